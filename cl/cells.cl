@@ -1,0 +1,58 @@
+#pragma OPENCL FP_CONTRACT OFF
+/* Cell lists, rebuilt on the device by count, prefix sum and scatter: memory O(N + cells),
+ * and a neighbour search that only looks at the 3x3(x3) cells around a node. Cells are at
+ * least the radio range wide, so every neighbour lies in an adjacent cell. */
+#include "geometry.clh"
+
+__kernel void cell_count(__global const long4 *pos, uint n, long side, uint nx, uint ny, uint nz,
+                         __global uint *cell_of, __global uint *cell_count_out)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    uint c = cell_of_pos(pos[i], side, nx, ny, nz);
+    cell_of[i] = c;
+    atomic_inc(&cell_count_out[c]);
+}
+
+/* The order of nodes inside a cell depends on scheduling; nothing downstream depends on it
+ * (neighbour sets, not sequences, decide every result). */
+__kernel void cell_scatter(uint n, __global const uint *cell_of, __global const uint *cell_start,
+                           __global uint *cell_fill, __global uint *cell_nodes)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    uint c = cell_of[i];
+    cell_nodes[cell_start[c] + atomic_inc(&cell_fill[c])] = i;
+}
+
+/* Exclusive prefix sum, in three steps so that any length works on any device:
+ * scan_blocks scans each work-group's slice and stores the slice total, the totals are
+ * scanned the same way (recursively, by the host), and scan_add adds them back.
+ * Elements at or past N read as 0, so scanning N + 1 elements leaves the total in out[N]. */
+__kernel void scan_blocks(__global const uint *in, uint n, uint len, __global uint *out,
+                          __global uint *block_sums, __local uint *tmp)
+{
+    uint gid = get_global_id(0), lid = get_local_id(0), lsize = get_local_size(0);
+    uint v = gid < n ? in[gid] : 0u;
+    tmp[lid] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint off = 1; off < lsize; off <<= 1) {
+        uint add = lid >= off ? tmp[lid - off] : 0u;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        tmp[lid] += add;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (gid < len)
+        out[gid] = tmp[lid] - v;
+    if (lid == lsize - 1)
+        block_sums[get_group_id(0)] = tmp[lid];
+}
+
+__kernel void scan_add(__global uint *out, uint len, __global const uint *block_offsets)
+{
+    uint gid = get_global_id(0);
+    if (gid < len)
+        out[gid] += block_offsets[get_group_id(0)];
+}

@@ -1,0 +1,329 @@
+#pragma OPENCL FP_CONTRACT OFF
+/* The flood model of MODEL.md on the device. One window [T, T + L) runs:
+ *   move_rwp (mobile scenarios, windows after the first)
+ *   cell lists (mobile: every window with transmissions; static: once, then CSR lists)
+ *   inject   (the source's new packets)
+ *   transmit (every transmission of the window with its receptions and relays)
+ * Packets in flight occupy "slots": one bitset of seen nodes per slot. Transmissions are
+ * (node, slot) entries of a frontier; relays are appended to the next window's frontier.
+ * Every result is a set union or an integer sum, so the order in which work-items run, the
+ * work-group size and the device cannot change it. */
+#include "philox.clh"
+#include "geometry.clh"
+#include "flood_layout.clh"
+
+/* 64-bit counter kept as two 32-bit words, updated with 32-bit atomics only (OpenCL 1.2 core):
+ * a carry out of the low word is added to the high word. Sums are exact modulo 2^64. */
+inline void add64(volatile __global uint *c, ulong v)
+{
+    uint lo = (uint)v;
+    uint hi = (uint)(v >> 32);
+    uint old = atomic_add(&c[0], lo);
+    if (old + lo < old)
+        hi += 1u;
+    if (hi)
+        atomic_add(&c[1], hi);
+}
+
+/* ---- placement and mobility ---------------------------------------------------------- */
+
+__kernel void place_grid(__global long4 *pos, uint n, uint cols, long spacing)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    pos[i] = (long4)((long)(i % cols) * spacing, (long)(i / cols) * spacing, 0, 0);
+}
+
+inline long4 uniform_point(uint4 w, ulong W, ulong H, ulong D)
+{
+    return (long4)((long)philox_uniform(w.x, W), (long)philox_uniform(w.y, H),
+                   (long)philox_uniform(w.z, D), 0);
+}
+
+__kernel void place_uniform(__global long4 *pos, uint n, uint2 key, ulong W, ulong H, ulong D)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    pos[i] = uniform_point(philox_draw(key, i, 0u, STREAM_PLACEMENT), W, H, D);
+}
+
+/* Leg m of node i: its waypoint and speed (mm/s) from ctr {i, m, 3, 0}. */
+inline void rwp_leg(uint2 key, uint i, uint m, ulong W, ulong H, ulong D, long vmin, long vmax,
+                    __global long4 *waypoint, __global long *speed)
+{
+    uint4 w = philox_draw(key, i, m, STREAM_MOBILITY_LEG);
+    waypoint[i] = uniform_point(w, W, H, D);
+    speed[i] = vmin + (long)philox_uniform(w.w, (ulong)(vmax - vmin + 1));
+}
+
+__kernel void rwp_init(uint n, uint2 key, ulong W, ulong H, ulong D, long vmin, long vmax,
+                       __global long4 *waypoint, __global long *speed, __global uint *leg,
+                       __global long *pause_end)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    leg[i] = 0u;
+    pause_end[i] = 0;
+    rwp_leg(key, i, 0u, W, H, D, vmin, vmax, waypoint, speed);
+}
+
+/* One window's step of random waypoint, applied at the window's start T. A node pausing
+ * until after T stays; otherwise it spends its budget b = v * L / 10^9 mm toward the waypoint
+ * and, on reaching it, draws its pause (ctr {i, m, 4, 0}, in ms) and its next leg. */
+__kernel void move_rwp(__global long4 *pos, uint n, uint2 key, ulong W, ulong H, ulong D,
+                       long vmin, long vmax, long pmin_ms, long pmax_ms, long T, long L,
+                       __global long4 *waypoint, __global long *speed, __global uint *leg,
+                       __global long *pause_end)
+{
+    uint i = get_global_id(0);
+    if (i >= n || T < pause_end[i])
+        return;
+    long4 p = pos[i], wp = waypoint[i];
+    long b = speed[i] * L / 1000000000L;
+    long dx = wp.x - p.x, dy = wp.y - p.y, dz = wp.z - p.z;
+    long d = (long)isqrt64((ulong)(dx * dx) + (ulong)(dy * dy) + (ulong)(dz * dz));
+    if (d <= b) {
+        uint m = leg[i];
+        uint4 w = philox_draw(key, i, m, STREAM_MOBILITY_PAUSE);
+        long pause_ms = pmin_ms + (long)philox_uniform(w.x, (ulong)(pmax_ms - pmin_ms + 1));
+        pos[i] = wp;
+        pause_end[i] = T + pause_ms * 1000000L;
+        leg[i] = m + 1u;
+        rwp_leg(key, i, m + 1u, W, H, D, vmin, vmax, waypoint, speed);
+    } else {
+        pos[i] = (long4)(p.x + dx * b / d, p.y + dy * b / d, p.z + dz * b / d, 0);
+    }
+}
+
+/* ---- neighbour lists of static scenarios ---------------------------------------------- */
+
+/* Visits the nodes of the cells adjacent to position p (3x3 in 2-D, 3x3x3 in 3-D). */
+#define FOR_EACH_CANDIDATE(p, j, BODY)                                                      \
+    do {                                                                                    \
+        uint cx_ = cell_axis((p).x, side, nx), cy_ = cell_axis((p).y, side, ny);            \
+        uint cz_ = cell_axis((p).z, side, nz);                                              \
+        uint z0_ = cz_ > 0 ? cz_ - 1 : 0, z1_ = cz_ + 1 < nz ? cz_ + 1 : cz_;               \
+        uint y0_ = cy_ > 0 ? cy_ - 1 : 0, y1_ = cy_ + 1 < ny ? cy_ + 1 : cy_;               \
+        uint x0_ = cx_ > 0 ? cx_ - 1 : 0, x1_ = cx_ + 1 < nx ? cx_ + 1 : cx_;               \
+        for (uint z_ = z0_; z_ <= z1_; z_++)                                                \
+            for (uint y_ = y0_; y_ <= y1_; y_++) {                                          \
+                uint row_ = (z_ * ny + y_) * nx;                                            \
+                uint a_ = cell_start[row_ + x0_], e_ = cell_start[row_ + x1_ + 1];          \
+                for (uint q_ = a_; q_ < e_; q_++) {                                         \
+                    uint j = cell_nodes[q_];                                                \
+                    BODY                                                                    \
+                }                                                                           \
+            }                                                                               \
+    } while (0)
+
+__kernel void csr_count(__global const long4 *pos, uint n, ulong range2, long side, uint nx,
+                        uint ny, uint nz, __global const uint *cell_start,
+                        __global const uint *cell_nodes, __global uint *degree)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    long4 p = pos[i];
+    uint deg = 0;
+    FOR_EACH_CANDIDATE(p, j, { if (j != i && dist2(p, pos[j]) <= range2) deg++; });
+    degree[i] = deg;
+}
+
+__kernel void csr_fill(__global const long4 *pos, uint n, ulong range2, long side, uint nx,
+                       uint ny, uint nz, __global const uint *cell_start,
+                       __global const uint *cell_nodes, __global const uint *offsets,
+                       __global uint *neighbours)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    long4 p = pos[i];
+    uint at = offsets[i];
+    FOR_EACH_CANDIDATE(p, j, { if (j != i && dist2(p, pos[j]) <= range2) neighbours[at++] = j; });
+}
+
+/* ---- packets ---------------------------------------------------------------------------- */
+
+/* The source creates COUNT packets: slot_of_new[q] = (slot, packet). It has seen its own
+ * packets from the start, and its transmissions join the frontier after its AT entries. */
+__kernel void inject(uint count, __global const uint2 *new_packets, uint source, uint words,
+                     __global uint *slot_packet, __global uint *seen, __global uint2 *frontier,
+                     uint at)
+{
+    uint q = get_global_id(0);
+    if (q >= count)
+        return;
+    uint slot = new_packets[q].x;
+    slot_packet[slot] = new_packets[q].y;
+    seen[(size_t)slot * words + (source >> 5)] |= 1u << (source & 31u);
+    frontier[at + q] = (uint2)(source, slot);
+}
+
+/* Parameters of one window's transmissions, the same for every work-item. */
+typedef struct window_params {
+    long T, L, start, interval, duration;
+    ulong drop_threshold;
+    uint2 key;
+    uint source, destination, ttl, words;
+} window_params;
+
+/* Hop count and time of packet K's transmissions in the window starting at T: every
+ * transmission of a packet happens at t_k + (h - 1) L, so each packet has one time per window. */
+inline long packet_hop(long T, long L, long tk)
+{
+    long d = T - tk;
+    return d <= 0 ? 1 : (d + L - 1) / L + 1;
+}
+
+/* Appends relay (j, slot): through the work-group's local buffer when it has room (one global
+ * atomic per work-group instead of one per relay), else directly; entries past the frontier's
+ * capacity go to the spill bitset, which the host gathers after growing the frontier. */
+inline void append_relay(uint j, uint slot, __local uint *l_n, __local uint2 *lbuf, uint lcap,
+                         volatile __global uint *ctl, uint base, __global uint2 *out, uint capacity,
+                         __global uint *spill, uint words, __global uint *alive, uint stamp)
+{
+    uint idx = atomic_inc(l_n);
+    if (idx < lcap) {
+        lbuf[idx] = (uint2)(j, slot);
+        return;
+    }
+    uint at = atomic_inc(&ctl[CTL_CURSOR]) - base;
+    if (at < capacity)
+        out[at] = (uint2)(j, slot);
+    else
+        atomic_or(&spill[(size_t)slot * words + (j >> 5)], 1u << (j & 31u));
+    alive[slot] = stamp;
+}
+
+/* Node j hears packet k (slot) at time t with hop count h. Returns 1 when this is j's first
+ * reception and j relays. Exactly one of the simultaneous transmitters wins the atomic_or;
+ * since all of them carry the same (t, h), who wins cannot change the outcome. */
+inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const window_params *w,
+                   __global uint *seen, volatile __global uint *ctl, __local uint *l_first)
+{
+    __global uint *word = seen + (size_t)slot * w->words + (j >> 5);
+    uint bit = 1u << (j & 31u);
+    if (*word & bit)
+        return 0;
+    if (atomic_or(word, bit) & bit)
+        return 0;
+    atomic_inc(l_first);
+    if (j == w->destination) {
+        atomic_inc(&ctl[CTL_DELIVERED]);
+        add64(&ctl[CTL_HOPS], (ulong)h);
+        add64(&ctl[CTL_LATENCY], (ulong)(t - tk));
+    }
+    if (w->ttl != 0u && h >= (long)w->ttl)
+        return 0;
+    uint4 r = philox_draw(w->key, j, k, STREAM_RELAY);
+    return (ulong)r.x >= w->drop_threshold;
+}
+
+#define TRANSMIT_PROLOGUE                                                                   \
+    window_params w = {T, L, start, interval, duration, drop_threshold, key,               \
+                       source, destination, ttl, words};                                    \
+    uint gid = get_global_id(0), lid = get_local_id(0), lsize = get_local_size(0);         \
+    if (lid == 0) {                                                                         \
+        *l_n = 0;                                                                           \
+        l_count[0] = l_count[1] = l_count[2] = 0;                                           \
+    }                                                                                       \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                           \
+    if (gid < count) {                                                                      \
+        uint i = in[gid].x, slot = in[gid].y, k = slot_packet[slot];                        \
+        long tk = start + (long)k * interval;                                               \
+        long h = packet_hop(T, L, tk);                                                      \
+        long t = tk + (h - 1) * L;                                                          \
+        if (duration == 0 || t < duration) {                                                \
+            atomic_inc(&l_count[0]);
+
+#define TRANSMIT_EPILOGUE                                                                   \
+        }                                                                                   \
+    }                                                                                       \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                           \
+    if (lid == 0) {                                                                         \
+        uint n_local = min(*l_n, lcap);                                                     \
+        l_count[3] = atomic_add(&ctl[CTL_CURSOR], n_local) - base;                          \
+        l_count[4] = n_local;                                                               \
+        add64(&ctl[CTL_TX], l_count[0]);                                                    \
+        add64(&ctl[CTL_RX], l_count[1]);                                                    \
+        add64(&ctl[CTL_FIRST], l_count[2]);                                                 \
+    }                                                                                       \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                           \
+    for (uint q = lid; q < l_count[4]; q += lsize) {                                        \
+        uint at = l_count[3] + q;                                                           \
+        uint2 e = lbuf[q];                                                                  \
+        if (at < capacity)                                                                  \
+            out[at] = e;                                                                    \
+        else                                                                                \
+            atomic_or(&spill[(size_t)e.y * words + (e.x >> 5)], 1u << (e.x & 31u));        \
+        alive[e.y] = stamp;                                                                 \
+    }
+
+#define TRANSMIT_COMMON_ARGS                                                                \
+    __global const uint2 *in, uint count, __global uint2 *out, uint capacity, uint base,   \
+        volatile __global uint *ctl, __global uint *alive, uint stamp, __global uint *seen, \
+        __global uint *spill, uint words, __global const uint *slot_packet, long T, long L, \
+        long start, long interval, long duration, ulong drop_threshold, uint2 key,          \
+        uint source, uint destination, uint ttl, __local uint *l_n, __local uint *l_count,  \
+        __local uint2 *lbuf, uint lcap
+
+#define HANDLE_NEIGHBOUR(j)                                                                 \
+    if (receive(j, slot, k, t, tk, h, &w, seen, ctl, &l_count[2]))                         \
+        append_relay(j, slot, l_n, lbuf, lcap, ctl, base, out, capacity, spill, words,      \
+                     alive, stamp);
+
+/* Static scenarios: neighbours from the CSR lists built once. */
+__kernel void transmit(TRANSMIT_COMMON_ARGS, __global const uint *offsets,
+                       __global const uint *neighbours)
+{
+    TRANSMIT_PROLOGUE
+    uint a = offsets[i], e = offsets[i + 1];
+    atomic_add(&l_count[1], e - a);
+    for (uint q = a; q < e; q++) {
+        uint j = neighbours[q];
+        HANDLE_NEIGHBOUR(j)
+    }
+    TRANSMIT_EPILOGUE
+}
+
+/* Mobile scenarios: neighbours found in the cell lists of this window's positions; the
+ * distance test lives here, in the reader, so no neighbour list is ever stored. */
+__kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, ulong range2,
+                              long side, uint nx, uint ny, uint nz,
+                              __global const uint *cell_start, __global const uint *cell_nodes)
+{
+    TRANSMIT_PROLOGUE
+    long4 p = pos[i];
+    uint deg = 0;
+    FOR_EACH_CANDIDATE(p, j, {
+        if (j != i && dist2(p, pos[j]) <= range2) {
+            deg++;
+            HANDLE_NEIGHBOUR(j)
+        }
+    });
+    atomic_add(&l_count[1], deg);
+    TRANSMIT_EPILOGUE
+}
+
+/* After the host grew an overflowing frontier: moves every spilled relay into it, after the
+ * AT entries already there, and clears the spill bits. Runs over the words of live slots. */
+__kernel void gather_spill(__global uint *spill, uint total_words, uint words,
+                           volatile __global uint *ctl, __global uint2 *out, uint at)
+{
+    uint g = get_global_id(0);
+    if (g >= total_words)
+        return;
+    uint v = spill[g];
+    if (v == 0u)
+        return;
+    spill[g] = 0u;
+    uint slot = g / words, base_node = (g % words) * 32u;
+    while (v != 0u) {
+        uint b = 31u - clz(v & (0u - v));
+        v &= v - 1u;
+        out[at + atomic_inc(&ctl[CTL_GATHER])] = (uint2)(base_node + b, slot);
+    }
+}

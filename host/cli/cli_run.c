@@ -1,0 +1,193 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli_run.h"
+#include "config/config.h"
+#include "device/device.h"
+#include "engine/engine.h"
+#include "report/report.h"
+
+#define MAX_OVERRIDES 256
+
+typedef struct run_args {
+    const char *scenario;
+    config_override overrides[MAX_OVERRIDES];
+    int n_overrides;
+    const char *devices;
+    const char *json;
+    int quiet;
+    int dump_config;
+    size_t work_group;
+} run_args;
+
+static void print_run_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: clnetsim run FILE.ini [options]\n"
+            "\n"
+            "Runs the scenario FILE.ini and prints a summary (delivered packets, loss,\n"
+            "latency, events, events per second, device).\n"
+            "\n"
+            "options:\n"
+            "  -s, --set SECTION.KEY=VALUE  override one key of the file (repeatable)\n"
+            "  -d, --devices SPEC           devices to use: cpu, gpu, all, indices from\n"
+            "                               `clnetsim devices` (0,2), or\n"
+            "                               platform-text:device-text (default: the GPUs,\n"
+            "                               else every device); the first selected runs\n"
+            "  -j, --json FILE              write the results as JSON (atomically)\n"
+            "  -q, --quiet                  no summary, no progress line\n"
+            "      --dump-config            print the effective configuration and exit\n"
+            "      --work-group N           work-group size for every kernel (power of two)\n"
+            "  -h, --help                   this text\n"
+            "\n"
+            "Exit status: 0 success, 1 device or runtime failure, 2 bad input.\n");
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "clnetsim run: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (see clnetsim run --help)\n");
+    return CN_ERR_INPUT;
+}
+
+/* Option value: "--opt VALUE" or "--opt=VALUE". */
+static const char *option_value(int argc, char **argv, int *i, const char *name)
+{
+    const char *a = argv[*i];
+    size_t len = strlen(name);
+    if (!strncmp(a, name, len) && a[len] == '=')
+        return a + len + 1;
+    if (*i + 1 < argc)
+        return argv[++*i];
+    return NULL;
+}
+
+static int is_opt(const char *a, const char *s, const char *l)
+{
+    size_t n = strlen(l);
+    return (s && !strcmp(a, s)) || !strcmp(a, l) || (!strncmp(a, l, n) && a[n] == '=');
+}
+
+static int parse_run_args(int argc, char **argv, run_args *ra)
+{
+    memset(ra, 0, sizeof *ra);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            print_run_usage(stdout);
+            return -1;
+        } else if (is_opt(a, "-s", "--set")) {
+            if (!(v = option_value(argc, argv, &i, "--set")))
+                return usage_error("%s needs SECTION.KEY=VALUE", a);
+            if (ra->n_overrides == MAX_OVERRIDES)
+                return usage_error("more than %s overrides", "256");
+            ra->overrides[ra->n_overrides++].text = v;
+        } else if (is_opt(a, "-d", "--devices")) {
+            if (!(v = option_value(argc, argv, &i, "--devices")))
+                return usage_error("%s needs a device selection", a);
+            ra->devices = v;
+        } else if (is_opt(a, "-j", "--json")) {
+            if (!(v = option_value(argc, argv, &i, "--json")))
+                return usage_error("%s needs a file name", a);
+            ra->json = v;
+        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+            ra->quiet = 1;
+        } else if (!strcmp(a, "--dump-config")) {
+            ra->dump_config = 1;
+        } else if (is_opt(a, NULL, "--work-group")) {
+            if (!(v = option_value(argc, argv, &i, "--work-group")))
+                return usage_error("%s needs a size", a);
+            char *end;
+            unsigned long n = strtoul(v, &end, 10);
+            if (*end || n == 0 || n > 4096 || (n & (n - 1)))
+                return usage_error("--work-group '%s' must be a power of two from 1 to 4096", v);
+            ra->work_group = n;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return usage_error("unknown option '%s'", a);
+        } else if (!ra->scenario) {
+            ra->scenario = a;
+        } else {
+            return usage_error("unexpected argument '%s': one scenario file per run", a);
+        }
+    }
+    if (!ra->scenario)
+        return usage_error("%s", "needs a scenario file");
+    return 0;
+}
+
+/* Opens the selected devices (only the first is used by a run for now) and refuses any that
+ * fails its self-test. */
+static int open_devices(const run_args *ra, device_list *list, device_ctx *dev, cn_error *err)
+{
+    int rc = device_enumerate(list, err);
+    if (rc)
+        return rc;
+    int idx[ENGINE_MAX_DEVICES];
+    int n = device_select(list, ra->devices, idx, ENGINE_MAX_DEVICES, err);
+    if (n <= 0)
+        return err->code ? err->code : cn_fail(err, CN_ERR_INPUT, "no device selected");
+    if (n > 1 && !ra->quiet)
+        fprintf(stderr, "clnetsim: %d devices selected; this version runs on the first, '%s'\n",
+                n, list->items[idx[0]].name);
+    rc = device_open(dev, &list->items[idx[0]], err);
+    if (rc)
+        return rc;
+    dev->local_size_override = ra->work_group;
+    return device_selftest(dev, err);
+}
+
+static int fail(const cn_error *err)
+{
+    fprintf(stderr, "clnetsim: error: %s\n", err->msg);
+    return err->code ? err->code : CN_ERR_RUNTIME;
+}
+
+int cli_run(int argc, char **argv)
+{
+    run_args ra;
+    int rc = parse_run_args(argc, argv, &ra);
+    if (rc)
+        return rc < 0 ? CN_OK : rc;
+    cn_error err = {0};
+    scenario *sc = calloc(1, sizeof *sc);
+    if (!sc)
+        return CN_ERR_RUNTIME;
+    if (config_load(ra.scenario, ra.overrides, ra.n_overrides, sc, &err) != 0) {
+        free(sc);
+        return fail(&err);
+    }
+    if (ra.dump_config) {
+        config_dump(sc, stdout);
+        free(sc);
+        return CN_OK;
+    }
+    json_output json = {0};
+    if (ra.json && json_output_open(&json, ra.json, &err) != 0) {
+        free(sc);
+        return fail(&err);
+    }
+    device_list list = {0};
+    device_ctx dev;
+    memset(&dev, 0, sizeof dev);
+    run_results *res = calloc(1, sizeof *res);
+    rc = res ? open_devices(&ra, &list, &dev, &err) : cn_fail(&err, CN_ERR_RUNTIME, "out of memory");
+    if (rc == 0) {
+        engine_options opt = {.progress = !ra.quiet, .policy = INJECT_STATIC};
+        device_ctx *devs[1] = {&dev};
+        rc = engine_run(sc, devs, 1, &opt, res, &err);
+    }
+    if (rc == 0 && ra.json)
+        rc = json_output_commit(&json, res, &err);
+    if (rc != 0)
+        json_output_abort(&json);
+    if (rc == 0 && !ra.quiet)
+        report_print_summary(res, stdout);
+    device_close(&dev);
+    device_list_free(&list);
+    free(res);
+    free(sc);
+    return rc ? fail(&err) : CN_OK;
+}

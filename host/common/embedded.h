@@ -1,0 +1,17 @@
+/* Files compiled into the binary: OpenCL sources (cl/) and platform profiles (platforms/). */
+#ifndef CLNETSIM_EMBEDDED_H
+#define CLNETSIM_EMBEDDED_H
+#include <stddef.h>
+
+struct embedded_entry {
+    const char *name; /* base name, e.g. "flood.cl" or "pocl.ini" */
+    const char *data; /* NUL-terminated contents */
+    size_t len;       /* length without the terminating NUL */
+};
+
+/* Contents of the embedded file NAME, or NULL when there is none. */
+const char *embedded_file(const char *name, size_t *len);
+size_t embedded_count(void);
+const struct embedded_entry *embedded_at(size_t i);
+
+#endif

@@ -1,0 +1,24 @@
+/* Errors travel up to the CLI as one sentence; nothing below the CLI prints or exits. */
+#ifndef CLNETSIM_ERROR_H
+#define CLNETSIM_ERROR_H
+#include <stdarg.h>
+
+/* Exit statuses, shared by every subcommand. */
+enum {
+    CN_OK = 0,
+    CN_ERR_RUNTIME = 1, /* a device, driver or system call failed during the run */
+    CN_ERR_INPUT = 2,   /* bad command line, configuration or file: nothing was run */
+};
+
+typedef struct cn_error {
+    int code;        /* CN_ERR_*; 0 while no error is set */
+    char msg[2048];  /* one sentence for the user, no trailing newline */
+} cn_error;
+
+/* Sets ERR (if not NULL and not already set) and returns CODE, so callers can write
+ * `return cn_fail(err, CN_ERR_INPUT, "...", ...);`. The first error wins: it is the cause. */
+int cn_fail(cn_error *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int cn_vfail(cn_error *err, int code, const char *fmt, va_list ap);
+void cn_error_clear(cn_error *err);
+
+#endif

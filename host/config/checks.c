@@ -1,0 +1,194 @@
+/* Rules between keys, checked once the file and every override are in, and the derived
+ * fields (node count of a grid, destination -1, area of a mobile grid, drop threshold). The
+ * limits keep every later integer computation of MODEL.md inside int64. */
+#include <stdio.h>
+#include <string.h>
+
+#include "common/philox.h"
+#include "config/config_internal.h"
+
+/* Where to point for a rule about several keys: the value set last is the likely culprit,
+ * so an override beats a file line, and a later line beats an earlier one. */
+static const char *where_of(const load_ctx *ctx, const int *keys, int n, char *buf, size_t size)
+{
+    int best = -1, best_rank = -1;
+    for (int i = 0; i < n; i++) {
+        const key_state *st = &ctx->keys[keys[i]];
+        int rank = st->origin == ORIGIN_OVERRIDE ? 1 << 30 : st->origin == ORIGIN_FILE ? st->line : 0;
+        if (rank > best_rank) {
+            best = keys[i];
+            best_rank = rank;
+        }
+    }
+    return config_key_where(ctx, best, buf, size);
+}
+
+#define WHERE(...)                                                                               \
+    where_of(ctx, (const int[]){__VA_ARGS__}, (int)(sizeof((const int[]){__VA_ARGS__}) / sizeof(int)), \
+             where, sizeof where)
+
+/* A field in its INI unit, for messages. */
+static const char *value_text(const load_ctx *ctx, int key, char *buf, size_t size)
+{
+    config_format_value(&ctx->sc, key, buf, size);
+    return buf;
+}
+
+static int check_grid(load_ctx *ctx)
+{
+    scenario *sc = &ctx->sc;
+    char where[300], a[64], b[64];
+    if (sc->rows < 1 || sc->cols < 1)
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [topology] rows = %lld, cols = %lld: grid placement needs rows >= 1 "
+                       "and cols >= 1",
+                       WHERE(K_PLACEMENT, K_ROWS, K_COLS), (long long)sc->rows,
+                       (long long)sc->cols);
+    if (sc->spacing_mm <= 0)
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [topology] spacing = 0: grid placement needs spacing > 0 m",
+                       WHERE(K_PLACEMENT, K_SPACING));
+    int64_t n = 0;
+    if (__builtin_mul_overflow(sc->rows, sc->cols, &n) || n > SCENARIO_MAX_NODES)
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [topology] rows x cols = %lld x %lld nodes: expected at most %lld "
+                       "nodes",
+                       WHERE(K_ROWS, K_COLS), (long long)sc->rows, (long long)sc->cols,
+                       (long long)SCENARIO_MAX_NODES);
+    if (n < 2)
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [topology] rows x cols = 1 x 1 is a single node: expected at least "
+                       "2 nodes",
+                       WHERE(K_PLACEMENT, K_ROWS, K_COLS));
+    int64_t extent_x = 0, extent_y = 0;
+    if (__builtin_mul_overflow(sc->cols - 1, sc->spacing_mm, &extent_x) ||
+        __builtin_mul_overflow(sc->rows - 1, sc->spacing_mm, &extent_y) ||
+        extent_x > SCENARIO_MAX_SIDE_MM || extent_y > SCENARIO_MAX_SIDE_MM) {
+        format_scaled(SCENARIO_MAX_SIDE_MM, 3, b, sizeof b);
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [topology] the grid of rows = %lld, cols = %lld, spacing = %s m is "
+                       "too large: expected (rows - 1) x spacing and (cols - 1) x spacing <= %s m",
+                       WHERE(K_ROWS, K_COLS, K_SPACING), (long long)sc->rows, (long long)sc->cols,
+                       value_text(ctx, K_SPACING, a, sizeof a), b);
+    }
+    if (ctx->keys[K_NODES].origin != ORIGIN_DEFAULT && sc->nodes != n)
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [topology] nodes = %lld but rows x cols = %lld: for grid placement "
+                       "the node count is rows x cols, so remove nodes or set it to %lld",
+                       WHERE(K_NODES), (long long)sc->nodes, (long long)n, (long long)n);
+    sc->nodes = n;
+    /* A mobile grid needs an area for its waypoints: by default the one the grid covers. */
+    if (sc->mobility == MOBILITY_RWP && sc->width_mm == 0)
+        sc->width_mm = extent_x;
+    if (sc->mobility == MOBILITY_RWP && sc->height_mm == 0)
+        sc->height_mm = extent_y;
+    return 0;
+}
+
+static int check_uniform(load_ctx *ctx)
+{
+    scenario *sc = &ctx->sc;
+    char where[300], a[64], b[64];
+    if (sc->nodes < 2)
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [topology] nodes = %lld: uniform placement needs nodes >= 2",
+                       WHERE(K_PLACEMENT, K_NODES), (long long)sc->nodes);
+    if (sc->width_mm <= 0 || sc->height_mm <= 0)
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [topology] width = %s m, height = %s m: uniform placement needs "
+                       "width > 0 and height > 0 (depth 0 means a 2-D area)",
+                       WHERE(K_PLACEMENT, K_WIDTH, K_HEIGHT),
+                       value_text(ctx, K_WIDTH, a, sizeof a), value_text(ctx, K_HEIGHT, b, sizeof b));
+    return 0;
+}
+
+static int check_traffic(load_ctx *ctx)
+{
+    scenario *sc = &ctx->sc;
+    char where[300], a[64], b[64];
+    int64_t n = sc->nodes;
+    if (sc->source >= n)
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [traffic] source = %lld: expected a node id in [0, %lld] (the "
+                       "scenario has %lld nodes)",
+                       WHERE(K_SOURCE, K_NODES, K_ROWS, K_COLS, K_PLACEMENT),
+                       (long long)sc->source, (long long)(n - 1), (long long)n);
+    int last = sc->destination == -1;
+    if (last)
+        sc->destination = n - 1;
+    else if (sc->destination >= n)
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [traffic] destination = %lld: expected a node id in [0, %lld] or -1 "
+                       "(the last node; the scenario has %lld nodes)",
+                       WHERE(K_DESTINATION, K_NODES, K_ROWS, K_COLS, K_PLACEMENT),
+                       (long long)sc->destination, (long long)(n - 1), (long long)n);
+    if (sc->source == sc->destination)
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [traffic] source = %lld and destination = %s are the same node: "
+                       "expected two different nodes",
+                       WHERE(K_SOURCE, K_DESTINATION), (long long)sc->source,
+                       last ? "-1 (the last node)" : value_text(ctx, K_DESTINATION, a, sizeof a));
+    if (sc->packets > 1 && sc->interval_ns == 0)
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [traffic] interval = 0 with packets = %lld: expected interval > 0 s "
+                       "when packets > 1",
+                       WHERE(K_INTERVAL, K_PACKETS), (long long)sc->packets);
+    int64_t span = 0, last_ns = 0;
+    if (__builtin_mul_overflow(sc->packets - 1, sc->interval_ns, &span) ||
+        __builtin_add_overflow(sc->start_ns, span, &last_ns))
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [traffic] start + (packets - 1) x interval = %s + %lld x %s s does "
+                       "not fit in int64 nanoseconds: expected the last packet before "
+                       "9223372036.854775807 s",
+                       WHERE(K_START, K_PACKETS, K_INTERVAL), value_text(ctx, K_START, a, sizeof a),
+                       (long long)(sc->packets - 1), value_text(ctx, K_INTERVAL, b, sizeof b));
+    return 0;
+}
+
+static int check_mobility(load_ctx *ctx)
+{
+    scenario *sc = &ctx->sc;
+    char where[300], a[64], b[64];
+    if (sc->speed_min_mm_s > sc->speed_max_mm_s)
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [mobility] speed_min = %s m/s is above speed_max = %s m/s: expected "
+                       "speed_min <= speed_max",
+                       WHERE(K_SPEED_MIN, K_SPEED_MAX), value_text(ctx, K_SPEED_MIN, a, sizeof a),
+                       value_text(ctx, K_SPEED_MAX, b, sizeof b));
+    if (sc->pause_min_ms > sc->pause_max_ms)
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [mobility] pause_min = %s s is above pause_max = %s s: expected "
+                       "pause_min <= pause_max",
+                       WHERE(K_PAUSE_MIN, K_PAUSE_MAX), value_text(ctx, K_PAUSE_MIN, a, sizeof a),
+                       value_text(ctx, K_PAUSE_MAX, b, sizeof b));
+    if (sc->mobility != MOBILITY_RWP)
+        return 0;
+    if (sc->speed_max_mm_s <= 0)
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [mobility] model = rwp with speed_max = 0: expected speed_max > 0 m/s "
+                       "(or model = static)",
+                       WHERE(K_MOBILITY, K_SPEED_MAX));
+    /* MODEL.md: each window moves a node by v * L / 10^9 mm, computed in int64. */
+    int64_t budget = 0;
+    if (__builtin_mul_overflow(sc->speed_max_mm_s, sc->relay_delay_ns, &budget))
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [mobility] speed_max = %s m/s with [flood] relay_delay = %s s: the "
+                       "distance moved per window (speed_max x relay_delay in mm x ns) does not "
+                       "fit in int64; expected a smaller speed_max or relay_delay",
+                       WHERE(K_SPEED_MAX, K_RELAY_DELAY, K_MOBILITY),
+                       value_text(ctx, K_SPEED_MAX, a, sizeof a),
+                       value_text(ctx, K_RELAY_DELAY, b, sizeof b));
+    return 0;
+}
+
+int config_finish(load_ctx *ctx)
+{
+    int rc = ctx->sc.placement == PLACEMENT_GRID ? check_grid(ctx) : check_uniform(ctx);
+    if (rc == 0)
+        rc = check_traffic(ctx);
+    if (rc == 0)
+        rc = check_mobility(ctx);
+    if (rc == 0)
+        ctx->sc.drop_threshold = philox_threshold(ctx->sc.drop_probability);
+    return rc;
+}

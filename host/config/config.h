@@ -1,0 +1,95 @@
+/* Scenario configuration: INI (inih) and -s overrides -> one typed, validated scenario.
+ *
+ * A schema table (config.c) lists every section and key with its type, range, default and
+ * help. It drives parsing, overrides, defaults, --dump-config and the key reference in
+ * docs/. All lengths and times are converted once, here, to the integers of MODEL.md:
+ * metres -> millimetres and seconds -> nanoseconds, rounded to nearest (ties away from zero),
+ * parsed from the decimal text exactly (no binary floating point on the way). */
+#ifndef CLNETSIM_CONFIG_H
+#define CLNETSIM_CONFIG_H
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/error.h"
+
+enum placement_kind { PLACEMENT_GRID = 0, PLACEMENT_UNIFORM = 1 };
+enum connectivity_kind { CONNECTIVITY_UDG = 0 };
+enum mobility_kind { MOBILITY_STATIC = 0, MOBILITY_RWP = 1 };
+
+/* Largest area side and range accepted, in mm: squared distances of three such coordinates
+ * must fit in 64 bits (see MODEL.md "Units"). */
+#define SCENARIO_MAX_SIDE_MM ((int64_t)2147483647)
+#define SCENARIO_MAX_NODES ((int64_t)2000000000)
+#define SCENARIO_MAX_PACKETS ((int64_t)2000000000)
+
+typedef struct scenario {
+    char path[1024];          /* file it came from ("" when built in code) */
+
+    /* [simulation] */
+    char model[32];           /* "flood" */
+    uint64_t seed;
+    int64_t duration_ns;      /* 0: until no event remains */
+
+    /* [topology] */
+    int placement;            /* enum placement_kind */
+    int64_t rows, cols;       /* grid */
+    int64_t spacing_mm;       /* grid */
+    int64_t nodes;            /* uniform; for grid it is set to rows * cols */
+    int64_t width_mm, height_mm, depth_mm; /* uniform; mobility area (grid: bounding box if 0) */
+
+    /* [connectivity] */
+    int connectivity;         /* enum connectivity_kind */
+    int64_t range_mm;
+
+    /* [mobility] */
+    int mobility;             /* enum mobility_kind */
+    int64_t speed_min_mm_s, speed_max_mm_s;
+    int64_t pause_min_ms, pause_max_ms;
+
+    /* [traffic] */
+    int64_t source;           /* node id */
+    int64_t destination;      /* node id, -1 in the INI means the last node (resolved here) */
+    int64_t packets;
+    int64_t interval_ns;
+    int64_t start_ns;
+    int64_t size_bytes;
+
+    /* [flood] */
+    int64_t relay_delay_ns;   /* the lookahead: window length */
+    double drop_probability;
+    uint64_t drop_threshold;  /* floor(p * 2^32), 2^32 for p = 1 */
+    int64_t ttl;              /* 0: none */
+} scenario;
+
+/* One "-s section.key=value" override, applied after the file, in order. */
+typedef struct config_override {
+    const char *text;         /* as given on the command line, for messages */
+} config_override;
+
+/* Reads PATH (NULL: defaults only), applies the overrides, checks every value and every
+ * cross-key rule. On error returns CN_ERR_INPUT with one message naming the file and line (or
+ * the -s argument), the section and key, and what was expected. */
+int config_load(const char *path, const config_override *overrides, int n_overrides,
+                scenario *out, cn_error *err);
+
+/* Same, from INI text in memory (NAME is used in messages as the file name). */
+int config_load_string(const char *name, const char *text, const config_override *overrides,
+                       int n_overrides, scenario *out, cn_error *err);
+
+/* Prints the effective configuration as an INI file that config_load reads back to the same
+ * scenario (values in the INI units: metres, seconds, m/s). */
+void config_dump(const scenario *sc, FILE *out);
+
+/* Prints the key reference (section, key, type, range, default, help) as Markdown. */
+void config_print_reference(FILE *out);
+
+/* Number of nodes of the scenario (rows * cols for grids). */
+int64_t scenario_node_count(const scenario *sc);
+
+/* Exact decimal conversions used for the INI units (exposed for tests): TEXT is a decimal
+ * number with optional sign, fraction and exponent ("1.5", "-2e-3"); the result is
+ * TEXT * 10^SCALE rounded to nearest, ties away from zero. Returns 0 on success, -1 when the
+ * text is not a number, -2 when the result does not fit in int64. */
+int decimal_to_scaled_int(const char *text, int scale, int64_t *out);
+
+#endif

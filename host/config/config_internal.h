@@ -1,0 +1,128 @@
+/* Private to host/config: the schema table and the pieces shared by the loader (config.c),
+ * the value parsers (values.c, decimal.c) and the cross-key checks (checks.c). */
+#ifndef CLNETSIM_CONFIG_INTERNAL_H
+#define CLNETSIM_CONFIG_INTERNAL_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config/config.h"
+
+/* How a key's text becomes a field of struct scenario. The four physical types parse the
+ * decimal text exactly and store it scaled (see key_type_scale). */
+enum key_type {
+    KT_CHOICE,      /* one of CHOICES, stored as its index (an enum value) in an int */
+    KT_NAME,        /* one of CHOICES, stored as the text itself in a char[32] */
+    KT_SEED,        /* uint64, decimal or 0x hex */
+    KT_INT,         /* int64, plain decimal integer */
+    KT_TIME_NS,     /* seconds in the INI, int64 nanoseconds in the struct */
+    KT_TIME_MS,     /* seconds in the INI, int64 milliseconds in the struct */
+    KT_LENGTH_MM,   /* metres in the INI, int64 millimetres in the struct */
+    KT_SPEED_MM_S,  /* m/s in the INI, int64 mm/s in the struct */
+    KT_PROBABILITY, /* double in [0, 1] */
+};
+
+/* Key ids: the index of each key in config_keys[], in the order of MODEL.md (which is also
+ * the order of --dump-config and of docs/keys.md). */
+enum key_id {
+    K_MODEL,
+    K_SEED,
+    K_DURATION,
+    K_PLACEMENT,
+    K_ROWS,
+    K_COLS,
+    K_SPACING,
+    K_NODES,
+    K_WIDTH,
+    K_HEIGHT,
+    K_DEPTH,
+    K_CONNECTIVITY,
+    K_RANGE,
+    K_MOBILITY,
+    K_SPEED_MIN,
+    K_SPEED_MAX,
+    K_PAUSE_MIN,
+    K_PAUSE_MAX,
+    K_SOURCE,
+    K_DESTINATION,
+    K_PACKETS,
+    K_INTERVAL,
+    K_START,
+    K_SIZE,
+    K_RELAY_DELAY,
+    K_DROP_PROBABILITY,
+    K_TTL,
+    K_COUNT
+};
+
+/* The minimum itself is not allowed: the value must be > min (relay_delay, range). */
+#define KEY_MIN_OPEN 1u
+
+typedef struct config_key {
+    const char *section;
+    const char *name;
+    enum key_type type;
+    size_t offset;               /* of the field in struct scenario */
+    int64_t min, max;            /* in the stored unit (ns, ms, mm, mm/s); KT_INT, KT_* units */
+    unsigned flags;              /* KEY_MIN_OPEN */
+    const char *unit;            /* KT_INT: what is counted, for the reference ("bytes") */
+    const char *const *choices;  /* KT_CHOICE, KT_NAME: NULL-terminated, index = enum value */
+    const char *def;             /* default, as INI text (parsed like any value) */
+    const char *help;
+} config_key;
+
+extern const config_key config_keys[K_COUNT];
+
+/* Distinct section names in table order, NULL-terminated. */
+extern const char *const config_sections[];
+
+/* Key of SECTION and NAME, or -1. */
+int config_find_key(const char *section, const char *name);
+int config_section_known(const char *section);
+
+/* Where a key's value came from, for messages. */
+enum key_origin { ORIGIN_DEFAULT = 0, ORIGIN_FILE, ORIGIN_OVERRIDE };
+
+typedef struct key_state {
+    enum key_origin origin;
+    int line;                    /* ORIGIN_FILE */
+    const char *override;        /* ORIGIN_OVERRIDE: the -s text */
+} key_state;
+
+/* State of one load: shared by the loader and the cross-key checks. */
+typedef struct load_ctx {
+    const char *name;            /* file name used in messages */
+    scenario sc;
+    key_state keys[K_COUNT];
+    cn_error *err;
+} load_ctx;
+
+/* Location of KEY's value for messages: "a.ini:12", "-s argument 'x=y'" or "a.ini" when the
+ * key kept its default. Returns BUF. */
+const char *config_key_where(const load_ctx *ctx, int key, char *buf, size_t size);
+
+/* Parses TEXT as the value of KEY into CTX->sc; on error fills CTX->err naming WHERE. */
+int config_set_value(load_ctx *ctx, int key, const char *text, const char *where);
+
+/* Formats the value of KEY in SC as INI text (reads back to the same field). */
+void config_format_value(const scenario *sc, int key, char *buf, size_t size);
+
+/* Formats V / 10^SCALE exactly, without trailing zeros ("0.1", "-2", "0.000000001"). */
+void format_scaled(int64_t v, int scale, char *buf, size_t size);
+
+/* Decimal places between the INI unit and the stored unit of a physical type, else 0. */
+int key_type_scale(enum key_type type);
+
+/* "expected ..." text for KEY: "a time in seconds > 0", "one of: grid, uniform". */
+void config_expected(int key, char *buf, size_t size);
+
+/* Strict number syntax shared by the parsers: [+-]digits for integers, the decimal grammar of
+ * decimal_to_scaled_int for the rest. No spaces, no hex, no "nan" or "inf". */
+int parse_int64_strict(const char *text, int64_t *out);          /* 0, -1 syntax, -2 range */
+int parse_uint64_seed(const char *text, uint64_t *out);          /* 0, -1 syntax, -2 range */
+int decimal_syntax_ok(const char *text);
+
+/* Cross-key rules and derived fields (nodes of a grid, destination -1, grid area for rwp,
+ * drop threshold). Run once after the file and the overrides. */
+int config_finish(load_ctx *ctx);
+
+#endif

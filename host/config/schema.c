@@ -1,0 +1,281 @@
+/* The schema: every key a scenario may hold. This one table drives parsing, -s overrides,
+ * defaults, --dump-config and docs/keys.md, so a key added here is complete everywhere. Help
+ * texts end up in a Markdown table: no '|' in them. */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config/config_internal.h"
+
+#define FIELD(f) offsetof(scenario, f)
+
+/* Largest speed and pause: the draws of MODEL.md compute (w * (max - min + 1)) >> 32 with a
+ * 64-bit product, so the span must stay below 2^32. */
+#define SPAN32_MAX ((int64_t)4294967295)
+/* Node ids and hop counts are 32-bit on the devices. */
+#define INT32_LIMIT ((int64_t)2147483647)
+
+static const char *const model_choices[] = {"flood", NULL};
+static const char *const placement_choices[] = {"grid", "uniform", NULL};
+static const char *const connectivity_choices[] = {"udg", NULL};
+static const char *const mobility_choices[] = {"static", "rwp", NULL};
+
+const char *const config_sections[] = {"simulation", "topology", "connectivity",
+                                       "mobility",   "traffic",  "flood",
+                                       NULL};
+
+const config_key config_keys[K_COUNT] = {
+    [K_MODEL] = {"simulation", "model", KT_NAME, FIELD(model), 0, 0, 0, NULL, model_choices,
+                 "flood", "Model to simulate. Only the broadcast flood of MODEL.md exists so far."},
+    [K_SEED] = {"simulation", "seed", KT_SEED, FIELD(seed), 0, 0, 0, NULL, NULL, "1",
+                "Key of every random draw (Philox4x32-10). Same scenario and seed give the same "
+                "results on every device."},
+    [K_DURATION] = {"simulation", "duration", KT_TIME_NS, FIELD(duration_ns), 0, INT64_MAX, 0,
+                    NULL, NULL, "0",
+                    "Simulated time at which the run stops (events at or after it are not "
+                    "executed). 0 runs until no event remains."},
+
+    [K_PLACEMENT] = {"topology", "placement", KT_CHOICE, FIELD(placement), 0, 0, 0, NULL,
+                     placement_choices, "grid",
+                     "How nodes are placed: grid (rows x cols, spacing apart, in the plane z = 0) "
+                     "or uniform (nodes drawn uniformly in width x height x depth)."},
+    [K_ROWS] = {"topology", "rows", KT_INT, FIELD(rows), 0, SCENARIO_MAX_NODES, 0, NULL, NULL,
+                "10", "Grid rows (along y); grid placement needs rows >= 1. Node id = r * cols + c."},
+    [K_COLS] = {"topology", "cols", KT_INT, FIELD(cols), 0, SCENARIO_MAX_NODES, 0, NULL, NULL,
+                "10", "Grid columns (along x); grid placement needs cols >= 1."},
+    [K_SPACING] = {"topology", "spacing", KT_LENGTH_MM, FIELD(spacing_mm), 0,
+                   SCENARIO_MAX_SIDE_MM, 0, NULL, NULL, "100",
+                   "Distance between grid neighbours; grid placement needs spacing > 0. With "
+                   "spacing = range the udg graph is the 4-neighbour grid."},
+    [K_NODES] = {"topology", "nodes", KT_INT, FIELD(nodes), 0, SCENARIO_MAX_NODES, 0, NULL, NULL,
+                 "100",
+                 "Number of nodes of uniform placement (>= 2). For grid placement it is rows x "
+                 "cols; setting it to anything else is an error."},
+    [K_WIDTH] = {"topology", "width", KT_LENGTH_MM, FIELD(width_mm), 0, SCENARIO_MAX_SIDE_MM, 0,
+                 NULL, NULL, "0",
+                 "Area side along x (uniform placement and rwp waypoints). Uniform placement "
+                 "needs width > 0; for grid placement with rwp mobility, 0 means the grid's "
+                 "bounding box, (cols - 1) x spacing."},
+    [K_HEIGHT] = {"topology", "height", KT_LENGTH_MM, FIELD(height_mm), 0, SCENARIO_MAX_SIDE_MM,
+                  0, NULL, NULL, "0",
+                  "Area side along y. Uniform placement needs height > 0; for grid placement "
+                  "with rwp mobility, 0 means the grid's bounding box, (rows - 1) x spacing."},
+    [K_DEPTH] = {"topology", "depth", KT_LENGTH_MM, FIELD(depth_mm), 0, SCENARIO_MAX_SIDE_MM, 0,
+                 NULL, NULL, "0", "Area side along z. 0 means a 2-D area (every z is 0)."},
+
+    [K_CONNECTIVITY] = {"connectivity", "model", KT_CHOICE, FIELD(connectivity), 0, 0, 0, NULL,
+                        connectivity_choices, "udg",
+                        "Link model: udg (unit disk graph), nodes within range of each other "
+                        "are neighbours."},
+    [K_RANGE] = {"connectivity", "range", KT_LENGTH_MM, FIELD(range_mm), 0, SCENARIO_MAX_SIDE_MM,
+                 KEY_MIN_OPEN, NULL, NULL, "100",
+                 "Radio range: i and j are neighbours when their distance is <= range."},
+
+    [K_MOBILITY] = {"mobility", "model", KT_CHOICE, FIELD(mobility), 0, 0, 0, NULL,
+                    mobility_choices, "static",
+                    "static (nodes never move) or rwp (random waypoint in width x height x "
+                    "depth; needs speed_max > 0)."},
+    [K_SPEED_MIN] = {"mobility", "speed_min", KT_SPEED_MM_S, FIELD(speed_min_mm_s), 0,
+                     SPAN32_MAX, 0, NULL, NULL, "1",
+                     "Slowest rwp leg speed (<= speed_max); resolution 1 mm/s. 0 lets a node "
+                     "draw speed 0 and stay on its leg for ever."},
+    [K_SPEED_MAX] = {"mobility", "speed_max", KT_SPEED_MM_S, FIELD(speed_max_mm_s), 0,
+                     SPAN32_MAX, 0, NULL, NULL, "5",
+                     "Fastest rwp leg speed; each leg draws a speed in [speed_min, speed_max]."},
+    [K_PAUSE_MIN] = {"mobility", "pause_min", KT_TIME_MS, FIELD(pause_min_ms), 0, SPAN32_MAX, 0,
+                     NULL, NULL, "0",
+                     "Shortest rwp pause at a waypoint (<= pause_max); resolution 1 ms."},
+    [K_PAUSE_MAX] = {"mobility", "pause_max", KT_TIME_MS, FIELD(pause_max_ms), 0, SPAN32_MAX, 0,
+                     NULL, NULL, "0", "Longest rwp pause at a waypoint; resolution 1 ms."},
+
+    [K_SOURCE] = {"traffic", "source", KT_INT, FIELD(source), 0, SCENARIO_MAX_NODES - 1, 0,
+                  "node id", NULL, "0", "Node that creates every packet; must be < nodes."},
+    [K_DESTINATION] = {"traffic", "destination", KT_INT, FIELD(destination), -1,
+                       SCENARIO_MAX_NODES - 1, 0, "node id", NULL, "-1",
+                       "Node whose first receptions count as deliveries; -1 means the last node "
+                       "(nodes - 1). Must differ from source."},
+    [K_PACKETS] = {"traffic", "packets", KT_INT, FIELD(packets), 1, SCENARIO_MAX_PACKETS, 0,
+                   "packets", NULL, "1", "Number of packets the source creates."},
+    [K_INTERVAL] = {"traffic", "interval", KT_TIME_NS, FIELD(interval_ns), 0, INT64_MAX, 0, NULL,
+                    NULL, "1",
+                    "Time between two packets: packet k is created at start + k x interval. "
+                    "Must be > 0 when packets > 1."},
+    [K_START] = {"traffic", "start", KT_TIME_NS, FIELD(start_ns), 0, INT64_MAX, 0, NULL, NULL, "0",
+                 "Creation time of the first packet."},
+    [K_SIZE] = {"traffic", "size", KT_INT, FIELD(size_bytes), 1, INT32_LIMIT, 0, "bytes", NULL,
+                "512", "Packet size, reported with the results (flooding itself ignores it)."},
+
+    [K_RELAY_DELAY] = {"flood", "relay_delay", KT_TIME_NS, FIELD(relay_delay_ns), 0, INT64_MAX,
+                       KEY_MIN_OPEN, NULL, NULL, "1",
+                       "Delay between the first reception of a packet and its relay. It is the "
+                       "lookahead: the window length of the parallel engine."},
+    [K_DROP_PROBABILITY] = {"flood", "drop_probability", KT_PROBABILITY, FIELD(drop_probability),
+                            0, 0, 0, NULL, NULL, "0",
+                            "Probability that a node does not relay a packet it received for "
+                            "the first time (the source never drops its own packets)."},
+    [K_TTL] = {"flood", "ttl", KT_INT, FIELD(ttl), 0, INT32_LIMIT, 0, "hops", NULL, "0",
+               "A packet received with hop count h >= ttl is not relayed. 0 means no limit."},
+};
+
+int config_section_known(const char *section)
+{
+    for (int i = 0; config_sections[i]; i++)
+        if (strcmp(config_sections[i], section) == 0)
+            return 1;
+    return 0;
+}
+
+int config_find_key(const char *section, const char *name)
+{
+    for (int k = 0; k < K_COUNT; k++)
+        if (strcmp(config_keys[k].section, section) == 0 && strcmp(config_keys[k].name, name) == 0)
+            return k;
+    return -1;
+}
+
+int key_type_scale(enum key_type type)
+{
+    switch (type) {
+    case KT_TIME_NS:
+        return 9;
+    case KT_TIME_MS:
+    case KT_LENGTH_MM:
+    case KT_SPEED_MM_S:
+        return 3;
+    default:
+        return 0;
+    }
+}
+
+/* "in [0, 2147483.647]", "in (0, 2147483.647]", ">= 0" or "> 0" (no upper bound shown when it
+ * is only the int64 limit, which has its own message). */
+static void range_text(const config_key *k, char *buf, size_t size)
+{
+    char lo[32], hi[32];
+    int scale = key_type_scale(k->type);
+    format_scaled(k->min, scale, lo, sizeof lo);
+    format_scaled(k->max, scale, hi, sizeof hi);
+    int open = (k->flags & KEY_MIN_OPEN) != 0;
+    if (k->max == INT64_MAX)
+        snprintf(buf, size, "%s %s", open ? ">" : ">=", lo);
+    else
+        snprintf(buf, size, "in %s%s, %s]", open ? "(" : "[", lo, hi);
+}
+
+static void choices_text(const config_key *k, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; k->choices[i] && used < size; i++) {
+        int n = snprintf(buf + used, size - used, "%s%s", i ? ", " : "", k->choices[i]);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+}
+
+void config_expected(int key, char *buf, size_t size)
+{
+    const config_key *k = &config_keys[key];
+    char range[96], list[128];
+    switch (k->type) {
+    case KT_CHOICE:
+    case KT_NAME:
+        choices_text(k, list, sizeof list);
+        snprintf(buf, size, "one of: %s", list);
+        break;
+    case KT_SEED:
+        snprintf(buf, size, "an integer in [0, 18446744073709551615], decimal or 0x hex");
+        break;
+    case KT_INT:
+        range_text(k, range, sizeof range);
+        snprintf(buf, size, "an integer %s%s%s%s", range, k->unit ? " (" : "",
+                 k->unit ? k->unit : "", k->unit ? ")" : "");
+        break;
+    case KT_TIME_NS:
+    case KT_TIME_MS:
+        range_text(k, range, sizeof range);
+        snprintf(buf, size, "a time in seconds %s", range);
+        break;
+    case KT_LENGTH_MM:
+        range_text(k, range, sizeof range);
+        snprintf(buf, size, "a length in metres %s", range);
+        break;
+    case KT_SPEED_MM_S:
+        range_text(k, range, sizeof range);
+        snprintf(buf, size, "a speed in m/s %s", range);
+        break;
+    case KT_PROBABILITY:
+        snprintf(buf, size, "a probability in [0, 1]");
+        break;
+    }
+}
+
+/* Type column of the reference. */
+static const char *type_text(const config_key *k)
+{
+    switch (k->type) {
+    case KT_CHOICE:
+    case KT_NAME:
+        return "choice";
+    case KT_SEED:
+        return "uint64";
+    case KT_INT:
+        return "integer";
+    case KT_TIME_NS:
+        return "time (s)";
+    case KT_TIME_MS:
+        return "time (s, kept in ms)";
+    case KT_LENGTH_MM:
+        return "length (m)";
+    case KT_SPEED_MM_S:
+        return "speed (m/s)";
+    case KT_PROBABILITY:
+        return "probability";
+    }
+    return "";
+}
+
+static void reference_range(const config_key *k, char *buf, size_t size)
+{
+    switch (k->type) {
+    case KT_CHOICE:
+    case KT_NAME:
+        choices_text(k, buf, size);
+        break;
+    case KT_SEED:
+        snprintf(buf, size, "0 .. 2^64 - 1, decimal or 0x hex");
+        break;
+    case KT_PROBABILITY:
+        snprintf(buf, size, "[0, 1]");
+        break;
+    default: {
+        char range[96];
+        range_text(k, range, sizeof range);
+        /* "in [0, 5]" reads as a sentence in messages; the table wants just the interval. */
+        const char *r = strncmp(range, "in ", 3) == 0 ? range + 3 : range;
+        snprintf(buf, size, "%s%s%s", r, k->unit ? " " : "", k->unit ? k->unit : "");
+    }
+    }
+}
+
+void config_print_reference(FILE *out)
+{
+    fprintf(out,
+            "# Scenario keys\n\n"
+            "Every key a clnetsim scenario file may hold. Lengths are in metres (kept in\n"
+            "millimetres), times in seconds (kept in nanoseconds, pauses in milliseconds) and\n"
+            "speeds in m/s (kept in mm/s); decimal values are converted exactly, rounded to the\n"
+            "nearest unit, ties away from zero. Any key can be set on the command line with\n"
+            "`-s section.key=value`, which replaces the value of the file. Unknown sections or\n"
+            "keys, repeated keys and values out of range are errors.\n\n"
+            "| Section | Key | Type | Range | Default | Description |\n"
+            "|---|---|---|---|---|---|\n");
+    for (int i = 0; i < K_COUNT; i++) {
+        const config_key *k = &config_keys[i];
+        char range[128];
+        reference_range(k, range, sizeof range);
+        fprintf(out, "| %s | %s | %s | %s | %s | %s |\n", k->section, k->name, type_text(k), range,
+                k->def, k->help);
+    }
+}

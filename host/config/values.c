@@ -1,0 +1,177 @@
+/* One key's text <-> one field of struct scenario, in both directions, so that what
+ * --dump-config writes is exactly what the parser reads back. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/config_internal.h"
+
+static void *field(scenario *sc, const config_key *k) { return (char *)sc + k->offset; }
+static const void *cfield(const scenario *sc, const config_key *k)
+{
+    return (const char *)sc + k->offset;
+}
+
+const char *config_key_where(const load_ctx *ctx, int key, char *buf, size_t size)
+{
+    const key_state *st = &ctx->keys[key];
+    if (st->origin == ORIGIN_FILE)
+        snprintf(buf, size, "%s:%d", ctx->name, st->line);
+    else if (st->origin == ORIGIN_OVERRIDE)
+        snprintf(buf, size, "-s argument '%.200s'", st->override);
+    else
+        snprintf(buf, size, "%s", ctx->name);
+    return buf;
+}
+
+/* Why the text was refused, before "expected ...": empty for a value out of range. */
+static const char *syntax_reason(const char *text)
+{
+    if (text[0] == '\0')
+        return "empty value; ";
+    /* inih only strips "value ; comment" (a ';' after whitespace); '#' stays in the value. */
+    if (strchr(text, '#'))
+        return "not a number (a comment after a value must start with ' ;'); ";
+    return "not a number; ";
+}
+
+static int fail_value(load_ctx *ctx, int key, const char *text, const char *where,
+                      const char *reason)
+{
+    const config_key *k = &config_keys[key];
+    char expected[256];
+    config_expected(key, expected, sizeof expected);
+    return cn_fail(ctx->err, CN_ERR_INPUT, "%s: [%s] %s = %.200s: %sexpected %s", where, k->section,
+                   k->name, text, reason, expected);
+}
+
+static int set_choice(load_ctx *ctx, int key, const char *text, const char *where)
+{
+    const config_key *k = &config_keys[key];
+    for (int i = 0; k->choices[i]; i++) {
+        if (strcmp(k->choices[i], text) != 0)
+            continue;
+        if (k->type == KT_CHOICE)
+            *(int *)field(&ctx->sc, k) = i;
+        else
+            snprintf((char *)field(&ctx->sc, k), sizeof ctx->sc.model, "%s", k->choices[i]);
+        return 0;
+    }
+    return fail_value(ctx, key, text, where, text[0] ? "" : "empty value; ");
+}
+
+static int in_range(const config_key *k, int64_t v)
+{
+    if (v < k->min || v > k->max)
+        return 0;
+    return !((k->flags & KEY_MIN_OPEN) && v == k->min);
+}
+
+static int set_scaled(load_ctx *ctx, int key, const char *text, const char *where)
+{
+    const config_key *k = &config_keys[key];
+    int64_t v = 0;
+    int rc = k->type == KT_INT ? parse_int64_strict(text, &v)
+                               : decimal_to_scaled_int(text, key_type_scale(k->type), &v);
+    if (rc == -1) {
+        /* "1.5" packets parses as a decimal: say that an integer is wanted, not "not a number". */
+        const char *why = k->type == KT_INT && decimal_syntax_ok(text) ? "not an integer; "
+                                                                       : syntax_reason(text);
+        return fail_value(ctx, key, text, where, why);
+    }
+    if (rc == -2) {
+        const char *why = k->type == KT_INT          ? "does not fit in int64; "
+                          : k->type == KT_TIME_NS    ? "does not fit in int64 nanoseconds; "
+                          : k->type == KT_TIME_MS    ? "does not fit in int64 milliseconds; "
+                          : k->type == KT_SPEED_MM_S ? "does not fit in int64 mm/s; "
+                                                     : "does not fit in int64 millimetres; ";
+        return fail_value(ctx, key, text, where, why);
+    }
+    if (!in_range(k, v))
+        return fail_value(ctx, key, text, where, "");
+    *(int64_t *)field(&ctx->sc, k) = v;
+    return 0;
+}
+
+static int set_seed(load_ctx *ctx, int key, const char *text, const char *where)
+{
+    uint64_t v = 0;
+    int rc = parse_uint64_seed(text, &v);
+    if (rc != 0)
+        return fail_value(ctx, key, text, where,
+                          rc == -2 ? "does not fit in 64 bits; " : syntax_reason(text));
+    *(uint64_t *)field(&ctx->sc, &config_keys[key]) = v;
+    return 0;
+}
+
+/* strtod gives the double nearest to the text (what MODEL.md's threshold is defined on); our
+ * own grammar check first keeps out what strtod would also take: "nan", "inf", hex floats,
+ * leading spaces. Note: strtod follows LC_NUMERIC, and clnetsim never changes the C locale. */
+static int set_probability(load_ctx *ctx, int key, const char *text, const char *where)
+{
+    if (!decimal_syntax_ok(text))
+        return fail_value(ctx, key, text, where, syntax_reason(text));
+    char *end = NULL;
+    errno = 0;
+    double p = strtod(text, &end);
+    if (end == text || *end != '\0' || !(p >= 0.0 && p <= 1.0))
+        return fail_value(ctx, key, text, where, "");
+    if (p == 0.0)
+        p = 0.0; /* "-0" would otherwise dump as "-0" */
+    *(double *)field(&ctx->sc, &config_keys[key]) = p;
+    return 0;
+}
+
+int config_set_value(load_ctx *ctx, int key, const char *text, const char *where)
+{
+    switch (config_keys[key].type) {
+    case KT_CHOICE:
+    case KT_NAME:
+        return set_choice(ctx, key, text, where);
+    case KT_SEED:
+        return set_seed(ctx, key, text, where);
+    case KT_PROBABILITY:
+        return set_probability(ctx, key, text, where);
+    default:
+        return set_scaled(ctx, key, text, where);
+    }
+}
+
+/* Shortest of %.15g .. %.17g that reads back to the same double: "0.1", not
+ * "0.10000000000000001", yet always exact. */
+static void format_probability(double p, char *buf, size_t size)
+{
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(buf, size, "%.*g", digits, p);
+        if (strtod(buf, NULL) == p)
+            return;
+    }
+}
+
+void config_format_value(const scenario *sc, int key, char *buf, size_t size)
+{
+    const config_key *k = &config_keys[key];
+    const void *f = cfield(sc, k);
+    switch (k->type) {
+    case KT_CHOICE: {
+        int v = *(const int *)f, n = 0;
+        while (k->choices[n])
+            n++;
+        snprintf(buf, size, "%s", v >= 0 && v < n ? k->choices[v] : "?");
+        break;
+    }
+    case KT_NAME:
+        snprintf(buf, size, "%s", (const char *)f);
+        break;
+    case KT_SEED:
+        snprintf(buf, size, "%llu", (unsigned long long)*(const uint64_t *)f);
+        break;
+    case KT_PROBABILITY:
+        format_probability(*(const double *)f, buf, size);
+        break;
+    default:
+        format_scaled(*(const int64_t *)f, key_type_scale(k->type), buf, size);
+        break;
+    }
+}

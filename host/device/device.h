@@ -1,0 +1,122 @@
+/* OpenCL device layer: enumeration, selection, contexts and queues, program builds with a
+ * persistent binary cache, platform profiles, and the per-device known-answer self-test.
+ * Everything that talks to OpenCL for setup lives here; models only enqueue kernels on the
+ * queues they are handed. */
+#ifndef CLNETSIM_DEVICE_H
+#define CLNETSIM_DEVICE_H
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <CL/cl.h>
+
+#include "common/error.h"
+
+/* Name of an OpenCL status code, e.g. "CL_OUT_OF_RESOURCES". */
+const char *cl_status_name(cl_int status);
+
+/* Checks an OpenCL status: on failure fills ERR with "WHAT failed on device DEV: NAME (code)"
+ * plus what it usually means, and returns CN_ERR_RUNTIME; returns 0 on CL_SUCCESS. */
+int cl_check(cl_int status, const char *what, const char *device_name, cn_error *err);
+
+typedef struct device_entry {
+    int index;                 /* position in the listing of `clnetsim devices` */
+    cl_platform_id platform;
+    cl_device_id id;
+    char platform_name[128];
+    char platform_vendor[128];
+    char name[256];
+    char vendor[128];
+    char version[128];         /* CL_DEVICE_VERSION */
+    char c_version[128];       /* CL_DEVICE_OPENCL_C_VERSION */
+    char driver[128];          /* CL_DRIVER_VERSION */
+    cl_device_type type;
+    cl_uint compute_units;
+    cl_ulong global_mem;
+    cl_ulong max_alloc;
+    size_t max_work_group;
+    int usable;                /* 0: listed but cannot run clnetsim, see reason */
+    char reason[256];
+} device_entry;
+
+typedef struct device_list {
+    device_entry *items;
+    int count;
+} device_list;
+
+/* Enumerates every platform and device. No platform at all is not an error here: the list is
+ * empty and device_select() explains. Devices that cannot be used (no 64-bit integers, no
+ * compiler, OpenCL < 1.2, no global atomics) are listed with usable = 0 and a reason. */
+int device_enumerate(device_list *out, cn_error *err);
+void device_list_free(device_list *list);
+const char *device_type_name(cl_device_type type); /* "cpu", "gpu", "accelerator", ... */
+
+/* The table of `clnetsim devices`: index, platform, name, type, compute units, global memory,
+ * max allocation, OpenCL C version, driver version; unusable devices with their reason. An
+ * empty list prints a clear "no OpenCL platform" message with what to install. */
+void device_print_listing(const device_list *list, FILE *out);
+
+/* Selects devices by SPEC: "cpu", "gpu", "all", comma-separated indices ("0,2"), or
+ * "platform-text:device-text" (case-insensitive substrings, either may be empty). NULL or ""
+ * means the default: every usable GPU, else every usable device. Writes up to MAX indices
+ * into the listing, returns the number selected (> 0) or a negative value with ERR set
+ * (CN_ERR_INPUT) when nothing usable matches. */
+int device_select(const device_list *list, const char *spec, int *indices, int max, cn_error *err);
+
+/* Per-platform tuning profile (an embedded platforms/NAME.ini file). */
+typedef struct platform_profile {
+    char name[64];             /* profile file, e.g. "pocl.ini" */
+    char build_options[512];   /* extra options for clBuildProgram */
+    int n_kernels;
+    struct { char kernel[64]; size_t local_size; } work_group[32];
+    size_t default_local_size; /* for kernels without an entry */
+} platform_profile;
+
+/* Finds the profile whose [match] platform/vendor substrings fit the device; falls back to
+ * default.ini. */
+int platform_profile_load(const device_entry *dev, platform_profile *out, cn_error *err);
+
+/* Work-group size for KERNEL from the profile (never above the device maximum). */
+size_t platform_profile_local_size(const platform_profile *p, const char *kernel);
+
+/* One opened device: context, in-order profiling queue, profile. */
+typedef struct device_ctx {
+    device_entry info;
+    cl_context context;
+    cl_command_queue queue;
+    platform_profile profile;
+    size_t local_size_override; /* 0: profile; else --work-group for every kernel */
+    int last_build_cached;      /* 1 when the last device_build_program came from the cache */
+} device_ctx;
+
+int device_open(device_ctx *dev, const device_entry *entry, cn_error *err);
+void device_close(device_ctx *dev);
+
+/* Work-group size to use for KERNEL on DEV (override, else profile, clamped to the device and
+ * the kernel's own limit when KERNEL_OBJ is given). */
+size_t device_local_size(const device_ctx *dev, const char *kernel, cl_kernel kernel_obj);
+
+/* Builds the program made of the embedded files SOURCES (in order; `#include "x.clh"` lines
+ * are expanded from the embedded files) with OPTIONS plus the profile's options, using the
+ * binary cache: $XDG_CACHE_HOME/clnetsim, else ~/.cache/clnetsim, keyed by a hash of the
+ * expanded source, the options, the device name, the driver version and the clnetsim version.
+ * CLNETSIM_NO_CACHE=1 disables the cache. A build failure reports the device and the log. */
+int device_build_program(device_ctx *dev, const char *const *sources, int n_sources,
+                         const char *options, cl_program *out, cn_error *err);
+
+/* Directory of the binary cache ($XDG_CACHE_HOME/clnetsim, else $HOME/.cache/clnetsim) in
+ * BUF; returns 0 when there is none (CLNETSIM_NO_CACHE=1, no HOME, or BUF too small). */
+int device_cache_dir(char *buf, size_t cap);
+
+/* Runs the Philox known-answer kernel of cl/selftest.cl on DEV; a mismatch refuses the device
+ * with a message naming it and the first wrong word. */
+int device_selftest(device_ctx *dev, cn_error *err);
+
+/* Kernel creation with a checked status. */
+int device_create_kernel(device_ctx *dev, cl_program program, const char *name, cl_kernel *out,
+                         cn_error *err);
+
+/* Elapsed seconds between START and END of a profiled event (0 if unavailable). */
+double device_event_seconds(cl_event ev);
+
+#endif

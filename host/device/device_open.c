@@ -1,0 +1,102 @@
+/* Opening a device (context, queue, profile), work-group sizes, kernels and event timings. */
+#include <string.h>
+
+#include "device/device_internal.h"
+
+int device_open(device_ctx *dev, const device_entry *entry, cn_error *err)
+{
+    memset(dev, 0, sizeof *dev);
+    dev->info = *entry;
+    if (!entry->usable)
+        return cn_fail(err, CN_ERR_RUNTIME, "device '%s' cannot be used: %s", entry->name, entry->reason);
+    if (platform_profile_load(entry, &dev->profile, err))
+        return CN_ERR_RUNTIME;
+
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)entry->platform, 0};
+    cl_int st = CL_SUCCESS;
+    dev->context = clCreateContext(props, 1, &entry->id, NULL, NULL, &st);
+    if (cl_check(st, "clCreateContext", entry->name, err))
+        goto fail;
+    /* In order: dependent event sets keep their order without explicit waits. Profiling: the
+     * injector's feedback table is fed with device-side times, not host guesses. */
+    dev->queue = clCreateCommandQueue(dev->context, entry->id, CL_QUEUE_PROFILING_ENABLE, &st);
+    if (cl_check(st, "clCreateCommandQueue", entry->name, err))
+        goto fail;
+    return 0;
+fail:
+    device_close(dev);
+    return CN_ERR_RUNTIME;
+}
+
+void device_close(device_ctx *dev)
+{
+    /* Finish first, so that buffers released by the caller afterwards are not in use; errors
+     * are ignored because closing happens on error paths too. */
+    if (dev->queue) {
+        (void)clFinish(dev->queue);
+        (void)clReleaseCommandQueue(dev->queue);
+    }
+    if (dev->context)
+        (void)clReleaseContext(dev->context);
+    dev->queue = NULL;
+    dev->context = NULL;
+}
+
+static size_t round_down_pow2(size_t n)
+{
+    size_t p = 1;
+    while (p <= n / 2)
+        p *= 2;
+    return p;
+}
+
+size_t device_local_size(const device_ctx *dev, const char *kernel, cl_kernel kernel_obj)
+{
+    size_t size = dev->local_size_override ? dev->local_size_override
+                                           : platform_profile_local_size(&dev->profile, kernel);
+    if (dev->info.max_work_group > 0 && size > dev->info.max_work_group)
+        size = dev->info.max_work_group;
+    /* The first dimension may have a lower limit than the whole group (CPUs report e.g. 8192
+     * and 4096); kernels here are one-dimensional. */
+    size_t item_sizes[3] = {0, 0, 0};
+    if (dev->info.id &&
+        clGetDeviceInfo(dev->info.id, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof item_sizes, item_sizes,
+                        NULL) == CL_SUCCESS &&
+        item_sizes[0] > 0 && size > item_sizes[0])
+        size = item_sizes[0];
+    /* A kernel using many registers or much local memory allows less than the device. */
+    size_t kernel_max = 0;
+    if (kernel_obj && dev->info.id &&
+        clGetKernelWorkGroupInfo(kernel_obj, dev->info.id, CL_KERNEL_WORK_GROUP_SIZE,
+                                 sizeof kernel_max, &kernel_max, NULL) == CL_SUCCESS &&
+        kernel_max > 0 && size > kernel_max)
+        size = kernel_max;
+    /* Powers of two keep the scan kernels' tree reductions simple and fit every warp and
+     * wavefront width. */
+    return size >= 1 ? round_down_pow2(size) : 1;
+}
+
+int device_create_kernel(device_ctx *dev, cl_program program, const char *name, cl_kernel *out,
+                         cn_error *err)
+{
+    cl_int st = CL_SUCCESS;
+    char what[128];
+    *out = clCreateKernel(program, name, &st);
+    snprintf(what, sizeof what, "clCreateKernel(%s)", name);
+    if (cl_check(st, what, dev->info.name, err)) {
+        *out = NULL;
+        return CN_ERR_RUNTIME;
+    }
+    return 0;
+}
+
+double device_event_seconds(cl_event ev)
+{
+    cl_ulong start = 0, end = 0;
+    if (!ev ||
+        clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL) != CL_SUCCESS ||
+        clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) != CL_SUCCESS ||
+        end < start)
+        return 0.0;
+    return (double)(end - start) * 1e-9;
+}

@@ -1,0 +1,178 @@
+#include <string.h>
+
+#include "engine/cell_lists.h"
+
+int cell_grid_choose(cell_grid *g, const int64_t extent[3], int64_t range, uint32_t n_nodes,
+                     cn_error *err)
+{
+    uint64_t limit = (uint64_t)n_nodes * 2 > 64 ? (uint64_t)n_nodes * 2 : 64;
+    int64_t side = range > 0 ? range : 1;
+    for (;;) {
+        uint64_t nx = (uint64_t)(extent[0] / side) + 1, ny = (uint64_t)(extent[1] / side) + 1;
+        uint64_t nz = (uint64_t)(extent[2] / side) + 1;
+        /* Products checked stepwise: each factor is below 2^32, the limit below 2^33. */
+        if (nx <= limit && ny <= limit && nz <= limit && nx * ny <= limit && nx * ny * nz <= limit) {
+            g->side = side;
+            g->nx = (uint32_t)nx;
+            g->ny = (uint32_t)ny;
+            g->nz = (uint32_t)nz;
+            g->n_cells = (uint32_t)(nx * ny * nz);
+            return 0;
+        }
+        if (side > INT64_MAX / 2)
+            return cn_fail(err, CN_ERR_INPUT, "the area is too large for a cell grid");
+        side *= 2;
+    }
+}
+
+static int create_kernel(device_ctx *dev, cl_program prog, const char *name, cl_kernel *k,
+                         size_t *local, cn_error *err)
+{
+    int rc = device_create_kernel(dev, prog, name, k, err);
+    if (rc == 0 && local)
+        *local = device_local_size(dev, name, *k);
+    return rc;
+}
+
+int scan_init(scan_ctx *s, device_ctx *dev, cl_program prog, size_t max_len, dbuf_account *acc,
+              cn_error *err)
+{
+    memset(s, 0, sizeof *s);
+    int rc = create_kernel(dev, prog, "scan_blocks", &s->blocks, &s->local, err);
+    if (!rc)
+        rc = create_kernel(dev, prog, "scan_add", &s->add, NULL, err);
+    if (rc)
+        return rc;
+    /* scan_add must use scan_blocks' work-group size, so one size serves both. */
+    size_t add_max = device_local_size(dev, "scan_blocks", s->add);
+    if (add_max < s->local)
+        s->local = add_max;
+    size_t len = max_len;
+    while (len > 1) {
+        if (s->levels == SCAN_MAX_LEVELS)
+            return cn_fail(err, CN_ERR_RUNTIME, "prefix sum of %zu elements needs more than %d "
+                           "levels on device '%s'", max_len, SCAN_MAX_LEVELS, dev->info.name);
+        size_t groups = (len + s->local - 1) / s->local;
+        int l = s->levels++;
+        rc = dbuf_alloc(dev, &s->sums[l], groups * 4, acc, "prefix-sum block totals", err);
+        if (!rc)
+            rc = dbuf_alloc(dev, &s->scanned[l], groups * 4, acc, "prefix-sum block offsets", err);
+        if (rc)
+            return rc;
+        len = groups;
+    }
+    return 0;
+}
+
+static int scan_level(scan_ctx *s, device_ctx *dev, int level, dbuf *in, uint32_t n, dbuf *out,
+                      uint32_t len, cl_event *ev, cn_error *err)
+{
+    if (level >= s->levels)
+        return cn_fail(err, CN_ERR_RUNTIME, "internal error: prefix sum longer than planned");
+    uint32_t groups = (uint32_t)((len + s->local - 1) / s->local);
+    int rc = kernel_args(dev, s->blocks, "scan_blocks", err, 6, KBUF(*in), KARG(n), KARG(len),
+                         KBUF(*out), KBUF(s->sums[level]), KLOCAL(s->local * 4));
+    if (!rc)
+        rc = enqueue_1d(dev, s->blocks, "scan_blocks", len, s->local, ev, err);
+    if (rc || groups <= 1)
+        return rc;
+    rc = scan_level(s, dev, level + 1, &s->sums[level], groups, &s->scanned[level], groups, NULL,
+                    err);
+    if (!rc)
+        rc = kernel_args(dev, s->add, "scan_add", err, 3, KBUF(*out), KARG(len),
+                         KBUF(s->scanned[level]));
+    if (!rc)
+        rc = enqueue_1d(dev, s->add, "scan_add", len, s->local, NULL, err);
+    return rc;
+}
+
+int scan_run(scan_ctx *s, device_ctx *dev, dbuf *in, uint32_t n, dbuf *out, uint32_t len,
+             cl_event *ev, cn_error *err)
+{
+    if (ev)
+        *ev = NULL;
+    if (len == 0)
+        return 0;
+    if (len == 1) /* a single element: the exclusive sum is 0 */
+        return dbuf_zero(dev, out, 0, 4, err);
+    return scan_level(s, dev, 0, in, n, out, len, ev, err);
+}
+
+void scan_free(scan_ctx *s, dbuf_account *acc)
+{
+    for (int l = 0; l < s->levels; l++) {
+        dbuf_release(&s->sums[l], acc);
+        dbuf_release(&s->scanned[l], acc);
+    }
+    if (s->blocks)
+        clReleaseKernel(s->blocks);
+    if (s->add)
+        clReleaseKernel(s->add);
+    memset(s, 0, sizeof *s);
+}
+
+int cell_lists_init(cell_lists *c, device_ctx *dev, cl_program prog, const cell_grid *g,
+                    uint32_t n, dbuf_account *acc, cn_error *err)
+{
+    memset(c, 0, sizeof *c);
+    c->grid = *g;
+    c->n = n;
+    int rc = create_kernel(dev, prog, "cell_count", &c->k_count, &c->local_count, err);
+    if (!rc)
+        rc = create_kernel(dev, prog, "cell_scatter", &c->k_scatter, &c->local_scatter, err);
+    if (!rc)
+        rc = dbuf_alloc(dev, &c->cell_of, (size_t)n * 4, acc, "cell index", err);
+    if (!rc)
+        rc = dbuf_alloc(dev, &c->count, (size_t)g->n_cells * 4, acc, "cell count", err);
+    if (!rc)
+        rc = dbuf_alloc(dev, &c->start, ((size_t)g->n_cells + 1) * 4, acc, "cell start", err);
+    if (!rc)
+        rc = dbuf_alloc(dev, &c->fill, (size_t)g->n_cells * 4, acc, "cell fill", err);
+    if (!rc)
+        rc = dbuf_alloc(dev, &c->nodes, (size_t)n * 4, acc, "cell nodes", err);
+    if (!rc)
+        rc = scan_init(&c->scan, dev, prog, (size_t)g->n_cells + 1, acc, err);
+    return rc;
+}
+
+int cell_lists_build(cell_lists *c, device_ctx *dev, dbuf *pos, cl_event *evs, int *n_evs,
+                     cn_error *err)
+{
+    const cell_grid *g = &c->grid;
+    uint32_t n_cells = g->n_cells;
+    int rc = dbuf_zero(dev, &c->count, 0, (size_t)n_cells * 4, err);
+    if (!rc)
+        rc = dbuf_zero(dev, &c->fill, 0, (size_t)n_cells * 4, err);
+    if (!rc)
+        rc = kernel_args(dev, c->k_count, "cell_count", err, 8, KBUF(*pos), KARG(c->n),
+                         KARG(g->side), KARG(g->nx), KARG(g->ny), KARG(g->nz), KBUF(c->cell_of),
+                         KBUF(c->count));
+    if (!rc)
+        rc = enqueue_1d(dev, c->k_count, "cell_count", c->n, c->local_count, &evs[(*n_evs)++],
+                        err);
+    if (!rc)
+        rc = scan_run(&c->scan, dev, &c->count, n_cells, &c->start, n_cells + 1,
+                      &evs[(*n_evs)++], err);
+    if (!rc)
+        rc = kernel_args(dev, c->k_scatter, "cell_scatter", err, 5, KARG(c->n), KBUF(c->cell_of),
+                         KBUF(c->start), KBUF(c->fill), KBUF(c->nodes));
+    if (!rc)
+        rc = enqueue_1d(dev, c->k_scatter, "cell_scatter", c->n, c->local_scatter,
+                        &evs[(*n_evs)++], err);
+    return rc;
+}
+
+void cell_lists_free(cell_lists *c, dbuf_account *acc)
+{
+    dbuf_release(&c->cell_of, acc);
+    dbuf_release(&c->count, acc);
+    dbuf_release(&c->start, acc);
+    dbuf_release(&c->fill, acc);
+    dbuf_release(&c->nodes, acc);
+    scan_free(&c->scan, acc);
+    if (c->k_count)
+        clReleaseKernel(c->k_count);
+    if (c->k_scatter)
+        clReleaseKernel(c->k_scatter);
+    memset(c, 0, sizeof *c);
+}

@@ -1,0 +1,54 @@
+/* Cell lists on the device: nodes binned into cubes at least one radio range wide, rebuilt by
+ * count, exclusive prefix sum and scatter (memory O(N + cells)). A reader finds every
+ * neighbour of a node in the 3x3(x3) cells around it. */
+#ifndef CLNETSIM_CELL_LISTS_H
+#define CLNETSIM_CELL_LISTS_H
+#include <stdint.h>
+
+#include "engine/dbuf.h"
+
+typedef struct cell_grid {
+    int64_t side;            /* mm, >= range */
+    uint32_t nx, ny, nz;
+    uint32_t n_cells;
+} cell_grid;
+
+/* Cells of side >= RANGE covering [0, extent] on each axis; the side doubles while the grid
+ * would hold more than max(2 N, 64) cells, so memory stays O(N) for sparse scenarios. */
+int cell_grid_choose(cell_grid *g, const int64_t extent[3], int64_t range, uint32_t n_nodes,
+                     cn_error *err);
+
+/* Exclusive prefix sum of uint32 on the device (kernels scan_blocks / scan_add). */
+#define SCAN_MAX_LEVELS 8
+typedef struct scan_ctx {
+    cl_kernel blocks, add;
+    size_t local;
+    int levels;
+    dbuf sums[SCAN_MAX_LEVELS], scanned[SCAN_MAX_LEVELS];
+} scan_ctx;
+
+int scan_init(scan_ctx *s, device_ctx *dev, cl_program prog, size_t max_len, dbuf_account *acc,
+              cn_error *err);
+/* OUT[0..LEN) = exclusive sum of IN[0..N) (entries past N count as 0): with LEN = N + 1,
+ * OUT[N] is the total. LEN <= the max_len given to scan_init. */
+int scan_run(scan_ctx *s, device_ctx *dev, dbuf *in, uint32_t n, dbuf *out, uint32_t len,
+             cl_event *ev, cn_error *err);
+void scan_free(scan_ctx *s, dbuf_account *acc);
+
+typedef struct cell_lists {
+    cell_grid grid;
+    uint32_t n;
+    dbuf cell_of, count, start, fill, nodes;
+    cl_kernel k_count, k_scatter;
+    size_t local_count, local_scatter;
+    scan_ctx scan;
+} cell_lists;
+
+int cell_lists_init(cell_lists *c, device_ctx *dev, cl_program prog, const cell_grid *g,
+                    uint32_t n, dbuf_account *acc, cn_error *err);
+/* Rebuilds the lists from POS (long4 per node). Up to 3 profiling events go to EVS. */
+int cell_lists_build(cell_lists *c, device_ctx *dev, dbuf *pos, cl_event *evs, int *n_evs,
+                     cn_error *err);
+void cell_lists_free(cell_lists *c, dbuf_account *acc);
+
+#endif

@@ -1,0 +1,150 @@
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "engine/dbuf.h"
+
+int dbuf_alloc(device_ctx *dev, dbuf *b, size_t bytes, dbuf_account *acc, const char *what,
+               cn_error *err)
+{
+    cl_int st;
+    if (bytes == 0)
+        bytes = 4;
+    if ((cl_ulong)bytes > dev->info.max_alloc)
+        return cn_fail(err, CN_ERR_RUNTIME,
+                       "the %s buffer needs %zu bytes but device '%s' allows at most %llu in one "
+                       "allocation; use a smaller scenario or a device with more memory",
+                       what, bytes, dev->info.name, (unsigned long long)dev->info.max_alloc);
+    b->mem = clCreateBuffer(dev->context, CL_MEM_READ_WRITE, bytes, NULL, &st);
+    if (st != CL_SUCCESS) {
+        char what_call[128];
+        snprintf(what_call, sizeof what_call, "clCreateBuffer(%s, %zu bytes)", what, bytes);
+        return cl_check(st, what_call, dev->info.name, err);
+    }
+    b->bytes = bytes;
+    if (acc) {
+        acc->current += bytes;
+        if (acc->current > acc->peak)
+            acc->peak = acc->current;
+    }
+    return 0;
+}
+
+void dbuf_release(dbuf *b, dbuf_account *acc)
+{
+    if (b->mem) {
+        clReleaseMemObject(b->mem);
+        if (acc)
+            acc->current -= b->bytes;
+    }
+    b->mem = NULL;
+    b->bytes = 0;
+}
+
+int dbuf_grow(device_ctx *dev, dbuf *b, size_t new_bytes, size_t keep, dbuf_account *acc,
+              const char *what, cn_error *err)
+{
+    dbuf nb = {0};
+    int rc = dbuf_alloc(dev, &nb, new_bytes, acc, what, err);
+    if (rc)
+        return rc;
+    if (keep > 0 && b->mem) {
+        cl_int st = clEnqueueCopyBuffer(dev->queue, b->mem, nb.mem, 0, 0, keep, 0, NULL, NULL);
+        if (st != CL_SUCCESS) {
+            dbuf_release(&nb, acc);
+            return cl_check(st, "clEnqueueCopyBuffer", dev->info.name, err);
+        }
+    }
+    dbuf_release(b, acc);
+    *b = nb;
+    return 0;
+}
+
+int dbuf_zero(device_ctx *dev, dbuf *b, size_t offset, size_t bytes, cn_error *err)
+{
+    if (bytes == 0)
+        return 0;
+    cl_uint zero = 0;
+    return cl_check(clEnqueueFillBuffer(dev->queue, b->mem, &zero, sizeof zero, offset, bytes, 0,
+                                        NULL, NULL),
+                    "clEnqueueFillBuffer", dev->info.name, err);
+}
+
+int dbuf_write(device_ctx *dev, dbuf *b, size_t offset, size_t bytes, const void *src,
+               int blocking, cn_error *err)
+{
+    if (bytes == 0)
+        return 0;
+    return cl_check(clEnqueueWriteBuffer(dev->queue, b->mem, blocking ? CL_TRUE : CL_FALSE,
+                                         offset, bytes, src, 0, NULL, NULL),
+                    "clEnqueueWriteBuffer", dev->info.name, err);
+}
+
+int dbuf_read(device_ctx *dev, dbuf *b, size_t offset, size_t bytes, void *dst, int blocking,
+              cn_error *err)
+{
+    if (bytes == 0)
+        return 0;
+    return cl_check(clEnqueueReadBuffer(dev->queue, b->mem, blocking ? CL_TRUE : CL_FALSE,
+                                        offset, bytes, dst, 0, NULL, NULL),
+                    "clEnqueueReadBuffer", dev->info.name, err);
+}
+
+static int kernel_args_v(device_ctx *dev, cl_kernel k, const char *kernel_name, cn_error *err,
+                         int first, int n, va_list ap)
+{
+    int rc = 0;
+    for (int i = first; i < first + n && rc == 0; i++) {
+        size_t size = va_arg(ap, size_t);
+        const void *ptr = va_arg(ap, const void *);
+        cl_int st;
+        if (size == 0)
+            st = clSetKernelArg(k, (cl_uint)i, sizeof(cl_mem), &((const dbuf *)ptr)->mem);
+        else
+            st = clSetKernelArg(k, (cl_uint)i, size, ptr);
+        if (st != CL_SUCCESS) {
+            char what[128];
+            snprintf(what, sizeof what, "clSetKernelArg(%s, argument %d)", kernel_name, i);
+            rc = cl_check(st, what, dev->info.name, err);
+        }
+    }
+    return rc;
+}
+
+int kernel_args(device_ctx *dev, cl_kernel k, const char *kernel_name, cn_error *err, int n, ...)
+{
+    va_list ap;
+    va_start(ap, n);
+    int rc = kernel_args_v(dev, k, kernel_name, err, 0, n, ap);
+    va_end(ap);
+    return rc;
+}
+
+int kernel_args_from(device_ctx *dev, cl_kernel k, const char *kernel_name, cn_error *err,
+                     int first, int n, ...)
+{
+    va_list ap;
+    va_start(ap, n);
+    int rc = kernel_args_v(dev, k, kernel_name, err, first, n, ap);
+    va_end(ap);
+    return rc;
+}
+
+int enqueue_1d(device_ctx *dev, cl_kernel k, const char *kernel_name, size_t n, size_t local,
+               cl_event *ev, cn_error *err)
+{
+    if (ev)
+        *ev = NULL;
+    if (n == 0)
+        return 0;
+    if (local == 0)
+        local = 1;
+    size_t global = (n + local - 1) / local * local;
+    cl_int st = clEnqueueNDRangeKernel(dev->queue, k, 1, NULL, &global, &local, 0, NULL, ev);
+    if (st != CL_SUCCESS) {
+        char what[128];
+        snprintf(what, sizeof what, "clEnqueueNDRangeKernel(%s, %zu work-items)", kernel_name,
+                 global);
+        return cl_check(st, what, dev->info.name, err);
+    }
+    return 0;
+}

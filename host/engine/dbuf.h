@@ -1,0 +1,51 @@
+/* Device buffers with checked calls and an account of the bytes a model holds on a device
+ * (reported as device_bytes). */
+#ifndef CLNETSIM_DBUF_H
+#define CLNETSIM_DBUF_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include <CL/cl.h>
+
+#include "common/error.h"
+#include "device/device.h"
+
+typedef struct dbuf_account {
+    uint64_t current, peak;
+} dbuf_account;
+
+typedef struct dbuf {
+    cl_mem mem;
+    size_t bytes;
+} dbuf;
+
+/* Allocates BYTES (at least 1) on DEV; WHAT names the buffer in messages. */
+int dbuf_alloc(device_ctx *dev, dbuf *b, size_t bytes, dbuf_account *acc, const char *what,
+               cn_error *err);
+void dbuf_release(dbuf *b, dbuf_account *acc);
+/* Replaces B by a buffer of NEW_BYTES holding B's first KEEP bytes. */
+int dbuf_grow(device_ctx *dev, dbuf *b, size_t new_bytes, size_t keep, dbuf_account *acc,
+              const char *what, cn_error *err);
+int dbuf_zero(device_ctx *dev, dbuf *b, size_t offset, size_t bytes, cn_error *err);
+int dbuf_write(device_ctx *dev, dbuf *b, size_t offset, size_t bytes, const void *src,
+               int blocking, cn_error *err);
+int dbuf_read(device_ctx *dev, dbuf *b, size_t offset, size_t bytes, void *dst, int blocking,
+              cn_error *err);
+
+/* Sets N kernel arguments from (size, pointer) pairs: size 0 with a pointer to a dbuf sets
+ * the buffer; a NULL pointer with size s reserves s bytes of local memory. */
+int kernel_args(device_ctx *dev, cl_kernel k, const char *kernel_name, cn_error *err, int n,
+                ...);
+/* Same, starting at argument FIRST (for kernels that share a leading argument list). */
+int kernel_args_from(device_ctx *dev, cl_kernel k, const char *kernel_name, cn_error *err,
+                     int first, int n, ...);
+#define KARG(v) sizeof(v), (const void *)&(v)
+#define KBUF(b) (size_t)0, (const void *)&(b)
+#define KLOCAL(bytes) (size_t)(bytes), (const void *)NULL
+
+/* Enqueues a 1-D range of at least N work-items (rounded up to the work-group size chosen for
+ * the kernel); nothing when N is 0. EV (optional) receives the profiling event. */
+int enqueue_1d(device_ctx *dev, cl_kernel k, const char *kernel_name, size_t n, size_t local,
+               cl_event *ev, cn_error *err);
+
+#endif

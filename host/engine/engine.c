@@ -1,0 +1,120 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/engine.h"
+
+static void describe_devices(const injector *inj, device_ctx *const *devs, int n_devs,
+                             run_results *res)
+{
+    res->n_devices = n_devs < REPORT_MAX_DEVICES ? n_devs : REPORT_MAX_DEVICES;
+    for (int d = 0; d < res->n_devices; d++) {
+        device_report *r = &res->devices[d];
+        snprintf(r->name, sizeof r->name, "%s", devs[d]->info.name);
+        snprintf(r->platform, sizeof r->platform, "%s", devs[d]->info.platform_name);
+        snprintf(r->type, sizeof r->type, "%s", device_type_name(devs[d]->info.type));
+        r->event_sets = inj->sets_per_device[d];
+        r->events = inj->events_per_device[d];
+        r->busy_s = 0;
+        for (int k = 0; k < inj->feedback.n_kinds; k++)
+            r->busy_s += feedback_get(&inj->feedback, k, d)->total_seconds;
+    }
+}
+
+typedef struct pending_set {
+    int kind, device, n_evs;
+    uint64_t multiplicity;
+    cl_event evs[ENGINE_MAX_SET_EVENTS];
+} pending_set;
+
+/* Times of the window's kernels, known once end_window has synchronised the queues. */
+static void collect_feedback(injector *inj, pending_set *p, int n)
+{
+    for (int s = 0; s < n; s++) {
+        double seconds = 0;
+        for (int e = 0; e < p[s].n_evs; e++) {
+            seconds += device_event_seconds(p[s].evs[e]);
+            clReleaseEvent(p[s].evs[e]);
+        }
+        p[s].n_evs = 0;
+        inject_feedback(inj, p[s].kind, p[s].device, p[s].multiplicity, seconds);
+    }
+}
+
+static int run_windows(const model_ops *ops, struct model *m, injector *inj,
+                       device_ctx *const *devs, const engine_options *opt, cn_error *err)
+{
+    sim_time_ns L = ops->lookahead(m);
+    progress prog;
+    progress_init(&prog, opt->progress);
+    int64_t w = 0, windows_done = 0;
+    pending_set pend[ENGINE_MAX_SETS];
+    int rc = 0;
+    for (;;) {
+        window_plan plan;
+        memset(&plan, 0, sizeof plan);
+        plan.index = w;
+        plan.begin = w * L;
+        plan.end = plan.begin + L;
+        if ((rc = ops->plan_window(m, &plan, err)) != 0)
+            break;
+        int n_pend = 0;
+        for (int s = 0; s < plan.n_sets && rc == 0; s++) {
+            const event_set *set = &plan.sets[s];
+            pending_set *p = &pend[n_pend++];
+            p->kind = set->kind;
+            p->multiplicity = set->multiplicity;
+            p->device = inject_choose(inj, set->kind, set->partition, set->multiplicity);
+            p->n_evs = 0;
+            rc = ops->run_set(m, &plan, set, devs[p->device], p->evs, &p->n_evs, err);
+        }
+        window_outcome out;
+        memset(&out, 0, sizeof out);
+        if (rc == 0)
+            rc = ops->end_window(m, &plan, &out, err);
+        collect_feedback(inj, pend, n_pend);
+        if (rc != 0)
+            break;
+        windows_done++;
+        progress_update(&prog, plan.end, windows_done, out.events, out.estimated_end);
+        if (out.finished)
+            break;
+        w = out.next_window > w ? out.next_window : w + 1;
+    }
+    progress_finish(&prog);
+    return rc;
+}
+
+int engine_run(const scenario *sc, device_ctx *const *devs, int n_devs,
+               const engine_options *opt, run_results *res, cn_error *err)
+{
+    const model_ops *ops = model_find(sc->model);
+    if (!ops)
+        return cn_fail(err, CN_ERR_INPUT, "unknown model '%s'", sc->model);
+    if (n_devs < 1 || n_devs > ENGINE_MAX_DEVICES)
+        return cn_fail(err, CN_ERR_INPUT, "between 1 and %d devices can be used, not %d",
+                       ENGINE_MAX_DEVICES, n_devs);
+    memset(res, 0, sizeof *res);
+    injector inj;
+    if (inject_init(&inj, opt->policy, ops->n_kinds, n_devs, 1) != 0)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the injector");
+
+    double t0 = wall_seconds();
+    struct model *m = NULL;
+    int rc = ops->create(&m, sc, devs, n_devs, err);
+    double t1 = wall_seconds();
+    if (rc == 0)
+        rc = run_windows(ops, m, &inj, devs, opt, err);
+    if (rc == 0)
+        rc = ops->results(m, res, err);
+    double t2 = wall_seconds();
+    if (m)
+        ops->destroy(m);
+    if (rc == 0) {
+        res->setup_s = t1 - t0;
+        res->wall_s = t2 - t1;
+        snprintf(res->scenario_path, sizeof res->scenario_path, "%s", sc->path);
+        describe_devices(&inj, devs, n_devs, res);
+    }
+    inject_free(&inj);
+    return rc;
+}

@@ -1,0 +1,96 @@
+/* The window engine: simulated time, event kinds, event sets and the per-window plan.
+ *
+ * A model describes itself (flows = its state arrays, event kinds = kernels with the flows
+ * they read and write) and, window by window, which event sets are due: (kind, partition)
+ * with a multiplicity, i.e. cloned events that one kernel launch runs together. The engine
+ * asks the injector where each set runs, lets the model enqueue it there, and feeds the
+ * measured times back. Scheduling cost grows with the number of sets, not of events. */
+#ifndef CLNETSIM_ENGINE_H
+#define CLNETSIM_ENGINE_H
+#include <stdint.h>
+
+#include <CL/cl.h>
+
+#include "common/error.h"
+#include "config/config.h"
+#include "device/device.h"
+#include "inject/inject.h"
+#include "report/report.h"
+
+typedef int64_t sim_time_ns;
+
+#define ENGINE_MAX_SETS 16
+#define ENGINE_MAX_DEVICES 16
+#define ENGINE_MAX_SET_EVENTS 8
+
+typedef struct event_kind {
+    const char *name;   /* e.g. "transmit"; also the kernel's profile key */
+    uint32_t reads;     /* bit i: the kind reads flow i */
+    uint32_t writes;    /* bit i: the kind writes flow i */
+    double cost_hint;   /* relative cost of one event, before any measurement */
+} event_kind;
+
+typedef struct event_set {
+    int kind;               /* index into the model's kinds */
+    int partition;          /* spatial partition the events belong to */
+    uint64_t multiplicity;  /* number of cloned events in the set */
+} event_set;
+
+typedef struct window_plan {
+    int64_t index;          /* window number: [index * L, (index + 1) * L) */
+    sim_time_ns begin, end;
+    int n_sets;
+    event_set sets[ENGINE_MAX_SETS]; /* in dependency order (writes before later reads) */
+} window_plan;
+
+/* What the model reports after each window. */
+typedef struct window_outcome {
+    int finished;           /* no event remains (or the duration is reached) */
+    int64_t next_window;    /* next window with work (> index) when not finished */
+    uint64_t events;        /* events executed so far (transmissions + receptions) */
+    sim_time_ns estimated_end; /* best guess of the end time, for the progress line */
+} window_outcome;
+
+struct model;
+
+typedef struct model_ops {
+    const char *name;
+    const event_kind *kinds;
+    int n_kinds;
+    const char *const *flows;
+    int n_flows;
+    /* Allocates the flows on DEVS (partition p lives on devs[p % n]) and builds what the
+     * first window needs. */
+    int (*create)(struct model **out, const scenario *sc, device_ctx *const *devs, int n_devs,
+                  cn_error *err);
+    sim_time_ns (*lookahead)(const struct model *m);
+    /* Fills PLAN (index, begin, end already set) with the event sets due in the window. */
+    int (*plan_window)(struct model *m, window_plan *plan, cn_error *err);
+    /* Enqueues SET on DEV; hands back the profiling events of its kernels (at most
+     * ENGINE_MAX_SET_EVENTS), which the engine times and releases after end_window. */
+    int (*run_set)(struct model *m, const window_plan *plan, const event_set *set,
+                   device_ctx *dev, cl_event *evs, int *n_evs, cn_error *err);
+    /* Reads back the few bytes that size the next window and says what comes next. */
+    int (*end_window)(struct model *m, const window_plan *plan, window_outcome *out,
+                      cn_error *err);
+    /* Final counters (the determinism-contract members) and device memory in use. */
+    int (*results)(struct model *m, run_results *res, cn_error *err);
+    void (*destroy)(struct model *m);
+} model_ops;
+
+/* Looks a model up by its [simulation] model name. */
+const model_ops *model_find(const char *name);
+
+typedef struct engine_options {
+    int progress;           /* draw a progress line on stderr (terminal only) */
+    inject_policy policy;
+} engine_options;
+
+/* Runs SC on DEVS to the end and fills RES (counters, windows, wall time, per-device work). */
+int engine_run(const scenario *sc, device_ctx *const *devs, int n_devs,
+               const engine_options *opt, run_results *res, cn_error *err);
+
+/* Window index holding time T for window length L (T >= 0). */
+static inline int64_t window_of(sim_time_ns t, sim_time_ns L) { return t / L; }
+
+#endif

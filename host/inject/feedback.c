@@ -1,0 +1,73 @@
+#include <stdlib.h>
+
+#include "inject/inject.h"
+
+int feedback_init(feedback_table *t, int n_kinds, int n_devices)
+{
+    t->n_kinds = n_kinds;
+    t->n_devices = n_devices;
+    t->series = calloc((size_t)n_kinds * (size_t)n_devices, sizeof *t->series);
+    return t->series ? 0 : -1;
+}
+
+void feedback_free(feedback_table *t)
+{
+    free(t->series);
+    t->series = NULL;
+}
+
+static feedback_series *series_at(const feedback_table *t, int kind, int device)
+{
+    if (kind < 0 || kind >= t->n_kinds || device < 0 || device >= t->n_devices)
+        return NULL;
+    return &t->series[(size_t)kind * (size_t)t->n_devices + (size_t)device];
+}
+
+void feedback_record(feedback_table *t, int kind, int device, uint64_t multiplicity,
+                     double seconds)
+{
+    feedback_series *s = series_at(t, kind, device);
+    if (!s)
+        return;
+    s->launches++;
+    s->total_seconds += seconds;
+    s->total_events += multiplicity;
+    if (s->launches == 1)
+        return; /* compile and warm-up noise: busy time, not a sample */
+    s->multiplicity[s->next] = multiplicity;
+    s->seconds[s->next] = seconds;
+    s->next = (s->next + 1) % FEEDBACK_HISTORY;
+    if (s->n < FEEDBACK_HISTORY)
+        s->n++;
+}
+
+const feedback_series *feedback_get(const feedback_table *t, int kind, int device)
+{
+    return series_at(t, kind, device);
+}
+
+double feedback_predict(const feedback_table *t, int kind, int device, uint64_t multiplicity)
+{
+    const feedback_series *s = series_at(t, kind, device);
+    if (!s || s->n == 0)
+        return -1.0;
+    /* time = a + b * m by least squares; with one sample or no spread in m, a plain average
+     * per event is the best estimate available. */
+    double sm = 0, st = 0, smm = 0, smt = 0;
+    for (int i = 0; i < s->n; i++) {
+        double m = (double)s->multiplicity[i], tt = s->seconds[i];
+        sm += m;
+        st += tt;
+        smm += m * m;
+        smt += m * tt;
+    }
+    double n = s->n, den = n * smm - sm * sm;
+    double x = (double)multiplicity;
+    if (s->n >= 2 && den > 1e-9 * smm * n) {
+        double b = (n * smt - sm * st) / den;
+        double a = (st - b * sm) / n;
+        if (b >= 0 && a >= 0)
+            return a + b * x;
+    }
+    return sm > 0 ? st / sm * x : st / n;
+}

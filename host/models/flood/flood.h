@@ -1,0 +1,28 @@
+/* The flood model of MODEL.md: host glue to cl/flood.cl. */
+#ifndef CLNETSIM_FLOOD_H
+#define CLNETSIM_FLOOD_H
+#include <stdint.h>
+
+#include "engine/engine.h"
+
+extern const model_ops flood_model_ops;
+
+/* Event kinds, in the order a window runs them. */
+enum flood_kind { FLOOD_MOVE = 0, FLOOD_BIN, FLOOD_INJECT, FLOOD_TRANSMIT, FLOOD_N_KINDS };
+
+/* Inspection for tests: the model after create(), stepped by hand. */
+struct model;
+/* Applies the mobility step of window W (W >= 1), as the window loop would. */
+int flood_step_mobility(struct model *m, int64_t window, cn_error *err);
+/* Current positions, N x 3 int64 mm. */
+int flood_read_positions(struct model *m, int64_t (*pos)[3], cn_error *err);
+/* Neighbour lists of the current positions from the device's cell lists, as CSR with each
+ * node's list sorted ascending. *OFFSETS has N + 1 entries; the caller frees both. */
+int flood_neighbour_lists(struct model *m, uint32_t **offsets, uint32_t **list, cn_error *err);
+
+/* Test hooks (environment): CLNETSIM_TEST_FRONTIER_CAPACITY=n starts the frontier that small
+ * so that its growth and the spill path run; CLNETSIM_TEST_RELAY_BUFFER=n caps the
+ * work-group relay buffer so that the direct append path runs; CLNETSIM_TEST_SLOTS=n starts
+ * with n packet slots so that slot growth runs. Results must not change. */
+
+#endif

@@ -1,0 +1,373 @@
+/* Flood model: allocation of the flows, placement, static neighbour lists, packet slots. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cl/flood_layout.clh"
+#include "models/flood/flood_model.h"
+
+static uint32_t env_u32(const char *name, uint32_t fallback)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return fallback;
+    char *end;
+    unsigned long x = strtoul(v, &end, 10);
+    return (*end == '\0' && x > 0 && x < 0x7fffffffUL) ? (uint32_t)x : fallback;
+}
+
+uint64_t flood_counter(const struct model *m, int word)
+{
+    return (uint64_t)m->ctl_host[word] | ((uint64_t)m->ctl_host[word + 1] << 32);
+}
+
+static cl_uint2 seed_key(const scenario *sc)
+{
+    cl_uint2 k;
+    k.s[0] = (cl_uint)sc->seed;
+    k.s[1] = (cl_uint)(sc->seed >> 32);
+    return k;
+}
+
+static int make_kernel(struct model *m, const char *name, cl_kernel *k, size_t *ls,
+                       cn_error *err)
+{
+    int rc = device_create_kernel(m->dev, m->prog, name, k, err);
+    if (rc == 0 && ls)
+        *ls = device_local_size(m->dev, name, *k);
+    return rc;
+}
+
+static int create_kernels(struct model *m, cn_error *err)
+{
+    const char *sources[] = {"cells.cl", "flood.cl"};
+    int rc = device_build_program(m->dev, sources, 2, "", &m->prog, err);
+    if (!rc)
+        rc = make_kernel(m, m->sc.placement == PLACEMENT_GRID ? "place_grid" : "place_uniform",
+                         &m->k_place, &m->ls_place, err);
+    if (!rc && m->mobile)
+        rc = make_kernel(m, "rwp_init", &m->k_rwp_init, NULL, err);
+    if (!rc && m->mobile)
+        rc = make_kernel(m, "move_rwp", &m->k_move, &m->ls_move, err);
+    if (!rc)
+        rc = make_kernel(m, "csr_count", &m->k_csr_count, &m->ls_csr, err);
+    if (!rc)
+        rc = make_kernel(m, "csr_fill", &m->k_csr_fill, NULL, err);
+    if (!rc)
+        rc = make_kernel(m, "inject", &m->k_inject, &m->ls_inject, err);
+    if (!rc)
+        rc = make_kernel(m, m->mobile ? "transmit_mobile" : "transmit", &m->k_transmit,
+                         &m->ls_transmit, err);
+    if (!rc)
+        rc = make_kernel(m, "gather_spill", &m->k_gather, &m->ls_gather, err);
+    return rc;
+}
+
+static int place_nodes(struct model *m, cn_error *err)
+{
+    device_ctx *d = m->dev;
+    const scenario *sc = &m->sc;
+    int rc = dbuf_alloc(d, &m->pos, (size_t)m->n * 32, &m->acc, "positions", err);
+    if (rc)
+        return rc;
+    if (sc->placement == PLACEMENT_GRID) {
+        cl_uint cols = (cl_uint)sc->cols;
+        cl_long spacing = sc->spacing_mm;
+        rc = kernel_args(d, m->k_place, "place_grid", err, 4, KBUF(m->pos), KARG(m->n),
+                         KARG(cols), KARG(spacing));
+    } else {
+        cl_uint2 key = seed_key(sc);
+        cl_ulong W = m->extent[0], H = m->extent[1], D = m->extent[2];
+        rc = kernel_args(d, m->k_place, "place_uniform", err, 6, KBUF(m->pos), KARG(m->n),
+                         KARG(key), KARG(W), KARG(H), KARG(D));
+    }
+    if (!rc)
+        rc = enqueue_1d(d, m->k_place, "place", m->n, m->ls_place, NULL, err);
+    if (rc || !m->mobile)
+        return rc;
+
+    cl_uint2 key = seed_key(sc);
+    cl_ulong W = m->extent[0], H = m->extent[1], D = m->extent[2];
+    cl_long vmin = sc->speed_min_mm_s, vmax = sc->speed_max_mm_s;
+    rc = dbuf_alloc(d, &m->waypoint, (size_t)m->n * 32, &m->acc, "waypoints", err);
+    if (!rc)
+        rc = dbuf_alloc(d, &m->speed, (size_t)m->n * 8, &m->acc, "speeds", err);
+    if (!rc)
+        rc = dbuf_alloc(d, &m->leg, (size_t)m->n * 4, &m->acc, "legs", err);
+    if (!rc)
+        rc = dbuf_alloc(d, &m->pause_end, (size_t)m->n * 8, &m->acc, "pause ends", err);
+    if (!rc)
+        rc = kernel_args(d, m->k_rwp_init, "rwp_init", err, 11, KARG(m->n), KARG(key), KARG(W),
+                         KARG(H), KARG(D), KARG(vmin), KARG(vmax), KBUF(m->waypoint),
+                         KBUF(m->speed), KBUF(m->leg), KBUF(m->pause_end));
+    if (!rc)
+        rc = enqueue_1d(d, m->k_rwp_init, "rwp_init", m->n, m->ls_move, NULL, err);
+    return rc;
+}
+
+int flood_move(struct model *m, int64_t window, cl_event *ev, cn_error *err)
+{
+    const scenario *sc = &m->sc;
+    cl_uint2 key = seed_key(sc);
+    cl_ulong W = m->extent[0], H = m->extent[1], D = m->extent[2];
+    cl_long vmin = sc->speed_min_mm_s, vmax = sc->speed_max_mm_s;
+    cl_long pmin = sc->pause_min_ms, pmax = sc->pause_max_ms;
+    cl_long T = window * m->L, L = m->L;
+    int rc = kernel_args(m->dev, m->k_move, "move_rwp", err, 16, KBUF(m->pos), KARG(m->n),
+                         KARG(key), KARG(W), KARG(H), KARG(D), KARG(vmin), KARG(vmax),
+                         KARG(pmin), KARG(pmax), KARG(T), KARG(L), KBUF(m->waypoint),
+                         KBUF(m->speed), KBUF(m->leg), KBUF(m->pause_end));
+    if (!rc)
+        rc = enqueue_1d(m->dev, m->k_move, "move_rwp", m->n, m->ls_move, ev, err);
+    return rc;
+}
+
+/* CSR neighbour lists of the current positions: degrees, prefix sum, fill. The cell lists
+ * must be built. */
+int flood_build_csr(struct model *m, dbuf *offsets, dbuf *neighbours, cn_error *err)
+{
+    device_ctx *d = m->dev;
+    const cell_grid *g = &m->grid;
+    cl_ulong range2 = (cl_ulong)m->sc.range_mm * (cl_ulong)m->sc.range_mm;
+    dbuf degree = {0};
+    int rc = dbuf_alloc(d, &degree, (size_t)m->n * 4, &m->acc, "degrees", err);
+    if (!rc)
+        rc = dbuf_alloc(d, offsets, ((size_t)m->n + 1) * 4, &m->acc, "neighbour offsets", err);
+    if (!rc)
+        rc = kernel_args(d, m->k_csr_count, "csr_count", err, 10, KBUF(m->pos), KARG(m->n),
+                         KARG(range2), KARG(g->side), KARG(g->nx), KARG(g->ny), KARG(g->nz),
+                         KBUF(m->cells.start), KBUF(m->cells.nodes), KBUF(degree));
+    if (!rc)
+        rc = enqueue_1d(d, m->k_csr_count, "csr_count", m->n, m->ls_csr, NULL, err);
+    if (!rc)
+        rc = scan_run(&m->node_scan, d, &degree, m->n, offsets, m->n + 1, NULL, err);
+    /* The device sums degrees in 32 bits; the host sums them in 64 to refuse a graph whose
+     * link count would wrap (the offsets would then be wrong). */
+    uint64_t total = 0;
+    uint32_t *deg = rc ? NULL : malloc((size_t)m->n * 4);
+    if (!rc && !deg)
+        rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for %u degrees", m->n);
+    if (!rc)
+        rc = dbuf_read(d, &degree, 0, (size_t)m->n * 4, deg, 1, err);
+    for (uint32_t i = 0; !rc && i < m->n; i++)
+        total += deg[i];
+    free(deg);
+    dbuf_release(&degree, &m->acc);
+    if (rc)
+        return rc;
+    if (total > 0xffffffffu)
+        return cn_fail(err, CN_ERR_INPUT, "the scenario has %llu directed links, more than the "
+                       "2^32-1 the neighbour lists hold; lower the range or the density",
+                       (unsigned long long)total);
+    if (!rc)
+        rc = dbuf_alloc(d, neighbours, (size_t)total * 4, &m->acc, "neighbour lists", err);
+    if (!rc)
+        rc = kernel_args(d, m->k_csr_fill, "csr_fill", err, 11, KBUF(m->pos), KARG(m->n),
+                         KARG(range2), KARG(g->side), KARG(g->nx), KARG(g->ny), KARG(g->nz),
+                         KBUF(m->cells.start), KBUF(m->cells.nodes), KBUF(*offsets),
+                         KBUF(*neighbours));
+    if (!rc)
+        rc = enqueue_1d(d, m->k_csr_fill, "csr_fill", m->n, m->ls_csr, NULL, err);
+    return rc;
+}
+
+static int alloc_packets(struct model *m, cn_error *err)
+{
+    device_ctx *d = m->dev;
+    uint32_t s = env_u32("CLNETSIM_TEST_SLOTS", 32);
+    if ((int64_t)s > m->sc.packets)
+        s = (uint32_t)m->sc.packets;
+    m->slots = s;
+    size_t slot_bytes = (size_t)m->words * 4;
+    uint32_t cap = env_u32("CLNETSIM_TEST_FRONTIER_CAPACITY", m->n / 8 > 256 ? m->n / 8 : 256);
+    m->capacity[0] = m->capacity[1] = cap;
+    m->lcap = (uint32_t)(2 * m->ls_transmit);
+    uint32_t lcap = env_u32("CLNETSIM_TEST_RELAY_BUFFER", m->lcap);
+    if (lcap < m->lcap)
+        m->lcap = lcap;
+    int rc = dbuf_alloc(d, &m->seen, s * slot_bytes, &m->acc, "seen bitsets", err);
+    if (!rc)
+        rc = dbuf_alloc(d, &m->spill, s * slot_bytes, &m->acc, "spill bitsets", err);
+    if (!rc)
+        rc = dbuf_zero(d, &m->spill, 0, s * slot_bytes, err);
+    if (!rc)
+        rc = dbuf_alloc(d, &m->slot_packet, (size_t)s * 4, &m->acc, "slot packets", err);
+    if (!rc)
+        rc = dbuf_alloc(d, &m->alive, (size_t)s * 4, &m->acc, "slot liveness", err);
+    if (!rc)
+        rc = dbuf_zero(d, &m->alive, 0, (size_t)s * 4, err);
+    if (!rc)
+        rc = dbuf_alloc(d, &m->ctl, CTL_WORDS * 4, &m->acc, "counters", err);
+    if (!rc)
+        rc = dbuf_zero(d, &m->ctl, 0, CTL_WORDS * 4, err);
+    for (int b = 0; b < 2 && !rc; b++)
+        rc = dbuf_alloc(d, &m->frontier[b], (size_t)cap * 8, &m->acc, "frontier", err);
+    if (!rc)
+        rc = dbuf_alloc(d, &m->new_packets, 64 * 8, &m->acc, "new packets", err);
+    if (rc)
+        return rc;
+    m->new_cap = 64;
+    m->slot_pkt = malloc((size_t)s * sizeof *m->slot_pkt);
+    m->born_window = malloc((size_t)s * sizeof *m->born_window);
+    m->free_slots = malloc((size_t)s * sizeof *m->free_slots);
+    m->alive_host = calloc(s, sizeof *m->alive_host);
+    m->new_host = malloc((size_t)m->new_cap * 2 * sizeof *m->new_host);
+    if (!m->slot_pkt || !m->born_window || !m->free_slots || !m->alive_host || !m->new_host)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for packet slots");
+    for (uint32_t i = 0; i < s; i++) {
+        m->slot_pkt[i] = -1;
+        m->free_slots[i] = s - 1 - i; /* lowest slot first */
+    }
+    m->n_free = s;
+    return 0;
+}
+
+/* More packets in flight than slots: double them. Seen bitsets and slot packets are copied;
+ * spill bits are always clear between windows; liveness is only compared with the stamp of
+ * the window under way, which no new slot can hold. */
+int flood_grow_slots(struct model *m, cn_error *err)
+{
+    device_ctx *d = m->dev;
+    uint32_t old = m->slots, s = old * 2;
+    if (s <= old || s > (1u << 30))
+        return cn_fail(err, CN_ERR_RUNTIME, "too many packets in flight (%u)", old);
+    size_t slot_bytes = (size_t)m->words * 4;
+    int rc = dbuf_grow(d, &m->seen, s * slot_bytes, old * slot_bytes, &m->acc, "seen bitsets",
+                       err);
+    if (!rc)
+        rc = dbuf_grow(d, &m->spill, s * slot_bytes, 0, &m->acc, "spill bitsets", err);
+    if (!rc)
+        rc = dbuf_zero(d, &m->spill, 0, s * slot_bytes, err);
+    if (!rc)
+        rc = dbuf_grow(d, &m->slot_packet, (size_t)s * 4, (size_t)old * 4, &m->acc,
+                       "slot packets", err);
+    if (!rc)
+        rc = dbuf_grow(d, &m->alive, (size_t)s * 4, 0, &m->acc, "slot liveness", err);
+    if (!rc)
+        rc = dbuf_zero(d, &m->alive, 0, (size_t)s * 4, err);
+    if (rc)
+        return rc;
+    int64_t *sp = realloc(m->slot_pkt, (size_t)s * sizeof *sp);
+    if (sp)
+        m->slot_pkt = sp;
+    int64_t *bw = realloc(m->born_window, (size_t)s * sizeof *bw);
+    if (bw)
+        m->born_window = bw;
+    uint32_t *fs = realloc(m->free_slots, (size_t)s * sizeof *fs);
+    if (fs)
+        m->free_slots = fs;
+    uint32_t *ah = realloc(m->alive_host, (size_t)s * sizeof *ah);
+    if (ah)
+        m->alive_host = ah;
+    if (!sp || !bw || !fs || !ah)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for packet slots");
+    for (uint32_t i = old; i < s; i++)
+        m->slot_pkt[i] = -1;
+    for (uint32_t i = s; i > old; i--)
+        m->free_slots[m->n_free++] = i - 1;
+    m->slots = s;
+    return 0;
+}
+
+static void area_extent(struct model *m)
+{
+    const scenario *sc = &m->sc;
+    if (sc->placement == PLACEMENT_GRID) {
+        m->extent[0] = (uint64_t)((sc->cols - 1) * sc->spacing_mm);
+        m->extent[1] = (uint64_t)((sc->rows - 1) * sc->spacing_mm);
+        m->extent[2] = 0;
+        if (m->mobile) { /* waypoints are drawn in the mobility area */
+            m->extent[0] = (uint64_t)sc->width_mm;
+            m->extent[1] = (uint64_t)sc->height_mm;
+            m->extent[2] = (uint64_t)sc->depth_mm;
+        }
+    } else {
+        m->extent[0] = (uint64_t)sc->width_mm;
+        m->extent[1] = (uint64_t)sc->height_mm;
+        m->extent[2] = (uint64_t)sc->depth_mm;
+    }
+}
+
+int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs, int n_devs,
+                 cn_error *err)
+{
+    (void)n_devs; /* one partition, on the first device */
+    struct model *m = calloc(1, sizeof *m);
+    if (!m)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    *out = m;
+    m->sc = *sc;
+    m->dev = devs[0];
+    int64_t n = scenario_node_count(sc);
+    if (n < 1 || n > (int64_t)0x7fffffff)
+        return cn_fail(err, CN_ERR_INPUT, "the flood model runs 1 to 2^31-1 nodes, not %lld",
+                       (long long)n);
+    m->n = (uint32_t)n;
+    m->words = (m->n + 31) / 32;
+    m->mobile = sc->mobility == MOBILITY_RWP;
+    m->L = sc->relay_delay_ns;
+    area_extent(m);
+    int64_t ext[3];
+    /* The cell grid covers every position a node can take: placements and waypoints. */
+    ext[0] = (int64_t)m->extent[0];
+    ext[1] = (int64_t)m->extent[1];
+    ext[2] = (int64_t)m->extent[2];
+    if (sc->placement == PLACEMENT_GRID) {
+        if ((sc->cols - 1) * sc->spacing_mm > ext[0])
+            ext[0] = (sc->cols - 1) * sc->spacing_mm;
+        if ((sc->rows - 1) * sc->spacing_mm > ext[1])
+            ext[1] = (sc->rows - 1) * sc->spacing_mm;
+    }
+    int rc = create_kernels(m, err);
+    if (!rc)
+        rc = cell_grid_choose(&m->grid, ext, sc->range_mm, m->n, err);
+    if (!rc)
+        rc = place_nodes(m, err);
+    if (!rc)
+        rc = cell_lists_init(&m->cells, m->dev, m->prog, &m->grid, m->n, &m->acc, err);
+    if (!rc)
+        rc = scan_init(&m->node_scan, m->dev, m->prog, (size_t)m->n + 1, &m->acc, err);
+    if (!rc && !m->mobile) {
+        /* Static: neighbour lists once; the cell lists are not needed afterwards. */
+        cl_event evs[4];
+        int n_evs = 0;
+        rc = cell_lists_build(&m->cells, m->dev, &m->pos, evs, &n_evs, err);
+        for (int i = 0; i < n_evs; i++)
+            if (evs[i])
+                clReleaseEvent(evs[i]);
+        if (!rc)
+            rc = flood_build_csr(m, &m->offsets, &m->neighbours, err);
+        if (!rc)
+            rc = cl_check(clFinish(m->dev->queue), "clFinish", m->dev->info.name, err);
+    }
+    if (!rc)
+        rc = alloc_packets(m, err);
+    if (!rc)
+        rc = cl_check(clFinish(m->dev->queue), "clFinish", m->dev->info.name, err);
+    return rc;
+}
+
+void flood_destroy(struct model *m)
+{
+    if (!m)
+        return;
+    dbuf *bufs[] = {&m->pos, &m->waypoint, &m->speed, &m->leg, &m->pause_end, &m->offsets,
+                    &m->neighbours, &m->seen, &m->spill, &m->slot_packet, &m->alive, &m->ctl,
+                    &m->new_packets, &m->frontier[0], &m->frontier[1]};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        dbuf_release(bufs[i], &m->acc);
+    cell_lists_free(&m->cells, &m->acc);
+    scan_free(&m->node_scan, &m->acc);
+    cl_kernel ks[] = {m->k_place, m->k_rwp_init, m->k_move, m->k_csr_count, m->k_csr_fill,
+                      m->k_inject, m->k_transmit, m->k_gather};
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
+        if (ks[i])
+            clReleaseKernel(ks[i]);
+    if (m->prog)
+        clReleaseProgram(m->prog);
+    free(m->slot_pkt);
+    free(m->born_window);
+    free(m->free_slots);
+    free(m->alive_host);
+    free(m->new_host);
+    free(m);
+}

@@ -1,0 +1,130 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report/report.h"
+
+double results_loss(const run_results *r)
+{
+    return r->generated > 0 ? 1.0 - (double)r->delivered / (double)r->generated : 0.0;
+}
+
+uint64_t results_events(const run_results *r)
+{
+    return (uint64_t)r->transmissions + (uint64_t)r->receptions;
+}
+
+static void json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(out, "\\u%04x", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+void report_print_json(const run_results *r, FILE *out)
+{
+    double events_per_s = r->wall_s > 0 ? (double)results_events(r) / r->wall_s : 0.0;
+    fprintf(out, "{\n  \"model\": ");
+    json_string(out, r->model);
+    fprintf(out, ",\n  \"seed\": %llu,\n", (unsigned long long)r->seed);
+    fprintf(out, "  \"nodes\": %lld,\n", (long long)r->nodes);
+    fprintf(out, "  \"generated\": %lld,\n", (long long)r->generated);
+    fprintf(out, "  \"delivered\": %lld,\n", (long long)r->delivered);
+    /* %.17g: the shortest form that always reads back to the same double */
+    fprintf(out, "  \"loss\": %.17g,\n", results_loss(r));
+    fprintf(out, "  \"transmissions\": %lld,\n", (long long)r->transmissions);
+    fprintf(out, "  \"receptions\": %lld,\n", (long long)r->receptions);
+    fprintf(out, "  \"first_receptions\": %lld,\n", (long long)r->first_receptions);
+    fprintf(out, "  \"hops_sum\": %lld,\n", (long long)r->hops_sum);
+    fprintf(out, "  \"latency_sum_ns\": %lld,\n", (long long)r->latency_sum_ns);
+    fprintf(out, "  \"end_time_ns\": %lld,\n", (long long)r->end_time_ns);
+    fprintf(out, "  \"windows\": %lld,\n", (long long)r->windows);
+    fprintf(out, "  \"wall_s\": %.6f,\n", r->wall_s);
+    fprintf(out, "  \"events_per_s\": %.1f,\n", events_per_s);
+    fprintf(out, "  \"setup_s\": %.6f,\n", r->setup_s);
+    fprintf(out, "  \"device_bytes\": %llu,\n", (unsigned long long)r->device_bytes);
+    fprintf(out, "  \"devices\": [");
+    for (int i = 0; i < r->n_devices; i++) {
+        const device_report *d = &r->devices[i];
+        fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
+        json_string(out, d->name);
+        fprintf(out, ", \"platform\": ");
+        json_string(out, d->platform);
+        fprintf(out, ", \"type\": ");
+        json_string(out, d->type);
+        fprintf(out, ", \"event_sets\": %llu, \"events\": %llu, \"busy_s\": %.6f}",
+                (unsigned long long)d->event_sets, (unsigned long long)d->events, d->busy_s);
+    }
+    fprintf(out, "%s],\n", r->n_devices ? "\n  " : "");
+    fprintf(out, "  \"scenario\": ");
+    json_string(out, r->scenario_path);
+    fprintf(out, ",\n  \"version\": ");
+    json_string(out, CLNETSIM_VERSION);
+    fprintf(out, ",\n  \"commit\": ");
+    json_string(out, CLNETSIM_GIT_COMMIT);
+    fprintf(out, ",\n  \"complete\": true\n}\n");
+}
+
+int json_output_open(json_output *o, const char *path, cn_error *err)
+{
+    memset(o, 0, sizeof *o);
+    if (strlen(path) >= sizeof o->path)
+        return cn_fail(err, CN_ERR_INPUT, "output path '%.64s...' is too long", path);
+    snprintf(o->path, sizeof o->path, "%s", path);
+    snprintf(o->tmp_path, sizeof o->tmp_path, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(o->tmp_path);
+    if (fd < 0)
+        return cn_fail(err, CN_ERR_INPUT, "cannot write the JSON output '%s': %s", path,
+                       strerror(errno));
+    o->file = fdopen(fd, "w");
+    if (!o->file) {
+        int e = errno;
+        close(fd);
+        unlink(o->tmp_path);
+        return cn_fail(err, CN_ERR_INPUT, "cannot write the JSON output '%s': %s", path,
+                       strerror(e));
+    }
+    return 0;
+}
+
+void json_output_abort(json_output *o)
+{
+    if (o->file) {
+        fclose(o->file);
+        o->file = NULL;
+        unlink(o->tmp_path);
+    }
+}
+
+int json_output_commit(json_output *o, const run_results *r, cn_error *err)
+{
+    if (!o->file)
+        return 0;
+    report_print_json(r, o->file);
+    int failed = fflush(o->file) != 0 || ferror(o->file) || fsync(fileno(o->file)) != 0;
+    int e = errno;
+    if (fclose(o->file) != 0 && !failed) {
+        failed = 1;
+        e = errno;
+    }
+    o->file = NULL;
+    if (!failed && rename(o->tmp_path, o->path) != 0) {
+        failed = 1;
+        e = errno;
+    }
+    if (failed) {
+        unlink(o->tmp_path);
+        return cn_fail(err, CN_ERR_INPUT, "cannot write the JSON output '%s': %s", o->path,
+                       strerror(e));
+    }
+    return 0;
+}

@@ -1,0 +1,80 @@
+/* Results of a run: the JSON summary of MODEL.md (written atomically), the human summary, and
+ * the progress line. */
+#ifndef CLNETSIM_REPORT_H
+#define CLNETSIM_REPORT_H
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/error.h"
+
+#define REPORT_MAX_DEVICES 16
+
+typedef struct device_report {
+    char name[256];
+    char platform[128];
+    char type[16];
+    uint64_t event_sets;
+    uint64_t events;
+    double busy_s;
+} device_report;
+
+typedef struct run_results {
+    /* the determinism contract: identical on every device, policy and partition count */
+    char model[32];
+    uint64_t seed;
+    int64_t nodes;
+    int64_t generated;
+    int64_t delivered;
+    int64_t transmissions;
+    int64_t receptions;
+    int64_t first_receptions;
+    int64_t hops_sum;
+    int64_t latency_sum_ns;
+    int64_t end_time_ns;
+    int64_t windows;
+    /* measurements */
+    double wall_s;          /* simulation: from the first window to the final counters */
+    double setup_s;         /* device open, kernel build, allocation and placement */
+    uint64_t device_bytes;  /* peak device memory allocated by the model */
+    int n_devices;
+    device_report devices[REPORT_MAX_DEVICES];
+    char scenario_path[1024];
+} run_results;
+
+/* loss = 1 - delivered / generated */
+double results_loss(const run_results *r);
+uint64_t results_events(const run_results *r); /* transmissions + receptions */
+
+/* JSON output through a temporary file in the same folder and a rename, so a failed run never
+ * leaves a partial file. Opened before the run (a path that cannot be written is reported
+ * before any work is done), committed after it, or aborted (the temporary file removed). */
+typedef struct json_output {
+    char path[1024];
+    char tmp_path[1100];
+    FILE *file;
+} json_output;
+
+int json_output_open(json_output *o, const char *path, cn_error *err);
+int json_output_commit(json_output *o, const run_results *r, cn_error *err);
+void json_output_abort(json_output *o);
+/* Same object, to a stream. */
+void report_print_json(const run_results *r, FILE *out);
+void report_print_summary(const run_results *r, FILE *out);
+
+/* Progress line on stderr, redrawn at most a few times per second, only on a terminal and only
+ * once the run has lasted a second. */
+typedef struct progress {
+    int enabled;
+    double started, last_draw;
+    int drawn;
+} progress;
+
+void progress_init(progress *p, int enabled);
+void progress_update(progress *p, int64_t sim_ns, int64_t windows, uint64_t events,
+                     int64_t estimated_end_ns);
+void progress_finish(progress *p);
+
+/* Monotonic wall clock in seconds. */
+double wall_seconds(void);
+
+#endif

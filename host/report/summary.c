@@ -1,0 +1,77 @@
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "report/report.h"
+
+double wall_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void report_print_summary(const run_results *r, FILE *out)
+{
+    uint64_t events = results_events(r);
+    fprintf(out, "scenario     %s\n", r->scenario_path[0] ? r->scenario_path : "(defaults)");
+    fprintf(out, "model        %s, %lld nodes, seed %llu\n", r->model, (long long)r->nodes,
+            (unsigned long long)r->seed);
+    fprintf(out, "delivered    %lld of %lld packets (loss %.4f)\n", (long long)r->delivered,
+            (long long)r->generated, results_loss(r));
+    if (r->delivered > 0)
+        fprintf(out, "latency      mean %.6f s, mean hops %.3f\n",
+                (double)r->latency_sum_ns / (double)r->delivered * 1e-9,
+                (double)r->hops_sum / (double)r->delivered);
+    else
+        fprintf(out, "latency      n/a (nothing delivered)\n");
+    fprintf(out, "events       %llu (%lld transmissions, %lld receptions, %lld first receptions)\n",
+            (unsigned long long)events, (long long)r->transmissions, (long long)r->receptions,
+            (long long)r->first_receptions);
+    fprintf(out, "simulated    %.3f s in %lld windows\n", (double)r->end_time_ns * 1e-9,
+            (long long)r->windows);
+    fprintf(out, "wall         %.3f s simulation + %.3f s setup, %.3g events/s\n", r->wall_s,
+            r->setup_s, r->wall_s > 0 ? (double)events / r->wall_s : 0.0);
+    for (int i = 0; i < r->n_devices; i++)
+        fprintf(out, "device       %s (%s, %s): %llu event sets, busy %.3f s, %.1f MiB\n",
+                r->devices[i].name, r->devices[i].platform, r->devices[i].type,
+                (unsigned long long)r->devices[i].event_sets, r->devices[i].busy_s,
+                (double)r->device_bytes / (1024.0 * 1024.0));
+}
+
+void progress_init(progress *p, int enabled)
+{
+    p->enabled = enabled && isatty(STDERR_FILENO);
+    p->started = wall_seconds();
+    p->last_draw = 0;
+    p->drawn = 0;
+}
+
+void progress_update(progress *p, int64_t sim_ns, int64_t windows, uint64_t events,
+                     int64_t estimated_end_ns)
+{
+    if (!p->enabled)
+        return;
+    double now = wall_seconds(), elapsed = now - p->started;
+    if (elapsed < 1.0 || now - p->last_draw < 0.25)
+        return;
+    p->last_draw = now;
+    p->drawn = 1;
+    double eta = -1;
+    if (estimated_end_ns > sim_ns && sim_ns > 0)
+        eta = elapsed * (double)(estimated_end_ns - sim_ns) / (double)sim_ns;
+    char eta_text[32] = "?";
+    if (eta >= 0)
+        snprintf(eta_text, sizeof eta_text, "%.0f s", eta);
+    fprintf(stderr, "\r  t = %.3f s  windows %lld  %.3g events/s  ETA %s   ", (double)sim_ns * 1e-9,
+            (long long)windows, (double)events / elapsed, eta_text);
+    fflush(stderr);
+}
+
+void progress_finish(progress *p)
+{
+    if (p->enabled && p->drawn) {
+        fprintf(stderr, "\r%78s\r", "");
+        fflush(stderr);
+    }
+}

@@ -1,0 +1,30 @@
+# Runs two commands that each write a JSON result and compares the determinism-contract
+# members with json_compare. Arguments (-D):
+#   COMPARE   json_compare executable
+#   WORKDIR   folder for the two JSON files
+#   A, B      commands, as "|"-separated argument lists; the JSON path is appended as
+#             "--json FILE"
+#   A_ENV, B_ENV  optional "|"-separated NAME=VALUE pairs for each command
+function(run_side cmd env out)
+  string(REPLACE "|" ";" argv "${cmd}")
+  set(envargs "")
+  if(env)
+    string(REPLACE "|" ";" envargs "${env}")
+  endif()
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env ${envargs} ${argv} --json ${out}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE so ERROR_VARIABLE se)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "command failed (${rc}): ${argv}\n${so}\n${se}")
+  endif()
+endfunction()
+
+file(MAKE_DIRECTORY ${WORKDIR})
+file(REMOVE ${WORKDIR}/a.json ${WORKDIR}/b.json)
+run_side("${A}" "${A_ENV}" ${WORKDIR}/a.json)
+run_side("${B}" "${B_ENV}" ${WORKDIR}/b.json)
+execute_process(COMMAND ${COMPARE} ${WORKDIR}/a.json ${WORKDIR}/b.json
+                RESULT_VARIABLE rc OUTPUT_VARIABLE so ERROR_VARIABLE se)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "results differ:\n${so}${se}\nA: ${A}\nB: ${B}")
+endif()
+message(STATUS "identical: ${A} | ${B}")

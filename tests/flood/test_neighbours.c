@@ -1,0 +1,171 @@
+/* The device's cell lists give exactly the brute-force neighbour sets, and the device's
+ * mobility gives exactly the oracle's positions, for grids, 2-D and 3-D uniform placements,
+ * and after mobility steps. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "device/device.h"
+#include "engine/engine.h"
+#include "flood_oracle.h"
+#include "models/flood/flood.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                                                     \
+    do {                                                                                     \
+        if (!(cond)) {                                                                       \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                             \
+            fprintf(stderr, __VA_ARGS__);                                                    \
+            fputc('\n', stderr);                                                             \
+            failures++;                                                                      \
+        }                                                                                    \
+    } while (0)
+
+static int compare_lists(const char *label, struct model *m, const scenario *sc,
+                         int64_t (*pos)[3], int64_t n)
+{
+    cn_error err = {0};
+    uint32_t *off = NULL, *list = NULL;
+    if (flood_neighbour_lists(m, &off, &list, &err) != 0) {
+        CHECK(0, "%s: neighbour lists: %s", label, err.msg);
+        return -1;
+    }
+    int64_t *ooff = NULL;
+    int32_t *olist = NULL;
+    if (oracle_neighbours((const int64_t(*)[3])pos, n, sc->range_mm, &ooff, &olist) != 0) {
+        CHECK(0, "%s: oracle neighbours failed", label);
+        free(off);
+        free(list);
+        return -1;
+    }
+    int64_t links = 0, bad = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t a = off[i], b = off[i + 1], oa = ooff[i], ob = ooff[i + 1];
+        links += b - a;
+        int same = (b - a) == (ob - oa);
+        for (int64_t q = 0; same && q < b - a; q++)
+            same = (int64_t)list[a + q] == (int64_t)olist[oa + q];
+        if (!same && bad++ < 5)
+            CHECK(0, "%s: node %lld has %lld neighbours on the device, %lld by brute force",
+                  label, (long long)i, (long long)(b - a), (long long)(ob - oa));
+    }
+    CHECK(bad == 0, "%s: %lld nodes with wrong neighbour lists", label, (long long)bad);
+    printf("%s: %lld nodes, %lld links, %s\n", label, (long long)n, (long long)links,
+           bad ? "MISMATCH" : "equal to brute force");
+    free(off);
+    free(list);
+    free(ooff);
+    free(olist);
+    return 0;
+}
+
+static void check_scenario(const char *label, const char *ini, device_ctx *dev, int steps)
+{
+    cn_error err = {0};
+    scenario sc;
+    if (config_load_string(label, ini, NULL, 0, &sc, &err) != 0) {
+        CHECK(0, "%s: config: %s", label, err.msg);
+        return;
+    }
+    struct model *m = NULL;
+    device_ctx *devs[1] = {dev};
+    if (flood_model_ops.create(&m, &sc, devs, 1, &err) != 0) {
+        CHECK(0, "%s: create: %s", label, err.msg);
+        flood_model_ops.destroy(m);
+        return;
+    }
+    oracle_mobility om;
+    if (oracle_mobility_init(&om, &sc) != 0) {
+        CHECK(0, "%s: oracle mobility init failed", label);
+        flood_model_ops.destroy(m);
+        return;
+    }
+    int64_t n = om.n;
+    int64_t(*pos)[3] = malloc((size_t)n * sizeof *pos);
+    for (int w = 0; pos && w <= steps; w++) {
+        if (w > 0) {
+            if (flood_step_mobility(m, w, &err) != 0) {
+                CHECK(0, "%s: mobility step %d: %s", label, w, err.msg);
+                break;
+            }
+            oracle_mobility_advance(&sc, &om, w);
+        }
+        if (flood_read_positions(m, pos, &err) != 0) {
+            CHECK(0, "%s: positions: %s", label, err.msg);
+            break;
+        }
+        int64_t moved_wrong = 0;
+        for (int64_t i = 0; i < n; i++)
+            if (memcmp(pos[i], om.pos[i], sizeof pos[i]) != 0 && moved_wrong++ < 3)
+                CHECK(0, "%s: window %d node %lld at (%lld,%lld,%lld), oracle (%lld,%lld,%lld)",
+                      label, w, (long long)i, (long long)pos[i][0], (long long)pos[i][1],
+                      (long long)pos[i][2], (long long)om.pos[i][0], (long long)om.pos[i][1],
+                      (long long)om.pos[i][2]);
+        char step_label[128];
+        snprintf(step_label, sizeof step_label, "%s, window %d", label, w);
+        if (w == 0 || w == steps || w % 7 == 0)
+            compare_lists(step_label, m, &sc, pos, n);
+    }
+    free(pos);
+    oracle_mobility_free(&om);
+    flood_model_ops.destroy(m);
+}
+
+int main(void)
+{
+    cn_error err = {0};
+    device_list list = {0};
+    if (device_enumerate(&list, &err) != 0 || list.count == 0) {
+        fprintf(stderr, "FAIL: no OpenCL device: %s\n", err.msg);
+        return 1;
+    }
+    int idx[4];
+    if (device_select(&list, "cpu", idx, 4, &err) <= 0) {
+        fprintf(stderr, "FAIL: no CPU device: %s\n", err.msg);
+        return 1;
+    }
+    device_ctx dev;
+    memset(&dev, 0, sizeof dev);
+    if (device_open(&dev, &list.items[idx[0]], &err) != 0) {
+        fprintf(stderr, "FAIL: %s\n", err.msg);
+        return 1;
+    }
+    check_scenario("grid 30x40, range = spacing",
+                   "[topology]\nplacement = grid\nrows = 30\ncols = 40\nspacing = 100\n"
+                   "[connectivity]\nrange = 100\n", &dev, 0);
+    check_scenario("grid 25x25, range 2.5 spacings",
+                   "[topology]\nplacement = grid\nrows = 25\ncols = 25\nspacing = 10\n"
+                   "[connectivity]\nrange = 25\n", &dev, 0);
+    check_scenario("uniform 2-D",
+                   "[simulation]\nseed = 11\n[topology]\nplacement = uniform\nnodes = 1500\n"
+                   "width = 2000\nheight = 1200\ndepth = 0\n[connectivity]\nrange = 90\n",
+                   &dev, 0);
+    check_scenario("uniform 3-D",
+                   "[simulation]\nseed = 12\n[topology]\nplacement = uniform\nnodes = 1500\n"
+                   "width = 800\nheight = 900\ndepth = 300\n[connectivity]\nrange = 100\n",
+                   &dev, 0);
+    check_scenario("uniform 3-D, tiny range (sparse cells)",
+                   "[simulation]\nseed = 13\n[topology]\nplacement = uniform\nnodes = 400\n"
+                   "width = 5000\nheight = 5000\ndepth = 5000\n[connectivity]\nrange = 1\n",
+                   &dev, 0);
+    check_scenario("rwp 3-D after mobility steps",
+                   "[simulation]\nseed = 5\n[topology]\nplacement = uniform\nnodes = 800\n"
+                   "width = 600\nheight = 600\ndepth = 100\n[connectivity]\nrange = 60\n"
+                   "[mobility]\nmodel = rwp\nspeed_min = 1\nspeed_max = 40\npause_min = 0\n"
+                   "pause_max = 2\n[flood]\nrelay_delay = 1\n", &dev, 30);
+    check_scenario("rwp on a grid, fast nodes reaching waypoints",
+                   "[simulation]\nseed = 3\n[topology]\nplacement = grid\nrows = 20\ncols = 20\n"
+                   "spacing = 10\n[connectivity]\nrange = 10\n[mobility]\nmodel = rwp\n"
+                   "speed_min = 20\nspeed_max = 150\npause_min = 0.1\npause_max = 1.7\n"
+                   "[flood]\nrelay_delay = 0.5\n", &dev, 40);
+    device_close(&dev);
+    device_list_free(&list);
+    if (failures) {
+        fprintf(stderr, "%d failure(s)\n", failures);
+        return 1;
+    }
+    printf("all neighbour and mobility checks passed\n");
+    return 0;
+}

@@ -1,0 +1,540 @@
+/* Sequential reference implementation of the flood model (see flood_oracle.h).
+ *
+ * Structure: time is cut into windows [w*L, (w+1)*L), L = relay_delay. Every transmission of a
+ * packet at time t is followed by its relays at exactly t + L, so a packet's live frontier (the
+ * set of nodes transmitting it, all at the same time and hop count) sits in exactly one window
+ * and moves to the next window as a whole. The oracle therefore walks the windows in order and,
+ * in each, advances every live packet's frontier by one hop. Packets never interact (each has
+ * its own "seen" set), so the order in which packets are handled inside a window does not
+ * matter; only positions (hence neighbour sets) are shared, and those depend on the window
+ * alone. */
+#include "flood_oracle.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NS_PER_S INT64_C(1000000000)
+#define NS_PER_MS INT64_C(1000000)
+
+/* ---------------------------------------------------------------- Philox4x32-10 */
+
+/* Constants of Random123's philox4x32: the multipliers and the Weyl key increments. */
+#define PHILOX_M0 UINT32_C(0xD2511F53)
+#define PHILOX_M1 UINT32_C(0xCD9E8D57)
+#define PHILOX_W0 UINT32_C(0x9E3779B9)
+#define PHILOX_W1 UINT32_C(0xBB67AE85)
+
+void oracle_philox4x32_10(const uint32_t ctr[4], uint32_t key0, uint32_t key1, uint32_t out[4])
+{
+    uint32_t c[4] = {ctr[0], ctr[1], ctr[2], ctr[3]};
+    for (int round = 0; round < 10; round++) {
+        if (round > 0) { /* the key is bumped between rounds, not before the first */
+            key0 += PHILOX_W0;
+            key1 += PHILOX_W1;
+        }
+        uint64_t p0 = (uint64_t)PHILOX_M0 * c[0];
+        uint64_t p1 = (uint64_t)PHILOX_M1 * c[2];
+        uint32_t hi0 = (uint32_t)(p0 >> 32), lo0 = (uint32_t)p0;
+        uint32_t hi1 = (uint32_t)(p1 >> 32), lo1 = (uint32_t)p1;
+        uint32_t n0 = hi1 ^ c[1] ^ key0;
+        uint32_t n2 = hi0 ^ c[3] ^ key1;
+        c[0] = n0;
+        c[1] = lo1;
+        c[2] = n2;
+        c[3] = lo0;
+    }
+    memcpy(out, c, sizeof c);
+}
+
+void oracle_philox(uint64_t seed, uint32_t a, uint32_t b, uint32_t s, uint32_t w[4])
+{
+    const uint32_t ctr[4] = {a, b, s, 0};
+    oracle_philox4x32_10(ctr, (uint32_t)(seed & 0xffffffffu), (uint32_t)(seed >> 32), w);
+}
+
+/* A value uniform in [0, n): (w * n) >> 32 with a 64-bit product; n <= 2^32. */
+static uint64_t uniform_below(uint32_t w, uint64_t n) { return ((uint64_t)w * n) >> 32; }
+
+/* ---------------------------------------------------------------- integer helpers */
+
+/* Digit-by-digit (base 4) square root: exact for every 64-bit input and free of floating
+ * point, so it cannot disagree with the model's floor(sqrt()) on large or near-square values. */
+uint64_t oracle_isqrt_u64(uint64_t x)
+{
+    uint64_t rem = x, root = 0;
+    uint64_t bit = UINT64_C(1) << 62; /* the largest power of four */
+    while (bit > rem)
+        bit >>= 2;
+    while (bit != 0) {
+        if (rem >= root + bit) {
+            rem -= root + bit;
+            root = (root >> 1) + bit;
+        } else {
+            root >>= 1;
+        }
+        bit >>= 2;
+    }
+    return root;
+}
+
+/* Squared distance in 64-bit unsigned arithmetic: coordinates are at most 2^31 - 1 mm apart
+ * (SCENARIO_MAX_SIDE_MM), so each square is below 2^62 and the sum of three below 2^64. */
+static uint64_t dist2(const int64_t a[3], const int64_t b[3])
+{
+    uint64_t s = 0;
+    for (int c = 0; c < 3; c++) {
+        int64_t d = a[c] - b[c];
+        s += (uint64_t)(d * d);
+    }
+    return s;
+}
+
+/* rwp budget b = v * L / 10^9 (integer division), split as v * (L / 10^9) + v * (L % 10^9) /
+ * 10^9 so that v * L cannot overflow for long windows; the result is the same integer. */
+static int64_t rwp_budget(int64_t v, int64_t l_ns)
+{
+    return v * (l_ns / NS_PER_S) + (v * (l_ns % NS_PER_S)) / NS_PER_S;
+}
+
+/* ---------------------------------------------------------------- scenario checks */
+
+int64_t oracle_node_count(const scenario *sc)
+{
+    if (sc->placement == PLACEMENT_GRID) {
+        if (sc->rows < 1 || sc->cols < 1 || sc->rows > INT32_MAX / sc->cols)
+            return -1;
+        return sc->rows * sc->cols;
+    }
+    if (sc->placement == PLACEMENT_UNIFORM)
+        return sc->nodes >= 1 && sc->nodes <= INT32_MAX ? sc->nodes : -1;
+    return -1;
+}
+
+static bool side_ok(int64_t v) { return v >= 0 && v <= SCENARIO_MAX_SIDE_MM; }
+
+/* The oracle refuses what the model does not define rather than guess; node ids must fit the
+ * int32 neighbour lists (and therefore the 32-bit counter words). */
+static bool scenario_ok(const scenario *sc)
+{
+    int64_t n = oracle_node_count(sc);
+    if (n < 1 || sc->relay_delay_ns <= 0)
+        return false;
+    if (!side_ok(sc->width_mm) || !side_ok(sc->height_mm) || !side_ok(sc->depth_mm))
+        return false;
+    if (sc->placement == PLACEMENT_GRID) {
+        if (sc->spacing_mm < 0 || (sc->rows > 1 && sc->spacing_mm > SCENARIO_MAX_SIDE_MM / (sc->rows - 1)) ||
+            (sc->cols > 1 && sc->spacing_mm > SCENARIO_MAX_SIDE_MM / (sc->cols - 1)))
+            return false;
+    }
+    if (sc->connectivity != CONNECTIVITY_UDG || !side_ok(sc->range_mm))
+        return false;
+    if (sc->mobility == MOBILITY_RWP) {
+        if (sc->speed_min_mm_s < 0 || sc->speed_max_mm_s < sc->speed_min_mm_s ||
+            sc->speed_max_mm_s - sc->speed_min_mm_s >= (INT64_C(1) << 32))
+            return false;
+        if (sc->pause_min_ms < 0 || sc->pause_max_ms < sc->pause_min_ms ||
+            sc->pause_max_ms - sc->pause_min_ms >= (INT64_C(1) << 32) ||
+            sc->pause_max_ms > INT64_MAX / NS_PER_MS / 2)
+            return false;
+        /* v * (L % 10^9) must fit in 64 bits (rwp_budget). */
+        if (sc->speed_max_mm_s > INT64_MAX / NS_PER_S ||
+            (sc->speed_max_mm_s > 0 && sc->relay_delay_ns / NS_PER_S > INT64_MAX / 2 / sc->speed_max_mm_s))
+            return false;
+    } else if (sc->mobility != MOBILITY_STATIC) {
+        return false;
+    }
+    if (sc->source < 0 || sc->source >= n || sc->destination < -1 || sc->destination >= n)
+        return false;
+    if (sc->packets < 0 || sc->interval_ns < 0 || sc->start_ns < 0 || sc->duration_ns < 0)
+        return false;
+    if (sc->ttl < 0 || sc->drop_threshold > (UINT64_C(1) << 32))
+        return false;
+    /* Every creation time start + k * interval must be representable. */
+    if (sc->packets > 0 && sc->interval_ns > 0 &&
+        sc->packets - 1 > (INT64_MAX - sc->start_ns) / sc->interval_ns)
+        return false;
+    return true;
+}
+
+/* ---------------------------------------------------------------- placement, neighbours */
+
+int oracle_place(const scenario *sc, int64_t (*pos)[3])
+{
+    int64_t n = oracle_node_count(sc);
+    if (n < 1)
+        return ORACLE_ERR_INPUT;
+    if (sc->placement == PLACEMENT_GRID) {
+        for (int64_t i = 0; i < n; i++) {
+            int64_t r = i / sc->cols, c = i % sc->cols;
+            pos[i][0] = c * sc->spacing_mm;
+            pos[i][1] = r * sc->spacing_mm;
+            pos[i][2] = 0;
+        }
+        return ORACLE_OK;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t w[4];
+        oracle_philox(sc->seed, (uint32_t)i, 0, 2, w);
+        pos[i][0] = (int64_t)uniform_below(w[0], (uint64_t)sc->width_mm);
+        pos[i][1] = (int64_t)uniform_below(w[1], (uint64_t)sc->height_mm);
+        pos[i][2] = (int64_t)uniform_below(w[2], (uint64_t)sc->depth_mm);
+    }
+    return ORACLE_OK;
+}
+
+/* Growable array of undirected edges (i < j), found in (i, j) lexicographic order. */
+typedef struct edge_list {
+    int32_t (*e)[2];
+    size_t n, cap;
+} edge_list;
+
+static int edge_push(edge_list *el, int32_t i, int32_t j)
+{
+    if (el->n == el->cap) {
+        size_t cap = el->cap ? 2 * el->cap : 1024;
+        void *p = realloc(el->e, cap * sizeof *el->e);
+        if (!p)
+            return ORACLE_ERR_NOMEM;
+        el->e = p;
+        el->cap = cap;
+    }
+    el->e[el->n][0] = i;
+    el->e[el->n][1] = j;
+    el->n++;
+    return ORACLE_OK;
+}
+
+int oracle_neighbours(const int64_t (*pos)[3], int64_t n, int64_t range_mm, int64_t **offsets,
+                      int32_t **list)
+{
+    *offsets = NULL;
+    *list = NULL;
+    if (n < 0 || n > INT32_MAX || range_mm < 0)
+        return ORACLE_ERR_INPUT;
+    const uint64_t r2 = (uint64_t)range_mm * (uint64_t)range_mm;
+    edge_list el = {NULL, 0, 0};
+    for (int64_t i = 0; i < n; i++) {
+        for (int64_t j = i + 1; j < n; j++) {
+            /* Cheap rejection on x alone; the exact test follows. */
+            int64_t dx = pos[i][0] - pos[j][0];
+            if (dx > range_mm || -dx > range_mm)
+                continue;
+            if (dist2(pos[i], pos[j]) <= r2 && edge_push(&el, (int32_t)i, (int32_t)j) != ORACLE_OK) {
+                free(el.e);
+                return ORACLE_ERR_NOMEM;
+            }
+        }
+    }
+    int64_t *off = calloc((size_t)n + 1, sizeof *off);
+    int64_t *cur = malloc(((size_t)n + 1) * sizeof *cur);
+    int32_t *lst = malloc((2 * el.n + 1) * sizeof *lst);
+    if (!off || !cur || !lst) {
+        free(el.e);
+        free(off);
+        free(cur);
+        free(lst);
+        return ORACLE_ERR_NOMEM;
+    }
+    for (size_t k = 0; k < el.n; k++) {
+        off[el.e[k][0] + 1]++;
+        off[el.e[k][1] + 1]++;
+    }
+    for (int64_t i = 0; i < n; i++)
+        off[i + 1] += off[i];
+    memcpy(cur, off, ((size_t)n + 1) * sizeof *cur);
+    /* Edges come in (i, j) lexicographic order, so node x first receives its smaller
+     * neighbours (as the j of edges (i, x), i ascending) and then its larger ones (as the i of
+     * edges (x, j), j ascending): every list ends up sorted without a sort. */
+    for (size_t k = 0; k < el.n; k++) {
+        int32_t a = el.e[k][0], b = el.e[k][1];
+        lst[cur[a]++] = b;
+        lst[cur[b]++] = a;
+    }
+    free(el.e);
+    free(cur);
+    *offsets = off;
+    *list = lst;
+    return ORACLE_OK;
+}
+
+/* ---------------------------------------------------------------- mobility */
+
+int oracle_mobility_init(oracle_mobility *m, const scenario *sc)
+{
+    memset(m, 0, sizeof *m);
+    int64_t n = oracle_node_count(sc);
+    if (n < 1)
+        return ORACLE_ERR_INPUT;
+    m->n = n;
+    m->pos = malloc((size_t)n * sizeof *m->pos);
+    m->leg = calloc((size_t)n, sizeof *m->leg);
+    m->pause_end_ns = calloc((size_t)n, sizeof *m->pause_end_ns);
+    if (!m->pos || !m->leg || !m->pause_end_ns) {
+        oracle_mobility_free(m);
+        return ORACLE_ERR_NOMEM;
+    }
+    m->window = 0;
+    return oracle_place(sc, m->pos);
+}
+
+void oracle_mobility_free(oracle_mobility *m)
+{
+    free(m->pos);
+    free(m->leg);
+    free(m->pause_end_ns);
+    memset(m, 0, sizeof *m);
+}
+
+void oracle_move_rwp(const scenario *sc, oracle_mobility *m, int64_t w)
+{
+    const int64_t l = sc->relay_delay_ns;
+    const int64_t t_w = w * l;
+    for (int64_t i = 0; i < m->n; i++) {
+        if (t_w < m->pause_end_ns[i])
+            continue; /* still pausing at the start of this window */
+        uint32_t d[4];
+        oracle_philox(sc->seed, (uint32_t)i, m->leg[i], 3, d);
+        const int64_t wp[3] = {(int64_t)uniform_below(d[0], (uint64_t)sc->width_mm),
+                               (int64_t)uniform_below(d[1], (uint64_t)sc->height_mm),
+                               (int64_t)uniform_below(d[2], (uint64_t)sc->depth_mm)};
+        const int64_t v = sc->speed_min_mm_s +
+            (int64_t)uniform_below(d[3], (uint64_t)(sc->speed_max_mm_s - sc->speed_min_mm_s + 1));
+        const int64_t b = rwp_budget(v, l);
+        int64_t *p = m->pos[i];
+        /* d <= 2^32 (dist2 < 2^64), and b >= 0, so the comparison below is exact. */
+        const int64_t dist = (int64_t)oracle_isqrt_u64(dist2(wp, p));
+        if (dist <= b) {
+            p[0] = wp[0];
+            p[1] = wp[1];
+            p[2] = wp[2];
+            uint32_t q[4];
+            oracle_philox(sc->seed, (uint32_t)i, m->leg[i], 4, q);
+            const int64_t pause_ms = sc->pause_min_ms +
+                (int64_t)uniform_below(q[0], (uint64_t)(sc->pause_max_ms - sc->pause_min_ms + 1));
+            m->pause_end_ns[i] = t_w + pause_ms * NS_PER_MS;
+            m->leg[i]++;
+        } else {
+            /* b < dist < 2^32 and |delta| < 2^31, so delta * b < 2^63: no overflow. C division
+             * truncates towards zero, as the model requires. */
+            for (int c = 0; c < 3; c++) {
+                const int64_t delta = wp[c] - p[c];
+                p[c] += (delta * b) / dist;
+            }
+        }
+    }
+    m->window = w;
+}
+
+void oracle_mobility_advance(const scenario *sc, oracle_mobility *m, int64_t w)
+{
+    if (sc->mobility != MOBILITY_RWP) {
+        if (w > m->window)
+            m->window = w;
+        return;
+    }
+    while (m->window < w)
+        oracle_move_rwp(sc, m, m->window + 1);
+}
+
+/* ---------------------------------------------------------------- flooding */
+
+/* One packet in flight: the nodes that transmit it at time T with hop count HOP. */
+typedef struct live_packet {
+    int64_t k;        /* packet number */
+    int64_t t_k;      /* creation time */
+    int64_t t;        /* time of the frontier's transmissions */
+    int64_t hop;      /* hop count carried by those transmissions */
+    uint8_t *seen;    /* per node: has it received (or created) this packet */
+    int32_t *front;
+    int64_t nfront;
+} live_packet;
+
+static void live_free(live_packet *p)
+{
+    free(p->seen);
+    free(p->front);
+    p->seen = NULL;
+    p->front = NULL;
+}
+
+/* The node drops packet K instead of relaying it (relay decision, stream 1). */
+static bool relay_dropped(const scenario *sc, int64_t j, int64_t k)
+{
+    uint32_t w[4];
+    oracle_philox(sc->seed, (uint32_t)j, (uint32_t)k, 1, w);
+    return (uint64_t)w[0] < sc->drop_threshold;
+}
+
+/* Executes the transmissions of P's frontier (all at P->t, in the current window, under the
+ * neighbour lists OFF/LST) and replaces the frontier by the relays at P->t + L. SCRATCH holds
+ * at least N ids. Returns ORACLE_OK or ORACLE_ERR_*. */
+static int advance_packet(const scenario *sc, int64_t dest, live_packet *p, const int64_t *off,
+                          const int32_t *lst, int32_t *scratch, flood_oracle_result *r)
+{
+    const int64_t t = p->t, h = p->hop;
+    const bool ttl_stops = sc->ttl > 0 && h >= sc->ttl;
+    int64_t nnext = 0;
+
+    r->transmissions += p->nfront;
+    if (t > r->end_time_ns)
+        r->end_time_ns = t;
+    /* All transmissions of the frontier are simultaneous: "seen" is updated as we go, so a
+     * node reached by several of them gets one first reception, the rest are duplicates. */
+    for (int64_t f = 0; f < p->nfront; f++) {
+        const int32_t i = p->front[f];
+        r->receptions += off[i + 1] - off[i];
+        for (int64_t e = off[i]; e < off[i + 1]; e++) {
+            const int32_t j = lst[e];
+            if (p->seen[j])
+                continue;
+            p->seen[j] = 1;
+            r->first_receptions++;
+            if (j == dest) {
+                r->delivered++;
+                r->hops_sum += h;
+                r->latency_sum_ns += t - p->t_k;
+            }
+            if (!ttl_stops && !relay_dropped(sc, j, p->k))
+                scratch[nnext++] = j;
+        }
+    }
+
+    free(p->front);
+    p->front = NULL;
+    p->nfront = nnext;
+    if (nnext > 0) {
+        p->front = malloc((size_t)nnext * sizeof *p->front);
+        if (!p->front)
+            return ORACLE_ERR_NOMEM;
+        memcpy(p->front, scratch, (size_t)nnext * sizeof *p->front);
+        if (t > INT64_MAX - sc->relay_delay_ns)
+            return ORACLE_ERR_INPUT; /* the relay time is not representable */
+    }
+    p->t = t + sc->relay_delay_ns;
+    p->hop = h + 1;
+    return ORACLE_OK;
+}
+
+int flood_oracle_run(const scenario *sc, flood_oracle_result *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!scenario_ok(sc))
+        return ORACLE_ERR_INPUT;
+
+    const int64_t n = oracle_node_count(sc);
+    const int64_t l = sc->relay_delay_ns;
+    const int64_t dest = sc->destination == -1 ? n - 1 : sc->destination;
+    const int64_t dur = sc->duration_ns;
+    const bool mobile = sc->mobility == MOBILITY_RWP;
+    out->seed = sc->seed;
+    out->nodes = n;
+    out->generated = sc->packets;
+
+    oracle_mobility mob;
+    int rc = oracle_mobility_init(&mob, sc);
+    if (rc != ORACLE_OK)
+        return rc;
+    int64_t *off = NULL;
+    int32_t *lst = NULL;
+    int64_t nb_window = -1; /* window of the positions OFF/LST were built from, -1: none */
+    int32_t *scratch = malloc((size_t)n * sizeof *scratch);
+    live_packet *live = NULL;
+    int64_t nlive = 0, cap_live = 0;
+    int64_t next_k = 0;
+    bool executed = false;
+    if (!scratch) {
+        rc = ORACLE_ERR_NOMEM;
+        goto done;
+    }
+
+    for (int64_t w = 0;; w++) {
+        /* Packets whose creation time is at or after the end of the run never start, and
+         * creation times do not decrease with k, so the first such packet ends creation. */
+        const bool more = next_k < sc->packets &&
+                          (dur == 0 || sc->start_ns + next_k * sc->interval_ns < dur);
+        if (!more && nlive == 0)
+            break;
+        if (nlive == 0) /* nothing in flight: go straight to the next creation's window */
+            w = (sc->start_ns + next_k * sc->interval_ns) / l;
+        oracle_mobility_advance(sc, &mob, w);
+
+        /* Packets created in this window. */
+        while (next_k < sc->packets) {
+            const int64_t t_k = sc->start_ns + next_k * sc->interval_ns;
+            if (t_k / l != w || (dur > 0 && t_k >= dur))
+                break;
+            if (nlive == cap_live) {
+                int64_t cap = cap_live ? 2 * cap_live : 16;
+                void *q = realloc(live, (size_t)cap * sizeof *live);
+                if (!q) {
+                    rc = ORACLE_ERR_NOMEM;
+                    goto done;
+                }
+                live = q;
+                cap_live = cap;
+            }
+            live_packet *p = &live[nlive++];
+            memset(p, 0, sizeof *p);
+            p->k = next_k;
+            p->t_k = p->t = t_k;
+            p->hop = 1;
+            p->seen = calloc((size_t)n, 1);
+            p->front = malloc(sizeof *p->front);
+            if (!p->seen || !p->front) {
+                rc = ORACLE_ERR_NOMEM;
+                goto done;
+            }
+            p->seen[sc->source] = 1; /* the source has its own packet from creation */
+            p->front[0] = (int32_t)sc->source;
+            p->nfront = 1;
+            next_k++;
+        }
+
+        /* Neighbour sets of this window's positions (once for static scenarios). */
+        if (nlive > 0 && (nb_window < 0 || (mobile && nb_window != w))) {
+            free(off);
+            free(lst);
+            rc = oracle_neighbours((const int64_t (*)[3])mob.pos, n, sc->range_mm, &off, &lst);
+            if (rc != ORACLE_OK)
+                goto done;
+            nb_window = w;
+        }
+
+        for (int64_t a = 0; a < nlive;) {
+            live_packet *p = &live[a];
+            if (dur > 0 && p->t >= dur) {
+                p->nfront = 0; /* cut by the duration: neither executed nor counted */
+            } else {
+                executed = true;
+                rc = advance_packet(sc, dest, p, off, lst, scratch, out);
+                if (rc != ORACLE_OK)
+                    goto done;
+            }
+            if (p->nfront == 0) {
+                live_free(p);
+                live[a] = live[--nlive]; /* order of packets is irrelevant */
+            } else {
+                a++;
+            }
+        }
+    }
+    if (executed)
+        out->windows = out->end_time_ns / l + 1;
+    rc = ORACLE_OK;
+
+done:
+    for (int64_t a = 0; a < nlive; a++)
+        live_free(&live[a]);
+    free(live);
+    free(scratch);
+    free(off);
+    free(lst);
+    oracle_mobility_free(&mob);
+    if (rc != ORACLE_OK) {
+        flood_oracle_result zero;
+        memset(&zero, 0, sizeof zero);
+        *out = zero;
+    }
+    return rc;
+}

@@ -1,0 +1,1040 @@
+/* oracle_selfcheck JSON_COMPARE [FLOOD_ORACLE]
+ *
+ * Checks the flood oracle on cases whose answers are worked out by hand (in the comments next
+ * to each expected value), its pieces (Philox, isqrt, placement, neighbours, rwp) against
+ * direct computations, its mobile flooding against a second, packet-major formulation, and the
+ * json_compare executable (and, when given, the flood_oracle executable on an INI file)
+ * end to end. Prints every failed check and exits 1 if there was any. */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/philox.h"
+#include "config/config.h"
+#include "flood_oracle.h"
+
+#define L1 INT64_C(1000000000) /* one second in ns: the window length of most cases */
+#define M100 INT64_C(100000)   /* 100 m in mm */
+
+static int failures;
+static int checks;
+
+#define CHECK(cond)                                                                            \
+    do {                                                                                       \
+        checks++;                                                                              \
+        if (!(cond)) {                                                                         \
+            failures++;                                                                        \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);          \
+        }                                                                                      \
+    } while (0)
+
+#define CHECK_EQ(got, want)                                                                    \
+    do {                                                                                       \
+        checks++;                                                                              \
+        int64_t got_ = (int64_t)(got), want_ = (int64_t)(want);                                \
+        if (got_ != want_) {                                                                   \
+            failures++;                                                                        \
+            fprintf(stderr, "%s:%d: %s = %" PRId64 ", expected %" PRId64 "\n", __FILE__,       \
+                    __LINE__, #got, got_, want_);                                              \
+        }                                                                                      \
+    } while (0)
+
+/* ------------------------------------------------------------------ scenarios in code */
+
+/* A static grid flood: spacing = range = 100 m (the 4-neighbour grid), L = 1 s, one packet
+ * from node 0 to the last node, no drop, no ttl, no duration. */
+static scenario grid_scenario(int64_t rows, int64_t cols)
+{
+    scenario sc;
+    memset(&sc, 0, sizeof sc);
+    strcpy(sc.model, "flood");
+    sc.seed = 1;
+    sc.placement = PLACEMENT_GRID;
+    sc.rows = rows;
+    sc.cols = cols;
+    sc.spacing_mm = M100;
+    sc.nodes = rows * cols;
+    sc.width_mm = (cols - 1) * M100;
+    sc.height_mm = (rows - 1) * M100;
+    sc.connectivity = CONNECTIVITY_UDG;
+    sc.range_mm = M100;
+    sc.mobility = MOBILITY_STATIC;
+    sc.source = 0;
+    sc.destination = rows * cols - 1;
+    sc.packets = 1;
+    sc.interval_ns = L1;
+    sc.size_bytes = 1000;
+    sc.relay_delay_ns = L1;
+    return sc;
+}
+
+static scenario uniform_scenario(int64_t n, int64_t side_mm, int64_t depth_mm, int64_t range_mm)
+{
+    scenario sc = grid_scenario(1, 1);
+    sc.placement = PLACEMENT_UNIFORM;
+    sc.rows = sc.cols = 0;
+    sc.nodes = n;
+    sc.width_mm = sc.height_mm = side_mm;
+    sc.depth_mm = depth_mm;
+    sc.range_mm = range_mm;
+    sc.destination = n - 1;
+    return sc;
+}
+
+typedef struct expect {
+    int64_t transmissions, receptions, first_receptions, delivered, hops_sum, latency_sum_ns,
+        end_time_ns, windows;
+} expect;
+
+static void check_run(const char *name, const scenario *sc, expect e)
+{
+    flood_oracle_result r;
+    int rc = flood_oracle_run(sc, &r);
+    int before = failures;
+    CHECK_EQ(rc, ORACLE_OK);
+    CHECK_EQ(r.generated, sc->packets);
+    CHECK_EQ(r.transmissions, e.transmissions);
+    CHECK_EQ(r.receptions, e.receptions);
+    CHECK_EQ(r.first_receptions, e.first_receptions);
+    CHECK_EQ(r.delivered, e.delivered);
+    CHECK_EQ(r.hops_sum, e.hops_sum);
+    CHECK_EQ(r.latency_sum_ns, e.latency_sum_ns);
+    CHECK_EQ(r.end_time_ns, e.end_time_ns);
+    CHECK_EQ(r.windows, e.windows);
+    if (failures != before)
+        fprintf(stderr, "  (in case \"%s\")\n", name);
+}
+
+/* ------------------------------------------------------------------ Philox, isqrt */
+
+static void test_philox(void)
+{
+    /* The known answers of MODEL.md. */
+    static const uint32_t kat[3][7] = {
+        {0, 0, 0, 0, 0, 0, 0},
+        {0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu, 0},
+        {0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u, 0xa4093822u, 0x299f31d0u, 0},
+    };
+    static const uint32_t want[3][4] = {
+        {0x6627e8d5u, 0xe169c58du, 0xbc57ac4cu, 0x9b00dbd8u},
+        {0x408f276du, 0x41c83b0eu, 0xa20bc7c6u, 0x6d5451fdu},
+        {0xd16cfe09u, 0x94fdccebu, 0x5001e420u, 0x24126ea1u},
+    };
+    for (int t = 0; t < 3; t++) {
+        uint32_t out[4];
+        oracle_philox4x32_10(kat[t], kat[t][4], kat[t][5], out);
+        for (int w = 0; w < 4; w++)
+            CHECK_EQ(out[w], want[t][w]);
+    }
+    /* The oracle's own Philox and the shared host one must agree everywhere, including the
+     * key split of 64-bit seeds. */
+    const uint64_t seeds[] = {0, 1, 42, UINT64_C(0x123456789abcdef0), UINT64_MAX};
+    for (size_t s = 0; s < sizeof seeds / sizeof seeds[0]; s++) {
+        for (uint32_t a = 0; a < 50; a++) {
+            for (uint32_t st = 1; st <= 6; st++) {
+                uint32_t b = a * 7919u + st, mine[4];
+                oracle_philox(seeds[s], a, b, st, mine);
+                philox4x32 host = philox_draw(seeds[s], a, b, st);
+                for (int w = 0; w < 4; w++)
+                    CHECK_EQ(mine[w], host.v[w]);
+            }
+        }
+    }
+    /* drop_threshold conventions the oracle relies on. */
+    CHECK(philox_threshold(0.0) == 0);
+    CHECK(philox_threshold(1.0) == (UINT64_C(1) << 32));
+    CHECK(philox_threshold(0.5) == (UINT64_C(1) << 31));
+}
+
+static void check_isqrt(uint64_t x)
+{
+    uint64_t r = oracle_isqrt_u64(x);
+    checks++;
+    /* floor(sqrt(x)) is the r with r^2 <= x < (r + 1)^2; r <= 2^32 - 1 so r^2 fits. */
+    bool ok = r <= UINT64_C(0xffffffff) && r * r <= x &&
+              (r == UINT64_C(0xffffffff) || (r + 1) * (r + 1) > x);
+    if (!ok) {
+        failures++;
+        fprintf(stderr, "isqrt(%" PRIu64 ") = %" PRIu64 " is wrong\n", x, r);
+    }
+}
+
+static void test_isqrt(void)
+{
+    CHECK_EQ(oracle_isqrt_u64(0), 0);
+    CHECK_EQ(oracle_isqrt_u64(1), 1);
+    CHECK_EQ(oracle_isqrt_u64(2), 1);
+    CHECK_EQ(oracle_isqrt_u64(3), 1);
+    CHECK_EQ(oracle_isqrt_u64(4), 2);
+    CHECK_EQ(oracle_isqrt_u64(24), 4);
+    CHECK_EQ(oracle_isqrt_u64(25), 5);
+    CHECK_EQ(oracle_isqrt_u64(26), 5);
+    CHECK_EQ(oracle_isqrt_u64(UINT64_C(1) << 62), UINT64_C(1) << 31);
+    CHECK_EQ(oracle_isqrt_u64((UINT64_C(1) << 62) - 1), (UINT64_C(1) << 31) - 1);
+    CHECK_EQ(oracle_isqrt_u64((UINT64_C(1) << 62) + 1), UINT64_C(1) << 31);
+    CHECK(oracle_isqrt_u64(UINT64_MAX) == UINT64_C(0xffffffff));
+    CHECK(oracle_isqrt_u64(UINT64_C(0xfffffffe00000001)) == UINT64_C(0xffffffff)); /* (2^32-1)^2 */
+    CHECK(oracle_isqrt_u64(UINT64_C(0xfffffffe00000000)) == UINT64_C(0xfffffffe));
+    /* The largest squared distance of the model: three sides of 2^31 - 1 mm. */
+    const uint64_t s = UINT64_C(2147483647);
+    CHECK(oracle_isqrt_u64(3 * s * s) == UINT64_C(3719550785)); /* floor(sqrt(3) * (2^31-1)) */
+    for (uint64_t x = 0; x < 100000; x++)
+        check_isqrt(x);
+    /* Around perfect squares, where a float sqrt goes wrong first. */
+    const uint64_t roots[] = {3, 1000, 65535, 65536, 94906265, 94906266, 2147483647u,
+                              2147483648u, 3037000499u, 3037000500u, 4294967294u};
+    for (size_t k = 0; k < sizeof roots / sizeof roots[0]; k++) {
+        uint64_t q = roots[k] * roots[k];
+        CHECK(oracle_isqrt_u64(q) == roots[k]);
+        CHECK(oracle_isqrt_u64(q - 1) == roots[k] - 1);
+        CHECK(oracle_isqrt_u64(q + 1) == roots[k]);
+        CHECK(oracle_isqrt_u64(q + 2 * roots[k]) == roots[k]);       /* (r+1)^2 - 1 */
+        CHECK(oracle_isqrt_u64(q + 2 * roots[k] + 1) == roots[k] + 1); /* (r+1)^2 */
+    }
+    for (uint32_t k = 0; k < 20000; k++) {
+        philox4x32 d = philox_draw(99, k, 0, 0);
+        check_isqrt((uint64_t)d.v[0] << 32 | d.v[1]);
+        check_isqrt(((uint64_t)d.v[2] << 32 | d.v[3]) >> (k % 64));
+    }
+}
+
+/* ------------------------------------------------------------------ placement, neighbours */
+
+static void test_neighbours(void)
+{
+    /* 3x3 grid, spacing = range: exactly the 4-neighbour grid, lists sorted. */
+    scenario sc = grid_scenario(3, 3);
+    int64_t pos[9][3];
+    CHECK_EQ(oracle_place(&sc, pos), ORACLE_OK);
+    CHECK_EQ(pos[5][0], 2 * M100); /* node 5 = row 1, col 2 */
+    CHECK_EQ(pos[5][1], 1 * M100);
+    CHECK_EQ(pos[5][2], 0);
+    int64_t *off;
+    int32_t *lst;
+    CHECK_EQ(oracle_neighbours((const int64_t (*)[3])pos, 9, M100, &off, &lst), ORACLE_OK);
+    static const int want[9][5] = {
+        /* count, neighbours */
+        {2, 1, 3}, {3, 0, 2, 4}, {2, 1, 5}, {3, 0, 4, 6}, {4, 1, 3, 5, 7},
+        {3, 2, 4, 8}, {2, 3, 7}, {3, 4, 6, 8}, {2, 5, 7},
+    };
+    for (int i = 0; i < 9; i++) {
+        CHECK_EQ(off[i + 1] - off[i], want[i][0]);
+        for (int k = 0; k < want[i][0] && k < off[i + 1] - off[i]; k++)
+            CHECK_EQ(lst[off[i] + k], want[i][1 + k]);
+    }
+    free(off);
+    free(lst);
+
+    /* The range is inclusive, in 3-D, on exact squared distances (3-4-5 and 1-2-2 triangles),
+     * and coincident nodes are neighbours (distance 0). */
+    const int64_t p2[5][3] = {{0, 0, 0}, {3000, 4000, 0}, {1000, 2000, 2000}, {0, 0, 0},
+                              {-3000, 0, -4000}};
+    CHECK_EQ(oracle_neighbours(p2, 5, 5000, &off, &lst), ORACLE_OK);
+    CHECK_EQ(off[1] - off[0], 4); /* node 0: 1 (5000), 2 (3000), 3 (0), 4 (5000) */
+    CHECK_EQ(off[2] - off[1], 3); /* node 1: 0, 2 (|(-2000,-2000,2000)| = 3464), 3 */
+    CHECK_EQ(lst[off[1] + 0], 0);
+    CHECK_EQ(lst[off[1] + 1], 2);
+    CHECK_EQ(lst[off[1] + 2], 3);
+    CHECK_EQ(off[5] - off[4], 2); /* node 4: 0 and 3; to 2: (4000,2000,6000) too far */
+    free(off);
+    free(lst);
+    CHECK_EQ(oracle_neighbours(p2, 5, 4999, &off, &lst), ORACLE_OK);
+    CHECK_EQ(off[1] - off[0], 2); /* node 0: 2 and 3 only */
+    CHECK_EQ(off[5], 2 * 4);      /* edges 0-2, 0-3, 1-2, 2-3 */
+    free(off);
+    free(lst);
+    CHECK_EQ(oracle_neighbours(p2, 0, 5000, &off, &lst), ORACLE_OK);
+    CHECK_EQ(off[0], 0);
+    free(off);
+    free(lst);
+
+    /* Uniform placement: coordinates are (w * side) >> 32 of the placement draw. */
+    scenario su = uniform_scenario(20, 700000, 30000, 100000);
+    su.seed = UINT64_C(0xfeedface12345678);
+    int64_t pu[20][3];
+    CHECK_EQ(oracle_place(&su, pu), ORACLE_OK);
+    for (uint32_t i = 0; i < 20; i++) {
+        philox4x32 d = philox_draw(su.seed, i, 0, STREAM_PLACEMENT);
+        CHECK_EQ(pu[i][0], ((uint64_t)d.v[0] * 700000u) >> 32);
+        CHECK_EQ(pu[i][1], ((uint64_t)d.v[1] * 700000u) >> 32);
+        CHECK_EQ(pu[i][2], ((uint64_t)d.v[2] * 30000u) >> 32);
+    }
+    /* Brute-force lists against a direct pair test, and symmetric. */
+    su = uniform_scenario(300, 1000000, 0, 120000);
+    int64_t (*pp)[3] = malloc(300 * sizeof *pp);
+    CHECK(pp != NULL);
+    if (!pp)
+        return;
+    oracle_place(&su, pp);
+    CHECK_EQ(oracle_neighbours((const int64_t (*)[3])pp, 300, 120000, &off, &lst), ORACLE_OK);
+    for (int i = 0; i < 300; i++) {
+        int64_t k = off[i];
+        for (int j = 0; j < 300; j++) {
+            int64_t dx = pp[i][0] - pp[j][0], dy = pp[i][1] - pp[j][1];
+            if (i != j && dx * dx + dy * dy <= INT64_C(120000) * 120000) {
+                CHECK(k < off[i + 1] && lst[k] == j);
+                k++;
+            }
+        }
+        CHECK_EQ(k, off[i + 1]);
+    }
+    free(off);
+    free(lst);
+    free(pp);
+}
+
+/* ------------------------------------------------------------------ flooding by hand */
+
+static void test_flood_by_hand(void)
+{
+    /* 1x5 line 0-1-2-3-4, source 0, destination 4. Node 0 sends at 0 (hop 1): node 1 hears it
+     * (first). Node 1 sends at L (hop 2): 0 (dup) and 2 (first). 2 at 2L (hop 3): 1 dup, 3
+     * first. 3 at 3L (hop 4): 2 dup, 4 first -> delivered with hops 4, latency 3L. 4 relays at
+     * 4L (hop 5): 3 dup. Transmissions 5; receptions 1+2+2+2+1 = 8; first receptions 4 (the
+     * source never has one); end 4L -> 5 windows. */
+    scenario line = grid_scenario(1, 5);
+    check_run("line", &line, (expect){5, 8, 4, 1, 4, 3 * L1, 4 * L1, 5});
+
+    /* ttl 2: node 1 (hop 1 < 2) relays at L with hop 2; node 2 hears hop 2 >= 2 and stops.
+     * Transmissions 0, 1; receptions 1 + 2; first receptions 1, 2; end L. */
+    scenario s = line;
+    s.ttl = 2;
+    check_run("line ttl 2", &s, (expect){2, 3, 2, 0, 0, 0, L1, 2});
+    /* ttl 1: nobody relays. ttl 4: node 4 hears hop 4 (delivered) but does not relay. */
+    s.ttl = 1;
+    check_run("line ttl 1", &s, (expect){1, 1, 1, 0, 0, 0, 0, 1});
+    s.ttl = 4;
+    check_run("line ttl 4", &s, (expect){4, 7, 4, 1, 4, 3 * L1, 3 * L1, 4});
+
+    /* drop 1 (threshold 2^32): only the source transmits, node 1 hears it. */
+    s = line;
+    s.drop_probability = 1.0;
+    s.drop_threshold = UINT64_C(1) << 32;
+    check_run("line drop 1", &s, (expect){1, 1, 1, 0, 0, 0, 0, 1});
+
+    /* Source in the middle (2), destination 4: 2 at 0 -> 1, 3 first (hop 1); 1 and 3 at L
+     * (hop 2) -> 0 and 4 first, 2 twice dup; 0 and 4 at 2L -> 1 and 3 dup. Delivered at hop 2,
+     * latency L. Transmissions 5, receptions 2 + 4 + 2 = 8. */
+    s = line;
+    s.source = 2;
+    check_run("line source 2", &s, (expect){5, 8, 4, 1, 2, L1, 2 * L1, 3});
+
+    /* 3x3 grid from corner 0 to corner 8 (BFS distance 4). Every node transmits once (9);
+     * receptions = sum of degrees = 4*2 + 4*3 + 4 = 24; 8 first receptions, although the
+     * centre is reached at L by 1 and 3 at the same time (one first reception) and 8 at 3L by 5
+     * and 7. Delivered at hop 4, latency 3L; the last transmission (node 8) at 4L. */
+    scenario g = grid_scenario(3, 3);
+    check_run("3x3", &g, (expect){9, 24, 8, 1, 4, 3 * L1, 4 * L1, 5});
+
+    /* Duration 2.5L on the line: transmissions at 0, L, 2L run, the one at 3L does not (nor its
+     * receptions: node 4 never hears it). Receptions 1+2+2, first 1, 2, 3. */
+    s = line;
+    s.duration_ns = 5 * L1 / 2;
+    check_run("line duration 2.5L", &s, (expect){3, 5, 3, 0, 0, 0, 2 * L1, 3});
+    /* Duration exactly 2L: events at times >= duration do not run, so 2L is cut. */
+    s.duration_ns = 2 * L1;
+    check_run("line duration 2L", &s, (expect){2, 3, 2, 0, 0, 0, L1, 2});
+    /* Duration 4L + 1: everything but nothing lost (the last transmission is at 4L). */
+    s.duration_ns = 4 * L1 + 1;
+    check_run("line duration 4L+1", &s, (expect){5, 8, 4, 1, 4, 3 * L1, 4 * L1, 5});
+
+    /* Two packets 0.5L apart on the line: packet 1 repeats packet 0 shifted by 0.5L, its
+     * transmissions falling in the same windows 0..4 (at 0.5L .. 4.5L). Counters double; end
+     * 4.5L -> floor(4.5) + 1 = 5 windows. */
+    s = line;
+    s.packets = 2;
+    s.interval_ns = L1 / 2;
+    check_run("line 2 packets 0.5L", &s, (expect){10, 16, 8, 2, 8, 6 * L1, 9 * L1 / 2, 5});
+
+    /* Start 0.7L, interval 0.5L: packets at 0.7L and 1.2L; last transmission 1.2L + 4L. */
+    s.start_ns = 7 * L1 / 10;
+    check_run("line start 0.7L", &s,
+              (expect){10, 16, 8, 2, 8, 6 * L1, 52 * L1 / 10, 6});
+
+    /* Three packets 2L apart, duration 3L: packet 0 runs at 0, L, 2L (receptions 1+2+2, first
+     * 1, 2, 3); packet 1 is created at 2L and sent once (node 1 first); packet 2 (4L) never
+     * starts. */
+    s = line;
+    s.packets = 3;
+    s.interval_ns = 2 * L1;
+    s.duration_ns = 3 * L1;
+    check_run("line 3 packets duration 3L", &s, (expect){4, 6, 4, 0, 0, 0, 2 * L1, 3});
+
+    /* A long idle gap (10L) between packets: windows in between hold no event. */
+    s = line;
+    s.packets = 2;
+    s.interval_ns = 10 * L1;
+    check_run("line gap 10L", &s, (expect){10, 16, 8, 2, 8, 6 * L1, 14 * L1, 15});
+
+    /* No packet: nothing happens, no window. */
+    s = line;
+    s.packets = 0;
+    check_run("no packet", &s, (expect){0, 0, 0, 0, 0, 0, 0, 0});
+
+    /* Destination -1 (not resolved by config) means the last node. */
+    s = line;
+    s.destination = -1;
+    check_run("destination -1", &s, (expect){5, 8, 4, 1, 4, 3 * L1, 4 * L1, 5});
+
+    /* Invalid scenarios are refused, not guessed. */
+    s = line;
+    s.relay_delay_ns = 0;
+    flood_oracle_result r;
+    CHECK_EQ(flood_oracle_run(&s, &r), ORACLE_ERR_INPUT);
+    s = line;
+    s.source = 5;
+    CHECK_EQ(flood_oracle_run(&s, &r), ORACLE_ERR_INPUT);
+}
+
+/* Expected counters of a 1x5 line (source 0, destination 4) under relay drops, walked along
+ * the chain with the shared host Philox: node j (1..4) first hears packet k at hop j (time
+ * t_k + (j-1)L); it relays (hop j+1, at t_k + jL, heard by its deg(j) neighbours) unless w0 of
+ * ctr {j, k, 1, 0} is below the threshold; if it does not relay, the packet stops there.
+ * *DROPS counts the packets that stopped before the end. */
+static expect line_drops(const scenario *s, int *drops)
+{
+    expect e = {0, 0, 0, 0, 0, 0, 0, 0};
+    *drops = 0;
+    for (int64_t k = 0; k < s->packets; k++) {
+        const int64_t t_k = s->start_ns + k * s->interval_ns;
+        e.transmissions++; /* the source */
+        e.receptions += 1;
+        int64_t last_t = t_k;
+        for (uint32_t j = 1; j <= 4; j++) {
+            e.first_receptions++;
+            if (j == 4) {
+                e.delivered++;
+                e.hops_sum += 4;
+                e.latency_sum_ns += 3 * L1;
+            }
+            philox4x32 d = philox_draw(s->seed, j, (uint32_t)k, STREAM_RELAY);
+            if (d.v[0] < s->drop_threshold) {
+                (*drops)++;
+                break;
+            }
+            e.transmissions++;
+            e.receptions += j == 4 ? 1 : 2;
+            last_t = t_k + (int64_t)j * L1;
+        }
+        if (last_t > e.end_time_ns)
+            e.end_time_ns = last_t;
+    }
+    e.windows = e.end_time_ns / L1 + 1;
+    return e;
+}
+
+static void test_flood_random_drop(void)
+{
+    scenario s = grid_scenario(1, 5);
+    s.seed = 3;
+    s.packets = 40;
+    s.interval_ns = L1 / 3;
+    s.drop_probability = 0.25;
+    s.drop_threshold = UINT64_C(1) << 30;
+    int drops;
+    expect e = line_drops(&s, &drops);
+    CHECK(drops > 3 && e.delivered > 3); /* the case does test something */
+    check_run("line random drop", &s, e);
+
+    /* The comparison is strict (w0 < threshold drops): with the threshold equal to node 1's
+     * draw for packet 0, node 1 relays; one above, it drops. */
+    s.packets = 1;
+    s.drop_threshold = philox_draw(s.seed, 1, 0, STREAM_RELAY).v[0];
+    e = line_drops(&s, &drops);
+    CHECK(e.transmissions >= 2);
+    check_run("line threshold = draw", &s, e);
+    s.drop_threshold++;
+    e = line_drops(&s, &drops);
+    CHECK_EQ(e.transmissions, 1);
+    check_run("line threshold = draw + 1", &s, e);
+}
+
+/* ------------------------------------------------------------------ mobility by hand */
+
+static int64_t uni(uint32_t w, int64_t n) { return (int64_t)(((uint64_t)w * (uint64_t)n) >> 32); }
+
+static void test_mobility_by_hand(void)
+{
+    /* One node in a 1 km x 1 km square moving at 1 m/s = 1000 mm/s: with L = 1 s the budget is
+     * 1000 mm per window. We look for a seed where the first waypoint is far (> 3 m) and the
+     * x step is negative and inexact, so that C's truncation towards zero (not floor) is
+     * what the expected value tests. */
+    scenario s = uniform_scenario(1, 1000000, 0, 100000);
+    s.mobility = MOBILITY_RWP;
+    s.speed_min_mm_s = s.speed_max_mm_s = 1000;
+    int found = 0;
+    for (uint64_t seed = 1; seed < 1000 && !found; seed++) {
+        philox4x32 p = philox_draw(seed, 0, 0, STREAM_PLACEMENT);
+        philox4x32 w = philox_draw(seed, 0, 0, STREAM_MOBILITY_LEG);
+        int64_t x = uni(p.v[0], 1000000), y = uni(p.v[1], 1000000);
+        int64_t wx = uni(w.v[0], 1000000), wy = uni(w.v[1], 1000000);
+        int64_t dx = wx - x, dy = wy - y;
+        uint64_t d = oracle_isqrt_u64((uint64_t)(dx * dx + dy * dy));
+        if (d > 3000 && dx < 0 && (dx * 1000) % (int64_t)d != 0 && dy != 0) {
+            found = 1;
+            s.seed = seed;
+        }
+    }
+    CHECK(found);
+
+    philox4x32 p = philox_draw(s.seed, 0, 0, STREAM_PLACEMENT);
+    philox4x32 wq = philox_draw(s.seed, 0, 0, STREAM_MOBILITY_LEG);
+    int64_t x = uni(p.v[0], 1000000), y = uni(p.v[1], 1000000);
+    const int64_t wx = uni(wq.v[0], 1000000), wy = uni(wq.v[1], 1000000);
+    /* v = vmin + ((w3 * 1) >> 32) = 1000 mm/s; b = 1000 * 10^9 / 10^9 = 1000 mm. */
+    oracle_mobility m;
+    CHECK_EQ(oracle_mobility_init(&m, &s), ORACLE_OK);
+    CHECK_EQ(m.pos[0][0], x);
+    CHECK_EQ(m.pos[0][1], y);
+    CHECK_EQ(m.pos[0][2], 0);
+    for (int64_t w = 1; w <= 3; w++) {
+        const int64_t dx = wx - x, dy = wy - y;
+        const int64_t d = (int64_t)oracle_isqrt_u64((uint64_t)(dx * dx + dy * dy));
+        x += dx * 1000 / d; /* truncating division, as the model says */
+        y += dy * 1000 / d;
+        oracle_mobility_advance(&s, &m, w);
+        CHECK_EQ(m.window, w);
+        CHECK_EQ(m.pos[0][0], x);
+        CHECK_EQ(m.pos[0][1], y);
+        CHECK_EQ(m.pos[0][2], 0);
+        CHECK_EQ(m.leg[0], 0);
+    }
+    oracle_mobility_free(&m);
+
+    /* Landing and pausing: at 10 km/s the budget (10^7 mm) exceeds every distance in the
+     * square, so the node lands at each step it takes. Pause in [1000, 3000] ms from ctr
+     * {0, m, 4, 0}; it next moves in the first window w with w * L >= pause end. In 3-D. */
+    s.speed_min_mm_s = s.speed_max_mm_s = 10000000;
+    s.pause_min_ms = 1000;
+    s.pause_max_ms = 3000;
+    s.depth_mm = 50000;
+    CHECK_EQ(oracle_mobility_init(&m, &s), ORACLE_OK);
+    int64_t t_move = L1; /* start of the next window in which the node moves */
+    int64_t cur[3] = {m.pos[0][0], m.pos[0][1], m.pos[0][2]};
+    CHECK_EQ(cur[2], uni(p.v[2], 50000));
+    uint32_t leg = 0;
+    int landings = 0;
+    for (int64_t w = 1; w <= 40; w++) {
+        if (w * L1 >= t_move) {
+            philox4x32 wp = philox_draw(s.seed, 0, leg, STREAM_MOBILITY_LEG);
+            philox4x32 pz = philox_draw(s.seed, 0, leg, STREAM_MOBILITY_PAUSE);
+            cur[0] = uni(wp.v[0], 1000000);
+            cur[1] = uni(wp.v[1], 1000000);
+            cur[2] = uni(wp.v[2], 50000);
+            t_move = w * L1 + (1000 + uni(pz.v[0], 2001)) * INT64_C(1000000);
+            leg++;
+            landings++;
+        }
+        oracle_mobility_advance(&s, &m, w);
+        CHECK_EQ(m.pos[0][0], cur[0]);
+        CHECK_EQ(m.pos[0][1], cur[1]);
+        CHECK_EQ(m.pos[0][2], cur[2]);
+        CHECK_EQ(m.leg[0], leg);
+        CHECK_EQ(m.pause_end_ns[0], t_move);
+    }
+    /* Pauses of 1..3 s with whole-second windows: mostly a step every 2 or 3 windows. */
+    CHECK(landings >= 10 && landings <= 30);
+    oracle_mobility_free(&m);
+
+    /* A pause of exactly 2 windows: landing in window 1 gives pause end 3L; the node stays
+     * in window 2 and moves in window 3 (3L >= 3L). */
+    s.pause_min_ms = s.pause_max_ms = 2000;
+    CHECK_EQ(oracle_mobility_init(&m, &s), ORACLE_OK);
+    oracle_mobility_advance(&s, &m, 1);
+    CHECK_EQ(m.leg[0], 1);
+    CHECK_EQ(m.pause_end_ns[0], 3 * L1);
+    oracle_mobility_advance(&s, &m, 2);
+    CHECK_EQ(m.leg[0], 1);
+    oracle_mobility_advance(&s, &m, 3);
+    CHECK_EQ(m.leg[0], 2);
+    CHECK_EQ(m.pause_end_ns[0], 5 * L1);
+    oracle_mobility_free(&m);
+
+    /* Pause 0: land in window w, move again in w + 1 (pause end = w * L <= (w + 1) * L). */
+    s.pause_min_ms = s.pause_max_ms = 0;
+    CHECK_EQ(oracle_mobility_init(&m, &s), ORACLE_OK);
+    oracle_mobility_advance(&s, &m, 5);
+    CHECK_EQ(m.leg[0], 5);
+    oracle_mobility_free(&m);
+
+    /* d == b exactly lands (d <= b): speed = the initial distance in mm/s, L = 1 s. The node
+     * ends on the waypoint on leg 1 (moving by delta * b / d would also reach the waypoint,
+     * but stay on leg 0). */
+    {
+        scenario e = uniform_scenario(1, 1000000, 0, 100000);
+        e.seed = 5;
+        e.mobility = MOBILITY_RWP;
+        philox4x32 p0 = philox_draw(e.seed, 0, 0, STREAM_PLACEMENT);
+        philox4x32 w0 = philox_draw(e.seed, 0, 0, STREAM_MOBILITY_LEG);
+        int64_t dx = uni(w0.v[0], 1000000) - uni(p0.v[0], 1000000);
+        int64_t dy = uni(w0.v[1], 1000000) - uni(p0.v[1], 1000000);
+        int64_t d = (int64_t)oracle_isqrt_u64((uint64_t)(dx * dx + dy * dy));
+        CHECK(d > 0);
+        e.speed_min_mm_s = e.speed_max_mm_s = d;
+        CHECK_EQ(oracle_mobility_init(&m, &e), ORACLE_OK);
+        oracle_mobility_advance(&e, &m, 1);
+        CHECK_EQ(m.leg[0], 1);
+        CHECK_EQ(m.pos[0][0], uni(w0.v[0], 1000000));
+        oracle_mobility_free(&m);
+        /* One mm/s less: b = d - 1 < d, a partial move on leg 0. */
+        e.speed_min_mm_s = e.speed_max_mm_s = d - 1;
+        CHECK_EQ(oracle_mobility_init(&m, &e), ORACLE_OK);
+        oracle_mobility_advance(&e, &m, 1);
+        CHECK_EQ(m.leg[0], 0);
+        CHECK_EQ(m.pos[0][0], uni(p0.v[0], 1000000) + dx * (d - 1) / d);
+        oracle_mobility_free(&m);
+    }
+
+    /* Grid placement moves inside width x height of the scenario (the bounding box). */
+    scenario g = grid_scenario(2, 3);
+    g.mobility = MOBILITY_RWP;
+    g.speed_min_mm_s = g.speed_max_mm_s = 10000000;
+    CHECK_EQ(oracle_mobility_init(&m, &g), ORACLE_OK);
+    CHECK_EQ(m.pos[4][0], M100);
+    CHECK_EQ(m.pos[4][1], M100);
+    oracle_mobility_advance(&g, &m, 1);
+    philox4x32 wp = philox_draw(g.seed, 4, 0, STREAM_MOBILITY_LEG);
+    CHECK_EQ(m.pos[4][0], uni(wp.v[0], 2 * M100));
+    CHECK_EQ(m.pos[4][1], uni(wp.v[1], M100));
+    CHECK_EQ(m.pos[4][2], 0);
+    oracle_mobility_free(&m);
+}
+
+/* ------------------------------------------------------------------ mobile flooding */
+
+/* A second formulation of the flood model for cross-checking the oracle's window-major loop:
+ * packet by packet, hop by hop, with the neighbour test done inline on per-window snapshots of
+ * the positions (from oracle_mobility, checked by hand above). */
+static void flood_packet_major(const scenario *sc, flood_oracle_result *r)
+{
+    memset(r, 0, sizeof *r);
+    const int64_t n = oracle_node_count(sc), l = sc->relay_delay_ns;
+    const int64_t last_t = sc->start_ns + (sc->packets - 1) * sc->interval_ns;
+    /* A packet makes at most n hops (each needs a new node), so this many windows suffice. */
+    const int64_t nw = last_t / l + n + 2;
+    int64_t (*snap)[3] = malloc((size_t)(nw * n) * sizeof *snap);
+    uint8_t *seen = malloc((size_t)n);
+    uint8_t *front = malloc((size_t)n), *next = malloc((size_t)n);
+    if (!snap || !seen || !front || !next) {
+        fprintf(stderr, "out of memory\n");
+        exit(1);
+    }
+    oracle_mobility m;
+    oracle_mobility_init(&m, sc);
+    for (int64_t w = 0; w < nw; w++) {
+        oracle_mobility_advance(sc, &m, w);
+        memcpy(snap + w * n, m.pos, (size_t)n * sizeof *snap);
+    }
+    oracle_mobility_free(&m);
+    const uint64_t r2 = (uint64_t)sc->range_mm * (uint64_t)sc->range_mm;
+    bool any = false;
+    r->generated = sc->packets;
+    for (int64_t k = 0; k < sc->packets; k++) {
+        const int64_t t_k = sc->start_ns + k * sc->interval_ns;
+        memset(seen, 0, (size_t)n);
+        memset(front, 0, (size_t)n);
+        seen[sc->source] = front[sc->source] = 1;
+        for (int64_t h = 1, t = t_k;; h++, t += l) {
+            if (sc->duration_ns > 0 && t >= sc->duration_ns)
+                break;
+            const int64_t (*pos)[3] = (const int64_t (*)[3])(snap + (t / l) * n);
+            memset(next, 0, (size_t)n);
+            int64_t nnext = 0;
+            for (int64_t i = 0; i < n; i++) {
+                if (!front[i])
+                    continue;
+                any = true;
+                r->transmissions++;
+                if (t > r->end_time_ns)
+                    r->end_time_ns = t;
+                for (int64_t j = 0; j < n; j++) {
+                    int64_t dx = pos[i][0] - pos[j][0], dy = pos[i][1] - pos[j][1],
+                            dz = pos[i][2] - pos[j][2];
+                    if (j == i || (uint64_t)(dx * dx + dy * dy + dz * dz) > r2)
+                        continue;
+                    r->receptions++;
+                    if (seen[j])
+                        continue;
+                    seen[j] = 1;
+                    r->first_receptions++;
+                    if (j == sc->destination) {
+                        r->delivered++;
+                        r->hops_sum += h;
+                        r->latency_sum_ns += t - t_k;
+                    }
+                    philox4x32 d = philox_draw(sc->seed, (uint32_t)j, (uint32_t)k, STREAM_RELAY);
+                    if (!(sc->ttl > 0 && h >= sc->ttl) && d.v[0] >= sc->drop_threshold) {
+                        next[j] = 1;
+                        nnext++;
+                    }
+                }
+            }
+            if (nnext == 0)
+                break;
+            memcpy(front, next, (size_t)n);
+        }
+    }
+    if (any)
+        r->windows = r->end_time_ns / l + 1;
+    free(snap);
+    free(seen);
+    free(front);
+    free(next);
+}
+
+static void compare_results(const char *name, const flood_oracle_result *a,
+                            const flood_oracle_result *b)
+{
+    int before = failures;
+    CHECK_EQ(a->transmissions, b->transmissions);
+    CHECK_EQ(a->receptions, b->receptions);
+    CHECK_EQ(a->first_receptions, b->first_receptions);
+    CHECK_EQ(a->delivered, b->delivered);
+    CHECK_EQ(a->hops_sum, b->hops_sum);
+    CHECK_EQ(a->latency_sum_ns, b->latency_sum_ns);
+    CHECK_EQ(a->end_time_ns, b->end_time_ns);
+    CHECK_EQ(a->windows, b->windows);
+    CHECK_EQ(a->generated, b->generated);
+    if (failures != before)
+        fprintf(stderr, "  (in case \"%s\")\n", name);
+}
+
+static void test_mobile_flood(void)
+{
+    /* rwp at speed 0 never moves (budget 0, and a node on its waypoint stays there): the
+     * mobile path (neighbours rebuilt every window) must give the static result. */
+    scenario st = uniform_scenario(400, 1000000, 0, 90000);
+    st.seed = 11;
+    st.packets = 6;
+    st.interval_ns = 3 * L1 / 4;
+    st.drop_probability = 0.1;
+    st.drop_threshold = 429496729;
+    scenario mo = st;
+    mo.mobility = MOBILITY_RWP;
+    flood_oracle_result a, b;
+    CHECK_EQ(flood_oracle_run(&st, &a), ORACLE_OK);
+    CHECK_EQ(flood_oracle_run(&mo, &b), ORACLE_OK);
+    CHECK(a.first_receptions > 100); /* a connected enough case */
+    compare_results("rwp speed 0 vs static", &a, &b);
+
+    /* Genuinely mobile cases against the packet-major formulation: fast nodes (5..40 m/s with
+     * a 100 m range and 1 s windows), pauses, 3-D, drops, ttl, packets off the window grid,
+     * an idle gap longer than a window, and a duration cut. */
+    scenario c = uniform_scenario(60, 600000, 100000, 150000);
+    c.seed = 2024;
+    c.mobility = MOBILITY_RWP;
+    c.speed_min_mm_s = 5000;
+    c.speed_max_mm_s = 40000;
+    c.pause_min_ms = 0;
+    c.pause_max_ms = 2500;
+    c.packets = 12;
+    c.interval_ns = 1700 * INT64_C(1000000); /* 1.7 s */
+    c.start_ns = 300 * INT64_C(1000000);
+    c.relay_delay_ns = L1;
+    c.drop_threshold = UINT64_C(1) << 29; /* 1/8 */
+    c.source = 3;
+    c.destination = 41;
+    for (int variant = 0; variant < 5; variant++) {
+        scenario v = c;
+        if (variant == 1)
+            v.ttl = 3;
+        if (variant == 2)
+            v.duration_ns = 9 * L1 + 1;
+        if (variant == 3) {
+            v.relay_delay_ns = 250 * INT64_C(1000000); /* short windows: smaller budgets */
+            v.interval_ns = 2 * L1 + 70;
+        }
+        if (variant == 4) {
+            v.seed = UINT64_C(0xabcdef0123456789);
+            v.drop_threshold = 0;
+            v.depth_mm = 0;
+        }
+        flood_oracle_result want, got;
+        flood_packet_major(&v, &want);
+        CHECK_EQ(flood_oracle_run(&v, &got), ORACLE_OK);
+        char name[64];
+        snprintf(name, sizeof name, "mobile variant %d", variant);
+        compare_results(name, &got, &want);
+        CHECK(want.transmissions > 20);
+        /* Mobility matters here: the static version of the same case differs. */
+        if (variant == 0) {
+            scenario fixed = v;
+            fixed.mobility = MOBILITY_STATIC;
+            flood_oracle_result f;
+            CHECK_EQ(flood_oracle_run(&fixed, &f), ORACLE_OK);
+            CHECK(f.receptions != got.receptions);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ executables */
+
+static char tmpdir[256];
+
+static void write_file(const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Runs ARGV[0] with ARGV, stdout and stderr to files in TMPDIR; returns the exit status
+ * (-1 if it did not exit normally). */
+static int run_prog(char *const argv[])
+{
+    char out[512], err[512];
+    snprintf(out, sizeof out, "%s/stdout.txt", tmpdir);
+    snprintf(err, sizeof err, "%s/stderr.txt", tmpdir);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int fe = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fo < 0 || fe < 0)
+            _exit(127);
+        dup2(fo, 1);
+        dup2(fe, 2);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    int status;
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+        return -1;
+    return WEXITSTATUS(status);
+}
+
+/* Whether the captured stdout (STREAM 1) or stderr (2) contains NEEDLE. */
+static bool output_has(int stream, const char *needle)
+{
+    char path[512], text[8192];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, stream == 1 ? "stdout.txt" : "stderr.txt");
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    return strstr(text, needle) != NULL;
+}
+
+static int compare2(const char *jc, const char *a, const char *b, const char *members)
+{
+    char pa[512], pb[512];
+    snprintf(pa, sizeof pa, "%s/%s", tmpdir, a);
+    snprintf(pb, sizeof pb, "%s/%s", tmpdir, b);
+    char *argv[6];
+    int k = 0;
+    argv[k++] = (char *)jc;
+    if (members) {
+        argv[k++] = "--members";
+        argv[k++] = (char *)members;
+    }
+    argv[k++] = pa;
+    argv[k++] = pb;
+    argv[k] = NULL;
+    return run_prog(argv);
+}
+
+#define RESULT_BODY                                                                          \
+    "\"seed\": 1, \"nodes\": 5, \"generated\": 1, \"delivered\": 1, \"loss\": 0,"             \
+    " \"transmissions\": 5, \"receptions\": 8, \"first_receptions\": 4, \"hops_sum\": 4,"     \
+    " \"latency_sum_ns\": 3000000000, \"end_time_ns\": 4000000000, \"windows\": 5"
+
+static void test_json_compare(const char *jc)
+{
+    write_file("a.json", "{\"model\": \"flood\", " RESULT_BODY "}\n");
+    /* The same members in another order, other spacing, extra members of every kind
+     * (nested, escaped strings, non-contract floats), and "flood" spelled with an escape. */
+    write_file("b.json",
+               "{\n \"wall_s\": 1.5e-3, \"devices\": [{\"name\": \"x\\\"y\\u00e9\\ud83d\\ude00\","
+               " \"busy_s\": [0.1, -2, {}], \"ok\": true}, null, false, []],\n"
+               " \"windows\": 5, \"model\": \"fl\\u006fod\", \"seed\": 1, \"nodes\": 5,"
+               " \"generated\": 1, \"delivered\": 1, \"loss\": 0, \"transmissions\": 5,"
+               " \"receptions\": 8, \"first_receptions\": 4, \"hops_sum\": 4,"
+               " \"latency_sum_ns\": 3000000000, \"end_time_ns\": 4000000000}");
+    CHECK_EQ(compare2(jc, "a.json", "b.json", NULL), 0);
+    CHECK_EQ(compare2(jc, "b.json", "a.json", NULL), 0);
+
+    /* One differing counter, and a loss that is the same number in other text. */
+    write_file("c.json", "{\"model\": \"flood\", " RESULT_BODY ", \"receptions\": 9}");
+    CHECK_EQ(compare2(jc, "a.json", "c.json", NULL), 1); /* duplicate member: parse error */
+    CHECK(output_has(2, "c.json"));
+    write_file("c.json",
+               "{\"model\": \"flood\", \"seed\": 1, \"nodes\": 5, \"generated\": 1, \"delivered\": 1,"
+               " \"loss\": 0.0, \"transmissions\": 5, \"receptions\": 9, \"first_receptions\": 4,"
+               " \"hops_sum\": 4, \"latency_sum_ns\": 3000000000, \"end_time_ns\": 4000000000,"
+               " \"windows\": 5}");
+    CHECK_EQ(compare2(jc, "a.json", "c.json", NULL), 1);
+    CHECK(output_has(1, "receptions: A=8 B=9"));
+    CHECK(output_has(1, "loss: A=0 B=0.0"));
+    CHECK(!output_has(1, "first_receptions:"));
+    /* A string against a number of the same text is a difference too. */
+    write_file("d.json", "{\"model\": \"flood\", " RESULT_BODY ", \"x\": \"5\", \"y\": 5}");
+    CHECK_EQ(compare2(jc, "d.json", "d.json", "x,y"), 0);
+    write_file("e.json", "{\"x\": 5, \"y\": 5}");
+    CHECK_EQ(compare2(jc, "d.json", "e.json", "x,y"), 1);
+    CHECK(output_has(1, "x: A=\"5\" B=5"));
+    /* --members: only the listed ones count. */
+    CHECK_EQ(compare2(jc, "a.json", "c.json", "nodes,transmissions,windows"), 0);
+    CHECK_EQ(compare2(jc, "a.json", "c.json", "nodes,receptions"), 1);
+
+    /* A missing member fails, on either side. */
+    write_file("m.json", "{\"model\": \"flood\", \"seed\": 1, \"nodes\": 5, \"generated\": 1,"
+                         " \"delivered\": 1, \"loss\": 0, \"transmissions\": 5, \"receptions\": 8,"
+                         " \"first_receptions\": 4, \"hops_sum\": 4, \"latency_sum_ns\": 3000000000,"
+                         " \"end_time_ns\": 4000000000}");
+    CHECK_EQ(compare2(jc, "a.json", "m.json", NULL), 1);
+    CHECK(output_has(1, "windows: A=5 B=<missing>"));
+    CHECK_EQ(compare2(jc, "m.json", "a.json", NULL), 1);
+    CHECK(output_has(1, "windows: A=<missing> B=5"));
+
+    /* Malformed files: exit 1 with the file name and the byte offset of the fault. */
+    static const struct {
+        const char *text;
+        const char *where;
+    } bad[] = {
+        {"", "byte 0"},
+        {"[1, 2]", "byte 0"},
+        {"{\"a\": 1,}", "byte 8"},
+        {"{\"a\": 01}", "byte 6"},
+        {"{\"a\": 1.}", "byte 6"},
+        {"{\"a\": -}", "byte 6"},
+        {"{\"a\": 1e}", "byte 6"},
+        {"{\"a\": \"x\\q\"}", "byte 8"},
+        {"{\"a\": \"x\ty\"}", "byte 8"},
+        {"{\"a\": \"\\ud800\"}", "byte 7"},
+        {"{\"a\": \"abc", "byte 6"},
+        {"{\"a\": [1, 2}", "byte 11"},
+        {"{\"a\": tru}", "byte 6"},
+        {"{\"a\" 1}", "byte 5"},
+        {"{\"a\": 1} x", "byte 9"},
+        {"{\"a\": 1", "byte 7"},
+        {"{a: 1}", "byte 1"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        write_file("bad.json", bad[k].text);
+        int rc = compare2(jc, "a.json", "bad.json", NULL);
+        int before = failures;
+        CHECK_EQ(rc, 1);
+        CHECK(output_has(2, "bad.json"));
+        CHECK(output_has(2, bad[k].where));
+        if (failures != before)
+            fprintf(stderr, "  (malformed case %zu: %s)\n", k, bad[k].text);
+    }
+    /* Deep nesting is refused cleanly, not by a crash. */
+    {
+        char deep[3000];
+        size_t n = 0;
+        n += (size_t)snprintf(deep, sizeof deep, "{\"a\": ");
+        for (int k = 0; k < 1000; k++)
+            deep[n++] = '[';
+        for (int k = 0; k < 1000; k++)
+            deep[n++] = ']';
+        deep[n++] = '}';
+        deep[n] = '\0';
+        write_file("deep.json", deep);
+        CHECK_EQ(compare2(jc, "a.json", "deep.json", NULL), 1);
+        CHECK(output_has(2, "deep.json"));
+    }
+    /* A file that does not exist. */
+    CHECK_EQ(compare2(jc, "a.json", "nonexistent.json", NULL), 1);
+    CHECK(output_has(2, "nonexistent.json"));
+}
+
+static const char line_ini[] =
+    "[simulation]\nmodel = flood\nseed = 1\nduration = 0\n"
+    "[topology]\nplacement = grid\nrows = 1\ncols = 5\nspacing = 100\n"
+    "[connectivity]\nmodel = udg\nrange = 100\n"
+    "[mobility]\nmodel = static\n"
+    "[traffic]\nsource = 0\ndestination = -1\npackets = 1\ninterval = 1\nstart = 0\nsize = 1000\n"
+    "[flood]\nrelay_delay = 1\ndrop_probability = 0\nttl = 0\n";
+
+static void test_oracle_exe(const char *jc, const char *fo)
+{
+    char ini[512], out[512];
+    snprintf(ini, sizeof ini, "%s/line.ini", tmpdir);
+    snprintf(out, sizeof out, "%s/out.json", tmpdir);
+    write_file("line.ini", line_ini);
+    write_file("want.json", "{\"model\": \"flood\", " RESULT_BODY "}");
+    char *argv1[] = {(char *)fo, ini, "--json", out, NULL};
+    CHECK_EQ(run_prog(argv1), 0);
+    CHECK_EQ(compare2(jc, "out.json", "want.json", NULL), 0);
+    /* -s overrides: ttl 2 (see "line ttl 2") -> loss 1. */
+    write_file("want2.json",
+               "{\"model\": \"flood\", \"seed\": 1, \"nodes\": 5, \"generated\": 1,"
+               " \"delivered\": 0, \"loss\": 1, \"transmissions\": 2, \"receptions\": 3,"
+               " \"first_receptions\": 2, \"hops_sum\": 0, \"latency_sum_ns\": 0,"
+               " \"end_time_ns\": 1000000000, \"windows\": 2}");
+    char *argv2[] = {(char *)fo, ini, "-s", "flood.ttl=2", "--json", out, NULL};
+    CHECK_EQ(run_prog(argv2), 0);
+    CHECK_EQ(compare2(jc, "out.json", "want2.json", NULL), 0);
+    /* Two packets 10 s apart and a 10 s duration: the first is delivered, the second is
+     * never sent (created at the duration): loss 1 - 1/2 = 0.5. */
+    char *argv3[] = {(char *)fo, ini, "-s", "traffic.packets=2", "-s", "traffic.interval=10",
+                     "-s", "simulation.duration=10", "--json", out, NULL};
+    CHECK_EQ(run_prog(argv3), 0);
+    write_file("want3.json", "{\"generated\": 2, \"delivered\": 1, \"loss\": 0.5}");
+    CHECK_EQ(compare2(jc, "out.json", "want3.json", "generated,delivered,loss"), 0);
+    /* A bad override is an input error (2). */
+    char *argv4[] = {(char *)fo, ini, "-s", "flood.no_such_key=1", "--json", out, NULL};
+    CHECK_EQ(run_prog(argv4), 2);
+}
+
+/* ------------------------------------------------------------------ main */
+
+static void cleanup_tmp(void)
+{
+    static const char *const names[] = {
+        "a.json", "b.json", "c.json", "d.json", "e.json", "m.json", "bad.json", "deep.json",
+        "line.ini", "out.json", "want.json", "want2.json", "want3.json", "stdout.txt",
+        "stderr.txt",
+    };
+    char path[512];
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        snprintf(path, sizeof path, "%s/%s", tmpdir, names[k]);
+        unlink(path);
+    }
+    rmdir(tmpdir);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || argc > 3) {
+        fprintf(stderr, "usage: oracle_selfcheck JSON_COMPARE [FLOOD_ORACLE]\n");
+        return 2;
+    }
+    test_philox();
+    test_isqrt();
+    test_neighbours();
+    test_flood_by_hand();
+    test_flood_random_drop();
+    test_mobility_by_hand();
+    test_mobile_flood();
+
+    const char *t = getenv("TMPDIR");
+    snprintf(tmpdir, sizeof tmpdir, "%s/oracle_selfcheck.XXXXXX", t && *t ? t : "/tmp");
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_json_compare(argv[1]);
+    if (argc == 3)
+        test_oracle_exe(argv[1], argv[2]);
+    cleanup_tmp();
+
+    printf("oracle_selfcheck: %d checks, %d failed\n", checks, failures);
+    return failures ? 1 : 0;
+}
