@@ -202,7 +202,7 @@ inline void append_relay(uint j, uint slot, __local uint *l_n, __local uint2 *lb
  * reception and j relays. Exactly one of the simultaneous transmitters wins the atomic_or;
  * since all of them carry the same (t, h), who wins cannot change the outcome. */
 inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const window_params *w,
-                   __global uint *seen, volatile __global uint *ctl, __local uint *l_first)
+                   __global uint *seen, volatile __global uint *ctl, uint *first)
 {
     __global uint *word = seen + (size_t)slot * w->words + (j >> 5);
     uint bit = 1u << (j & 31u);
@@ -210,7 +210,7 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
         return 0;
     if (atomic_or(word, bit) & bit)
         return 0;
-    atomic_inc(l_first);
+    (*first)++;
     if (j == w->destination) {
         atomic_inc(&ctl[CTL_DELIVERED]);
         add64(&ctl[CTL_HOPS], (ulong)h);
@@ -222,14 +222,15 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
     return (ulong)r.x >= w->drop_threshold;
 }
 
+/* Per-work-item counts (transmissions, receptions, first receptions) are summed over the
+ * work-group in local memory, then added once to the global counters: no atomic per event. */
 #define TRANSMIT_PROLOGUE                                                                   \
     window_params w = {T, L, start, interval, duration, drop_threshold, key,               \
                        source, destination, ttl, words};                                    \
     uint gid = get_global_id(0), lid = get_local_id(0), lsize = get_local_size(0);         \
-    if (lid == 0) {                                                                         \
+    uint n_tx = 0, n_rx = 0, n_first = 0;                                                   \
+    if (lid == 0)                                                                           \
         *l_n = 0;                                                                           \
-        l_count[0] = l_count[1] = l_count[2] = 0;                                           \
-    }                                                                                       \
     barrier(CLK_LOCAL_MEM_FENCE);                                                           \
     if (gid < count) {                                                                      \
         uint i = in[gid].x, slot = in[gid].y, k = slot_packet[slot];                        \
@@ -237,23 +238,29 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
         long h = packet_hop(T, L, tk);                                                      \
         long t = tk + (h - 1) * L;                                                          \
         if (duration == 0 || t < duration) {                                                \
-            atomic_inc(&l_count[0]);
+            n_tx = 1;
 
 #define TRANSMIT_EPILOGUE                                                                   \
         }                                                                                   \
     }                                                                                       \
+    l_sums[lid] = (uint4)(n_tx, n_rx, n_first, 0u);                                         \
     barrier(CLK_LOCAL_MEM_FENCE);                                                           \
+    for (uint step = lsize >> 1; step > 0; step >>= 1) {                                    \
+        if (lid < step)                                                                     \
+            l_sums[lid] += l_sums[lid + step];                                              \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                       \
+    }                                                                                       \
     if (lid == 0) {                                                                         \
         uint n_local = min(*l_n, lcap);                                                     \
-        l_count[3] = atomic_add(&ctl[CTL_CURSOR], n_local) - base;                          \
-        l_count[4] = n_local;                                                               \
-        add64(&ctl[CTL_TX], l_count[0]);                                                    \
-        add64(&ctl[CTL_RX], l_count[1]);                                                    \
-        add64(&ctl[CTL_FIRST], l_count[2]);                                                 \
+        l_flush[0] = atomic_add(&ctl[CTL_CURSOR], n_local) - base;                          \
+        l_flush[1] = n_local;                                                               \
+        add64(&ctl[CTL_TX], l_sums[0].x);                                                   \
+        add64(&ctl[CTL_RX], l_sums[0].y);                                                   \
+        add64(&ctl[CTL_FIRST], l_sums[0].z);                                                \
     }                                                                                       \
     barrier(CLK_LOCAL_MEM_FENCE);                                                           \
-    for (uint q = lid; q < l_count[4]; q += lsize) {                                        \
-        uint at = l_count[3] + q;                                                           \
+    for (uint q = lid; q < l_flush[1]; q += lsize) {                                        \
+        uint at = l_flush[0] + q;                                                           \
         uint2 e = lbuf[q];                                                                  \
         if (at < capacity)                                                                  \
             out[at] = e;                                                                    \
@@ -267,11 +274,11 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
         volatile __global uint *ctl, __global uint *alive, uint stamp, __global uint *seen, \
         __global uint *spill, uint words, __global const uint *slot_packet, long T, long L, \
         long start, long interval, long duration, ulong drop_threshold, uint2 key,          \
-        uint source, uint destination, uint ttl, __local uint *l_n, __local uint *l_count,  \
-        __local uint2 *lbuf, uint lcap
+        uint source, uint destination, uint ttl, __local uint *l_n, __local uint *l_flush,  \
+        __local uint4 *l_sums, __local uint2 *lbuf, uint lcap
 
 #define HANDLE_NEIGHBOUR(j)                                                                 \
-    if (receive(j, slot, k, t, tk, h, &w, seen, ctl, &l_count[2]))                         \
+    if (receive(j, slot, k, t, tk, h, &w, seen, ctl, &n_first))                            \
         append_relay(j, slot, l_n, lbuf, lcap, ctl, base, out, capacity, spill, words,      \
                      alive, stamp);
 
@@ -281,7 +288,7 @@ __kernel void transmit(TRANSMIT_COMMON_ARGS, __global const uint *offsets,
 {
     TRANSMIT_PROLOGUE
     uint a = offsets[i], e = offsets[i + 1];
-    atomic_add(&l_count[1], e - a);
+    n_rx = e - a;
     for (uint q = a; q < e; q++) {
         uint j = neighbours[q];
         HANDLE_NEIGHBOUR(j)
@@ -304,7 +311,7 @@ __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, u
             HANDLE_NEIGHBOUR(j)
         }
     });
-    atomic_add(&l_count[1], deg);
+    n_rx = deg;
     TRANSMIT_EPILOGUE
 }
 

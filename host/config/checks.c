@@ -14,7 +14,9 @@ static const char *where_of(const load_ctx *ctx, const int *keys, int n, char *b
     int best = -1, best_rank = -1;
     for (int i = 0; i < n; i++) {
         const key_state *st = &ctx->keys[keys[i]];
-        int rank = st->origin == ORIGIN_OVERRIDE ? 1 << 30 : st->origin == ORIGIN_FILE ? st->line : 0;
+        int rank = st->origin == ORIGIN_OVERRIDE ? 1 << 30
+                   : st->origin == ORIGIN_FILE   ? st->line
+                                                 : 0;
         if (rank > best_rank) {
             best = keys[i];
             best_rank = rank;
@@ -23,8 +25,11 @@ static const char *where_of(const load_ctx *ctx, const int *keys, int n, char *b
     return config_key_where(ctx, best, buf, size);
 }
 
-#define WHERE(...)                                                                               \
-    where_of(ctx, (const int[]){__VA_ARGS__}, (int)(sizeof((const int[]){__VA_ARGS__}) / sizeof(int)), \
+/* WHERE(K_A, K_B, ...): the location for a rule about those keys, in the local buffer
+ * `where` of the calling check. */
+#define KEY_LIST(...) ((const int[]){__VA_ARGS__})
+#define WHERE(...)                                                                          \
+    where_of(ctx, KEY_LIST(__VA_ARGS__), (int)(sizeof KEY_LIST(__VA_ARGS__) / sizeof(int)), \
              where, sizeof where)
 
 /* A field in its INI unit, for messages. */
@@ -98,7 +103,8 @@ static int check_uniform(load_ctx *ctx)
                        "%s: [topology] width = %s m, height = %s m: uniform placement needs "
                        "width > 0 and height > 0 (depth 0 means a 2-D area)",
                        WHERE(K_PLACEMENT, K_WIDTH, K_HEIGHT),
-                       value_text(ctx, K_WIDTH, a, sizeof a), value_text(ctx, K_HEIGHT, b, sizeof b));
+                       value_text(ctx, K_WIDTH, a, sizeof a),
+                       value_text(ctx, K_HEIGHT, b, sizeof b));
     return 0;
 }
 

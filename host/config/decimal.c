@@ -184,17 +184,25 @@ int parse_uint64_seed(const char *s, uint64_t *out)
 
 void format_scaled(int64_t v, int scale, char *buf, size_t size)
 {
+    /* 10^18 is the largest power of ten in uint64; the schema uses scales 0, 3 and 9. */
+    if (scale < 0)
+        scale = 0;
+    if (scale > 18)
+        scale = 18;
     uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, p10 = 1;
     for (int i = 0; i < scale; i++)
         p10 *= 10;
     uint64_t whole = mag / p10, frac = mag % p10;
-    int n = snprintf(buf, size, "%s%llu", v < 0 ? "-" : "", (unsigned long long)whole);
-    if (frac == 0 || n < 0 || (size_t)n >= size)
-        return;
-    char digits[24];
-    snprintf(digits, sizeof digits, "%0*llu", scale, (unsigned long long)frac);
-    size_t len = strlen(digits);
-    while (len > 0 && digits[len - 1] == '0')
-        digits[--len] = '\0';
-    snprintf(buf + n, size - (size_t)n, ".%s", digits);
+    char digits[20];
+    int n = 0;
+    if (frac != 0) {
+        /* The fraction with its leading zeros, then without its trailing ones. */
+        for (int i = scale - 1; i >= 0; i--, frac /= 10)
+            digits[i] = (char)('0' + frac % 10);
+        n = scale;
+        while (digits[n - 1] == '0')
+            n--;
+    }
+    snprintf(buf, size, "%s%llu%s%.*s", v < 0 ? "-" : "", (unsigned long long)whole,
+             n ? "." : "", n, digits);
 }

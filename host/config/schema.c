@@ -26,7 +26,7 @@ const char *const config_sections[] = {"simulation", "topology", "connectivity",
 
 const config_key config_keys[K_COUNT] = {
     [K_MODEL] = {"simulation", "model", KT_NAME, FIELD(model), 0, 0, 0, NULL, model_choices,
-                 "flood", "Model to simulate. Only the broadcast flood of MODEL.md exists so far."},
+                 "flood", "Model to simulate; flood (broadcast flooding) is the only one so far."},
     [K_SEED] = {"simulation", "seed", KT_SEED, FIELD(seed), 0, 0, 0, NULL, NULL, "1",
                 "Key of every random draw (Philox4x32-10). Same scenario and seed give the same "
                 "results on every device."},
@@ -40,7 +40,8 @@ const config_key config_keys[K_COUNT] = {
                      "How nodes are placed: grid (rows x cols, spacing apart, in the plane z = 0) "
                      "or uniform (nodes drawn uniformly in width x height x depth)."},
     [K_ROWS] = {"topology", "rows", KT_INT, FIELD(rows), 0, SCENARIO_MAX_NODES, 0, NULL, NULL,
-                "10", "Grid rows (along y); grid placement needs rows >= 1. Node id = r * cols + c."},
+                "10",
+                "Grid rows (along y); grid placement needs rows >= 1. Node id = r * cols + c."},
     [K_COLS] = {"topology", "cols", KT_INT, FIELD(cols), 0, SCENARIO_MAX_NODES, 0, NULL, NULL,
                 "10", "Grid columns (along x); grid placement needs cols >= 1."},
     [K_SPACING] = {"topology", "spacing", KT_LENGTH_MM, FIELD(spacing_mm), 0,

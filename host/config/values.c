@@ -142,6 +142,8 @@ int config_set_value(load_ctx *ctx, int key, const char *text, const char *where
  * "0.10000000000000001", yet always exact. */
 static void format_probability(double p, char *buf, size_t size)
 {
+    if (!buf || size == 0)
+        return; /* never the case; tells GCC's -fsanitize build that buf is not NULL */
     for (int digits = 15; digits <= 17; digits++) {
         snprintf(buf, size, "%.*g", digits, p);
         if (strtod(buf, NULL) == p)

@@ -282,7 +282,7 @@ static void format_row(const device_entry *e, row_cells cells)
     snprintf(cells[COL_INDEX], 256, "%d", e->index);
     snprintf(cells[COL_PLATFORM], 256, "%s", e->platform_name);
     snprintf(cells[COL_NAME], 256, "%s", e->name);
-    snprintf(cells[COL_TYPE], 256, "%s", e->id ? device_type_name(e->type) : "-");
+    snprintf(cells[COL_TYPE], 256, "%s", e->type ? device_type_name(e->type) : "-");
     snprintf(cells[COL_UNITS], 256, "%u", (unsigned)e->compute_units);
     format_bytes(e->global_mem, cells[COL_MEM], 256);
     format_bytes(e->max_alloc, cells[COL_ALLOC], 256);

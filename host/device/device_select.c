@@ -38,7 +38,7 @@ static void describe_devices(const device_list *list, char *buf, size_t cap)
     for (int i = 0; i < list->count && used + 1 < cap; i++) {
         const device_entry *e = &list->items[i];
         int n = snprintf(buf + used, cap - used, "%s%d '%s' (%s, %s%s)", i ? ", " : "", e->index,
-                         e->name, e->platform_name, e->id ? device_type_name(e->type) : "-",
+                         e->name, e->platform_name, e->type ? device_type_name(e->type) : "-",
                          e->usable ? "" : ", unusable");
         if (n < 0)
             break;

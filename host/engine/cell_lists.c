@@ -47,6 +47,10 @@ int scan_init(scan_ctx *s, device_ctx *dev, cl_program prog, size_t max_len, dbu
     size_t add_max = device_local_size(dev, "scan_blocks", s->add);
     if (add_max < s->local)
         s->local = add_max;
+    /* A slice of one element would never shrink the problem: two at least (any device has
+     * work-groups of 2 or more). */
+    if (s->local < 2)
+        s->local = 2;
     size_t len = max_len;
     while (len > 1) {
         if (s->levels == SCAN_MAX_LEVELS)

@@ -19,7 +19,7 @@ int cell_grid_choose(cell_grid *g, const int64_t extent[3], int64_t range, uint3
                      cn_error *err);
 
 /* Exclusive prefix sum of uint32 on the device (kernels scan_blocks / scan_add). */
-#define SCAN_MAX_LEVELS 8
+#define SCAN_MAX_LEVELS 40
 typedef struct scan_ctx {
     cl_kernel blocks, add;
     size_t local;

@@ -146,9 +146,10 @@ int main(void)
                    "[simulation]\nseed = 12\n[topology]\nplacement = uniform\nnodes = 1500\n"
                    "width = 800\nheight = 900\ndepth = 300\n[connectivity]\nrange = 100\n",
                    &dev, 0);
-    check_scenario("uniform 3-D, tiny range (sparse cells)",
-                   "[simulation]\nseed = 13\n[topology]\nplacement = uniform\nnodes = 400\n"
-                   "width = 5000\nheight = 5000\ndepth = 5000\n[connectivity]\nrange = 1\n",
+    /* 5000 cells of one range would exceed 2 N: the cell side doubles, neighbours stay exact */
+    check_scenario("long strip, cells wider than the range",
+                   "[simulation]\nseed = 13\n[topology]\nplacement = uniform\nnodes = 2000\n"
+                   "width = 100000\nheight = 10\ndepth = 0\n[connectivity]\nrange = 20\n",
                    &dev, 0);
     check_scenario("rwp 3-D after mobility steps",
                    "[simulation]\nseed = 5\n[topology]\nplacement = uniform\nnodes = 800\n"

@@ -129,6 +129,35 @@ static bool hex4(parser *p, uint32_t *out)
     return true;
 }
 
+/* Length of the well-formed UTF-8 sequence at T[0..N) (RFC 3629: no overlong forms, no
+ * surrogates, nothing above U+10FFFF), or 0 if it is not one. */
+static size_t utf8_len(const unsigned char *t, size_t n)
+{
+    if (t[0] < 0x80)
+        return 1;
+    size_t len;
+    uint32_t cp;
+    if (t[0] >= 0xC2 && t[0] <= 0xDF)
+        len = 2, cp = t[0] & 0x1Fu;
+    else if (t[0] >= 0xE0 && t[0] <= 0xEF)
+        len = 3, cp = t[0] & 0x0Fu;
+    else if (t[0] >= 0xF0 && t[0] <= 0xF4)
+        len = 4, cp = t[0] & 0x07u;
+    else
+        return 0;
+    if (len > n)
+        return 0;
+    for (size_t k = 1; k < len; k++) {
+        if ((t[k] & 0xC0) != 0x80)
+            return 0;
+        cp = cp << 6 | (t[k] & 0x3Fu);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+        return 0;
+    return len;
+}
+
 /* A string starting at the opening quote. With OUT, the decoded bytes are returned (malloc'ed,
  * NUL-terminated, length in *LEN; they may contain NUL from \u0000). */
 static bool parse_string(parser *p, char **out, size_t *len)
@@ -151,9 +180,15 @@ static bool parse_string(parser *p, char **out, size_t *len)
             goto bad;
         }
         if (c != '\\') {
-            if (out && !buf_put(&b, (char)c))
-                goto nomem;
-            p->pos++;
+            size_t n = utf8_len((const unsigned char *)p->d->text + p->pos, p->d->len - p->pos);
+            if (n == 0) {
+                fail_at(p, p->pos, "invalid UTF-8 inside a string");
+                goto bad;
+            }
+            for (size_t k = 0; k < n; k++)
+                if (out && !buf_put(&b, p->d->text[p->pos + k]))
+                    goto nomem;
+            p->pos += n;
             continue;
         }
         const size_t esc = p->pos;

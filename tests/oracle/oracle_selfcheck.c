@@ -860,7 +860,7 @@ static void test_json_compare(const char *jc)
      * (nested, escaped strings, non-contract floats), and "flood" spelled with an escape. */
     write_file("b.json",
                "{\n \"wall_s\": 1.5e-3, \"devices\": [{\"name\": \"x\\\"y\\u00e9\\ud83d\\ude00\","
-               " \"busy_s\": [0.1, -2, {}], \"ok\": true}, null, false, []],\n"
+               " \"busy_s\": [0.1, -2, {}], \"ok\": true, \"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\": 0}, null, false, []],\n"
                " \"windows\": 5, \"model\": \"fl\\u006fod\", \"seed\": 1, \"nodes\": 5,"
                " \"generated\": 1, \"delivered\": 1, \"loss\": 0, \"transmissions\": 5,"
                " \"receptions\": 8, \"first_receptions\": 4, \"hops_sum\": 4,"
@@ -923,6 +923,10 @@ static void test_json_compare(const char *jc)
         {"{\"a\": 1} x", "byte 9"},
         {"{\"a\": 1", "byte 7"},
         {"{a: 1}", "byte 1"},
+        {"{\"a\": \"x\xff\"}", "byte 8"},         /* not UTF-8 */
+        {"{\"a\": \"x\xc0\xaf\"}", "byte 8"},     /* overlong '/' */
+        {"{\"a\": \"x\xed\xa0\x80\"}", "byte 8"}, /* encoded surrogate */
+        {"{\"a\": \"x\xe2\x82\"}", "byte 8"},     /* truncated sequence */
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         write_file("bad.json", bad[k].text);

@@ -138,23 +138,23 @@ static int run_transmit(struct model *m, const window_plan *plan, cl_event *ev, 
     cl_uint source = (cl_uint)sc->source, dest = (cl_uint)sc->destination;
     cl_uint ttl = sc->ttl > 0xffffffffLL ? 0xffffffffu : (cl_uint)sc->ttl;
     size_t ls = m->ls_transmit;
-    int rc = kernel_args(d, m->k_transmit, "transmit", err, 26, KBUF(m->frontier[m->cur]),
+    int rc = kernel_args(d, m->k_transmit, "transmit", err, 27, KBUF(m->frontier[m->cur]),
                          KARG(count), KBUF(m->frontier[nxt]), KARG(m->capacity[nxt]),
                          KARG(m->base), KBUF(m->ctl), KBUF(m->alive), KARG(stamp), KBUF(m->seen),
                          KBUF(m->spill), KARG(m->words), KBUF(m->slot_packet), KARG(T), KARG(L),
                          KARG(start), KARG(interval), KARG(duration), KARG(thr), KARG(key),
-                         KARG(source), KARG(dest), KARG(ttl), KLOCAL(4), KLOCAL(8 * 4),
-                         KLOCAL((size_t)m->lcap * 8), KARG(m->lcap));
+                         KARG(source), KARG(dest), KARG(ttl), KLOCAL(4), KLOCAL(2 * 4),
+                         KLOCAL(ls * 16), KLOCAL((size_t)m->lcap * 8), KARG(m->lcap));
     if (rc)
         return rc;
     if (m->mobile) {
         cl_ulong range2 = (cl_ulong)sc->range_mm * (cl_ulong)sc->range_mm;
         const cell_grid *g = &m->grid;
-        rc = kernel_args_from(d, m->k_transmit, "transmit_mobile", err, 26, 8, KBUF(m->pos),
+        rc = kernel_args_from(d, m->k_transmit, "transmit_mobile", err, 27, 8, KBUF(m->pos),
                               KARG(range2), KARG(g->side), KARG(g->nx), KARG(g->ny), KARG(g->nz),
                               KBUF(m->cells.start), KBUF(m->cells.nodes));
     } else {
-        rc = kernel_args_from(d, m->k_transmit, "transmit", err, 26, 2, KBUF(m->offsets),
+        rc = kernel_args_from(d, m->k_transmit, "transmit", err, 27, 2, KBUF(m->offsets),
                               KBUF(m->neighbours));
     }
     if (!rc)

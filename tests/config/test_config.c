@@ -1,0 +1,1003 @@
+/* Tests of host/config: exact decimal conversions, every error class with its message,
+ * overrides, defaults, derived fields, dump -> reload round trips, the scenario files of
+ * scenarios/ and the generated key reference docs/keys.md.
+ *
+ *   test_config                    unit tests
+ *   test_config --scenarios        loads every .ini file of scenarios/ (CLNETSIM_SOURCE_DIR)
+ *   test_config --check-docs       docs/keys.md must equal --print-reference
+ *   test_config --print-reference  writes the content of docs/keys.md to stdout */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config/config.h"
+
+static int checks, failures;
+
+#define CHECK(cond) check_at(__FILE__, __LINE__, (cond) ? 1 : 0, "%s", #cond)
+#define CHECK_I64(got, want) check_i64_at(__FILE__, __LINE__, #got, (int64_t)(got), (int64_t)(want))
+#define CHECK_U64(got, want)                                                                       \
+    check_u64_at(__FILE__, __LINE__, #got, (uint64_t)(got), (uint64_t)(want))
+
+__attribute__((format(printf, 4, 5))) static void check_at(const char *file, int line, int ok,
+                                                          const char *fmt, ...)
+{
+    checks++;
+    if (ok)
+        return;
+    failures++;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s:%d: check failed: ", file, line);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static void check_i64_at(const char *file, int line, const char *what, int64_t got, int64_t want)
+{
+    check_at(file, line, got == want, "%s = %lld, expected %lld", what, (long long)got,
+             (long long)want);
+}
+
+static void check_u64_at(const char *file, int line, const char *what, uint64_t got,
+                         uint64_t want)
+{
+    check_at(file, line, got == want, "%s = %llu, expected %llu", what, (unsigned long long)got,
+             (unsigned long long)want);
+}
+
+/* ---- helpers ----------------------------------------------------------------------------- */
+
+/* Loads TEXT as "t.ini" with up to 4 overrides (NULL-terminated); fails the test on error. */
+static int load_ok_at(const char *file, int line, const char *text, const char *const *ov,
+                      scenario *sc)
+{
+    config_override o[4] = {{NULL}, {NULL}, {NULL}, {NULL}};
+    int n = 0;
+    while (ov && ov[n] && n < 4) {
+        o[n].text = ov[n];
+        n++;
+    }
+    cn_error err = {0, ""};
+    int rc = config_load_string("t.ini", text, o, n, sc, &err);
+    check_at(file, line, rc == 0, "load failed: %s", err.msg);
+    return rc;
+}
+#define LOAD_OK(text, sc) load_ok_at(__FILE__, __LINE__, text, NULL, sc)
+#define LOAD_OV(text, sc, ...)                                                                     \
+    load_ok_at(__FILE__, __LINE__, text, (const char *const[]){__VA_ARGS__, NULL}, sc)
+
+/* Loads TEXT (and one override OV, may be NULL) and expects CN_ERR_INPUT with a one-line
+ * message holding every substring of WANT (NULL-terminated). */
+static void expect_error_at(const char *file, int line, const char *text, const char *ov,
+                            const char *const *want)
+{
+    config_override o = {ov};
+    cn_error err = {0, ""};
+    scenario sc;
+    int rc = config_load_string("t.ini", text, &o, ov ? 1 : 0, &sc, &err);
+    check_at(file, line, rc == CN_ERR_INPUT && err.code == CN_ERR_INPUT,
+             "expected CN_ERR_INPUT, got rc %d (%s)", rc, err.msg);
+    check_at(file, line, strchr(err.msg, '\n') == NULL, "message has a newline: %s", err.msg);
+    for (int i = 0; want[i]; i++)
+        check_at(file, line, strstr(err.msg, want[i]) != NULL, "message '%s' lacks '%s'",
+                 err.msg, want[i]);
+}
+#define EXPECT_ERROR(text, ov, ...)                                                                \
+    expect_error_at(__FILE__, __LINE__, text, ov, (const char *const[]){__VA_ARGS__, NULL})
+
+static void expect_file_error_at(const char *file, int line, const char *path,
+                                 const char *const *want)
+{
+    cn_error err = {0, ""};
+    scenario sc;
+    int rc = config_load(path, NULL, 0, &sc, &err);
+    check_at(file, line, rc == CN_ERR_INPUT, "expected CN_ERR_INPUT, got %d (%s)", rc, err.msg);
+    check_at(file, line, strchr(err.msg, '\n') == NULL, "message has a newline: %s", err.msg);
+    for (int i = 0; want[i]; i++)
+        check_at(file, line, strstr(err.msg, want[i]) != NULL, "message '%s' lacks '%s'",
+                 err.msg, want[i]);
+}
+#define EXPECT_FILE_ERROR(path, ...)                                                               \
+    expect_file_error_at(__FILE__, __LINE__, path, (const char *const[]){__VA_ARGS__, NULL})
+
+static char *dump_to_string(const scenario *sc)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    config_dump(sc, f);
+    fclose(f);
+    return buf;
+}
+
+/* Field by field, so that a failure says which field; then bytewise, padding included. */
+static void check_same_scenario_at(const char *file, int line, const scenario *a,
+                                   const scenario *b)
+{
+#define SAME(f) check_at(file, line, a->f == b->f, "field " #f " differs after reload")
+    check_at(file, line, strcmp(a->path, b->path) == 0, "path differs");
+    check_at(file, line, strcmp(a->model, b->model) == 0, "model differs");
+    SAME(seed);
+    SAME(duration_ns);
+    SAME(placement);
+    SAME(rows);
+    SAME(cols);
+    SAME(spacing_mm);
+    SAME(nodes);
+    SAME(width_mm);
+    SAME(height_mm);
+    SAME(depth_mm);
+    SAME(connectivity);
+    SAME(range_mm);
+    SAME(mobility);
+    SAME(speed_min_mm_s);
+    SAME(speed_max_mm_s);
+    SAME(pause_min_ms);
+    SAME(pause_max_ms);
+    SAME(source);
+    SAME(destination);
+    SAME(packets);
+    SAME(interval_ns);
+    SAME(start_ns);
+    SAME(size_bytes);
+    SAME(relay_delay_ns);
+    check_at(file, line, memcmp(&a->drop_probability, &b->drop_probability, sizeof(double)) == 0,
+             "field drop_probability differs after reload");
+    SAME(drop_threshold);
+    SAME(ttl);
+#undef SAME
+    check_at(file, line, memcmp(a, b, sizeof *a) == 0, "structs differ bytewise");
+}
+
+/* Dump SC, load the dump under the same name, and compare. */
+static void check_round_trip_at(const char *file, int line, const scenario *sc)
+{
+    char *text = dump_to_string(sc);
+    check_at(file, line, text != NULL, "open_memstream failed");
+    if (!text)
+        return;
+    scenario back;
+    memset(&back, 0xA5, sizeof back); /* the loader must set every byte, padding included */
+    cn_error err = {0, ""};
+    int rc = config_load_string(sc->path, text, NULL, 0, &back, &err);
+    check_at(file, line, rc == 0, "reload of the dump failed: %s\n%s", err.msg, text);
+    if (rc == 0) {
+        check_same_scenario_at(file, line, sc, &back);
+        char *again = dump_to_string(&back);
+        check_at(file, line, again && strcmp(again, text) == 0, "second dump differs");
+        free(again);
+    }
+    free(text);
+}
+#define CHECK_ROUND_TRIP(sc) check_round_trip_at(__FILE__, __LINE__, sc)
+
+/* ---- decimal_to_scaled_int ------------------------------------------------------------------ */
+
+static void test_decimal(void)
+{
+    static const struct {
+        const char *text;
+        int scale;
+        int rc;
+        int64_t value;
+    } cases[] = {
+        {"0.1", 9, 0, 100000000},
+        {"1", 9, 0, 1000000000},
+        {"1e-9", 9, 0, 1},
+        {"1E-9", 9, 0, 1},
+        {"0.0000000005", 9, 0, 1},   /* tie: away from zero */
+        {"-0.0000000005", 9, 0, -1}, /* tie: away from zero */
+        {"0.00000000049999", 9, 0, 0},
+        {"0.0000000015", 9, 0, 2},
+        {"-0.0000000015", 9, 0, -2},
+        {"0.0000000025", 9, 0, 3}, /* not banker's rounding */
+        {"2.5", 0, 0, 3},
+        {"-2.5", 0, 0, -3},
+        {"1.4999999999999999999999", 0, 0, 1},
+        {"0.5", 0, 0, 1},
+        {"0.05", 0, 0, 0},
+        {"100", 3, 0, 100000},
+        {"0.0005", 3, 0, 1},
+        {"1.5", 3, 0, 1500},
+        {".5", 3, 0, 500},
+        {"5.", 3, 0, 5000},
+        {"+7", 0, 0, 7},
+        {"007.25", 2, 0, 725},
+        {"1e3", 0, 0, 1000},
+        {"1E+3", 0, 0, 1000},
+        {"2.5e-1", 1, 0, 3},
+        {"12345e-2", 0, 0, 123},
+        {"-0", 9, 0, 0},
+        {"-0.0000000001", 9, 0, 0},
+        {"0e999999999999999999", 9, 0, 0},
+        {"0.000", 9, 0, 0},
+        {"1e-999999999999", 9, 0, 0},
+        {"123456789012345678901234567890e-20", 0, 0, 1234567890},
+        {"1e18", 0, 0, 1000000000000000000},
+        {"9223372036854775807", 0, 0, INT64_MAX},
+        {"-9223372036854775808", 0, 0, INT64_MIN},
+        {"9223372036.854775807", 9, 0, INT64_MAX},
+        {"9223372036.8547758074", 9, 0, INT64_MAX},
+        {"-9223372036.854775808", 9, 0, INT64_MIN},
+        {"9223372036854775807.4", 0, 0, INT64_MAX},
+        /* overflow */
+        {"9223372036.854775808", 9, -2, 0},
+        {"9223372036.8547758075", 9, -2, 0}, /* rounds up past the limit */
+        {"-9223372036.854775809", 9, -2, 0},
+        {"9223372036854775808", 0, -2, 0},
+        {"1e19", 0, -2, 0},
+        {"1e999999999999", 9, -2, 0},
+        {"10000000000", 9, -2, 0},
+        /* not a number */
+        {"", 9, -1, 0},
+        {" 1", 9, -1, 0},
+        {"1 ", 9, -1, 0},
+        {"1.2.3", 9, -1, 0},
+        {"nan", 9, -1, 0},
+        {"NaN", 9, -1, 0},
+        {"inf", 9, -1, 0},
+        {"-inf", 9, -1, 0},
+        {"infinity", 9, -1, 0},
+        {"1e", 9, -1, 0},
+        {"1e+", 9, -1, 0},
+        {"e5", 9, -1, 0},
+        {".", 9, -1, 0},
+        {"+", 9, -1, 0},
+        {"-", 9, -1, 0},
+        {"--1", 9, -1, 0},
+        {"+-1", 9, -1, 0},
+        {"1x", 9, -1, 0},
+        {"0x10", 9, -1, 0},
+        {"0x1p3", 9, -1, 0},
+        {"1,5", 9, -1, 0},
+        {"1_000", 9, -1, 0},
+        {"1 e3", 9, -1, 0},
+        {"1e3.5", 9, -1, 0},
+        {"1s", 9, -1, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int64_t v = 12345;
+        int rc = decimal_to_scaled_int(cases[i].text, cases[i].scale, &v);
+        check_at(__FILE__, __LINE__, rc == cases[i].rc,
+                 "decimal_to_scaled_int(\"%s\", %d) rc %d, expected %d",
+                 cases[i].text, cases[i].scale, rc, cases[i].rc);
+        if (cases[i].rc == 0)
+            check_at(__FILE__, __LINE__, v == cases[i].value,
+                     "decimal_to_scaled_int(\"%s\", %d) = %lld, expected %lld", cases[i].text,
+                     cases[i].scale, (long long)v, (long long)cases[i].value);
+        else
+            check_at(__FILE__, __LINE__, v == 12345, "\"%s\": output written on error",
+                     cases[i].text);
+    }
+    int64_t v = 0;
+    CHECK(decimal_to_scaled_int(NULL, 9, &v) == -1);
+}
+
+/* ---- defaults, units, derived fields ------------------------------------------------------- */
+
+static void test_defaults(void)
+{
+    scenario sc;
+    if (LOAD_OK("", &sc))
+        return;
+    CHECK(strcmp(sc.path, "t.ini") == 0);
+    CHECK(strcmp(sc.model, "flood") == 0);
+    CHECK_U64(sc.seed, 1);
+    CHECK_I64(sc.duration_ns, 0);
+    CHECK_I64(sc.placement, PLACEMENT_GRID);
+    CHECK_I64(sc.rows, 10);
+    CHECK_I64(sc.cols, 10);
+    CHECK_I64(sc.spacing_mm, 100000);
+    CHECK_I64(sc.nodes, 100);
+    CHECK_I64(scenario_node_count(&sc), 100);
+    CHECK_I64(sc.width_mm, 0);
+    CHECK_I64(sc.height_mm, 0);
+    CHECK_I64(sc.depth_mm, 0);
+    CHECK_I64(sc.connectivity, CONNECTIVITY_UDG);
+    CHECK_I64(sc.range_mm, 100000);
+    CHECK_I64(sc.mobility, MOBILITY_STATIC);
+    CHECK_I64(sc.speed_min_mm_s, 1000);
+    CHECK_I64(sc.speed_max_mm_s, 5000);
+    CHECK_I64(sc.pause_min_ms, 0);
+    CHECK_I64(sc.pause_max_ms, 0);
+    CHECK_I64(sc.source, 0);
+    CHECK_I64(sc.destination, 99);
+    CHECK_I64(sc.packets, 1);
+    CHECK_I64(sc.interval_ns, 1000000000);
+    CHECK_I64(sc.start_ns, 0);
+    CHECK_I64(sc.size_bytes, 512);
+    CHECK_I64(sc.relay_delay_ns, 1000000000);
+    CHECK(sc.drop_probability == 0.0);
+    CHECK_U64(sc.drop_threshold, 0);
+    CHECK_I64(sc.ttl, 0);
+
+    /* No file at all: defaults, and path "". */
+    cn_error err = {0, ""};
+    scenario none;
+    CHECK(config_load(NULL, NULL, 0, &none, &err) == 0);
+    CHECK(none.path[0] == '\0');
+    CHECK_I64(none.destination, 99);
+}
+
+static void test_units(void)
+{
+    scenario sc;
+    if (LOAD_OK("[simulation]\nseed = 0xFFFFFFFFFFFFFFFF\nduration = 3600.5\n"
+                "[topology]\nplacement = uniform\nnodes = 300\nwidth = 1000.0005\n"
+                "height = 2e3\ndepth = 0.0004\n"
+                "[connectivity]\nrange = 99.9999\n"
+                "[mobility]\nmodel = rwp\nspeed_min = 0.5\nspeed_max = 2.25\n"
+                "pause_min = 0.0015\npause_max = 60\n"
+                "[traffic]\nsource = 7\ndestination = 8\npackets = 20\ninterval = 0.25\n"
+                "start = 1e-9\nsize = 1500\n"
+                "[flood]\nrelay_delay = 0.001\ndrop_probability = 0.25\nttl = 12\n",
+                &sc))
+        return;
+    CHECK_U64(sc.seed, UINT64_MAX);
+    CHECK_I64(sc.duration_ns, 3600500000000);
+    CHECK_I64(sc.placement, PLACEMENT_UNIFORM);
+    CHECK_I64(sc.nodes, 300);
+    CHECK_I64(scenario_node_count(&sc), 300);
+    CHECK_I64(sc.width_mm, 1000001); /* 1000000.5 mm, tie away from zero */
+    CHECK_I64(sc.height_mm, 2000000);
+    CHECK_I64(sc.depth_mm, 0);
+    CHECK_I64(sc.range_mm, 100000);
+    CHECK_I64(sc.mobility, MOBILITY_RWP);
+    CHECK_I64(sc.speed_min_mm_s, 500);
+    CHECK_I64(sc.speed_max_mm_s, 2250);
+    CHECK_I64(sc.pause_min_ms, 2);
+    CHECK_I64(sc.pause_max_ms, 60000);
+    CHECK_I64(sc.source, 7);
+    CHECK_I64(sc.destination, 8);
+    CHECK_I64(sc.packets, 20);
+    CHECK_I64(sc.interval_ns, 250000000);
+    CHECK_I64(sc.start_ns, 1);
+    CHECK_I64(sc.size_bytes, 1500);
+    CHECK_I64(sc.relay_delay_ns, 1000000);
+    CHECK(sc.drop_probability == 0.25);
+    CHECK_U64(sc.drop_threshold, 1073741824);
+    CHECK_I64(sc.ttl, 12);
+
+    if (LOAD_OK("[simulation]\nseed = 18446744073709551615\n", &sc) == 0)
+        CHECK_U64(sc.seed, UINT64_MAX);
+    if (LOAD_OK("[simulation]\nseed = 0\n", &sc) == 0)
+        CHECK_U64(sc.seed, 0);
+    if (LOAD_OK("[simulation]\nseed = 0x10\n", &sc) == 0)
+        CHECK_U64(sc.seed, 16);
+    if (LOAD_OK("[simulation]\nseed = 0Xab\n", &sc) == 0)
+        CHECK_U64(sc.seed, 0xab);
+}
+
+static void test_drop_threshold(void)
+{
+    static const struct {
+        const char *p;
+        uint64_t thr;
+    } cases[] = {
+        {"0", 0},
+        {"0.1", 429496729}, /* floor(0.1 * 2^32) = floor(429496729.6) */
+        {"0.5", 2147483648u},
+        {"1", (uint64_t)1 << 32},
+        {"1.0", (uint64_t)1 << 32},
+        {"0.25", 1073741824},
+        {"-0", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[64], ov[64];
+        snprintf(text, sizeof text, "[flood]\ndrop_probability = %s\n", cases[i].p);
+        scenario sc;
+        if (LOAD_OK(text, &sc) == 0)
+            check_at(__FILE__, __LINE__, sc.drop_threshold == cases[i].thr,
+                     "p = %s: threshold %llu, expected %llu", cases[i].p,
+                     (unsigned long long)sc.drop_threshold, (unsigned long long)cases[i].thr);
+        snprintf(ov, sizeof ov, "flood.drop_probability=%s", cases[i].p);
+        if (LOAD_OV("", &sc, ov) == 0)
+            CHECK_U64(sc.drop_threshold, cases[i].thr);
+    }
+    scenario sc;
+    if (LOAD_OK("[flood]\ndrop_probability = -0\n", &sc) == 0)
+        CHECK(!signbit(sc.drop_probability)); /* stored as +0, so the dump writes "0" */
+}
+
+static void test_derived(void)
+{
+    scenario sc;
+    if (LOAD_OK("[topology]\nrows = 20\ncols = 20\n", &sc) == 0) {
+        CHECK_I64(sc.nodes, 400);
+        CHECK_I64(sc.destination, 399);
+    }
+    if (LOAD_OK("[topology]\nplacement = uniform\nnodes = 300\nwidth = 10\nheight = 10\n",
+                &sc) == 0)
+        CHECK_I64(sc.destination, 299);
+    if (LOAD_OK("[traffic]\ndestination = 5\n", &sc) == 0)
+        CHECK_I64(sc.destination, 5);
+    if (LOAD_OK("[traffic]\nsource = 99\ndestination = 0\n", &sc) == 0) {
+        CHECK_I64(sc.source, 99);
+        CHECK_I64(sc.destination, 0);
+    }
+    /* nodes consistent with rows x cols is accepted for a grid. */
+    if (LOAD_OK("[topology]\nrows = 3\ncols = 4\nnodes = 12\n", &sc) == 0)
+        CHECK_I64(sc.nodes, 12);
+    /* A mobile grid takes its bounding box as area when width / height are 0. */
+    const char *mobile_grid =
+        "[topology]\nrows = 3\ncols = 5\nspacing = 10\n[mobility]\nmodel = rwp\n";
+    if (LOAD_OK(mobile_grid, &sc) == 0) {
+        CHECK_I64(sc.width_mm, 40000);
+        CHECK_I64(sc.height_mm, 20000);
+        CHECK_I64(sc.depth_mm, 0);
+    }
+    if (LOAD_OV(mobile_grid, &sc, "topology.width=7") == 0) {
+        CHECK_I64(sc.width_mm, 7000);
+        CHECK_I64(sc.height_mm, 20000);
+    }
+    if (LOAD_OK("[topology]\nrows = 3\ncols = 5\nspacing = 10\n", &sc) == 0)
+        CHECK_I64(sc.width_mm, 0); /* static grid: no area needed */
+    /* Only a grid line of two nodes: the smallest scenario. */
+    if (LOAD_OK("[topology]\nrows = 1\ncols = 2\n", &sc) == 0)
+        CHECK_I64(scenario_node_count(&sc), 2);
+}
+
+/* ---- INI syntax details ---------------------------------------------------------------------- */
+
+static void test_syntax(void)
+{
+    scenario sc;
+    /* Indented keys are plain keys, not inih continuation lines. */
+    if (LOAD_OK("[flood]\n  relay_delay = 2\n\tttl = 3\n", &sc) == 0) {
+        CHECK_I64(sc.relay_delay_ns, 2000000000);
+        CHECK_I64(sc.ttl, 3);
+    }
+    /* Comments, CRLF, a BOM, ':' as separator, spaces inside the brackets, no final newline. */
+    if (LOAD_OK("\xEF\xBB\xBF; scenario\r\n# another comment\r\n[ flood ]\r\nttl = 4 ; hops\r\n"
+                "relay_delay: 3\r\n\r\n[traffic]\npackets=5",
+                &sc) == 0) {
+        CHECK_I64(sc.ttl, 4);
+        CHECK_I64(sc.relay_delay_ns, 3000000000);
+        CHECK_I64(sc.packets, 5);
+    }
+    /* A section may appear twice; its keys may not. */
+    if (LOAD_OK("[flood]\nttl = 1\n[traffic]\npackets = 2\n[flood]\nrelay_delay = 2\n", &sc) == 0) {
+        CHECK_I64(sc.ttl, 1);
+        CHECK_I64(sc.relay_delay_ns, 2000000000);
+    }
+    /* Lines up to 197 characters are read; longer ones are an error, not a silent split. */
+    char text[512];
+    snprintf(text, sizeof text, "[flood]\n;%0196d\nttl = 2\n", 0);
+    if (LOAD_OK(text, &sc) == 0)
+        CHECK_I64(sc.ttl, 2);
+    snprintf(text, sizeof text, "[flood]\n;%0197d\nttl = 2\n", 0);
+    EXPECT_ERROR(text, NULL, "t.ini:2: ", "198 characters", "at most 197");
+    snprintf(text, sizeof text, "[flood]\nttl = 2\n\nrelay_delay = 1%0240d\n", 0);
+    EXPECT_ERROR(text, NULL, "t.ini:4: ", "255 characters");
+}
+
+/* ---- errors, one class at a time --------------------------------------------------------- */
+
+static void test_errors_names(void)
+{
+    EXPECT_ERROR("[flood]\nttl = 1\n[flod]\nrelay_delay = 2\n", NULL,
+                 "t.ini:4: unknown section [flod] (key 'relay_delay'); did you mean [flood]?");
+    EXPECT_ERROR("[network]\nx = 1\n", NULL, "t.ini:2: unknown section [network]",
+                 "expected one of: simulation, topology, connectivity, mobility, traffic, flood");
+    EXPECT_ERROR("\n[flood]\nrelay_dealy = 1\n", NULL,
+                 "t.ini:3: [flood] unknown key 'relay_dealy'; did you mean 'relay_delay'?");
+    EXPECT_ERROR("[flood]\ndrop = 0.1\n", NULL, "t.ini:2: [flood] unknown key 'drop'",
+                 "did you mean 'drop_probability'?");
+    EXPECT_ERROR("[topology]\nrange = 50\n", NULL, "t.ini:2: [topology] unknown key 'range'",
+                 "'range' is a key of [connectivity]");
+    EXPECT_ERROR("[mobility]\nspacing_x = 5\n", NULL, "[mobility] unknown key 'spacing_x'",
+                 "did you mean 'spacing' of [topology]?");
+    EXPECT_ERROR("[flood]\nfoo = 1\n", NULL,
+                 "t.ini:2: [flood] unknown key 'foo'; the keys of [flood] are: relay_delay, "
+                 "drop_probability, ttl");
+    EXPECT_ERROR("seed = 3\n", NULL, "t.ini:1: seed = 3 is outside any section");
+    EXPECT_ERROR("[flood]\n= 3\n", NULL, "t.ini:2: [flood]", "no key name");
+    /* Duplicates: same section and key twice in the file, even across repeated sections. */
+    EXPECT_ERROR("[flood]\nttl = 1\n\nttl = 2\n", NULL,
+                 "t.ini:4: [flood] ttl is set twice (first on line 2)");
+    EXPECT_ERROR("[flood]\nttl=1\n[traffic]\npackets=2\n[flood]\nttl=1\n", NULL,
+                 "t.ini:6: [flood] ttl is set twice (first on line 2)");
+    /* inih syntax errors */
+    EXPECT_ERROR("[flood]\nttl 3\n", NULL, "t.ini:2: 'ttl 3' is neither 'key = value'");
+    EXPECT_ERROR("[flood\nttl = 3\n", NULL, "t.ini:1: section line '[flood' has no closing ']'");
+    /* The first error in the file is the one reported. */
+    EXPECT_ERROR("[flood]\nttl 3\nrelay_delay = x\n", NULL, "t.ini:2:");
+    EXPECT_ERROR("[flood]\nrelay_delay = x\nttl 3\n", NULL, "t.ini:2: [flood] relay_delay = x");
+    char text[512];
+    snprintf(text, sizeof text, "[flood]\nrelay_delay = x\n;%0300d\n", 0);
+    EXPECT_ERROR(text, NULL, "t.ini:2: [flood] relay_delay = x");
+}
+
+static void test_errors_values(void)
+{
+    /* The style example of the brief, verbatim. */
+    EXPECT_ERROR("[flood]\nrelay_delay = -1\n", NULL,
+                 "t.ini:2: [flood] relay_delay = -1: expected a time in seconds > 0");
+    EXPECT_ERROR("[flood]\nrelay_delay = 0\n", NULL,
+                 "t.ini:2: [flood] relay_delay = 0: expected a time in seconds > 0");
+    static const char *const malformed[] = {"1.2.3", "nan", "inf", "1x", "--1", "0x1", "1e", "1,5"};
+    for (size_t i = 0; i < sizeof malformed / sizeof malformed[0]; i++) {
+        char text[64], want[96];
+        snprintf(text, sizeof text, "[flood]\nrelay_delay = %s\n", malformed[i]);
+        snprintf(want, sizeof want, "t.ini:2: [flood] relay_delay = %s: not a number; expected a "
+                                    "time in seconds > 0",
+                 malformed[i]);
+        EXPECT_ERROR(text, NULL, want);
+    }
+    EXPECT_ERROR("[flood]\nrelay_delay =\n", NULL, "t.ini:2: [flood] relay_delay = : empty value");
+    EXPECT_ERROR("[flood]\nttl = 3 # hops\n", NULL, "t.ini:2: [flood] ttl = 3 # hops: not a number",
+                 "' ;'");
+    EXPECT_ERROR("[flood]\nttl = -1\n", NULL,
+                 "t.ini:2: [flood] ttl = -1: expected an integer in [0, 2147483647] (hops)");
+    EXPECT_ERROR("[flood]\nttl = 2.5\n", NULL, "[flood] ttl = 2.5: not an integer");
+    EXPECT_ERROR("[flood]\nttl = 1e3\n", NULL, "[flood] ttl = 1e3: not an integer");
+    EXPECT_ERROR("[traffic]\npackets = 0\n", NULL,
+                 "t.ini:2: [traffic] packets = 0: expected an integer in [1, 2000000000] "
+                 "(packets)");
+    EXPECT_ERROR("[traffic]\npackets = 2000000001\n", NULL, "[traffic] packets = 2000000001:");
+    EXPECT_ERROR("[traffic]\npackets = 99999999999999999999\n", NULL,
+                 "[traffic] packets = 99999999999999999999: does not fit in int64");
+    EXPECT_ERROR("[traffic]\ndestination = -2\n", NULL, "[traffic] destination = -2: expected an "
+                                                        "integer in [-1, 1999999999]");
+    EXPECT_ERROR("[flood]\ndrop_probability = 1.5\n", NULL,
+                 "t.ini:2: [flood] drop_probability = 1.5: expected a probability in [0, 1]");
+    EXPECT_ERROR("[flood]\ndrop_probability = -0.1\n", NULL, "expected a probability in [0, 1]");
+    EXPECT_ERROR("[flood]\ndrop_probability = nan\n", NULL, "drop_probability = nan: not a number");
+    EXPECT_ERROR("[flood]\ndrop_probability = inf\n", NULL, "drop_probability = inf: not a number");
+    EXPECT_ERROR("[flood]\ndrop_probability = 0x0.8p0\n", NULL, "not a number");
+    EXPECT_ERROR("[flood]\ndrop_probability = 1e400\n", NULL, "expected a probability in [0, 1]");
+    EXPECT_ERROR("[topology]\nspacing = 3000000\n", NULL,
+                 "t.ini:2: [topology] spacing = 3000000: expected a length in metres in [0, "
+                 "2147483.647]");
+    EXPECT_ERROR("[connectivity]\nrange = 0\n", NULL,
+                 "t.ini:2: [connectivity] range = 0: expected a length in metres in (0, "
+                 "2147483.647]");
+    EXPECT_ERROR("[mobility]\nspeed_max = -1\n", NULL,
+                 "expected a speed in m/s in [0, 4294967.295]");
+    EXPECT_ERROR("[mobility]\npause_max = 5000000\n", NULL,
+                 "[mobility] pause_max = 5000000: expected a time in seconds in [0, 4294967.295]");
+    /* Overflow after the conversion to ns or mm. */
+    EXPECT_ERROR("[simulation]\nduration = 1e10\n", NULL,
+                 "t.ini:2: [simulation] duration = 1e10: does not fit in int64 nanoseconds");
+    EXPECT_ERROR("[traffic]\nstart = 9223372036.854775808\n", NULL,
+                 "[traffic] start = 9223372036.854775808: does not fit in int64 nanoseconds");
+    EXPECT_ERROR("[topology]\nwidth = 1e16\n", NULL,
+                 "[topology] width = 1e16: does not fit in int64 millimetres");
+    /* Enumerations list what they accept. */
+    EXPECT_ERROR("[topology]\nplacement = hexagon\n", NULL,
+                 "t.ini:2: [topology] placement = hexagon: expected one of: grid, uniform");
+    EXPECT_ERROR("[mobility]\nmodel = RWP\n", NULL,
+                 "[mobility] model = RWP: expected one of: static, rwp");
+    EXPECT_ERROR("[connectivity]\nmodel = qudg\n", NULL,
+                 "[connectivity] model = qudg: expected one of: udg");
+    EXPECT_ERROR("[simulation]\nmodel = phold\n", NULL,
+                 "t.ini:2: [simulation] model = phold: expected one of: flood");
+    EXPECT_ERROR("[topology]\nplacement =\n", NULL, "[topology] placement = : empty value");
+    /* Seeds */
+    EXPECT_ERROR("[simulation]\nseed = 18446744073709551616\n", NULL,
+                 "[simulation] seed = 18446744073709551616: does not fit in 64 bits");
+    EXPECT_ERROR("[simulation]\nseed = 0x10000000000000000\n", NULL, "does not fit in 64 bits");
+    EXPECT_ERROR("[simulation]\nseed = -1\n", NULL, "[simulation] seed = -1: not a number",
+                 "decimal or 0x hex");
+    EXPECT_ERROR("[simulation]\nseed = 0x\n", NULL, "seed = 0x: not a number");
+    EXPECT_ERROR("[simulation]\nseed = 0x1g\n", NULL, "seed = 0x1g: not a number");
+    EXPECT_ERROR("[simulation]\nseed = 1.0\n", NULL, "seed = 1.0: not a number");
+}
+
+static void test_errors_cross(void)
+{
+    EXPECT_ERROR("[mobility]\nspeed_min = 5\nspeed_max = 1\n", NULL,
+                 "t.ini:3: [mobility] speed_min = 5 m/s is above speed_max = 1 m/s",
+                 "expected speed_min <= speed_max");
+    EXPECT_ERROR("[mobility]\npause_max = 1\npause_min = 2\n", NULL,
+                 "t.ini:3: [mobility] pause_min = 2 s is above pause_max = 1 s",
+                 "expected pause_min <= pause_max");
+    EXPECT_ERROR("[mobility]\nmodel = rwp\nspeed_min = 0\nspeed_max = 0\n", NULL,
+                 "t.ini:4: [mobility] model = rwp with speed_max = 0", "expected speed_max > 0");
+    EXPECT_ERROR("[mobility]\nmodel = rwp\nspeed_max = 4294967.295\n[flood]\nrelay_delay = 3e9\n",
+                 NULL, "t.ini:5: [mobility] speed_max = 4294967.295 m/s with [flood] relay_delay "
+                       "= 3000000000 s");
+    EXPECT_ERROR("[traffic]\nsource = 100\n", NULL,
+                 "t.ini:2: [traffic] source = 100: expected a node id in [0, 99]");
+    EXPECT_ERROR("[traffic]\ndestination = 100\n", NULL,
+                 "t.ini:2: [traffic] destination = 100: expected a node id in [0, 99] or -1");
+    EXPECT_ERROR("[traffic]\nsource = 99\n", NULL,
+                 "t.ini:2: [traffic] source = 99 and destination = -1 (the last node) are the "
+                 "same node");
+    EXPECT_ERROR("[traffic]\nsource = 4\ndestination = 4\n", NULL,
+                 "t.ini:3: [traffic] source = 4 and destination = 4 are the same node");
+    EXPECT_ERROR("[topology]\nrows = 1\ncols = 1\n", NULL, "t.ini:3: [topology] rows x cols",
+                 "at least 2 nodes");
+    EXPECT_ERROR("[topology]\nrows = 0\n", NULL,
+                 "t.ini:2: [topology] rows = 0, cols = 10: grid placement needs rows >= 1");
+    EXPECT_ERROR("[topology]\nspacing = 0\n", NULL,
+                 "t.ini:2: [topology] spacing = 0: grid placement needs spacing > 0");
+    EXPECT_ERROR("[topology]\nrows = 2000000000\ncols = 2\n", NULL,
+                 "t.ini:3: [topology] rows x cols = 2000000000 x 2", "at most 2000000000 nodes");
+    EXPECT_ERROR("[topology]\ncols = 3000\nspacing = 1000\n", NULL,
+                 "t.ini:3: [topology] the grid of rows = 10, cols = 3000, spacing = 1000 m is too "
+                 "large");
+    EXPECT_ERROR("[topology]\nnodes = 50\n", NULL,
+                 "t.ini:2: [topology] nodes = 50 but rows x cols = 100");
+    EXPECT_ERROR("[topology]\nplacement = uniform\nnodes = 1\nwidth = 5\nheight = 5\n", NULL,
+                 "t.ini:3: [topology] nodes = 1: uniform placement needs nodes >= 2");
+    EXPECT_ERROR("[topology]\nplacement = uniform\nwidth = 100\n", NULL,
+                 "t.ini:3: [topology] width = 100 m, height = 0 m: uniform placement needs width "
+                 "> 0 and height > 0");
+    EXPECT_ERROR("[traffic]\npackets = 2\ninterval = 0\n", NULL,
+                 "t.ini:3: [traffic] interval = 0 with packets = 2: expected interval > 0");
+    EXPECT_ERROR("[traffic]\npackets = 2000000000\ninterval = 1e9\n", NULL,
+                 "t.ini:3: [traffic] start + (packets - 1) x interval",
+                 "does not fit in int64 nanoseconds");
+    EXPECT_ERROR("[traffic]\npackets = 2\nstart = 9223372036\ninterval = 1\n", NULL,
+                 "[traffic] start + (packets - 1) x interval = 9223372036 + 1 x 1 s");
+    /* Cross-key errors point at the override when one is involved. */
+    EXPECT_ERROR("[mobility]\nspeed_min = 2\n", "mobility.speed_max=1",
+                 "-s argument 'mobility.speed_max=1': [mobility] speed_min = 2 m/s is above");
+    /* Built-in defaults only: the message says so. */
+    cn_error err = {0, ""};
+    scenario sc;
+    config_override o = {"topology.rows=1"};
+    config_override o2 = {"topology.cols=1"};
+    config_override both[2] = {o, o2};
+    CHECK(config_load(NULL, both, 2, &sc, &err) == CN_ERR_INPUT);
+    CHECK(strstr(err.msg, "-s argument 'topology.") != NULL);
+}
+
+static void test_file_errors(void)
+{
+    EXPECT_FILE_ERROR("/nonexistent-clnetsim-dir/missing.ini",
+                      "/nonexistent-clnetsim-dir/missing.ini: cannot open the scenario file: No "
+                      "such file or directory");
+    const char *tmp = getenv("TMPDIR");
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/test_config.XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        check_at(__FILE__, __LINE__, 0, "mkdtemp: %s", strerror(errno));
+        return;
+    }
+    /* A directory opens but cannot be read. */
+    EXPECT_FILE_ERROR(dir, dir, "cannot read the scenario file: Is a directory");
+
+    char path[600];
+    snprintf(path, sizeof path, "%s/s.ini", dir);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs("; a real file\n[flood]\nttl = 3\nrelay_delay = 0.5\n", f);
+    fclose(f);
+    scenario sc;
+    cn_error err = {0, ""};
+    config_override o = {"flood.ttl=4"};
+    CHECK(config_load(path, &o, 1, &sc, &err) == 0);
+    CHECK(strcmp(sc.path, path) == 0);
+    CHECK_I64(sc.ttl, 4);
+    CHECK_I64(sc.relay_delay_ns, 500000000);
+
+    f = fopen(path, "w");
+    if (f) {
+        fputs("[flood]\n\nttl = x\n", f);
+        fclose(f);
+    }
+    char want[700];
+    snprintf(want, sizeof want, "%s:3: [flood] ttl = x: not a number", path);
+    EXPECT_FILE_ERROR(path, want);
+
+    f = fopen(path, "w");
+    if (f) {
+        fwrite("[flood]\nttl = 3\n\0\n", 1, 18, f);
+        fclose(f);
+    }
+    snprintf(want, sizeof want, "%s:3: contains a NUL byte", path);
+    EXPECT_FILE_ERROR(path, want);
+
+    /* Permission bits do not stop root, so only an ordinary user can see this error. */
+    if (geteuid() != 0 && chmod(path, 0) == 0)
+        EXPECT_FILE_ERROR(path, path, "cannot open the scenario file: Permission denied");
+    chmod(path, 0600);
+    remove(path);
+    rmdir(dir);
+}
+
+static void test_overrides(void)
+{
+    scenario sc;
+    const char *file = "[flood]\nttl = 3\nrelay_delay = 2\n";
+    if (LOAD_OV(file, &sc, "flood.ttl=5") == 0) {
+        CHECK_I64(sc.ttl, 5);
+        CHECK_I64(sc.relay_delay_ns, 2000000000);
+    }
+    /* In order: the last one wins; overrides may set keys the file lacks; spaces are trimmed. */
+    if (LOAD_OV(file, &sc, "flood.ttl=5", "flood.ttl = 7", "traffic.packets=9",
+                " simulation.seed =0x20 ") == 0) {
+        CHECK_I64(sc.ttl, 7);
+        CHECK_I64(sc.packets, 9);
+        CHECK_U64(sc.seed, 32);
+    }
+    /* An override may take a grid scenario to uniform placement. */
+    if (LOAD_OV("[topology]\nrows = 20\ncols = 20\n", &sc, "topology.placement=uniform",
+                "topology.nodes=50", "topology.width=100", "topology.height=100") == 0) {
+        CHECK_I64(sc.nodes, 50);
+        CHECK_I64(sc.destination, 49);
+    }
+    EXPECT_ERROR("", "flood.ttl", "-s argument 'flood.ttl': expected section.key=value");
+    EXPECT_ERROR("", "ttl=3", "-s argument 'ttl=3': expected section.key=value");
+    EXPECT_ERROR("", ".ttl=3", "-s argument '.ttl=3': expected section.key=value");
+    EXPECT_ERROR("", "flood.=3", "-s argument 'flood.=3': expected section.key=value");
+    EXPECT_ERROR("", "", "-s argument '': expected section.key=value");
+    EXPECT_ERROR("", "flood.ttl=x",
+                 "-s argument 'flood.ttl=x': [flood] ttl = x: not a number; expected an integer");
+    EXPECT_ERROR("", "flood.ttl=", "-s argument 'flood.ttl=': [flood] ttl = : empty value");
+    EXPECT_ERROR("", "flod.ttl=3", "-s argument 'flod.ttl=3': unknown section [flod]",
+                 "did you mean [flood]?");
+    EXPECT_ERROR("", "flood.tll=3", "-s argument 'flood.tll=3': [flood] unknown key 'tll'",
+                 "did you mean 'ttl'?");
+    EXPECT_ERROR("", "flood.relay_delay=0", "-s argument 'flood.relay_delay=0': [flood] "
+                                            "relay_delay = 0: expected a time in seconds > 0");
+    /* A bad value in the file is reported even when an override would replace it. */
+    EXPECT_ERROR("[flood]\nttl = x\n", "flood.ttl=3", "t.ini:2: [flood] ttl = x");
+}
+
+static void test_round_trips(void)
+{
+    static const char *const texts[] = {
+        "",
+        "[simulation]\nseed = 0xFFFFFFFFFFFFFFFF\nduration = 86400.000000001\n"
+        "[topology]\nplacement = uniform\nnodes = 4800\nwidth = 1600\nheight = 1600\n"
+        "depth = 200.0005\n[connectivity]\nrange = 100.001\n"
+        "[mobility]\nmodel = rwp\nspeed_min = 0.001\nspeed_max = 4294967.295\n"
+        "pause_min = 0.001\npause_max = 4294967.295\n"
+        "[traffic]\nsource = 17\ndestination = 4000\npackets = 600\ninterval = 0.000000001\n"
+        "start = 12.5\nsize = 1\n[flood]\nrelay_delay = 0.000000001\n"
+        "drop_probability = 0.3333333333333333\nttl = 2147483647\n",
+        "[topology]\nrows = 7\ncols = 3\nspacing = 0.001\n[mobility]\nmodel = rwp\n"
+        "[flood]\ndrop_probability = 1e-7\n",
+        "[flood]\ndrop_probability = 0.1\n[traffic]\ndestination = 0\nsource = 99\n",
+        "[flood]\ndrop_probability = 0.9999999999999999\n",
+        "[flood]\ndrop_probability = 5e-324\n",
+        "[flood]\ndrop_probability = 1\n",
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        scenario sc;
+        if (LOAD_OK(texts[i], &sc) == 0)
+            CHECK_ROUND_TRIP(&sc);
+    }
+    /* The dump writes INI units and keeps grid node counts as a comment. */
+    scenario sc;
+    if (LOAD_OK("[flood]\nrelay_delay = 0.25\n", &sc) == 0) {
+        char *text = dump_to_string(&sc);
+        CHECK(text && strstr(text, "\n[flood]\nrelay_delay = 0.25\n"));
+        CHECK(text && strstr(text, "\n[topology]\nplacement = grid\n"));
+        CHECK(text && strstr(text, "\n; nodes = 100 (rows x cols"));
+        CHECK(text && strstr(text, "\nspacing = 100\n"));
+        CHECK(text && strstr(text, "\ndestination = 99\n"));
+        free(text);
+    }
+}
+
+/* ---- scenario files ------------------------------------------------------------------------ */
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t ls = strlen(s), lx = strlen(suffix);
+    return ls >= lx && strcmp(s + ls - lx, suffix) == 0;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The reference workloads of MODEL.md must say exactly what the model page says. */
+static void check_reference_scenario(const char *name, const scenario *sc)
+{
+    if (strcmp(name, "grid_flood.ini") == 0) {
+        CHECK_I64(sc->placement, PLACEMENT_GRID);
+        CHECK_I64(sc->rows, 220);
+        CHECK_I64(sc->cols, 220);
+        CHECK_I64(scenario_node_count(sc), 48400);
+        CHECK_I64(sc->spacing_mm, 100000);
+        CHECK_I64(sc->mobility, MOBILITY_STATIC);
+    } else if (strcmp(name, "mobile_flood.ini") == 0) {
+        CHECK_I64(sc->placement, PLACEMENT_UNIFORM);
+        CHECK_I64(sc->nodes, 4800);
+        CHECK_I64(sc->width_mm, 1600000);
+        CHECK_I64(sc->height_mm, 1600000);
+        CHECK_I64(sc->depth_mm, 200000);
+        CHECK_I64(sc->mobility, MOBILITY_RWP);
+        CHECK_I64(sc->speed_min_mm_s, 1000);
+        CHECK_I64(sc->speed_max_mm_s, 5000);
+        CHECK_I64(sc->pause_min_ms, 0);
+        CHECK_I64(sc->pause_max_ms, 0);
+    } else {
+        return;
+    }
+    CHECK_U64(sc->seed, 1);
+    CHECK_I64(sc->duration_ns, 0);
+    CHECK_I64(sc->connectivity, CONNECTIVITY_UDG);
+    CHECK_I64(sc->range_mm, 100000);
+    CHECK_I64(sc->source, 0);
+    CHECK_I64(sc->destination, scenario_node_count(sc) - 1);
+    CHECK_I64(sc->packets, 600);
+    CHECK_I64(sc->interval_ns, 1000000000);
+    CHECK_I64(sc->start_ns, 0);
+    CHECK_I64(sc->relay_delay_ns, 1000000000);
+    CHECK(sc->drop_probability == 0.1);
+    CHECK_I64(sc->ttl, 0);
+}
+
+static int test_scenario_files(void)
+{
+    const char *src = getenv("CLNETSIM_SOURCE_DIR");
+    if (!src) {
+        fprintf(stderr, "CLNETSIM_SOURCE_DIR is not set (ctest sets it)\n");
+        return 1;
+    }
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/scenarios", src);
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "%s: %s\n", dir, strerror(errno));
+        return 1;
+    }
+    char *names[256];
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < 256)
+        if (ends_with(e->d_name, ".ini"))
+            names[n++] = strdup(e->d_name);
+    closedir(d);
+    qsort(names, (size_t)n, sizeof names[0], compare_names);
+    int found_grid = 0, found_mobile = 0;
+    for (int i = 0; i < n; i++) {
+        char path[1400];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        scenario sc;
+        cn_error err = {0, ""};
+        int rc = config_load(path, NULL, 0, &sc, &err);
+        check_at(__FILE__, __LINE__, rc == 0, "%s: %s", names[i], err.msg);
+        if (rc == 0) {
+            printf("ok %s: %lld nodes, %lld packets\n", names[i],
+                   (long long)scenario_node_count(&sc), (long long)sc.packets);
+            check_reference_scenario(names[i], &sc);
+            CHECK_ROUND_TRIP(&sc);
+        }
+        found_grid |= strcmp(names[i], "grid_flood.ini") == 0;
+        found_mobile |= strcmp(names[i], "mobile_flood.ini") == 0;
+        free(names[i]);
+    }
+    CHECK(found_grid);
+    CHECK(found_mobile);
+    CHECK(n >= 5);
+    return 0;
+}
+
+/* ---- docs/keys.md ---------------------------------------------------------------------------- */
+
+#define DOCS_HEADER                                                                                \
+    "<!-- Generated by `test_config --print-reference` (tests/config): do not edit by hand. -->\n"
+
+static void print_reference(FILE *out)
+{
+    fputs(DOCS_HEADER, out);
+    config_print_reference(out);
+}
+
+static char *read_all(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    int c;
+    while (m && (c = fgetc(f)) != EOF)
+        fputc(c, m);
+    if (m)
+        fclose(m);
+    fclose(f);
+    return buf;
+}
+
+static int check_docs(void)
+{
+    const char *src = getenv("CLNETSIM_SOURCE_DIR");
+    if (!src) {
+        fprintf(stderr, "CLNETSIM_SOURCE_DIR is not set (ctest sets it)\n");
+        return 1;
+    }
+    char path[1100];
+    snprintf(path, sizeof path, "%s/docs/keys.md", src);
+    char *want = NULL, *have = read_all(path);
+    size_t len = 0;
+    FILE *m = open_memstream(&want, &len);
+    if (m) {
+        print_reference(m);
+        fclose(m);
+    }
+    int same = have && want && strcmp(have, want) == 0;
+    if (!same)
+        fprintf(stderr,
+                "%s is %s the schema of host/config; regenerate it with:\n"
+                "  <build>/tests/config/test_config --print-reference > docs/keys.md\n",
+                path, have ? "out of date with" : "missing; it documents");
+    free(have);
+    free(want);
+    return same ? 0 : 1;
+}
+
+static void test_reference(void)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m)
+        return;
+    config_print_reference(m);
+    fclose(m);
+    CHECK(strstr(buf, "| Section | Key | Type | Range | Default | Description |") != NULL);
+    CHECK(strstr(buf, "| flood | relay_delay | time (s) | > 0 | 1 |") != NULL);
+    CHECK(strstr(buf, "| traffic | destination | integer | [-1, 1999999999] node id | -1 |"));
+    CHECK(strstr(buf, "| topology | placement | choice | grid, uniform | grid |") != NULL);
+    /* One row per key, six cells each. */
+    int rows = 0;
+    for (char *line = strstr(buf, "\n| "); line; line = strstr(line + 1, "\n| "))
+        rows++;
+    CHECK_I64(rows, 28); /* header + 27 keys */
+    for (char *line = buf; line && *line;) {
+        char *next = strchr(line, '\n');
+        int bars = 0;
+        for (char *q = line; *q && *q != '\n'; q++)
+            bars += *q == '|';
+        if (*line == '|')
+            CHECK_I64(bars, 7);
+        line = next ? next + 1 : NULL;
+    }
+    free(buf);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "--print-reference") == 0) {
+        print_reference(stdout);
+        return 0;
+    }
+    if (argc > 1 && strcmp(argv[1], "--check-docs") == 0)
+        return check_docs();
+    if (argc > 1 && strcmp(argv[1], "--scenarios") == 0) {
+        if (test_scenario_files() != 0)
+            return 1;
+    } else if (argc > 1) {
+        fprintf(stderr, "usage: %s [--scenarios | --check-docs | --print-reference]\n", argv[0]);
+        return 2;
+    } else {
+        test_decimal();
+        test_defaults();
+        test_units();
+        test_drop_threshold();
+        test_derived();
+        test_syntax();
+        test_errors_names();
+        test_errors_values();
+        test_errors_cross();
+        test_file_errors();
+        test_overrides();
+        test_round_trips();
+        test_reference();
+    }
+    printf("%d checks, %d failed\n", checks, failures);
+    return failures ? 1 : 0;
+}

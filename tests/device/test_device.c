@@ -1,0 +1,424 @@
+/* Device layer tests that need no OpenCL device: status names, cl_check messages, selection
+ * on synthetic lists (every form and every error), the listing, profiles, include expansion
+ * and work-group clamping. main() then runs the PoCL tests of test_device_opencl.c. */
+#include <stdlib.h>
+
+#include "test_device.h"
+
+int test_failures;
+
+/* ---- status names and messages ---- */
+
+static void test_status(void)
+{
+    CHECK(strcmp(cl_status_name(CL_SUCCESS), "CL_SUCCESS") == 0);
+    CHECK(strcmp(cl_status_name(CL_OUT_OF_RESOURCES), "CL_OUT_OF_RESOURCES") == 0);
+    CHECK(strcmp(cl_status_name(CL_INVALID_DEVICE_PARTITION_COUNT), "CL_INVALID_DEVICE_PARTITION_COUNT") == 0);
+    CHECK(strcmp(cl_status_name(-1001), "CL_PLATFORM_NOT_FOUND_KHR") == 0);
+    CHECK(strcmp(cl_status_name(-12345), "unknown OpenCL status") == 0);
+    /* Every OpenCL 1.2 code has a name: 0 to -19 and -30 to -68. */
+    for (int code = 0; code >= -68; code--) {
+        if (code < -19 && code > -30)
+            continue;
+        const char *name = cl_status_name(code);
+        if (strncmp(name, "CL_", 3) != 0) {
+            test_failures++;
+            fprintf(stderr, "status %d has no name\n", code);
+        }
+    }
+
+    cn_error err = {0};
+    CHECK(cl_check(CL_SUCCESS, "clFinish", "dev", &err) == 0 && err.code == 0);
+    CHECK(cl_check(CL_OUT_OF_RESOURCES, "clEnqueueNDRangeKernel(transmit)", "GPU X", &err) == CN_ERR_RUNTIME);
+    CHECK(err.code == CN_ERR_RUNTIME);
+    CHECK_CONTAINS(err.msg, "clEnqueueNDRangeKernel(transmit) failed on device 'GPU X': "
+                            "CL_OUT_OF_RESOURCES (-5), ");
+    CHECK(strchr(err.msg, '\n') == NULL);
+    cn_error_clear(&err);
+    cl_check(-9876, "clFoo", NULL, &err);
+    CHECK_CONTAINS(err.msg, "clFoo failed: unknown OpenCL status (-9876), ");
+}
+
+/* ---- selection on a synthetic list ---- */
+
+static device_entry synthetic(const char *platform, const char *vendor, const char *name,
+                              cl_device_type type, const char *unusable_reason)
+{
+    device_entry e;
+    memset(&e, 0, sizeof e);
+    snprintf(e.platform_name, sizeof e.platform_name, "%s", platform);
+    snprintf(e.platform_vendor, sizeof e.platform_vendor, "%s", vendor);
+    snprintf(e.name, sizeof e.name, "%s", name);
+    snprintf(e.c_version, sizeof e.c_version, "OpenCL C 1.2");
+    snprintf(e.driver, sizeof e.driver, "1.0");
+    e.type = type;
+    e.compute_units = 8;
+    e.global_mem = (cl_ulong)3 << 30;
+    e.max_alloc = (cl_ulong)512 << 20;
+    e.max_work_group = 1024;
+    e.usable = unusable_reason == NULL;
+    snprintf(e.reason, sizeof e.reason, "%s", unusable_reason ? unusable_reason : "");
+    return e;
+}
+
+static device_entry machine[5];
+static device_list machine_list = {machine, 5};
+
+static void make_machine(void)
+{
+    machine[0] = synthetic("NVIDIA CUDA", "NVIDIA Corporation", "NVIDIA H200", CL_DEVICE_TYPE_GPU, NULL);
+    machine[1] = synthetic("Portable Computing Language", "The pocl project",
+                           "pthread-skylake-avx512", CL_DEVICE_TYPE_CPU, NULL);
+    machine[2] = synthetic("Portable Computing Language", "The pocl project",
+                           "basic-skylake-avx512", CL_DEVICE_TYPE_CPU, NULL);
+    machine[3] = synthetic("AMD Accelerated Parallel Processing", "Advanced Micro Devices, Inc.",
+                           "gfx90a:sramecc+:xnack-", CL_DEVICE_TYPE_GPU,
+                           "embedded profile without 64-bit integers");
+    machine[4] = synthetic("Intel(R) OpenCL Graphics", "Intel(R) Corporation",
+                           "Intel(R) Arc(TM) A770 Graphics", CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_DEFAULT, NULL);
+    for (int i = 0; i < 5; i++)
+        machine[i].index = i;
+}
+
+/* Selects SPEC on LIST and compares with the expected positions (terminated by -1). */
+static void expect_selection(const device_list *list, const char *spec, int max, const int *want)
+{
+    int got[16];
+    cn_error err = {0};
+    int n = device_select(list, spec, got, max, &err);
+    int n_want = 0;
+    while (want[n_want] >= 0)
+        n_want++;
+    int same = n == n_want;
+    for (int i = 0; same && i < n; i++)
+        same = got[i] == want[i];
+    if (!same) {
+        test_failures++;
+        fprintf(stderr, "device_select('%s') gave %d:", spec ? spec : "(null)", n);
+        for (int i = 0; i < n; i++)
+            fprintf(stderr, " %d", got[i]);
+        fprintf(stderr, " (error: %s)\n", err.msg);
+    }
+}
+
+static void expect_select_error(const device_list *list, const char *spec, const char *part1,
+                                const char *part2)
+{
+    int got[16];
+    cn_error err = {0};
+    int n = device_select(list, spec, got, 16, &err);
+    if (n >= 0 || err.code != CN_ERR_INPUT) {
+        test_failures++;
+        fprintf(stderr, "device_select('%s') should fail but gave %d (code %d)\n", spec, n, err.code);
+        return;
+    }
+    CHECK_CONTAINS(err.msg, part1);
+    if (part2)
+        CHECK_CONTAINS(err.msg, part2);
+}
+
+static void test_select(void)
+{
+    make_machine();
+    const device_list *m = &machine_list;
+    expect_selection(m, NULL, 16, (int[]){0, 4, -1});
+    expect_selection(m, "", 16, (int[]){0, 4, -1});
+    expect_selection(m, "   ", 16, (int[]){0, 4, -1});
+    expect_selection(m, "gpu", 16, (int[]){0, 4, -1});
+    expect_selection(m, "GPU", 16, (int[]){0, 4, -1});
+    expect_selection(m, "cpu", 16, (int[]){1, 2, -1});
+    expect_selection(m, "all", 16, (int[]){0, 1, 2, 4, -1});
+    expect_selection(m, "all", 2, (int[]){0, 1, -1});
+    expect_selection(m, "2,0", 16, (int[]){2, 0, -1});
+    expect_selection(m, "0,0,2,0", 16, (int[]){0, 2, -1});
+    expect_selection(m, " 1 , 2 ", 16, (int[]){1, 2, -1});
+    expect_selection(m, "4", 16, (int[]){4, -1});
+    expect_selection(m, "pocl:", 16, (int[]){1, 2, -1});
+    expect_selection(m, ":pthread", 16, (int[]){1, -1});
+    expect_selection(m, "portable:BASIC", 16, (int[]){2, -1});
+    expect_selection(m, ":", 16, (int[]){0, 1, 2, 4, -1});
+    expect_selection(m, "nvidia", 16, (int[]){0, -1});
+    expect_selection(m, "NVIDIA Corporation:h200", 16, (int[]){0, -1});
+    expect_selection(m, "skylake", 16, (int[]){1, 2, -1});
+    expect_selection(m, "intel", 16, (int[]){4, -1});
+    /* Text matches skip unusable devices when a usable one matches. */
+    expect_selection(m, ":a", 16, (int[]){0, 1, 2, 4, -1});
+
+    expect_select_error(m, "accelerator", "no usable OpenCL device matches the class 'accelerator'",
+                        "0 'NVIDIA H200' (NVIDIA CUDA, gpu)");
+    expect_select_error(m, "0,,2", "device list '0,,2' is malformed", "empty element");
+    expect_select_error(m, "0,x1", "device list '0,x1' is malformed: 'x1' is not a device index", NULL);
+    expect_select_error(m, "1x", "'1x' is not a device index", NULL);
+    expect_select_error(m, "0,", "empty element", NULL);
+    expect_select_error(m, "99999999999999999999", "is not a device index", NULL);
+    expect_select_error(m, "7", "device index 7 in '7' is out of range", "numbered 0 to 4");
+    expect_select_error(m, "0,5", "device index 5 in '0,5' is out of range", NULL);
+    expect_select_error(m, "3", "device 3 'gfx90a:sramecc+:xnack-' is selected by '3' but cannot be used",
+                        "embedded profile without 64-bit integers");
+    expect_select_error(m, "amd", "device 3 'gfx90a:sramecc+:xnack-' matches 'amd' but cannot be used",
+                        "embedded profile without 64-bit integers");
+    expect_select_error(m, "amd:gfx90a:sramecc+", "cannot be used", NULL);
+    expect_select_error(m, "nosuch", "no usable OpenCL device matches the text 'nosuch'",
+                        "1 'pthread-skylake-avx512' (Portable Computing Language, cpu)");
+    expect_select_error(m, "intel:nvidia", "matches the text 'intel:nvidia'", "unusable");
+
+    /* No usable GPU: the default takes every usable device. */
+    device_entry cpus[3] = {machine[1], machine[2], machine[3]};
+    for (int i = 0; i < 3; i++)
+        cpus[i].index = i;
+    device_list cpu_list = {cpus, 3};
+    expect_selection(&cpu_list, NULL, 16, (int[]){0, 1, -1});
+    expect_select_error(&cpu_list, "gpu", "no usable OpenCL device matches the class 'gpu'", NULL);
+
+    /* Nothing usable at all, and nothing at all. */
+    device_entry broken[1] = {machine[3]};
+    broken[0].index = 0;
+    device_list broken_list = {broken, 1};
+    cn_error err = {0};
+    int idx[4];
+    CHECK(device_select(&broken_list, NULL, idx, 4, &err) < 0 && err.code == CN_ERR_INPUT);
+    CHECK_CONTAINS(err.msg, "no usable OpenCL device was found");
+    device_list empty = {NULL, 0};
+    cn_error_clear(&err);
+    CHECK(device_select(&empty, NULL, idx, 4, &err) < 0 && err.code == CN_ERR_INPUT);
+    CHECK_CONTAINS(err.msg, "no OpenCL platform was found");
+    CHECK_CONTAINS(err.msg, "apt-get install pocl-opencl-icd");
+    expect_select_error(&empty, "gpu", "no device can be selected by 'gpu'", NULL);
+}
+
+/* ---- listing ---- */
+
+static char *listing_of(const device_list *list)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    device_print_listing(list, f);
+    fclose(f);
+    return text;
+}
+
+static void test_listing(void)
+{
+    make_machine();
+    char *text = listing_of(&machine_list);
+    CHECK_CONTAINS(text, "platform");
+    CHECK_CONTAINS(text, "OpenCL C");
+    CHECK_CONTAINS(text, "NVIDIA H200");
+    CHECK_CONTAINS(text, "3.0 GiB");
+    CHECK_CONTAINS(text, "512 MiB");
+    CHECK_CONTAINS(text, "unusable: embedded profile without 64-bit integers");
+    CHECK_CONTAINS(text, "5 devices, 4 usable.");
+    /* Aligned: the device column starts at the same place on the header and on every row. */
+    const char *header_device = strstr(text, "device");
+    size_t column = (size_t)(header_device - text);
+    const char *line = strchr(text, '\n') + 1;
+    for (int i = 0; i < 5; i++) {
+        CHECK(strncmp(line + column, machine[i].name, strlen(machine[i].name)) == 0);
+        line = strchr(line, '\n') + 1;
+    }
+    free(text);
+
+    device_list empty = {NULL, 0};
+    text = listing_of(&empty);
+    CHECK_CONTAINS(text, "No OpenCL platform");
+    CHECK_CONTAINS(text, "apt-get install pocl-opencl-icd");
+    free(text);
+}
+
+/* ---- profiles ---- */
+
+static void expect_profile(const char *platform, const char *vendor, const char *want)
+{
+    device_entry e = synthetic(platform, vendor, "some device", CL_DEVICE_TYPE_GPU, NULL);
+    platform_profile p;
+    cn_error err = {0};
+    CHECK_ERR(platform_profile_load(&e, &p, &err) == 0, err);
+    if (strcmp(p.name, want) != 0) {
+        test_failures++;
+        fprintf(stderr, "platform '%s' got profile %s, expected %s\n", platform, p.name, want);
+    }
+    /* The determinism contract holds in every profile. */
+    CHECK(strstr(p.build_options, "-cl-fast-relaxed-math") == NULL);
+    CHECK(strstr(p.build_options, "-cl-mad-enable") == NULL);
+    CHECK(p.default_local_size >= 1);
+}
+
+static void expect_profile_error(const char *text, const char *part1, const char *part2)
+{
+    platform_profile p;
+    char match[128];
+    cn_error err = {0};
+    CHECK(platform_profile_parse("bad.ini", text, &p, match, sizeof match, &err) == CN_ERR_RUNTIME);
+    CHECK(err.code == CN_ERR_RUNTIME);
+    CHECK_CONTAINS(err.msg, part1);
+    if (part2)
+        CHECK_CONTAINS(err.msg, part2);
+}
+
+static void test_profiles(void)
+{
+    expect_profile("Portable Computing Language", "The pocl project", "pocl.ini");
+    expect_profile("NVIDIA CUDA", "NVIDIA Corporation", "nvidia.ini");
+    expect_profile("AMD Accelerated Parallel Processing", "Advanced Micro Devices, Inc.", "amd.ini");
+    expect_profile("Intel(R) OpenCL Graphics", "Intel(R) Corporation", "intel.ini");
+    expect_profile("rusticl", "Mesa/X.org", "default.ini");
+    expect_profile("Some Future Platform", "Nobody", "default.ini");
+
+    device_entry pocl = synthetic("Portable Computing Language", "The pocl project", "cpu",
+                                  CL_DEVICE_TYPE_CPU, NULL);
+    platform_profile p;
+    cn_error err = {0};
+    CHECK_ERR(platform_profile_load(&pocl, &p, &err) == 0, err);
+    CHECK_CONTAINS(p.build_options, "-cl-std=CL1.2");
+    CHECK(platform_profile_local_size(&p, "transmit") == 256);
+    CHECK(platform_profile_local_size(&p, "no_such_kernel") == p.default_local_size);
+    CHECK(platform_profile_local_size(&p, NULL) == p.default_local_size);
+
+    char match[128];
+    const char *good = "; comment\n[match]\nplatform = Foo Corp ,  bar \n[build]\noptions = -DX=1\n"
+                       "[work_group]\ndefault = 32\ntransmit = 128 ; inline comment\n";
+    CHECK_ERR(platform_profile_parse("good.ini", good, &p, match, sizeof match, &err) == 0, err);
+    CHECK(strcmp(p.build_options, "-DX=1") == 0);
+    CHECK(p.default_local_size == 32 && platform_profile_local_size(&p, "transmit") == 128);
+    device_entry bar = synthetic("The Bar Platform", "x", "d", CL_DEVICE_TYPE_GPU, NULL);
+    device_entry foo = synthetic("x", "FOO CORP.", "d", CL_DEVICE_TYPE_GPU, NULL);
+    device_entry other = synthetic("Foo", "Corp", "d", CL_DEVICE_TYPE_GPU, NULL);
+    CHECK(platform_profile_matches(match, &bar));
+    CHECK(platform_profile_matches(match, &foo));
+    CHECK(!platform_profile_matches(match, &other));
+    CHECK(!platform_profile_matches("", &foo));
+    CHECK(!platform_profile_matches(" , ", &foo));
+
+    expect_profile_error("[work_group]\ndefault = 64\n\n\nfoo_bar = 12x\n",
+                         "platform profile bad.ini, line 5: work-group size '12x'", NULL);
+    expect_profile_error("[work_group]\ndefault = 64\n[build]\nflags = -O2\n",
+                         "bad.ini, line 4: unknown key 'flags' in [build]", NULL);
+    expect_profile_error("[match]\nplatform = x\nthis is not ini\n[work_group]\ndefault = 64\n",
+                         "bad.ini, line 3: expected '[section]' or 'key = value'", NULL);
+    expect_profile_error("[tuning]\nx = 1\n", "line 2: unknown section [tuning]", NULL);
+    expect_profile_error("[build]\noptions = -cl-std=CL1.2 -cl-fast-relaxed-math\n[work_group]\ndefault = 64\n",
+                         "line 2: build option -cl-fast-relaxed-math is not allowed", "determinism");
+    expect_profile_error("[build]\noptions = -cl-mad-enable\n", "-cl-mad-enable is not allowed", NULL);
+    expect_profile_error("[work_group]\ndefault = 0\n", "line 2", "not an integer from 1 to 65536");
+    expect_profile_error("[work_group]\ndefault = 64\ndefault = 32\n", "line 3: 'default' is given twice", NULL);
+    expect_profile_error("[work_group]\ndefault = 64\n9lives = 32\n", "line 3: '9lives' is not a kernel name", NULL);
+    expect_profile_error("[build]\noptions =\n", "bad.ini: [work_group] has no 'default' size", NULL);
+}
+
+/* ---- include expansion ---- */
+
+static const char *const fake_files[][2] = {
+    {"a.cl", "#include \"b.clh\"\nkernel A\n#include \"b.clh\"\n"},
+    {"b.clh", "  #  include \"c.clh\"  \nB\n"},
+    {"c.clh", "C"}, /* no final newline */
+    {"crlf.cl", "#include \"c.clh\"\r\nD\r\n"},
+    {"bad.cl", "x\ny\n#include \"missing.clh\"\n"},
+    {"deep.cl", "#include \"bad.cl\"\n"},
+    {"angle.cl", "#include <stdio.h>\n"},
+};
+
+static const char *fake_lookup(const char *name, size_t *len, void *user)
+{
+    (void)user;
+    for (size_t i = 0; i < sizeof fake_files / sizeof fake_files[0]; i++)
+        if (strcmp(fake_files[i][0], name) == 0) {
+            if (len)
+                *len = strlen(fake_files[i][1]);
+            return fake_files[i][1];
+        }
+    return NULL;
+}
+
+static void test_expand(void)
+{
+    char *out = NULL;
+    cn_error err = {0};
+    const char *a[] = {"a.cl"};
+    CHECK_ERR(device_expand_sources(a, 1, fake_lookup, NULL, &out, &err) == 0, err);
+    const char *want = "#line 1 \"a.cl\"\n#line 1 \"b.clh\"\n#line 1 \"c.clh\"\nC\n#line 2 \"b.clh\"\n"
+                       "B\n#line 2 \"a.cl\"\nkernel A\n#line 4 \"a.cl\"\n";
+    if (!out || strcmp(out, want) != 0) {
+        test_failures++;
+        fprintf(stderr, "expansion of a.cl:\n%s\nexpected:\n%s\n", out ? out : "(null)", want);
+    }
+    free(out);
+
+    /* A top-level source that is also included goes in once. */
+    const char *two[] = {"c.clh", "b.clh"};
+    CHECK_ERR(device_expand_sources(two, 2, fake_lookup, NULL, &out, &err) == 0, err);
+    CHECK(out && strcmp(out, "#line 1 \"c.clh\"\nC\n#line 1 \"b.clh\"\n#line 2 \"b.clh\"\nB\n") == 0);
+    free(out);
+
+    const char *crlf[] = {"crlf.cl"};
+    CHECK_ERR(device_expand_sources(crlf, 1, fake_lookup, NULL, &out, &err) == 0, err);
+    CHECK(out && strstr(out, "#line 1 \"c.clh\"\nC\n#line 2 \"crlf.cl\"\nD\r\n"));
+    free(out);
+
+    const char *angle[] = {"angle.cl"};
+    CHECK_ERR(device_expand_sources(angle, 1, fake_lookup, NULL, &out, &err) == 0, err);
+    CHECK(out && strstr(out, "#include <stdio.h>\n"));
+    free(out);
+
+    const char *bad[] = {"deep.cl"};
+    out = (char *)1;
+    CHECK(device_expand_sources(bad, 1, fake_lookup, NULL, &out, &err) == CN_ERR_RUNTIME);
+    CHECK(out == NULL);
+    CHECK_CONTAINS(err.msg, "bad.cl, line 3: #include \"missing.clh\" names no embedded file");
+    cn_error_clear(&err);
+    const char *missing[] = {"a.cl", "nofile.cl"};
+    CHECK(device_expand_sources(missing, 2, fake_lookup, NULL, &out, &err) == CN_ERR_RUNTIME);
+    CHECK_CONTAINS(err.msg, "OpenCL source 'nofile.cl' is not embedded");
+    cn_error_clear(&err);
+
+    /* The real, embedded self-test pulls in the Philox header. */
+    const char *selftest[] = {"selftest.cl"};
+    CHECK_ERR(device_expand_sources(selftest, 1, NULL, NULL, &out, &err) == 0, err);
+    CHECK(out && strstr(out, "inline uint4 philox4x32_10") && strstr(out, "__kernel void selftest_philox"));
+    CHECK(out && !strstr(out, "#include \"philox.clh\""));
+    free(out);
+}
+
+/* ---- work-group sizes without a device ---- */
+
+static void test_local_size_synthetic(void)
+{
+    device_ctx dev;
+    memset(&dev, 0, sizeof dev);
+    dev.info = synthetic("Portable Computing Language", "The pocl project", "cpu", CL_DEVICE_TYPE_CPU, NULL);
+    cn_error err = {0};
+    CHECK_ERR(platform_profile_load(&dev.info, &dev.profile, &err) == 0, err);
+    dev.info.max_work_group = 4096;
+    CHECK(device_local_size(&dev, "transmit", NULL) == 256);
+    dev.info.max_work_group = 100; /* below the profile: clamped, then a power of two */
+    CHECK(device_local_size(&dev, "transmit", NULL) == 64);
+    dev.info.max_work_group = 4096;
+    dev.local_size_override = 48;
+    CHECK(device_local_size(&dev, "transmit", NULL) == 32);
+    dev.local_size_override = 3000;
+    CHECK(device_local_size(&dev, "transmit", NULL) == 2048);
+    dev.local_size_override = 1;
+    CHECK(device_local_size(&dev, "transmit", NULL) == 1);
+    dev.local_size_override = 1u << 20;
+    CHECK(device_local_size(&dev, "transmit", NULL) == 4096);
+    dev.info.max_work_group = 0; /* unknown limit: the value itself, still a power of two */
+    dev.local_size_override = 0;
+    CHECK(device_local_size(&dev, "cell_count", NULL) == 512);
+}
+
+int main(void)
+{
+    test_status();
+    test_select();
+    test_listing();
+    test_profiles();
+    test_expand();
+    test_local_size_synthetic();
+    test_opencl();
+    if (test_failures) {
+        fprintf(stderr, "test_device: %d check(s) failed\n", test_failures);
+        return 1;
+    }
+    printf("test_device: all checks passed\n");
+    return 0;
+}

@@ -1,0 +1,15 @@
+#!/bin/sh
+# Installs the Debian 12 packages clnetsim needs to build, test and run on the CPU (PoCL).
+# Run as root (or through sudo); safe to run again.
+set -eu
+packages="build-essential cmake pkg-config git ocl-icd-opencl-dev opencl-headers pocl-opencl-icd \
+clinfo libinih-dev libclblast-dev"
+if [ "$(id -u)" -ne 0 ]; then
+    SUDO=sudo
+else
+    SUDO=
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update
+# shellcheck disable=SC2086
+$SUDO apt-get install -y --no-install-recommends $packages
