@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "version.h"
 #include "cli/cli.h"
 #include "cli/cli_run.h"
 #include "common/error.h"

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "device/device_internal.h"
+#include "version.h"
 
 /* The build log is for the user; the first errors are what matters, and the message must fit
  * in one cn_error. */

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "version.h"
 #include "report/report.h"
 
 double results_loss(const run_results *r)

@@ -1,0 +1,70 @@
+#!/bin/sh
+# Command-line behaviour: help and version, exit statuses, one-sentence errors, no partial
+# output file, --dump-config round trip. Usage: cli_tests.sh CLNETSIM SOURCE_DIR
+bin=$1 src=$2
+scn=$src/scenarios
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+
+check() { # NAME EXPECTED_STATUS PATTERN(stdout+stderr, grep -E) COMMAND...
+    name=$1 want=$2 pattern=$3
+    shift 3
+    "$@" > "$tmp/out" 2>&1
+    got=$?
+    if [ "$got" -ne "$want" ]; then
+        echo "FAIL $name: exit $got, expected $want"; sed 's/^/    /' "$tmp/out"; fail=$((fail + 1)); return
+    fi
+    if [ -n "$pattern" ] && ! grep -Eq -- "$pattern" "$tmp/out"; then
+        echo "FAIL $name: output does not match /$pattern/"; sed 's/^/    /' "$tmp/out"; fail=$((fail + 1)); return
+    fi
+    pass=$((pass + 1))
+}
+
+check version 0 '^clnetsim [0-9]+\.[0-9]+\.[0-9]+ \(commit [0-9a-f]+|unknown\)' "$bin" --version
+check help 0 'usage: clnetsim <command>' "$bin" --help
+check run_help 0 'usage: clnetsim run FILE.ini' "$bin" run --help
+check devices_help 0 'usage: clnetsim devices' "$bin" devices --help
+check keys_help 0 'usage: clnetsim keys' "$bin" keys --help
+check no_command 2 'usage: clnetsim' "$bin"
+check unknown_command 2 "unknown command 'frobnicate'" "$bin" frobnicate
+check run_no_file 2 'needs a scenario file' "$bin" run
+check run_unknown_option 2 "unknown option '--bogus'" "$bin" run "$scn/small_grid.ini" --bogus
+check run_two_files 2 "unexpected argument" "$bin" run "$scn/small_grid.ini" "$scn/lab_line.ini"
+check run_bad_work_group 2 "power of two" "$bin" run "$scn/small_grid.ini" --work-group 3
+check run_missing_file 2 "missing\.ini" "$bin" run "$tmp/missing.ini"
+check devices_lists 0 'Portable Computing Language' "$bin" devices
+check keys_lists 0 'relay_delay' "$bin" keys
+
+# Bad configuration: exit 2, the message names file, line, section and key; no JSON written.
+printf '[flood]\nrelay_delay = -1\n' > "$tmp/bad.ini"
+check bad_value 2 "bad\.ini:2: \[flood\] relay_delay" "$bin" run "$tmp/bad.ini" --json "$tmp/bad.json"
+[ -e "$tmp/bad.json" ] && { echo "FAIL bad_value: JSON file written"; fail=$((fail + 1)); }
+check bad_override 2 "flood\.ttl=x" "$bin" run "$scn/small_grid.ini" -s flood.ttl=x
+check bad_device_spec 2 "nvidia-nonexistent" "$bin" run "$scn/small_grid.ini" --devices nvidia-nonexistent:
+[ -z "$(ls "$tmp" | grep -v '^out$' | grep -v '\.ini$')" ] || { echo "FAIL: stray files: $(ls "$tmp")"; fail=$((fail + 1)); }
+
+# An output folder that does not exist is reported before anything runs.
+check json_missing_dir 2 "cannot write the JSON output" "$bin" run "$scn/small_grid.ini" --json "$tmp/no/such/dir/out.json"
+
+# A good run: summary on stdout, JSON complete, no temporary file left behind.
+check run_ok 0 'delivered +[0-9]+ of 20 packets' "$bin" run "$scn/small_grid.ini" --json "$tmp/ok.json"
+grep -q '"complete": true' "$tmp/ok.json" || { echo "FAIL run_ok: JSON incomplete"; fail=$((fail + 1)); }
+[ -z "$(ls "$tmp" | grep '\.tmp\.')" ] || { echo "FAIL run_ok: temporary file left"; fail=$((fail + 1)); }
+check quiet 0 '' "$bin" run "$scn/small_grid.ini" --quiet
+[ -s "$tmp/out" ] && { echo "FAIL quiet: printed something"; fail=$((fail + 1)); }
+
+# --dump-config prints a file that loads back to the same configuration.
+"$bin" run "$scn/mobile_flood.ini" -s flood.ttl=9 --dump-config > "$tmp/dump1.ini"
+"$bin" run "$tmp/dump1.ini" --dump-config > "$tmp/dump2.ini"
+# (comment lines name the file the dump came from, so they differ by design)
+grep -v '^;' "$tmp/dump1.ini" > "$tmp/d1"
+grep -v '^;' "$tmp/dump2.ini" > "$tmp/d2"
+if cmp -s "$tmp/d1" "$tmp/d2" && grep -q 'ttl = 9' "$tmp/d1"; then
+    pass=$((pass + 1))
+else
+    echo "FAIL dump_config: round trip differs"; diff "$tmp/dump1.ini" "$tmp/dump2.ini"; fail=$((fail + 1))
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
