@@ -54,8 +54,8 @@ static int build_from_cache(device_ctx *dev, const cache_key *key, const char *o
         return -1;
     cl_int st = CL_SUCCESS, binary_status = CL_SUCCESS;
     const unsigned char *bin = binary;
-    cl_program p = clCreateProgramWithBinary(dev->context, 1, &dev->info.id, &size, &bin,
-                                             &binary_status, &st);
+    cl_program p =
+        clCreateProgramWithBinary(dev->context, 1, &dev->info.id, &size, &bin, &binary_status, &st);
     free(binary);
     if (st != CL_SUCCESS || binary_status != CL_SUCCESS) {
         if (p)
@@ -73,7 +73,8 @@ static int build_from_cache(device_ctx *dev, const cache_key *key, const char *o
 static void store_binary(cl_program p, const cache_key *key)
 {
     size_t size = 0;
-    if (clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS || size == 0)
+    if (clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS ||
+        size == 0)
         return;
     unsigned char *binary = malloc(size);
     if (!binary)
@@ -89,13 +90,15 @@ static void build_log(const device_ctx *dev, cl_program p, char *buf, size_t cap
 {
     size_t size = 0;
     buf[0] = '\0';
-    if (clGetProgramBuildInfo(p, dev->info.id, CL_PROGRAM_BUILD_LOG, 0, NULL, &size) != CL_SUCCESS ||
+    if (clGetProgramBuildInfo(p, dev->info.id, CL_PROGRAM_BUILD_LOG, 0, NULL, &size) !=
+            CL_SUCCESS ||
         size == 0)
         return;
     char *log = calloc(size + 1, 1);
     if (!log)
         return;
-    if (clGetProgramBuildInfo(p, dev->info.id, CL_PROGRAM_BUILD_LOG, size, log, NULL) == CL_SUCCESS) {
+    if (clGetProgramBuildInfo(p, dev->info.id, CL_PROGRAM_BUILD_LOG, size, log, NULL) ==
+        CL_SUCCESS) {
         str_copy_trimmed(buf, cap, log);
         if (strlen(log) >= cap && cap > 32)
             snprintf(buf + cap - 32, 32, "\n[... build log truncated]");
@@ -131,8 +134,9 @@ static int build_from_source(device_ctx *dev, const char *source, const char *op
         clReleaseProgram(p);
         return cn_fail(err, CN_ERR_RUNTIME,
                        "building the OpenCL program %s failed on device '%s': %s (%d), with "
-                       "options '%s'; build log:\n%s", program_name, dev->info.name,
-                       cl_status_name(st), (int)st, options, log[0] ? log : "(empty)");
+                       "options '%s'; build log:\n%s",
+                       program_name, dev->info.name, cl_status_name(st), (int)st, options,
+                       log[0] ? log : "(empty)");
     }
     *out = p;
     return 0;

@@ -15,9 +15,9 @@
 
 #include "device/device_internal.h"
 
-#define CACHE_MAGIC "CLNSKBIN"
+#define CACHE_MAGIC  "CLNSKBIN"
 #define CACHE_FORMAT 1u
-#define HEADER_SIZE 56 /* magic 8, format 4, reserved 4, key length, h1, h2, size, payload hash */
+#define HEADER_SIZE  56 /* magic 8, format 4, reserved 4, key length, h1, h2, size, payload hash */
 
 /* ---- hashing ---- */
 
@@ -166,8 +166,7 @@ int cache_load(const cache_key *key, unsigned char **binary, size_t *size)
     unsigned char *data = NULL;
     int ok = fread(header, 1, HEADER_SIZE, f) == HEADER_SIZE && header_fits(header, key, &n) == 0 &&
              (data = malloc((size_t)n)) != NULL && fread(data, 1, (size_t)n, f) == (size_t)n &&
-             fgetc(f) == EOF &&
-             get64(header + 48) == fnv1a(0xcbf29ce484222325ull, data, (size_t)n);
+             fgetc(f) == EOF && get64(header + 48) == fnv1a(0xcbf29ce484222325ull, data, (size_t)n);
     fclose(f);
     if (!ok) {
         free(data);
@@ -198,8 +197,7 @@ void cache_store(const cache_key *key, const unsigned char *binary, size_t size)
         return;
     }
     make_header(header, key, binary, size);
-    int ok = fwrite(header, 1, HEADER_SIZE, f) == HEADER_SIZE &&
-             fwrite(binary, 1, size, f) == size;
+    int ok = fwrite(header, 1, HEADER_SIZE, f) == HEADER_SIZE && fwrite(binary, 1, size, f) == size;
     ok = fclose(f) == 0 && ok;
     if (!ok || rename(tmp, path) != 0)
         unlink(tmp);

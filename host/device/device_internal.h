@@ -33,8 +33,8 @@ int device_expand_sources(const char *const *sources, int n_sources, source_look
 
 /* Parses profile TEXT (from file NAME, used in messages) into OUT and its [match] list into
  * MATCH (comma-separated substrings, "" when the profile matches nothing by itself). */
-int platform_profile_parse(const char *name, const char *text, platform_profile *out,
-                           char *match, size_t match_cap, cn_error *err);
+int platform_profile_parse(const char *name, const char *text, platform_profile *out, char *match,
+                           size_t match_cap, cn_error *err);
 
 /* Whether the comma-separated substrings of MATCH_LIST fit the platform name or vendor of DEV. */
 int platform_profile_matches(const char *match_list, const device_entry *dev);

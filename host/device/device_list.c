@@ -79,18 +79,18 @@ static void query_failed(device_entry *e, const char *param, cl_int st)
     mark_unusable(e, reason);
 }
 
-#define DEVICE_STRING(e, param, field)                                                         \
-    do {                                                                                       \
-        cl_int st_ = device_string((e)->id, param, (e)->field, sizeof (e)->field);             \
-        if (st_ != CL_SUCCESS)                                                                 \
-            query_failed(e, #param, st_);                                                      \
+#define DEVICE_STRING(e, param, field)                                                             \
+    do {                                                                                           \
+        cl_int st_ = device_string((e)->id, param, (e)->field, sizeof(e)->field);                  \
+        if (st_ != CL_SUCCESS)                                                                     \
+            query_failed(e, #param, st_);                                                          \
     } while (0)
 
-#define DEVICE_VALUE(e, param, var)                                                            \
-    do {                                                                                       \
-        cl_int st_ = clGetDeviceInfo((e)->id, param, sizeof(var), &(var), NULL);               \
-        if (st_ != CL_SUCCESS)                                                                 \
-            query_failed(e, #param, st_);                                                      \
+#define DEVICE_VALUE(e, param, var)                                                                \
+    do {                                                                                           \
+        cl_int st_ = clGetDeviceInfo((e)->id, param, sizeof(var), &(var), NULL);                   \
+        if (st_ != CL_SUCCESS)                                                                     \
+            query_failed(e, #param, st_);                                                          \
     } while (0)
 
 static void query_properties(device_entry *e)
@@ -113,7 +113,8 @@ static void check_usable(device_entry *e)
     cl_bool available = CL_FALSE, compiler = CL_FALSE, little = CL_FALSE;
     DEVICE_VALUE(e, CL_DEVICE_AVAILABLE, available);
     if (!available)
-        mark_unusable(e, "not available (CL_DEVICE_AVAILABLE is false: busy, disabled or reserved)");
+        mark_unusable(e,
+                      "not available (CL_DEVICE_AVAILABLE is false: busy, disabled or reserved)");
     DEVICE_VALUE(e, CL_DEVICE_COMPILER_AVAILABLE, compiler);
     if (!compiler)
         mark_unusable(e, "the driver has no OpenCL C compiler for it");
@@ -121,7 +122,8 @@ static void check_usable(device_entry *e)
     cl_int st = device_string(e->id, CL_DEVICE_OPENCL_C_VERSION, e->c_version, sizeof e->c_version);
     int major = 0, minor = 0;
     if (st != CL_SUCCESS)
-        mark_unusable(e, "no OpenCL C version reported (an OpenCL 1.0 device); clnetsim needs OpenCL C 1.2");
+        mark_unusable(
+            e, "no OpenCL C version reported (an OpenCL 1.0 device); clnetsim needs OpenCL C 1.2");
     else if (sscanf(e->c_version, "OpenCL C %d.%d", &major, &minor) != 2 ||
              major * 100 + minor < 102) {
         char reason[256];
@@ -136,11 +138,14 @@ static void check_usable(device_entry *e)
     /* Only needed for the embedded-profile exception; a truncated list can only miss it. */
     (void)device_string(e->id, CL_DEVICE_EXTENSIONS, extensions, sizeof extensions);
     if (strcmp(profile, "EMBEDDED_PROFILE") == 0 && !strstr(extensions, "cles_khr_int64"))
-        mark_unusable(e, "embedded profile without 64-bit integers (clnetsim's times and positions are 64-bit)");
+        mark_unusable(
+            e,
+            "embedded profile without 64-bit integers (clnetsim's times and positions are 64-bit)");
 
     DEVICE_VALUE(e, CL_DEVICE_ENDIAN_LITTLE, little);
     if (!little)
-        mark_unusable(e, "big-endian device (clnetsim shares buffers with the host in little-endian layout)");
+        mark_unusable(
+            e, "big-endian device (clnetsim shares buffers with the host in little-endian layout)");
 }
 
 static void fill_entry(device_entry *e, cl_platform_id platform, cl_device_id id,
@@ -182,7 +187,8 @@ static int add_broken_platform(device_list *list, cl_platform_id p, const char *
     snprintf(e->platform_name, sizeof e->platform_name, "%s", name);
     snprintf(e->platform_vendor, sizeof e->platform_vendor, "%s", vendor);
     snprintf(e->name, sizeof e->name, "(devices could not be listed)");
-    snprintf(e->reason, sizeof e->reason, "clGetDeviceIDs failed: %s (%d)", cl_status_name(st), (int)st);
+    snprintf(e->reason, sizeof e->reason, "clGetDeviceIDs failed: %s (%d)", cl_status_name(st),
+             (int)st);
     return 0;
 }
 
@@ -249,10 +255,20 @@ void device_list_free(device_list *list)
 
 /* ---- the listing ---- */
 
-enum { COL_INDEX, COL_PLATFORM, COL_NAME, COL_TYPE, COL_UNITS, COL_MEM, COL_ALLOC, COL_CVER,
-       COL_DRIVER, N_COLS };
+enum {
+    COL_INDEX,
+    COL_PLATFORM,
+    COL_NAME,
+    COL_TYPE,
+    COL_UNITS,
+    COL_MEM,
+    COL_ALLOC,
+    COL_CVER,
+    COL_DRIVER,
+    N_COLS
+};
 
-static const char *const headers[N_COLS] = {"#", "platform", "device", "type", "units",
+static const char *const headers[N_COLS] = {"#",      "platform",  "device",   "type",  "units",
                                             "memory", "max alloc", "OpenCL C", "driver"};
 static const int right_aligned[N_COLS] = {1, 0, 0, 0, 1, 1, 1, 0, 0};
 
@@ -269,8 +285,8 @@ static void format_bytes(cl_ulong bytes, char *buf, size_t cap)
 static void format_c_version(const char *c_version, char *buf, size_t cap)
 {
     const char *prefix = "OpenCL C ";
-    const char *v = strncmp(c_version, prefix, strlen(prefix)) == 0 ? c_version + strlen(prefix)
-                                                                     : c_version;
+    const char *v =
+        strncmp(c_version, prefix, strlen(prefix)) == 0 ? c_version + strlen(prefix) : c_version;
     size_t n = strcspn(v, " ");
     snprintf(buf, cap, "%.*s", (int)n, v);
 }

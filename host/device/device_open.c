@@ -8,11 +8,13 @@ int device_open(device_ctx *dev, const device_entry *entry, cn_error *err)
     memset(dev, 0, sizeof *dev);
     dev->info = *entry;
     if (!entry->usable)
-        return cn_fail(err, CN_ERR_RUNTIME, "device '%s' cannot be used: %s", entry->name, entry->reason);
+        return cn_fail(err, CN_ERR_RUNTIME, "device '%s' cannot be used: %s", entry->name,
+                       entry->reason);
     if (platform_profile_load(entry, &dev->profile, err))
         return CN_ERR_RUNTIME;
 
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)entry->platform, 0};
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)entry->platform,
+                                     0};
     cl_int st = CL_SUCCESS;
     dev->context = clCreateContext(props, 1, &entry->id, NULL, NULL, &st);
     if (cl_check(st, "clCreateContext", entry->name, err))
@@ -94,8 +96,10 @@ double device_event_seconds(cl_event ev)
 {
     cl_ulong start = 0, end = 0;
     if (!ev ||
-        clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL) != CL_SUCCESS ||
-        clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) != CL_SUCCESS ||
+        clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL) !=
+            CL_SUCCESS ||
+        clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) !=
+            CL_SUCCESS ||
         end < start)
         return 0.0;
     return (double)(end - start) * 1e-9;

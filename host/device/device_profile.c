@@ -1,6 +1,6 @@
-/* Platform profiles: the files platforms/NAME.ini, embedded in the binary. Each says which platforms it is
- * for ([match]), the extra build options ([build]) and the work-group sizes per kernel
- * ([work_group]). The first profile whose [match] fits the device wins; default.ini is the
+/* Platform profiles: the files platforms/NAME.ini, embedded in the binary. Each says which
+ * platforms it is for ([match]), the extra build options ([build]) and the work-group sizes per
+ * kernel ([work_group]). The first profile whose [match] fits the device wins; default.ini is the
  * fallback and has no [match].
  *
  * Profiles are part of the program, not user input, so a mistake in one is a CN_ERR_RUNTIME
@@ -16,7 +16,7 @@
 #include "device/device_internal.h"
 
 #define DEFAULT_PROFILE "default.ini"
-#define MAX_LOCAL_SIZE 65536
+#define MAX_LOCAL_SIZE  65536
 
 /* Options that would let the compiler reorder or fuse floating-point operations, which the
  * determinism contract (DESIGN.md) forbids on every device. */
@@ -30,7 +30,7 @@ typedef struct profile_parser {
     char *match;
     size_t match_cap;
     int have_default;
-    int failed;              /* the handler refused a line; the first reason is kept */
+    int failed; /* the handler refused a line; the first reason is kept */
     char fail_key[64];
     char fail_reason[256];
 } profile_parser;
@@ -83,8 +83,10 @@ static int on_build(profile_parser *pp, const char *name, const char *value)
         return refuse(pp, name, "unknown key '%s' in [build] (known: options)", name);
     for (size_t i = 0; i < sizeof forbidden_options / sizeof forbidden_options[0]; i++)
         if (strstr(value, forbidden_options[i]))
-            return refuse(pp, name, "build option %s is not allowed: it breaks the determinism "
-                          "contract (results identical on every device)", forbidden_options[i]);
+            return refuse(pp, name,
+                          "build option %s is not allowed: it breaks the determinism "
+                          "contract (results identical on every device)",
+                          forbidden_options[i]);
     if (strlen(value) >= sizeof pp->profile->build_options)
         return refuse(pp, name, "build options are too long (at most %zu characters)",
                       sizeof pp->profile->build_options - 1);
@@ -155,8 +157,8 @@ static void line_key(const char *text, int line, char *key, size_t cap)
     str_copy_trimmed(key, cap, raw);
 }
 
-int platform_profile_parse(const char *name, const char *text, platform_profile *out,
-                           char *match, size_t match_cap, cn_error *err)
+int platform_profile_parse(const char *name, const char *text, platform_profile *out, char *match,
+                           size_t match_cap, cn_error *err)
 {
     memset(out, 0, sizeof *out);
     snprintf(out->name, sizeof out->name, "%s", name);
@@ -164,7 +166,8 @@ int platform_profile_parse(const char *name, const char *text, platform_profile 
     profile_parser pp = {.profile = out, .match = match, .match_cap = match_cap};
     int line = ini_parse_string(text, on_key, &pp);
     if (line < 0)
-        return cn_fail(err, CN_ERR_RUNTIME, "platform profile %s could not be read (out of memory)", name);
+        return cn_fail(err, CN_ERR_RUNTIME, "platform profile %s could not be read (out of memory)",
+                       name);
     if (line > 0) {
         char key[64];
         line_key(text, line, key, sizeof key);
@@ -187,8 +190,8 @@ int platform_profile_matches(const char *match_list, const device_entry *dev)
         char raw[128], item[128];
         snprintf(raw, sizeof raw, "%.*s", (int)(n < sizeof raw ? n : sizeof raw - 1), p);
         str_copy_trimmed(item, sizeof item, raw);
-        if (item[0] && (str_icontains(dev->platform_name, item) ||
-                        str_icontains(dev->platform_vendor, item)))
+        if (item[0] &&
+            (str_icontains(dev->platform_name, item) || str_icontains(dev->platform_vendor, item)))
             return 1;
         p += n;
         if (*p == ',')

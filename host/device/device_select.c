@@ -48,8 +48,7 @@ static void describe_devices(const device_list *list, char *buf, size_t cap)
         strcpy(buf + cap - 4, "...");
 }
 
-static int fail_no_match(const device_list *list, const char *spec, const char *what,
-                         cn_error *err)
+static int fail_no_match(const device_list *list, const char *spec, const char *what, cn_error *err)
 {
     char devices[1500];
     describe_devices(list, devices, sizeof devices);
@@ -94,23 +93,24 @@ static int select_one_index(const device_list *list, const char *spec, const cha
     if (!*element) {
         cn_fail(err, CN_ERR_INPUT,
                 "device list '%s' is malformed: it has an empty element (write indices from "
-                "`clnetsim devices` separated by commas, like 0,2)", spec);
+                "`clnetsim devices` separated by commas, like 0,2)",
+                spec);
         return -1;
     }
     if (parse_index(element, &index)) {
         cn_fail(err, CN_ERR_INPUT,
                 "device list '%s' is malformed: '%s' is not a device index (write indices from "
                 "`clnetsim devices` separated by commas, like 0,2; to match a device name, write "
-                "':TEXT')", spec, element);
+                "':TEXT')",
+                spec, element);
         return -1;
     }
     int pos = find_index(list, index);
     if (pos < 0) {
         cn_fail(err, CN_ERR_INPUT,
                 "device index %ld in '%s' is out of range: the listing has %d device%s, numbered "
-                "0 to %d (see `clnetsim devices`; to match a device name, write ':TEXT')", index,
-                spec, list->count,
-                list->count == 1 ? "" : "s", list->count - 1);
+                "0 to %d (see `clnetsim devices`; to match a device name, write ':TEXT')",
+                index, spec, list->count, list->count == 1 ? "" : "s", list->count - 1);
         return -1;
     }
     if (!list->items[pos].usable)
@@ -156,7 +156,10 @@ static int select_class(const device_list *list, cl_device_type type, selection 
 
 static int class_of(const char *spec, cl_device_type *type)
 {
-    static const struct { const char *word; cl_device_type type; } classes[] = {
+    static const struct {
+        const char *word;
+        cl_device_type type;
+    } classes[] = {
         {"all", CL_DEVICE_TYPE_ALL},
         {"cpu", CL_DEVICE_TYPE_CPU},
         {"gpu", CL_DEVICE_TYPE_GPU},
@@ -180,9 +183,10 @@ static int entry_matches_text(const device_entry *e, const char *spec)
      * colons themselves. */
     char platform[256];
     size_t n = (size_t)(colon - spec);
-    snprintf(platform, sizeof platform, "%.*s", (int)(n < sizeof platform ? n : sizeof platform - 1), spec);
-    int platform_ok = str_icontains(e->platform_name, platform) ||
-                      str_icontains(e->platform_vendor, platform);
+    snprintf(platform, sizeof platform, "%.*s",
+             (int)(n < sizeof platform ? n : sizeof platform - 1), spec);
+    int platform_ok =
+        str_icontains(e->platform_name, platform) || str_icontains(e->platform_vendor, platform);
     return platform_ok && str_icontains(e->name, colon + 1);
 }
 
@@ -207,12 +211,15 @@ static int select_text(const device_list *list, const char *spec, selection *s, 
 
 static int select_default(const device_list *list, selection *s, cn_error *err)
 {
-    if (select_class(list, CL_DEVICE_TYPE_GPU, s) > 0 || select_class(list, CL_DEVICE_TYPE_ALL, s) > 0)
+    if (select_class(list, CL_DEVICE_TYPE_GPU, s) > 0 ||
+        select_class(list, CL_DEVICE_TYPE_ALL, s) > 0)
         return s->n;
     char devices[1500];
     describe_devices(list, devices, sizeof devices);
-    cn_fail(err, CN_ERR_INPUT, "no usable OpenCL device was found; the devices are: %s "
-            "(`clnetsim devices` gives the reasons)", devices);
+    cn_fail(err, CN_ERR_INPUT,
+            "no usable OpenCL device was found; the devices are: %s "
+            "(`clnetsim devices` gives the reasons)",
+            devices);
     return -1;
 }
 

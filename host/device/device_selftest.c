@@ -11,10 +11,10 @@
 #include "common/philox.h"
 #include "device/device_internal.h"
 
-#define N_ANSWERS 3
+#define N_ANSWERS     3
 #define INTEGER_ITEMS 64
-#define N_INTEGER 8
-#define N_COUNTERS 5
+#define N_INTEGER     8
+#define N_COUNTERS    5
 
 /* MODEL.md, "Randomness": ctr[4], key[2] -> out[4]. */
 static const uint32_t known_input[N_ANSWERS][6] = {
@@ -31,12 +31,18 @@ static const uint32_t known_output[N_ANSWERS][4] = {
 /* Operands of selftest_integer; the division, shift and signed cases use a negative value
  * that is not a multiple of 3 or 8, so that truncation and rounding directions show. */
 static const uint64_t integer_operands[8] = {
-    0xfffffffbu, 0xfffffff1u, 1000000007u, 0x9e3779b97f4a7c15ull, 0xbf58476d1ce4e5b9ull,
-    (uint64_t)-7000000001ll, 3u, 77u,
+    0xfffffffbu,
+    0xfffffff1u,
+    1000000007u,
+    0x9e3779b97f4a7c15ull,
+    0xbf58476d1ce4e5b9ull,
+    (uint64_t)-7000000001ll,
+    3u,
+    77u,
 };
 static const char *const integer_checks[N_INTEGER] = {
-    "32 x 32 -> 64-bit product", "(w * n) >> 32",   "mul_hi",
-    "wrapping 64-bit product",   "signed division", "signed remainder",
+    "32 x 32 -> 64-bit product", "(w * n) >> 32",         "mul_hi",
+    "wrapping 64-bit product",   "signed division",       "signed remainder",
     "arithmetic right shift",    "signed 64-bit product",
 };
 static const char *const counter_checks[N_COUNTERS] = {
@@ -73,13 +79,14 @@ static int make_buffer(device_ctx *dev, cl_mem_flags flags, size_t size, const v
     return cl_check(st, "clCreateBuffer(self-test)", dev->info.name, err);
 }
 
-static int set_buffers(device_ctx *dev, cl_kernel k, const char *kernel, const cl_mem *bufs,
-                       int n, cn_error *err)
+static int set_buffers(device_ctx *dev, cl_kernel k, const char *kernel, const cl_mem *bufs, int n,
+                       cn_error *err)
 {
     char what[96];
     for (int i = 0; i < n; i++) {
         snprintf(what, sizeof what, "clSetKernelArg(%s, %d)", kernel, i);
-        if (cl_check(clSetKernelArg(k, (cl_uint)i, sizeof(cl_mem), &bufs[i]), what, dev->info.name, err))
+        if (cl_check(clSetKernelArg(k, (cl_uint)i, sizeof(cl_mem), &bufs[i]), what, dev->info.name,
+                     err))
             return CN_ERR_RUNTIME;
     }
     return 0;
@@ -117,7 +124,8 @@ static void release(cl_kernel k, cl_mem *bufs, int n)
 
 /* ---- the two tests ---- */
 
-static int run_philox(device_ctx *dev, cl_program program, uint32_t got[N_ANSWERS][4], cn_error *err)
+static int run_philox(device_ctx *dev, cl_program program, uint32_t got[N_ANSWERS][4],
+                      cn_error *err)
 {
     const char *name = "selftest_philox";
     cl_kernel k = NULL;
@@ -127,7 +135,8 @@ static int run_philox(device_ctx *dev, cl_program program, uint32_t got[N_ANSWER
         rc = make_buffer(dev, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof known_input,
                          known_input, &bufs[0], err);
     if (!rc)
-        rc = make_buffer(dev, CL_MEM_WRITE_ONLY, sizeof(uint32_t) * N_ANSWERS * 4, NULL, &bufs[1], err);
+        rc = make_buffer(dev, CL_MEM_WRITE_ONLY, sizeof(uint32_t) * N_ANSWERS * 4, NULL, &bufs[1],
+                         err);
     if (!rc)
         rc = set_buffers(dev, k, name, bufs, 2, err);
     if (!rc)
@@ -152,7 +161,8 @@ static int run_integer(device_ctx *dev, cl_program program, uint64_t got[N_INTEG
     if (!rc)
         rc = make_buffer(dev, CL_MEM_WRITE_ONLY, sizeof(uint64_t) * N_INTEGER, NULL, &bufs[1], err);
     if (!rc)
-        rc = make_buffer(dev, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof init, init, &bufs[2], err);
+        rc = make_buffer(dev, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof init, init, &bufs[2],
+                         err);
     if (!rc)
         rc = set_buffers(dev, k, name, bufs, 3, err);
     if (!rc)
@@ -184,8 +194,8 @@ static int check_host_philox(cn_error *err)
             if (r.v[w] != known_output[a][w])
                 return cn_fail(err, CN_ERR_RUNTIME,
                                "the host Philox (host/common/philox.c) is wrong: word %d of answer "
-                               "%d is %08x, expected %08x (MODEL.md)", w, a + 1, r.v[w],
-                               known_output[a][w]);
+                               "%d is %08x, expected %08x (MODEL.md)",
+                               w, a + 1, r.v[w], known_output[a][w]);
     }
     return 0;
 }
@@ -201,8 +211,8 @@ static int check_philox(const device_ctx *dev, uint32_t got[N_ANSWERS][4], cn_er
             if (got[a][w] != expect[a][w])
                 return cn_fail(err, CN_ERR_RUNTIME,
                                "device '%s' failed the Philox self-test: word %d of answer %d is "
-                               "%08x, expected %08x; this device is refused", dev->info.name, w,
-                               a + 1, got[a][w], expect[a][w]);
+                               "%08x, expected %08x; this device is refused",
+                               dev->info.name, w, a + 1, got[a][w], expect[a][w]);
     return 0;
 }
 
@@ -216,14 +226,15 @@ static int check_integer(const device_ctx *dev, const uint64_t got[N_INTEGER],
         if (got[i] != expect[i])
             return cn_fail(err, CN_ERR_RUNTIME,
                            "device '%s' failed the integer self-test: %s gave %016llx, expected "
-                           "%016llx; this device is refused", dev->info.name, integer_checks[i],
-                           (unsigned long long)got[i], (unsigned long long)expect[i]);
+                           "%016llx; this device is refused",
+                           dev->info.name, integer_checks[i], (unsigned long long)got[i],
+                           (unsigned long long)expect[i]);
     for (int i = 0; i < N_COUNTERS; i++)
         if (counters[i] != expect_counters[i])
             return cn_fail(err, CN_ERR_RUNTIME,
                            "device '%s' failed the atomics self-test: %s on global memory gave "
-                           "%u, expected %u; this device is refused", dev->info.name,
-                           counter_checks[i], counters[i], expect_counters[i]);
+                           "%u, expected %u; this device is refused",
+                           dev->info.name, counter_checks[i], counters[i], expect_counters[i]);
     return 0;
 }
 

@@ -103,7 +103,8 @@ static int emit_line_marker(expander *x, int line, const char *file)
 
 static int out_of_memory(expander *x)
 {
-    return cn_fail(x->err, CN_ERR_RUNTIME, "out of host memory while assembling the OpenCL sources");
+    return cn_fail(x->err, CN_ERR_RUNTIME,
+                   "out of host memory while assembling the OpenCL sources");
 }
 
 static int expand_file(expander *x, const char *name, const char *includer, int includer_line);
@@ -139,9 +140,11 @@ static int expand_file(expander *x, const char *name, const char *includer, int 
     if (!text && includer)
         return cn_fail(x->err, CN_ERR_RUNTIME,
                        "%s, line %d: #include \"%s\" names no embedded file (the embedded sources "
-                       "are cl/*.cl and cl/*.clh)", includer, includer_line, name);
+                       "are cl/*.cl and cl/*.clh)",
+                       includer, includer_line, name);
     if (!text)
-        return cn_fail(x->err, CN_ERR_RUNTIME, "OpenCL source '%s' is not embedded in this build", name);
+        return cn_fail(x->err, CN_ERR_RUNTIME, "OpenCL source '%s' is not embedded in this build",
+                       name);
     if (mark_seen(x, name) || emit_line_marker(x, 1, name))
         return out_of_memory(x);
     return expand_text(x, name, text);

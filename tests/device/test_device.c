@@ -13,7 +13,8 @@ static void test_status(void)
 {
     CHECK(strcmp(cl_status_name(CL_SUCCESS), "CL_SUCCESS") == 0);
     CHECK(strcmp(cl_status_name(CL_OUT_OF_RESOURCES), "CL_OUT_OF_RESOURCES") == 0);
-    CHECK(strcmp(cl_status_name(CL_INVALID_DEVICE_PARTITION_COUNT), "CL_INVALID_DEVICE_PARTITION_COUNT") == 0);
+    CHECK(strcmp(cl_status_name(CL_INVALID_DEVICE_PARTITION_COUNT),
+                 "CL_INVALID_DEVICE_PARTITION_COUNT") == 0);
     CHECK(strcmp(cl_status_name(-1001), "CL_PLATFORM_NOT_FOUND_KHR") == 0);
     CHECK(strcmp(cl_status_name(-12345), "unknown OpenCL status") == 0);
     /* Every OpenCL 1.2 code has a name: 0 to -19 and -30 to -68. */
@@ -29,7 +30,8 @@ static void test_status(void)
 
     cn_error err = {0};
     CHECK(cl_check(CL_SUCCESS, "clFinish", "dev", &err) == 0 && err.code == 0);
-    CHECK(cl_check(CL_OUT_OF_RESOURCES, "clEnqueueNDRangeKernel(transmit)", "GPU X", &err) == CN_ERR_RUNTIME);
+    CHECK(cl_check(CL_OUT_OF_RESOURCES, "clEnqueueNDRangeKernel(transmit)", "GPU X", &err) ==
+          CN_ERR_RUNTIME);
     CHECK(err.code == CN_ERR_RUNTIME);
     CHECK_CONTAINS(err.msg, "clEnqueueNDRangeKernel(transmit) failed on device 'GPU X': "
                             "CL_OUT_OF_RESOURCES (-5), ");
@@ -66,7 +68,8 @@ static device_list machine_list = {machine, 5};
 
 static void make_machine(void)
 {
-    machine[0] = synthetic("NVIDIA CUDA", "NVIDIA Corporation", "NVIDIA H200", CL_DEVICE_TYPE_GPU, NULL);
+    machine[0] =
+        synthetic("NVIDIA CUDA", "NVIDIA Corporation", "NVIDIA H200", CL_DEVICE_TYPE_GPU, NULL);
     machine[1] = synthetic("Portable Computing Language", "The pocl project",
                            "pthread-skylake-avx512", CL_DEVICE_TYPE_CPU, NULL);
     machine[2] = synthetic("Portable Computing Language", "The pocl project",
@@ -75,7 +78,8 @@ static void make_machine(void)
                            "gfx90a:sramecc+:xnack-", CL_DEVICE_TYPE_GPU,
                            "embedded profile without 64-bit integers");
     machine[4] = synthetic("Intel(R) OpenCL Graphics", "Intel(R) Corporation",
-                           "Intel(R) Arc(TM) A770 Graphics", CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_DEFAULT, NULL);
+                           "Intel(R) Arc(TM) A770 Graphics",
+                           CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_DEFAULT, NULL);
     for (int i = 0; i < 5; i++)
         machine[i].index = i;
 }
@@ -109,7 +113,8 @@ static void expect_select_error(const device_list *list, const char *spec, const
     int n = device_select(list, spec, got, 16, &err);
     if (n >= 0 || err.code != CN_ERR_INPUT) {
         test_failures++;
-        fprintf(stderr, "device_select('%s') should fail but gave %d (code %d)\n", spec, n, err.code);
+        fprintf(stderr, "device_select('%s') should fail but gave %d (code %d)\n", spec, n,
+                err.code);
         return;
     }
     CHECK_CONTAINS(err.msg, part1);
@@ -147,15 +152,18 @@ static void test_select(void)
     expect_select_error(m, "accelerator", "no usable OpenCL device matches the class 'accelerator'",
                         "0 'NVIDIA H200' (NVIDIA CUDA, gpu)");
     expect_select_error(m, "0,,2", "device list '0,,2' is malformed", "empty element");
-    expect_select_error(m, "0,x1", "device list '0,x1' is malformed: 'x1' is not a device index", NULL);
+    expect_select_error(m, "0,x1", "device list '0,x1' is malformed: 'x1' is not a device index",
+                        NULL);
     expect_select_error(m, "1x", "'1x' is not a device index", NULL);
     expect_select_error(m, "0,", "empty element", NULL);
     expect_select_error(m, "99999999999999999999", "is not a device index", NULL);
     expect_select_error(m, "7", "device index 7 in '7' is out of range", "numbered 0 to 4");
     expect_select_error(m, "0,5", "device index 5 in '0,5' is out of range", NULL);
-    expect_select_error(m, "3", "device 3 'gfx90a:sramecc+:xnack-' is selected by '3' but cannot be used",
+    expect_select_error(m, "3",
+                        "device 3 'gfx90a:sramecc+:xnack-' is selected by '3' but cannot be used",
                         "embedded profile without 64-bit integers");
-    expect_select_error(m, "amd", "device 3 'gfx90a:sramecc+:xnack-' matches 'amd' but cannot be used",
+    expect_select_error(m, "amd",
+                        "device 3 'gfx90a:sramecc+:xnack-' matches 'amd' but cannot be used",
                         "embedded profile without 64-bit integers");
     expect_select_error(m, "amd:gfx90a:sramecc+", "cannot be used", NULL);
     expect_select_error(m, "nosuch", "no usable OpenCL device matches the text 'nosuch'",
@@ -260,7 +268,8 @@ static void test_profiles(void)
 {
     expect_profile("Portable Computing Language", "The pocl project", "pocl.ini");
     expect_profile("NVIDIA CUDA", "NVIDIA Corporation", "nvidia.ini");
-    expect_profile("AMD Accelerated Parallel Processing", "Advanced Micro Devices, Inc.", "amd.ini");
+    expect_profile("AMD Accelerated Parallel Processing", "Advanced Micro Devices, Inc.",
+                   "amd.ini");
     expect_profile("Intel(R) OpenCL Graphics", "Intel(R) Corporation", "intel.ini");
     expect_profile("rusticl", "Mesa/X.org", "default.ini");
     expect_profile("Some Future Platform", "Nobody", "default.ini");
@@ -297,13 +306,18 @@ static void test_profiles(void)
     expect_profile_error("[match]\nplatform = x\nthis is not ini\n[work_group]\ndefault = 64\n",
                          "bad.ini, line 3: expected '[section]' or 'key = value'", NULL);
     expect_profile_error("[tuning]\nx = 1\n", "line 2: unknown section [tuning]", NULL);
-    expect_profile_error("[build]\noptions = -cl-std=CL1.2 -cl-fast-relaxed-math\n[work_group]\ndefault = 64\n",
-                         "line 2: build option -cl-fast-relaxed-math is not allowed", "determinism");
-    expect_profile_error("[build]\noptions = -cl-mad-enable\n", "-cl-mad-enable is not allowed", NULL);
+    expect_profile_error(
+        "[build]\noptions = -cl-std=CL1.2 -cl-fast-relaxed-math\n[work_group]\ndefault = 64\n",
+        "line 2: build option -cl-fast-relaxed-math is not allowed", "determinism");
+    expect_profile_error("[build]\noptions = -cl-mad-enable\n", "-cl-mad-enable is not allowed",
+                         NULL);
     expect_profile_error("[work_group]\ndefault = 0\n", "line 2", "not an integer from 1 to 65536");
-    expect_profile_error("[work_group]\ndefault = 64\ndefault = 32\n", "line 3: 'default' is given twice", NULL);
-    expect_profile_error("[work_group]\ndefault = 64\n9lives = 32\n", "line 3: '9lives' is not a kernel name", NULL);
-    expect_profile_error("[build]\noptions =\n", "bad.ini: [work_group] has no 'default' size", NULL);
+    expect_profile_error("[work_group]\ndefault = 64\ndefault = 32\n",
+                         "line 3: 'default' is given twice", NULL);
+    expect_profile_error("[work_group]\ndefault = 64\n9lives = 32\n",
+                         "line 3: '9lives' is not a kernel name", NULL);
+    expect_profile_error("[build]\noptions =\n", "bad.ini: [work_group] has no 'default' size",
+                         NULL);
 }
 
 /* ---- include expansion ---- */
@@ -336,8 +350,9 @@ static void test_expand(void)
     cn_error err = {0};
     const char *a[] = {"a.cl"};
     CHECK_ERR(device_expand_sources(a, 1, fake_lookup, NULL, &out, &err) == 0, err);
-    const char *want = "#line 1 \"a.cl\"\n#line 1 \"b.clh\"\n#line 1 \"c.clh\"\nC\n#line 2 \"b.clh\"\n"
-                       "B\n#line 2 \"a.cl\"\nkernel A\n#line 4 \"a.cl\"\n";
+    const char *want =
+        "#line 1 \"a.cl\"\n#line 1 \"b.clh\"\n#line 1 \"c.clh\"\nC\n#line 2 \"b.clh\"\n"
+        "B\n#line 2 \"a.cl\"\nkernel A\n#line 4 \"a.cl\"\n";
     if (!out || strcmp(out, want) != 0) {
         test_failures++;
         fprintf(stderr, "expansion of a.cl:\n%s\nexpected:\n%s\n", out ? out : "(null)", want);
@@ -347,7 +362,8 @@ static void test_expand(void)
     /* A top-level source that is also included goes in once. */
     const char *two[] = {"c.clh", "b.clh"};
     CHECK_ERR(device_expand_sources(two, 2, fake_lookup, NULL, &out, &err) == 0, err);
-    CHECK(out && strcmp(out, "#line 1 \"c.clh\"\nC\n#line 1 \"b.clh\"\n#line 2 \"b.clh\"\nB\n") == 0);
+    CHECK(out &&
+          strcmp(out, "#line 1 \"c.clh\"\nC\n#line 1 \"b.clh\"\n#line 2 \"b.clh\"\nB\n") == 0);
     free(out);
 
     const char *crlf[] = {"crlf.cl"};
@@ -374,7 +390,8 @@ static void test_expand(void)
     /* The real, embedded self-test pulls in the Philox header. */
     const char *selftest[] = {"selftest.cl"};
     CHECK_ERR(device_expand_sources(selftest, 1, NULL, NULL, &out, &err) == 0, err);
-    CHECK(out && strstr(out, "inline uint4 philox4x32_10") && strstr(out, "__kernel void selftest_philox"));
+    CHECK(out && strstr(out, "inline uint4 philox4x32_10") &&
+          strstr(out, "__kernel void selftest_philox"));
     CHECK(out && !strstr(out, "#include \"philox.clh\""));
     free(out);
 }
@@ -385,7 +402,8 @@ static void test_local_size_synthetic(void)
 {
     device_ctx dev;
     memset(&dev, 0, sizeof dev);
-    dev.info = synthetic("Portable Computing Language", "The pocl project", "cpu", CL_DEVICE_TYPE_CPU, NULL);
+    dev.info = synthetic("Portable Computing Language", "The pocl project", "cpu",
+                         CL_DEVICE_TYPE_CPU, NULL);
     cn_error err = {0};
     CHECK_ERR(platform_profile_load(&dev.info, &dev.profile, &err) == 0, err);
     dev.info.max_work_group = 4096;
@@ -406,8 +424,29 @@ static void test_local_size_synthetic(void)
     CHECK(device_local_size(&dev, "cell_count", NULL) == 512);
 }
 
-int main(void)
+/* Run with OCL_ICD_VENDORS pointing at an empty directory: the ICD loader then finds no
+ * driver at all, which must be an empty list and a helpful message, not an error. */
+static int test_no_platform(void)
 {
+    device_list list = {0};
+    cn_error err = {0};
+    CHECK_ERR(device_enumerate(&list, &err) == 0, err);
+    CHECK(list.count == 0 && list.items == NULL);
+    char *text = listing_of(&list);
+    CHECK_CONTAINS(text, "No OpenCL platform");
+    free(text);
+    int idx[4];
+    CHECK(device_select(&list, NULL, idx, 4, &err) < 0 && err.code == CN_ERR_INPUT);
+    CHECK_CONTAINS(err.msg, "apt-get install pocl-opencl-icd");
+    device_list_free(&list);
+    printf("test_device --no-platform: %s\n", test_failures ? "FAILED" : "all checks passed");
+    return test_failures ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "--no-platform") == 0)
+        return test_no_platform();
     test_status();
     test_select();
     test_listing();

@@ -9,31 +9,31 @@
 
 extern int test_failures;
 
-#define CHECK(cond)                                                                            \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            test_failures++;                                                                   \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);          \
-        }                                                                                      \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            test_failures++;                                                                       \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
+        }                                                                                          \
     } while (0)
 
 /* COND, and on failure print the error message that explains it. */
-#define CHECK_ERR(cond, err)                                                                   \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            test_failures++;                                                                   \
-            fprintf(stderr, "%s:%d: check failed: %s (error: %s)\n", __FILE__, __LINE__,       \
-                    #cond, (err).msg);                                                         \
-        }                                                                                      \
+#define CHECK_ERR(cond, err)                                                                       \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            test_failures++;                                                                       \
+            fprintf(stderr, "%s:%d: check failed: %s (error: %s)\n", __FILE__, __LINE__, #cond,    \
+                    (err).msg);                                                                    \
+        }                                                                                          \
     } while (0)
 
-#define CHECK_CONTAINS(text, part)                                                             \
-    do {                                                                                       \
-        if (!strstr((text), (part))) {                                                         \
-            test_failures++;                                                                   \
-            fprintf(stderr, "%s:%d: '%s' does not contain '%s'\n", __FILE__, __LINE__,         \
-                    (text), (part));                                                           \
-        }                                                                                      \
+#define CHECK_CONTAINS(text, part)                                                                 \
+    do {                                                                                           \
+        if (!strstr((text), (part))) {                                                             \
+            test_failures++;                                                                       \
+            fprintf(stderr, "%s:%d: '%s' does not contain '%s'\n", __FILE__, __LINE__, (text),     \
+                    (part));                                                                       \
+        }                                                                                          \
     } while (0)
 
 void test_opencl(void);
