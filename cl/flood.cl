@@ -147,11 +147,12 @@ __kernel void csr_fill(__global const long4 *pos, uint n, ulong range2, long sid
 
 /* ---- packets ---------------------------------------------------------------------------- */
 
-/* The source creates COUNT packets: slot_of_new[q] = (slot, packet). It has seen its own
- * packets from the start, and its transmissions join the frontier after its AT entries. */
+/* The source creates COUNT packets: new_packets[q] = (slot, packet). It has seen its own
+ * packets from the start, and its transmissions join the frontier after the entries already
+ * there (their number is on the device: the host need not know it). */
 __kernel void inject(uint count, __global const uint2 *new_packets, uint source, uint words,
                      __global uint *slot_packet, __global uint *seen, __global uint2 *frontier,
-                     uint at)
+                     __global const uint *ctl, uint count_word)
 {
     uint q = get_global_id(0);
     if (q >= count)
@@ -159,7 +160,7 @@ __kernel void inject(uint count, __global const uint2 *new_packets, uint source,
     uint slot = new_packets[q].x;
     slot_packet[slot] = new_packets[q].y;
     seen[(size_t)slot * words + (source >> 5)] |= 1u << (source & 31u);
-    frontier[at + q] = (uint2)(source, slot);
+    frontier[ctl[count_word] + q] = (uint2)(source, slot);
 }
 
 /* Parameters of one window's transmissions, the same for every work-item. */
@@ -182,15 +183,16 @@ inline long packet_hop(long T, long L, long tk)
  * atomic per work-group instead of one per relay), else directly; entries past the frontier's
  * capacity go to the spill bitset, which the host gathers after growing the frontier. */
 inline void append_relay(uint j, uint slot, __local uint *l_n, __local uint2 *lbuf, uint lcap,
-                         volatile __global uint *ctl, uint base, __global uint2 *out, uint capacity,
-                         __global uint *spill, uint words, __global uint *alive, uint stamp)
+                         volatile __global uint *ctl, uint out_word, __global uint2 *out,
+                         uint capacity, __global uint *spill, uint words, __global uint *alive,
+                         uint stamp)
 {
     uint idx = atomic_inc(l_n);
     if (idx < lcap) {
         lbuf[idx] = (uint2)(j, slot);
         return;
     }
-    uint at = atomic_inc(&ctl[CTL_CURSOR]) - base;
+    uint at = atomic_inc(&ctl[out_word]);
     if (at < capacity)
         out[at] = (uint2)(j, slot);
     else
@@ -222,64 +224,75 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
     return (ulong)r.x >= w->drop_threshold;
 }
 
-/* Per-work-item counts (transmissions, receptions, first receptions) are summed over the
+/* The window's entries are in[0 .. ctl[in_word] + extra): the relays of the last window plus
+ * the EXTRA packets injected in this one. Their number lives on the device, so the host can
+ * enqueue the window before the last one has finished; work-groups walk the entries in
+ * strides of the launch size, which only has to be large enough to fill the device.
+ * Per-work-item counts (transmissions, receptions, first receptions) are summed over the
  * work-group in local memory, then added once to the global counters: no atomic per event. */
 #define TRANSMIT_PROLOGUE                                                                   \
     window_params w = {T, L, start, interval, duration, drop_threshold, key,               \
                        source, destination, ttl, words};                                    \
-    uint gid = get_global_id(0), lid = get_local_id(0), lsize = get_local_size(0);         \
-    uint n_tx = 0, n_rx = 0, n_first = 0;                                                   \
-    if (lid == 0)                                                                           \
-        *l_n = 0;                                                                           \
-    barrier(CLK_LOCAL_MEM_FENCE);                                                           \
-    if (gid < count) {                                                                      \
-        uint i = in[gid].x, slot = in[gid].y, k = slot_packet[slot];                        \
-        long tk = start + (long)k * interval;                                               \
-        long h = packet_hop(T, L, tk);                                                      \
-        long t = tk + (h - 1) * L;                                                          \
-        if (duration == 0 || t < duration) {                                                \
-            n_tx = 1;
+    uint lid = get_local_id(0), lsize = get_local_size(0);                                 \
+    uint count = ctl[in_word] + extra;                                                      \
+    for (uint first = (uint)get_group_id(0) * lsize; first < count;                         \
+         first += (uint)get_global_size(0)) {                                               \
+        uint gid = first + lid;                                                             \
+        uint n_tx = 0, n_rx = 0, n_first = 0;                                               \
+        if (lid == 0)                                                                       \
+            *l_n = 0;                                                                       \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                       \
+        if (gid < count) {                                                                  \
+            uint i = in[gid].x, slot = in[gid].y, k = slot_packet[slot];                    \
+            long tk = start + (long)k * interval;                                           \
+            long h = packet_hop(T, L, tk);                                                  \
+            long t = tk + (h - 1) * L;                                                      \
+            if (duration == 0 || t < duration) {                                            \
+                n_tx = 1;
 
 #define TRANSMIT_EPILOGUE                                                                   \
+            }                                                                               \
         }                                                                                   \
-    }                                                                                       \
-    l_sums[lid] = (uint4)(n_tx, n_rx, n_first, 0u);                                         \
-    barrier(CLK_LOCAL_MEM_FENCE);                                                           \
-    for (uint step = lsize >> 1; step > 0; step >>= 1) {                                    \
-        if (lid < step)                                                                     \
-            l_sums[lid] += l_sums[lid + step];                                              \
+        l_sums[lid] = (uint4)(n_tx, n_rx, n_first, 0u);                                     \
         barrier(CLK_LOCAL_MEM_FENCE);                                                       \
-    }                                                                                       \
-    if (lid == 0) {                                                                         \
-        uint n_local = min(*l_n, lcap);                                                     \
-        l_flush[0] = atomic_add(&ctl[CTL_CURSOR], n_local) - base;                          \
-        l_flush[1] = n_local;                                                               \
-        add64(&ctl[CTL_TX], l_sums[0].x);                                                   \
-        add64(&ctl[CTL_RX], l_sums[0].y);                                                   \
-        add64(&ctl[CTL_FIRST], l_sums[0].z);                                                \
-    }                                                                                       \
-    barrier(CLK_LOCAL_MEM_FENCE);                                                           \
-    for (uint q = lid; q < l_flush[1]; q += lsize) {                                        \
-        uint at = l_flush[0] + q;                                                           \
-        uint2 e = lbuf[q];                                                                  \
-        if (at < capacity)                                                                  \
-            out[at] = e;                                                                    \
-        else                                                                                \
-            atomic_or(&spill[(size_t)e.y * words + (e.x >> 5)], 1u << (e.x & 31u));        \
-        alive[e.y] = stamp;                                                                 \
+        for (uint step = lsize >> 1; step > 0; step >>= 1) {                                \
+            if (lid < step)                                                                 \
+                l_sums[lid] += l_sums[lid + step];                                          \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                   \
+        }                                                                                   \
+        if (lid == 0) {                                                                     \
+            uint n_local = min(*l_n, lcap);                                                 \
+            l_flush[0] = atomic_add(&ctl[out_word], n_local);                               \
+            l_flush[1] = n_local;                                                           \
+            add64(&ctl[CTL_TX], l_sums[0].x);                                               \
+            add64(&ctl[CTL_RX], l_sums[0].y);                                               \
+            add64(&ctl[CTL_FIRST], l_sums[0].z);                                            \
+        }                                                                                   \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                       \
+        for (uint q = lid; q < l_flush[1]; q += lsize) {                                    \
+            uint at = l_flush[0] + q;                                                       \
+            uint2 e = lbuf[q];                                                              \
+            if (at < capacity)                                                              \
+                out[at] = e;                                                                \
+            else                                                                            \
+                atomic_or(&spill[(size_t)e.y * words + (e.x >> 5)], 1u << (e.x & 31u));    \
+            alive[e.y] = stamp;                                                             \
+        }                                                                                   \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                       \
     }
 
 #define TRANSMIT_COMMON_ARGS                                                                \
-    __global const uint2 *in, uint count, __global uint2 *out, uint capacity, uint base,   \
-        volatile __global uint *ctl, __global uint *alive, uint stamp, __global uint *seen, \
-        __global uint *spill, uint words, __global const uint *slot_packet, long T, long L, \
-        long start, long interval, long duration, ulong drop_threshold, uint2 key,          \
-        uint source, uint destination, uint ttl, __local uint *l_n, __local uint *l_flush,  \
-        __local uint4 *l_sums, __local uint2 *lbuf, uint lcap
+    __global const uint2 *in, uint in_word, uint extra, __global uint2 *out, uint capacity, \
+        uint out_word, volatile __global uint *ctl, __global uint *alive, uint stamp,       \
+        __global uint *seen, __global uint *spill, uint words,                              \
+        __global const uint *slot_packet, long T, long L, long start, long interval,        \
+        long duration, ulong drop_threshold, uint2 key, uint source, uint destination,      \
+        uint ttl, __local uint *l_n, __local uint *l_flush, __local uint4 *l_sums,          \
+        __local uint2 *lbuf, uint lcap
 
 #define HANDLE_NEIGHBOUR(j)                                                                 \
     if (receive(j, slot, k, t, tk, h, &w, seen, ctl, &n_first))                            \
-        append_relay(j, slot, l_n, lbuf, lcap, ctl, base, out, capacity, spill, words,      \
+        append_relay(j, slot, l_n, lbuf, lcap, ctl, out_word, out, capacity, spill, words,  \
                      alive, stamp);
 
 /* Static scenarios: neighbours from the CSR lists built once. */

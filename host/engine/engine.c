@@ -26,28 +26,59 @@ typedef struct pending_set {
     cl_event evs[ENGINE_MAX_SET_EVENTS];
 } pending_set;
 
-/* Times of the window's kernels, known once end_window has synchronised the queues. */
-static void collect_feedback(injector *inj, pending_set *p, int n)
+/* Sets whose kernels may still run: the model may enqueue a window before the last one has
+ * finished, so times are collected once the events complete, oldest first. */
+#define PENDING_MAX 64
+typedef struct pending_fifo {
+    pending_set sets[PENDING_MAX];
+    int head, count;
+} pending_fifo;
+
+static int set_complete(const pending_set *p)
 {
-    for (int s = 0; s < n; s++) {
-        double seconds = 0;
-        for (int e = 0; e < p[s].n_evs; e++) {
-            seconds += device_event_seconds(p[s].evs[e]);
-            clReleaseEvent(p[s].evs[e]);
+    for (int e = 0; e < p->n_evs; e++) {
+        cl_int status = CL_COMPLETE;
+        if (p->evs[e] && (clGetEventInfo(p->evs[e], CL_EVENT_COMMAND_EXECUTION_STATUS,
+                                         sizeof status, &status, NULL) != CL_SUCCESS ||
+                          status > CL_COMPLETE))
+            return 0; /* queued, submitted or running; an error status counts as done */
+    }
+    return 1;
+}
+
+/* Records the times of completed sets; with WAIT, waits for all of them. */
+static void collect_feedback(injector *inj, pending_fifo *f, int wait)
+{
+    while (f->count > 0) {
+        pending_set *p = &f->sets[f->head];
+        if (wait || f->count == PENDING_MAX) {
+            for (int e = 0; e < p->n_evs; e++)
+                if (p->evs[e])
+                    clWaitForEvents(1, &p->evs[e]);
+        } else if (!set_complete(p)) {
+            break;
         }
-        p[s].n_evs = 0;
-        inject_feedback(inj, p[s].kind, p[s].device, p[s].multiplicity, seconds);
+        double seconds = 0;
+        for (int e = 0; e < p->n_evs; e++) {
+            if (!p->evs[e])
+                continue;
+            seconds += device_event_seconds(p->evs[e]);
+            clReleaseEvent(p->evs[e]);
+        }
+        inject_feedback(inj, p->kind, p->device, p->multiplicity, seconds);
+        f->head = (f->head + 1) % PENDING_MAX;
+        f->count--;
     }
 }
 
 static int run_windows(const model_ops *ops, struct model *m, injector *inj,
-                       device_ctx *const *devs, const engine_options *opt, cn_error *err)
+                       device_ctx *const *devs, const engine_options *opt, pending_fifo *fifo,
+                       cn_error *err)
 {
     sim_time_ns L = ops->lookahead(m);
     progress prog;
     progress_init(&prog, opt->progress);
     int64_t w = 0, windows_done = 0;
-    pending_set pend[ENGINE_MAX_SETS];
     int rc = 0;
     for (;;) {
         window_plan plan;
@@ -57,10 +88,11 @@ static int run_windows(const model_ops *ops, struct model *m, injector *inj,
         plan.end = plan.begin + L;
         if ((rc = ops->plan_window(m, &plan, err)) != 0)
             break;
-        int n_pend = 0;
         for (int s = 0; s < plan.n_sets && rc == 0; s++) {
             const event_set *set = &plan.sets[s];
-            pending_set *p = &pend[n_pend++];
+            if (fifo->count == PENDING_MAX)
+                collect_feedback(inj, fifo, 0);
+            pending_set *p = &fifo->sets[(fifo->head + fifo->count++) % PENDING_MAX];
             p->kind = set->kind;
             p->multiplicity = set->multiplicity;
             p->device = inject_choose(inj, set->kind, set->partition, set->multiplicity);
@@ -71,7 +103,7 @@ static int run_windows(const model_ops *ops, struct model *m, injector *inj,
         memset(&out, 0, sizeof out);
         if (rc == 0)
             rc = ops->end_window(m, &plan, &out, err);
-        collect_feedback(inj, pend, n_pend);
+        collect_feedback(inj, fifo, 0);
         if (rc != 0)
             break;
         windows_done++;
@@ -102,11 +134,18 @@ int engine_run(const scenario *sc, device_ctx *const *devs, int n_devs,
     struct model *m = NULL;
     int rc = ops->create(&m, sc, devs, n_devs, err);
     double t1 = wall_seconds();
+    pending_fifo *fifo = calloc(1, sizeof *fifo);
+    if (rc == 0 && !fifo)
+        rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
     if (rc == 0)
-        rc = run_windows(ops, m, &inj, devs, opt, err);
+        rc = run_windows(ops, m, &inj, devs, opt, fifo, err);
     if (rc == 0)
         rc = ops->results(m, res, err);
     double t2 = wall_seconds();
+    if (fifo) {
+        collect_feedback(&inj, fifo, 1);
+        free(fifo);
+    }
     if (m)
         ops->destroy(m);
     if (rc == 0) {

@@ -35,16 +35,41 @@ struct model {
     dbuf frontier[2];
     uint32_t capacity[2];   /* entries of each frontier buffer */
     int cur;                /* frontier holding this window's transmissions */
-    uint32_t F;             /* entries carried into the window (relays of the last one) */
-    uint32_t base;          /* relay cursor at the start of the window */
     uint32_t lcap;          /* work-group relay buffer entries */
+    size_t max_groups;      /* work-groups of a transmit launch that fill the device */
+
+    /* The window loop runs one window ahead of what the host has read back (static
+     * scenarios): window w + 1 is enqueued while window w computes. The frontier sizes live
+     * on the device; the host knows them exactly up to the last window read back, and bounds
+     * the others by the maximum degree, so that no frontier can overflow. */
+    uint32_t max_degree;    /* static: largest neighbour count */
+    uint32_t csr_max_degree; /* of the last lists flood_build_csr made */
+    int force_sync;         /* read every window back before the next (CPU devices) */
+    uint64_t lag_budget;    /* largest frontier (entries) the bound may ask for */
+    int64_t planned;        /* last window planned */
+    int64_t processed;      /* last window whose read-back the host has applied */
+    uint32_t relays_known;  /* relays made by window `processed` (entries of the next one) */
+    uint32_t n_new_of[4];   /* packets injected in window w, at [w & 3] */
+    uint64_t entries_bound; /* bound on the entries of window `planned` */
+    struct flood_readback {
+        int64_t window;
+        cl_event ev;
+        uint32_t ctl[16];
+        uint32_t *alive;
+        uint32_t n_alive;
+        uint32_t out_word, out_buffer, out_capacity;
+        int overflow_safe;  /* its relays were bounded within the next frontier */
+    } rb[2];
+    int rb_head, rb_count;
 
     int64_t *slot_pkt;      /* packet held by each slot, -1 when free */
     uint32_t *free_slots, n_free;
-    uint32_t *alive_host;
     uint32_t ctl_host[16];
-    uint32_t *new_host;     /* (slot, packet) pairs injected this window */
-    uint32_t n_new, new_cap;
+    /* (slot, packet) pairs injected, one array per window parity: the non-blocking write of
+     * window w may still be queued while window w + 1 is prepared. */
+    uint32_t *new_host[2];
+    uint32_t new_cap[2];
+    uint32_t n_new;
     int64_t next_packet;    /* first packet not yet created */
     int transmitted;        /* the window ran a transmit set */
 

@@ -148,8 +148,13 @@ int flood_build_csr(struct model *m, dbuf *offsets, dbuf *neighbours, cn_error *
         rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for %u degrees", m->n);
     if (!rc)
         rc = dbuf_read(d, &degree, 0, (size_t)m->n * 4, deg, 1, err);
-    for (uint32_t i = 0; !rc && i < m->n; i++)
+    uint32_t max_deg = 0;
+    for (uint32_t i = 0; !rc && i < m->n; i++) {
         total += deg[i];
+        if (deg[i] > max_deg)
+            max_deg = deg[i];
+    }
+    m->csr_max_degree = max_deg;
     free(deg);
     dbuf_release(&degree, &m->acc);
     if (rc)
@@ -181,6 +186,29 @@ static int alloc_packets(struct model *m, cn_error *err)
     uint32_t cap = env_u32("CLNETSIM_TEST_FRONTIER_CAPACITY", m->n / 8 > 256 ? m->n / 8 : 256);
     m->capacity[0] = m->capacity[1] = cap;
     m->lcap = (uint32_t)(2 * m->ls_transmit);
+    /* GPUs: enough work-groups to fill every compute unit several times, the kernel striding
+     * over any number of entries with them. CPUs: one work-group per slice of entries, the
+     * kernel's loop then runs once (PoCL pays for barriers inside loops). */
+    int cpu = (d->info.type & CL_DEVICE_TYPE_CPU) != 0;
+    m->max_groups = cpu ? ((size_t)1 << 31) / (m->ls_transmit ? m->ls_transmit : 1)
+                        : (size_t)d->info.compute_units * 8;
+    if (m->max_groups < 8)
+        m->max_groups = 8;
+    /* Running a window ahead hides the read-back on devices with their own processors; on a
+     * CPU device the host thread would only compete with the device's threads (measured in
+     * docs/benchmarks.md). CLNETSIM_TEST_RUN_AHEAD=0|1 overrides, for the tests. */
+    m->force_sync = cpu;
+    const char *ra = getenv("CLNETSIM_TEST_RUN_AHEAD");
+    if (ra && (ra[0] == '0' || ra[0] == '1') && ra[1] == '\0')
+        m->force_sync = ra[0] == '0';
+    m->planned = m->processed = -1;
+    /* A frontier bound above this (entries) makes the loop read each window back instead:
+     * 32 MiB per frontier buffer, or more for scenarios whose nodes alone need more. */
+    m->lag_budget = (uint64_t)4 << 20;
+    if ((uint64_t)m->n > m->lag_budget)
+        m->lag_budget = m->n;
+    if (m->lag_budget * 8 > d->info.max_alloc / 2)
+        m->lag_budget = d->info.max_alloc / 16;
     uint32_t lcap = env_u32("CLNETSIM_TEST_RELAY_BUFFER", m->lcap);
     if (lcap < m->lcap)
         m->lcap = lcap;
@@ -205,13 +233,16 @@ static int alloc_packets(struct model *m, cn_error *err)
         rc = dbuf_alloc(d, &m->new_packets, 64 * 8, &m->acc, "new packets", err);
     if (rc)
         return rc;
-    m->new_cap = 64;
+    m->new_cap[0] = m->new_cap[1] = 64;
     m->slot_pkt = malloc((size_t)s * sizeof *m->slot_pkt);
     m->born_window = malloc((size_t)s * sizeof *m->born_window);
     m->free_slots = malloc((size_t)s * sizeof *m->free_slots);
-    m->alive_host = calloc(s, sizeof *m->alive_host);
-    m->new_host = malloc((size_t)m->new_cap * 2 * sizeof *m->new_host);
-    if (!m->slot_pkt || !m->born_window || !m->free_slots || !m->alive_host || !m->new_host)
+    m->rb[0].alive = calloc(s, sizeof *m->rb[0].alive);
+    m->rb[1].alive = calloc(s, sizeof *m->rb[1].alive);
+    m->new_host[0] = malloc((size_t)64 * 2 * sizeof *m->new_host[0]);
+    m->new_host[1] = malloc((size_t)64 * 2 * sizeof *m->new_host[1]);
+    if (!m->slot_pkt || !m->born_window || !m->free_slots || !m->rb[0].alive ||
+        !m->rb[1].alive || !m->new_host[0] || !m->new_host[1])
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for packet slots");
     for (uint32_t i = 0; i < s; i++) {
         m->slot_pkt[i] = -1;
@@ -255,10 +286,15 @@ int flood_grow_slots(struct model *m, cn_error *err)
     uint32_t *fs = realloc(m->free_slots, (size_t)s * sizeof *fs);
     if (fs)
         m->free_slots = fs;
-    uint32_t *ah = realloc(m->alive_host, (size_t)s * sizeof *ah);
-    if (ah)
-        m->alive_host = ah;
-    if (!sp || !bw || !fs || !ah)
+    /* Called with no read-back pending (the caller drained them), so the host copies of
+     * liveness can move. */
+    uint32_t *a0 = realloc(m->rb[0].alive, (size_t)s * sizeof *a0);
+    if (a0)
+        m->rb[0].alive = a0;
+    uint32_t *a1 = realloc(m->rb[1].alive, (size_t)s * sizeof *a1);
+    if (a1)
+        m->rb[1].alive = a1;
+    if (!sp || !bw || !fs || !a0 || !a1)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for packet slots");
     for (uint32_t i = old; i < s; i++)
         m->slot_pkt[i] = -1;
@@ -336,6 +372,7 @@ int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs
                 clReleaseEvent(evs[i]);
         if (!rc)
             rc = flood_build_csr(m, &m->offsets, &m->neighbours, err);
+        m->max_degree = m->csr_max_degree;
         if (!rc)
             rc = cl_check(clFinish(m->dev->queue), "clFinish", m->dev->info.name, err);
     }
@@ -367,7 +404,12 @@ void flood_destroy(struct model *m)
     free(m->slot_pkt);
     free(m->born_window);
     free(m->free_slots);
-    free(m->alive_host);
-    free(m->new_host);
+    for (int r = 0; r < 2; r++) {
+        if (m->rb[r].ev)
+            clReleaseEvent(m->rb[r].ev);
+        free(m->rb[r].alive);
+    }
+    free(m->new_host[0]);
+    free(m->new_host[1]);
     free(m);
 }

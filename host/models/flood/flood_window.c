@@ -41,54 +41,97 @@ static void add_set(window_plan *plan, int kind, uint64_t multiplicity)
     s->multiplicity = multiplicity;
 }
 
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
+/* Packets due in window W from packet K on. */
+static uint32_t packets_due(const struct model *m, int64_t k, sim_time_ns end)
+{
+    uint32_t n = 0;
+    while (packet_pending(m, k + n) && packet_time(m, k + n) < end)
+        n++;
+    return n;
+}
+
+/* Bound on the entries of window W (its relays-in plus its new packets). Exact when the host
+ * has read back window W - 1; one window later it is bounded through the maximum degree
+ * (every entry relays to at most that many nodes) and by the nodes of the packets in flight. */
+static uint64_t entries_bound(const struct model *m, int64_t w, uint32_t n_new)
+{
+    if (m->processed == w - 1)
+        return (uint64_t)m->relays_known + n_new;
+    uint64_t prev = (uint64_t)m->relays_known + m->n_new_of[(w - 1) & 3];
+    uint64_t in_flight = (uint64_t)(m->slots - m->n_free);
+    return min_u64(prev * m->max_degree, in_flight * m->n) + n_new;
+}
+
 static int flood_plan(struct model *m, window_plan *plan, cn_error *err)
 {
     (void)err;
-    m->n_new = 0;
     m->transmitted = 0;
-    int64_t k = m->next_packet;
-    while (packet_pending(m, k) && packet_time(m, k) < plan->end) {
-        k++;
-        m->n_new++;
-    }
+    /* After a jump over idle windows nothing was in flight: they count as read back. */
+    if (m->rb_count == 0 && m->processed < plan->index - 1)
+        m->processed = plan->index - 1;
+    m->n_new = packets_due(m, m->next_packet, plan->end);
+    m->n_new_of[plan->index & 3] = m->n_new;
+    m->planned = plan->index;
+    m->entries_bound = entries_bound(m, plan->index, m->n_new);
     if (m->mobile && plan->index >= 1)
         add_set(plan, FLOOD_MOVE, m->n);
-    uint64_t tx = (uint64_t)m->F + m->n_new;
-    if (tx == 0)
+    if (m->entries_bound == 0)
         return 0;
     if (m->mobile)
         add_set(plan, FLOOD_BIN, m->n);
     if (m->n_new)
         add_set(plan, FLOOD_INJECT, m->n_new);
-    add_set(plan, FLOOD_TRANSMIT, tx);
+    /* an upper bound when the last window's count is still on the device */
+    add_set(plan, FLOOD_TRANSMIT, m->entries_bound);
     return 0;
 }
 
-static int ensure_frontier(struct model *m, int b, uint32_t need, uint32_t keep, cn_error *err)
+static int ensure_frontier(struct model *m, int b, uint64_t need, cn_error *err)
 {
     if (need <= m->capacity[b])
         return 0;
-    uint64_t cap = (uint64_t)need + need / 2;
-    if (cap > 0xffffffffu)
-        cap = 0xffffffffu;
-    int rc = dbuf_grow(m->dev, &m->frontier[b], (size_t)cap * 8, (size_t)keep * 8, &m->acc,
-                       "frontier", err);
+    if (need > 0xffffffffu)
+        return cn_fail(err, CN_ERR_RUNTIME, "more than 2^32 transmissions in one window");
+    uint64_t cap = min_u64(need + need / 2, 0xffffffffu);
+    /* The old entries may still be unread (they are this window's, or the kernel writing
+     * them is queued): the in-order queue copies them after it. */
+    int rc = dbuf_grow(m->dev, &m->frontier[b], (size_t)cap * 8, (size_t)m->capacity[b] * 8,
+                       &m->acc, "frontier", err);
     if (!rc)
         m->capacity[b] = (uint32_t)cap;
     return rc;
 }
 
+static int process_until(struct model *m, int64_t window, cn_error *err);
+
 static int run_inject(struct model *m, const window_plan *plan, cl_event *ev, cn_error *err)
 {
     device_ctx *d = m->dev;
-    if (m->n_new > m->new_cap) {
+    /* This parity's last write (window - 2) has completed: that window has been read back. */
+    int par = (int)(plan->index & 1);
+    if (m->n_new > m->new_cap[par]) {
         uint32_t cap = m->n_new * 2;
-        uint32_t *nh = realloc(m->new_host, (size_t)cap * 2 * sizeof *nh);
+        uint32_t *nh = realloc(m->new_host[par], (size_t)cap * 2 * sizeof *nh);
         if (!nh)
             return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
-        m->new_host = nh;
-        m->new_cap = cap;
-        int rc = dbuf_grow(d, &m->new_packets, (size_t)cap * 8, 0, &m->acc, "new packets", err);
+        m->new_host[par] = nh;
+        m->new_cap[par] = cap;
+    }
+    if ((size_t)m->n_new * 8 > m->new_packets.bytes) {
+        int rc = dbuf_grow(d, &m->new_packets, (size_t)m->n_new * 16, 0, &m->acc,
+                           "new packets", err);
+        if (rc)
+            return rc;
+    }
+    uint32_t *new_host = m->new_host[par];
+    if (m->n_free < m->n_new) {
+        /* Packets that died in the windows not yet read back free their slots. */
+        int rc = process_until(m, plan->index - 1, err);
         if (rc)
             return rc;
     }
@@ -103,32 +146,76 @@ static int run_inject(struct model *m, const window_plan *plan, cl_event *ev, cn
         int64_t k = m->next_packet++;
         m->slot_pkt[slot] = k;
         m->born_window[slot] = plan->index;
-        m->new_host[2 * q] = slot;
-        m->new_host[2 * q + 1] = (uint32_t)k;
+        new_host[2 * q] = slot;
+        new_host[2 * q + 1] = (uint32_t)k;
         int rc = dbuf_zero(d, &m->seen, slot * slot_bytes, slot_bytes, err);
         if (rc)
             return rc;
     }
-    int rc = ensure_frontier(m, m->cur, m->F + m->n_new, m->F, err);
-    /* Blocking is not needed: the host array stays untouched until the window's read-back. */
+    int rc = ensure_frontier(m, m->cur, m->entries_bound, err);
+    /* Not blocking: the host array stays untouched until this window has been read back. */
     if (!rc)
-        rc = dbuf_write(d, &m->new_packets, 0, (size_t)m->n_new * 8, m->new_host, 0, err);
-    cl_uint count = m->n_new, source = (cl_uint)m->sc.source, at = m->F;
+        rc = dbuf_write(d, &m->new_packets, 0, (size_t)m->n_new * 8, new_host, 0, err);
+    cl_uint count = m->n_new, source = (cl_uint)m->sc.source;
+    cl_uint count_word = CTL_COUNT + (cl_uint)m->cur;
     if (!rc)
-        rc = kernel_args(d, m->k_inject, "inject", err, 8, KARG(count), KBUF(m->new_packets),
+        rc = kernel_args(d, m->k_inject, "inject", err, 9, KARG(count), KBUF(m->new_packets),
                          KARG(source), KARG(m->words), KBUF(m->slot_packet), KBUF(m->seen),
-                         KBUF(m->frontier[m->cur]), KARG(at));
+                         KBUF(m->frontier[m->cur]), KBUF(m->ctl), KARG(count_word));
     if (!rc)
         rc = enqueue_1d(d, m->k_inject, "inject", count, m->ls_inject, ev, err);
     return rc;
+}
+
+/* Queues the read-back of window W's counters and slot liveness. */
+static int queue_readback(struct model *m, int64_t w, cl_uint out_word, int out_buffer,
+                          int overflow_safe, cn_error *err)
+{
+    struct flood_readback *r = &m->rb[(m->rb_head + m->rb_count) % 2];
+    r->window = w;
+    r->out_word = out_word;
+    r->out_buffer = (uint32_t)out_buffer;
+    r->out_capacity = m->capacity[out_buffer];
+    r->n_alive = m->slots;
+    r->overflow_safe = overflow_safe;
+    cl_int st = clEnqueueReadBuffer(m->dev->queue, m->alive.mem, CL_FALSE, 0,
+                                    (size_t)m->slots * 4, r->alive, 0, NULL, NULL);
+    if (st == CL_SUCCESS)
+        st = clEnqueueReadBuffer(m->dev->queue, m->ctl.mem, CL_FALSE, 0, sizeof r->ctl, r->ctl,
+                                 0, NULL, &r->ev);
+    if (st != CL_SUCCESS)
+        return cl_check(st, "clEnqueueReadBuffer(window counters)", m->dev->info.name, err);
+    m->rb_count++;
+    /* Starts the device on what is queued so far, without waiting for it. */
+    return cl_check(clFlush(m->dev->queue), "clFlush", m->dev->info.name, err);
 }
 
 static int run_transmit(struct model *m, const window_plan *plan, cl_event *ev, cn_error *err)
 {
     device_ctx *d = m->dev;
     const scenario *sc = &m->sc;
-    int nxt = m->cur ^ 1;
-    cl_uint count = m->F + m->n_new, stamp = (cl_uint)(plan->index + 1);
+    int cur = m->cur, nxt = cur ^ 1;
+    if (m->rb_count == 2) { /* at most two windows in flight */
+        int rc = process_until(m, m->rb[m->rb_head].window, err);
+        if (rc)
+            return rc;
+    }
+    /* Static scenarios: the relays of this window fit in the next frontier whenever the degree
+     * bound is within budget, which lets the loop run ahead. Otherwise (mobile scenarios, or a
+     * bound too large) the frontier grows on demand: overflow spills and is gathered when the
+     * window is read back, before the next one is enqueued. */
+    uint64_t relays_bound = min_u64(m->entries_bound * m->max_degree,
+                                    (uint64_t)(m->slots - m->n_free) * m->n);
+    int rc = 0;
+    int sized = !m->mobile && !m->force_sync && relays_bound <= m->lag_budget;
+    if (sized)
+        rc = ensure_frontier(m, nxt, relays_bound, err);
+    rc = rc ? rc : ensure_frontier(m, cur, m->entries_bound, err);
+    static const cl_uint zero = 0;
+    cl_uint in_word = CTL_COUNT + (cl_uint)cur, out_word = CTL_COUNT + (cl_uint)nxt;
+    if (!rc)
+        rc = dbuf_write(d, &m->ctl, out_word * 4, 4, &zero, 0, err);
+    cl_uint extra = m->n_new, stamp = (cl_uint)(plan->index + 1);
     cl_long T = plan->begin, L = m->L, start = sc->start_ns, interval = sc->interval_ns;
     cl_long duration = sc->duration_ns;
     cl_ulong thr = sc->drop_threshold;
@@ -138,30 +225,36 @@ static int run_transmit(struct model *m, const window_plan *plan, cl_event *ev, 
     cl_uint source = (cl_uint)sc->source, dest = (cl_uint)sc->destination;
     cl_uint ttl = sc->ttl > 0xffffffffLL ? 0xffffffffu : (cl_uint)sc->ttl;
     size_t ls = m->ls_transmit;
-    int rc = kernel_args(d, m->k_transmit, "transmit", err, 27, KBUF(m->frontier[m->cur]),
-                         KARG(count), KBUF(m->frontier[nxt]), KARG(m->capacity[nxt]),
-                         KARG(m->base), KBUF(m->ctl), KBUF(m->alive), KARG(stamp), KBUF(m->seen),
-                         KBUF(m->spill), KARG(m->words), KBUF(m->slot_packet), KARG(T), KARG(L),
-                         KARG(start), KARG(interval), KARG(duration), KARG(thr), KARG(key),
-                         KARG(source), KARG(dest), KARG(ttl), KLOCAL(4), KLOCAL(2 * 4),
-                         KLOCAL(ls * 16), KLOCAL((size_t)m->lcap * 8), KARG(m->lcap));
-    if (rc)
-        return rc;
-    if (m->mobile) {
+    const char *name = m->mobile ? "transmit_mobile" : "transmit";
+    if (!rc)
+        rc = kernel_args(d, m->k_transmit, name, err, 28, KBUF(m->frontier[cur]), KARG(in_word),
+                         KARG(extra), KBUF(m->frontier[nxt]), KARG(m->capacity[nxt]),
+                         KARG(out_word), KBUF(m->ctl), KBUF(m->alive), KARG(stamp),
+                         KBUF(m->seen), KBUF(m->spill), KARG(m->words), KBUF(m->slot_packet),
+                         KARG(T), KARG(L), KARG(start), KARG(interval), KARG(duration),
+                         KARG(thr), KARG(key), KARG(source), KARG(dest), KARG(ttl), KLOCAL(4),
+                         KLOCAL(2 * 4), KLOCAL(ls * 16), KLOCAL((size_t)m->lcap * 8),
+                         KARG(m->lcap));
+    if (!rc && m->mobile) {
         cl_ulong range2 = (cl_ulong)sc->range_mm * (cl_ulong)sc->range_mm;
         const cell_grid *g = &m->grid;
-        rc = kernel_args_from(d, m->k_transmit, "transmit_mobile", err, 27, 8, KBUF(m->pos),
-                              KARG(range2), KARG(g->side), KARG(g->nx), KARG(g->ny), KARG(g->nz),
+        rc = kernel_args_from(d, m->k_transmit, name, err, 28, 8, KBUF(m->pos), KARG(range2),
+                              KARG(g->side), KARG(g->nx), KARG(g->ny), KARG(g->nz),
                               KBUF(m->cells.start), KBUF(m->cells.nodes));
-    } else {
-        rc = kernel_args_from(d, m->k_transmit, "transmit", err, 27, 2, KBUF(m->offsets),
+    } else if (!rc) {
+        rc = kernel_args_from(d, m->k_transmit, name, err, 28, 2, KBUF(m->offsets),
                               KBUF(m->neighbours));
     }
+    size_t groups = (size_t)((m->entries_bound + ls - 1) / ls);
+    if (groups > m->max_groups)
+        groups = m->max_groups;
     if (!rc)
-        rc = enqueue_1d(d, m->k_transmit, m->mobile ? "transmit_mobile" : "transmit", count, ls,
-                        ev, err);
+        rc = enqueue_1d(d, m->k_transmit, name, groups * ls, ls, ev, err);
+    if (!rc)
+        rc = queue_readback(m, plan->index, out_word, nxt, sized, err);
     if (!rc)
         m->transmitted = 1;
+    m->cur = nxt;
     return rc;
 }
 
@@ -184,14 +277,14 @@ static int flood_run_set(struct model *m, const window_plan *plan, const event_s
     }
 }
 
-/* The frontier overflowed: grow it and move the spilled relays in. Rare by design (the
- * frontier grows by half again each time), and tested through CLNETSIM_TEST_FRONTIER_CAPACITY. */
+/* The frontier overflowed (only possible when windows are read back one by one): grow it and
+ * move the spilled relays in. Tested through CLNETSIM_TEST_FRONTIER_CAPACITY. */
 static int gather_spill(struct model *m, int b, uint32_t next, cn_error *err)
 {
     device_ctx *d = m->dev;
     uint32_t at = m->capacity[b];
     static const cl_uint zero = 0;
-    int rc = ensure_frontier(m, b, next, at, err);
+    int rc = ensure_frontier(m, b, next, err);
     if (!rc)
         rc = dbuf_write(d, &m->ctl, CTL_GATHER * 4, 4, &zero, 0, err);
     cl_uint total = m->slots * m->words;
@@ -203,25 +296,26 @@ static int gather_spill(struct model *m, int b, uint32_t next, cn_error *err)
     return rc;
 }
 
-/* Packets that transmitted in this window: note their time, free the slots of those that
- * made no relay (nothing of them remains). */
-static void retire_packets(struct model *m, const window_plan *plan)
+/* Packets that transmitted in window W (those created by then and still in flight): note
+ * their time, and free the slots of those that made no relay (nothing of them remains). */
+static void retire_packets(struct model *m, int64_t w, const uint32_t *alive)
 {
-    cl_uint stamp = (cl_uint)(plan->index + 1);
+    cl_uint stamp = (cl_uint)(w + 1);
+    int64_t begin = w * m->L;
     for (uint32_t s = 0; s < m->slots; s++) {
         int64_t k = m->slot_pkt[s];
-        if (k < 0)
+        if (k < 0 || m->born_window[s] > w)
             continue;
         int64_t tk = packet_time(m, k);
-        int64_t h = tk >= plan->begin ? 1 : (plan->begin - tk + m->L - 1) / m->L + 1;
+        int64_t h = tk >= begin ? 1 : (begin - tk + m->L - 1) / m->L + 1;
         int64_t t = tk + (h - 1) * m->L;
         if (m->sc.duration_ns == 0 || t < m->sc.duration_ns) {
             if (!m->any_tx || t > m->end_time)
                 m->end_time = t;
             m->any_tx = 1;
         }
-        if (m->alive_host[s] != stamp) {
-            int64_t life = plan->index - m->born_window[s] + 1;
+        if (alive[s] != stamp) {
+            int64_t life = w - m->born_window[s] + 1;
             if (life > m->longest_life)
                 m->longest_life = life;
             m->slot_pkt[s] = -1;
@@ -230,32 +324,66 @@ static void retire_packets(struct model *m, const window_plan *plan)
     }
 }
 
+/* Applies the read-backs of every window up to W, oldest first. */
+static int process_until(struct model *m, int64_t w, cn_error *err)
+{
+    while (m->rb_count > 0 && m->rb[m->rb_head].window <= w) {
+        struct flood_readback *r = &m->rb[m->rb_head];
+        int rc = cl_check(clWaitForEvents(1, &r->ev), "clWaitForEvents(window counters)",
+                          m->dev->info.name, err);
+        clReleaseEvent(r->ev);
+        r->ev = NULL;
+        m->rb_head = (m->rb_head + 1) % 2;
+        m->rb_count--;
+        if (rc)
+            return rc;
+        uint32_t relays = r->ctl[r->out_word];
+        if (relays > r->out_capacity) {
+            if (r->window != m->planned)
+                return cn_fail(err, CN_ERR_RUNTIME, "internal error: window %lld made %u "
+                               "relays, beyond its bound of %u", (long long)r->window, relays,
+                               r->out_capacity);
+            if ((rc = gather_spill(m, (int)r->out_buffer, relays, err)) != 0)
+                return rc;
+        }
+        memcpy(m->ctl_host, r->ctl, sizeof m->ctl_host);
+        retire_packets(m, r->window, r->alive);
+        m->relays_known = relays;
+        m->processed = r->window;
+    }
+    /* Windows without transmissions have nothing to read back. */
+    if (m->rb_count == 0 && m->processed < w && w <= m->planned)
+        m->relays_known = 0, m->processed = w;
+    return 0;
+}
+
 static int flood_end_window(struct model *m, const window_plan *plan, window_outcome *out,
                             cn_error *err)
 {
-    device_ctx *d = m->dev;
     const scenario *sc = &m->sc;
-    if (m->transmitted) {
-        int rc = dbuf_read(d, &m->alive, 0, (size_t)m->slots * 4, m->alive_host, 0, err);
-        if (!rc)
-            rc = dbuf_read(d, &m->ctl, 0, sizeof m->ctl_host, m->ctl_host, 1, err);
-        if (rc)
-            return rc;
-        int nxt = m->cur ^ 1;
-        uint32_t next = m->ctl_host[CTL_CURSOR] - m->base;
-        if (next > m->capacity[nxt] && (rc = gather_spill(m, nxt, next, err)) != 0)
-            return rc;
-        retire_packets(m, plan);
-        m->F = next;
-        m->base = m->ctl_host[CTL_CURSOR];
-        m->cur = nxt;
+    int64_t w = plan->index;
+    int rc = process_until(m, w - 1, err);
+    if (rc)
+        return rc;
+    /* Run one window ahead only when the next window's frontiers are bounded within budget;
+     * otherwise read this one back now. */
+    int lag = !m->mobile && !m->force_sync && m->transmitted && m->rb_count == 1 &&
+              m->rb[m->rb_head].overflow_safe;
+    if (lag) {
+        uint32_t n_next = packets_due(m, m->next_packet, plan->end + m->L);
+        uint64_t entries = entries_bound(m, w + 1, n_next);
+        lag = entries * (uint64_t)m->max_degree <= m->lag_budget;
     }
+    if (!lag && (rc = process_until(m, w, err)) != 0)
+        return rc;
+
     int more_packets = packet_pending(m, m->next_packet);
-    out->finished = m->F == 0 && !more_packets;
+    int64_t next_entries = m->processed == w ? (int64_t)m->relays_known : -1; /* -1: unknown */
+    out->finished = next_entries == 0 && !more_packets;
     if (sc->duration_ns > 0 && plan->end >= sc->duration_ns)
         out->finished = 1;
-    if (m->mobile || m->F > 0 || !more_packets)
-        out->next_window = plan->index + 1;
+    if (m->mobile || next_entries != 0 || !more_packets)
+        out->next_window = w + 1;
     else /* nothing in flight and nobody moves: jump to the next packet's window */
         out->next_window = window_of(packet_time(m, m->next_packet), m->L);
     out->events = flood_counter(m, CTL_TX) + flood_counter(m, CTL_RX);
@@ -268,7 +396,9 @@ static int flood_end_window(struct model *m, const window_plan *plan, window_out
 
 static int flood_results(struct model *m, run_results *r, cn_error *err)
 {
-    int rc = dbuf_read(m->dev, &m->ctl, 0, sizeof m->ctl_host, m->ctl_host, 1, err);
+    int rc = process_until(m, m->planned, err);
+    if (!rc)
+        rc = dbuf_read(m->dev, &m->ctl, 0, sizeof m->ctl_host, m->ctl_host, 1, err);
     if (rc)
         return rc;
     snprintf(r->model, sizeof r->model, "%s", "flood");
