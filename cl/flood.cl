@@ -147,20 +147,25 @@ __kernel void csr_fill(__global const long4 *pos, uint n, ulong range2, long sid
 
 /* ---- packets ---------------------------------------------------------------------------- */
 
-/* The source creates COUNT packets: new_packets[q] = (slot, packet). It has seen its own
- * packets from the start, and its transmissions join the frontier after the entries already
- * there (their number is on the device: the host need not know it). */
+/* The source creates COUNT packets: new_packets[q] = (slot, packet). One work-item per word
+ * of each new packet's seen bitset clears it (the slot may have held an older packet), with the
+ * source's bit set: it has seen its own packets from the start. The first of each packet's
+ * work-items also adds the source's transmission after the entries already in the frontier
+ * (their number is on the device: the host need not know it). */
 __kernel void inject(uint count, __global const uint2 *new_packets, uint source, uint words,
                      __global uint *slot_packet, __global uint *seen, __global uint2 *frontier,
                      __global const uint *ctl, uint count_word)
 {
-    uint q = get_global_id(0);
-    if (q >= count)
+    size_t g = get_global_id(0);
+    if (g >= (size_t)count * words)
         return;
+    uint q = (uint)(g / words), wd = (uint)(g % words);
     uint slot = new_packets[q].x;
-    slot_packet[slot] = new_packets[q].y;
-    seen[(size_t)slot * words + (source >> 5)] |= 1u << (source & 31u);
-    frontier[ctl[count_word] + q] = (uint2)(source, slot);
+    seen[(size_t)slot * words + wd] = wd == (source >> 5) ? 1u << (source & 31u) : 0u;
+    if (wd == 0) {
+        slot_packet[slot] = new_packets[q].y;
+        frontier[ctl[count_word] + q] = (uint2)(source, slot);
+    }
 }
 
 /* Parameters of one window's transmissions, the same for every work-item. */
@@ -233,8 +238,11 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
 #define TRANSMIT_PROLOGUE                                                                   \
     window_params w = {T, L, start, interval, duration, drop_threshold, key,               \
                        source, destination, ttl, words};                                    \
+    __global uint *alive = (__global uint *)ctl + CTL_WORDS;                                \
     uint lid = get_local_id(0), lsize = get_local_size(0);                                 \
     uint count = ctl[in_word] + extra;                                                      \
+    if (get_global_id(0) == 0)                                                              \
+        ctl[clear_word] = 0u;                                                               \
     for (uint first = (uint)get_group_id(0) * lsize; first < count;                         \
          first += (uint)get_global_size(0)) {                                               \
         uint gid = first + lid;                                                             \
@@ -283,7 +291,7 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
 
 #define TRANSMIT_COMMON_ARGS                                                                \
     __global const uint2 *in, uint in_word, uint extra, __global uint2 *out, uint capacity, \
-        uint out_word, volatile __global uint *ctl, __global uint *alive, uint stamp,       \
+        uint out_word, uint clear_word, volatile __global uint *ctl, uint stamp,            \
         __global uint *seen, __global uint *spill, uint words,                              \
         __global const uint *slot_packet, long T, long L, long start, long interval,        \
         long duration, ulong drop_threshold, uint2 key, uint source, uint destination,      \

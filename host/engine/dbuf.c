@@ -1,5 +1,6 @@
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "engine/dbuf.h"
 
@@ -89,19 +90,39 @@ int dbuf_read(device_ctx *dev, dbuf *b, size_t offset, size_t bytes, void *dst, 
                     "clEnqueueReadBuffer", dev->info.name, err);
 }
 
-static int kernel_args_v(device_ctx *dev, cl_kernel k, const char *kernel_name, cn_error *err,
-                         int first, int n, va_list ap)
+/* Returns 1 when argument I already holds (SIZE, VALUE); otherwise records them. */
+static int cache_hit(karg_cache *c, int i, size_t size, const void *value)
+{
+    if (!c || i >= KARG_CACHE_MAX || size > sizeof c->value[0])
+        return 0;
+    unsigned char v[sizeof c->value[0]] = {0};
+    if (value)
+        memcpy(v, value, size);
+    if (c->set[i] && c->size[i] == size && memcmp(c->value[i], v, sizeof v) == 0)
+        return 1;
+    c->set[i] = 1;
+    c->size[i] = size;
+    memcpy(c->value[i], v, sizeof v);
+    return 0;
+}
+
+static int kernel_args_v(device_ctx *dev, cl_kernel k, karg_cache *cache,
+                         const char *kernel_name, cn_error *err, int first, int n, va_list ap)
 {
     int rc = 0;
     for (int i = first; i < first + n && rc == 0; i++) {
         size_t size = va_arg(ap, size_t);
         const void *ptr = va_arg(ap, const void *);
-        cl_int st;
-        if (size == 0)
-            st = clSetKernelArg(k, (cl_uint)i, sizeof(cl_mem), &((const dbuf *)ptr)->mem);
-        else
-            st = clSetKernelArg(k, (cl_uint)i, size, ptr);
+        if (size == 0) { /* a buffer */
+            size = sizeof(cl_mem);
+            ptr = &((const dbuf *)ptr)->mem;
+        }
+        if (cache_hit(cache, i, size, ptr))
+            continue;
+        cl_int st = clSetKernelArg(k, (cl_uint)i, size, ptr);
         if (st != CL_SUCCESS) {
+            if (cache && i < KARG_CACHE_MAX)
+                cache->set[i] = 0;
             char what[128];
             snprintf(what, sizeof what, "clSetKernelArg(%s, argument %d)", kernel_name, i);
             rc = cl_check(st, what, dev->info.name, err);
@@ -110,11 +131,21 @@ static int kernel_args_v(device_ctx *dev, cl_kernel k, const char *kernel_name, 
     return rc;
 }
 
+int kernel_args_cached(device_ctx *dev, cl_kernel k, karg_cache *cache, const char *kernel_name,
+                       cn_error *err, int first, int n, ...)
+{
+    va_list ap;
+    va_start(ap, n);
+    int rc = kernel_args_v(dev, k, cache, kernel_name, err, first, n, ap);
+    va_end(ap);
+    return rc;
+}
+
 int kernel_args(device_ctx *dev, cl_kernel k, const char *kernel_name, cn_error *err, int n, ...)
 {
     va_list ap;
     va_start(ap, n);
-    int rc = kernel_args_v(dev, k, kernel_name, err, 0, n, ap);
+    int rc = kernel_args_v(dev, k, NULL, kernel_name, err, 0, n, ap);
     va_end(ap);
     return rc;
 }
@@ -124,7 +155,7 @@ int kernel_args_from(device_ctx *dev, cl_kernel k, const char *kernel_name, cn_e
 {
     va_list ap;
     va_start(ap, n);
-    int rc = kernel_args_v(dev, k, kernel_name, err, first, n, ap);
+    int rc = kernel_args_v(dev, k, NULL, kernel_name, err, first, n, ap);
     va_end(ap);
     return rc;
 }

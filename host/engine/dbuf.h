@@ -36,6 +36,19 @@ int dbuf_read(device_ctx *dev, dbuf *b, size_t offset, size_t bytes, void *dst, 
  * the buffer; a NULL pointer with size s reserves s bytes of local memory. */
 int kernel_args(device_ctx *dev, cl_kernel k, const char *kernel_name, cn_error *err, int n,
                 ...);
+/* Values last given to a kernel's arguments: kernel_args_cached skips the clSetKernelArg calls
+ * that would not change anything (on some drivers each call costs microseconds, and a window
+ * changes only a few arguments). */
+#define KARG_CACHE_MAX 40
+typedef struct karg_cache {
+    unsigned char set[KARG_CACHE_MAX];
+    size_t size[KARG_CACHE_MAX];
+    unsigned char value[KARG_CACHE_MAX][16];
+} karg_cache;
+
+int kernel_args_cached(device_ctx *dev, cl_kernel k, karg_cache *cache, const char *kernel_name,
+                       cn_error *err, int first, int n, ...);
+
 /* Same, starting at argument FIRST (for kernels that share a leading argument list). */
 int kernel_args_from(device_ctx *dev, cl_kernel k, const char *kernel_name, cn_error *err,
                      int first, int n, ...);

@@ -431,6 +431,13 @@ static int test_no_platform(void)
     device_list list = {0};
     cn_error err = {0};
     CHECK_ERR(device_enumerate(&list, &err) == 0, err);
+    if (list.count > 0) {
+        /* Debian's ocl-icd honours OCL_ICD_VENDORS; some other loaders (the one of NVIDIA's
+         * images, for one) ignore it, and then there is no way to hide the drivers here. */
+        printf("test_device --no-platform: skipped, this ICD loader ignores OCL_ICD_VENDORS\n");
+        device_list_free(&list);
+        return 77;
+    }
     CHECK(list.count == 0 && list.items == NULL);
     char *text = listing_of(&list);
     CHECK_CONTAINS(text, "No OpenCL platform");

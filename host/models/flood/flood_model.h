@@ -31,7 +31,10 @@ struct model {
 
     /* packets in flight: one slot each */
     uint32_t slots;
-    dbuf seen, spill, slot_packet, alive, ctl, new_packets;
+    dbuf seen, spill, slot_packet, new_packets;
+    dbuf ctl;               /* CTL_WORDS control words, then one liveness stamp per slot */
+    karg_cache transmit_args, inject_args;
+    int64_t counts_clean;   /* window whose three count words are known to be right */
     dbuf frontier[2];
     uint32_t capacity[2];   /* entries of each frontier buffer */
     int cur;                /* frontier holding this window's transmissions */
@@ -54,8 +57,7 @@ struct model {
     struct flood_readback {
         int64_t window;
         cl_event ev;
-        uint32_t ctl[16];
-        uint32_t *alive;
+        uint32_t *words;    /* CTL_WORDS control words, then the slots' liveness */
         uint32_t n_alive;
         uint32_t out_word, out_buffer, out_capacity;
         int overflow_safe;  /* its relays were bounded within the next frontier */
@@ -87,5 +89,8 @@ int flood_grow_slots(struct model *m, cn_error *err);
 int flood_build_csr(struct model *m, dbuf *offsets, dbuf *neighbours, cn_error *err);
 int flood_move(struct model *m, int64_t window, cl_event *ev, cn_error *err);
 uint64_t flood_counter(const struct model *m, int word);
+/* After any buffer was reallocated: a new buffer may reuse the handle value of a freed one,
+ * so cached kernel arguments cannot be trusted. */
+void flood_forget_args(struct model *m);
 
 #endif

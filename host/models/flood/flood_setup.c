@@ -15,6 +15,12 @@ static uint32_t env_u32(const char *name, uint32_t fallback)
     return (*end == '\0' && x > 0 && x < 0x7fffffffUL) ? (uint32_t)x : fallback;
 }
 
+void flood_forget_args(struct model *m)
+{
+    memset(&m->transmit_args, 0, sizeof m->transmit_args);
+    memset(&m->inject_args, 0, sizeof m->inject_args);
+}
+
 uint64_t flood_counter(const struct model *m, int word)
 {
     return (uint64_t)m->ctl_host[word] | ((uint64_t)m->ctl_host[word + 1] << 32);
@@ -202,6 +208,7 @@ static int alloc_packets(struct model *m, cn_error *err)
     if (ra && (ra[0] == '0' || ra[0] == '1') && ra[1] == '\0')
         m->force_sync = ra[0] == '0';
     m->planned = m->processed = -1;
+    m->counts_clean = 0; /* all zero at the start */
     /* A frontier bound above this (entries) makes the loop read each window back instead:
      * 32 MiB per frontier buffer, or more for scenarios whose nodes alone need more. */
     m->lag_budget = (uint64_t)4 << 20;
@@ -220,13 +227,9 @@ static int alloc_packets(struct model *m, cn_error *err)
     if (!rc)
         rc = dbuf_alloc(d, &m->slot_packet, (size_t)s * 4, &m->acc, "slot packets", err);
     if (!rc)
-        rc = dbuf_alloc(d, &m->alive, (size_t)s * 4, &m->acc, "slot liveness", err);
+        rc = dbuf_alloc(d, &m->ctl, ((size_t)CTL_WORDS + s) * 4, &m->acc, "counters", err);
     if (!rc)
-        rc = dbuf_zero(d, &m->alive, 0, (size_t)s * 4, err);
-    if (!rc)
-        rc = dbuf_alloc(d, &m->ctl, CTL_WORDS * 4, &m->acc, "counters", err);
-    if (!rc)
-        rc = dbuf_zero(d, &m->ctl, 0, CTL_WORDS * 4, err);
+        rc = dbuf_zero(d, &m->ctl, 0, ((size_t)CTL_WORDS + s) * 4, err);
     for (int b = 0; b < 2 && !rc; b++)
         rc = dbuf_alloc(d, &m->frontier[b], (size_t)cap * 8, &m->acc, "frontier", err);
     if (!rc)
@@ -237,12 +240,12 @@ static int alloc_packets(struct model *m, cn_error *err)
     m->slot_pkt = malloc((size_t)s * sizeof *m->slot_pkt);
     m->born_window = malloc((size_t)s * sizeof *m->born_window);
     m->free_slots = malloc((size_t)s * sizeof *m->free_slots);
-    m->rb[0].alive = calloc(s, sizeof *m->rb[0].alive);
-    m->rb[1].alive = calloc(s, sizeof *m->rb[1].alive);
+    m->rb[0].words = calloc((size_t)CTL_WORDS + s, sizeof *m->rb[0].words);
+    m->rb[1].words = calloc((size_t)CTL_WORDS + s, sizeof *m->rb[1].words);
     m->new_host[0] = malloc((size_t)64 * 2 * sizeof *m->new_host[0]);
     m->new_host[1] = malloc((size_t)64 * 2 * sizeof *m->new_host[1]);
-    if (!m->slot_pkt || !m->born_window || !m->free_slots || !m->rb[0].alive ||
-        !m->rb[1].alive || !m->new_host[0] || !m->new_host[1])
+    if (!m->slot_pkt || !m->born_window || !m->free_slots || !m->rb[0].words ||
+        !m->rb[1].words || !m->new_host[0] || !m->new_host[1])
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for packet slots");
     for (uint32_t i = 0; i < s; i++) {
         m->slot_pkt[i] = -1;
@@ -262,6 +265,7 @@ int flood_grow_slots(struct model *m, cn_error *err)
     if (s <= old || s > (1u << 30))
         return cn_fail(err, CN_ERR_RUNTIME, "too many packets in flight (%u)", old);
     size_t slot_bytes = (size_t)m->words * 4;
+    flood_forget_args(m);
     int rc = dbuf_grow(d, &m->seen, s * slot_bytes, old * slot_bytes, &m->acc, "seen bitsets",
                        err);
     if (!rc)
@@ -271,10 +275,12 @@ int flood_grow_slots(struct model *m, cn_error *err)
     if (!rc)
         rc = dbuf_grow(d, &m->slot_packet, (size_t)s * 4, (size_t)old * 4, &m->acc,
                        "slot packets", err);
+    /* counters kept, liveness of the new slots cleared (a stale word could equal a stamp) */
     if (!rc)
-        rc = dbuf_grow(d, &m->alive, (size_t)s * 4, 0, &m->acc, "slot liveness", err);
+        rc = dbuf_grow(d, &m->ctl, ((size_t)CTL_WORDS + s) * 4, ((size_t)CTL_WORDS + old) * 4,
+                       &m->acc, "counters", err);
     if (!rc)
-        rc = dbuf_zero(d, &m->alive, 0, (size_t)s * 4, err);
+        rc = dbuf_zero(d, &m->ctl, ((size_t)CTL_WORDS + old) * 4, (size_t)(s - old) * 4, err);
     if (rc)
         return rc;
     int64_t *sp = realloc(m->slot_pkt, (size_t)s * sizeof *sp);
@@ -288,12 +294,12 @@ int flood_grow_slots(struct model *m, cn_error *err)
         m->free_slots = fs;
     /* Called with no read-back pending (the caller drained them), so the host copies of
      * liveness can move. */
-    uint32_t *a0 = realloc(m->rb[0].alive, (size_t)s * sizeof *a0);
+    uint32_t *a0 = realloc(m->rb[0].words, ((size_t)CTL_WORDS + s) * sizeof *a0);
     if (a0)
-        m->rb[0].alive = a0;
-    uint32_t *a1 = realloc(m->rb[1].alive, (size_t)s * sizeof *a1);
+        m->rb[0].words = a0;
+    uint32_t *a1 = realloc(m->rb[1].words, ((size_t)CTL_WORDS + s) * sizeof *a1);
     if (a1)
-        m->rb[1].alive = a1;
+        m->rb[1].words = a1;
     if (!sp || !bw || !fs || !a0 || !a1)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for packet slots");
     for (uint32_t i = old; i < s; i++)
@@ -388,7 +394,7 @@ void flood_destroy(struct model *m)
     if (!m)
         return;
     dbuf *bufs[] = {&m->pos, &m->waypoint, &m->speed, &m->leg, &m->pause_end, &m->offsets,
-                    &m->neighbours, &m->seen, &m->spill, &m->slot_packet, &m->alive, &m->ctl,
+                    &m->neighbours, &m->seen, &m->spill, &m->slot_packet, &m->ctl,
                     &m->new_packets, &m->frontier[0], &m->frontier[1]};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         dbuf_release(bufs[i], &m->acc);
@@ -407,7 +413,7 @@ void flood_destroy(struct model *m)
     for (int r = 0; r < 2; r++) {
         if (m->rb[r].ev)
             clReleaseEvent(m->rb[r].ev);
-        free(m->rb[r].alive);
+        free(m->rb[r].words);
     }
     free(m->new_host[0]);
     free(m->new_host[1]);

@@ -98,6 +98,7 @@ static int ensure_frontier(struct model *m, int b, uint64_t need, cn_error *err)
     if (need > 0xffffffffu)
         return cn_fail(err, CN_ERR_RUNTIME, "more than 2^32 transmissions in one window");
     uint64_t cap = min_u64(need + need / 2, 0xffffffffu);
+    flood_forget_args(m);
     /* The old entries may still be unread (they are this window's, or the kernel writing
      * them is queued): the in-order queue copies them after it. */
     int rc = dbuf_grow(m->dev, &m->frontier[b], (size_t)cap * 8, (size_t)m->capacity[b] * 8,
@@ -108,6 +109,16 @@ static int ensure_frontier(struct model *m, int b, uint64_t need, cn_error *err)
 }
 
 static int process_until(struct model *m, int64_t window, cn_error *err);
+
+/* The count words of window W are right when window W - 1 ran its transmit kernel (it set the
+ * relays and cleared the next word); after idle windows they are all zero, written here. */
+static int prepare_counts(struct model *m, int64_t w, cn_error *err)
+{
+    if (m->counts_clean == w)
+        return 0;
+    m->counts_clean = w;
+    return dbuf_zero(m->dev, &m->ctl, CTL_COUNT * 4, 3 * 4, err);
+}
 
 static int run_inject(struct model *m, const window_plan *plan, cl_event *ev, cn_error *err)
 {
@@ -123,6 +134,7 @@ static int run_inject(struct model *m, const window_plan *plan, cl_event *ev, cn
         m->new_cap[par] = cap;
     }
     if ((size_t)m->n_new * 8 > m->new_packets.bytes) {
+        flood_forget_args(m);
         int rc = dbuf_grow(d, &m->new_packets, (size_t)m->n_new * 16, 0, &m->acc,
                            "new packets", err);
         if (rc)
@@ -135,7 +147,6 @@ static int run_inject(struct model *m, const window_plan *plan, cl_event *ev, cn
         if (rc)
             return rc;
     }
-    size_t slot_bytes = (size_t)m->words * 4;
     for (uint32_t q = 0; q < m->n_new; q++) {
         if (m->n_free == 0) {
             int rc = flood_grow_slots(m, err);
@@ -148,22 +159,22 @@ static int run_inject(struct model *m, const window_plan *plan, cl_event *ev, cn
         m->born_window[slot] = plan->index;
         new_host[2 * q] = slot;
         new_host[2 * q + 1] = (uint32_t)k;
-        int rc = dbuf_zero(d, &m->seen, slot * slot_bytes, slot_bytes, err);
-        if (rc)
-            return rc;
     }
-    int rc = ensure_frontier(m, m->cur, m->entries_bound, err);
+    int rc = prepare_counts(m, plan->index, err);
+    if (!rc)
+        rc = ensure_frontier(m, m->cur, m->entries_bound, err);
     /* Not blocking: the host array stays untouched until this window has been read back. */
     if (!rc)
         rc = dbuf_write(d, &m->new_packets, 0, (size_t)m->n_new * 8, new_host, 0, err);
     cl_uint count = m->n_new, source = (cl_uint)m->sc.source;
-    cl_uint count_word = CTL_COUNT + (cl_uint)m->cur;
+    cl_uint count_word = CTL_COUNT + (cl_uint)(plan->index % 3);
     if (!rc)
-        rc = kernel_args(d, m->k_inject, "inject", err, 9, KARG(count), KBUF(m->new_packets),
-                         KARG(source), KARG(m->words), KBUF(m->slot_packet), KBUF(m->seen),
-                         KBUF(m->frontier[m->cur]), KBUF(m->ctl), KARG(count_word));
+        rc = kernel_args_cached(d, m->k_inject, &m->inject_args, "inject", err, 0, 9,
+                                KARG(count), KBUF(m->new_packets), KARG(source), KARG(m->words),
+                                KBUF(m->slot_packet), KBUF(m->seen), KBUF(m->frontier[m->cur]),
+                                KBUF(m->ctl), KARG(count_word));
     if (!rc)
-        rc = enqueue_1d(d, m->k_inject, "inject", count, m->ls_inject, ev, err);
+        rc = enqueue_1d(d, m->k_inject, "inject", (size_t)count * m->words, m->ls_inject, ev, err);
     return rc;
 }
 
@@ -178,11 +189,8 @@ static int queue_readback(struct model *m, int64_t w, cl_uint out_word, int out_
     r->out_capacity = m->capacity[out_buffer];
     r->n_alive = m->slots;
     r->overflow_safe = overflow_safe;
-    cl_int st = clEnqueueReadBuffer(m->dev->queue, m->alive.mem, CL_FALSE, 0,
-                                    (size_t)m->slots * 4, r->alive, 0, NULL, NULL);
-    if (st == CL_SUCCESS)
-        st = clEnqueueReadBuffer(m->dev->queue, m->ctl.mem, CL_FALSE, 0, sizeof r->ctl, r->ctl,
-                                 0, NULL, &r->ev);
+    cl_int st = clEnqueueReadBuffer(m->dev->queue, m->ctl.mem, CL_FALSE, 0,
+                                    ((size_t)CTL_WORDS + m->slots) * 4, r->words, 0, NULL, &r->ev);
     if (st != CL_SUCCESS)
         return cl_check(st, "clEnqueueReadBuffer(window counters)", m->dev->info.name, err);
     m->rb_count++;
@@ -211,10 +219,10 @@ static int run_transmit(struct model *m, const window_plan *plan, cl_event *ev, 
     if (sized)
         rc = ensure_frontier(m, nxt, relays_bound, err);
     rc = rc ? rc : ensure_frontier(m, cur, m->entries_bound, err);
-    static const cl_uint zero = 0;
-    cl_uint in_word = CTL_COUNT + (cl_uint)cur, out_word = CTL_COUNT + (cl_uint)nxt;
-    if (!rc)
-        rc = dbuf_write(d, &m->ctl, out_word * 4, 4, &zero, 0, err);
+    rc = rc ? rc : prepare_counts(m, plan->index, err);
+    cl_uint in_word = CTL_COUNT + (cl_uint)(plan->index % 3);
+    cl_uint out_word = CTL_COUNT + (cl_uint)((plan->index + 1) % 3);
+    cl_uint clear_word = CTL_COUNT + (cl_uint)((plan->index + 2) % 3);
     cl_uint extra = m->n_new, stamp = (cl_uint)(plan->index + 1);
     cl_long T = plan->begin, L = m->L, start = sc->start_ns, interval = sc->interval_ns;
     cl_long duration = sc->duration_ns;
@@ -227,23 +235,25 @@ static int run_transmit(struct model *m, const window_plan *plan, cl_event *ev, 
     size_t ls = m->ls_transmit;
     const char *name = m->mobile ? "transmit_mobile" : "transmit";
     if (!rc)
-        rc = kernel_args(d, m->k_transmit, name, err, 28, KBUF(m->frontier[cur]), KARG(in_word),
-                         KARG(extra), KBUF(m->frontier[nxt]), KARG(m->capacity[nxt]),
-                         KARG(out_word), KBUF(m->ctl), KBUF(m->alive), KARG(stamp),
-                         KBUF(m->seen), KBUF(m->spill), KARG(m->words), KBUF(m->slot_packet),
-                         KARG(T), KARG(L), KARG(start), KARG(interval), KARG(duration),
-                         KARG(thr), KARG(key), KARG(source), KARG(dest), KARG(ttl), KLOCAL(4),
-                         KLOCAL(2 * 4), KLOCAL(ls * 16), KLOCAL((size_t)m->lcap * 8),
-                         KARG(m->lcap));
+        rc = kernel_args_cached(d, m->k_transmit, &m->transmit_args, name, err, 0, 28,
+                                KBUF(m->frontier[cur]), KARG(in_word), KARG(extra),
+                                KBUF(m->frontier[nxt]), KARG(m->capacity[nxt]), KARG(out_word),
+                                KARG(clear_word), KBUF(m->ctl), KARG(stamp), KBUF(m->seen),
+                                KBUF(m->spill), KARG(m->words), KBUF(m->slot_packet), KARG(T),
+                                KARG(L), KARG(start), KARG(interval), KARG(duration), KARG(thr),
+                                KARG(key), KARG(source), KARG(dest), KARG(ttl), KLOCAL(4),
+                                KLOCAL(2 * 4), KLOCAL(ls * 16), KLOCAL((size_t)m->lcap * 8),
+                                KARG(m->lcap));
     if (!rc && m->mobile) {
         cl_ulong range2 = (cl_ulong)sc->range_mm * (cl_ulong)sc->range_mm;
         const cell_grid *g = &m->grid;
-        rc = kernel_args_from(d, m->k_transmit, name, err, 28, 8, KBUF(m->pos), KARG(range2),
-                              KARG(g->side), KARG(g->nx), KARG(g->ny), KARG(g->nz),
-                              KBUF(m->cells.start), KBUF(m->cells.nodes));
+        rc = kernel_args_cached(d, m->k_transmit, &m->transmit_args, name, err, 28, 8,
+                                KBUF(m->pos), KARG(range2), KARG(g->side), KARG(g->nx),
+                                KARG(g->ny), KARG(g->nz), KBUF(m->cells.start),
+                                KBUF(m->cells.nodes));
     } else if (!rc) {
-        rc = kernel_args_from(d, m->k_transmit, name, err, 28, 2, KBUF(m->offsets),
-                              KBUF(m->neighbours));
+        rc = kernel_args_cached(d, m->k_transmit, &m->transmit_args, name, err, 28, 2,
+                                KBUF(m->offsets), KBUF(m->neighbours));
     }
     size_t groups = (size_t)((m->entries_bound + ls - 1) / ls);
     if (groups > m->max_groups)
@@ -254,6 +264,7 @@ static int run_transmit(struct model *m, const window_plan *plan, cl_event *ev, 
         rc = queue_readback(m, plan->index, out_word, nxt, sized, err);
     if (!rc)
         m->transmitted = 1;
+    m->counts_clean = plan->index + 1;
     m->cur = nxt;
     return rc;
 }
@@ -337,7 +348,7 @@ static int process_until(struct model *m, int64_t w, cn_error *err)
         m->rb_count--;
         if (rc)
             return rc;
-        uint32_t relays = r->ctl[r->out_word];
+        uint32_t relays = r->words[r->out_word];
         if (relays > r->out_capacity) {
             if (r->window != m->planned)
                 return cn_fail(err, CN_ERR_RUNTIME, "internal error: window %lld made %u "
@@ -346,8 +357,8 @@ static int process_until(struct model *m, int64_t w, cn_error *err)
             if ((rc = gather_spill(m, (int)r->out_buffer, relays, err)) != 0)
                 return rc;
         }
-        memcpy(m->ctl_host, r->ctl, sizeof m->ctl_host);
-        retire_packets(m, r->window, r->alive);
+        memcpy(m->ctl_host, r->words, sizeof m->ctl_host);
+        retire_packets(m, r->window, r->words + CTL_WORDS);
         m->relays_known = relays;
         m->processed = r->window;
     }
