@@ -2,8 +2,8 @@
 /* The flood model of MODEL.md on the device. One window [T, T + L) runs:
  *   move_rwp (mobile scenarios, windows after the first)
  *   cell lists (mobile: every window with transmissions; static: once, then CSR lists)
- *   inject   (the source's new packets)
- *   transmit (every transmission of the window with its receptions and relays)
+ *   transmit (every transmission of the window with its receptions and relays, the source's
+ *             new packets included)
  * Packets in flight occupy "slots": one bitset of seen nodes per slot. Transmissions are
  * (node, slot) entries of a frontier; relays are appended to the next window's frontier.
  * Every result is a set union or an integer sum, so the order in which work-items run, the
@@ -147,27 +147,6 @@ __kernel void csr_fill(__global const long4 *pos, uint n, ulong range2, long sid
 
 /* ---- packets ---------------------------------------------------------------------------- */
 
-/* The source creates COUNT packets: new_packets[q] = (slot, packet). One work-item per word
- * of each new packet's seen bitset clears it (the slot may have held an older packet), with the
- * source's bit set: it has seen its own packets from the start. The first of each packet's
- * work-items also adds the source's transmission after the entries already in the frontier
- * (their number is on the device: the host need not know it). */
-__kernel void inject(uint count, __global const uint2 *new_packets, uint source, uint words,
-                     __global uint *slot_packet, __global uint *seen, __global uint2 *frontier,
-                     __global const uint *ctl, uint count_word)
-{
-    size_t g = get_global_id(0);
-    if (g >= (size_t)count * words)
-        return;
-    uint q = (uint)(g / words), wd = (uint)(g % words);
-    uint slot = new_packets[q].x;
-    seen[(size_t)slot * words + wd] = wd == (source >> 5) ? 1u << (source & 31u) : 0u;
-    if (wd == 0) {
-        slot_packet[slot] = new_packets[q].y;
-        frontier[ctl[count_word] + q] = (uint2)(source, slot);
-    }
-}
-
 /* Parameters of one window's transmissions, the same for every work-item. */
 typedef struct window_params {
     long T, L, start, interval, duration;
@@ -229,20 +208,31 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
     return (ulong)r.x >= w->drop_threshold;
 }
 
-/* The window's entries are in[0 .. ctl[in_word] + extra): the relays of the last window plus
- * the EXTRA packets injected in this one. Their number lives on the device, so the host can
- * enqueue the window before the last one has finished; work-groups walk the entries in
- * strides of the launch size, which only has to be large enough to fill the device.
+/* A window's entries are in[0 .. ctl[in_word]), the relays of the last window, followed by the
+ * source's N_NEW new packets, described (slot, packet) in the window's descriptor. Their number
+ * lives on the device, so the host can enqueue the window before the last one has finished;
+ * work-groups walk the entries in strides of the launch size, which only has to be large
+ * enough to fill the device. The descriptor also lists N_CLEAR slots retired earlier, whose
+ * seen bitsets are cleared here (nothing uses those slots in this window) so that a later
+ * window can give them to new packets. Small descriptors travel as the INLINE argument, larger
+ * ones in DESC.
  * Per-work-item counts (transmissions, receptions, first receptions) are summed over the
  * work-group in local memory, then added once to the global counters: no atomic per event. */
+#define DESCRIPTOR(idx) (use_inline ? inline_words[(idx)] : desc[(idx)])
+
 #define TRANSMIT_PROLOGUE                                                                   \
     window_params w = {T, L, start, interval, duration, drop_threshold, key,               \
                        source, destination, ttl, words};                                    \
     __global uint *alive = (__global uint *)ctl + CTL_WORDS;                                \
     uint lid = get_local_id(0), lsize = get_local_size(0);                                 \
-    uint count = ctl[in_word] + extra;                                                      \
+    uint inline_words[16];                                                                  \
+    vstore16(inline_desc, 0, inline_words);                                                 \
+    int use_inline = 2 * n_new + n_clear <= 16;                                             \
+    uint relayed = ctl[in_word], count = relayed + n_new;                                   \
     if (get_global_id(0) == 0)                                                              \
         ctl[clear_word] = 0u;                                                               \
+    for (size_t c = get_global_id(0); c < (size_t)n_clear * words; c += get_global_size(0)) \
+        seen[(size_t)DESCRIPTOR(2 * n_new + (uint)(c / words)) * words + c % words] = 0u;  \
     for (uint first = (uint)get_group_id(0) * lsize; first < count;                         \
          first += (uint)get_global_size(0)) {                                               \
         uint gid = first + lid;                                                             \
@@ -251,7 +241,19 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
             *l_n = 0;                                                                       \
         barrier(CLK_LOCAL_MEM_FENCE);                                                       \
         if (gid < count) {                                                                  \
-            uint i = in[gid].x, slot = in[gid].y, k = slot_packet[slot];                    \
+            uint i, slot, k;                                                                \
+            if (gid < relayed) {                                                            \
+                i = in[gid].x;                                                              \
+                slot = in[gid].y;                                                           \
+                k = slot_packet[slot];                                                      \
+            } else { /* a new packet: the source has seen it from the start */             \
+                uint q = gid - relayed;                                                     \
+                i = source;                                                                 \
+                slot = DESCRIPTOR(2 * q);                                                   \
+                k = DESCRIPTOR(2 * q + 1);                                                  \
+                slot_packet[slot] = k;                                                      \
+                atomic_or(&seen[(size_t)slot * words + (source >> 5)], 1u << (source & 31u)); \
+            }                                                                               \
             long tk = start + (long)k * interval;                                           \
             long h = packet_hop(T, L, tk);                                                  \
             long t = tk + (h - 1) * L;                                                      \
@@ -290,10 +292,11 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
     }
 
 #define TRANSMIT_COMMON_ARGS                                                                \
-    __global const uint2 *in, uint in_word, uint extra, __global uint2 *out, uint capacity, \
+    __global const uint2 *in, uint in_word, uint n_new, uint n_clear, uint16 inline_desc,  \
+        __global const uint *desc, __global uint2 *out, uint capacity,                      \
         uint out_word, uint clear_word, volatile __global uint *ctl, uint stamp,            \
         __global uint *seen, __global uint *spill, uint words,                              \
-        __global const uint *slot_packet, long T, long L, long start, long interval,        \
+        __global uint *slot_packet, long T, long L, long start, long interval,              \
         long duration, ulong drop_threshold, uint2 key, uint source, uint destination,      \
         uint ttl, __local uint *l_n, __local uint *l_flush, __local uint4 *l_sums,          \
         __local uint2 *lbuf, uint lcap

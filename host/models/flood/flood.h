@@ -8,7 +8,7 @@
 extern const model_ops flood_model_ops;
 
 /* Event kinds, in the order a window runs them. */
-enum flood_kind { FLOOD_MOVE = 0, FLOOD_BIN, FLOOD_INJECT, FLOOD_TRANSMIT, FLOOD_N_KINDS };
+enum flood_kind { FLOOD_MOVE = 0, FLOOD_BIN, FLOOD_TRANSMIT, FLOOD_N_KINDS };
 
 /* Inspection for tests: the model after create(), stepped by hand. */
 struct model;

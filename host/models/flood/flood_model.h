@@ -18,9 +18,8 @@ struct model {
     uint64_t extent[3];     /* area sides in mm for placement and waypoints */
 
     cl_program prog;
-    cl_kernel k_place, k_rwp_init, k_move, k_csr_count, k_csr_fill, k_inject, k_transmit,
-        k_gather;
-    size_t ls_place, ls_move, ls_csr, ls_inject, ls_transmit, ls_gather;
+    cl_kernel k_place, k_rwp_init, k_move, k_csr_count, k_csr_fill, k_transmit, k_gather;
+    size_t ls_place, ls_move, ls_csr, ls_transmit, ls_gather;
 
     /* flows */
     dbuf pos, waypoint, speed, leg, pause_end;
@@ -31,9 +30,10 @@ struct model {
 
     /* packets in flight: one slot each */
     uint32_t slots;
-    dbuf seen, spill, slot_packet, new_packets;
+    dbuf seen, spill, slot_packet;
+    dbuf desc;              /* window descriptors too large for the kernel argument */
     dbuf ctl;               /* CTL_WORDS control words, then one liveness stamp per slot */
-    karg_cache transmit_args, inject_args;
+    karg_cache transmit_args;
     int64_t counts_clean;   /* window whose three count words are known to be right */
     dbuf frontier[2];
     uint32_t capacity[2];   /* entries of each frontier buffer */
@@ -65,12 +65,14 @@ struct model {
     int rb_head, rb_count;
 
     int64_t *slot_pkt;      /* packet held by each slot, -1 when free */
-    uint32_t *free_slots, n_free;
+    uint32_t *free_slots, n_free;  /* free slots with clear bitsets */
+    uint32_t *dirty_slots, n_dirty; /* retired slots whose bitsets the next window clears */
     uint32_t ctl_host[16];
-    /* (slot, packet) pairs injected, one array per window parity: the non-blocking write of
-     * window w may still be queued while window w + 1 is prepared. */
-    uint32_t *new_host[2];
-    uint32_t new_cap[2];
+    /* Window descriptors: (slot, packet) of each new packet, then the slots to clear. One
+     * array per window parity: the non-blocking write of window w may still be queued while
+     * window w + 1 is prepared. */
+    uint32_t *desc_host[2];
+    uint32_t desc_cap[2];
     uint32_t n_new;
     int64_t next_packet;    /* first packet not yet created */
     int transmitted;        /* the window ran a transmit set */

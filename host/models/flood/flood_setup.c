@@ -18,7 +18,6 @@ static uint32_t env_u32(const char *name, uint32_t fallback)
 void flood_forget_args(struct model *m)
 {
     memset(&m->transmit_args, 0, sizeof m->transmit_args);
-    memset(&m->inject_args, 0, sizeof m->inject_args);
 }
 
 uint64_t flood_counter(const struct model *m, int word)
@@ -58,8 +57,6 @@ static int create_kernels(struct model *m, cn_error *err)
         rc = make_kernel(m, "csr_count", &m->k_csr_count, &m->ls_csr, err);
     if (!rc)
         rc = make_kernel(m, "csr_fill", &m->k_csr_fill, NULL, err);
-    if (!rc)
-        rc = make_kernel(m, "inject", &m->k_inject, &m->ls_inject, err);
     if (!rc)
         rc = make_kernel(m, m->mobile ? "transmit_mobile" : "transmit", &m->k_transmit,
                          &m->ls_transmit, err);
@@ -221,6 +218,8 @@ static int alloc_packets(struct model *m, cn_error *err)
         m->lcap = lcap;
     int rc = dbuf_alloc(d, &m->seen, s * slot_bytes, &m->acc, "seen bitsets", err);
     if (!rc)
+        rc = dbuf_zero(d, &m->seen, 0, s * slot_bytes, err);
+    if (!rc)
         rc = dbuf_alloc(d, &m->spill, s * slot_bytes, &m->acc, "spill bitsets", err);
     if (!rc)
         rc = dbuf_zero(d, &m->spill, 0, s * slot_bytes, err);
@@ -233,19 +232,20 @@ static int alloc_packets(struct model *m, cn_error *err)
     for (int b = 0; b < 2 && !rc; b++)
         rc = dbuf_alloc(d, &m->frontier[b], (size_t)cap * 8, &m->acc, "frontier", err);
     if (!rc)
-        rc = dbuf_alloc(d, &m->new_packets, 64 * 8, &m->acc, "new packets", err);
+        rc = dbuf_alloc(d, &m->desc, 64 * 4, &m->acc, "window descriptors", err);
     if (rc)
         return rc;
-    m->new_cap[0] = m->new_cap[1] = 64;
+    m->desc_cap[0] = m->desc_cap[1] = 64;
     m->slot_pkt = malloc((size_t)s * sizeof *m->slot_pkt);
     m->born_window = malloc((size_t)s * sizeof *m->born_window);
     m->free_slots = malloc((size_t)s * sizeof *m->free_slots);
     m->rb[0].words = calloc((size_t)CTL_WORDS + s, sizeof *m->rb[0].words);
     m->rb[1].words = calloc((size_t)CTL_WORDS + s, sizeof *m->rb[1].words);
-    m->new_host[0] = malloc((size_t)64 * 2 * sizeof *m->new_host[0]);
-    m->new_host[1] = malloc((size_t)64 * 2 * sizeof *m->new_host[1]);
+    m->desc_host[0] = malloc((size_t)64 * sizeof *m->desc_host[0]);
+    m->desc_host[1] = malloc((size_t)64 * sizeof *m->desc_host[1]);
+    m->dirty_slots = malloc((size_t)s * sizeof *m->dirty_slots);
     if (!m->slot_pkt || !m->born_window || !m->free_slots || !m->rb[0].words ||
-        !m->rb[1].words || !m->new_host[0] || !m->new_host[1])
+        !m->rb[1].words || !m->desc_host[0] || !m->desc_host[1] || !m->dirty_slots)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for packet slots");
     for (uint32_t i = 0; i < s; i++) {
         m->slot_pkt[i] = -1;
@@ -268,6 +268,8 @@ int flood_grow_slots(struct model *m, cn_error *err)
     flood_forget_args(m);
     int rc = dbuf_grow(d, &m->seen, s * slot_bytes, old * slot_bytes, &m->acc, "seen bitsets",
                        err);
+    if (!rc) /* the new slots go straight to the free list: clear */
+        rc = dbuf_zero(d, &m->seen, old * slot_bytes, (s - old) * slot_bytes, err);
     if (!rc)
         rc = dbuf_grow(d, &m->spill, s * slot_bytes, 0, &m->acc, "spill bitsets", err);
     if (!rc)
@@ -292,6 +294,9 @@ int flood_grow_slots(struct model *m, cn_error *err)
     uint32_t *fs = realloc(m->free_slots, (size_t)s * sizeof *fs);
     if (fs)
         m->free_slots = fs;
+    uint32_t *ds = realloc(m->dirty_slots, (size_t)s * sizeof *ds);
+    if (ds)
+        m->dirty_slots = ds;
     /* Called with no read-back pending (the caller drained them), so the host copies of
      * liveness can move. */
     uint32_t *a0 = realloc(m->rb[0].words, ((size_t)CTL_WORDS + s) * sizeof *a0);
@@ -300,7 +305,7 @@ int flood_grow_slots(struct model *m, cn_error *err)
     uint32_t *a1 = realloc(m->rb[1].words, ((size_t)CTL_WORDS + s) * sizeof *a1);
     if (a1)
         m->rb[1].words = a1;
-    if (!sp || !bw || !fs || !a0 || !a1)
+    if (!sp || !bw || !fs || !ds || !a0 || !a1)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for packet slots");
     for (uint32_t i = old; i < s; i++)
         m->slot_pkt[i] = -1;
@@ -394,14 +399,13 @@ void flood_destroy(struct model *m)
     if (!m)
         return;
     dbuf *bufs[] = {&m->pos, &m->waypoint, &m->speed, &m->leg, &m->pause_end, &m->offsets,
-                    &m->neighbours, &m->seen, &m->spill, &m->slot_packet, &m->ctl,
-                    &m->new_packets, &m->frontier[0], &m->frontier[1]};
+                    &m->neighbours, &m->seen, &m->spill, &m->slot_packet, &m->ctl, &m->desc, &m->frontier[0], &m->frontier[1]};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         dbuf_release(bufs[i], &m->acc);
     cell_lists_free(&m->cells, &m->acc);
     scan_free(&m->node_scan, &m->acc);
     cl_kernel ks[] = {m->k_place, m->k_rwp_init, m->k_move, m->k_csr_count, m->k_csr_fill,
-                      m->k_inject, m->k_transmit, m->k_gather};
+                      m->k_transmit, m->k_gather};
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
         if (ks[i])
             clReleaseKernel(ks[i]);
@@ -415,7 +419,8 @@ void flood_destroy(struct model *m)
             clReleaseEvent(m->rb[r].ev);
         free(m->rb[r].words);
     }
-    free(m->new_host[0]);
-    free(m->new_host[1]);
+    free(m->desc_host[0]);
+    free(m->desc_host[1]);
+    free(m->dirty_slots);
     free(m);
 }

@@ -9,7 +9,6 @@ static const event_kind flood_kinds[FLOOD_N_KINDS] = {
     /* flows: 0 positions, 1 cell lists, 2 seen bitsets, 3 frontier, 4 counters */
     [FLOOD_MOVE] = {"move_rwp", 1u << 0, 1u << 0, 1.0},
     [FLOOD_BIN] = {"bin", 1u << 0, 1u << 1, 1.0},
-    [FLOOD_INJECT] = {"inject", 0, (1u << 2) | (1u << 3), 0.1},
     [FLOOD_TRANSMIT] = {"transmit", (1u << 0) | (1u << 1) | (1u << 2) | (1u << 3),
                         (1u << 2) | (1u << 3) | (1u << 4), 4.0},
 };
@@ -63,7 +62,7 @@ static uint64_t entries_bound(const struct model *m, int64_t w, uint32_t n_new)
     if (m->processed == w - 1)
         return (uint64_t)m->relays_known + n_new;
     uint64_t prev = (uint64_t)m->relays_known + m->n_new_of[(w - 1) & 3];
-    uint64_t in_flight = (uint64_t)(m->slots - m->n_free);
+    uint64_t in_flight = (uint64_t)(m->slots - m->n_free - m->n_dirty);
     return min_u64(prev * m->max_degree, in_flight * m->n) + n_new;
 }
 
@@ -84,9 +83,8 @@ static int flood_plan(struct model *m, window_plan *plan, cn_error *err)
         return 0;
     if (m->mobile)
         add_set(plan, FLOOD_BIN, m->n);
-    if (m->n_new)
-        add_set(plan, FLOOD_INJECT, m->n_new);
-    /* an upper bound when the last window's count is still on the device */
+    /* the relays of the last window and the new packets; an upper bound when the last
+     * window's count is still on the device */
     add_set(plan, FLOOD_TRANSMIT, m->entries_bound);
     return 0;
 }
@@ -120,61 +118,65 @@ static int prepare_counts(struct model *m, int64_t w, cn_error *err)
     return dbuf_zero(m->dev, &m->ctl, CTL_COUNT * 4, 3 * 4, err);
 }
 
-static int run_inject(struct model *m, const window_plan *plan, cl_event *ev, cn_error *err)
+/* Gives each new packet of the window a free slot; returns the window descriptor (new
+ * packets, then the retired slots this window clears) in *DESC, its length in *LEN. */
+static int assign_packets(struct model *m, const window_plan *plan, uint32_t **desc,
+                          uint32_t *len, cl_uint *n_clear, cn_error *err)
 {
     device_ctx *d = m->dev;
+    int rc = 0;
+    if (m->n_free < m->n_new) /* packets dead in windows not yet read back free their slots */
+        rc = process_until(m, plan->index - 1, err);
+    if (!rc && m->n_free < m->n_new && m->n_dirty > 0) {
+        /* rare: too few clean slots; clear the retired ones now rather than grow */
+        size_t slot_bytes = (size_t)m->words * 4;
+        for (uint32_t i = 0; i < m->n_dirty && !rc; i++) {
+            rc = dbuf_zero(d, &m->seen, m->dirty_slots[i] * slot_bytes, slot_bytes, err);
+            m->free_slots[m->n_free++] = m->dirty_slots[i];
+        }
+        m->n_dirty = 0;
+    }
+    while (!rc && m->n_free < m->n_new)
+        rc = flood_grow_slots(m, err);
+    if (rc)
+        return rc;
     /* This parity's last write (window - 2) has completed: that window has been read back. */
     int par = (int)(plan->index & 1);
-    if (m->n_new > m->new_cap[par]) {
-        uint32_t cap = m->n_new * 2;
-        uint32_t *nh = realloc(m->new_host[par], (size_t)cap * 2 * sizeof *nh);
-        if (!nh)
+    uint32_t need = 2 * m->n_new + m->n_dirty;
+    if (need > m->desc_cap[par]) {
+        uint32_t *nd = realloc(m->desc_host[par], (size_t)need * 2 * sizeof *nd);
+        if (!nd)
             return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
-        m->new_host[par] = nh;
-        m->new_cap[par] = cap;
+        m->desc_host[par] = nd;
+        m->desc_cap[par] = need * 2;
     }
-    if ((size_t)m->n_new * 8 > m->new_packets.bytes) {
-        flood_forget_args(m);
-        int rc = dbuf_grow(d, &m->new_packets, (size_t)m->n_new * 16, 0, &m->acc,
-                           "new packets", err);
-        if (rc)
-            return rc;
-    }
-    uint32_t *new_host = m->new_host[par];
-    if (m->n_free < m->n_new) {
-        /* Packets that died in the windows not yet read back free their slots. */
-        int rc = process_until(m, plan->index - 1, err);
-        if (rc)
-            return rc;
-    }
+    uint32_t *dh = m->desc_host[par];
     for (uint32_t q = 0; q < m->n_new; q++) {
-        if (m->n_free == 0) {
-            int rc = flood_grow_slots(m, err);
-            if (rc)
-                return rc;
-        }
         uint32_t slot = m->free_slots[--m->n_free];
         int64_t k = m->next_packet++;
         m->slot_pkt[slot] = k;
         m->born_window[slot] = plan->index;
-        new_host[2 * q] = slot;
-        new_host[2 * q + 1] = (uint32_t)k;
+        dh[2 * q] = slot;
+        dh[2 * q + 1] = (uint32_t)k;
     }
-    int rc = prepare_counts(m, plan->index, err);
-    if (!rc)
-        rc = ensure_frontier(m, m->cur, m->entries_bound, err);
-    /* Not blocking: the host array stays untouched until this window has been read back. */
-    if (!rc)
-        rc = dbuf_write(d, &m->new_packets, 0, (size_t)m->n_new * 8, new_host, 0, err);
-    cl_uint count = m->n_new, source = (cl_uint)m->sc.source;
-    cl_uint count_word = CTL_COUNT + (cl_uint)(plan->index % 3);
-    if (!rc)
-        rc = kernel_args_cached(d, m->k_inject, &m->inject_args, "inject", err, 0, 9,
-                                KARG(count), KBUF(m->new_packets), KARG(source), KARG(m->words),
-                                KBUF(m->slot_packet), KBUF(m->seen), KBUF(m->frontier[m->cur]),
-                                KBUF(m->ctl), KARG(count_word));
-    if (!rc)
-        rc = enqueue_1d(d, m->k_inject, "inject", (size_t)count * m->words, m->ls_inject, ev, err);
+    /* Cleared by this window's kernel: free for any later window (the queue is in order). */
+    for (uint32_t i = 0; i < m->n_dirty; i++) {
+        dh[2 * m->n_new + i] = m->dirty_slots[i];
+        m->free_slots[m->n_free++] = m->dirty_slots[i];
+    }
+    *desc = dh;
+    *len = need;
+    *n_clear = m->n_dirty;
+    m->n_dirty = 0;
+    if (need > 16) {
+        if ((size_t)need * 4 > m->desc.bytes) {
+            flood_forget_args(m);
+            rc = dbuf_grow(d, &m->desc, (size_t)need * 8, 0, &m->acc, "window descriptors", err);
+        }
+        /* Not blocking: the host array stays untouched until this window has been read back. */
+        if (!rc)
+            rc = dbuf_write(d, &m->desc, 0, (size_t)need * 4, dh, 0, err);
+    }
     return rc;
 }
 
@@ -208,22 +210,29 @@ static int run_transmit(struct model *m, const window_plan *plan, cl_event *ev, 
         if (rc)
             return rc;
     }
+    uint32_t *dh = NULL, dlen = 0;
+    cl_uint n_clear = 0;
+    int rc = assign_packets(m, plan, &dh, &dlen, &n_clear, err);
     /* Static scenarios: the relays of this window fit in the next frontier whenever the degree
      * bound is within budget, which lets the loop run ahead. Otherwise (mobile scenarios, or a
      * bound too large) the frontier grows on demand: overflow spills and is gathered when the
-     * window is read back, before the next one is enqueued. */
+     * window is read back, before the next one is enqueued. (Slots are assigned by now, so the
+     * packets in flight include this window's new ones.) */
     uint64_t relays_bound = min_u64(m->entries_bound * m->max_degree,
-                                    (uint64_t)(m->slots - m->n_free) * m->n);
-    int rc = 0;
+                                    (uint64_t)(m->slots - m->n_free - m->n_dirty) * m->n);
     int sized = !m->mobile && !m->force_sync && relays_bound <= m->lag_budget;
-    if (sized)
+    if (!rc && sized)
         rc = ensure_frontier(m, nxt, relays_bound, err);
     rc = rc ? rc : ensure_frontier(m, cur, m->entries_bound, err);
     rc = rc ? rc : prepare_counts(m, plan->index, err);
+    cl_uint16 inline_desc;
+    memset(&inline_desc, 0, sizeof inline_desc);
+    if (dlen <= 16 && dh)
+        memcpy(&inline_desc, dh, (size_t)dlen * 4);
     cl_uint in_word = CTL_COUNT + (cl_uint)(plan->index % 3);
     cl_uint out_word = CTL_COUNT + (cl_uint)((plan->index + 1) % 3);
     cl_uint clear_word = CTL_COUNT + (cl_uint)((plan->index + 2) % 3);
-    cl_uint extra = m->n_new, stamp = (cl_uint)(plan->index + 1);
+    cl_uint n_new = m->n_new, stamp = (cl_uint)(plan->index + 1);
     cl_long T = plan->begin, L = m->L, start = sc->start_ns, interval = sc->interval_ns;
     cl_long duration = sc->duration_ns;
     cl_ulong thr = sc->drop_threshold;
@@ -235,8 +244,9 @@ static int run_transmit(struct model *m, const window_plan *plan, cl_event *ev, 
     size_t ls = m->ls_transmit;
     const char *name = m->mobile ? "transmit_mobile" : "transmit";
     if (!rc)
-        rc = kernel_args_cached(d, m->k_transmit, &m->transmit_args, name, err, 0, 28,
-                                KBUF(m->frontier[cur]), KARG(in_word), KARG(extra),
+        rc = kernel_args_cached(d, m->k_transmit, &m->transmit_args, name, err, 0, 31,
+                                KBUF(m->frontier[cur]), KARG(in_word), KARG(n_new),
+                                KARG(n_clear), KARG(inline_desc), KBUF(m->desc),
                                 KBUF(m->frontier[nxt]), KARG(m->capacity[nxt]), KARG(out_word),
                                 KARG(clear_word), KBUF(m->ctl), KARG(stamp), KBUF(m->seen),
                                 KBUF(m->spill), KARG(m->words), KBUF(m->slot_packet), KARG(T),
@@ -247,12 +257,12 @@ static int run_transmit(struct model *m, const window_plan *plan, cl_event *ev, 
     if (!rc && m->mobile) {
         cl_ulong range2 = (cl_ulong)sc->range_mm * (cl_ulong)sc->range_mm;
         const cell_grid *g = &m->grid;
-        rc = kernel_args_cached(d, m->k_transmit, &m->transmit_args, name, err, 28, 8,
+        rc = kernel_args_cached(d, m->k_transmit, &m->transmit_args, name, err, 31, 8,
                                 KBUF(m->pos), KARG(range2), KARG(g->side), KARG(g->nx),
                                 KARG(g->ny), KARG(g->nz), KBUF(m->cells.start),
                                 KBUF(m->cells.nodes));
     } else if (!rc) {
-        rc = kernel_args_cached(d, m->k_transmit, &m->transmit_args, name, err, 28, 2,
+        rc = kernel_args_cached(d, m->k_transmit, &m->transmit_args, name, err, 31, 2,
                                 KBUF(m->offsets), KBUF(m->neighbours));
     }
     size_t groups = (size_t)((m->entries_bound + ls - 1) / ls);
@@ -278,8 +288,6 @@ static int flood_run_set(struct model *m, const window_plan *plan, const event_s
         return flood_move(m, plan->index, &evs[(*n_evs)++], err);
     case FLOOD_BIN:
         return cell_lists_build(&m->cells, m->dev, &m->pos, evs, n_evs, err);
-    case FLOOD_INJECT:
-        return run_inject(m, plan, &evs[(*n_evs)++], err);
     case FLOOD_TRANSMIT:
         return run_transmit(m, plan, &evs[(*n_evs)++], err);
     default:
@@ -330,7 +338,7 @@ static void retire_packets(struct model *m, int64_t w, const uint32_t *alive)
             if (life > m->longest_life)
                 m->longest_life = life;
             m->slot_pkt[s] = -1;
-            m->free_slots[m->n_free++] = s;
+            m->dirty_slots[m->n_dirty++] = s;
         }
     }
 }
