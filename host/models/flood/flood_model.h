@@ -63,6 +63,10 @@ struct model {
         int overflow_safe;  /* its relays were bounded within the next frontier */
     } rb[2];
     int rb_head, rb_count;
+    /* Both read-back areas live in one pinned host buffer (CL_MEM_ALLOC_HOST_PTR, mapped for
+     * the whole run): drivers copy into pinned memory directly, without a staging copy. */
+    cl_mem pinned;
+    uint32_t *pinned_map;
 
     int64_t *slot_pkt;      /* packet held by each slot, -1 when free */
     uint32_t *free_slots, n_free;  /* free slots with clear bitsets */
@@ -94,5 +98,7 @@ uint64_t flood_counter(const struct model *m, int word);
 /* After any buffer was reallocated: a new buffer may reuse the handle value of a freed one,
  * so cached kernel arguments cannot be trusted. */
 void flood_forget_args(struct model *m);
+/* (Re)makes the pinned read-back areas for the current slot count; none may be pending. */
+int flood_readback_areas(struct model *m, cn_error *err);
 
 #endif

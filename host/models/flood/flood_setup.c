@@ -15,6 +15,41 @@ static uint32_t env_u32(const char *name, uint32_t fallback)
     return (*end == '\0' && x > 0 && x < 0x7fffffffUL) ? (uint32_t)x : fallback;
 }
 
+static void release_pinned(struct model *m)
+{
+    if (m->pinned && m->pinned_map)
+        clEnqueueUnmapMemObject(m->dev->queue, m->pinned, m->pinned_map, 0, NULL, NULL);
+    if (m->pinned) {
+        clFinish(m->dev->queue);
+        clReleaseMemObject(m->pinned);
+    }
+    m->pinned = NULL;
+    m->pinned_map = NULL;
+    m->rb[0].words = m->rb[1].words = NULL;
+}
+
+int flood_readback_areas(struct model *m, cn_error *err)
+{
+    device_ctx *d = m->dev;
+    release_pinned(m);
+    size_t area = (size_t)CTL_WORDS + m->slots, bytes = 2 * area * 4;
+    cl_int st;
+    m->pinned = clCreateBuffer(d->context, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, bytes, NULL,
+                               &st);
+    if (st != CL_SUCCESS)
+        return cl_check(st, "clCreateBuffer(pinned read-back areas)", d->info.name, err);
+    m->pinned_map = clEnqueueMapBuffer(d->queue, m->pinned, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE,
+                                       0, bytes, 0, NULL, NULL, &st);
+    if (st != CL_SUCCESS) {
+        m->pinned_map = NULL;
+        return cl_check(st, "clEnqueueMapBuffer(pinned read-back areas)", d->info.name, err);
+    }
+    memset(m->pinned_map, 0, bytes);
+    m->rb[0].words = m->pinned_map;
+    m->rb[1].words = m->pinned_map + area;
+    return 0;
+}
+
 void flood_forget_args(struct model *m)
 {
     memset(&m->transmit_args, 0, sizeof m->transmit_args);
@@ -239,13 +274,12 @@ static int alloc_packets(struct model *m, cn_error *err)
     m->slot_pkt = malloc((size_t)s * sizeof *m->slot_pkt);
     m->born_window = malloc((size_t)s * sizeof *m->born_window);
     m->free_slots = malloc((size_t)s * sizeof *m->free_slots);
-    m->rb[0].words = calloc((size_t)CTL_WORDS + s, sizeof *m->rb[0].words);
-    m->rb[1].words = calloc((size_t)CTL_WORDS + s, sizeof *m->rb[1].words);
+    if (flood_readback_areas(m, err) != 0)
+        return err->code;
     m->desc_host[0] = malloc((size_t)64 * sizeof *m->desc_host[0]);
     m->desc_host[1] = malloc((size_t)64 * sizeof *m->desc_host[1]);
     m->dirty_slots = malloc((size_t)s * sizeof *m->dirty_slots);
-    if (!m->slot_pkt || !m->born_window || !m->free_slots || !m->rb[0].words ||
-        !m->rb[1].words || !m->desc_host[0] || !m->desc_host[1] || !m->dirty_slots)
+    if (!m->slot_pkt || !m->born_window || !m->free_slots || !m->desc_host[0] || !m->desc_host[1] || !m->dirty_slots)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for packet slots");
     for (uint32_t i = 0; i < s; i++) {
         m->slot_pkt[i] = -1;
@@ -255,7 +289,8 @@ static int alloc_packets(struct model *m, cn_error *err)
     return 0;
 }
 
-/* More packets in flight than slots: double them. Seen bitsets and slot packets are copied;
+/* More packets in flight than slots: double them. Called with no read-back pending (the caller
+ * drained them), so the read-back areas can be remade. Seen bitsets and slot packets are copied;
  * spill bits are always clear between windows; liveness is only compared with the stamp of
  * the window under way, which no new slot can hold. */
 int flood_grow_slots(struct model *m, cn_error *err)
@@ -297,22 +332,14 @@ int flood_grow_slots(struct model *m, cn_error *err)
     uint32_t *ds = realloc(m->dirty_slots, (size_t)s * sizeof *ds);
     if (ds)
         m->dirty_slots = ds;
-    /* Called with no read-back pending (the caller drained them), so the host copies of
-     * liveness can move. */
-    uint32_t *a0 = realloc(m->rb[0].words, ((size_t)CTL_WORDS + s) * sizeof *a0);
-    if (a0)
-        m->rb[0].words = a0;
-    uint32_t *a1 = realloc(m->rb[1].words, ((size_t)CTL_WORDS + s) * sizeof *a1);
-    if (a1)
-        m->rb[1].words = a1;
-    if (!sp || !bw || !fs || !ds || !a0 || !a1)
+    if (!sp || !bw || !fs || !ds)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for packet slots");
     for (uint32_t i = old; i < s; i++)
         m->slot_pkt[i] = -1;
     for (uint32_t i = s; i > old; i--)
         m->free_slots[m->n_free++] = i - 1;
     m->slots = s;
-    return 0;
+    return flood_readback_areas(m, err);
 }
 
 static void area_extent(struct model *m)
@@ -414,11 +441,10 @@ void flood_destroy(struct model *m)
     free(m->slot_pkt);
     free(m->born_window);
     free(m->free_slots);
-    for (int r = 0; r < 2; r++) {
+    for (int r = 0; r < 2; r++)
         if (m->rb[r].ev)
             clReleaseEvent(m->rb[r].ev);
-        free(m->rb[r].words);
-    }
+    release_pinned(m);
     free(m->desc_host[0]);
     free(m->desc_host[1]);
     free(m->dirty_slots);
