@@ -4,7 +4,13 @@ execute_process(COMMAND git rev-parse --short=12 HEAD WORKING_DIRECTORY ${SRC}
                 OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET
                 RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0 OR commit STREQUAL "")
-  set(commit "unknown")
+  # A copy of the tree without .git (an exported source, a remote build machine) can say
+  # which commit it is through the environment.
+  if(DEFINED ENV{CLNETSIM_COMMIT} AND NOT "$ENV{CLNETSIM_COMMIT}" STREQUAL "")
+    set(commit "$ENV{CLNETSIM_COMMIT}")
+  else()
+    set(commit "unknown")
+  endif()
 else()
   execute_process(COMMAND git status --porcelain --untracked-files=no WORKING_DIRECTORY ${SRC}
                   OUTPUT_VARIABLE dirty OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
