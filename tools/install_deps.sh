@@ -12,4 +12,4 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update
 # shellcheck disable=SC2086
-$SUDO apt-get install -y --no-install-recommends $packages
+$SUDO apt-get install -y $packages
