@@ -358,3 +358,112 @@ __kernel void gather_spill(__global uint *spill, uint total_words, uint words,
         out[at + atomic_inc(&ctl[CTL_GATHER])] = (uint2)(base_node + b, slot);
     }
 }
+
+/* ---- the same window, grouped by packet (CPU devices, static scenarios) ---------------- */
+
+/* Marks node j as having heard packet K: the caller owns the packet's bitset, so plain memory
+ * operations suffice. Returns 1 when j relays (same rules as receive()). */
+inline int receive_owned(uint j, uint k, long t, long tk, long h, const window_params *w,
+                         __global uint *bits, volatile __global uint *ctl, uint *first)
+{
+    uint bit = 1u << (j & 31u);
+    uint v = bits[j >> 5];
+    if (v & bit)
+        return 0;
+    bits[j >> 5] = v | bit;
+    (*first)++;
+    if (j == w->destination) {
+        atomic_inc(&ctl[CTL_DELIVERED]);
+        add64(&ctl[CTL_HOPS], (ulong)h);
+        add64(&ctl[CTL_LATENCY], (ulong)(t - tk));
+    }
+    if (w->ttl != 0u && h >= (long)w->ttl)
+        return 0;
+    uint4 r = philox_draw(w->key, j, k, STREAM_RELAY);
+    return (ulong)r.x >= w->drop_threshold;
+}
+
+/* One work-item per packet slot: the packet's transmissions of the window are the
+ * seg_in[slot].y nodes from in[seg_in[slot].x]; its seen bitset is written by this work-item
+ * only (no atomics, and it stays in the core's cache while the packet is handled), and its
+ * relays go to a run of the next frontier reserved at once: at most (transmissions x
+ * MAX_DEGREE), never more than the nodes. Work-items 0 .. N_NEW - 1 start the window's new
+ * packets (the descriptor's (slot, packet) pairs) with the source's transmission; the others
+ * handle slot gid - N_NEW and clear its input run after reading it, so that the runs of the
+ * next window's output (this buffer, two windows on) start empty and only packets that
+ * transmit write theirs. */
+__kernel void transmit_by_packet(
+    __global const uint *in, __global uint2 *seg_in, uint n_new, uint n_clear,
+    uint16 inline_desc, __global const uint *desc, __global uint *out, __global uint2 *seg_out,
+    uint capacity, uint out_word, uint clear_word, uint reserve_word, uint reserve_clear_word,
+    volatile __global uint *ctl, uint stamp, __global uint *seen, uint words,
+    __global uint *slot_packet, uint slots, uint n, uint max_degree, long T, long L, long start,
+    long interval, long duration, ulong drop_threshold, uint2 key, uint source,
+    uint destination, uint ttl, __global const uint *offsets, __global const uint *neighbours)
+{
+    window_params w = {T, L, start, interval, duration, drop_threshold, key,
+                       source, destination, ttl, words};
+    __global uint *alive = (__global uint *)ctl + CTL_WORDS;
+    uint inline_words[16];
+    vstore16(inline_desc, 0, inline_words);
+    int use_inline = 2 * n_new + n_clear <= 16;
+    size_t gid = get_global_id(0);
+    if (gid == 0) {
+        ctl[clear_word] = 0u;
+        ctl[reserve_clear_word] = 0u;
+    }
+    for (size_t c = gid; c < (size_t)n_clear * words; c += get_global_size(0))
+        seen[(size_t)DESCRIPTOR(2 * n_new + (uint)(c / words)) * words + c % words] = 0u;
+    if (gid >= (size_t)n_new + slots)
+        return;
+    uint slot, k, first_entry = 0, n_entries;
+    int fresh = gid < n_new;
+    if (fresh) {
+        slot = DESCRIPTOR(2 * gid);
+        k = DESCRIPTOR(2 * gid + 1);
+        slot_packet[slot] = k;
+        seen[(size_t)slot * words + (source >> 5)] |= 1u << (source & 31u);
+        n_entries = 1;
+    } else {
+        slot = (uint)gid - n_new;
+        uint2 sg = seg_in[slot];
+        first_entry = sg.x;
+        n_entries = sg.y;
+        if (n_entries == 0) /* nothing in flight here (or a slot a new packet takes) */
+            return;
+        seg_in[slot] = (uint2)(0u, 0u);
+        k = slot_packet[slot];
+    }
+    long tk = start + (long)k * interval;
+    long h = packet_hop(T, L, tk);
+    long t = tk + (h - 1) * L;
+    if (duration != 0 && t >= duration)
+        return;
+    ulong room = min((ulong)n_entries * max_degree, (ulong)n);
+    uint base = atomic_add(&ctl[reserve_word], (uint)room);
+    if ((ulong)base + room > capacity) { /* the host sizes the frontier so this never happens */
+        atomic_or(&ctl[CTL_OVERFLOW], 1u);
+        return;
+    }
+    __global uint *bits = seen + (size_t)slot * words;
+    uint n_rx = 0, n_first = 0, made = 0;
+    for (uint e = 0; e < n_entries; e++) {
+        uint i = fresh ? source : in[first_entry + e];
+        uint a = offsets[i], b = offsets[i + 1];
+        n_rx += b - a;
+        for (uint q = a; q < b; q++) {
+            uint j = neighbours[q];
+            if (receive_owned(j, k, t, tk, h, &w, bits, ctl, &n_first))
+                out[base + made++] = j;
+        }
+    }
+    if (made) {
+        seg_out[slot] = (uint2)(base, made);
+        alive[slot] = stamp;
+        atomic_add(&ctl[out_word], made);
+    }
+    add64(&ctl[CTL_TX], n_entries);
+    add64(&ctl[CTL_RX], n_rx);
+    if (n_first)
+        add64(&ctl[CTL_FIRST], n_first);
+}

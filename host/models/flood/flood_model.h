@@ -3,6 +3,7 @@
 #define CLNETSIM_FLOOD_MODEL_H
 #include <stdint.h>
 
+#include "cl/flood_layout.clh"
 #include "engine/cell_lists.h"
 #include "engine/dbuf.h"
 #include "models/flood/flood.h"
@@ -18,8 +19,13 @@ struct model {
     uint64_t extent[3];     /* area sides in mm for placement and waypoints */
 
     cl_program prog;
-    cl_kernel k_place, k_rwp_init, k_move, k_csr_count, k_csr_fill, k_transmit, k_gather;
-    size_t ls_place, ls_move, ls_csr, ls_transmit, ls_gather;
+    cl_kernel k_place, k_rwp_init, k_move, k_csr_count, k_csr_fill, k_transmit, k_gather,
+        k_by_packet;
+    size_t ls_place, ls_move, ls_csr, ls_transmit, ls_gather, ls_by_packet;
+    /* CPU devices, static scenarios: windows grouped by packet (transmit_by_packet); the
+     * frontier is then node ids in one run per slot, seg[b][slot] = (first, count). */
+    int by_packet;
+    dbuf seg[2];
 
     /* flows */
     dbuf pos, waypoint, speed, leg, pause_end;
@@ -33,7 +39,7 @@ struct model {
     dbuf seen, spill, slot_packet;
     dbuf desc;              /* window descriptors too large for the kernel argument */
     dbuf ctl;               /* CTL_WORDS control words, then one liveness stamp per slot */
-    karg_cache transmit_args;
+    karg_cache transmit_args, by_packet_args;
     int64_t counts_clean;   /* window whose three count words are known to be right */
     dbuf frontier[2];
     uint32_t capacity[2];   /* entries of each frontier buffer */
@@ -71,7 +77,7 @@ struct model {
     int64_t *slot_pkt;      /* packet held by each slot, -1 when free */
     uint32_t *free_slots, n_free;  /* free slots with clear bitsets */
     uint32_t *dirty_slots, n_dirty; /* retired slots whose bitsets the next window clears */
-    uint32_t ctl_host[16];
+    uint32_t ctl_host[CTL_WORDS];
     /* Window descriptors: (slot, packet) of each new packet, then the slots to clear. One
      * array per window parity: the non-blocking write of window w may still be queued while
      * window w + 1 is prepared. */

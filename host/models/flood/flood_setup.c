@@ -53,6 +53,7 @@ int flood_readback_areas(struct model *m, cn_error *err)
 void flood_forget_args(struct model *m)
 {
     memset(&m->transmit_args, 0, sizeof m->transmit_args);
+    memset(&m->by_packet_args, 0, sizeof m->by_packet_args);
 }
 
 uint64_t flood_counter(const struct model *m, int word)
@@ -97,6 +98,8 @@ static int create_kernels(struct model *m, cn_error *err)
                          &m->ls_transmit, err);
     if (!rc)
         rc = make_kernel(m, "gather_spill", &m->k_gather, &m->ls_gather, err);
+    if (!rc && !m->mobile)
+        rc = make_kernel(m, "transmit_by_packet", &m->k_by_packet, &m->ls_by_packet, err);
     return rc;
 }
 
@@ -239,6 +242,13 @@ static int alloc_packets(struct model *m, cn_error *err)
     const char *ra = getenv("CLNETSIM_TEST_RUN_AHEAD");
     if (ra && (ra[0] == '0' || ra[0] == '1') && ra[1] == '\0')
         m->force_sync = ra[0] == '0';
+    /* On a CPU the window is best handled packet by packet: each packet's bitset stays in one
+     * core's cache and needs no atomics (docs/benchmarks.md). It needs the degree bound, so
+     * static scenarios only; CLNETSIM_TEST_BY_PACKET=0|1 overrides, for the tests. */
+    m->by_packet = cpu && !m->mobile && m->force_sync;
+    const char *bp = getenv("CLNETSIM_TEST_BY_PACKET");
+    if (bp && (bp[0] == '0' || bp[0] == '1') && bp[1] == '\0')
+        m->by_packet = bp[0] == '1' && !m->mobile;
     m->planned = m->processed = -1;
     m->counts_clean = 0; /* all zero at the start */
     /* A frontier bound above this (entries) makes the loop read each window back instead:
@@ -266,6 +276,11 @@ static int alloc_packets(struct model *m, cn_error *err)
         rc = dbuf_zero(d, &m->ctl, 0, ((size_t)CTL_WORDS + s) * 4, err);
     for (int b = 0; b < 2 && !rc; b++)
         rc = dbuf_alloc(d, &m->frontier[b], (size_t)cap * 8, &m->acc, "frontier", err);
+    for (int b = 0; b < 2 && !rc && m->by_packet; b++) {
+        rc = dbuf_alloc(d, &m->seg[b], (size_t)s * 8, &m->acc, "packet runs", err);
+        if (!rc)
+            rc = dbuf_zero(d, &m->seg[b], 0, (size_t)s * 8, err);
+    }
     if (!rc)
         rc = dbuf_alloc(d, &m->desc, 64 * 4, &m->acc, "window descriptors", err);
     if (rc)
@@ -305,6 +320,12 @@ int flood_grow_slots(struct model *m, cn_error *err)
                        err);
     if (!rc) /* the new slots go straight to the free list: clear */
         rc = dbuf_zero(d, &m->seen, old * slot_bytes, (s - old) * slot_bytes, err);
+    for (int b = 0; b < 2 && !rc && m->by_packet; b++) { /* runs in flight are kept */
+        rc = dbuf_grow(d, &m->seg[b], (size_t)s * 8, (size_t)old * 8, &m->acc, "packet runs",
+                       err);
+        if (!rc)
+            rc = dbuf_zero(d, &m->seg[b], (size_t)old * 8, (size_t)(s - old) * 8, err);
+    }
     if (!rc)
         rc = dbuf_grow(d, &m->spill, s * slot_bytes, 0, &m->acc, "spill bitsets", err);
     if (!rc)
@@ -426,13 +447,14 @@ void flood_destroy(struct model *m)
     if (!m)
         return;
     dbuf *bufs[] = {&m->pos, &m->waypoint, &m->speed, &m->leg, &m->pause_end, &m->offsets,
-                    &m->neighbours, &m->seen, &m->spill, &m->slot_packet, &m->ctl, &m->desc, &m->frontier[0], &m->frontier[1]};
+                    &m->neighbours, &m->seen, &m->spill, &m->slot_packet, &m->ctl, &m->desc,
+                    &m->seg[0], &m->seg[1], &m->frontier[0], &m->frontier[1]};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         dbuf_release(bufs[i], &m->acc);
     cell_lists_free(&m->cells, &m->acc);
     scan_free(&m->node_scan, &m->acc);
     cl_kernel ks[] = {m->k_place, m->k_rwp_init, m->k_move, m->k_csr_count, m->k_csr_fill,
-                      m->k_transmit, m->k_gather};
+                      m->k_transmit, m->k_gather, m->k_by_packet};
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
         if (ks[i])
             clReleaseKernel(ks[i]);

@@ -108,14 +108,15 @@ static int ensure_frontier(struct model *m, int b, uint64_t need, cn_error *err)
 
 static int process_until(struct model *m, int64_t window, cn_error *err);
 
-/* The count words of window W are right when window W - 1 ran its transmit kernel (it set the
- * relays and cleared the next word); after idle windows they are all zero, written here. */
+/* The count and reservation words of window W are right when window W - 1 ran its transmit
+ * kernel (it set the relays and cleared the next words); after idle windows they are all zero,
+ * written here. */
 static int prepare_counts(struct model *m, int64_t w, cn_error *err)
 {
     if (m->counts_clean == w)
         return 0;
     m->counts_clean = w;
-    return dbuf_zero(m->dev, &m->ctl, CTL_COUNT * 4, 3 * 4, err);
+    return dbuf_zero(m->dev, &m->ctl, CTL_COUNT * 4, (CTL_GATHER - CTL_COUNT) * 4, err);
 }
 
 /* Gives each new packet of the window a free slot; returns the window descriptor (new
@@ -200,10 +201,77 @@ static int queue_readback(struct model *m, int64_t w, cl_uint out_word, int out_
     return cl_check(clFlush(m->dev->queue), "clFlush", m->dev->info.name, err);
 }
 
+/* The window grouped by packet (CPU devices, static scenarios). */
+static int run_transmit_by_packet(struct model *m, const window_plan *plan, cl_event *ev,
+                                  cn_error *err)
+{
+    device_ctx *d = m->dev;
+    const scenario *sc = &m->sc;
+    int cur = m->cur, nxt = cur ^ 1;
+    if (m->rb_count == 2) { /* at most two windows in flight */
+        int rc = process_until(m, m->rb[m->rb_head].window, err);
+        if (rc)
+            return rc;
+    }
+    uint32_t *dh = NULL, dlen = 0;
+    cl_uint n_clear = 0;
+    int rc = assign_packets(m, plan, &dh, &dlen, &n_clear, err);
+    /* Each packet reserves (its transmissions x the maximum degree), at most N: the window's
+     * reservations fit in the frontier sized here. */
+    uint64_t room = min_u64(m->entries_bound * m->max_degree,
+                            (uint64_t)(m->slots - m->n_free - m->n_dirty) * m->n);
+    if (!rc)
+        rc = ensure_frontier(m, nxt, room, err);
+    rc = rc ? rc : prepare_counts(m, plan->index, err);
+    cl_uint16 inline_desc;
+    memset(&inline_desc, 0, sizeof inline_desc);
+    if (dlen <= 16 && dh)
+        memcpy(&inline_desc, dh, (size_t)dlen * 4);
+    int64_t w = plan->index;
+    cl_uint out_word = CTL_COUNT + (cl_uint)((w + 1) % 3);
+    cl_uint clear_word = CTL_COUNT + (cl_uint)((w + 2) % 3);
+    cl_uint reserve_word = CTL_RESERVE + (cl_uint)(w % 2);
+    cl_uint reserve_clear_word = CTL_RESERVE + (cl_uint)((w + 1) % 2);
+    cl_uint n_new = m->n_new, stamp = (cl_uint)(w + 1);
+    cl_long T = plan->begin, L = m->L, start = sc->start_ns, interval = sc->interval_ns;
+    cl_long duration = sc->duration_ns;
+    cl_ulong thr = sc->drop_threshold;
+    cl_uint2 key;
+    key.s[0] = (cl_uint)sc->seed;
+    key.s[1] = (cl_uint)(sc->seed >> 32);
+    cl_uint source = (cl_uint)sc->source, dest = (cl_uint)sc->destination;
+    cl_uint ttl = sc->ttl > 0xffffffffLL ? 0xffffffffu : (cl_uint)sc->ttl;
+    if (!rc)
+        rc = kernel_args_cached(d, m->k_by_packet, &m->by_packet_args, "transmit_by_packet", err,
+                                0, 33, KBUF(m->frontier[cur]), KBUF(m->seg[cur]), KARG(n_new),
+                                KARG(n_clear), KARG(inline_desc), KBUF(m->desc),
+                                KBUF(m->frontier[nxt]), KBUF(m->seg[nxt]),
+                                KARG(m->capacity[nxt]), KARG(out_word), KARG(clear_word),
+                                KARG(reserve_word), KARG(reserve_clear_word), KBUF(m->ctl),
+                                KARG(stamp), KBUF(m->seen), KARG(m->words),
+                                KBUF(m->slot_packet), KARG(m->slots), KARG(m->n),
+                                KARG(m->max_degree), KARG(T), KARG(L), KARG(start),
+                                KARG(interval), KARG(duration), KARG(thr), KARG(key),
+                                KARG(source), KARG(dest), KARG(ttl), KBUF(m->offsets),
+                                KBUF(m->neighbours));
+    if (!rc)
+        rc = enqueue_1d(d, m->k_by_packet, "transmit_by_packet", (size_t)n_new + m->slots,
+                        m->ls_by_packet, ev, err);
+    if (!rc)
+        rc = queue_readback(m, plan->index, out_word, nxt, 1, err);
+    if (!rc)
+        m->transmitted = 1;
+    m->counts_clean = plan->index + 1;
+    m->cur = nxt;
+    return rc;
+}
+
 static int run_transmit(struct model *m, const window_plan *plan, cl_event *ev, cn_error *err)
 {
     device_ctx *d = m->dev;
     const scenario *sc = &m->sc;
+    if (m->by_packet)
+        return run_transmit_by_packet(m, plan, ev, err);
     int cur = m->cur, nxt = cur ^ 1;
     if (m->rb_count == 2) { /* at most two windows in flight */
         int rc = process_until(m, m->rb[m->rb_head].window, err);
@@ -357,6 +425,9 @@ static int process_until(struct model *m, int64_t w, cn_error *err)
         if (rc)
             return rc;
         uint32_t relays = r->words[r->out_word];
+        if (r->words[CTL_OVERFLOW])
+            return cn_fail(err, CN_ERR_RUNTIME, "internal error: window %lld reserved more "
+                           "frontier than it was given", (long long)r->window);
         if (relays > r->out_capacity) {
             if (r->window != m->planned)
                 return cn_fail(err, CN_ERR_RUNTIME, "internal error: window %lld made %u "
