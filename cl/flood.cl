@@ -184,6 +184,23 @@ inline void append_relay(uint j, uint slot, __local uint *l_n, __local uint2 *lb
     alive[slot] = stamp;
 }
 
+/* What follows node j's first reception of packet k at time t with hop count h (MODEL.md):
+ * a delivery at the destination, then j relays unless the ttl stops it or the relay draw
+ * {j, k, 1, 0} says drop. Returns 1 when j relays. */
+inline int after_first_reception(uint j, uint k, long t, long tk, long h,
+                                 const window_params *w, volatile __global uint *ctl)
+{
+    if (j == w->destination) {
+        atomic_inc(&ctl[CTL_DELIVERED]);
+        add64(&ctl[CTL_HOPS], (ulong)h);
+        add64(&ctl[CTL_LATENCY], (ulong)(t - tk));
+    }
+    if (w->ttl != 0u && h >= (long)w->ttl)
+        return 0;
+    uint4 r = philox_draw(w->key, j, k, STREAM_RELAY);
+    return (ulong)r.x >= w->drop_threshold;
+}
+
 /* Node j hears packet k (slot) at time t with hop count h. Returns 1 when this is j's first
  * reception and j relays. Exactly one of the simultaneous transmitters wins the atomic_or;
  * since all of them carry the same (t, h), who wins cannot change the outcome. */
@@ -197,15 +214,7 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
     if (atomic_or(word, bit) & bit)
         return 0;
     (*first)++;
-    if (j == w->destination) {
-        atomic_inc(&ctl[CTL_DELIVERED]);
-        add64(&ctl[CTL_HOPS], (ulong)h);
-        add64(&ctl[CTL_LATENCY], (ulong)(t - tk));
-    }
-    if (w->ttl != 0u && h >= (long)w->ttl)
-        return 0;
-    uint4 r = philox_draw(w->key, j, k, STREAM_RELAY);
-    return (ulong)r.x >= w->drop_threshold;
+    return after_first_reception(j, k, t, tk, h, w, ctl);
 }
 
 /* A window's entries are in[0 .. ctl[in_word]), the relays of the last window, followed by the
@@ -372,15 +381,7 @@ inline int receive_owned(uint j, uint k, long t, long tk, long h, const window_p
         return 0;
     bits[j >> 5] = v | bit;
     (*first)++;
-    if (j == w->destination) {
-        atomic_inc(&ctl[CTL_DELIVERED]);
-        add64(&ctl[CTL_HOPS], (ulong)h);
-        add64(&ctl[CTL_LATENCY], (ulong)(t - tk));
-    }
-    if (w->ttl != 0u && h >= (long)w->ttl)
-        return 0;
-    uint4 r = philox_draw(w->key, j, k, STREAM_RELAY);
-    return (ulong)r.x >= w->drop_threshold;
+    return after_first_reception(j, k, t, tk, h, w, ctl);
 }
 
 /* One work-item per packet slot: the packet's transmissions of the window are the

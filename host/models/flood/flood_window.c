@@ -201,12 +201,35 @@ static int queue_readback(struct model *m, int64_t w, cl_uint out_word, int out_
     return cl_check(clFlush(m->dev->queue), "clFlush", m->dev->info.name, err);
 }
 
+/* The scenario's parameters of a window, as the transmit kernels take them. */
+typedef struct window_args {
+    cl_long T, L, start, interval, duration;
+    cl_ulong thr;
+    cl_uint2 key;
+    cl_uint source, dest, ttl;
+} window_args;
+
+static void window_args_fill(window_args *a, const struct model *m, const window_plan *plan)
+{
+    const scenario *sc = &m->sc;
+    a->T = plan->begin;
+    a->L = m->L;
+    a->start = sc->start_ns;
+    a->interval = sc->interval_ns;
+    a->duration = sc->duration_ns;
+    a->thr = sc->drop_threshold;
+    a->key.s[0] = (cl_uint)sc->seed;
+    a->key.s[1] = (cl_uint)(sc->seed >> 32);
+    a->source = (cl_uint)sc->source;
+    a->dest = (cl_uint)sc->destination;
+    a->ttl = sc->ttl > 0xffffffffLL ? 0xffffffffu : (cl_uint)sc->ttl;
+}
+
 /* The window grouped by packet (CPU devices, static scenarios). */
 static int run_transmit_by_packet(struct model *m, const window_plan *plan, cl_event *ev,
                                   cn_error *err)
 {
     device_ctx *d = m->dev;
-    const scenario *sc = &m->sc;
     int cur = m->cur, nxt = cur ^ 1;
     if (m->rb_count == 2) { /* at most two windows in flight */
         int rc = process_until(m, m->rb[m->rb_head].window, err);
@@ -233,14 +256,8 @@ static int run_transmit_by_packet(struct model *m, const window_plan *plan, cl_e
     cl_uint reserve_word = CTL_RESERVE + (cl_uint)(w % 2);
     cl_uint reserve_clear_word = CTL_RESERVE + (cl_uint)((w + 1) % 2);
     cl_uint n_new = m->n_new, stamp = (cl_uint)(w + 1);
-    cl_long T = plan->begin, L = m->L, start = sc->start_ns, interval = sc->interval_ns;
-    cl_long duration = sc->duration_ns;
-    cl_ulong thr = sc->drop_threshold;
-    cl_uint2 key;
-    key.s[0] = (cl_uint)sc->seed;
-    key.s[1] = (cl_uint)(sc->seed >> 32);
-    cl_uint source = (cl_uint)sc->source, dest = (cl_uint)sc->destination;
-    cl_uint ttl = sc->ttl > 0xffffffffLL ? 0xffffffffu : (cl_uint)sc->ttl;
+    window_args a;
+    window_args_fill(&a, m, plan);
     if (!rc)
         rc = kernel_args_cached(d, m->k_by_packet, &m->by_packet_args, "transmit_by_packet", err,
                                 0, 33, KBUF(m->frontier[cur]), KBUF(m->seg[cur]), KARG(n_new),
@@ -250,9 +267,9 @@ static int run_transmit_by_packet(struct model *m, const window_plan *plan, cl_e
                                 KARG(reserve_word), KARG(reserve_clear_word), KBUF(m->ctl),
                                 KARG(stamp), KBUF(m->seen), KARG(m->words),
                                 KBUF(m->slot_packet), KARG(m->slots), KARG(m->n),
-                                KARG(m->max_degree), KARG(T), KARG(L), KARG(start),
-                                KARG(interval), KARG(duration), KARG(thr), KARG(key),
-                                KARG(source), KARG(dest), KARG(ttl), KBUF(m->offsets),
+                                KARG(m->max_degree), KARG(a.T), KARG(a.L), KARG(a.start),
+                                KARG(a.interval), KARG(a.duration), KARG(a.thr), KARG(a.key),
+                                KARG(a.source), KARG(a.dest), KARG(a.ttl), KBUF(m->offsets),
                                 KBUF(m->neighbours));
     if (!rc)
         rc = enqueue_1d(d, m->k_by_packet, "transmit_by_packet", (size_t)n_new + m->slots,
@@ -301,14 +318,8 @@ static int run_transmit(struct model *m, const window_plan *plan, cl_event *ev, 
     cl_uint out_word = CTL_COUNT + (cl_uint)((plan->index + 1) % 3);
     cl_uint clear_word = CTL_COUNT + (cl_uint)((plan->index + 2) % 3);
     cl_uint n_new = m->n_new, stamp = (cl_uint)(plan->index + 1);
-    cl_long T = plan->begin, L = m->L, start = sc->start_ns, interval = sc->interval_ns;
-    cl_long duration = sc->duration_ns;
-    cl_ulong thr = sc->drop_threshold;
-    cl_uint2 key;
-    key.s[0] = (cl_uint)sc->seed;
-    key.s[1] = (cl_uint)(sc->seed >> 32);
-    cl_uint source = (cl_uint)sc->source, dest = (cl_uint)sc->destination;
-    cl_uint ttl = sc->ttl > 0xffffffffLL ? 0xffffffffu : (cl_uint)sc->ttl;
+    window_args a;
+    window_args_fill(&a, m, plan);
     size_t ls = m->ls_transmit;
     const char *name = m->mobile ? "transmit_mobile" : "transmit";
     if (!rc)
@@ -317,9 +328,10 @@ static int run_transmit(struct model *m, const window_plan *plan, cl_event *ev, 
                                 KARG(n_clear), KARG(inline_desc), KBUF(m->desc),
                                 KBUF(m->frontier[nxt]), KARG(m->capacity[nxt]), KARG(out_word),
                                 KARG(clear_word), KBUF(m->ctl), KARG(stamp), KBUF(m->seen),
-                                KBUF(m->spill), KARG(m->words), KBUF(m->slot_packet), KARG(T),
-                                KARG(L), KARG(start), KARG(interval), KARG(duration), KARG(thr),
-                                KARG(key), KARG(source), KARG(dest), KARG(ttl), KLOCAL(4),
+                                KBUF(m->spill), KARG(m->words), KBUF(m->slot_packet), KARG(a.T),
+                                KARG(a.L), KARG(a.start), KARG(a.interval), KARG(a.duration),
+                                KARG(a.thr), KARG(a.key), KARG(a.source), KARG(a.dest),
+                                KARG(a.ttl), KLOCAL(4),
                                 KLOCAL(2 * 4), KLOCAL(ls * 16), KLOCAL((size_t)m->lcap * 8),
                                 KARG(m->lcap));
     if (!rc && m->mobile) {
