@@ -225,57 +225,82 @@ static void window_args_fill(window_args *a, const struct model *m, const window
     a->ttl = sc->ttl > 0xffffffffLL ? 0xffffffffu : (cl_uint)sc->ttl;
 }
 
+/* What both transmit paths prepare before their kernel: at most two windows in flight, slots
+ * for the window's new packets and the descriptor, the bound on the relays it can make (slots
+ * are assigned by now, so the packets in flight include this window's new ones), the count
+ * words and the scenario's parameters. */
+typedef struct transmit_prep {
+    cl_uint n_clear;
+    cl_uint16 inline_desc;
+    uint64_t relays_bound;
+    cl_uint in_word, out_word, clear_word, stamp;
+    window_args a;
+} transmit_prep;
+
+static int prepare_transmit(struct model *m, const window_plan *plan, transmit_prep *p,
+                            cn_error *err)
+{
+    if (m->rb_count == 2) {
+        int rc = process_until(m, m->rb[m->rb_head].window, err);
+        if (rc)
+            return rc;
+    }
+    uint32_t *dh = NULL, dlen = 0;
+    p->n_clear = 0;
+    int rc = assign_packets(m, plan, &dh, &dlen, &p->n_clear, err);
+    if (!rc)
+        rc = prepare_counts(m, plan->index, err);
+    if (rc)
+        return rc;
+    p->relays_bound = min_u64(m->entries_bound * m->max_degree,
+                              (uint64_t)(m->slots - m->n_free - m->n_dirty) * m->n);
+    memset(&p->inline_desc, 0, sizeof p->inline_desc);
+    if (dlen <= 16 && dh)
+        memcpy(&p->inline_desc, dh, (size_t)dlen * 4);
+    int64_t w = plan->index;
+    p->in_word = CTL_COUNT + (cl_uint)(w % 3);
+    p->out_word = CTL_COUNT + (cl_uint)((w + 1) % 3);
+    p->clear_word = CTL_COUNT + (cl_uint)((w + 2) % 3);
+    p->stamp = (cl_uint)(w + 1);
+    window_args_fill(&p->a, m, plan);
+    return 0;
+}
+
 /* The window grouped by packet (CPU devices, static scenarios). */
 static int run_transmit_by_packet(struct model *m, const window_plan *plan, cl_event *ev,
                                   cn_error *err)
 {
     device_ctx *d = m->dev;
     int cur = m->cur, nxt = cur ^ 1;
-    if (m->rb_count == 2) { /* at most two windows in flight */
-        int rc = process_until(m, m->rb[m->rb_head].window, err);
-        if (rc)
-            return rc;
-    }
-    uint32_t *dh = NULL, dlen = 0;
-    cl_uint n_clear = 0;
-    int rc = assign_packets(m, plan, &dh, &dlen, &n_clear, err);
+    transmit_prep p;
+    int rc = prepare_transmit(m, plan, &p, err);
     /* Each packet reserves (its transmissions x the maximum degree), at most N: the window's
      * reservations fit in the frontier sized here. */
-    uint64_t room = min_u64(m->entries_bound * m->max_degree,
-                            (uint64_t)(m->slots - m->n_free - m->n_dirty) * m->n);
     if (!rc)
-        rc = ensure_frontier(m, nxt, room, err);
-    rc = rc ? rc : prepare_counts(m, plan->index, err);
-    cl_uint16 inline_desc;
-    memset(&inline_desc, 0, sizeof inline_desc);
-    if (dlen <= 16 && dh)
-        memcpy(&inline_desc, dh, (size_t)dlen * 4);
+        rc = ensure_frontier(m, nxt, p.relays_bound, err);
     int64_t w = plan->index;
-    cl_uint out_word = CTL_COUNT + (cl_uint)((w + 1) % 3);
-    cl_uint clear_word = CTL_COUNT + (cl_uint)((w + 2) % 3);
     cl_uint reserve_word = CTL_RESERVE + (cl_uint)(w % 2);
     cl_uint reserve_clear_word = CTL_RESERVE + (cl_uint)((w + 1) % 2);
-    cl_uint n_new = m->n_new, stamp = (cl_uint)(w + 1);
-    window_args a;
-    window_args_fill(&a, m, plan);
+    cl_uint n_new = m->n_new;
     if (!rc)
         rc = kernel_args_cached(d, m->k_by_packet, &m->by_packet_args, "transmit_by_packet", err,
                                 0, 33, KBUF(m->frontier[cur]), KBUF(m->seg[cur]), KARG(n_new),
-                                KARG(n_clear), KARG(inline_desc), KBUF(m->desc),
+                                KARG(p.n_clear), KARG(p.inline_desc), KBUF(m->desc),
                                 KBUF(m->frontier[nxt]), KBUF(m->seg[nxt]),
-                                KARG(m->capacity[nxt]), KARG(out_word), KARG(clear_word),
+                                KARG(m->capacity[nxt]), KARG(p.out_word), KARG(p.clear_word),
                                 KARG(reserve_word), KARG(reserve_clear_word), KBUF(m->ctl),
-                                KARG(stamp), KBUF(m->seen), KARG(m->words),
+                                KARG(p.stamp), KBUF(m->seen), KARG(m->words),
                                 KBUF(m->slot_packet), KARG(m->slots), KARG(m->n),
-                                KARG(m->max_degree), KARG(a.T), KARG(a.L), KARG(a.start),
-                                KARG(a.interval), KARG(a.duration), KARG(a.thr), KARG(a.key),
-                                KARG(a.source), KARG(a.dest), KARG(a.ttl), KBUF(m->offsets),
+                                KARG(m->max_degree), KARG(p.a.T), KARG(p.a.L), KARG(p.a.start),
+                                KARG(p.a.interval), KARG(p.a.duration), KARG(p.a.thr),
+                                KARG(p.a.key), KARG(p.a.source), KARG(p.a.dest), KARG(p.a.ttl),
+                                KBUF(m->offsets),
                                 KBUF(m->neighbours));
     if (!rc)
         rc = enqueue_1d(d, m->k_by_packet, "transmit_by_packet", (size_t)n_new + m->slots,
                         m->ls_by_packet, ev, err);
     if (!rc)
-        rc = queue_readback(m, plan->index, out_word, nxt, 1, err);
+        rc = queue_readback(m, plan->index, p.out_word, nxt, 1, err);
     if (!rc)
         m->transmitted = 1;
     m->counts_clean = plan->index + 1;
@@ -290,48 +315,30 @@ static int run_transmit(struct model *m, const window_plan *plan, cl_event *ev, 
     if (m->by_packet)
         return run_transmit_by_packet(m, plan, ev, err);
     int cur = m->cur, nxt = cur ^ 1;
-    if (m->rb_count == 2) { /* at most two windows in flight */
-        int rc = process_until(m, m->rb[m->rb_head].window, err);
-        if (rc)
-            return rc;
-    }
-    uint32_t *dh = NULL, dlen = 0;
-    cl_uint n_clear = 0;
-    int rc = assign_packets(m, plan, &dh, &dlen, &n_clear, err);
+    transmit_prep p;
+    int rc = prepare_transmit(m, plan, &p, err);
     /* Static scenarios: the relays of this window fit in the next frontier whenever the degree
      * bound is within budget, which lets the loop run ahead. Otherwise (mobile scenarios, or a
      * bound too large) the frontier grows on demand: overflow spills and is gathered when the
-     * window is read back, before the next one is enqueued. (Slots are assigned by now, so the
-     * packets in flight include this window's new ones.) */
-    uint64_t relays_bound = min_u64(m->entries_bound * m->max_degree,
-                                    (uint64_t)(m->slots - m->n_free - m->n_dirty) * m->n);
-    int sized = !m->mobile && !m->force_sync && relays_bound <= m->lag_budget;
+     * window is read back, before the next one is enqueued. */
+    int sized = !m->mobile && !m->force_sync && p.relays_bound <= m->lag_budget;
     if (!rc && sized)
-        rc = ensure_frontier(m, nxt, relays_bound, err);
+        rc = ensure_frontier(m, nxt, p.relays_bound, err);
     rc = rc ? rc : ensure_frontier(m, cur, m->entries_bound, err);
-    rc = rc ? rc : prepare_counts(m, plan->index, err);
-    cl_uint16 inline_desc;
-    memset(&inline_desc, 0, sizeof inline_desc);
-    if (dlen <= 16 && dh)
-        memcpy(&inline_desc, dh, (size_t)dlen * 4);
-    cl_uint in_word = CTL_COUNT + (cl_uint)(plan->index % 3);
-    cl_uint out_word = CTL_COUNT + (cl_uint)((plan->index + 1) % 3);
-    cl_uint clear_word = CTL_COUNT + (cl_uint)((plan->index + 2) % 3);
-    cl_uint n_new = m->n_new, stamp = (cl_uint)(plan->index + 1);
-    window_args a;
-    window_args_fill(&a, m, plan);
+    cl_uint n_new = m->n_new;
     size_t ls = m->ls_transmit;
     const char *name = m->mobile ? "transmit_mobile" : "transmit";
     if (!rc)
         rc = kernel_args_cached(d, m->k_transmit, &m->transmit_args, name, err, 0, 31,
-                                KBUF(m->frontier[cur]), KARG(in_word), KARG(n_new),
-                                KARG(n_clear), KARG(inline_desc), KBUF(m->desc),
-                                KBUF(m->frontier[nxt]), KARG(m->capacity[nxt]), KARG(out_word),
-                                KARG(clear_word), KBUF(m->ctl), KARG(stamp), KBUF(m->seen),
-                                KBUF(m->spill), KARG(m->words), KBUF(m->slot_packet), KARG(a.T),
-                                KARG(a.L), KARG(a.start), KARG(a.interval), KARG(a.duration),
-                                KARG(a.thr), KARG(a.key), KARG(a.source), KARG(a.dest),
-                                KARG(a.ttl), KLOCAL(4),
+                                KBUF(m->frontier[cur]), KARG(p.in_word), KARG(n_new),
+                                KARG(p.n_clear), KARG(p.inline_desc), KBUF(m->desc),
+                                KBUF(m->frontier[nxt]), KARG(m->capacity[nxt]),
+                                KARG(p.out_word), KARG(p.clear_word), KBUF(m->ctl),
+                                KARG(p.stamp), KBUF(m->seen), KBUF(m->spill), KARG(m->words),
+                                KBUF(m->slot_packet), KARG(p.a.T), KARG(p.a.L),
+                                KARG(p.a.start), KARG(p.a.interval), KARG(p.a.duration),
+                                KARG(p.a.thr), KARG(p.a.key), KARG(p.a.source),
+                                KARG(p.a.dest), KARG(p.a.ttl), KLOCAL(4),
                                 KLOCAL(2 * 4), KLOCAL(ls * 16), KLOCAL((size_t)m->lcap * 8),
                                 KARG(m->lcap));
     if (!rc && m->mobile) {
@@ -351,7 +358,7 @@ static int run_transmit(struct model *m, const window_plan *plan, cl_event *ev, 
     if (!rc)
         rc = enqueue_1d(d, m->k_transmit, name, groups * ls, ls, ev, err);
     if (!rc)
-        rc = queue_readback(m, plan->index, out_word, nxt, sized, err);
+        rc = queue_readback(m, plan->index, p.out_word, nxt, sized, err);
     if (!rc)
         m->transmitted = 1;
     m->counts_clean = plan->index + 1;
