@@ -184,18 +184,31 @@ inline void append_relay(uint j, uint slot, __local uint *l_n, __local uint2 *lb
     alive[slot] = stamp;
 }
 
-/* What follows node j's first reception of packet k at time t with hop count h (MODEL.md):
- * a delivery at the destination, then j relays unless the ttl stops it or the relay draw
- * {j, k, 1, 0} says drop. Returns 1 when j relays. */
-inline int after_first_reception(uint j, uint k, long t, long tk, long h,
-                                 const window_params *w, volatile __global uint *ctl)
+/* A first reception at the destination is a delivery with hop count h and latency t - tk. */
+inline void count_delivery(uint j, long t, long tk, long h, const window_params *w,
+                           volatile __global uint *ctl)
 {
     if (j == w->destination) {
         atomic_inc(&ctl[CTL_DELIVERED]);
         add64(&ctl[CTL_HOPS], (ulong)h);
         add64(&ctl[CTL_LATENCY], (ulong)(t - tk));
     }
-    if (w->ttl != 0u && h >= (long)w->ttl)
+}
+
+/* Whether nodes that first hear a packet at hop count h may relay it (the ttl, 0: no limit). */
+inline int ttl_allows_relay(long h, const window_params *w)
+{
+    return w->ttl == 0u || h < (long)w->ttl;
+}
+
+/* What follows node j's first reception of packet k at time t with hop count h (MODEL.md):
+ * a delivery at the destination, then j relays unless the ttl stops it or the relay draw
+ * {j, k, 1, 0} says drop. Returns 1 when j relays. */
+inline int after_first_reception(uint j, uint k, long t, long tk, long h,
+                                 const window_params *w, volatile __global uint *ctl)
+{
+    count_delivery(j, t, tk, h, w, ctl);
+    if (!ttl_allows_relay(h, w))
         return 0;
     uint4 r = philox_draw(w->key, j, k, STREAM_RELAY);
     return (ulong)r.x >= w->drop_threshold;
@@ -370,29 +383,38 @@ __kernel void gather_spill(__global uint *spill, uint total_words, uint words,
 
 /* ---- the same window, grouped by packet (CPU devices, static scenarios) ---------------- */
 
-/* Marks node j as having heard packet K: the caller owns the packet's bitset, so plain memory
- * operations suffice. Returns 1 when j relays (same rules as receive()). */
-inline int receive_owned(uint j, uint k, long t, long tk, long h, const window_params *w,
-                         __global uint *bits, volatile __global uint *ctl, uint *first)
+/* The relay draws {j, k, 1, 0} of the first N of the sixteen candidates CAND (nodes that have
+ * just heard packet K for the first time), computed together: those that pass are appended
+ * to RUN from index AT, in candidate order; returns the new end of the run. Lanes past N hold
+ * stale nodes, drawn and ignored. */
+inline uint relay_candidates(const uint *cand, uint n, uint k, const window_params *w,
+                             __global uint *run, uint at)
 {
-    uint bit = 1u << (j & 31u);
-    uint v = bits[j >> 5];
-    if (v & bit)
-        return 0;
-    bits[j >> 5] = v | bit;
-    (*first)++;
-    return after_first_reception(j, k, t, tk, h, w, ctl);
+    uint16 c0 = vload16(0, cand), c1 = (uint16)(k);
+    uint16 c2 = (uint16)(STREAM_RELAY), c3 = (uint16)(0u);
+    philox4x32_10_x16(&c0, &c1, &c2, &c3, w->key);
+    uint r[16];
+    vstore16(c0, 0, r);
+    for (uint l = 0; l < n; l++)
+        if ((ulong)r[l] >= w->drop_threshold)
+            run[at++] = cand[l];
+    return at;
 }
 
-/* One work-item per packet slot: the packet's transmissions of the window are the
- * seg_in[slot].y nodes from in[seg_in[slot].x]; its seen bitset is written by this work-item
- * only (no atomics, and it stays in the core's cache while the packet is handled), and its
- * relays go to a run of the next frontier reserved at once: at most (transmissions x
- * MAX_DEGREE), never more than the nodes. Work-items 0 .. N_NEW - 1 start the window's new
- * packets (the descriptor's (slot, packet) pairs) with the source's transmission; the others
- * handle slot gid - N_NEW and clear its input run after reading it, so that the runs of the
- * next window's output (this buffer, two windows on) start empty and only packets that
- * transmit write theirs. */
+/* One work item per packet slot: the packet's transmissions of the window are the
+ * seg_in[slot].y nodes from in[seg_in[slot].x]; its seen bitset is written by the work-item
+ * handling it only (no atomics, and it stays in the core's cache while the packet is
+ * handled), and its relays go to a run of the next frontier reserved at once: at most
+ * (transmissions x MAX_DEGREE), never more than the nodes. Items 0 .. N_NEW - 1 start the
+ * window's new packets (the descriptor's (slot, packet) pairs) with the source's
+ * transmission; the others handle slot item - N_NEW and clear its input run after reading it,
+ * so that the runs of the next window's output (this buffer, two windows on) start empty and
+ * only packets that transmit write theirs.
+ * Work-items take items one at a time from a counter (ctl[pull_word]) rather than by their
+ * ids: packets in flight differ in frontier size by two orders of magnitude, and CPU runtimes
+ * hand each thread a fixed share of the work-groups, so a fixed mapping left cores idle for a
+ * third of every window. The launch needs only as many work-items as the device runs at once;
+ * which work-item handles an item cannot change a result. */
 __kernel void transmit_by_packet(
     __global const uint *in, __global uint2 *seg_in, uint n_new, uint n_clear,
     uint16 inline_desc, __global const uint *desc, __global uint *out, __global uint2 *seg_out,
@@ -408,63 +430,86 @@ __kernel void transmit_by_packet(
     uint inline_words[16];
     vstore16(inline_desc, 0, inline_words);
     int use_inline = 2 * n_new + n_clear <= 16;
-    size_t gid = get_global_id(0);
-    if (gid == 0) {
+    /* the pull counters rotate with the reservation words */
+    uint pull_word = CTL_PULL + (reserve_word - CTL_RESERVE);
+    uint pull_clear_word = CTL_PULL + (reserve_clear_word - CTL_RESERVE);
+    if (get_global_id(0) == 0) {
         ctl[clear_word] = 0u;
         ctl[reserve_clear_word] = 0u;
+        ctl[pull_clear_word] = 0u;
     }
-    for (size_t c = gid; c < (size_t)n_clear * words; c += get_global_size(0))
+    for (size_t c = get_global_id(0); c < (size_t)n_clear * words; c += get_global_size(0))
         seen[(size_t)DESCRIPTOR(2 * n_new + (uint)(c / words)) * words + c % words] = 0u;
-    if (gid >= (size_t)n_new + slots)
-        return;
-    uint slot, k, first_entry = 0, n_entries;
-    int fresh = gid < n_new;
-    if (fresh) {
-        slot = DESCRIPTOR(2 * gid);
-        k = DESCRIPTOR(2 * gid + 1);
-        slot_packet[slot] = k;
-        seen[(size_t)slot * words + (source >> 5)] |= 1u << (source & 31u);
-        n_entries = 1;
-    } else {
-        slot = (uint)gid - n_new;
-        uint2 sg = seg_in[slot];
-        first_entry = sg.x;
-        n_entries = sg.y;
-        if (n_entries == 0) /* nothing in flight here (or a slot a new packet takes) */
-            return;
-        seg_in[slot] = (uint2)(0u, 0u);
-        k = slot_packet[slot];
-    }
-    long tk = start + (long)k * interval;
-    long h = packet_hop(T, L, tk);
-    long t = tk + (h - 1) * L;
-    if (duration != 0 && t >= duration)
-        return;
-    ulong room = min((ulong)n_entries * max_degree, (ulong)n);
-    uint base = atomic_add(&ctl[reserve_word], (uint)room);
-    if ((ulong)base + room > capacity) { /* the host sizes the frontier so this never happens */
-        atomic_or(&ctl[CTL_OVERFLOW], 1u);
-        return;
-    }
-    __global uint *bits = seen + (size_t)slot * words;
-    uint n_rx = 0, n_first = 0, made = 0;
-    for (uint e = 0; e < n_entries; e++) {
-        uint i = fresh ? source : in[first_entry + e];
-        uint a = offsets[i], b = offsets[i + 1];
-        n_rx += b - a;
-        for (uint q = a; q < b; q++) {
-            uint j = neighbours[q];
-            if (receive_owned(j, k, t, tk, h, &w, bits, ctl, &n_first))
-                out[base + made++] = j;
+    uint items = n_new + slots;
+    for (uint item = atomic_inc(&ctl[pull_word]); item < items;
+         item = atomic_inc(&ctl[pull_word])) {
+        uint slot, k, first_entry = 0, n_entries;
+        int fresh = item < n_new;
+        if (fresh) {
+            slot = DESCRIPTOR(2 * item);
+            k = DESCRIPTOR(2 * item + 1);
+            slot_packet[slot] = k;
+            seen[(size_t)slot * words + (source >> 5)] |= 1u << (source & 31u);
+            n_entries = 1;
+        } else {
+            slot = item - n_new;
+            uint2 sg = seg_in[slot];
+            first_entry = sg.x;
+            n_entries = sg.y;
+            if (n_entries == 0) /* nothing in flight here (or a slot a new packet takes) */
+                continue;
+            seg_in[slot] = (uint2)(0u, 0u);
+            k = slot_packet[slot];
         }
+        long tk = start + (long)k * interval;
+        long h = packet_hop(T, L, tk);
+        long t = tk + (h - 1) * L;
+        if (duration != 0 && t >= duration)
+            continue;
+        ulong room = min((ulong)n_entries * max_degree, (ulong)n);
+        uint base = atomic_add(&ctl[reserve_word], (uint)room);
+        if ((ulong)base + room > capacity) { /* the host sizes the frontier so this never happens */
+            atomic_or(&ctl[CTL_OVERFLOW], 1u);
+            continue;
+        }
+        /* The packet's seen bitset belongs to this work item: plain loads and stores. First
+         * receptions collect in CAND and are drawn for relaying sixteen at a time. */
+        __global uint *bits = seen + (size_t)slot * words;
+        __global uint *run = out + base;
+        int relays = ttl_allows_relay(h, &w);
+        uint n_rx = 0, n_first = 0, made = 0, n_cand = 0;
+        uint cand[16] = {0u};
+        for (uint e = 0; e < n_entries; e++) {
+            uint i = fresh ? source : in[first_entry + e];
+            uint a = offsets[i], b = offsets[i + 1];
+            n_rx += b - a;
+            for (uint q = a; q < b; q++) {
+                uint j = neighbours[q];
+                uint bit = 1u << (j & 31u), v = bits[j >> 5];
+                if (v & bit)
+                    continue;
+                bits[j >> 5] = v | bit;
+                n_first++;
+                count_delivery(j, t, tk, h, &w, ctl);
+                if (!relays)
+                    continue;
+                cand[n_cand++] = j;
+                if (n_cand == 16) {
+                    made = relay_candidates(cand, 16, k, &w, run, made);
+                    n_cand = 0;
+                }
+            }
+        }
+        if (n_cand)
+            made = relay_candidates(cand, n_cand, k, &w, run, made);
+        if (made) {
+            seg_out[slot] = (uint2)(base, made);
+            alive[slot] = stamp;
+            atomic_add(&ctl[out_word], made);
+        }
+        add64(&ctl[CTL_TX], n_entries);
+        add64(&ctl[CTL_RX], n_rx);
+        if (n_first)
+            add64(&ctl[CTL_FIRST], n_first);
     }
-    if (made) {
-        seg_out[slot] = (uint2)(base, made);
-        alive[slot] = stamp;
-        atomic_add(&ctl[out_word], made);
-    }
-    add64(&ctl[CTL_TX], n_entries);
-    add64(&ctl[CTL_RX], n_rx);
-    if (n_first)
-        add64(&ctl[CTL_FIRST], n_first);
 }

@@ -5,16 +5,34 @@
  * contract silently, so it is refused instead. */
 #include "philox.clh"
 
-/* One known answer per work-item: CTR_KEY holds ctr[4], key[2] per answer. */
+/* One known answer per work-item: CTR_KEY holds ctr[4], key[2] per answer. The answer comes
+ * from philox4x32_10 and, in lane i % 16 of a block of sixteen, from philox4x32_10_x16 (the
+ * other lanes carry other counters, so that lanes cannot be confused); a word on which the
+ * two disagree is written inverted, so the host's comparison fails whichever is wrong. */
 __kernel void selftest_philox(__global const uint *ctr_key, __global uint *out)
 {
     size_t i = get_global_id(0);
     __global const uint *in = ctr_key + i * 6;
-    uint4 r = philox4x32_10((uint4)(in[0], in[1], in[2], in[3]), (uint2)(in[4], in[5]));
-    out[i * 4 + 0] = r.x;
-    out[i * 4 + 1] = r.y;
-    out[i * 4 + 2] = r.z;
-    out[i * 4 + 3] = r.w;
+    uint2 key = (uint2)(in[4], in[5]);
+    uint4 r = philox4x32_10((uint4)(in[0], in[1], in[2], in[3]), key);
+    uint lane = (uint)(i % 16);
+    uint16 c0 = (uint16)(in[0]) + (uint16)(1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 9u, 10u, 11u, 12u,
+                                           13u, 14u, 15u, 16u);
+    uint16 c1 = (uint16)(in[1]), c2 = (uint16)(in[2]), c3 = (uint16)(in[3]);
+    uint v[16];
+    vstore16(c0, 0, v);
+    v[lane] = in[0];
+    c0 = vload16(0, v);
+    philox4x32_10_x16(&c0, &c1, &c2, &c3, key);
+    uint w[4][16];
+    vstore16(c0, 0, w[0]);
+    vstore16(c1, 0, w[1]);
+    vstore16(c2, 0, w[2]);
+    vstore16(c3, 0, w[3]);
+    out[i * 4 + 0] = w[0][lane] == r.x ? r.x : ~r.x;
+    out[i * 4 + 1] = w[1][lane] == r.y ? r.y : ~r.y;
+    out[i * 4 + 2] = w[2][lane] == r.z ? r.z : ~r.z;
+    out[i * 4 + 3] = w[3][lane] == r.w ? r.w : ~r.w;
 }
 
 /* The integer operations the models' exact results rest on. Operands come from the host (A) so

@@ -296,8 +296,12 @@ static int run_transmit_by_packet(struct model *m, const window_plan *plan, cl_e
                                 KARG(p.a.key), KARG(p.a.source), KARG(p.a.dest), KARG(p.a.ttl),
                                 KBUF(m->offsets),
                                 KBUF(m->neighbours));
+    /* Work-items take packets from a counter: one work-group per compute unit keeps every
+     * core busy, and more work-items would only contend for the counter. */
+    size_t items = (size_t)n_new + m->slots;
+    size_t team = (size_t)(d->info.compute_units ? d->info.compute_units : 1) * m->ls_by_packet;
     if (!rc)
-        rc = enqueue_1d(d, m->k_by_packet, "transmit_by_packet", (size_t)n_new + m->slots,
+        rc = enqueue_1d(d, m->k_by_packet, "transmit_by_packet", items < team ? items : team,
                         m->ls_by_packet, ev, err);
     if (!rc)
         rc = queue_readback(m, plan->index, p.out_word, nxt, 1, err);
