@@ -187,6 +187,19 @@ static int check_mobility(load_ctx *ctx)
     return 0;
 }
 
+static int check_partitions(load_ctx *ctx)
+{
+    scenario *sc = &ctx->sc;
+    char where[300];
+    if (sc->partitions > sc->nodes)
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [partition] count = %lld: a scenario of %lld nodes has at most %lld "
+                       "partitions (one node each)",
+                       WHERE(K_PARTITIONS, K_NODES, K_ROWS, K_COLS), (long long)sc->partitions,
+                       (long long)sc->nodes, (long long)sc->nodes);
+    return 0;
+}
+
 int config_finish(load_ctx *ctx)
 {
     int rc = ctx->sc.placement == PLACEMENT_GRID ? check_grid(ctx) : check_uniform(ctx);
@@ -194,6 +207,8 @@ int config_finish(load_ctx *ctx)
         rc = check_traffic(ctx);
     if (rc == 0)
         rc = check_mobility(ctx);
+    if (rc == 0)
+        rc = check_partitions(ctx);
     if (rc == 0)
         ctx->sc.drop_threshold = philox_threshold(ctx->sc.drop_probability);
     return rc;

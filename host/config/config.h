@@ -15,6 +15,7 @@
 enum placement_kind { PLACEMENT_GRID = 0, PLACEMENT_UNIFORM = 1 };
 enum connectivity_kind { CONNECTIVITY_UDG = 0 };
 enum mobility_kind { MOBILITY_STATIC = 0, MOBILITY_RWP = 1 };
+enum policy_kind { POLICY_STATIC = 0, POLICY_RAPID = 1, POLICY_ADVANCED = 2, POLICY_HYBRID = 3 };
 
 /* Largest area side and range accepted, in mm: squared distances of three such coordinates
  * must fit in 64 bits (see MODEL.md "Units"). */
@@ -59,6 +60,16 @@ typedef struct scenario {
     double drop_probability;
     uint64_t drop_threshold;  /* floor(p * 2^32), 2^32 for p = 1 */
     int64_t ttl;              /* 0: none */
+
+    /* [partition] */
+    int64_t partitions;       /* spatial partitions; 0: chosen from nodes and devices */
+
+    /* [inject]: where event sets run; never changes a result */
+    int policy;               /* enum policy_kind */
+    int64_t history;          /* samples kept per (kind, device) */
+    int64_t hold;             /* windows a hybrid choice is held */
+    int64_t threshold;        /* rapid: multiplicity from which sets go to GPUs; 0: learnt */
+    int64_t busy;             /* hybrid: sets per device in a window above which it is rapid */
 } scenario;
 
 /* One "-s section.key=value" override, applied after the file, in order. */

@@ -51,6 +51,12 @@ enum key_id {
     K_RELAY_DELAY,
     K_DROP_PROBABILITY,
     K_TTL,
+    K_PARTITIONS,
+    K_POLICY,
+    K_HISTORY,
+    K_HOLD,
+    K_THRESHOLD,
+    K_BUSY,
     K_COUNT
 };
 

@@ -19,10 +19,11 @@ static const char *const model_choices[] = {"flood", NULL};
 static const char *const placement_choices[] = {"grid", "uniform", NULL};
 static const char *const connectivity_choices[] = {"udg", NULL};
 static const char *const mobility_choices[] = {"static", "rwp", NULL};
+static const char *const policy_choices[] = {"static", "rapid", "advanced", "hybrid", NULL};
 
 const char *const config_sections[] = {"simulation", "topology", "connectivity",
                                        "mobility",   "traffic",  "flood",
-                                       NULL};
+                                       "partition",  "inject",   NULL};
 
 const config_key config_keys[K_COUNT] = {
     [K_MODEL] = {"simulation", "model", KT_NAME, FIELD(model), 0, 0, 0, NULL, model_choices,
@@ -116,6 +117,30 @@ const config_key config_keys[K_COUNT] = {
                             "the first time (the source never drops its own packets)."},
     [K_TTL] = {"flood", "ttl", KT_INT, FIELD(ttl), 0, INT32_LIMIT, 0, "hops", NULL, "0",
                "A packet received with hop count h >= ttl is not relayed. 0 means no limit."},
+
+    [K_PARTITIONS] = {"partition", "count", KT_INT, FIELD(partitions), 0, 4096, 0, "partitions",
+                      NULL, "0",
+                      "Spatial partitions (tiles with equal node counts); each lives on one "
+                      "device. 0 chooses one per device, fewer for small scenarios. Results never "
+                      "depend on it."},
+    [K_POLICY] = {"inject", "policy", KT_CHOICE, FIELD(policy), 0, 0, 0, NULL, policy_choices,
+                  "hybrid",
+                  "Which device runs each event set: static (partitions stay where placed), "
+                  "rapid (a multiplicity threshold sends large sets to GPUs), advanced "
+                  "(predicted finish time, with migration) or hybrid (rapid or advanced by how "
+                  "full the input is). Results never depend on it. See docs/injector.md."},
+    [K_HISTORY] = {"inject", "history", KT_INT, FIELD(history), 2, 4096, 0, "samples", NULL, "32",
+                   "Measured launches kept per (event kind, device) in the feedback table."},
+    [K_HOLD] = {"inject", "hold", KT_INT, FIELD(hold), 1, 1000000, 0, "windows", NULL, "16",
+                "Windows for which hybrid keeps a choice between rapid and advanced."},
+    [K_THRESHOLD] = {"inject", "threshold", KT_INT, FIELD(threshold), 0, INT64_MAX, 0, "events",
+                     NULL, "0",
+                     "rapid: multiplicity from which a set goes to a GPU. 0 learns it from the "
+                     "feedback table and recalibrates it during the run."},
+    [K_BUSY] = {"inject", "busy", KT_INT, FIELD(busy), 1, 1000000, 0, "sets per device", NULL,
+                "4",
+                "hybrid: above this many event sets per device in a window the input counts as "
+                "full and rapid decides; at or below it, advanced."},
 };
 
 int config_section_known(const char *section)
