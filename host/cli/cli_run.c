@@ -19,6 +19,8 @@ typedef struct run_args {
     int quiet;
     int dump_config;
     size_t work_group;
+    const char *trace_inject;
+    int show_feedback;
 } run_args;
 
 static void print_run_usage(FILE *out)
@@ -34,11 +36,13 @@ static void print_run_usage(FILE *out)
             "  -d, --devices SPEC           devices to use: cpu, gpu, all, indices from\n"
             "                               `clnetsim devices` (0,2), or\n"
             "                               platform-text:device-text (default: the GPUs,\n"
-            "                               else every device); the first selected runs\n"
+            "                               else every device); one run uses them all\n"
             "  -j, --json FILE              write the results as JSON (atomically)\n"
             "  -q, --quiet                  no summary, no progress line\n"
             "      --dump-config            print the effective configuration and exit\n"
             "      --work-group N           work-group size for every kernel (power of two)\n"
+            "      --trace-inject FILE.csv  one row per injector decision (docs/injector.md)\n"
+            "      --show-feedback          print the injector's feedback table at the end\n"
             "  -h, --help                   this text\n"
             "\n"
             "Exit status: 0 success, 1 device or runtime failure, 2 bad input.\n");
@@ -105,6 +109,12 @@ static int parse_run_args(int argc, char **argv, run_args *ra)
             if (*end || n == 0 || n > 4096 || (n & (n - 1)))
                 return usage_error("--work-group '%s' must be a power of two from 1 to 4096", v);
             ra->work_group = n;
+        } else if (is_opt(a, NULL, "--trace-inject")) {
+            if (!(v = option_value(argc, argv, &i, "--trace-inject")))
+                return usage_error("%s needs a file name", a);
+            ra->trace_inject = v;
+        } else if (!strcmp(a, "--show-feedback")) {
+            ra->show_feedback = 1;
         } else if (a[0] == '-' && a[1] != '\0') {
             return usage_error("unknown option '%s'", a);
         } else if (!ra->scenario) {
@@ -118,10 +128,12 @@ static int parse_run_args(int argc, char **argv, run_args *ra)
     return 0;
 }
 
-/* Opens the selected devices (only the first is used by a run for now) and refuses any that
- * fails its self-test. */
-static int open_devices(const run_args *ra, device_list *list, device_ctx *dev, cn_error *err)
+/* Opens every selected device and refuses any that fails its self-test. DEVS holds
+ * ENGINE_MAX_DEVICES contexts; *N_OPEN says how many were opened (to close on any outcome). */
+static int open_devices(const run_args *ra, device_list *list, device_ctx *devs, int *n_open,
+                        cn_error *err)
 {
+    *n_open = 0;
     int rc = device_enumerate(list, err);
     if (rc)
         return rc;
@@ -129,14 +141,17 @@ static int open_devices(const run_args *ra, device_list *list, device_ctx *dev, 
     int n = device_select(list, ra->devices, idx, ENGINE_MAX_DEVICES, err);
     if (n <= 0)
         return err->code ? err->code : cn_fail(err, CN_ERR_INPUT, "no device selected");
-    if (n > 1 && !ra->quiet)
-        fprintf(stderr, "clnetsim: %d devices selected; this version runs on the first, '%s'\n",
-                n, list->items[idx[0]].name);
-    rc = device_open(dev, &list->items[idx[0]], err);
-    if (rc)
-        return rc;
-    dev->local_size_override = ra->work_group;
-    return device_selftest(dev, err);
+    for (int d = 0; d < n; d++) {
+        rc = device_open(&devs[d], &list->items[idx[d]], err);
+        if (rc)
+            return rc;
+        ++*n_open;
+        devs[d].local_size_override = ra->work_group;
+        rc = device_selftest(&devs[d], err);
+        if (rc)
+            return rc;
+    }
+    return 0;
 }
 
 static int fail(const cn_error *err)
@@ -170,14 +185,19 @@ int cli_run(int argc, char **argv)
         return fail(&err);
     }
     device_list list = {0};
-    device_ctx dev;
-    memset(&dev, 0, sizeof dev);
+    device_ctx *devs = calloc(ENGINE_MAX_DEVICES, sizeof *devs);
+    int n_open = 0;
     run_results *res = calloc(1, sizeof *res);
-    rc = res ? open_devices(&ra, &list, &dev, &err) : cn_fail(&err, CN_ERR_RUNTIME, "out of memory");
+    rc = res && devs ? open_devices(&ra, &list, devs, &n_open, &err)
+                     : cn_fail(&err, CN_ERR_RUNTIME, "out of memory");
     if (rc == 0) {
-        engine_options opt = {.progress = !ra.quiet, .policy = INJECT_STATIC};
-        device_ctx *devs[1] = {&dev};
-        rc = engine_run(sc, devs, 1, &opt, res, &err);
+        engine_options opt = {.progress = !ra.quiet,
+                              .trace_path = ra.trace_inject,
+                              .show_feedback = ra.show_feedback ? stdout : NULL};
+        device_ctx *ptrs[ENGINE_MAX_DEVICES];
+        for (int d = 0; d < n_open; d++)
+            ptrs[d] = &devs[d];
+        rc = engine_run(sc, ptrs, n_open, &opt, res, &err);
     }
     if (rc == 0 && ra.json)
         rc = json_output_commit(&json, res, &err);
@@ -185,7 +205,9 @@ int cli_run(int argc, char **argv)
         json_output_abort(&json);
     if (rc == 0 && !ra.quiet)
         report_print_summary(res, stdout);
-    device_close(&dev);
+    for (int d = 0; d < n_open; d++)
+        device_close(&devs[d]);
+    free(devs);
     device_list_free(&list);
     free(res);
     free(sc);

@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,7 @@ static void describe_devices(const injector *inj, device_ctx *const *devs, int n
         snprintf(r->type, sizeof r->type, "%s", device_type_name(devs[d]->info.type));
         r->event_sets = inj->sets_per_device[d];
         r->events = inj->events_per_device[d];
+        r->bytes_moved = inj->bytes_moved[d];
         r->busy_s = 0;
         for (int k = 0; k < inj->feedback.n_kinds; k++)
             r->busy_s += feedback_get(&inj->feedback, k, d)->total_seconds;
@@ -21,8 +23,8 @@ static void describe_devices(const injector *inj, device_ctx *const *devs, int n
 }
 
 typedef struct pending_set {
-    int kind, device, n_evs;
-    uint64_t multiplicity;
+    uint64_t decision;      /* the injector's decision id */
+    int n_evs;
     cl_event evs[ENGINE_MAX_SET_EVENTS];
 } pending_set;
 
@@ -65,10 +67,48 @@ static void collect_feedback(injector *inj, pending_fifo *f, int wait)
             seconds += device_event_seconds(p->evs[e]);
             clReleaseEvent(p->evs[e]);
         }
-        inject_feedback(inj, p->kind, p->device, p->multiplicity, seconds);
+        inject_complete(inj, p->decision, seconds);
         f->head = (f->head + 1) % PENDING_MAX;
         f->count--;
     }
+}
+
+/* The injector for this run: the scenario's [inject] keys, the devices' classes, and the
+ * partitions as the model placed them. */
+static int make_injector(injector *inj, const model_ops *ops, struct model *m,
+                         const scenario *sc, device_ctx *const *devs, int n_devs,
+                         const engine_options *opt, cn_error *err)
+{
+    inject_config cfg = {
+        .policy = (inject_policy)sc->policy,
+        .history = (int)sc->history,
+        .hold = (int)sc->hold,
+        .threshold = (uint64_t)sc->threshold,
+        .busy = (int)sc->busy,
+        .can_migrate = ops->migrate != NULL,
+    };
+    inject_device_class classes[ENGINE_MAX_DEVICES];
+    for (int d = 0; d < n_devs; d++)
+        classes[d] = devs[d]->info.type & CL_DEVICE_TYPE_CPU ? INJECT_CPU : INJECT_GPU;
+    int n_parts = ops->n_partitions(m);
+    int *home = calloc((size_t)n_parts, sizeof *home);
+    if (!home)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the injector");
+    for (int p = 0; p < n_parts; p++)
+        home[p] = ops->partition_home(m, p);
+    int rc = inject_init(inj, &cfg, ops->n_kinds, n_devs, classes, n_parts, home);
+    free(home);
+    if (rc != 0)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the injector");
+    if (opt->trace_path) {
+        const char *kind_names[ENGINE_MAX_SETS];
+        for (int k = 0; k < ops->n_kinds && k < ENGINE_MAX_SETS; k++)
+            kind_names[k] = ops->kinds[k].name;
+        if (inject_trace_open(inj, opt->trace_path, kind_names) != 0)
+            return cn_fail(err, CN_ERR_INPUT, "cannot write the injector trace '%s': %s",
+                           opt->trace_path, strerror(errno));
+    }
+    return 0;
 }
 
 static int run_windows(const model_ops *ops, struct model *m, injector *inj,
@@ -88,16 +128,28 @@ static int run_windows(const model_ops *ops, struct model *m, injector *inj,
         plan.end = plan.begin + L;
         if ((rc = ops->plan_window(m, &plan, err)) != 0)
             break;
+        inject_window_begin(inj, w, plan.n_sets);
         for (int s = 0; s < plan.n_sets && rc == 0; s++) {
             const event_set *set = &plan.sets[s];
             if (fifo->count == PENDING_MAX)
                 collect_feedback(inj, fifo, 0);
+            uint64_t bytes = ops->partition_bytes(m, set->partition);
+            inject_decision d =
+                inject_decide(inj, set->kind, set->partition, set->multiplicity, bytes);
+            uint64_t moved = 0;
+            double move_s = 0;
+            if (d.migrate) {
+                double t0 = wall_seconds();
+                rc = ops->migrate(m, set->partition, d.device, &moved, err);
+                move_s = wall_seconds() - t0;
+                if (rc)
+                    break;
+            }
             pending_set *p = &fifo->sets[(fifo->head + fifo->count++) % PENDING_MAX];
-            p->kind = set->kind;
-            p->multiplicity = set->multiplicity;
-            p->device = inject_choose(inj, set->kind, set->partition, set->multiplicity);
+            p->decision = d.id;
             p->n_evs = 0;
-            rc = ops->run_set(m, &plan, set, devs[p->device], p->evs, &p->n_evs, err);
+            rc = ops->run_set(m, &plan, set, devs[d.device], p->evs, &p->n_evs, err);
+            inject_enqueued(inj, &d, set->multiplicity, moved, move_s);
         }
         window_outcome out;
         memset(&out, 0, sizeof out);
@@ -127,13 +179,14 @@ int engine_run(const scenario *sc, device_ctx *const *devs, int n_devs,
                        ENGINE_MAX_DEVICES, n_devs);
     memset(res, 0, sizeof *res);
     injector inj;
-    if (inject_init(&inj, opt->policy, ops->n_kinds, n_devs, 1) != 0)
-        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the injector");
+    memset(&inj, 0, sizeof inj);
 
     double t0 = wall_seconds();
     struct model *m = NULL;
     int rc = ops->create(&m, sc, devs, n_devs, err);
     double t1 = wall_seconds();
+    if (rc == 0)
+        rc = make_injector(&inj, ops, m, sc, devs, n_devs, opt, err);
     pending_fifo *fifo = calloc(1, sizeof *fifo);
     if (rc == 0 && !fifo)
         rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
@@ -148,6 +201,17 @@ int engine_run(const scenario *sc, device_ctx *const *devs, int n_devs,
     }
     if (m)
         ops->destroy(m);
+    if (rc == 0 && opt->trace_path && inject_trace_close(&inj) != 0)
+        rc = cn_fail(err, CN_ERR_RUNTIME, "cannot write the injector trace '%s': %s",
+                     opt->trace_path, strerror(errno));
+    if (rc == 0 && opt->show_feedback) {
+        const char *kind_names[ENGINE_MAX_SETS], *device_names[ENGINE_MAX_DEVICES];
+        for (int k = 0; k < ops->n_kinds && k < ENGINE_MAX_SETS; k++)
+            kind_names[k] = ops->kinds[k].name;
+        for (int d = 0; d < n_devs; d++)
+            device_names[d] = devs[d]->info.name;
+        inject_print_feedback(&inj, kind_names, device_names, opt->show_feedback);
+    }
     if (rc == 0) {
         res->setup_s = t1 - t0;
         res->wall_s = t2 - t1;

@@ -8,6 +8,7 @@
 #ifndef CLNETSIM_ENGINE_H
 #define CLNETSIM_ENGINE_H
 #include <stdint.h>
+#include <stdio.h>
 
 #include <CL/cl.h>
 
@@ -70,6 +71,14 @@ typedef struct model_ops {
      * ENGINE_MAX_SET_EVENTS), which the engine times and releases after end_window. */
     int (*run_set)(struct model *m, const window_plan *plan, const event_set *set,
                    device_ctx *dev, cl_event *evs, int *n_evs, cn_error *err);
+    /* Partitions: how many, the device each was placed on (an index into DEVS) and the bytes
+     * of its flows (what a migration moves). */
+    int (*n_partitions)(const struct model *m);
+    int (*partition_home)(const struct model *m, int partition);
+    uint64_t (*partition_bytes)(const struct model *m, int partition);
+    /* Moves PARTITION's flows to device TO and reports the bytes moved. NULL when the model
+     * cannot move partitions: the injector then runs every set where its partition lives. */
+    int (*migrate)(struct model *m, int partition, int to, uint64_t *bytes, cn_error *err);
     /* Reads back the few bytes that size the next window and says what comes next. */
     int (*end_window)(struct model *m, const window_plan *plan, window_outcome *out,
                       cn_error *err);
@@ -82,8 +91,9 @@ typedef struct model_ops {
 const model_ops *model_find(const char *name);
 
 typedef struct engine_options {
-    int progress;           /* draw a progress line on stderr (terminal only) */
-    inject_policy policy;
+    int progress;              /* draw a progress line on stderr (terminal only) */
+    const char *trace_path;    /* --trace-inject: CSV of every decision, or NULL */
+    FILE *show_feedback;       /* --show-feedback: print the feedback table here, or NULL */
 } engine_options;
 
 /* Runs SC on DEVS to the end and fills RES (counters, windows, wall time, per-device work). */

@@ -2,18 +2,39 @@
 
 #include "inject/inject.h"
 
-int feedback_init(feedback_table *t, int n_kinds, int n_devices)
+int feedback_init(feedback_table *t, int n_kinds, int n_devices, int history)
 {
     t->n_kinds = n_kinds;
     t->n_devices = n_devices;
-    t->series = calloc((size_t)n_kinds * (size_t)n_devices, sizeof *t->series);
-    return t->series ? 0 : -1;
+    t->history = history < 2 ? 2 : history;
+    size_t n = (size_t)n_kinds * (size_t)n_devices;
+    t->series = calloc(n ? n : 1, sizeof *t->series);
+    t->transfer_bytes = calloc((size_t)n_devices, sizeof *t->transfer_bytes);
+    t->transfer_seconds = calloc((size_t)n_devices, sizeof *t->transfer_seconds);
+    int ok = t->series && t->transfer_bytes && t->transfer_seconds;
+    for (size_t i = 0; ok && i < n; i++) {
+        t->series[i].multiplicity = calloc((size_t)t->history, sizeof(uint64_t));
+        t->series[i].seconds = calloc((size_t)t->history, sizeof(double));
+        ok = t->series[i].multiplicity && t->series[i].seconds;
+    }
+    if (!ok) {
+        feedback_free(t);
+        return -1;
+    }
+    return 0;
 }
 
 void feedback_free(feedback_table *t)
 {
+    for (size_t i = 0; t->series && i < (size_t)t->n_kinds * (size_t)t->n_devices; i++) {
+        free(t->series[i].multiplicity);
+        free(t->series[i].seconds);
+    }
     free(t->series);
+    free(t->transfer_bytes);
+    free(t->transfer_seconds);
     t->series = NULL;
+    t->transfer_bytes = t->transfer_seconds = NULL;
 }
 
 static feedback_series *series_at(const feedback_table *t, int kind, int device)
@@ -36,8 +57,8 @@ void feedback_record(feedback_table *t, int kind, int device, uint64_t multiplic
         return; /* compile and warm-up noise: busy time, not a sample */
     s->multiplicity[s->next] = multiplicity;
     s->seconds[s->next] = seconds;
-    s->next = (s->next + 1) % FEEDBACK_HISTORY;
-    if (s->n < FEEDBACK_HISTORY)
+    s->next = (s->next + 1) % t->history;
+    if (s->n < t->history)
         s->n++;
 }
 
@@ -70,4 +91,19 @@ double feedback_predict(const feedback_table *t, int kind, int device, uint64_t 
             return a + b * x;
     }
     return sm > 0 ? st / sm * x : st / n;
+}
+
+void feedback_record_transfer(feedback_table *t, int device, uint64_t bytes, double seconds)
+{
+    if (device < 0 || device >= t->n_devices || seconds <= 0)
+        return;
+    t->transfer_bytes[device] += (double)bytes;
+    t->transfer_seconds[device] += seconds;
+}
+
+double feedback_transfer_rate(const feedback_table *t, int device)
+{
+    if (device < 0 || device >= t->n_devices || t->transfer_seconds[device] <= 0)
+        return -1.0;
+    return t->transfer_bytes[device] / t->transfer_seconds[device];
 }

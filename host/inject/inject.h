@@ -1,36 +1,63 @@
 /* The injector: decides which device queue runs each event set, and keeps the feedback table
  * of measured times it learns from. Its decisions never change results (DESIGN.md,
- * "Determinism contract"); they only move work.
+ * "Determinism contract"); they only move work. docs/injector.md explains the policies to
+ * users.
  *
- * With one partition per run, every policy places all sets on the device that holds the
- * partition; the table is filled all the same, so the policies that route by it have data
- * from the first window on. */
+ * Residency: every partition's flows live on one device (its home). A set that runs on a
+ * device other than its partition's home migrates the partition there first (the engine asks
+ * the model to move it); the injector prices that move from the partition's size and the
+ * transfer rates it has measured.
+ *
+ * Life of a set: inject_window_begin() once per window with the number of sets due, then per
+ * set inject_decide() (returns the device and whether the partition migrates), then
+ * inject_enqueued() once the model has enqueued it (with the bytes it moved, if it migrated),
+ * and inject_complete() when its profiling events have completed, with the measured device
+ * time. Decisions are numbered in the order they are made; completions may come later and in
+ * any order. */
 #ifndef CLNETSIM_INJECT_H
 #define CLNETSIM_INJECT_H
 #include <stdint.h>
+#include <stdio.h>
 
 typedef enum inject_policy {
-    INJECT_STATIC = 0, /* partitions stay on the device they were placed on */
+    INJECT_STATIC = 0,   /* partitions stay on the device they were placed on */
+    INJECT_RAPID = 1,    /* multiplicity threshold: large sets to GPUs, small ones to CPUs */
+    INJECT_ADVANCED = 2, /* least predicted finish time, migration priced in */
+    INJECT_HYBRID = 3,   /* rapid or advanced by how full the input is, held for some windows */
 } inject_policy;
 
-#define FEEDBACK_HISTORY 64
+typedef enum inject_device_class {
+    INJECT_CPU = 0,
+    INJECT_GPU = 1,      /* GPUs and accelerators: high throughput, high launch latency */
+} inject_device_class;
+
+typedef struct inject_config {
+    inject_policy policy;
+    int history;         /* samples kept per (kind, device), >= 2 ([inject] history) */
+    int hold;            /* windows hybrid keeps its choice ([inject] hold) */
+    uint64_t threshold;  /* rapid: fixed multiplicity threshold, 0 = learnt ([inject] threshold) */
+    int busy;            /* hybrid: sets per device per window above which rapid decides */
+    int can_migrate;     /* 0: the model cannot move partitions; every set runs at home */
+} inject_config;
 
 /* Recent (multiplicity, seconds) samples of one kind on one device. */
 typedef struct feedback_series {
     uint64_t launches;        /* all launches seen, including the discarded first one */
-    int n, next;              /* ring of the last FEEDBACK_HISTORY kept samples */
-    uint64_t multiplicity[FEEDBACK_HISTORY];
-    double seconds[FEEDBACK_HISTORY];
+    int n, next;              /* ring of the last `history` kept samples */
+    uint64_t *multiplicity;
+    double *seconds;
     double total_seconds;     /* busy time of every launch */
     uint64_t total_events;
 } feedback_series;
 
 typedef struct feedback_table {
-    int n_kinds, n_devices;
+    int n_kinds, n_devices, history;
     feedback_series *series;  /* [kind * n_devices + device] */
+    /* per device: measured host<->device transfers (bytes and seconds, all of them) */
+    double *transfer_bytes, *transfer_seconds;
 } feedback_table;
 
-int feedback_init(feedback_table *t, int n_kinds, int n_devices);
+int feedback_init(feedback_table *t, int n_kinds, int n_devices, int history);
 void feedback_free(feedback_table *t);
 /* Records one measured launch. The first launch of a kind on a device counts as busy time but
  * is not kept as a sample: it carries compilation and warm-up. */
@@ -38,25 +65,75 @@ void feedback_record(feedback_table *t, int kind, int device, uint64_t multiplic
                      double seconds);
 const feedback_series *feedback_get(const feedback_table *t, int kind, int device);
 /* Predicted seconds for MULTIPLICITY events from the kept samples (least squares line through
- * time against multiplicity); negative when there are no samples yet. */
+ * time against multiplicity, never below the smallest sample's time); negative when there are
+ * no samples yet. */
 double feedback_predict(const feedback_table *t, int kind, int device, uint64_t multiplicity);
+/* Records a measured transfer of BYTES to or from DEVICE. */
+void feedback_record_transfer(feedback_table *t, int device, uint64_t bytes, double seconds);
+/* Bytes per second measured for DEVICE; negative before any transfer. */
+double feedback_transfer_rate(const feedback_table *t, int device);
+
+/* One decision, as inject_decide() returns it. */
+typedef struct inject_decision {
+    uint64_t id;              /* number of the decision in the run, from 0 */
+    int device;               /* where the set runs */
+    int migrate;              /* 1: the partition moves from `from` to `device` first */
+    int from;                 /* the partition's home before the decision */
+    double predicted_s;       /* predicted compute time on `device` (< 0: unknown yet) */
+    inject_policy policy;     /* the policy that decided (rapid or advanced under hybrid) */
+} inject_decision;
 
 typedef struct injector {
-    inject_policy policy;
-    int n_devices;
-    int n_partitions;
+    inject_config cfg;
+    int n_kinds, n_devices, n_partitions;
+    inject_device_class *device_class;
     int *home;                /* device holding each partition */
-    uint64_t *sets_per_device;
-    uint64_t *events_per_device;
+    double *backlog_s;        /* predicted seconds enqueued and not completed, per device */
+    /* per device, for the report */
+    uint64_t *sets_per_device, *events_per_device, *bytes_moved;
+    /* per policy that decided (index inject_policy) */
+    uint64_t decisions[4];
+    uint64_t migrations;
+    uint64_t next_id;
+    inject_policy mode;       /* hybrid: the policy in force */
+    int64_t mode_since;       /* hybrid: window of the last switch */
+    int64_t window;           /* current window */
+    int sets_in_window;
     feedback_table feedback;
+    /* private bookkeeping of decisions not yet completed, the trace, the test hook */
+    struct inject_private *priv;
 } injector;
 
-int inject_init(injector *inj, inject_policy policy, int n_kinds, int n_devices,
-                int n_partitions);
+/* N_DEVICES devices of the given classes; N_PARTITIONS partitions with their initial homes
+ * (HOME[p]); NULL deals them round-robin. Returns 0, or -1 when out of memory. */
+int inject_init(injector *inj, const inject_config *cfg, int n_kinds, int n_devices,
+                const inject_device_class *classes, int n_partitions, const int *home);
 void inject_free(injector *inj);
-/* Device for a set of KIND on PARTITION with MULTIPLICITY events. */
-int inject_choose(injector *inj, int kind, int partition, uint64_t multiplicity);
-/* Measured time of a set that ran on DEVICE. */
-void inject_feedback(injector *inj, int kind, int device, uint64_t multiplicity, double seconds);
+
+/* A new window with N_SETS sets due (hybrid measures how full its input is from this). */
+void inject_window_begin(injector *inj, int64_t window, int n_sets);
+/* Where a set of KIND on PARTITION with MULTIPLICITY events runs. PARTITION_BYTES is the size
+ * of the partition's flows, what a migration would move. Updates the homes when it migrates. */
+inject_decision inject_decide(injector *inj, int kind, int partition, uint64_t multiplicity,
+                              uint64_t partition_bytes);
+/* The set of decision D was enqueued; MOVED_BYTES and MOVE_SECONDS describe its migration
+ * (0 when none). */
+void inject_enqueued(injector *inj, const inject_decision *d, uint64_t multiplicity,
+                     uint64_t moved_bytes, double move_seconds);
+/* The set of decision ID finished after SECONDS of device time. */
+void inject_complete(injector *inj, uint64_t id, double seconds);
+
+/* --trace-inject: one CSV row per decision (window, kind, partition, multiplicity, device,
+ * predicted_s, measured_s, policy), written in decision order once measured. KIND_NAMES name
+ * the kinds. Returns 0, or -1 when PATH cannot be opened (errno set). */
+int inject_trace_open(injector *inj, const char *path, const char *const *kind_names);
+/* Writes what remains and closes the trace; returns 0, or -1 on a write error. The trace is
+ * written to a temporary file in the same folder and renamed here, so a failed run never
+ * leaves a partial trace: inject_free() removes a trace that was not closed. */
+int inject_trace_close(injector *inj);
+
+/* --show-feedback: the feedback table, one block per kind and device. */
+void inject_print_feedback(const injector *inj, const char *const *kind_names,
+                           const char *const *device_names, FILE *out);
 
 #endif

@@ -15,6 +15,7 @@ typedef struct device_report {
     char type[16];
     uint64_t event_sets;
     uint64_t events;
+    uint64_t bytes_moved;   /* partition migrations to this device */
     double busy_s;
 } device_report;
 

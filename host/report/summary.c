@@ -33,10 +33,11 @@ void report_print_summary(const run_results *r, FILE *out)
     fprintf(out, "wall         %.3f s simulation + %.3f s setup, %.3g events/s\n", r->wall_s,
             r->setup_s, r->wall_s > 0 ? (double)events / r->wall_s : 0.0);
     for (int i = 0; i < r->n_devices; i++)
-        fprintf(out, "device       %s (%s, %s): %llu event sets, busy %.3f s, %.1f MiB\n",
+        fprintf(out, "device       %s (%s, %s): %llu event sets, busy %.3f s\n",
                 r->devices[i].name, r->devices[i].platform, r->devices[i].type,
-                (unsigned long long)r->devices[i].event_sets, r->devices[i].busy_s,
-                (double)r->device_bytes / (1024.0 * 1024.0));
+                (unsigned long long)r->devices[i].event_sets, r->devices[i].busy_s);
+    fprintf(out, "memory       %.1f MiB on the devices\n",
+            (double)r->device_bytes / (1024.0 * 1024.0));
 }
 
 void progress_init(progress *p, int enabled)

@@ -593,6 +593,24 @@ int flood_neighbour_lists(struct model *m, uint32_t **offsets, uint32_t **list, 
     return rc;
 }
 
+static int flood_n_partitions(const struct model *m)
+{
+    (void)m;
+    return 1;
+}
+
+static int flood_partition_home(const struct model *m, int partition)
+{
+    (void)m, (void)partition;
+    return 0;
+}
+
+static uint64_t flood_partition_bytes(const struct model *m, int partition)
+{
+    (void)partition;
+    return m->acc.current;
+}
+
 const model_ops flood_model_ops = {
     .name = "flood",
     .kinds = flood_kinds,
@@ -603,6 +621,10 @@ const model_ops flood_model_ops = {
     .lookahead = flood_lookahead,
     .plan_window = flood_plan,
     .run_set = flood_run_set,
+    .n_partitions = flood_n_partitions,
+    .partition_home = flood_partition_home,
+    .partition_bytes = flood_partition_bytes,
+    .migrate = NULL,
     .end_window = flood_end_window,
     .results = flood_results,
     .destroy = flood_destroy,
