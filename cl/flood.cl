@@ -119,30 +119,40 @@ __kernel void move_rwp(__global long4 *pos, uint n, uint2 key, ulong W, ulong H,
             }                                                                               \
     } while (0)
 
+/* Whether node J receives in partition PART (every node does when there is one partition). */
+#define OWNED(j) (nparts <= 1u || part_of[(j)] == part)
+
+/* The lists of a partition: for every transmitter i (of any partition), its neighbours that
+ * belong to partition PART, the receptions that partition handles. */
 __kernel void csr_count(__global const long4 *pos, uint n, ulong range2, long side, uint nx,
                         uint ny, uint nz, __global const uint *cell_start,
-                        __global const uint *cell_nodes, __global uint *degree)
+                        __global const uint *cell_nodes, __global uint *degree,
+                        __global const ushort *part_of, uint part, uint nparts)
 {
     uint i = get_global_id(0);
     if (i >= n)
         return;
     long4 p = pos[i];
     uint deg = 0;
-    FOR_EACH_CANDIDATE(p, j, { if (j != i && dist2(p, pos[j]) <= range2) deg++; });
+    FOR_EACH_CANDIDATE(p, j, { if (j != i && OWNED(j) && dist2(p, pos[j]) <= range2) deg++; });
     degree[i] = deg;
 }
 
 __kernel void csr_fill(__global const long4 *pos, uint n, ulong range2, long side, uint nx,
                        uint ny, uint nz, __global const uint *cell_start,
                        __global const uint *cell_nodes, __global const uint *offsets,
-                       __global uint *neighbours)
+                       __global uint *neighbours, __global const ushort *part_of, uint part,
+                       uint nparts)
 {
     uint i = get_global_id(0);
     if (i >= n)
         return;
     long4 p = pos[i];
     uint at = offsets[i];
-    FOR_EACH_CANDIDATE(p, j, { if (j != i && dist2(p, pos[j]) <= range2) neighbours[at++] = j; });
+    FOR_EACH_CANDIDATE(p, j, {
+        if (j != i && OWNED(j) && dist2(p, pos[j]) <= range2)
+            neighbours[at++] = j;
+    });
 }
 
 /* ---- packets ---------------------------------------------------------------------------- */
@@ -239,7 +249,11 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
  * window can give them to new packets. Small descriptors travel as the INLINE argument, larger
  * ones in DESC.
  * Per-work-item counts (transmissions, receptions, first receptions) are summed over the
- * work-group in local memory, then added once to the global counters: no atomic per event. */
+ * work-group in local memory, then added once to the global counters: no atomic per event.
+ * With several partitions, each partition's launch reads every entry of the window but
+ * handles only the receptions of its own nodes (its neighbour lists hold only those; the
+ * mobile kernel tests ownership), and only the launch given COUNT_TX = 1 counts the
+ * transmissions, so every counter is a sum over partitions. */
 #define DESCRIPTOR(idx) (use_inline ? inline_words[(idx)] : desc[(idx)])
 
 #define TRANSMIT_PROLOGUE                                                                   \
@@ -280,7 +294,7 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
             long h = packet_hop(T, L, tk);                                                  \
             long t = tk + (h - 1) * L;                                                      \
             if (duration == 0 || t < duration) {                                            \
-                n_tx = 1;
+                n_tx = count_tx;
 
 #define TRANSMIT_EPILOGUE                                                                   \
             }                                                                               \
@@ -321,7 +335,7 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
         __global uint *slot_packet, long T, long L, long start, long interval,              \
         long duration, ulong drop_threshold, uint2 key, uint source, uint destination,      \
         uint ttl, __local uint *l_n, __local uint *l_flush, __local uint4 *l_sums,          \
-        __local uint2 *lbuf, uint lcap
+        __local uint2 *lbuf, uint lcap, uint count_tx
 
 #define HANDLE_NEIGHBOUR(j)                                                                 \
     if (receive(j, slot, k, t, tk, h, &w, seen, ctl, &n_first))                            \
@@ -346,13 +360,14 @@ __kernel void transmit(TRANSMIT_COMMON_ARGS, __global const uint *offsets,
  * distance test lives here, in the reader, so no neighbour list is ever stored. */
 __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, ulong range2,
                               long side, uint nx, uint ny, uint nz,
-                              __global const uint *cell_start, __global const uint *cell_nodes)
+                              __global const uint *cell_start, __global const uint *cell_nodes,
+                              __global const ushort *part_of, uint part, uint nparts)
 {
     TRANSMIT_PROLOGUE
     long4 p = pos[i];
     uint deg = 0;
     FOR_EACH_CANDIDATE(p, j, {
-        if (j != i && dist2(p, pos[j]) <= range2) {
+        if (j != i && OWNED(j) && dist2(p, pos[j]) <= range2) {
             deg++;
             HANDLE_NEIGHBOUR(j)
         }

@@ -101,8 +101,8 @@ static int make_injector(injector *inj, const model_ops *ops, struct model *m,
     if (rc != 0)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the injector");
     if (opt->trace_path) {
-        const char *kind_names[ENGINE_MAX_SETS];
-        for (int k = 0; k < ops->n_kinds && k < ENGINE_MAX_SETS; k++)
+        const char *kind_names[ENGINE_MAX_KINDS];
+        for (int k = 0; k < ops->n_kinds && k < ENGINE_MAX_KINDS; k++)
             kind_names[k] = ops->kinds[k].name;
         if (inject_trace_open(inj, opt->trace_path, kind_names) != 0)
             return cn_fail(err, CN_ERR_INPUT, "cannot write the injector trace '%s': %s",
@@ -119,18 +119,19 @@ static int run_windows(const model_ops *ops, struct model *m, injector *inj,
     progress prog;
     progress_init(&prog, opt->progress);
     int64_t w = 0, windows_done = 0;
-    int rc = 0;
-    for (;;) {
-        window_plan plan;
-        memset(&plan, 0, sizeof plan);
-        plan.index = w;
-        plan.begin = w * L;
-        plan.end = plan.begin + L;
-        if ((rc = ops->plan_window(m, &plan, err)) != 0)
+    /* A plan holds a set per partition: large, so one for the whole run. */
+    window_plan *plan = malloc(sizeof *plan);
+    int rc = plan ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    while (rc == 0) {
+        plan->index = w;
+        plan->begin = w * L;
+        plan->end = plan->begin + L;
+        plan->n_sets = 0;
+        if ((rc = ops->plan_window(m, plan, err)) != 0)
             break;
-        inject_window_begin(inj, w, plan.n_sets);
-        for (int s = 0; s < plan.n_sets && rc == 0; s++) {
-            const event_set *set = &plan.sets[s];
+        inject_window_begin(inj, w, plan->n_sets);
+        for (int s = 0; s < plan->n_sets && rc == 0; s++) {
+            const event_set *set = &plan->sets[s];
             if (fifo->count == PENDING_MAX)
                 collect_feedback(inj, fifo, 0);
             uint64_t bytes = ops->partition_bytes(m, set->partition);
@@ -148,22 +149,23 @@ static int run_windows(const model_ops *ops, struct model *m, injector *inj,
             pending_set *p = &fifo->sets[(fifo->head + fifo->count++) % PENDING_MAX];
             p->decision = d.id;
             p->n_evs = 0;
-            rc = ops->run_set(m, &plan, set, devs[d.device], p->evs, &p->n_evs, err);
+            rc = ops->run_set(m, plan, set, devs[d.device], p->evs, &p->n_evs, err);
             inject_enqueued(inj, &d, set->multiplicity, moved, move_s);
         }
         window_outcome out;
         memset(&out, 0, sizeof out);
         if (rc == 0)
-            rc = ops->end_window(m, &plan, &out, err);
+            rc = ops->end_window(m, plan, &out, err);
         collect_feedback(inj, fifo, 0);
         if (rc != 0)
             break;
         windows_done++;
-        progress_update(&prog, plan.end, windows_done, out.events, out.estimated_end);
+        progress_update(&prog, plan->end, windows_done, out.events, out.estimated_end);
         if (out.finished)
             break;
         w = out.next_window > w ? out.next_window : w + 1;
     }
+    free(plan);
     progress_finish(&prog);
     return rc;
 }
@@ -174,6 +176,9 @@ int engine_run(const scenario *sc, device_ctx *const *devs, int n_devs,
     const model_ops *ops = model_find(sc->model);
     if (!ops)
         return cn_fail(err, CN_ERR_INPUT, "unknown model '%s'", sc->model);
+    if (ops->n_kinds > ENGINE_MAX_KINDS)
+        return cn_fail(err, CN_ERR_RUNTIME, "model '%s' declares more than %d event kinds",
+                       sc->model, ENGINE_MAX_KINDS);
     if (n_devs < 1 || n_devs > ENGINE_MAX_DEVICES)
         return cn_fail(err, CN_ERR_INPUT, "between 1 and %d devices can be used, not %d",
                        ENGINE_MAX_DEVICES, n_devs);
@@ -205,8 +210,8 @@ int engine_run(const scenario *sc, device_ctx *const *devs, int n_devs,
         rc = cn_fail(err, CN_ERR_RUNTIME, "cannot write the injector trace '%s': %s",
                      opt->trace_path, strerror(errno));
     if (rc == 0 && opt->show_feedback) {
-        const char *kind_names[ENGINE_MAX_SETS], *device_names[ENGINE_MAX_DEVICES];
-        for (int k = 0; k < ops->n_kinds && k < ENGINE_MAX_SETS; k++)
+        const char *kind_names[ENGINE_MAX_KINDS], *device_names[ENGINE_MAX_DEVICES];
+        for (int k = 0; k < ops->n_kinds && k < ENGINE_MAX_KINDS; k++)
             kind_names[k] = ops->kinds[k].name;
         for (int d = 0; d < n_devs; d++)
             device_names[d] = devs[d]->info.name;

@@ -1,6 +1,7 @@
 /* The device's cell lists give exactly the brute-force neighbour sets, and the device's
  * mobility gives exactly the oracle's positions, for grids, 2-D and 3-D uniform placements,
- * and after mobility steps. */
+ * and after mobility steps, with one partition or several (their lists together). */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "config/config.h"
 #include "device/device.h"
 #include "engine/engine.h"
+#include "engine/partition.h"
 #include "flood_oracle.h"
 #include "models/flood/flood.h"
 
@@ -113,8 +115,57 @@ static void check_scenario(const char *label, const char *ini, device_ctx *dev, 
     flood_model_ops.destroy(m);
 }
 
+/* The tiles of host/engine/partition.c: equal node counts (within one), every node in one
+ * tile, and tiles that are spatial: on a grid split into PX strips, strip s lies left of
+ * strip s + 1. */
+static void check_tiles(uint32_t rows, uint32_t cols, uint32_t parts, uint32_t want_strips)
+{
+    uint32_t n = rows * cols;
+    int64_t *xy = malloc((size_t)n * 2 * sizeof *xy);
+    uint16_t *part = malloc((size_t)n * sizeof *part);
+    uint32_t *count = calloc(parts, sizeof *count);
+    int64_t *xmin = malloc(parts * sizeof *xmin), *xmax = malloc(parts * sizeof *xmax);
+    cn_error err = {0};
+    for (uint32_t i = 0; i < n; i++) {
+        xy[2 * i] = (int64_t)(i % cols) * 1000;
+        xy[2 * i + 1] = (int64_t)(i / cols) * 1000;
+    }
+    for (uint32_t p = 0; p < parts; p++)
+        xmin[p] = INT64_MAX, xmax[p] = INT64_MIN;
+    if (partition_tiles(xy, n, parts, part, &err) != 0) {
+        fprintf(stderr, "FAIL: tiles %ux%u into %u: %s\n", rows, cols, parts, err.msg);
+        failures++;
+    } else {
+        for (uint32_t i = 0; i < n; i++) {
+            count[part[i]]++;
+            xmin[part[i]] = xy[2 * i] < xmin[part[i]] ? xy[2 * i] : xmin[part[i]];
+            xmax[part[i]] = xy[2 * i] > xmax[part[i]] ? xy[2 * i] : xmax[part[i]];
+        }
+        for (uint32_t p = 0; p < parts; p++)
+            if (count[p] < n / parts || count[p] > n / parts + 1) {
+                fprintf(stderr, "FAIL: tiles %ux%u into %u: partition %u has %u nodes\n", rows,
+                        cols, parts, p, count[p]);
+                failures++;
+            }
+        uint32_t py = parts / want_strips;
+        for (uint32_t p = 0; p + py < parts; p++)
+            if (xmax[p] > xmin[p + py]) {
+                fprintf(stderr, "FAIL: tiles %ux%u into %u: strip of partition %u overlaps "
+                        "the next strip (x %lld > %lld)\n", rows, cols, parts, p,
+                        (long long)xmax[p], (long long)xmin[p + py]);
+                failures++;
+            }
+    }
+    free(xy), free(part), free(count), free(xmin), free(xmax);
+}
+
 int main(void)
 {
+    check_tiles(30, 40, 1, 1);
+    check_tiles(30, 40, 4, 2);
+    check_tiles(30, 40, 7, 7);   /* a prime count: strips along the longer side */
+    check_tiles(10, 90, 9, 9);
+    check_tiles(33, 33, 16, 4);
     cn_error err = {0};
     device_list list = {0};
     if (device_enumerate(&list, &err) != 0 || list.count == 0) {
@@ -161,6 +212,24 @@ int main(void)
                    "spacing = 10\n[connectivity]\nrange = 10\n[mobility]\nmodel = rwp\n"
                    "speed_min = 20\nspeed_max = 150\npause_min = 0.1\npause_max = 1.7\n"
                    "[flood]\nrelay_delay = 0.5\n", &dev, 40);
+    /* Partitions: every partition's lists hold only its receivers; their union for each
+     * transmitter must be exactly the single-partition lists, nodes at tile borders
+     * included. */
+    check_scenario("grid 30x40, 7 partitions",
+                   "[topology]\nplacement = grid\nrows = 30\ncols = 40\nspacing = 100\n"
+                   "[connectivity]\nrange = 100\n[partition]\ncount = 7\n", &dev, 0);
+    check_scenario("grid 25x25, range 2.5 spacings, 16 partitions",
+                   "[topology]\nplacement = grid\nrows = 25\ncols = 25\nspacing = 10\n"
+                   "[connectivity]\nrange = 25\n[partition]\ncount = 16\n", &dev, 0);
+    check_scenario("uniform 3-D, 5 partitions",
+                   "[simulation]\nseed = 12\n[topology]\nplacement = uniform\nnodes = 1500\n"
+                   "width = 800\nheight = 900\ndepth = 300\n[connectivity]\nrange = 100\n"
+                   "[partition]\ncount = 5\n", &dev, 0);
+    check_scenario("rwp 3-D after mobility steps, 6 partitions",
+                   "[simulation]\nseed = 5\n[topology]\nplacement = uniform\nnodes = 800\n"
+                   "width = 600\nheight = 600\ndepth = 100\n[connectivity]\nrange = 60\n"
+                   "[mobility]\nmodel = rwp\nspeed_min = 1\nspeed_max = 40\npause_min = 0\n"
+                   "pause_max = 2\n[flood]\nrelay_delay = 1\n[partition]\ncount = 6\n", &dev, 30);
     device_close(&dev);
     device_list_free(&list);
     if (failures) {

@@ -8,6 +8,26 @@
 #include "engine/dbuf.h"
 #include "models/flood/flood.h"
 
+/* The scenario's parameters of a window, as the transmit kernels take them. */
+typedef struct window_args {
+    cl_long T, L, start, interval, duration;
+    cl_ulong thr;
+    cl_uint2 key;
+    cl_uint source, dest, ttl;
+} window_args;
+
+/* What the transmit launches of a window share, prepared by the first partition's set: at
+ * most two windows in flight, slots for the window's new packets and the descriptor, the
+ * bound on the relays it can make, the count words and the scenario's parameters. */
+typedef struct transmit_prep {
+    cl_uint n_clear;
+    cl_uint16 inline_desc;
+    uint64_t relays_bound;
+    cl_uint in_word, out_word, clear_word, stamp;
+    int sized;              /* the next frontier holds every relay the window can make */
+    window_args a;
+} transmit_prep;
+
 struct model {
     scenario sc;
     device_ctx *dev;
@@ -31,7 +51,12 @@ struct model {
     dbuf pos, waypoint, speed, leg, pause_end;
     cell_grid grid;
     cell_lists cells;       /* mobile: rebuilt each window with transmissions */
-    dbuf offsets, neighbours; /* static: CSR lists, built once */
+    /* Partitions (host/engine/partition.h): partition p handles the receptions of the nodes
+     * with part_of = p. Static scenarios keep CSR lists per partition, built once: for every
+     * transmitter, its neighbours in the partition. */
+    uint32_t n_parts;
+    dbuf part_of;           /* ushort per node (a placeholder word with one partition) */
+    dbuf *offsets, *neighbours; /* [n_parts] */
     scan_ctx node_scan;     /* prefix sums over N + 1 entries */
 
     /* packets in flight: one slot each */
@@ -52,7 +77,6 @@ struct model {
      * on the device; the host knows them exactly up to the last window read back, and bounds
      * the others by the maximum degree, so that no frontier can overflow. */
     uint32_t max_degree;    /* static: largest neighbour count */
-    uint32_t csr_max_degree; /* of the last lists flood_build_csr made */
     int force_sync;         /* read every window back before the next (CPU devices) */
     uint64_t lag_budget;    /* largest frontier (entries) the bound may ask for */
     int64_t planned;        /* last window planned */
@@ -86,6 +110,7 @@ struct model {
     uint32_t n_new;
     int64_t next_packet;    /* first packet not yet created */
     int transmitted;        /* the window ran a transmit set */
+    transmit_prep prep;     /* of the window under way */
 
     int64_t end_time;       /* time of the last executed transmission */
     int any_tx;
@@ -98,7 +123,10 @@ int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs
                  cn_error *err);
 void flood_destroy(struct model *m);
 int flood_grow_slots(struct model *m, cn_error *err);
-int flood_build_csr(struct model *m, dbuf *offsets, dbuf *neighbours, cn_error *err);
+/* The CSR lists of partition PART (receivers in PART only); adds each transmitter's degree
+ * in it to DEG_SUM (N entries) when given. */
+int flood_build_csr(struct model *m, uint32_t part, dbuf *offsets, dbuf *neighbours,
+                    uint32_t *deg_sum, cn_error *err);
 int flood_move(struct model *m, int64_t window, cl_event *ev, cn_error *err);
 uint64_t flood_counter(const struct model *m, int word);
 /* After any buffer was reallocated: a new buffer may reuse the handle value of a freed one,

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cl/flood_layout.clh"
+#include "engine/partition.h"
 #include "models/flood/flood_model.h"
 
 static uint32_t env_u32(const char *name, uint32_t fallback)
@@ -162,21 +163,24 @@ int flood_move(struct model *m, int64_t window, cl_event *ev, cn_error *err)
     return rc;
 }
 
-/* CSR neighbour lists of the current positions: degrees, prefix sum, fill. The cell lists
- * must be built. */
-int flood_build_csr(struct model *m, dbuf *offsets, dbuf *neighbours, cn_error *err)
+/* CSR neighbour lists of partition PART at the current positions: degrees, prefix sum, fill.
+ * The cell lists must be built. */
+int flood_build_csr(struct model *m, uint32_t part, dbuf *offsets, dbuf *neighbours,
+                    uint32_t *deg_sum, cn_error *err)
 {
     device_ctx *d = m->dev;
     const cell_grid *g = &m->grid;
     cl_ulong range2 = (cl_ulong)m->sc.range_mm * (cl_ulong)m->sc.range_mm;
+    cl_uint nparts = m->n_parts;
     dbuf degree = {0};
     int rc = dbuf_alloc(d, &degree, (size_t)m->n * 4, &m->acc, "degrees", err);
     if (!rc)
         rc = dbuf_alloc(d, offsets, ((size_t)m->n + 1) * 4, &m->acc, "neighbour offsets", err);
     if (!rc)
-        rc = kernel_args(d, m->k_csr_count, "csr_count", err, 10, KBUF(m->pos), KARG(m->n),
+        rc = kernel_args(d, m->k_csr_count, "csr_count", err, 13, KBUF(m->pos), KARG(m->n),
                          KARG(range2), KARG(g->side), KARG(g->nx), KARG(g->ny), KARG(g->nz),
-                         KBUF(m->cells.start), KBUF(m->cells.nodes), KBUF(degree));
+                         KBUF(m->cells.start), KBUF(m->cells.nodes), KBUF(degree),
+                         KBUF(m->part_of), KARG(part), KARG(nparts));
     if (!rc)
         rc = enqueue_1d(d, m->k_csr_count, "csr_count", m->n, m->ls_csr, NULL, err);
     if (!rc)
@@ -189,13 +193,11 @@ int flood_build_csr(struct model *m, dbuf *offsets, dbuf *neighbours, cn_error *
         rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for %u degrees", m->n);
     if (!rc)
         rc = dbuf_read(d, &degree, 0, (size_t)m->n * 4, deg, 1, err);
-    uint32_t max_deg = 0;
     for (uint32_t i = 0; !rc && i < m->n; i++) {
         total += deg[i];
-        if (deg[i] > max_deg)
-            max_deg = deg[i];
+        if (deg_sum)
+            deg_sum[i] += deg[i];
     }
-    m->csr_max_degree = max_deg;
     free(deg);
     dbuf_release(&degree, &m->acc);
     if (rc)
@@ -205,14 +207,50 @@ int flood_build_csr(struct model *m, dbuf *offsets, dbuf *neighbours, cn_error *
                        "2^32-1 the neighbour lists hold; lower the range or the density",
                        (unsigned long long)total);
     if (!rc)
-        rc = dbuf_alloc(d, neighbours, (size_t)total * 4, &m->acc, "neighbour lists", err);
+        rc = dbuf_alloc(d, neighbours, total ? (size_t)total * 4 : 4, &m->acc, "neighbour lists",
+                        err);
     if (!rc)
-        rc = kernel_args(d, m->k_csr_fill, "csr_fill", err, 11, KBUF(m->pos), KARG(m->n),
+        rc = kernel_args(d, m->k_csr_fill, "csr_fill", err, 14, KBUF(m->pos), KARG(m->n),
                          KARG(range2), KARG(g->side), KARG(g->nx), KARG(g->ny), KARG(g->nz),
                          KBUF(m->cells.start), KBUF(m->cells.nodes), KBUF(*offsets),
-                         KBUF(*neighbours));
+                         KBUF(*neighbours), KBUF(m->part_of), KARG(part), KARG(nparts));
     if (!rc)
         rc = enqueue_1d(d, m->k_csr_fill, "csr_fill", m->n, m->ls_csr, NULL, err);
+    return rc;
+}
+
+/* Splits the nodes into the scenario's partitions (tiles of their initial positions, which
+ * mobile nodes keep for the whole run) and gives the device each node's partition. */
+static int make_partitions(struct model *m, cn_error *err)
+{
+    device_ctx *d = m->dev;
+    m->n_parts = m->sc.partitions > 0 ? (uint32_t)m->sc.partitions
+                                      : partition_default_count(m->n, 1);
+    m->offsets = calloc(m->n_parts, sizeof *m->offsets);
+    m->neighbours = calloc(m->n_parts, sizeof *m->neighbours);
+    if (!m->offsets || !m->neighbours)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for %u partitions", m->n_parts);
+    if (m->n_parts == 1) /* kernels never read it */
+        return dbuf_alloc(d, &m->part_of, 4, &m->acc, "partitions", err);
+    int64_t *xy = malloc((size_t)m->n * 2 * sizeof *xy);
+    cl_long *p = malloc((size_t)m->n * 32);
+    uint16_t *part = malloc((size_t)m->n * sizeof *part);
+    int rc = xy && p && part ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    if (!rc)
+        rc = dbuf_read(d, &m->pos, 0, (size_t)m->n * 32, p, 1, err);
+    for (uint32_t i = 0; !rc && i < m->n; i++) {
+        xy[2 * (size_t)i] = p[4 * (size_t)i];
+        xy[2 * (size_t)i + 1] = p[4 * (size_t)i + 1];
+    }
+    if (!rc)
+        rc = partition_tiles(xy, m->n, m->n_parts, part, err);
+    if (!rc)
+        rc = dbuf_alloc(d, &m->part_of, (size_t)m->n * 2, &m->acc, "partitions", err);
+    if (!rc)
+        rc = dbuf_write(d, &m->part_of, 0, (size_t)m->n * 2, part, 1, err);
+    free(xy);
+    free(p);
+    free(part);
     return rc;
 }
 
@@ -249,6 +287,9 @@ static int alloc_packets(struct model *m, cn_error *err)
     const char *bp = getenv("CLNETSIM_TEST_BY_PACKET");
     if (bp && (bp[0] == '0' || bp[0] == '1') && bp[1] == '\0')
         m->by_packet = bp[0] == '1' && !m->mobile;
+    /* It owns a packet's whole bitset and run: one partition only. */
+    if (m->n_parts > 1)
+        m->by_packet = 0;
     m->planned = m->processed = -1;
     m->counts_clean = 0; /* all zero at the start */
     /* A frontier bound above this (entries) makes the loop read each window back instead:
@@ -294,7 +335,8 @@ static int alloc_packets(struct model *m, cn_error *err)
     m->desc_host[0] = malloc((size_t)64 * sizeof *m->desc_host[0]);
     m->desc_host[1] = malloc((size_t)64 * sizeof *m->desc_host[1]);
     m->dirty_slots = malloc((size_t)s * sizeof *m->dirty_slots);
-    if (!m->slot_pkt || !m->born_window || !m->free_slots || !m->desc_host[0] || !m->desc_host[1] || !m->dirty_slots)
+    if (!m->slot_pkt || !m->born_window || !m->free_slots || !m->desc_host[0] ||
+        !m->desc_host[1] || !m->dirty_slots)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for packet slots");
     for (uint32_t i = 0; i < s; i++) {
         m->slot_pkt[i] = -1;
@@ -418,6 +460,8 @@ int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs
     if (!rc)
         rc = place_nodes(m, err);
     if (!rc)
+        rc = make_partitions(m, err);
+    if (!rc)
         rc = cell_lists_init(&m->cells, m->dev, m->prog, &m->grid, m->n, &m->acc, err);
     if (!rc)
         rc = scan_init(&m->node_scan, m->dev, m->prog, (size_t)m->n + 1, &m->acc, err);
@@ -429,9 +473,16 @@ int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs
         for (int i = 0; i < n_evs; i++)
             if (evs[i])
                 clReleaseEvent(evs[i]);
-        if (!rc)
-            rc = flood_build_csr(m, &m->offsets, &m->neighbours, err);
-        m->max_degree = m->csr_max_degree;
+        /* The degree bound is over all partitions: a transmitter's relays in every
+         * partition together. */
+        uint32_t *deg = calloc(m->n, sizeof *deg);
+        if (!rc && !deg)
+            rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for %u degrees", m->n);
+        for (uint32_t p = 0; !rc && p < m->n_parts; p++)
+            rc = flood_build_csr(m, p, &m->offsets[p], &m->neighbours[p], deg, err);
+        for (uint32_t i = 0; !rc && i < m->n; i++)
+            m->max_degree = deg[i] > m->max_degree ? deg[i] : m->max_degree;
+        free(deg);
         if (!rc)
             rc = cl_check(clFinish(m->dev->queue), "clFinish", m->dev->info.name, err);
     }
@@ -446,8 +497,14 @@ void flood_destroy(struct model *m)
 {
     if (!m)
         return;
-    dbuf *bufs[] = {&m->pos, &m->waypoint, &m->speed, &m->leg, &m->pause_end, &m->offsets,
-                    &m->neighbours, &m->seen, &m->spill, &m->slot_packet, &m->ctl, &m->desc,
+    for (uint32_t p = 0; p < m->n_parts && m->offsets && m->neighbours; p++) {
+        dbuf_release(&m->offsets[p], &m->acc);
+        dbuf_release(&m->neighbours[p], &m->acc);
+    }
+    free(m->offsets);
+    free(m->neighbours);
+    dbuf *bufs[] = {&m->pos, &m->waypoint, &m->speed, &m->leg, &m->pause_end, &m->part_of,
+                    &m->seen, &m->spill, &m->slot_packet, &m->ctl, &m->desc,
                     &m->seg[0], &m->seg[1], &m->frontier[0], &m->frontier[1]};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         dbuf_release(bufs[i], &m->acc);

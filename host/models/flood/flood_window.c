@@ -32,11 +32,11 @@ static sim_time_ns flood_lookahead(const struct model *m)
     return m->L;
 }
 
-static void add_set(window_plan *plan, int kind, uint64_t multiplicity)
+static void add_set(window_plan *plan, int kind, int partition, uint64_t multiplicity)
 {
     event_set *s = &plan->sets[plan->n_sets++];
     s->kind = kind;
-    s->partition = 0;
+    s->partition = partition;
     s->multiplicity = multiplicity;
 }
 
@@ -68,7 +68,6 @@ static uint64_t entries_bound(const struct model *m, int64_t w, uint32_t n_new)
 
 static int flood_plan(struct model *m, window_plan *plan, cn_error *err)
 {
-    (void)err;
     m->transmitted = 0;
     /* After a jump over idle windows nothing was in flight: they count as read back. */
     if (m->rb_count == 0 && m->processed < plan->index - 1)
@@ -77,15 +76,24 @@ static int flood_plan(struct model *m, window_plan *plan, cn_error *err)
     m->n_new_of[plan->index & 3] = m->n_new;
     m->planned = plan->index;
     m->entries_bound = entries_bound(m, plan->index, m->n_new);
+    /* Positions and cell lists are whole-scenario flows: one set each, on partition 0's
+     * device. */
     if (m->mobile && plan->index >= 1)
-        add_set(plan, FLOOD_MOVE, m->n);
+        add_set(plan, FLOOD_MOVE, 0, m->n);
     if (m->entries_bound == 0)
         return 0;
     if (m->mobile)
-        add_set(plan, FLOOD_BIN, m->n);
-    /* the relays of the last window and the new packets; an upper bound when the last
-     * window's count is still on the device */
-    add_set(plan, FLOOD_TRANSMIT, m->entries_bound);
+        add_set(plan, FLOOD_BIN, 0, m->n);
+    /* Per partition: the relays of the last window and the new packets (an upper bound when
+     * the last window's count is still on the device), whose receptions in the partition it
+     * handles. */
+    for (uint32_t p = 0; p < m->n_parts; p++) {
+        if (plan->n_sets == ENGINE_MAX_SETS)
+            return cn_fail(err, CN_ERR_INPUT, "%u partitions make more than the %d event sets "
+                           "a window can hold; use fewer partitions", m->n_parts,
+                           ENGINE_MAX_SETS);
+        add_set(plan, FLOOD_TRANSMIT, (int)p, m->entries_bound);
+    }
     return 0;
 }
 
@@ -201,14 +209,6 @@ static int queue_readback(struct model *m, int64_t w, cl_uint out_word, int out_
     return cl_check(clFlush(m->dev->queue), "clFlush", m->dev->info.name, err);
 }
 
-/* The scenario's parameters of a window, as the transmit kernels take them. */
-typedef struct window_args {
-    cl_long T, L, start, interval, duration;
-    cl_ulong thr;
-    cl_uint2 key;
-    cl_uint source, dest, ttl;
-} window_args;
-
 static void window_args_fill(window_args *a, const struct model *m, const window_plan *plan)
 {
     const scenario *sc = &m->sc;
@@ -224,18 +224,6 @@ static void window_args_fill(window_args *a, const struct model *m, const window
     a->dest = (cl_uint)sc->destination;
     a->ttl = sc->ttl > 0xffffffffLL ? 0xffffffffu : (cl_uint)sc->ttl;
 }
-
-/* What both transmit paths prepare before their kernel: at most two windows in flight, slots
- * for the window's new packets and the descriptor, the bound on the relays it can make (slots
- * are assigned by now, so the packets in flight include this window's new ones), the count
- * words and the scenario's parameters. */
-typedef struct transmit_prep {
-    cl_uint n_clear;
-    cl_uint16 inline_desc;
-    uint64_t relays_bound;
-    cl_uint in_word, out_word, clear_word, stamp;
-    window_args a;
-} transmit_prep;
 
 static int prepare_transmit(struct model *m, const window_plan *plan, transmit_prep *p,
                             cn_error *err)
@@ -294,8 +282,7 @@ static int run_transmit_by_packet(struct model *m, const window_plan *plan, cl_e
                                 KARG(m->max_degree), KARG(p.a.T), KARG(p.a.L), KARG(p.a.start),
                                 KARG(p.a.interval), KARG(p.a.duration), KARG(p.a.thr),
                                 KARG(p.a.key), KARG(p.a.source), KARG(p.a.dest), KARG(p.a.ttl),
-                                KBUF(m->offsets),
-                                KBUF(m->neighbours));
+                                KBUF(m->offsets[0]), KBUF(m->neighbours[0]));
     /* Work-items take packets from a counter: one work-group per compute unit keeps every
      * core busy, and more work-items would only contend for the counter. */
     size_t items = (size_t)n_new + m->slots;
@@ -312,57 +299,65 @@ static int run_transmit_by_packet(struct model *m, const window_plan *plan, cl_e
     return rc;
 }
 
-static int run_transmit(struct model *m, const window_plan *plan, cl_event *ev, cn_error *err)
+/* One partition's transmit set: the first partition's prepares the window (slots,
+ * descriptor, frontier sizes), the last one's queues the read-back and flips the frontiers. */
+static int run_transmit(struct model *m, const window_plan *plan, uint32_t part, cl_event *ev,
+                        cn_error *err)
 {
     device_ctx *d = m->dev;
     const scenario *sc = &m->sc;
     if (m->by_packet)
         return run_transmit_by_packet(m, plan, ev, err);
     int cur = m->cur, nxt = cur ^ 1;
-    transmit_prep p;
-    int rc = prepare_transmit(m, plan, &p, err);
-    /* Static scenarios: the relays of this window fit in the next frontier whenever the degree
-     * bound is within budget, which lets the loop run ahead. Otherwise (mobile scenarios, or a
-     * bound too large) the frontier grows on demand: overflow spills and is gathered when the
-     * window is read back, before the next one is enqueued. */
-    int sized = !m->mobile && !m->force_sync && p.relays_bound <= m->lag_budget;
-    if (!rc && sized)
-        rc = ensure_frontier(m, nxt, p.relays_bound, err);
-    rc = rc ? rc : ensure_frontier(m, cur, m->entries_bound, err);
-    cl_uint n_new = m->n_new;
+    transmit_prep *p = &m->prep;
+    int rc = 0;
+    if (part == 0) {
+        rc = prepare_transmit(m, plan, p, err);
+        /* Static scenarios: the relays of this window fit in the next frontier whenever the
+         * degree bound is within budget, which lets the loop run ahead. Otherwise (mobile
+         * scenarios, or a bound too large) the frontier grows on demand: overflow spills and
+         * is gathered when the window is read back, before the next one is enqueued. */
+        p->sized = !m->mobile && !m->force_sync && p->relays_bound <= m->lag_budget;
+        if (!rc && p->sized)
+            rc = ensure_frontier(m, nxt, p->relays_bound, err);
+        rc = rc ? rc : ensure_frontier(m, cur, m->entries_bound, err);
+    }
+    cl_uint n_new = m->n_new, count_tx = part == 0, nparts = m->n_parts;
     size_t ls = m->ls_transmit;
     const char *name = m->mobile ? "transmit_mobile" : "transmit";
     if (!rc)
-        rc = kernel_args_cached(d, m->k_transmit, &m->transmit_args, name, err, 0, 31,
-                                KBUF(m->frontier[cur]), KARG(p.in_word), KARG(n_new),
-                                KARG(p.n_clear), KARG(p.inline_desc), KBUF(m->desc),
+        rc = kernel_args_cached(d, m->k_transmit, &m->transmit_args, name, err, 0, 32,
+                                KBUF(m->frontier[cur]), KARG(p->in_word), KARG(n_new),
+                                KARG(p->n_clear), KARG(p->inline_desc), KBUF(m->desc),
                                 KBUF(m->frontier[nxt]), KARG(m->capacity[nxt]),
-                                KARG(p.out_word), KARG(p.clear_word), KBUF(m->ctl),
-                                KARG(p.stamp), KBUF(m->seen), KBUF(m->spill), KARG(m->words),
-                                KBUF(m->slot_packet), KARG(p.a.T), KARG(p.a.L),
-                                KARG(p.a.start), KARG(p.a.interval), KARG(p.a.duration),
-                                KARG(p.a.thr), KARG(p.a.key), KARG(p.a.source),
-                                KARG(p.a.dest), KARG(p.a.ttl), KLOCAL(4),
+                                KARG(p->out_word), KARG(p->clear_word), KBUF(m->ctl),
+                                KARG(p->stamp), KBUF(m->seen), KBUF(m->spill), KARG(m->words),
+                                KBUF(m->slot_packet), KARG(p->a.T), KARG(p->a.L),
+                                KARG(p->a.start), KARG(p->a.interval), KARG(p->a.duration),
+                                KARG(p->a.thr), KARG(p->a.key), KARG(p->a.source),
+                                KARG(p->a.dest), KARG(p->a.ttl), KLOCAL(4),
                                 KLOCAL(2 * 4), KLOCAL(ls * 16), KLOCAL((size_t)m->lcap * 8),
-                                KARG(m->lcap));
+                                KARG(m->lcap), KARG(count_tx));
     if (!rc && m->mobile) {
         cl_ulong range2 = (cl_ulong)sc->range_mm * (cl_ulong)sc->range_mm;
         const cell_grid *g = &m->grid;
-        rc = kernel_args_cached(d, m->k_transmit, &m->transmit_args, name, err, 31, 8,
+        rc = kernel_args_cached(d, m->k_transmit, &m->transmit_args, name, err, 32, 11,
                                 KBUF(m->pos), KARG(range2), KARG(g->side), KARG(g->nx),
                                 KARG(g->ny), KARG(g->nz), KBUF(m->cells.start),
-                                KBUF(m->cells.nodes));
+                                KBUF(m->cells.nodes), KBUF(m->part_of), KARG(part),
+                                KARG(nparts));
     } else if (!rc) {
-        rc = kernel_args_cached(d, m->k_transmit, &m->transmit_args, name, err, 31, 2,
-                                KBUF(m->offsets), KBUF(m->neighbours));
+        rc = kernel_args_cached(d, m->k_transmit, &m->transmit_args, name, err, 32, 2,
+                                KBUF(m->offsets[part]), KBUF(m->neighbours[part]));
     }
     size_t groups = (size_t)((m->entries_bound + ls - 1) / ls);
     if (groups > m->max_groups)
         groups = m->max_groups;
     if (!rc)
         rc = enqueue_1d(d, m->k_transmit, name, groups * ls, ls, ev, err);
-    if (!rc)
-        rc = queue_readback(m, plan->index, p.out_word, nxt, sized, err);
+    if (rc || part + 1 < m->n_parts)
+        return rc;
+    rc = queue_readback(m, plan->index, p->out_word, nxt, p->sized, err);
     if (!rc)
         m->transmitted = 1;
     m->counts_clean = plan->index + 1;
@@ -380,11 +375,14 @@ static int flood_run_set(struct model *m, const window_plan *plan, const event_s
     case FLOOD_BIN:
         return cell_lists_build(&m->cells, m->dev, &m->pos, evs, n_evs, err);
     case FLOOD_TRANSMIT:
-        return run_transmit(m, plan, &evs[(*n_evs)++], err);
+        if (set->partition < 0 || (uint32_t)set->partition >= m->n_parts)
+            break;
+        return run_transmit(m, plan, (uint32_t)set->partition, &evs[(*n_evs)++], err);
     default:
-        return cn_fail(err, CN_ERR_RUNTIME, "internal error: unknown flood event kind %d",
-                       set->kind);
+        break;
     }
+    return cn_fail(err, CN_ERR_RUNTIME, "internal error: no flood event set (kind %d, partition "
+                   "%d)", set->kind, set->partition);
 }
 
 /* The frontier overflowed (only possible when windows are read back one by one): grow it and
@@ -563,40 +561,67 @@ static int cmp_u32(const void *a, const void *b)
 
 int flood_neighbour_lists(struct model *m, uint32_t **offsets, uint32_t **list, cn_error *err)
 {
-    dbuf off = {0}, nb = {0};
+    uint32_t P = m->n_parts, n = m->n;
+    dbuf *off = calloc(P, sizeof *off), *nb = calloc(P, sizeof *nb);
+    uint32_t **po = calloc(P, sizeof *po), **pl = calloc(P, sizeof *pl);
+    *offsets = calloc((size_t)n + 1, 4);
+    *list = NULL;
+    int rc = off && nb && po && pl && *offsets ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of memory");
     cl_event evs[4];
     int n_evs = 0;
-    int rc = cell_lists_build(&m->cells, m->dev, &m->pos, evs, &n_evs, err);
+    if (!rc)
+        rc = cell_lists_build(&m->cells, m->dev, &m->pos, evs, &n_evs, err);
     for (int i = 0; i < n_evs; i++)
         if (evs[i])
             clReleaseEvent(evs[i]);
-    if (!rc)
-        rc = flood_build_csr(m, &off, &nb, err);
-    *offsets = malloc(((size_t)m->n + 1) * 4);
-    *list = NULL;
-    if (!rc && !*offsets)
-        rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
-    if (!rc)
-        rc = dbuf_read(m->dev, &off, 0, ((size_t)m->n + 1) * 4, *offsets, 1, err);
-    if (!rc) {
-        size_t total = (*offsets)[m->n];
-        *list = malloc(total ? total * 4 : 4);
-        if (!*list)
+    /* each partition's lists, read back */
+    for (uint32_t p = 0; p < P && !rc; p++) {
+        rc = flood_build_csr(m, p, &off[p], &nb[p], NULL, err);
+        po[p] = rc ? NULL : malloc(((size_t)n + 1) * 4);
+        if (!rc && !po[p])
             rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
-        else
-            rc = dbuf_read(m->dev, &nb, 0, total * 4, *list, 1, err);
+        if (!rc)
+            rc = dbuf_read(m->dev, &off[p], 0, ((size_t)n + 1) * 4, po[p], 1, err);
+        pl[p] = rc ? NULL : malloc(po[p][n] ? (size_t)po[p][n] * 4 : 4);
+        if (!rc && !pl[p])
+            rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+        if (!rc && po[p][n])
+            rc = dbuf_read(m->dev, &nb[p], 0, (size_t)po[p][n] * 4, pl[p], 1, err);
     }
-    for (uint32_t i = 0; !rc && i < m->n; i++)
-        qsort(*list + (*offsets)[i], (*offsets)[i + 1] - (*offsets)[i], 4, cmp_u32);
-    dbuf_release(&off, &m->acc);
-    dbuf_release(&nb, &m->acc);
+    /* node i's list: the union of its lists in every partition (disjoint: each receiver
+     * belongs to one partition), sorted */
+    size_t total = 0;
+    for (uint32_t p = 0; p < P && !rc; p++)
+        total += po[p][n];
+    if (!rc && !(*list = malloc(total ? total * 4 : 4)))
+        rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    size_t at = 0;
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        (*offsets)[i] = (uint32_t)at;
+        for (uint32_t p = 0; p < P; p++)
+            for (uint32_t q = po[p][i]; q < po[p][i + 1]; q++)
+                (*list)[at++] = pl[p][q];
+        qsort(*list + (*offsets)[i], at - (*offsets)[i], 4, cmp_u32);
+    }
+    if (!rc)
+        (*offsets)[n] = (uint32_t)at;
+    for (uint32_t p = 0; p < P; p++) {
+        if (off)
+            dbuf_release(&off[p], &m->acc);
+        if (nb)
+            dbuf_release(&nb[p], &m->acc);
+        if (po)
+            free(po[p]);
+        if (pl)
+            free(pl[p]);
+    }
+    free(off), free(nb), free(po), free(pl);
     return rc;
 }
 
 static int flood_n_partitions(const struct model *m)
 {
-    (void)m;
-    return 1;
+    return (int)m->n_parts;
 }
 
 static int flood_partition_home(const struct model *m, int partition)
@@ -605,10 +630,13 @@ static int flood_partition_home(const struct model *m, int partition)
     return 0;
 }
 
+/* What moving a partition would carry: its share of the seen bitsets and its lists. */
 static uint64_t flood_partition_bytes(const struct model *m, int partition)
 {
-    (void)partition;
-    return m->acc.current;
+    uint64_t b = m->seen.bytes / (m->n_parts ? m->n_parts : 1);
+    if (!m->mobile && partition >= 0 && (uint32_t)partition < m->n_parts)
+        b += m->offsets[partition].bytes + m->neighbours[partition].bytes;
+    return b;
 }
 
 const model_ops flood_model_ops = {
