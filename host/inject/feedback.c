@@ -1,3 +1,4 @@
+#include <math.h>
 #include <stdlib.h>
 
 #include "inject/inject.h"
@@ -48,8 +49,8 @@ void feedback_record(feedback_table *t, int kind, int device, uint64_t multiplic
                      double seconds)
 {
     feedback_series *s = series_at(t, kind, device);
-    if (!s)
-        return;
+    if (!s || !isfinite(seconds) || seconds < 0)
+        return; /* a failed measurement teaches nothing */
     s->launches++;
     s->total_seconds += seconds;
     s->total_events += multiplicity;
@@ -67,13 +68,11 @@ const feedback_series *feedback_get(const feedback_table *t, int kind, int devic
     return series_at(t, kind, device);
 }
 
-double feedback_predict(const feedback_table *t, int kind, int device, uint64_t multiplicity)
+int feedback_fit(const feedback_table *t, int kind, int device, double *a, double *b)
 {
     const feedback_series *s = series_at(t, kind, device);
     if (!s || s->n == 0)
-        return -1.0;
-    /* time = a + b * m by least squares; with one sample or no spread in m, a plain average
-     * per event is the best estimate available. */
+        return -1;
     double sm = 0, st = 0, smm = 0, smt = 0;
     for (int i = 0; i < s->n; i++) {
         double m = (double)s->multiplicity[i], tt = s->seconds[i];
@@ -83,19 +82,33 @@ double feedback_predict(const feedback_table *t, int kind, int device, uint64_t 
         smt += m * tt;
     }
     double n = s->n, den = n * smm - sm * sm;
-    double x = (double)multiplicity;
     if (s->n >= 2 && den > 1e-9 * smm * n) {
-        double b = (n * smt - sm * st) / den;
-        double a = (st - b * sm) / n;
-        if (b >= 0 && a >= 0)
-            return a + b * x;
+        double slope = (n * smt - sm * st) / den;
+        double icpt = (st - slope * sm) / n;
+        if (slope >= 0 && icpt >= 0 && isfinite(slope) && isfinite(icpt)) {
+            *a = icpt;
+            *b = slope;
+            return 0;
+        }
     }
-    return sm > 0 ? st / sm * x : st / n;
+    /* One sample, no spread in multiplicity, or a line that would predict negative times at
+     * some size: seconds per event from the totals is the estimate that stays sane. */
+    *a = sm > 0 ? 0 : st / n;
+    *b = sm > 0 ? st / sm : 0;
+    return 0;
+}
+
+double feedback_predict(const feedback_table *t, int kind, int device, uint64_t multiplicity)
+{
+    double a, b;
+    if (feedback_fit(t, kind, device, &a, &b) != 0)
+        return -1.0;
+    return a + b * (double)multiplicity;
 }
 
 void feedback_record_transfer(feedback_table *t, int device, uint64_t bytes, double seconds)
 {
-    if (device < 0 || device >= t->n_devices || seconds <= 0)
+    if (device < 0 || device >= t->n_devices || !(seconds > 0) || !isfinite(seconds))
         return;
     t->transfer_bytes[device] += (double)bytes;
     t->transfer_seconds[device] += seconds;

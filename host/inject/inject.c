@@ -1,149 +1,285 @@
+/* The injector's life cycle and its decisions in flight: each decision is kept from
+ * inject_decide() until its row of the trace has been written, so that completions, which may
+ * arrive in any order, find the kind, device and multiplicity they are measured for. */
+#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "inject/inject.h"
+#include "inject/inject_internal.h"
 
-/* A decision whose set has not completed yet. */
-typedef struct pending_decision {
-    inject_decision d;
-    int kind, partition;
-    int64_t window;
-    uint64_t multiplicity;
-    double measured_s;
-    int done;
-} pending_decision;
+const char *inject_policy_name(inject_policy p)
+{
+    switch (p) {
+    case INJECT_STATIC: return "static";
+    case INJECT_RAPID: return "rapid";
+    case INJECT_ADVANCED: return "advanced";
+    case INJECT_HYBRID: return "hybrid";
+    }
+    return "?";
+}
 
-struct inject_private {
-    pending_decision *pending; /* oldest first */
-    int n_pending, cap_pending;
-};
+/* CLNETSIM_TEST_DEVICE_SLOWDOWN="D:F[,D:F...]": a testing hook that makes device D look F
+ * times slower. Entries that do not parse, name no device or have F <= 0 are ignored. */
+static void parse_slowdown(double *slowdown, int n_devices)
+{
+    for (int d = 0; d < n_devices; d++)
+        slowdown[d] = 1.0;
+    const char *s = getenv("CLNETSIM_TEST_DEVICE_SLOWDOWN");
+    while (s && *s) {
+        char *end;
+        long dev = strtol(s, &end, 10);
+        if (end != s && *end == ':') {
+            const char *f_at = end + 1;
+            double f = strtod(f_at, &end);
+            if (end != f_at && (*end == ',' || *end == '\0') && dev >= 0 && dev < n_devices &&
+                isfinite(f) && f > 0)
+                slowdown[dev] = f;
+        }
+        s = strchr(s, ',');
+        if (s)
+            s++;
+    }
+}
+
+static void *zalloc(size_t n, size_t size)
+{
+    return calloc(n ? n : 1, size); /* never NULL for an empty array */
+}
 
 int inject_init(injector *inj, const inject_config *cfg, int n_kinds, int n_devices,
                 const inject_device_class *classes, int n_partitions, const int *home)
 {
     memset(inj, 0, sizeof *inj);
+    if (n_kinds < 0 || n_devices < 1 || n_partitions < 0) {
+        errno = EINVAL;
+        return -1;
+    }
     inj->cfg = *cfg;
+    if (cfg->policy < INJECT_STATIC || cfg->policy > INJECT_HYBRID)
+        inj->cfg.policy = INJECT_STATIC;
     inj->n_kinds = n_kinds;
     inj->n_devices = n_devices;
     inj->n_partitions = n_partitions;
-    inj->device_class = calloc((size_t)n_devices, sizeof *inj->device_class);
-    inj->home = calloc((size_t)n_partitions, sizeof *inj->home);
-    inj->backlog_s = calloc((size_t)n_devices, sizeof *inj->backlog_s);
-    inj->sets_per_device = calloc((size_t)n_devices, sizeof *inj->sets_per_device);
-    inj->events_per_device = calloc((size_t)n_devices, sizeof *inj->events_per_device);
-    inj->bytes_moved = calloc((size_t)n_devices, sizeof *inj->bytes_moved);
+    size_t nd = (size_t)n_devices, nk = (size_t)n_kinds;
+    inj->device_class = zalloc(nd, sizeof *inj->device_class);
+    inj->home = zalloc((size_t)n_partitions, sizeof *inj->home);
+    inj->backlog_s = zalloc(nd, sizeof *inj->backlog_s);
+    inj->sets_per_device = zalloc(nd, sizeof *inj->sets_per_device);
+    inj->events_per_device = zalloc(nd, sizeof *inj->events_per_device);
+    inj->bytes_moved = zalloc(nd, sizeof *inj->bytes_moved);
+    inj->threshold = zalloc(nk, sizeof *inj->threshold);
+    inj->crossover = zalloc(nk, sizeof *inj->crossover);
+    struct inject_private *pv = inj->priv = zalloc(1, sizeof *inj->priv);
+    if (pv) {
+        pv->tries = zalloc(nk * nd, sizeof *pv->tries);
+        pv->in_flight = zalloc(nd, sizeof *pv->in_flight);
+        pv->slowdown = zalloc(nd, sizeof *pv->slowdown);
+    }
     if (!inj->device_class || !inj->home || !inj->backlog_s || !inj->sets_per_device ||
-        !inj->events_per_device || !inj->bytes_moved ||
-        !(inj->priv = calloc(1, sizeof *inj->priv)) ||
+        !inj->events_per_device || !inj->bytes_moved || !inj->threshold || !inj->crossover ||
+        !pv || !pv->tries || !pv->in_flight || !pv->slowdown ||
         feedback_init(&inj->feedback, n_kinds, n_devices, cfg->history) != 0) {
         inject_free(inj);
+        errno = ENOMEM;
         return -1;
     }
     for (int d = 0; d < n_devices; d++)
-        inj->device_class[d] = classes ? classes[d] : INJECT_CPU;
-    for (int p = 0; p < n_partitions; p++)
-        inj->home[p] = home ? home[p] : p % n_devices;
-    inj->mode = cfg->policy == INJECT_HYBRID ? INJECT_ADVANCED : cfg->policy;
+        inj->device_class[d] = classes && classes[d] == INJECT_GPU ? INJECT_GPU : INJECT_CPU;
+    for (int p = 0; p < n_partitions; p++) {
+        int h = home ? home[p] : p % n_devices;
+        inj->home[p] = h >= 0 && h < n_devices ? h : 0;
+    }
+    for (int k = 0; k < n_kinds; k++) {
+        inj->threshold[k] = cfg->threshold ? cfg->threshold : INJECT_DEFAULT_THRESHOLD;
+        inj->crossover[k] = -1;
+    }
+    parse_slowdown(pv->slowdown, n_devices);
+    inj->mode = inj->cfg.policy == INJECT_HYBRID ? INJECT_ADVANCED : inj->cfg.policy;
+    inject_learn_thresholds(inj);
     return 0;
 }
 
 void inject_free(injector *inj)
 {
+    struct inject_private *pv = inj->priv;
+    if (pv) {
+        inject_trace_discard(inj);
+        free(pv->pending);
+        free(pv->tries);
+        free(pv->in_flight);
+        free(pv->slowdown);
+        free(pv);
+    }
     free(inj->device_class);
     free(inj->home);
     free(inj->backlog_s);
     free(inj->sets_per_device);
     free(inj->events_per_device);
     free(inj->bytes_moved);
-    if (inj->priv)
-        free(inj->priv->pending);
-    free(inj->priv);
+    free(inj->threshold);
+    free(inj->crossover);
     feedback_free(&inj->feedback);
     memset(inj, 0, sizeof *inj);
+}
+
+/* Hybrid: rapid when the input is full, advanced otherwise; a switch waits until the last one
+ * is `hold` windows old, so that a load hovering around `busy` does not flip the policy back
+ * and forth. The first window chooses freely. */
+static void choose_mode(injector *inj, int64_t window, int n_sets)
+{
+    int64_t busy = inj->cfg.busy > 0 ? inj->cfg.busy : 1;
+    int full = (int64_t)n_sets > busy * inj->n_devices; /* n_sets / n_devices > busy */
+    inject_policy want = full ? INJECT_RAPID : INJECT_ADVANCED;
+    struct inject_private *pv = inj->priv;
+    if (!pv->mode_chosen) {
+        pv->mode_chosen = 1;
+        inj->mode = want;
+        inj->mode_since = window;
+        return;
+    }
+    if (want != inj->mode && window - inj->mode_since >= (int64_t)inj->cfg.hold) {
+        inj->mode = want;
+        inj->mode_since = window;
+        inj->mode_switches++;
+    }
 }
 
 void inject_window_begin(injector *inj, int64_t window, int n_sets)
 {
     inj->window = window;
     inj->sets_in_window = n_sets;
+    if (inj->cfg.policy == INJECT_HYBRID)
+        choose_mode(inj, window, n_sets);
+    inject_learn_thresholds(inj);
 }
 
-inject_decision inject_decide(injector *inj, int kind, int partition, uint64_t multiplicity,
-                              uint64_t partition_bytes)
+/* Keeps D until its trace row is written. Returns 0, or -1 when out of memory. */
+static int remember(injector *inj, const inject_decision *d, int kind, int partition,
+                    uint64_t multiplicity)
 {
-    (void)partition_bytes;
-    inject_decision d;
-    memset(&d, 0, sizeof d);
-    d.id = inj->next_id++;
-    d.device = (partition >= 0 && partition < inj->n_partitions) ? inj->home[partition] : 0;
-    d.from = d.device;
-    d.policy = INJECT_STATIC;
-    d.predicted_s = feedback_predict(&inj->feedback, kind, d.device, multiplicity);
-    inj->decisions[d.policy]++;
     struct inject_private *pv = inj->priv;
     if (pv->n_pending == pv->cap_pending) {
         int cap = pv->cap_pending ? 2 * pv->cap_pending : 64;
         pending_decision *grown = realloc(pv->pending, (size_t)cap * sizeof *grown);
         if (!grown)
-            return d; /* not tracked: its time is not learnt, nothing else changes */
+            return -1;
         pv->pending = grown;
         pv->cap_pending = cap;
     }
     pending_decision *r = &pv->pending[pv->n_pending++];
     memset(r, 0, sizeof *r);
-    r->d = d;
+    r->d = *d;
     r->kind = kind;
     r->partition = partition;
     r->window = inj->window;
     r->multiplicity = multiplicity;
+    r->measured_s = -1.0;
+    return 0;
+}
+
+inject_decision inject_decide(injector *inj, int kind, int partition, uint64_t multiplicity,
+                              uint64_t partition_bytes)
+{
+    inject_decision d;
+    memset(&d, 0, sizeof d);
+    d.id = inj->next_id++;
+    if (partition >= 0 && partition < inj->n_partitions) {
+        d.from = inj->home[partition];
+        d.device = inject_choose(inj, kind, partition, multiplicity, partition_bytes, &d.policy);
+        if (d.device != d.from) {
+            d.migrate = 1;
+            inj->home[partition] = d.device;
+            inj->migrations++;
+        }
+    } else { /* a partition that does not exist has no home to move: device 0 runs it */
+        d.policy = inj->cfg.policy == INJECT_HYBRID ? inj->mode : inj->cfg.policy;
+    }
+    d.predicted_s = feedback_predict(&inj->feedback, kind, d.device, multiplicity);
+    inj->decisions[d.policy]++;
+    if (kind >= 0 && kind < inj->n_kinds)
+        inj->priv->tries[(size_t)kind * (size_t)inj->n_devices + (size_t)d.device]++;
+    if (remember(inj, &d, kind, partition, multiplicity) != 0)
+        inj->priv->trace_errno = ENOMEM; /* its time is not learnt and its row is lost */
     return d;
+}
+
+/* The decision numbered ID among those kept, or NULL. */
+static pending_decision *find_pending(injector *inj, uint64_t id)
+{
+    struct inject_private *pv = inj->priv;
+    int lo = 0, hi = pv->n_pending;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (pv->pending[mid].d.id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < pv->n_pending && pv->pending[lo].d.id == id ? &pv->pending[lo] : NULL;
 }
 
 void inject_enqueued(injector *inj, const inject_decision *d, uint64_t multiplicity,
                      uint64_t moved_bytes, double move_seconds)
 {
+    if (d->device < 0 || d->device >= inj->n_devices)
+        return;
     inj->sets_per_device[d->device]++;
     inj->events_per_device[d->device] += multiplicity;
     inj->bytes_moved[d->device] += moved_bytes;
     if (moved_bytes)
         feedback_record_transfer(&inj->feedback, d->device, moved_bytes, move_seconds);
+    pending_decision *r = find_pending(inj, d->id);
+    if (!r || r->enqueued || r->done)
+        return;
+    r->enqueued = 1;
+    double p = r->d.predicted_s; /* ours, not the caller's copy */
+    r->backlog_s = p > 0 && isfinite(p) ? p : 0;
+    inj->backlog_s[d->device] += r->backlog_s;
+    inj->priv->in_flight[d->device]++;
+}
+
+/* Takes back what R added to its device's backlog. */
+static void release_backlog(injector *inj, pending_decision *r)
+{
+    if (!r->enqueued)
+        return;
+    int dev = r->d.device;
+    int *n = &inj->priv->in_flight[dev];
+    if (*n > 0)
+        (*n)--;
+    inj->backlog_s[dev] -= r->backlog_s;
+    /* Sums and differences of doubles leave crumbs: an idle device has no backlog at all. */
+    if (*n == 0 || inj->backlog_s[dev] < 0)
+        inj->backlog_s[dev] = 0;
+}
+
+/* Writes and forgets the measured decisions at the front: rows go out in decision order. */
+static void drop_measured_prefix(injector *inj)
+{
+    struct inject_private *pv = inj->priv;
+    int k = 0;
+    while (k < pv->n_pending && pv->pending[k].done)
+        k++;
+    if (!k)
+        return;
+    inject_trace_rows(inj, pv->pending, k);
+    memmove(pv->pending, pv->pending + k, (size_t)(pv->n_pending - k) * sizeof *pv->pending);
+    pv->n_pending -= k;
 }
 
 void inject_complete(injector *inj, uint64_t id, double seconds)
 {
-    struct inject_private *pv = inj->priv;
-    for (int i = 0; i < pv->n_pending; i++) {
-        pending_decision *r = &pv->pending[i];
-        if (r->d.id != id || r->done)
-            continue;
-        r->done = 1;
+    pending_decision *r = find_pending(inj, id);
+    if (!r || r->done)
+        return;
+    int dev = r->d.device;
+    if (isfinite(seconds) && seconds >= 0) {
+        seconds *= inj->priv->slowdown[dev];
         r->measured_s = seconds;
-        feedback_record(&inj->feedback, r->kind, r->d.device, r->multiplicity, seconds);
-        break;
+        feedback_record(&inj->feedback, r->kind, dev, r->multiplicity, seconds);
     }
-    int k = 0; /* drop the completed prefix */
-    while (k < pv->n_pending && pv->pending[k].done)
-        k++;
-    if (k) {
-        memmove(pv->pending, pv->pending + k, (size_t)(pv->n_pending - k) * sizeof *pv->pending);
-        pv->n_pending -= k;
-    }
-}
-
-int inject_trace_open(injector *inj, const char *path, const char *const *kind_names)
-{
-    (void)inj, (void)path, (void)kind_names;
-    return 0;
-}
-
-int inject_trace_close(injector *inj)
-{
-    (void)inj;
-    return 0;
-}
-
-void inject_print_feedback(const injector *inj, const char *const *kind_names,
-                           const char *const *device_names, FILE *out)
-{
-    (void)inj, (void)kind_names, (void)device_names, (void)out;
+    r->done = 1;
+    release_backlog(inj, r);
+    drop_measured_prefix(inj);
 }

@@ -60,18 +60,31 @@ typedef struct feedback_table {
 int feedback_init(feedback_table *t, int n_kinds, int n_devices, int history);
 void feedback_free(feedback_table *t);
 /* Records one measured launch. The first launch of a kind on a device counts as busy time but
- * is not kept as a sample: it carries compilation and warm-up. */
+ * is not kept as a sample: it carries compilation and warm-up. Times that are not finite or
+ * negative are ignored. */
 void feedback_record(feedback_table *t, int kind, int device, uint64_t multiplicity,
                      double seconds);
 const feedback_series *feedback_get(const feedback_table *t, int kind, int device);
-/* Predicted seconds for MULTIPLICITY events from the kept samples (least squares line through
- * time against multiplicity, never below the smallest sample's time); negative when there are
- * no samples yet. */
+/* The line seconds = *A + *B * multiplicity fitted to the kept samples of KIND on DEVICE:
+ * least squares when it is usable (two samples or more, a spread in multiplicity, A >= 0 and
+ * B >= 0); otherwise a line through the origin with the samples' seconds per event (or their
+ * mean time when every sample has multiplicity 0). Returns 0, or -1 when there is no sample. */
+int feedback_fit(const feedback_table *t, int kind, int device, double *a, double *b);
+/* Predicted seconds for MULTIPLICITY events: the line of feedback_fit(); negative when there
+ * are no samples yet. */
 double feedback_predict(const feedback_table *t, int kind, int device, uint64_t multiplicity);
 /* Records a measured transfer of BYTES to or from DEVICE. */
 void feedback_record_transfer(feedback_table *t, int device, uint64_t bytes, double seconds);
 /* Bytes per second measured for DEVICE; negative before any transfer. */
 double feedback_transfer_rate(const feedback_table *t, int device);
+
+/* Constants of the policies (docs/injector.md explains them). */
+#define INJECT_DEFAULT_THRESHOLD 4096u     /* rapid: until a crossover can be learnt */
+#define INJECT_THRESHOLD_NEVER UINT64_MAX  /* rapid: large sets are no faster on a GPU */
+#define INJECT_CALIBRATION_TRIES 2         /* sets tried per (kind, device): 1st discarded */
+#define INJECT_HYSTERESIS 0.10             /* advanced: share of the home's finish to save */
+#define INJECT_DEFAULT_GPU_RATE 8e9        /* bytes/s of a migration touching a GPU, guessed */
+#define INJECT_DEFAULT_CPU_RATE 10e9       /* bytes/s of a migration between CPUs, guessed */
 
 /* One decision, as inject_decide() returns it. */
 typedef struct inject_decision {
@@ -97,6 +110,11 @@ typedef struct injector {
     uint64_t next_id;
     inject_policy mode;       /* hybrid: the policy in force */
     int64_t mode_since;       /* hybrid: window of the last switch */
+    uint64_t mode_switches;   /* hybrid: switches between rapid and advanced */
+    /* rapid, per kind: the threshold in force (cfg.threshold, learnt or the default), and the
+     * learnt crossover multiplicity (< 0 until both classes have a calibrated device) */
+    uint64_t *threshold;
+    double *crossover;
     int64_t window;           /* current window */
     int sets_in_window;
     feedback_table feedback;
@@ -124,8 +142,9 @@ void inject_enqueued(injector *inj, const inject_decision *d, uint64_t multiplic
 void inject_complete(injector *inj, uint64_t id, double seconds);
 
 /* --trace-inject: one CSV row per decision (window, kind, partition, multiplicity, device,
- * predicted_s, measured_s, policy), written in decision order once measured. KIND_NAMES name
- * the kinds. Returns 0, or -1 when PATH cannot be opened (errno set). */
+ * predicted_s, measured_s, policy, migrated), written in decision order once measured.
+ * KIND_NAMES name the kinds (NULL: numbers). Returns 0, or -1 when PATH cannot be opened
+ * (errno set). */
 int inject_trace_open(injector *inj, const char *path, const char *const *kind_names);
 /* Writes what remains and closes the trace; returns 0, or -1 on a write error. The trace is
  * written to a temporary file in the same folder and renamed here, so a failed run never
@@ -135,5 +154,13 @@ int inject_trace_close(injector *inj);
 /* --show-feedback: the feedback table, one block per kind and device. */
 void inject_print_feedback(const injector *inj, const char *const *kind_names,
                            const char *const *device_names, FILE *out);
+
+/* Seconds that moving BYTES of a partition from device FROM to device TO is expected to take:
+ * BYTES over the rate measured for migrations into TO, or over the default rate until one has
+ * been measured (INJECT_DEFAULT_GPU_RATE when either device is a GPU, else the CPU rate). */
+double inject_move_seconds(const injector *inj, int from, int to, uint64_t bytes);
+
+/* "static", "rapid", "advanced" or "hybrid". */
+const char *inject_policy_name(inject_policy p);
 
 #endif

@@ -1,0 +1,54 @@
+#!/bin/sh
+# The injector seen from the command line: --trace-inject writes one row per decision in
+# decision order (no temporary file left, none at all when the path cannot be written),
+# --show-feedback prints the table, and CLNETSIM_TEST_DEVICE_SLOWDOWN scales the measured
+# times that both report. Usage: inject_cli.sh CLNETSIM SOURCE_DIR (two PoCL devices).
+bin=$1 src=$2
+scn=$src/scenarios/small_grid.ini
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+bad() { echo "FAIL $*"; fail=$((fail + 1)); }
+
+header='window,kind,partition,multiplicity,device,predicted_s,measured_s,policy,migrated'
+
+CLNETSIM_TEST_DEVICE_SLOWDOWN=0:1000,1:1000 "$bin" run "$scn" --trace-inject "$tmp/t.csv" \
+    --show-feedback --json "$tmp/r.json" > "$tmp/out" 2>&1 || bad "run: exit $?"
+grep -q '^Injector: policy hybrid' "$tmp/out" || bad "show-feedback: no policy line"
+grep -q 'cannot move partitions' "$tmp/out" || bad "show-feedback: migration not ruled out"
+grep -q '^Kind transmit' "$tmp/out" || bad "show-feedback: no transmit block"
+[ "$(head -n 1 "$tmp/t.csv")" = "$header" ] || bad "trace: header"
+[ -z "$(ls "$tmp" | grep '\.tmp\.')" ] || bad "trace: temporary file left"
+sets=$(grep -o '"event_sets": [0-9]*' "$tmp/r.json" | awk '{ s += $2 } END { print s }')
+# Every set has a row, in decision order (windows never go back), at its partition's home
+# (the flood model cannot migrate), with a measured time; the devices' busy time is the sum of
+# the measured times, slowed down a thousand times.
+busy=$(grep -o '"busy_s": [0-9.]*' "$tmp/r.json" | awk '{ s += $2 } END { print s }')
+awk -F, -v sets="$sets" -v busy="$busy" '
+    NR == 1 { next }
+    NF != 9 { print "row " NR ": " NF " fields"; bad = 1 }
+    $1 < last { print "row " NR ": window goes back"; bad = 1 }
+    $9 != 0 || (($3 in home) && home[$3] != $5) { print "row " NR ": not at home"; bad = 1 }
+    $7 == "" { print "row " NR ": not measured"; bad = 1 }
+    $8 != "advanced" { print "row " NR ": policy " $8; bad = 1 }
+    { last = $1; home[$3] = $5; rows++; sum += $7 }
+    END {
+        if (rows != sets) { print rows " rows for " sets " sets"; bad = 1 }
+        if (sum < 0.01 || sum - busy > 1e-5 * rows || busy - sum > 1e-5 * rows) {
+            print "measured sum " sum ", busy " busy; bad = 1
+        }
+        exit bad
+    }' "$tmp/t.csv" || bad "trace: rows"
+
+"$bin" run "$scn" --quiet -s inject.policy=static --trace-inject "$tmp/s.csv" || bad "static: exit"
+[ "$(cut -d, -f8 "$tmp/s.csv" | sort -u | tr '\n' ' ')" = "policy static " ] ||
+    bad "static: policies $(cut -d, -f8 "$tmp/s.csv" | sort -u | tr '\n' ' ')"
+
+"$bin" run "$scn" --quiet --trace-inject "$tmp/no/such/dir/t.csv" > "$tmp/out" 2>&1
+st=$?
+[ "$st" -eq 2 ] || bad "unwritable: exit $st"
+grep -q "cannot write the injector trace" "$tmp/out" || bad "unwritable: message"
+[ ! -e "$tmp/no" ] || bad "unwritable: created something"
+
+[ "$fail" -eq 0 ] && echo "inject_cli: all checks passed"
+exit "$fail"
