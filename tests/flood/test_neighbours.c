@@ -63,14 +63,18 @@ static int compare_lists(const char *label, struct model *m, const scenario *sc,
     return 0;
 }
 
-static void check_scenario(const char *label, const char *ini, device_ctx *dev, int steps)
+static void check_partitioned(const char *name, const char *ini, device_ctx *dev, int steps,
+                              uint32_t parts)
 {
+    char label[96];
+    snprintf(label, sizeof label, "%s, %u partition%s", name, parts, parts > 1 ? "s" : "");
     cn_error err = {0};
     scenario sc;
     if (config_load_string(label, ini, NULL, 0, &sc, &err) != 0) {
         CHECK(0, "%s: config: %s", label, err.msg);
         return;
     }
+    sc.partitions = parts;
     struct model *m = NULL;
     device_ctx *devs[1] = {dev};
     if (flood_model_ops.create(&m, &sc, devs, 1, &err) != 0) {
@@ -113,6 +117,16 @@ static void check_scenario(const char *label, const char *ini, device_ctx *dev, 
     free(pos);
     oracle_mobility_free(&om);
     flood_model_ops.destroy(m);
+}
+
+/* One partition, then PARTS: every partition's lists hold only its receivers, and their union
+ * for each transmitter must be exactly the single-partition lists, nodes at tile borders
+ * included. */
+static void check_scenario(const char *name, const char *ini, device_ctx *dev, int steps,
+                           uint32_t parts)
+{
+    check_partitioned(name, ini, dev, steps, 1);
+    check_partitioned(name, ini, dev, steps, parts);
 }
 
 /* The tiles of host/engine/partition.c: equal node counts (within one), every node in one
@@ -185,51 +199,33 @@ int main(void)
     }
     check_scenario("grid 30x40, range = spacing",
                    "[topology]\nplacement = grid\nrows = 30\ncols = 40\nspacing = 100\n"
-                   "[connectivity]\nrange = 100\n", &dev, 0);
+                   "[connectivity]\nrange = 100\n", &dev, 0, 7);
     check_scenario("grid 25x25, range 2.5 spacings",
                    "[topology]\nplacement = grid\nrows = 25\ncols = 25\nspacing = 10\n"
-                   "[connectivity]\nrange = 25\n", &dev, 0);
+                   "[connectivity]\nrange = 25\n", &dev, 0, 16);
     check_scenario("uniform 2-D",
                    "[simulation]\nseed = 11\n[topology]\nplacement = uniform\nnodes = 1500\n"
                    "width = 2000\nheight = 1200\ndepth = 0\n[connectivity]\nrange = 90\n",
-                   &dev, 0);
+                   &dev, 0, 4);
     check_scenario("uniform 3-D",
                    "[simulation]\nseed = 12\n[topology]\nplacement = uniform\nnodes = 1500\n"
                    "width = 800\nheight = 900\ndepth = 300\n[connectivity]\nrange = 100\n",
-                   &dev, 0);
+                   &dev, 0, 5);
     /* 5000 cells of one range would exceed 2 N: the cell side doubles, neighbours stay exact */
     check_scenario("long strip, cells wider than the range",
                    "[simulation]\nseed = 13\n[topology]\nplacement = uniform\nnodes = 2000\n"
                    "width = 100000\nheight = 10\ndepth = 0\n[connectivity]\nrange = 20\n",
-                   &dev, 0);
+                   &dev, 0, 3);
     check_scenario("rwp 3-D after mobility steps",
                    "[simulation]\nseed = 5\n[topology]\nplacement = uniform\nnodes = 800\n"
                    "width = 600\nheight = 600\ndepth = 100\n[connectivity]\nrange = 60\n"
                    "[mobility]\nmodel = rwp\nspeed_min = 1\nspeed_max = 40\npause_min = 0\n"
-                   "pause_max = 2\n[flood]\nrelay_delay = 1\n", &dev, 30);
+                   "pause_max = 2\n[flood]\nrelay_delay = 1\n", &dev, 30, 6);
     check_scenario("rwp on a grid, fast nodes reaching waypoints",
                    "[simulation]\nseed = 3\n[topology]\nplacement = grid\nrows = 20\ncols = 20\n"
                    "spacing = 10\n[connectivity]\nrange = 10\n[mobility]\nmodel = rwp\n"
                    "speed_min = 20\nspeed_max = 150\npause_min = 0.1\npause_max = 1.7\n"
-                   "[flood]\nrelay_delay = 0.5\n", &dev, 40);
-    /* Partitions: every partition's lists hold only its receivers; their union for each
-     * transmitter must be exactly the single-partition lists, nodes at tile borders
-     * included. */
-    check_scenario("grid 30x40, 7 partitions",
-                   "[topology]\nplacement = grid\nrows = 30\ncols = 40\nspacing = 100\n"
-                   "[connectivity]\nrange = 100\n[partition]\ncount = 7\n", &dev, 0);
-    check_scenario("grid 25x25, range 2.5 spacings, 16 partitions",
-                   "[topology]\nplacement = grid\nrows = 25\ncols = 25\nspacing = 10\n"
-                   "[connectivity]\nrange = 25\n[partition]\ncount = 16\n", &dev, 0);
-    check_scenario("uniform 3-D, 5 partitions",
-                   "[simulation]\nseed = 12\n[topology]\nplacement = uniform\nnodes = 1500\n"
-                   "width = 800\nheight = 900\ndepth = 300\n[connectivity]\nrange = 100\n"
-                   "[partition]\ncount = 5\n", &dev, 0);
-    check_scenario("rwp 3-D after mobility steps, 6 partitions",
-                   "[simulation]\nseed = 5\n[topology]\nplacement = uniform\nnodes = 800\n"
-                   "width = 600\nheight = 600\ndepth = 100\n[connectivity]\nrange = 60\n"
-                   "[mobility]\nmodel = rwp\nspeed_min = 1\nspeed_max = 40\npause_min = 0\n"
-                   "pause_max = 2\n[flood]\nrelay_delay = 1\n[partition]\ncount = 6\n", &dev, 30);
+                   "[flood]\nrelay_delay = 0.5\n", &dev, 40, 2);
     device_close(&dev);
     device_list_free(&list);
     if (failures) {
