@@ -73,6 +73,14 @@ static void collect_feedback(injector *inj, pending_fifo *f, int wait)
     }
 }
 
+/* The model's kind names in NAMES (ENGINE_MAX_KINDS entries), for the trace and the table. */
+static const char *const *name_kinds(const model_ops *ops, const char **names)
+{
+    for (int k = 0; k < ops->n_kinds && k < ENGINE_MAX_KINDS; k++)
+        names[k] = ops->kinds[k].name;
+    return names;
+}
+
 /* The injector for this run: the scenario's [inject] keys, the devices' classes, and the
  * partitions as the model placed them. */
 static int make_injector(injector *inj, const model_ops *ops, struct model *m,
@@ -102,9 +110,7 @@ static int make_injector(injector *inj, const model_ops *ops, struct model *m,
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the injector");
     if (opt->trace_path) {
         const char *kind_names[ENGINE_MAX_KINDS];
-        for (int k = 0; k < ops->n_kinds && k < ENGINE_MAX_KINDS; k++)
-            kind_names[k] = ops->kinds[k].name;
-        if (inject_trace_open(inj, opt->trace_path, kind_names) != 0)
+        if (inject_trace_open(inj, opt->trace_path, name_kinds(ops, kind_names)) != 0)
             return cn_fail(err, CN_ERR_INPUT, "cannot write the injector trace '%s': %s",
                            opt->trace_path, strerror(errno));
     }
@@ -211,8 +217,7 @@ int engine_run(const scenario *sc, device_ctx *const *devs, int n_devs,
                      opt->trace_path, strerror(errno));
     if (rc == 0 && opt->show_feedback) {
         const char *kind_names[ENGINE_MAX_KINDS], *device_names[ENGINE_MAX_DEVICES];
-        for (int k = 0; k < ops->n_kinds && k < ENGINE_MAX_KINDS; k++)
-            kind_names[k] = ops->kinds[k].name;
+        name_kinds(ops, kind_names);
         for (int d = 0; d < n_devs; d++)
             device_names[d] = devs[d]->info.name;
         inject_print_feedback(&inj, kind_names, device_names, opt->show_feedback);
