@@ -8,6 +8,15 @@ static void describe_devices(const injector *inj, device_ctx *const *devs, int n
                              run_results *res)
 {
     res->n_devices = n_devs < REPORT_MAX_DEVICES ? n_devs : REPORT_MAX_DEVICES;
+    uint64_t all_events = 0;
+    for (int d = 0; d < res->n_devices; d++)
+        all_events += inj->events_per_device[d];
+    inject_report *ir = &res->injector;
+    snprintf(ir->policy, sizeof ir->policy, "%s", inject_policy_name(inj->cfg.policy));
+    for (int p = 0; p < 4; p++)
+        ir->decisions[p] = inj->decisions[p];
+    ir->migrations = inj->migrations;
+    ir->switches = inj->mode_switches;
     for (int d = 0; d < res->n_devices; d++) {
         device_report *r = &res->devices[d];
         snprintf(r->name, sizeof r->name, "%s", devs[d]->info.name);
@@ -16,6 +25,7 @@ static void describe_devices(const injector *inj, device_ctx *const *devs, int n
         r->event_sets = inj->sets_per_device[d];
         r->events = inj->events_per_device[d];
         r->bytes_moved = inj->bytes_moved[d];
+        r->share = all_events ? (double)inj->events_per_device[d] / (double)all_events : 0;
         r->busy_s = 0;
         for (int k = 0; k < inj->feedback.n_kinds; k++)
             r->busy_s += feedback_get(&inj->feedback, k, d)->total_seconds;
@@ -60,7 +70,8 @@ static void collect_feedback(injector *inj, pending_fifo *f, int wait)
         } else if (!set_complete(p)) {
             break;
         }
-        double seconds = 0;
+        /* a set that had nothing to do (its work was done by an earlier one) is no sample */
+        double seconds = p->n_evs > 0 ? 0 : -1;
         for (int e = 0; e < p->n_evs; e++) {
             if (!p->evs[e])
                 continue;

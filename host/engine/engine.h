@@ -21,8 +21,8 @@
 typedef int64_t sim_time_ns;
 
 #define ENGINE_MAX_KINDS 16
-/* Every partition's sets and a few whole-scenario ones fit in a window's plan. */
-#define ENGINE_MAX_SETS (4096 + 16)
+/* Every partition's sets and a few per device (replicated flows) fit in a window's plan. */
+#define ENGINE_MAX_SETS (4096 + 2 * 16 + 16)
 #define ENGINE_MAX_DEVICES 16
 #define ENGINE_MAX_SET_EVENTS 8
 

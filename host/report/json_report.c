@@ -62,10 +62,20 @@ void report_print_json(const run_results *r, FILE *out)
         json_string(out, d->platform);
         fprintf(out, ", \"type\": ");
         json_string(out, d->type);
-        fprintf(out, ", \"event_sets\": %llu, \"events\": %llu, \"busy_s\": %.6f}",
-                (unsigned long long)d->event_sets, (unsigned long long)d->events, d->busy_s);
+        fprintf(out, ", \"event_sets\": %llu, \"events\": %llu, \"busy_s\": %.6f, "
+                "\"share\": %.6f, \"bytes_moved\": %llu}",
+                (unsigned long long)d->event_sets, (unsigned long long)d->events, d->busy_s,
+                d->share, (unsigned long long)d->bytes_moved);
     }
     fprintf(out, "%s],\n", r->n_devices ? "\n  " : "");
+    const inject_report *ij = &r->injector;
+    fprintf(out, "  \"injector\": {\"policy\": ");
+    json_string(out, ij->policy);
+    fprintf(out, ", \"decisions\": {\"static\": %llu, \"rapid\": %llu, \"advanced\": %llu}, "
+            "\"migrations\": %llu, \"switches\": %llu, \"exchanged_bytes\": %llu},\n",
+            (unsigned long long)ij->decisions[0], (unsigned long long)ij->decisions[1],
+            (unsigned long long)ij->decisions[2], (unsigned long long)ij->migrations,
+            (unsigned long long)ij->switches, (unsigned long long)ij->exchanged_bytes);
     fprintf(out, "  \"scenario\": ");
     json_string(out, r->scenario_path);
     fprintf(out, ",\n  \"version\": ");

@@ -17,7 +17,17 @@ typedef struct device_report {
     uint64_t events;
     uint64_t bytes_moved;   /* partition migrations to this device */
     double busy_s;
+    double share;           /* its events over the events of every device */
 } device_report;
+
+/* What the injector did (docs/injector.md). */
+typedef struct inject_report {
+    char policy[16];        /* the [inject] policy */
+    uint64_t decisions[4];  /* by the policy that decided: static, rapid, advanced, hybrid */
+    uint64_t migrations;
+    uint64_t switches;      /* hybrid: changes between rapid and advanced */
+    uint64_t exchanged_bytes; /* model data moved between devices at window boundaries */
+} inject_report;
 
 typedef struct run_results {
     /* the determinism contract: identical on every device, policy and partition count */
@@ -39,6 +49,7 @@ typedef struct run_results {
     uint64_t device_bytes;  /* peak device memory allocated by the model */
     int n_devices;
     device_report devices[REPORT_MAX_DEVICES];
+    inject_report injector;
     char scenario_path[1024];
 } run_results;
 

@@ -33,9 +33,17 @@ void report_print_summary(const run_results *r, FILE *out)
     fprintf(out, "wall         %.3f s simulation + %.3f s setup, %.3g events/s\n", r->wall_s,
             r->setup_s, r->wall_s > 0 ? (double)events / r->wall_s : 0.0);
     for (int i = 0; i < r->n_devices; i++)
-        fprintf(out, "device       %s (%s, %s): %llu event sets, busy %.3f s\n",
-                r->devices[i].name, r->devices[i].platform, r->devices[i].type,
-                (unsigned long long)r->devices[i].event_sets, r->devices[i].busy_s);
+        fprintf(out, "device       %s (%s, %s): %llu event sets, %.1f%% of the events, busy "
+                "%.3f s\n", r->devices[i].name, r->devices[i].platform, r->devices[i].type,
+                (unsigned long long)r->devices[i].event_sets, 100.0 * r->devices[i].share,
+                r->devices[i].busy_s);
+    if (r->n_devices > 1) {
+        const inject_report *ij = &r->injector;
+        fprintf(out, "injector     %s: %llu rapid and %llu advanced decisions, %llu migrations, "
+                "%.1f MiB exchanged\n", ij->policy, (unsigned long long)ij->decisions[1],
+                (unsigned long long)ij->decisions[2], (unsigned long long)ij->migrations,
+                (double)ij->exchanged_bytes / (1024.0 * 1024.0));
+    }
     fprintf(out, "memory       %.1f MiB on the devices\n",
             (double)r->device_bytes / (1024.0 * 1024.0));
 }

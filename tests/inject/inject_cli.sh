@@ -15,25 +15,32 @@ header='window,kind,partition,multiplicity,device,predicted_s,measured_s,policy,
 CLNETSIM_TEST_DEVICE_SLOWDOWN=0:1000,1:1000 "$bin" run "$scn" --trace-inject "$tmp/t.csv" \
     --show-feedback --json "$tmp/r.json" > "$tmp/out" 2>&1 || bad "run: exit $?"
 grep -q '^Injector: policy hybrid' "$tmp/out" || bad "show-feedback: no policy line"
-grep -q 'cannot move partitions' "$tmp/out" || bad "show-feedback: migration not ruled out"
+grep -q 'migrations [0-9]' "$tmp/out" || bad "show-feedback: no migration count"
 grep -q '^Kind transmit' "$tmp/out" || bad "show-feedback: no transmit block"
 [ "$(head -n 1 "$tmp/t.csv")" = "$header" ] || bad "trace: header"
 [ -z "$(ls "$tmp" | grep '\.tmp\.')" ] || bad "trace: temporary file left"
 sets=$(grep -o '"event_sets": [0-9]*' "$tmp/r.json" | awk '{ s += $2 } END { print s }')
-# Every set has a row, in decision order (windows never go back), at its partition's home
-# (the flood model cannot migrate), with a measured time; the devices' busy time is the sum of
-# the measured times, slowed down a thousand times.
+# Every set has a row, in decision order (windows never go back), with a measured time; a set
+# runs where its partition lives unless the row says it migrated there (the calibration of
+# the second device moves the partition at least once, and back); the migrations are those
+# of the JSON; the devices' busy time is the sum of the measured times, slowed down a
+# thousand times.
 busy=$(grep -o '"busy_s": [0-9.]*' "$tmp/r.json" | awk '{ s += $2 } END { print s }')
-awk -F, -v sets="$sets" -v busy="$busy" '
+migrations=$(grep -o '"migrations": [0-9]*' "$tmp/r.json" | awk '{ print $2 }')
+moved=$(grep -o '"bytes_moved": [0-9]*' "$tmp/r.json" | awk '{ s += $2 } END { print s }')
+[ "${moved:-0}" -gt 0 ] || bad "json: no bytes moved"
+awk -F, -v sets="$sets" -v busy="$busy" -v migrations="$migrations" '
     NR == 1 { next }
     NF != 9 { print "row " NR ": " NF " fields"; bad = 1 }
     $1 < last { print "row " NR ": window goes back"; bad = 1 }
-    $9 != 0 || (($3 in home) && home[$3] != $5) { print "row " NR ": not at home"; bad = 1 }
+    $9 == 0 && ($3 in home) && home[$3] != $5 { print "row " NR ": not at home"; bad = 1 }
+    $9 == 1 && ($3 in home) && home[$3] == $5 { print "row " NR ": migrated home"; bad = 1 }
     $7 == "" { print "row " NR ": not measured"; bad = 1 }
     $8 != "advanced" { print "row " NR ": policy " $8; bad = 1 }
-    { last = $1; home[$3] = $5; rows++; sum += $7 }
+    { last = $1; home[$3] = $5; rows++; sum += $7; moves += $9 }
     END {
         if (rows != sets) { print rows " rows for " sets " sets"; bad = 1 }
+        if (moves < 2 || moves != migrations) { print moves " migrations, JSON " migrations; bad = 1 }
         if (sum < 0.01 || sum - busy > 1e-5 * rows || busy - sum > 1e-5 * rows) {
             print "measured sum " sum ", busy " busy; bad = 1
         }

@@ -28,56 +28,85 @@ typedef struct transmit_prep {
     window_args a;
 } transmit_prep;
 
+#define FLOOD_MAX_REPLICAS 16 /* = ENGINE_MAX_DEVICES */
+
+/* What one device holds. Positions, mobility state, cell lists, packet slots and the frontier
+ * are replicated on every selected device; the static neighbour lists of a partition live only
+ * on its home. A device's seen bits are right for the nodes of the partitions it holds (it
+ * handles their receptions); its other bits are never read, and a migration copies the
+ * partition's bits over (flood_migrate). */
+typedef struct flood_replica {
+    device_ctx *dev;
+    int cpu;                /* a CPU device */
+    cl_program prog;
+    cl_kernel k_place, k_rwp_init, k_move, k_csr_count, k_csr_fill, k_transmit, k_gather,
+        k_by_packet;
+    size_t ls_place, ls_move, ls_csr, ls_transmit, ls_gather, ls_by_packet;
+    size_t max_groups;      /* work-groups of a transmit launch that fill the device */
+    uint32_t lcap;          /* work-group relay buffer entries */
+
+    dbuf pos, waypoint, speed, leg, pause_end;
+    cell_lists cells;
+    dbuf part_of;           /* ushort per node (a placeholder word with one partition) */
+    scan_ctx node_scan;     /* prefix sums over N + 1 entries */
+    dbuf seen, spill, slot_packet;
+    dbuf desc;              /* window descriptors too large for the kernel argument */
+    dbuf ctl;               /* CTL_WORDS control words, then one liveness stamp per slot */
+    dbuf frontier[2];
+    uint32_t capacity[2];   /* entries of each frontier buffer */
+    dbuf seg[2];            /* transmit_by_packet: (first, count) per slot */
+    karg_cache transmit_args, by_packet_args;
+    /* Both read-back areas live in one pinned host buffer (CL_MEM_ALLOC_HOST_PTR, mapped for
+     * the whole run): drivers copy into pinned memory directly, without a staging copy. */
+    cl_mem pinned;
+    uint32_t *pinned_map;
+    size_t area;            /* words of one read-back area */
+
+    int64_t counts_clean;   /* window whose three count words are known to be right */
+    int64_t moved;          /* mobile: window whose positions it holds */
+    int64_t binned;         /* mobile: window whose cell lists it holds */
+    int64_t synced;         /* window whose entries its frontier[cur] and count word hold */
+    int64_t prepared;       /* window whose descriptor and counts it has */
+    int64_t ran;            /* last window it ran a transmit set in */
+    uint32_t counters[CTL_WORDS]; /* its control words as last read back */
+} flood_replica;
+
 struct model {
     scenario sc;
-    device_ctx *dev;
+    flood_replica rep[FLOOD_MAX_REPLICAS];
+    int n_rep;
+    device_ctx *dev;        /* rep[0]'s device (setup and tests) */
     dbuf_account acc;
     uint32_t n;             /* nodes */
     uint32_t words;         /* uint32 words of one slot's seen bitset */
     int mobile;
     int64_t L;              /* window length = relay delay */
     uint64_t extent[3];     /* area sides in mm for placement and waypoints */
-
-    cl_program prog;
-    cl_kernel k_place, k_rwp_init, k_move, k_csr_count, k_csr_fill, k_transmit, k_gather,
-        k_by_packet;
-    size_t ls_place, ls_move, ls_csr, ls_transmit, ls_gather, ls_by_packet;
-    /* CPU devices, static scenarios: windows grouped by packet (transmit_by_packet); the
-     * frontier is then node ids in one run per slot, seg[b][slot] = (first, count). */
+    /* CPU device, one partition, one device, static scenario: windows grouped by packet
+     * (transmit_by_packet); the frontier is then node ids in one run per slot,
+     * seg[b][slot] = (first, count). */
     int by_packet;
-    dbuf seg[2];
-
-    /* flows */
-    dbuf pos, waypoint, speed, leg, pause_end;
     cell_grid grid;
-    cell_lists cells;       /* mobile: rebuilt each window with transmissions */
+
     /* Partitions (host/engine/partition.h): partition p handles the receptions of the nodes
-     * with part_of = p. Static scenarios keep CSR lists per partition, built once: for every
-     * transmitter, its neighbours in the partition. */
+     * with part_of = p, on its home device. Static scenarios keep CSR lists per partition,
+     * built once on its home: for every transmitter, its neighbours in the partition. */
     uint32_t n_parts;
-    dbuf part_of;           /* ushort per node (a placeholder word with one partition) */
-    dbuf *offsets, *neighbours; /* [n_parts] */
-    scan_ctx node_scan;     /* prefix sums over N + 1 entries */
+    uint16_t *part_host;    /* part_of on the host (NULL with one partition) */
+    int *home;              /* replica holding each partition */
+    dbuf *offsets, *neighbours; /* [n_parts], on home[p] */
 
     /* packets in flight: one slot each */
     uint32_t slots;
-    dbuf seen, spill, slot_packet;
-    dbuf desc;              /* window descriptors too large for the kernel argument */
-    dbuf ctl;               /* CTL_WORDS control words, then one liveness stamp per slot */
-    karg_cache transmit_args, by_packet_args;
-    int64_t counts_clean;   /* window whose three count words are known to be right */
-    dbuf frontier[2];
-    uint32_t capacity[2];   /* entries of each frontier buffer */
     int cur;                /* frontier holding this window's transmissions */
-    uint32_t lcap;          /* work-group relay buffer entries */
-    size_t max_groups;      /* work-groups of a transmit launch that fill the device */
 
     /* The window loop runs one window ahead of what the host has read back (static
-     * scenarios): window w + 1 is enqueued while window w computes. The frontier sizes live
-     * on the device; the host knows them exactly up to the last window read back, and bounds
-     * the others by the maximum degree, so that no frontier can overflow. */
+     * scenarios on one GPU): window w + 1 is enqueued while window w computes. The frontier
+     * sizes live on the device; the host knows them exactly up to the last window read back,
+     * and bounds the others by the maximum degree, so that no frontier can overflow. With
+     * partitions on several devices every window is read back and its relays exchanged. */
     uint32_t max_degree;    /* static: largest neighbour count */
-    int force_sync;         /* read every window back before the next (CPU devices) */
+    int run_ahead_env;      /* CLNETSIM_TEST_RUN_AHEAD: -1 unset, 0 or 1 */
     uint64_t lag_budget;    /* largest frontier (entries) the bound may ask for */
     int64_t planned;        /* last window planned */
     int64_t processed;      /* last window whose read-back the host has applied */
@@ -86,30 +115,37 @@ struct model {
     uint64_t entries_bound; /* bound on the entries of window `planned` */
     struct flood_readback {
         int64_t window;
-        cl_event ev;
-        uint32_t *words;    /* CTL_WORDS control words, then the slots' liveness */
-        uint32_t n_alive;
-        uint32_t out_word, out_buffer, out_capacity;
+        uint32_t out_word, out_buffer;
         int overflow_safe;  /* its relays were bounded within the next frontier */
+        int n_dev;          /* replicas that ran the window, and their read-backs */
+        int dev[FLOOD_MAX_REPLICAS];
+        cl_event ev[FLOOD_MAX_REPLICAS];
+        uint32_t out_capacity[FLOOD_MAX_REPLICAS];
     } rb[2];
     int rb_head, rb_count;
-    /* Both read-back areas live in one pinned host buffer (CL_MEM_ALLOC_HOST_PTR, mapped for
-     * the whole run): drivers copy into pinned memory directly, without a staging copy. */
-    cl_mem pinned;
-    uint32_t *pinned_map;
+    /* The entries of window `processed` + 1 gathered from every replica that ran window
+     * `processed` (when there were several), and where they were gathered from. */
+    uint32_t *entries;
+    size_t entries_cap;
+    int64_t entries_window; /* window whose entries `entries` holds, -1: none */
+    uint32_t exchange_total; /* the count word the exchange writes (read by the queues) */
+    int64_t exchanged;      /* bytes moved between devices by the exchange */
+    uint32_t *alive;        /* slots' liveness merged over replicas */
 
     int64_t *slot_pkt;      /* packet held by each slot, -1 when free */
     uint32_t *free_slots, n_free;  /* free slots with clear bitsets */
     uint32_t *dirty_slots, n_dirty; /* retired slots whose bitsets the next window clears */
-    uint32_t ctl_host[CTL_WORDS];
     /* Window descriptors: (slot, packet) of each new packet, then the slots to clear. One
      * array per window parity: the non-blocking write of window w may still be queued while
      * window w + 1 is prepared. */
     uint32_t *desc_host[2];
     uint32_t desc_cap[2];
+    uint32_t desc_len;      /* of the window under way */
     uint32_t n_new;
     int64_t next_packet;    /* first packet not yet created */
     int transmitted;        /* the window ran a transmit set */
+    int ran_mask;           /* replicas that ran a transmit set in the window under way */
+    int64_t prep_window;    /* window whose host side transmit_prep holds */
     transmit_prep prep;     /* of the window under way */
 
     int64_t end_time;       /* time of the last executed transmission */
@@ -122,17 +158,39 @@ struct model {
 int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs, int n_devs,
                  cn_error *err);
 void flood_destroy(struct model *m);
+/* Doubles the packet slots on every replica; no read-back may be pending. */
 int flood_grow_slots(struct model *m, cn_error *err);
-/* The CSR lists of partition PART (receivers in PART only); adds each transmitter's degree
- * in it to DEG_SUM (N entries) when given. */
-int flood_build_csr(struct model *m, uint32_t part, dbuf *offsets, dbuf *neighbours,
-                    uint32_t *deg_sum, cn_error *err);
-int flood_move(struct model *m, int64_t window, cl_event *ev, cn_error *err);
+/* The CSR lists of partition PART (receivers in PART only) on replica R; adds each
+ * transmitter's degree in it to DEG_SUM (N entries) when given. */
+int flood_build_csr(struct model *m, flood_replica *r, uint32_t part, dbuf *offsets,
+                    dbuf *neighbours, uint32_t *deg_sum, cn_error *err);
+/* The mobility step of WINDOW on replica R. */
+int flood_move(struct model *m, flood_replica *r, int64_t window, cl_event *ev, cn_error *err);
+/* A 64-bit counter summed over the replicas' last read-backs. */
 uint64_t flood_counter(const struct model *m, int word);
-/* After any buffer was reallocated: a new buffer may reuse the handle value of a freed one,
- * so cached kernel arguments cannot be trusted. */
-void flood_forget_args(struct model *m);
-/* (Re)makes the pinned read-back areas for the current slot count; none may be pending. */
-int flood_readback_areas(struct model *m, cn_error *err);
+/* After any buffer of R was reallocated: a new buffer may reuse the handle value of a freed
+ * one, so cached kernel arguments cannot be trusted. */
+void flood_forget_args(flood_replica *r);
+/* (Re)makes R's pinned read-back areas for the current slot count; none may be pending. */
+int flood_readback_areas(struct model *m, flood_replica *r, cn_error *err);
+int flood_replica_index(const struct model *m, const device_ctx *dev);
+
+/* flood_exchange.c: read-backs, the exchange of relays between replicas, migrations */
+/* Queues the read-back of window W on every replica that ran it (m->ran_mask). */
+int flood_queue_readback(struct model *m, int64_t w, cl_uint out_word, int out_buffer,
+                         int overflow_safe, cn_error *err);
+/* Applies the read-backs of every window up to W, oldest first: counters, retired slots,
+ * spilled relays, and with several replicas the exchange of their relays. */
+int flood_process_until(struct model *m, int64_t w, cn_error *err);
+/* Grows frontier B of replica R to hold NEED entries, keeping its first KEEP entries. */
+int flood_ensure_frontier(struct model *m, flood_replica *r, int b, uint64_t need,
+                          cn_error *err);
+/* Brings replica R to window W before it runs a transmit set there: positions and cell lists
+ * (mobile), the window's entries and count words, the descriptor. */
+int flood_replica_ready(struct model *m, flood_replica *r, int64_t w, cn_error *err);
+/* Mobile: R's positions and cell lists at window W (BIN: cell lists too). */
+int flood_catch_up(struct model *m, flood_replica *r, int64_t w, int bin, cl_event *evs,
+                   int *n_evs, cn_error *err);
+int flood_migrate(struct model *m, int partition, int to, uint64_t *bytes, cn_error *err);
 
 #endif

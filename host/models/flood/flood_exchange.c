@@ -1,0 +1,419 @@
+/* Flood model across devices: read-backs, the exchange of relays between the replicas that
+ * ran a window, bringing a replica up to date before it runs a set, and migrations.
+ *
+ * Every replica runs the whole window's transmissions but handles only the receptions of the
+ * partitions it holds, so the relays it makes are of its own nodes. When several replicas ran
+ * window w, the host gathers their relays after the window and gives each replica the others'
+ * (after its own): every replica then starts window w + 1 with all of its transmissions. The
+ * order of the entries differs from a one-device run, which no result depends on (cl/flood.cl).
+ * Counters are per replica and summed; a slot is alive when any replica relayed it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cl/flood_layout.clh"
+#include "models/flood/flood_model.h"
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
+int flood_ensure_frontier(struct model *m, flood_replica *r, int b, uint64_t need,
+                          cn_error *err)
+{
+    if (need <= r->capacity[b])
+        return 0;
+    if (need > 0xffffffffu)
+        return cn_fail(err, CN_ERR_RUNTIME, "more than 2^32 transmissions in one window");
+    uint64_t cap = min_u64(need + need / 2, 0xffffffffu);
+    flood_forget_args(r);
+    /* The old entries may still be unread (they are this window's, or the kernel writing
+     * them is queued): the in-order queue copies them after it. */
+    int rc = dbuf_grow(r->dev, &r->frontier[b], (size_t)cap * 8, (size_t)r->capacity[b] * 8,
+                       &m->acc, "frontier", err);
+    if (!rc)
+        r->capacity[b] = (uint32_t)cap;
+    return rc;
+}
+
+int flood_queue_readback(struct model *m, int64_t w, cl_uint out_word, int out_buffer,
+                         int overflow_safe, cn_error *err)
+{
+    int idx = (m->rb_head + m->rb_count) % 2;
+    struct flood_readback *rb = &m->rb[idx];
+    rb->window = w;
+    rb->out_word = out_word;
+    rb->out_buffer = (uint32_t)out_buffer;
+    rb->overflow_safe = overflow_safe;
+    rb->n_dev = 0;
+    m->rb_count++; /* from here on, flood_destroy releases what was queued */
+    for (int d = 0; d < m->n_rep; d++) {
+        if (!(m->ran_mask & (1 << d)))
+            continue;
+        flood_replica *r = &m->rep[d];
+        int k = rb->n_dev;
+        rb->dev[k] = d;
+        rb->out_capacity[k] = r->capacity[out_buffer];
+        rb->ev[k] = NULL;
+        cl_int st = clEnqueueReadBuffer(r->dev->queue, r->ctl.mem, CL_FALSE, 0,
+                                        ((size_t)CTL_WORDS + m->slots) * 4,
+                                        r->pinned_map + (size_t)idx * r->area, 0, NULL,
+                                        &rb->ev[k]);
+        if (st != CL_SUCCESS)
+            return cl_check(st, "clEnqueueReadBuffer(window counters)", r->dev->info.name, err);
+        rb->n_dev++;
+        /* Starts the device on what is queued so far, without waiting for it. */
+        st = clFlush(r->dev->queue);
+        if (st != CL_SUCCESS)
+            return cl_check(st, "clFlush", r->dev->info.name, err);
+    }
+    return 0;
+}
+
+/* Replica R's frontier B overflowed (only possible when windows are read back one by one):
+ * grow it and move the spilled relays in. Tested through CLNETSIM_TEST_FRONTIER_CAPACITY. */
+static int gather_spill(struct model *m, flood_replica *r, int b, uint32_t next, cn_error *err)
+{
+    device_ctx *d = r->dev;
+    uint32_t at = r->capacity[b];
+    static const cl_uint zero = 0;
+    int rc = flood_ensure_frontier(m, r, b, next, err);
+    if (!rc)
+        rc = dbuf_write(d, &r->ctl, CTL_GATHER * 4, 4, &zero, 0, err);
+    cl_uint total = m->slots * m->words;
+    if (!rc)
+        rc = kernel_args(d, r->k_gather, "gather_spill", err, 6, KBUF(r->spill), KARG(total),
+                         KARG(m->words), KBUF(r->ctl), KBUF(r->frontier[b]), KARG(at));
+    if (!rc)
+        rc = enqueue_1d(d, r->k_gather, "gather_spill", total, r->ls_gather, NULL, err);
+    return rc;
+}
+
+static int64_t packet_time(const struct model *m, int64_t k)
+{
+    return m->sc.start_ns + k * m->sc.interval_ns;
+}
+
+/* Packets that transmitted in window W (those created by then and still in flight): note
+ * their time, and free the slots of those that made no relay (nothing of them remains). */
+static void retire_packets(struct model *m, int64_t w, const uint32_t *alive)
+{
+    cl_uint stamp = (cl_uint)(w + 1);
+    int64_t begin = w * m->L;
+    for (uint32_t s = 0; s < m->slots; s++) {
+        int64_t k = m->slot_pkt[s];
+        if (k < 0 || m->born_window[s] > w)
+            continue;
+        int64_t tk = packet_time(m, k);
+        int64_t h = tk >= begin ? 1 : (begin - tk + m->L - 1) / m->L + 1;
+        int64_t t = tk + (h - 1) * m->L;
+        if (m->sc.duration_ns == 0 || t < m->sc.duration_ns) {
+            if (!m->any_tx || t > m->end_time)
+                m->end_time = t;
+            m->any_tx = 1;
+        }
+        if (alive[s] != stamp) {
+            int64_t life = w - m->born_window[s] + 1;
+            if (life > m->longest_life)
+                m->longest_life = life;
+            m->slot_pkt[s] = -1;
+            m->dirty_slots[m->n_dirty++] = s;
+        }
+    }
+}
+
+static int reserve_entries(struct model *m, uint64_t entries, cn_error *err)
+{
+    if (entries <= m->entries_cap)
+        return 0;
+    uint64_t cap = entries + entries / 2;
+    uint32_t *e = realloc(m->entries, (size_t)cap * 8);
+    if (!e)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for %llu exchanged relays",
+                       (unsigned long long)entries);
+    m->entries = e;
+    m->entries_cap = (size_t)cap;
+    return 0;
+}
+
+/* Several replicas ran window RB->window: gather their relays (RELAYS[k] on replica
+ * RB->dev[k], in frontier RB->out_buffer) into m->entries and give each replica the others'
+ * after its own, with the total in the next window's count word. */
+static int exchange_relays(struct model *m, const struct flood_readback *rb,
+                           const uint32_t *relays, uint64_t total, cn_error *err)
+{
+    int b = (int)rb->out_buffer;
+    int rc = reserve_entries(m, total, err);
+    uint64_t at[FLOOD_MAX_REPLICAS + 1];
+    at[0] = 0;
+    for (int k = 0; k < rb->n_dev; k++)
+        at[k + 1] = at[k] + relays[k];
+    /* every read queued first, so that the devices copy at the same time */
+    for (int k = 0; k < rb->n_dev && !rc; k++)
+        rc = dbuf_read(m->rep[rb->dev[k]].dev, &m->rep[rb->dev[k]].frontier[b], 0,
+                       (size_t)relays[k] * 8, m->entries + 2 * at[k], 0, err);
+    for (int k = 0; k < rb->n_dev && !rc; k++) {
+        flood_replica *r = &m->rep[rb->dev[k]];
+        rc = cl_check(clFinish(r->dev->queue), "clFinish(relay exchange)", r->dev->info.name,
+                      err);
+    }
+    m->exchange_total = (uint32_t)total;
+    for (int k = 0; k < rb->n_dev && !rc; k++) {
+        flood_replica *r = &m->rep[rb->dev[k]];
+        rc = flood_ensure_frontier(m, r, b, total, err);
+        /* entries before this replica's, then after them; m->entries stays untouched until
+         * the next read-back, which these writes precede in the queue */
+        if (!rc)
+            rc = dbuf_write(r->dev, &r->frontier[b], (size_t)relays[k] * 8, (size_t)at[k] * 8,
+                            m->entries, 0, err);
+        if (!rc)
+            rc = dbuf_write(r->dev, &r->frontier[b], (size_t)at[k + 1] * 8,
+                            (size_t)(total - at[k + 1]) * 8, m->entries + 2 * at[k + 1], 0, err);
+        if (!rc)
+            rc = dbuf_write(r->dev, &r->ctl, (size_t)rb->out_word * 4, 4, &m->exchange_total, 0,
+                            err);
+        m->exchanged += (int64_t)total * 8; /* its relays out, the others' in */
+    }
+    m->entries_window = rb->window + 1;
+    return rc;
+}
+
+int flood_process_until(struct model *m, int64_t w, cn_error *err)
+{
+    while (m->rb_count > 0 && m->rb[m->rb_head].window <= w) {
+        int idx = m->rb_head;
+        struct flood_readback *rb = &m->rb[idx];
+        int rc = 0;
+        for (int k = 0; k < rb->n_dev; k++) {
+            if (!rc)
+                rc = cl_check(clWaitForEvents(1, &rb->ev[k]), "clWaitForEvents(window counters)",
+                              m->rep[rb->dev[k]].dev->info.name, err);
+            clReleaseEvent(rb->ev[k]);
+            rb->ev[k] = NULL;
+        }
+        m->rb_head = (m->rb_head + 1) % 2;
+        m->rb_count--;
+        if (rc)
+            return rc;
+        uint32_t relays[FLOOD_MAX_REPLICAS];
+        uint64_t total = 0;
+        cl_uint stamp = (cl_uint)(rb->window + 1);
+        memset(m->alive, 0, (size_t)m->slots * sizeof *m->alive);
+        for (int k = 0; k < rb->n_dev; k++) {
+            flood_replica *r = &m->rep[rb->dev[k]];
+            const uint32_t *words = r->pinned_map + (size_t)idx * r->area;
+            if (words[CTL_OVERFLOW])
+                return cn_fail(err, CN_ERR_RUNTIME, "internal error: window %lld reserved more "
+                               "frontier than it was given on device '%s'",
+                               (long long)rb->window, r->dev->info.name);
+            relays[k] = words[rb->out_word];
+            if (relays[k] > rb->out_capacity[k]) {
+                if (rb->window != m->planned)
+                    return cn_fail(err, CN_ERR_RUNTIME, "internal error: window %lld made %u "
+                                   "relays, beyond its bound of %u", (long long)rb->window,
+                                   relays[k], rb->out_capacity[k]);
+                if ((rc = gather_spill(m, r, (int)rb->out_buffer, relays[k], err)) != 0)
+                    return rc;
+            }
+            memcpy(r->counters, words, sizeof r->counters);
+            for (uint32_t s = 0; s < m->slots; s++)
+                if (words[CTL_WORDS + s] == stamp)
+                    m->alive[s] = stamp;
+            total += relays[k];
+        }
+        if (total > 0xffffffffu)
+            return cn_fail(err, CN_ERR_RUNTIME, "more than 2^32 transmissions in one window");
+        if (rb->n_dev > 1 && (rc = exchange_relays(m, rb, relays, total, err)) != 0)
+            return rc;
+        retire_packets(m, rb->window, m->alive);
+        m->relays_known = (uint32_t)total;
+        m->processed = rb->window;
+    }
+    /* Windows without transmissions have nothing to read back. */
+    if (m->rb_count == 0 && m->processed < w && w <= m->planned)
+        m->relays_known = 0, m->processed = w;
+    return 0;
+}
+
+int flood_catch_up(struct model *m, flood_replica *r, int64_t w, int bin, cl_event *evs,
+                   int *n_evs, cn_error *err)
+{
+    int rc = 0;
+    /* the steps it missed while it held no partition, then this window's */
+    for (int64_t t = r->moved + 1; t <= w && !rc; t++)
+        rc = flood_move(m, r, t, t == w && evs ? &evs[(*n_evs)++] : NULL, err);
+    if (!rc && bin && r->binned != w) {
+        cl_event local[4];
+        int n_local = 0;
+        rc = cell_lists_build(&r->cells, r->dev, &r->pos, evs ? evs + *n_evs : local,
+                              evs ? n_evs : &n_local, err);
+        for (int i = 0; i < n_local; i++)
+            if (local[i])
+                clReleaseEvent(local[i]);
+        if (!rc)
+            r->binned = w;
+    }
+    return rc;
+}
+
+/* The entries of window W (a replica that did not run window W - 1 lacks them): from the
+ * host's gathered copy, or read from a replica that holds them (the one that ran W - 1, or
+ * one brought up to date earlier in this window). */
+static int sync_entries(struct model *m, flood_replica *r, int64_t w, cn_error *err)
+{
+    int rc = flood_process_until(m, w - 1, err);
+    if (rc)
+        return rc;
+    uint32_t count = m->processed == w - 1 ? m->relays_known : 0;
+    if (count > 0 && m->entries_window != w) {
+        int src = -1;
+        for (int d = 0; d < m->n_rep; d++)
+            if (m->rep[d].synced == w && &m->rep[d] != r)
+                src = d;
+        if (src < 0)
+            return cn_fail(err, CN_ERR_RUNTIME, "internal error: no device holds the %u "
+                           "transmissions of window %lld", count, (long long)w);
+        rc = reserve_entries(m, count, err);
+        if (!rc)
+            rc = dbuf_read(m->rep[src].dev, &m->rep[src].frontier[m->cur], 0, (size_t)count * 8,
+                           m->entries, 1, err);
+        if (rc)
+            return rc;
+        m->entries_window = w;
+        m->exchanged += (int64_t)count * 8;
+    }
+    rc = flood_ensure_frontier(m, r, m->cur, count, err);
+    if (!rc)
+        rc = dbuf_write(r->dev, &r->frontier[m->cur], 0, (size_t)count * 8, m->entries, 1, err);
+    /* the window's count word, the others clear; the packets the slots hold */
+    cl_uint counts[3] = {0, 0, 0};
+    counts[w % 3] = count;
+    if (!rc)
+        rc = dbuf_write(r->dev, &r->ctl, CTL_COUNT * 4, sizeof counts, counts, 1, err);
+    cl_uint *packets = rc ? NULL : malloc((size_t)m->slots * 4);
+    if (!rc && !packets)
+        rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    for (uint32_t s = 0; !rc && s < m->slots; s++)
+        packets[s] = (cl_uint)m->slot_pkt[s];
+    if (!rc)
+        rc = dbuf_write(r->dev, &r->slot_packet, 0, (size_t)m->slots * 4, packets, 1, err);
+    free(packets);
+    if (!rc) {
+        r->counts_clean = w;
+        r->synced = w;
+    }
+    return rc;
+}
+
+int flood_replica_ready(struct model *m, flood_replica *r, int64_t w, cn_error *err)
+{
+    if (r->prepared == w)
+        return 0;
+    int rc = 0;
+    if (m->mobile)
+        rc = flood_catch_up(m, r, w, 1, NULL, NULL, err);
+    if (!rc && r->synced != w)
+        rc = sync_entries(m, r, w, err);
+    /* The count and reservation words of window W are right when window W - 1 ran its
+     * transmit kernel here (it set the relays and cleared the next words); after idle windows
+     * they are all zero, written here. */
+    if (!rc && r->counts_clean != w) {
+        rc = dbuf_zero(r->dev, &r->ctl, CTL_COUNT * 4, (CTL_GATHER - CTL_COUNT) * 4, err);
+        r->counts_clean = w;
+    }
+    uint32_t need = m->desc_len;
+    if (!rc && need > 16) {
+        if ((size_t)need * 4 > r->desc.bytes) {
+            flood_forget_args(r);
+            rc = dbuf_grow(r->dev, &r->desc, (size_t)need * 8, 0, &m->acc, "window descriptors",
+                           err);
+        }
+        /* Not blocking: the host array stays untouched until this window has been read back. */
+        if (!rc)
+            rc = dbuf_write(r->dev, &r->desc, 0, (size_t)need * 4, m->desc_host[w & 1], 0, err);
+    }
+    if (!rc && m->prep.sized)
+        rc = flood_ensure_frontier(m, r, m->cur ^ 1, m->prep.relays_bound, err);
+    if (!rc)
+        rc = flood_ensure_frontier(m, r, m->cur, m->entries_bound, err);
+    if (!rc)
+        r->prepared = w;
+    return rc;
+}
+
+/* Partition PART's seen bits: moved from FROM to TO (the other nodes' bits on TO are kept). */
+static int move_seen_bits(struct model *m, flood_replica *from, flood_replica *to,
+                          uint32_t part, uint64_t *bytes, cn_error *err)
+{
+    size_t words = (size_t)m->slots * m->words;
+    uint32_t *a = malloc(words * 4), *b = malloc(words * 4), *mask = calloc(m->words, 4);
+    int rc = a && b && mask ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    for (uint32_t j = 0; !rc && j < m->n; j++)
+        if (m->n_parts == 1 || m->part_host[j] == part)
+            mask[j >> 5] |= 1u << (j & 31u);
+    if (!rc)
+        rc = dbuf_read(from->dev, &from->seen, 0, words * 4, a, 1, err);
+    if (!rc)
+        rc = dbuf_read(to->dev, &to->seen, 0, words * 4, b, 1, err);
+    for (size_t q = 0; !rc && q < words; q++) {
+        uint32_t mk = mask[q % m->words];
+        b[q] = (b[q] & ~mk) | (a[q] & mk);
+    }
+    if (!rc)
+        rc = dbuf_write(to->dev, &to->seen, 0, words * 4, b, 1, err);
+    if (!rc)
+        *bytes += 3 * words * 4;
+    free(a);
+    free(b);
+    free(mask);
+    return rc;
+}
+
+/* Static scenarios: partition PART's neighbour lists, moved from FROM to TO. */
+static int move_lists(struct model *m, flood_replica *from, flood_replica *to, uint32_t part,
+                      uint64_t *bytes, cn_error *err)
+{
+    dbuf *lists[2] = {&m->offsets[part], &m->neighbours[part]};
+    const char *what[2] = {"neighbour offsets", "neighbour lists"};
+    int rc = 0;
+    for (int i = 0; i < 2 && !rc; i++) {
+        size_t size = lists[i]->bytes;
+        void *host = malloc(size);
+        dbuf moved = {0};
+        rc = host ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+        if (!rc)
+            rc = dbuf_read(from->dev, lists[i], 0, size, host, 1, err);
+        if (!rc)
+            rc = dbuf_alloc(to->dev, &moved, size, &m->acc, what[i], err);
+        if (!rc)
+            rc = dbuf_write(to->dev, &moved, 0, size, host, 1, err);
+        free(host);
+        if (rc) {
+            dbuf_release(&moved, &m->acc);
+            break;
+        }
+        dbuf_release(lists[i], &m->acc);
+        *lists[i] = moved;
+        *bytes += 2 * (uint64_t)size;
+    }
+    flood_forget_args(from);
+    flood_forget_args(to);
+    return rc;
+}
+
+int flood_migrate(struct model *m, int partition, int to, uint64_t *bytes, cn_error *err)
+{
+    *bytes = 0;
+    if (partition < 0 || (uint32_t)partition >= m->n_parts || to < 0 || to >= m->n_rep)
+        return cn_fail(err, CN_ERR_RUNTIME, "internal error: no partition %d or device %d",
+                       partition, to);
+    int from = m->home[partition];
+    if (from == to)
+        return 0;
+    int rc = move_seen_bits(m, &m->rep[from], &m->rep[to], (uint32_t)partition, bytes, err);
+    if (!rc && !m->mobile)
+        rc = move_lists(m, &m->rep[from], &m->rep[to], (uint32_t)partition, bytes, err);
+    if (!rc)
+        m->home[partition] = to;
+    return rc;
+}
