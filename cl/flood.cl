@@ -357,21 +357,29 @@ __kernel void transmit(TRANSMIT_COMMON_ARGS, __global const uint *offsets,
 }
 
 /* Mobile scenarios: neighbours found in the cell lists of this window's positions; the
- * distance test lives here, in the reader, so no neighbour list is ever stored. */
+ * distance test lives here, in the reader, so no neighbour list is ever stored. With several
+ * partitions, [BOX_LO, BOX_HI] bounds where a transmitter can have a receiver of PART (the
+ * host widens the tile's initial box by the farthest its nodes can have moved, and by the
+ * range): transmitters outside it skip the cell search, so a partition's work shrinks with
+ * its share of the area. */
 __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, ulong range2,
                               long side, uint nx, uint ny, uint nz,
                               __global const uint *cell_start, __global const uint *cell_nodes,
-                              __global const ushort *part_of, uint part, uint nparts)
+                              __global const ushort *part_of, uint part, uint nparts,
+                              long4 box_lo, long4 box_hi)
 {
     TRANSMIT_PROLOGUE
     long4 p = pos[i];
     uint deg = 0;
-    FOR_EACH_CANDIDATE(p, j, {
-        if (j != i && OWNED(j) && dist2(p, pos[j]) <= range2) {
-            deg++;
-            HANDLE_NEIGHBOUR(j)
-        }
-    });
+    if (p.x >= box_lo.x && p.x <= box_hi.x && p.y >= box_lo.y && p.y <= box_hi.y &&
+        p.z >= box_lo.z && p.z <= box_hi.z) {
+        FOR_EACH_CANDIDATE(p, j, {
+            if (j != i && OWNED(j) && dist2(p, pos[j]) <= range2) {
+                deg++;
+                HANDLE_NEIGHBOUR(j)
+            }
+        });
+    }
     n_rx = deg;
     TRANSMIT_EPILOGUE
 }

@@ -94,6 +94,7 @@ struct model {
     uint32_t n_parts;
     uint16_t *part_host;    /* part_of on the host (NULL with one partition) */
     int *home;              /* replica holding each partition */
+    int64_t (*box)[2][3];   /* mobile: each partition's nodes' initial bounding box (lo, hi) */
     dbuf *offsets, *neighbours; /* [n_parts], on home[p] */
 
     /* packets in flight: one slot each */

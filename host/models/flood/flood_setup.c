@@ -266,6 +266,19 @@ static int make_partitions(struct model *m, cn_error *err)
     }
     if (!rc)
         rc = partition_tiles(xy, m->n, m->n_parts, m->part_host, err);
+    if (!rc && !(m->box = malloc(m->n_parts * sizeof *m->box)))
+        rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    for (uint32_t q = 0; !rc && q < m->n_parts; q++)
+        for (int c = 0; c < 3; c++)
+            m->box[q][0][c] = INT64_MAX, m->box[q][1][c] = INT64_MIN;
+    for (uint32_t i = 0; !rc && i < m->n; i++) {
+        int64_t (*b)[3] = m->box[m->part_host[i]];
+        for (int c = 0; c < 3; c++) {
+            int64_t v = p[4 * (size_t)i + (size_t)c];
+            b[0][c] = v < b[0][c] ? v : b[0][c];
+            b[1][c] = v > b[1][c] ? v : b[1][c];
+        }
+    }
     for (int d = 0; d < m->n_rep && !rc; d++) {
         flood_replica *r = &m->rep[d];
         rc = dbuf_alloc(r->dev, &r->part_of, (size_t)m->n * 2, &m->acc, "partitions", err);
@@ -603,6 +616,7 @@ void flood_destroy(struct model *m)
     free(m->neighbours);
     free(m->home);
     free(m->part_host);
+    free(m->box);
     for (int b = 0; b < 2; b++)
         for (int d = 0; d < m->rb[b].n_dev; d++)
             if (m->rb[b].ev[d])

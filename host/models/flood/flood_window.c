@@ -1,4 +1,5 @@
 /* Flood model: the window loop's side (plan, run, end of window, results). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -265,6 +266,32 @@ static int run_transmit_by_packet(struct model *m, const window_plan *plan, cl_e
     return rc;
 }
 
+/* Mobile: where a transmitter can be to reach a node of partition PART in window W. A node
+ * moves at most floor(speed_max x L) per window (move_rwp), so by window W it is within
+ * W x that of where it started: the partition's initial box widened by that and the range.
+ * One partition: everywhere. */
+static void reach_box(const struct model *m, uint32_t part, int64_t w, cl_long4 *lo,
+                      cl_long4 *hi)
+{
+    for (int c = 0; c < 4; c++)
+        lo->s[c] = INT64_MIN, hi->s[c] = INT64_MAX;
+    if (m->n_parts <= 1 || !m->box)
+        return;
+    /* speeds and windows are bounded by the configuration checks; the product is kept below
+     * 2^62 so that the bounds cannot wrap */
+    if (m->sc.speed_max_mm_s > 0 && m->L > INT64_MAX / m->sc.speed_max_mm_s)
+        return;
+    int64_t step = m->sc.speed_max_mm_s * m->L / 1000000000 + 1;
+    int64_t reach = step > 0 && w > ((int64_t)1 << 62) / step ? (int64_t)1 << 62 : w * step;
+    reach += m->sc.range_mm + 1;
+    if (reach > ((int64_t)1 << 62))
+        return;
+    for (int c = 0; c < 3; c++) {
+        lo->s[c] = m->box[part][0][c] - reach;
+        hi->s[c] = m->box[part][1][c] + reach;
+    }
+}
+
 /* Whether the window can run ahead of its read-back: static scenarios whose partitions all
  * sit on one device that is not a CPU (CLNETSIM_TEST_RUN_AHEAD overrides the CPU rule). */
 static int can_run_ahead(const struct model *m)
@@ -321,11 +348,13 @@ static int run_transmit(struct model *m, const window_plan *plan, uint32_t part,
     if (!rc && m->mobile) {
         cl_ulong range2 = (cl_ulong)sc->range_mm * (cl_ulong)sc->range_mm;
         const cell_grid *g = &m->grid;
-        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 32, 11,
+        cl_long4 lo, hi;
+        reach_box(m, part, w, &lo, &hi);
+        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 32, 13,
                                 KBUF(r->pos), KARG(range2), KARG(g->side), KARG(g->nx),
                                 KARG(g->ny), KARG(g->nz), KBUF(r->cells.start),
                                 KBUF(r->cells.nodes), KBUF(r->part_of), KARG(part),
-                                KARG(nparts));
+                                KARG(nparts), KARG(lo), KARG(hi));
     } else if (!rc) {
         rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 32, 2,
                                 KBUF(m->offsets[part]), KBUF(m->neighbours[part]));
