@@ -239,8 +239,15 @@ int flood_build_csr(struct model *m, flood_replica *r, uint32_t part, dbuf *offs
  * tiles, and gives every replica each node's partition. */
 static int make_partitions(struct model *m, cn_error *err)
 {
+    /* By default one partition per device when the devices are of one kind. A CPU beside a
+     * GPU is usually several times slower, and an equal split would leave the GPU waiting
+     * for it: there the run keeps one partition, which the injector places on the device it
+     * measures fastest (docs/injector.md). */
+    int mixed = 0;
+    for (int d = 1; d < m->n_rep; d++)
+        mixed |= m->rep[d].cpu != m->rep[0].cpu;
     m->n_parts = m->sc.partitions > 0 ? (uint32_t)m->sc.partitions
-                                      : partition_default_count(m->n, m->n_rep);
+                                      : partition_default_count(m->n, mixed ? 1 : m->n_rep);
     m->offsets = calloc(m->n_parts, sizeof *m->offsets);
     m->neighbours = calloc(m->n_parts, sizeof *m->neighbours);
     m->home = calloc(m->n_parts, sizeof *m->home);
