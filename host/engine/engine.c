@@ -166,7 +166,15 @@ static int run_windows(const model_ops *ops, struct model *m, injector *inj,
             pending_set *p = &fifo->sets[(fifo->head + fifo->count++) % PENDING_MAX];
             p->decision = d.id;
             p->n_evs = 0;
+            memset(p->evs, 0, sizeof p->evs);
             rc = ops->run_set(m, plan, set, devs[d.device], p->evs, &p->n_evs, err);
+            /* a model that reports more events than it filled would have the engine wait on
+             * garbage: refuse it here, where it shows */
+            for (int e = 0; e < p->n_evs && rc == 0; e++)
+                if (!p->evs[e] || p->n_evs > ENGINE_MAX_SET_EVENTS)
+                    rc = cn_fail(err, CN_ERR_RUNTIME, "internal error: event set %d of window "
+                                 "%lld reported %d events but filled fewer", s,
+                                 (long long)w, p->n_evs);
             inject_enqueued(inj, &d, set->multiplicity, moved, move_s);
         }
         window_outcome out;

@@ -245,7 +245,7 @@ int flood_catch_up(struct model *m, flood_replica *r, int64_t w, int bin, cl_eve
     if (!rc && bin && r->binned != w) {
         cl_event local[4];
         int n_local = 0;
-        rc = cell_lists_build(&r->cells, r->dev, &r->pos, evs ? evs + *n_evs : local,
+        rc = cell_lists_build(&r->cells, r->dev, &r->pos, evs ? evs : local,
                               evs ? n_evs : &n_local, err);
         for (int i = 0; i < n_local; i++)
             if (local[i])
