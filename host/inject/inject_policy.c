@@ -81,8 +81,12 @@ double inject_move_seconds(const injector *inj, int from, int to, uint64_t bytes
 
 /* advanced: the least predicted finish = backlog + move + compute; a move must beat staying
  * at home by INJECT_HYSTERESIS of the home's finish, so near-equal devices do not trade a
- * partition back and forth. A device whose time cannot be predicted yet (its calibration
- * sets are still in flight) is no candidate; when the home is such a device the set stays. */
+ * partition back and forth. A migrated partition stays for the windows that follow, so the
+ * move is spread over [inject] hold windows, the horizon over which a choice is kept: a
+ * large partition then moves to a device that is faster on every window even when one
+ * window's saving is smaller than its move. A device whose time cannot be predicted yet (its
+ * calibration sets are still in flight) is no candidate; when the home is such a device the
+ * set stays. */
 static int advanced_device(const injector *inj, int kind, int home, uint64_t multiplicity,
                            uint64_t partition_bytes)
 {
@@ -96,7 +100,9 @@ static int advanced_device(const injector *inj, int kind, int home, uint64_t mul
         double pred = feedback_predict(&inj->feedback, kind, d, multiplicity);
         if (d == home || !(pred >= 0))
             continue;
-        double f = inj->backlog_s[d] + inject_move_seconds(inj, home, d, partition_bytes) + pred;
+        double horizon = inj->cfg.hold > 1 ? (double)inj->cfg.hold : 1.0;
+        double f = inj->backlog_s[d] +
+                   inject_move_seconds(inj, home, d, partition_bytes) / horizon + pred;
         if (best == home || f < best_finish) {
             best = d;
             best_finish = f;

@@ -304,13 +304,14 @@ static void test_advanced_move_cost(void)
     feed(&inj, 0, 0, cpu_time);
     feed(&inj, 0, 1, gpu_time);
     feedback_record_transfer(&inj.feedback, 1, 1000000000, 1.0); /* 1 GB/s into the GPU */
-    /* 1e6 events: 1 s on the CPU, 0.01005 s on the GPU; moving 1 GB costs 1 s: stay */
-    inject_decision d = inject_decide(&inj, 0, 0, 1000000, 1000000000);
+    /* 1e6 events: 1 s on the CPU, 0.01005 s on the GPU; moving 3 GB costs 3 s, spread over
+     * the hold of 3 windows 1 s each: 1.01005 s does not beat 1 s: stay */
+    inject_decision d = inject_decide(&inj, 0, 0, 1000000, 3000000000);
     CHECK_I64(d.device, 0);
     CHECK_I64(d.migrate, 0);
     CHECK_I64(d.policy, INJECT_ADVANCED);
     CHECK_NEAR(d.predicted_s, 1.0, 1e-9);
-    /* 100 MB cost 0.1 s: 0.11005 s beats 1 s by far more than the margin */
+    /* 100 MB cost 0.1 s, 0.0333 s a window: 0.0434 s beats 1 s by far more than the margin */
     d = inject_decide(&inj, 0, 0, 1000000, 100000000);
     CHECK_I64(d.device, 1);
     CHECK_I64(d.migrate, 1);
@@ -321,16 +322,16 @@ static void test_advanced_move_cost(void)
     CHECK_I64(d.device, 1);
     CHECK_I64(d.migrate, 0);
     /* small sets leave the GPU when the CPU wins with the move priced at the default rate
-     * (8 GB/s with a GPU involved): 10 events, 1e-5 s + 8e-6 s (64 KB) against 50.1e-6 s */
+     * (8 GB/s with a GPU involved): 10 events, 1e-5 s + 8e-6 s / 3 (64 KB) against 50.1e-6 s */
     d = inject_decide(&inj, 0, 0, 10, 64000);
     CHECK_I64(d.device, 0);
     CHECK_I64(d.migrate, 1);
     CHECK_NEAR(inject_move_seconds(&inj, 1, 0, 64000), 8e-6, 1e-12);
-    /* ... but not when the move eats the saving: 320 KB cost 4e-5 s */
-    d = inject_decide(&inj, 0, 1, 10, 320000);
+    /* ... but not when the move eats the saving: 1.2 MB cost 1.5e-4 s, 5e-5 s a window */
+    d = inject_decide(&inj, 0, 1, 10, 1200000);
     CHECK_I64(d.device, 0); /* partition 1 is at home on the CPU already */
     inj.home[1] = 1;
-    d = inject_decide(&inj, 0, 1, 10, 320000);
+    d = inject_decide(&inj, 0, 1, 10, 1200000);
     CHECK_I64(d.device, 1);
     CHECK_I64(d.migrate, 0);
     CHECK_U64(inj.migrations, 2);
