@@ -121,7 +121,8 @@ const config_key config_keys[K_COUNT] = {
     [K_PARTITIONS] = {"partition", "count", KT_INT, FIELD(partitions), 0, 4096, 0, "partitions",
                       NULL, "0",
                       "Spatial partitions (tiles with equal node counts); each lives on one "
-                      "device. 0 chooses one per device, fewer for small scenarios. Results never "
+                      "device. 0 chooses one per device when the devices are all CPUs or all GPUs "
+                      "(fewer for small scenarios), one when they are mixed. Results never "
                       "depend on it."},
     [K_POLICY] = {"inject", "policy", KT_CHOICE, FIELD(policy), 0, 0, 0, NULL, policy_choices,
                   "hybrid",

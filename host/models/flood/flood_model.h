@@ -67,7 +67,6 @@ typedef struct flood_replica {
     int64_t binned;         /* mobile: window whose cell lists it holds */
     int64_t synced;         /* window whose entries its frontier[cur] and count word hold */
     int64_t prepared;       /* window whose descriptor and counts it has */
-    int64_t ran;            /* last window it ran a transmit set in */
     uint32_t counters[CTL_WORDS]; /* its control words as last read back */
 } flood_replica;
 

@@ -326,7 +326,7 @@ static int alloc_replica_packets(struct model *m, flood_replica *r, cn_error *er
     r->capacity[0] = r->capacity[1] = cap;
     r->counts_clean = 0; /* all zero at the start */
     r->synced = 0;       /* window 0 starts with no relays on every replica */
-    r->prepared = r->ran = -1;
+    r->prepared = -1;
     r->binned = -1;
     int rc = dbuf_alloc(d, &r->seen, s * slot_bytes, &m->acc, "seen bitsets", err);
     if (!rc)
@@ -445,6 +445,16 @@ static int grow_replica_slots(struct model *m, flood_replica *r, uint32_t old, c
     return rc;
 }
 
+/* Resizes host array ARR to N elements; on failure ARR is kept and OK cleared. */
+#define GROW_ARRAY(arr, n, ok)                                                              \
+    do {                                                                                    \
+        void *q_ = realloc((arr), (size_t)(n) * sizeof *(arr));                             \
+        if (q_)                                                                             \
+            (arr) = q_;                                                                     \
+        else                                                                                \
+            (ok) = 0;                                                                       \
+    } while (0)
+
 /* More packets in flight than slots: double them. Called with no read-back pending (the caller
  * drained them), so the read-back areas can be remade. Seen bitsets and slot packets are copied;
  * spill bits are always clear between windows; liveness is only compared with the stamp of
@@ -459,22 +469,13 @@ int flood_grow_slots(struct model *m, cn_error *err)
         rc = grow_replica_slots(m, &m->rep[d], old, err);
     if (rc)
         return rc;
-    int64_t *sp = realloc(m->slot_pkt, (size_t)s * sizeof *sp);
-    if (sp)
-        m->slot_pkt = sp;
-    int64_t *bw = realloc(m->born_window, (size_t)s * sizeof *bw);
-    if (bw)
-        m->born_window = bw;
-    uint32_t *fs = realloc(m->free_slots, (size_t)s * sizeof *fs);
-    if (fs)
-        m->free_slots = fs;
-    uint32_t *ds = realloc(m->dirty_slots, (size_t)s * sizeof *ds);
-    if (ds)
-        m->dirty_slots = ds;
-    uint32_t *al = realloc(m->alive, (size_t)s * sizeof *al);
-    if (al)
-        m->alive = al;
-    if (!sp || !bw || !fs || !ds || !al)
+    int ok = 1;
+    GROW_ARRAY(m->slot_pkt, s, ok);
+    GROW_ARRAY(m->born_window, s, ok);
+    GROW_ARRAY(m->free_slots, s, ok);
+    GROW_ARRAY(m->dirty_slots, s, ok);
+    GROW_ARRAY(m->alive, s, ok);
+    if (!ok)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for packet slots");
     for (uint32_t i = old; i < s; i++)
         m->slot_pkt[i] = -1;

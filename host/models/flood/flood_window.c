@@ -256,7 +256,6 @@ static int run_transmit_by_packet(struct model *m, const window_plan *plan, cl_e
         rc = enqueue_1d(d, r->k_by_packet, "transmit_by_packet", items < team ? items : team,
                         r->ls_by_packet, ev, err);
     m->ran_mask = 1;
-    r->ran = w;
     if (!rc)
         rc = flood_queue_readback(m, w, p->out_word, nxt, 1, err);
     if (!rc)
@@ -366,8 +365,7 @@ static int run_transmit(struct model *m, const window_plan *plan, uint32_t part,
         rc = enqueue_1d(d, r->k_transmit, name, groups * ls, ls, ev, err);
     if (rc)
         return rc;
-    r->ran = w;
-    m->ran_mask |= 1 << flood_replica_index(m, d);
+    m->ran_mask |= 1 << (int)(r - m->rep);
     if (part + 1 < m->n_parts)
         return 0;
     rc = flood_queue_readback(m, w, p->out_word, nxt, p->sized, err);
