@@ -70,6 +70,7 @@ typedef struct scenario {
     int64_t hold;             /* windows a hybrid choice is held */
     int64_t threshold;        /* rapid: multiplicity from which sets go to GPUs; 0: learnt */
     int64_t busy;             /* hybrid: sets per device in a window above which it is rapid */
+    double calibration_share; /* the most of the measured device time migrating trials cost */
 } scenario;
 
 /* One "-s section.key=value" override, applied after the file, in order. */

@@ -57,6 +57,7 @@ enum key_id {
     K_HOLD,
     K_THRESHOLD,
     K_BUSY,
+    K_CALIBRATION_SHARE,
     K_COUNT
 };
 

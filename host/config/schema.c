@@ -142,6 +142,12 @@ const config_key config_keys[K_COUNT] = {
                 "4",
                 "hybrid: above this many event sets per device in a window the input counts as "
                 "full and rapid decides; at or below it, advanced."},
+    [K_CALIBRATION_SHARE] = {"inject", "calibration_share", KT_PROBABILITY,
+                             FIELD(calibration_share), 0, 0, 0, NULL, NULL, "0.05",
+                             "The most that calibration trials which move a partition may cost, "
+                             "as a share of the device time measured so far: such a trial waits "
+                             "until the run has measured its cost divided by this share. 0 tries "
+                             "every device at once."},
 };
 
 int config_section_known(const char *section)

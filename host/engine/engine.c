@@ -105,6 +105,7 @@ static int make_injector(injector *inj, const model_ops *ops, struct model *m,
         .threshold = (uint64_t)sc->threshold,
         .busy = (int)sc->busy,
         .can_migrate = ops->migrate != NULL,
+        .calibration_share = sc->calibration_share,
     };
     inject_device_class classes[ENGINE_MAX_DEVICES];
     for (int d = 0; d < n_devs; d++)
@@ -138,7 +139,8 @@ static int run_windows(const model_ops *ops, struct model *m, injector *inj,
     int64_t w = 0, windows_done = 0;
     /* A plan holds a set per partition: large, so one for the whole run. */
     window_plan *plan = malloc(sizeof *plan);
-    int rc = plan ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    inject_set *sets = malloc(ENGINE_MAX_SETS * sizeof *sets);
+    int rc = plan && sets ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
     while (rc == 0) {
         plan->index = w;
         plan->begin = w * L;
@@ -146,14 +148,22 @@ static int run_windows(const model_ops *ops, struct model *m, injector *inj,
         plan->n_sets = 0;
         if ((rc = ops->plan_window(m, plan, err)) != 0)
             break;
-        inject_window_begin(inj, w, plan->n_sets);
+        /* the injector places each partition once for all its sets of the window */
+        for (int s = 0; s < plan->n_sets; s++) {
+            const event_set *set = &plan->sets[s];
+            sets[s] = (inject_set){set->kind, set->partition, set->multiplicity,
+                                   ops->partition_bytes(m, set->partition)};
+        }
+        if (inject_window_plan(inj, w, sets, plan->n_sets) != 0) {
+            rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the injector");
+            break;
+        }
         for (int s = 0; s < plan->n_sets && rc == 0; s++) {
             const event_set *set = &plan->sets[s];
             if (fifo->count == PENDING_MAX)
                 collect_feedback(inj, fifo, 0);
-            uint64_t bytes = ops->partition_bytes(m, set->partition);
-            inject_decision d =
-                inject_decide(inj, set->kind, set->partition, set->multiplicity, bytes);
+            inject_decision d = inject_decide(inj, set->kind, set->partition, set->multiplicity,
+                                              sets[s].partition_bytes);
             uint64_t moved = 0;
             double move_s = 0;
             if (d.migrate) {
@@ -191,6 +201,7 @@ static int run_windows(const model_ops *ops, struct model *m, injector *inj,
         w = out.next_window > w ? out.next_window : w + 1;
     }
     free(plan);
+    free(sets);
     progress_finish(&prog);
     return rc;
 }

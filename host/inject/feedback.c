@@ -54,8 +54,10 @@ void feedback_record(feedback_table *t, int kind, int device, uint64_t multiplic
     s->launches++;
     s->total_seconds += seconds;
     s->total_events += multiplicity;
-    if (s->launches == 1)
+    if (s->launches == 1) {
+        s->first_seconds = seconds;
         return; /* compile and warm-up noise: busy time, not a sample */
+    }
     s->multiplicity[s->next] = multiplicity;
     s->seconds[s->next] = seconds;
     s->next = (s->next + 1) % t->history;

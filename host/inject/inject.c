@@ -75,10 +75,15 @@ int inject_init(injector *inj, const inject_config *cfg, int n_kinds, int n_devi
         pv->tries = zalloc(nk * nd, sizeof *pv->tries);
         pv->in_flight = zalloc(nd, sizeof *pv->in_flight);
         pv->slowdown = zalloc(nd, sizeof *pv->slowdown);
+        pv->pinned_window = zalloc((size_t)n_partitions, sizeof *pv->pinned_window);
+        pv->pinned_device = zalloc((size_t)n_partitions, sizeof *pv->pinned_device);
+        pv->pinned_policy = zalloc((size_t)n_partitions, sizeof *pv->pinned_policy);
+        pv->planned_s = zalloc(nd, sizeof *pv->planned_s);
     }
     if (!inj->device_class || !inj->home || !inj->backlog_s || !inj->sets_per_device ||
         !inj->events_per_device || !inj->bytes_moved || !inj->threshold || !inj->crossover ||
-        !pv || !pv->tries || !pv->in_flight || !pv->slowdown ||
+        !pv || !pv->tries || !pv->in_flight || !pv->slowdown || !pv->pinned_window ||
+        !pv->pinned_device || !pv->pinned_policy || !pv->planned_s ||
         feedback_init(&inj->feedback, n_kinds, n_devices, cfg->history) != 0) {
         inject_free(inj);
         errno = ENOMEM;
@@ -87,6 +92,7 @@ int inject_init(injector *inj, const inject_config *cfg, int n_kinds, int n_devi
     for (int d = 0; d < n_devices; d++)
         inj->device_class[d] = classes && classes[d] == INJECT_GPU ? INJECT_GPU : INJECT_CPU;
     for (int p = 0; p < n_partitions; p++) {
+        pv->pinned_window[p] = -1;
         int h = home ? home[p] : p % n_devices;
         inj->home[p] = h >= 0 && h < n_devices ? h : 0;
     }
@@ -109,6 +115,11 @@ void inject_free(injector *inj)
         free(pv->tries);
         free(pv->in_flight);
         free(pv->slowdown);
+        free(pv->pinned_window);
+        free(pv->pinned_device);
+        free(pv->pinned_policy);
+        free(pv->scratch);
+        free(pv->planned_s);
         free(pv);
     }
     free(inj->device_class);
@@ -149,9 +160,53 @@ void inject_window_begin(injector *inj, int64_t window, int n_sets)
 {
     inj->window = window;
     inj->sets_in_window = n_sets;
+    for (int p = 0; p < inj->n_partitions; p++)
+        inj->priv->pinned_window[p] = -1; /* a plan of this window pins them again */
     if (inj->cfg.policy == INJECT_HYBRID)
         choose_mode(inj, window, n_sets);
     inject_learn_thresholds(inj);
+}
+
+int inject_window_plan(injector *inj, int64_t window, const inject_set *sets, int n_sets)
+{
+    inject_window_begin(inj, window, n_sets);
+    struct inject_private *pv = inj->priv;
+    if (n_sets > pv->cap_scratch) {
+        inject_set *grown = realloc(pv->scratch, (size_t)n_sets * sizeof *grown);
+        if (!grown)
+            return -1;
+        pv->scratch = grown;
+        pv->cap_scratch = n_sets;
+    }
+    /* Partitions in the order of their first set; each gathers its sets (plans hold a few
+     * sets per partition, so the quadratic gathering costs nothing next to a launch). The
+     * sets chosen so far count as backlog of their device while the plan is made, as they
+     * would once enqueued, so that partitions spread over devices as sets do. */
+    for (int d = 0; d < inj->n_devices; d++)
+        pv->planned_s[d] = 0;
+    for (int i = 0; i < n_sets; i++) {
+        int p = sets[i].partition;
+        if (p < 0 || p >= inj->n_partitions || pv->pinned_window[p] == window)
+            continue;
+        int n = 0;
+        for (int j = i; j < n_sets; j++)
+            if (sets[j].partition == p)
+                pv->scratch[n++] = sets[j];
+        int d = inject_choose_sets(inj, p, pv->scratch, n, &pv->pinned_policy[p]);
+        pv->pinned_device[p] = d;
+        pv->pinned_window[p] = window;
+        double pred = inject_predict_sets(inj, d, pv->scratch, n);
+        if (pred > 0 && isfinite(pred)) {
+            inj->backlog_s[d] += pred;
+            pv->planned_s[d] += pred;
+        }
+    }
+    for (int d = 0; d < inj->n_devices; d++) {
+        inj->backlog_s[d] -= pv->planned_s[d];
+        if (pv->in_flight[d] == 0 || inj->backlog_s[d] < 0)
+            inj->backlog_s[d] = 0; /* as release_backlog() leaves an idle device */
+    }
+    return 0;
 }
 
 /* Keeps D until its trace row is written. Returns 0, or -1 when out of memory. */
@@ -186,7 +241,14 @@ inject_decision inject_decide(injector *inj, int kind, int partition, uint64_t m
     d.id = inj->next_id++;
     if (partition >= 0 && partition < inj->n_partitions) {
         d.from = inj->home[partition];
-        d.device = inject_choose(inj, kind, partition, multiplicity, partition_bytes, &d.policy);
+        struct inject_private *pv = inj->priv;
+        if (pv->pinned_window[partition] == inj->window) {
+            d.device = pv->pinned_device[partition];
+            d.policy = pv->pinned_policy[partition];
+        } else {
+            inject_set one = {kind, partition, multiplicity, partition_bytes};
+            d.device = inject_choose_sets(inj, partition, &one, 1, &d.policy);
+        }
         if (d.device != d.from) {
             d.migrate = 1;
             inj->home[partition] = d.device;

@@ -8,7 +8,7 @@
  * the model to move it); the injector prices that move from the partition's size and the
  * transfer rates it has measured.
  *
- * Life of a set: inject_window_begin() once per window with the number of sets due, then per
+ * Life of a set: inject_window_plan() (or inject_window_begin()) once per window, then per
  * set inject_decide() (returns the device and whether the partition migrates), then
  * inject_enqueued() once the model has enqueued it (with the bytes it moved, if it migrated),
  * and inject_complete() when its profiling events have completed, with the measured device
@@ -38,6 +38,8 @@ typedef struct inject_config {
     uint64_t threshold;  /* rapid: fixed multiplicity threshold, 0 = learnt ([inject] threshold) */
     int busy;            /* hybrid: sets per device per window above which rapid decides */
     int can_migrate;     /* 0: the model cannot move partitions; every set runs at home */
+    double calibration_share; /* trials that migrate cost at most this share of the measured
+                                 device time ([inject] calibration_share; 0: no limit) */
 } inject_config;
 
 /* Recent (multiplicity, seconds) samples of one kind on one device. */
@@ -47,6 +49,7 @@ typedef struct feedback_series {
     uint64_t *multiplicity;
     double *seconds;
     double total_seconds;     /* busy time of every launch */
+    double first_seconds;     /* of which the discarded first launch */
     uint64_t total_events;
 } feedback_series;
 
@@ -83,6 +86,7 @@ double feedback_transfer_rate(const feedback_table *t, int device);
 #define INJECT_THRESHOLD_NEVER UINT64_MAX  /* rapid: large sets are no faster on a GPU */
 #define INJECT_CALIBRATION_TRIES 2         /* sets tried per (kind, device): 1st discarded */
 #define INJECT_HYSTERESIS 0.10             /* advanced: share of the home's finish to save */
+#define INJECT_TRIAL_SLOWDOWN 4.0          /* a trial's sets priced at this many times home's */
 #define INJECT_DEFAULT_GPU_RATE 8e9        /* bytes/s of a migration touching a GPU, guessed */
 #define INJECT_DEFAULT_CPU_RATE 10e9       /* bytes/s of a migration between CPUs, guessed */
 
@@ -128,8 +132,25 @@ int inject_init(injector *inj, const inject_config *cfg, int n_kinds, int n_devi
                 const inject_device_class *classes, int n_partitions, const int *home);
 void inject_free(injector *inj);
 
-/* A new window with N_SETS sets due (hybrid measures how full its input is from this). */
+/* A new window with N_SETS sets due (hybrid measures how full its input is from this). Each
+ * inject_decide() that follows then chooses for its set alone. */
 void inject_window_begin(injector *inj, int64_t window, int n_sets);
+
+/* One set of a window's plan, as inject_window_plan() takes it. */
+typedef struct inject_set {
+    int kind, partition;
+    uint64_t multiplicity;
+    uint64_t partition_bytes; /* the size of the partition's flows (what a migration moves) */
+} inject_set;
+
+/* A new window with its N_SETS sets: like inject_window_begin(), and then one choice per
+ * partition for all its sets of the window, priced together (the sum of their predicted
+ * times; under rapid, a GPU when one of them reaches its kind's threshold). A partition's
+ * sets depend on each other and on its flows, so splitting them over devices would move the
+ * partition back and forth within a window. inject_decide() then hands out these choices:
+ * the first set of a partition that changes device migrates it, the others follow.
+ * Returns 0, or -1 when out of memory (the sets are then decided one by one). */
+int inject_window_plan(injector *inj, int64_t window, const inject_set *sets, int n_sets);
 /* Where a set of KIND on PARTITION with MULTIPLICITY events runs. PARTITION_BYTES is the size
  * of the partition's flows, what a migration would move. Updates the homes when it migrates. */
 inject_decision inject_decide(injector *inj, int kind, int partition, uint64_t multiplicity,

@@ -25,6 +25,14 @@ struct inject_private {
     double *slowdown;          /* per device: CLNETSIM_TEST_DEVICE_SLOWDOWN factor (1: none) */
     uint64_t turn[2];          /* rapid, per device class: whose turn it is */
     int mode_chosen;           /* hybrid: the first window has chosen the mode */
+    /* inject_window_plan(): per partition, the device chosen for all its sets of the window
+     * pinned_window (-1: none), and the policy that chose it */
+    int64_t *pinned_window;
+    int *pinned_device;
+    inject_policy *pinned_policy;
+    inject_set *scratch;       /* one partition's sets of the window */
+    double *planned_s;         /* per device: predicted seconds chosen so far in the plan */
+    int cap_scratch;
     /* --trace-inject */
     FILE *trace;
     char *trace_path, *trace_tmp;
@@ -33,9 +41,14 @@ struct inject_private {
 };
 
 /* inject_policy.c */
-int inject_choose(injector *inj, int kind, int partition, uint64_t multiplicity,
-                  uint64_t partition_bytes, inject_policy *decided_by);
+/* The device for SETS (N of them, all of PARTITION): where its home goes for them. */
+int inject_choose_sets(injector *inj, int partition, const inject_set *sets, int n,
+                       inject_policy *decided_by);
 void inject_learn_thresholds(injector *inj);
+
+/* Predicted seconds of SETS on DEVICE: the sum of their kinds' lines; negative when one of
+ * them cannot be predicted there yet. */
+double inject_predict_sets(const injector *inj, int device, const inject_set *sets, int n);
 
 /* inject_trace.c */
 void inject_trace_rows(injector *inj, const pending_decision *rows, int n);

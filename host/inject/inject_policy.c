@@ -47,23 +47,50 @@ static int count_class(const injector *inj, inject_device_class c)
     return n;
 }
 
-/* rapid: GPUs from the threshold on, CPUs below it; the devices of a class take turns. */
-static int rapid_device(injector *inj, int kind, uint64_t multiplicity)
+static uint64_t threshold_of(const injector *inj, int kind)
 {
-    uint64_t t = valid_kind(inj, kind) ? inj->threshold[kind]
-                 : inj->cfg.threshold ? inj->cfg.threshold
-                                      : INJECT_DEFAULT_THRESHOLD;
-    inject_device_class c = multiplicity >= t ? INJECT_GPU : INJECT_CPU;
-    int n = count_class(inj, c);
-    if (n == 0) {
+    return valid_kind(inj, kind) ? inj->threshold[kind]
+           : inj->cfg.threshold  ? inj->cfg.threshold
+                                 : INJECT_DEFAULT_THRESHOLD;
+}
+
+/* rapid: GPUs when a set reaches its kind's threshold, CPUs otherwise (all the sets of a
+ * partition's window go together: one of them at or above its threshold takes them to a GPU);
+ * the devices of a class take turns. */
+static int rapid_device(injector *inj, int home, const inject_set *sets, int n)
+{
+    /* A learnt threshold needs a calibrated CPU and GPU: until then (trials may wait, see
+     * trial_affordable) the sets stay where their partition lives. */
+    if (!inj->cfg.threshold && count_class(inj, INJECT_CPU) && count_class(inj, INJECT_GPU))
+        for (int i = 0; i < n; i++)
+            if (valid_kind(inj, sets[i].kind) && inj->crossover[sets[i].kind] < 0)
+                return home;
+    inject_device_class c = INJECT_CPU;
+    for (int i = 0; i < n; i++)
+        if (sets[i].multiplicity >= threshold_of(inj, sets[i].kind))
+            c = INJECT_GPU;
+    int count = count_class(inj, c);
+    if (count == 0) {
         c = c == INJECT_GPU ? INJECT_CPU : INJECT_GPU;
-        n = count_class(inj, c);
+        count = count_class(inj, c);
     }
-    int turn = (int)(inj->priv->turn[c]++ % (uint64_t)n);
+    int turn = (int)(inj->priv->turn[c]++ % (uint64_t)count);
     for (int d = 0; d < inj->n_devices; d++)
         if (inj->device_class[d] == c && turn-- == 0)
             return d;
-    return 0; /* not reached: n counts the devices of class c */
+    return 0; /* not reached: count counts the devices of class c */
+}
+
+double inject_predict_sets(const injector *inj, int device, const inject_set *sets, int n)
+{
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+        double p = feedback_predict(&inj->feedback, sets[i].kind, device, sets[i].multiplicity);
+        if (!(p >= 0))
+            return -1;
+        sum += p;
+    }
+    return sum;
 }
 
 double inject_move_seconds(const injector *inj, int from, int to, uint64_t bytes)
@@ -86,23 +113,23 @@ double inject_move_seconds(const injector *inj, int from, int to, uint64_t bytes
  * large partition then moves to a device that is faster on every window even when one
  * window's saving is smaller than its move. A device whose time cannot be predicted yet (its
  * calibration sets are still in flight) is no candidate; when the home is such a device the
- * set stays. */
-static int advanced_device(const injector *inj, int kind, int home, uint64_t multiplicity,
-                           uint64_t partition_bytes)
+ * sets stay. SETS are the partition's sets of the window (or one set), priced together: they
+ * run where the partition lives, so one device takes all of them. */
+static int advanced_device(const injector *inj, int home, const inject_set *sets, int n)
 {
-    double home_pred = feedback_predict(&inj->feedback, kind, home, multiplicity);
+    double home_pred = inject_predict_sets(inj, home, sets, n);
     if (!(home_pred >= 0))
         return home;
     double home_finish = inj->backlog_s[home] + home_pred;
+    uint64_t bytes = n > 0 ? sets[0].partition_bytes : 0;
     int best = home;
     double best_finish = 0;
     for (int d = 0; d < inj->n_devices; d++) {
-        double pred = feedback_predict(&inj->feedback, kind, d, multiplicity);
+        double pred = inject_predict_sets(inj, d, sets, n);
         if (d == home || !(pred >= 0))
             continue;
         double horizon = inj->cfg.hold > 1 ? (double)inj->cfg.hold : 1.0;
-        double f = inj->backlog_s[d] +
-                   inject_move_seconds(inj, home, d, partition_bytes) / horizon + pred;
+        double f = inj->backlog_s[d] + inject_move_seconds(inj, home, d, bytes) / horizon + pred;
         if (best == home || f < best_finish) {
             best = d;
             best_finish = f;
@@ -111,21 +138,58 @@ static int advanced_device(const injector *inj, int kind, int home, uint64_t mul
     return best != home && best_finish < (1.0 - INJECT_HYSTERESIS) * home_finish ? best : home;
 }
 
-int inject_choose(injector *inj, int kind, int partition, uint64_t multiplicity,
-                  uint64_t partition_bytes, inject_policy *decided_by)
+/* Device time measured so far, every kind on every device, without the first launches: their
+ * warm-up says nothing about how long the run is. */
+static double measured_seconds(const injector *inj)
+{
+    double sum = 0;
+    for (int k = 0; k < inj->n_kinds; k++)
+        for (int d = 0; d < inj->n_devices; d++) {
+            const feedback_series *s = feedback_get(&inj->feedback, k, d);
+            sum += s->total_seconds - s->first_seconds;
+        }
+    return sum;
+}
+
+/* A trial on device C moves the partition there and back and runs its sets there
+ * INJECT_CALIBRATION_TRIES times, each priced at INJECT_TRIAL_SLOWDOWN times the home's
+ * prediction (C may be that much slower; on a GPU the lost run-ahead costs as much). It is
+ * made once that cost is at most calibration_share of the device time measured so far: a
+ * short run is not slowed down by trying a device it cannot profit from, a long one tries
+ * every device early on. Until the home itself can predict the sets, the cost is unknown and
+ * the trial waits. */
+static int trial_affordable(const injector *inj, int home, int c, const inject_set *sets, int n)
+{
+    double share = inj->cfg.calibration_share;
+    if (!(share > 0))
+        return 1;
+    double home_pred = inject_predict_sets(inj, home, sets, n);
+    if (!(home_pred >= 0))
+        return 0;
+    uint64_t bytes = n > 0 ? sets[0].partition_bytes : 0;
+    double cost = inject_move_seconds(inj, home, c, bytes) + inject_move_seconds(inj, c, home, bytes) +
+                  INJECT_CALIBRATION_TRIES * INJECT_TRIAL_SLOWDOWN * home_pred;
+    return cost <= share * measured_seconds(inj);
+}
+
+int inject_choose_sets(injector *inj, int partition, const inject_set *sets, int n,
+                       inject_policy *decided_by)
 {
     int home = inj->home[partition];
     inject_policy p = inj->cfg.policy == INJECT_HYBRID ? inj->mode : inj->cfg.policy;
     *decided_by = p;
     if (p == INJECT_STATIC || !inj->cfg.can_migrate)
         return home;
-    int c = calibration_device(inj, kind, home);
-    if (c >= 0)
-        return c;
+    for (int i = 0; i < n; i++) {
+        int c = calibration_device(inj, sets[i].kind, home);
+        if (c >= 0 && (c == home || trial_affordable(inj, home, c, sets, n)))
+            return c;
+    }
     if (p == INJECT_RAPID)
-        return rapid_device(inj, kind, multiplicity);
-    return advanced_device(inj, kind, home, multiplicity, partition_bytes);
+        return rapid_device(inj, home, sets, n);
+    return advanced_device(inj, home, sets, n);
 }
+
 
 /* The calibrated device of class C with the least predicted time for AT events, with its
  * line; -1 when the class has none. */

@@ -12,7 +12,8 @@ bad() { echo "FAIL $*"; fail=$((fail + 1)); }
 
 header='window,kind,partition,multiplicity,device,predicted_s,measured_s,policy,migrated'
 
-CLNETSIM_TEST_DEVICE_SLOWDOWN=0:1000,1:1000 "$bin" run "$scn" --trace-inject "$tmp/t.csv" \
+CLNETSIM_TEST_DEVICE_SLOWDOWN=0:1000,1:1000 "$bin" run "$scn" -s inject.calibration_share=0 \
+    --trace-inject "$tmp/t.csv" \
     --show-feedback --json "$tmp/r.json" > "$tmp/out" 2>&1 || bad "run: exit $?"
 grep -q '^Injector: policy hybrid' "$tmp/out" || bad "show-feedback: no policy line"
 grep -q 'migrations [0-9]' "$tmp/out" || bad "show-feedback: no migration count"

@@ -235,10 +235,43 @@ int flood_process_until(struct model *m, int64_t w, cn_error *err)
     return 0;
 }
 
+/* Copies the mobility state (positions, waypoints, speeds, legs, pauses) of replica FROM to
+ * R through the host: what R would compute by replaying the steps it missed. */
+static int copy_mobility(struct model *m, flood_replica *from, flood_replica *r, cn_error *err)
+{
+    dbuf *src[] = {&from->pos, &from->waypoint, &from->speed, &from->leg, &from->pause_end};
+    dbuf *dst[] = {&r->pos, &r->waypoint, &r->speed, &r->leg, &r->pause_end};
+    size_t most = 0;
+    for (int i = 0; i < 5; i++)
+        most = src[i]->bytes > most ? src[i]->bytes : most;
+    void *stage = malloc(most ? most : 1);
+    int rc = stage ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    for (int i = 0; i < 5 && !rc; i++) {
+        size_t bytes = src[i]->bytes < dst[i]->bytes ? src[i]->bytes : dst[i]->bytes;
+        rc = dbuf_read(from->dev, src[i], 0, bytes, stage, 1, err);
+        if (!rc)
+            rc = dbuf_write(r->dev, dst[i], 0, bytes, stage, 1, err);
+        m->exchanged += 2 * (int64_t)bytes;
+    }
+    free(stage);
+    if (!rc)
+        r->moved = from->moved;
+    return rc;
+}
+
 int flood_catch_up(struct model *m, flood_replica *r, int64_t w, int bin, cl_event *evs,
                    int *n_evs, cn_error *err)
 {
     int rc = 0;
+    /* A replica many steps behind copies the state of the one furthest ahead (not beyond W)
+     * instead of replaying every step: a CPU tried after a long run on a GPU would otherwise
+     * spend more on the replay than on the window it was tried for. */
+    flood_replica *ahead = NULL;
+    for (int d = 0; d < m->n_rep; d++)
+        if (&m->rep[d] != r && m->rep[d].moved <= w && (!ahead || m->rep[d].moved > ahead->moved))
+            ahead = &m->rep[d];
+    if (ahead && ahead->moved - r->moved > (int64_t)m->replay_steps)
+        rc = copy_mobility(m, ahead, r, err);
     /* the steps it missed while it held no partition, then this window's */
     for (int64_t t = r->moved + 1; t <= w && !rc; t++)
         rc = flood_move(m, r, t, t == w && evs ? &evs[(*n_evs)++] : NULL, err);

@@ -29,6 +29,9 @@ typedef struct transmit_prep {
 } transmit_prep;
 
 #define FLOOD_MAX_REPLICAS 16 /* = ENGINE_MAX_DEVICES */
+/* A replica further behind than this many mobility steps copies another's state instead of
+ * replaying the steps (flood_catch_up); CLNETSIM_TEST_REPLAY_STEPS overrides, for the tests. */
+#define FLOOD_REPLAY_STEPS 4
 
 /* What one device holds. Positions, mobility state, cell lists, packet slots and the frontier
  * are replicated on every selected device; the static neighbour lists of a partition live only
@@ -107,6 +110,7 @@ struct model {
      * partitions on several devices every window is read back and its relays exchanged. */
     uint32_t max_degree;    /* static: largest neighbour count */
     int run_ahead_env;      /* CLNETSIM_TEST_RUN_AHEAD: -1 unset, 0 or 1 */
+    uint32_t replay_steps;  /* FLOOD_REPLAY_STEPS, or CLNETSIM_TEST_REPLAY_STEPS */
     uint64_t lag_budget;    /* largest frontier (entries) the bound may ask for */
     int64_t planned;        /* last window planned */
     int64_t processed;      /* last window whose read-back the host has applied */

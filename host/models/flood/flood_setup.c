@@ -253,8 +253,16 @@ static int make_partitions(struct model *m, cn_error *err)
     m->home = calloc(m->n_parts, sizeof *m->home);
     if (!m->offsets || !m->neighbours || !m->home)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for %u partitions", m->n_parts);
+    /* Partition p of P starts on device floor(p D / P) of the devices listed GPUs first: a
+     * lone partition starts where it is likely fastest, and the injector only has to try the
+     * CPUs, not to move the whole run to the GPU first. */
+    int order[FLOOD_MAX_REPLICAS], n_order = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int d = 0; d < m->n_rep; d++)
+            if (m->rep[d].cpu == pass)
+                order[n_order++] = d;
     for (uint32_t p = 0; p < m->n_parts; p++)
-        m->home[p] = (int)((uint64_t)p * (uint64_t)m->n_rep / m->n_parts);
+        m->home[p] = order[(uint64_t)p * (uint64_t)m->n_rep / m->n_parts];
     int rc = 0;
     if (m->n_parts == 1) { /* kernels never read it */
         for (int d = 0; d < m->n_rep && !rc; d++)
@@ -365,6 +373,7 @@ static int alloc_packets(struct model *m, cn_error *err)
      * CPU device the host thread would only compete with the device's threads (measured in
      * docs/benchmarks.md). CLNETSIM_TEST_RUN_AHEAD=0|1 overrides, for the tests. */
     m->run_ahead_env = -1;
+    m->replay_steps = env_u32("CLNETSIM_TEST_REPLAY_STEPS", FLOOD_REPLAY_STEPS);
     const char *ra = getenv("CLNETSIM_TEST_RUN_AHEAD");
     if (ra && (ra[0] == '0' || ra[0] == '1') && ra[1] == '\0')
         m->run_ahead_env = ra[0] - '0';

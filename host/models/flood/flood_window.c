@@ -569,11 +569,16 @@ static int flood_partition_home(const struct model *m, int partition)
 }
 
 /* What moving a partition carries (flood_migrate): the seen bitsets read from both devices
- * and written back merged, and its lists read and written. */
+ * and written back merged, and its lists read and written; in a mobile scenario at most the
+ * mobility state, read and written when the target is far behind (flood_catch_up). */
 static uint64_t flood_partition_bytes(const struct model *m, int partition)
 {
     uint64_t b = 3 * (uint64_t)m->slots * m->words * 4;
-    if (!m->mobile && partition >= 0 && (uint32_t)partition < m->n_parts)
+    const flood_replica *r = &m->rep[0];
+    if (m->mobile)
+        b += 2 * (uint64_t)(r->pos.bytes + r->waypoint.bytes + r->speed.bytes + r->leg.bytes +
+                            r->pause_end.bytes);
+    else if (partition >= 0 && (uint32_t)partition < m->n_parts)
         b += 2 * (uint64_t)(m->offsets[partition].bytes + m->neighbours[partition].bytes);
     return b;
 }
