@@ -250,10 +250,10 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
  * ones in DESC.
  * Per-work-item counts (transmissions, receptions, first receptions) are summed over the
  * work-group in local memory, then added once to the global counters: no atomic per event.
- * With several partitions, each partition's launch reads every entry of the window but
+ * With several partitions, each partition's launch reads the entries its device holds but
  * handles only the receptions of its own nodes (its neighbour lists hold only those; the
- * mobile kernel tests ownership), and only the launch given COUNT_TX = 1 counts the
- * transmissions, so every counter is a sum over partitions. */
+ * mobile kernel tests ownership), and counts only the transmissions of its own nodes, so
+ * every counter is a sum over partitions, whichever device holds which entries. */
 #define DESCRIPTOR(idx) (use_inline ? inline_words[(idx)] : desc[(idx)])
 
 #define TRANSMIT_PROLOGUE                                                                   \
@@ -294,7 +294,7 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
             long h = packet_hop(T, L, tk);                                                  \
             long t = tk + (h - 1) * L;                                                      \
             if (duration == 0 || t < duration) {                                            \
-                n_tx = count_tx;
+                n_tx = OWNED(i) ? 1u : 0u;
 
 #define TRANSMIT_EPILOGUE                                                                   \
             }                                                                               \
@@ -335,7 +335,8 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
         __global uint *slot_packet, long T, long L, long start, long interval,              \
         long duration, ulong drop_threshold, uint2 key, uint source, uint destination,      \
         uint ttl, __local uint *l_n, __local uint *l_flush, __local uint4 *l_sums,          \
-        __local uint2 *lbuf, uint lcap, uint count_tx
+        __local uint2 *lbuf, uint lcap, __global const ushort *part_of, uint part,         \
+        uint nparts
 
 #define HANDLE_NEIGHBOUR(j)                                                                 \
     if (receive(j, slot, k, t, tk, h, &w, seen, ctl, &n_first))                            \
@@ -365,7 +366,6 @@ __kernel void transmit(TRANSMIT_COMMON_ARGS, __global const uint *offsets,
 __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, ulong range2,
                               long side, uint nx, uint ny, uint nz,
                               __global const uint *cell_start, __global const uint *cell_nodes,
-                              __global const ushort *part_of, uint part, uint nparts,
                               long4 box_lo, long4 box_hi)
 {
     TRANSMIT_PROLOGUE
@@ -382,6 +382,29 @@ __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, u
     }
     n_rx = deg;
     TRANSMIT_EPILOGUE
+}
+
+/* Several devices: the relays in IN[0 .. min(ctl[in_word], capacity)) that another device may
+ * need, those made by nodes inside one of the N_BOXES reach boxes (BOXES holds lo, hi pairs)
+ * of the partitions held elsewhere, copied to OUT from ctl[CTL_EXPORT] on. OUT has room for
+ * CAPACITY entries; the order is free (no result depends on the order of entries). */
+__kernel void export_border(__global const uint2 *in, uint in_word, uint capacity,
+                            volatile __global uint *ctl, __global const long4 *pos,
+                            __global const long4 *boxes, uint n_boxes, __global uint2 *out)
+{
+    uint n = min(ctl[in_word], capacity);
+    for (uint g = (uint)get_global_id(0); g < n; g += (uint)get_global_size(0)) {
+        uint2 e = in[g];
+        long4 p = pos[e.x];
+        for (uint b = 0; b < n_boxes; b++) {
+            long4 lo = boxes[2 * b], hi = boxes[2 * b + 1];
+            if (p.x >= lo.x && p.x <= hi.x && p.y >= lo.y && p.y <= hi.y && p.z >= lo.z &&
+                p.z <= hi.z) {
+                out[atomic_inc(&ctl[CTL_EXPORT])] = e;
+                break;
+            }
+        }
+    }
 }
 
 /* After the host grew an overflowing frontier: moves every spilled relay into it, after the

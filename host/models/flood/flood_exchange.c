@@ -1,12 +1,18 @@
 /* Flood model across devices: read-backs, the exchange of relays between the replicas that
  * ran a window, bringing a replica up to date before it runs a set, and migrations.
  *
- * Every replica runs the whole window's transmissions but handles only the receptions of the
- * partitions it holds, so the relays it makes are of its own nodes. When several replicas ran
- * window w, the host gathers their relays after the window and gives each replica the others'
- * (after its own): every replica then starts window w + 1 with all of its transmissions. The
- * order of the entries differs from a one-device run, which no result depends on (cl/flood.cl).
- * Counters are per replica and summed; a slot is alive when any replica relayed it. */
+ * Every replica handles only the receptions of the partitions it holds, so the relays it makes
+ * are of its own nodes. When several replicas ran window w, each one exports, after the
+ * window, the relays made inside the reach box of a partition held elsewhere (the only ones
+ * another device can need), and the host appends every replica's exports to the others'
+ * frontiers, after their own relays: a replica then starts window w + 1 with its own relays
+ * and the border of the others, which is every transmission its partitions can hear. Each
+ * partition counts the transmissions of its own nodes, so counters are summed over replicas
+ * whoever holds which entries; a slot is alive when any replica relayed it. A replica that
+ * gains a partition (or did not run window w) is given every relay of the window instead,
+ * gathered from the start of each frontier that made them. When a frontier overflowed, the
+ * whole window is exchanged. The order of the entries differs from a one-device run, which
+ * no result depends on (cl/flood.cl). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +51,7 @@ int flood_queue_readback(struct model *m, int64_t w, cl_uint out_word, int out_b
     rb->out_word = out_word;
     rb->out_buffer = (uint32_t)out_buffer;
     rb->overflow_safe = overflow_safe;
+    rb->exported = m->export_pending;
     rb->n_dev = 0;
     m->rb_count++; /* from here on, flood_destroy releases what was queued */
     for (int d = 0; d < m->n_rep; d++) {
@@ -122,15 +129,70 @@ static void retire_packets(struct model *m, int64_t w, const uint32_t *alive)
     }
 }
 
+/* The host's copy of exchanged relays (m->entries). Non-blocking writes from it may still be
+ * queued on the devices that were given relays: every reuse first waits for those queues. */
+static int entries_quiet(struct model *m, cn_error *err)
+{
+    int rc = 0;
+    for (int d = 0; d < m->n_rep && !rc; d++)
+        if (m->entries_writers & (1 << d))
+            rc = cl_check(clFinish(m->rep[d].dev->queue), "clFinish(relay exchange)",
+                          m->rep[d].dev->info.name, err);
+    if (!rc)
+        m->entries_writers = 0;
+    return rc;
+}
+
+void flood_release_entries(struct model *m)
+{
+    for (int d = 0; d < m->n_rep; d++) /* writes from it may still be queued */
+        if (m->entries_writers & (1 << d))
+            clFinish(m->rep[d].dev->queue);
+    m->entries_writers = 0;
+    if (m->entries_mem) {
+        device_ctx *d = m->rep[0].dev;
+        if (clEnqueueUnmapMemObject(d->queue, m->entries_mem, m->entries, 0, NULL, NULL) ==
+            CL_SUCCESS)
+            clFinish(d->queue);
+        clReleaseMemObject(m->entries_mem);
+    } else {
+        free(m->entries);
+    }
+    m->entries = NULL;
+    m->entries_mem = NULL;
+    m->entries_cap = 0;
+}
+
+/* Room for ENTRIES relays in m->entries, in pinned memory (CL_MEM_ALLOC_HOST_PTR, mapped),
+ * which drivers copy from and into directly, several times faster than plain memory; plain
+ * memory when the driver has none to give. Its content is not kept. */
 static int reserve_entries(struct model *m, uint64_t entries, cn_error *err)
 {
-    if (entries <= m->entries_cap)
-        return 0;
+    int rc = entries_quiet(m, err);
+    if (rc || entries <= m->entries_cap)
+        return rc;
     uint64_t cap = entries + entries / 2;
-    uint32_t *e = realloc(m->entries, (size_t)cap * 8);
-    if (!e)
+    size_t bytes = (size_t)cap * 8;
+    flood_release_entries(m);
+    device_ctx *d = m->rep[0].dev;
+    cl_int st;
+    cl_mem mem = clCreateBuffer(d->context, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, bytes,
+                                NULL, &st);
+    uint32_t *e = NULL;
+    if (st == CL_SUCCESS) {
+        e = clEnqueueMapBuffer(d->queue, mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0,
+                               NULL, NULL, &st);
+        if (st != CL_SUCCESS) {
+            e = NULL;
+            clReleaseMemObject(mem);
+        }
+    }
+    if (e) {
+        m->entries_mem = mem;
+    } else if (!(e = malloc(bytes))) {
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for %llu exchanged relays",
                        (unsigned long long)entries);
+    }
     m->entries = e;
     m->entries_cap = (size_t)cap;
     return 0;
@@ -172,9 +234,116 @@ static int exchange_relays(struct model *m, const struct flood_readback *rb,
         if (!rc)
             rc = dbuf_write(r->dev, &r->ctl, (size_t)rb->out_word * 4, 4, &m->exchange_total, 0,
                             err);
+        m->entries_writers |= 1 << rb->dev[k];
         m->exchanged += (int64_t)total * 8; /* its relays out, the others' in */
     }
     m->entries_window = rb->window + 1;
+    return rc;
+}
+
+int flood_export_border(struct model *m, int64_t w, cl_uint out_word, int b, cn_error *err)
+{
+    static const cl_uint zero = 0;
+    int rc = 0;
+    for (int d = 0; d < m->n_rep && !rc; d++) {
+        if (!(m->ran_mask & (1 << d)))
+            continue;
+        flood_replica *r = &m->rep[d];
+        /* The reach boxes of window W + 2 of the partitions held elsewhere: a relay made at
+         * window W's positions transmits in window W + 1, one move later, and the box of
+         * W + 2 is one move wider than that window's. */
+        uint32_t nb = 0;
+        for (uint32_t q = 0; q < m->n_parts; q++)
+            nb += m->home[q] != d;
+        if (2 * (size_t)nb > r->box_cap) {
+            cl_long4 *grown = realloc(r->box_host, 2 * (size_t)nb * sizeof *grown);
+            if (!grown)
+                return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+            r->box_host = grown;
+            r->box_cap = 2 * nb;
+        }
+        nb = 0;
+        for (uint32_t q = 0; q < m->n_parts; q++)
+            if (m->home[q] != d) {
+                flood_reach_box(m, q, w + 2, &r->box_host[2 * nb], &r->box_host[2 * nb + 1]);
+                nb++;
+            }
+        size_t box_bytes = 2 * (size_t)nb * sizeof(cl_long4);
+        if (box_bytes > r->boxes.bytes) {
+            dbuf_release(&r->boxes, &m->acc);
+            rc = dbuf_alloc(r->dev, &r->boxes, box_bytes, &m->acc, "reach boxes", err);
+        }
+        if (!rc && (size_t)r->capacity[b] * 8 > r->exported.bytes) {
+            dbuf_release(&r->exported, &m->acc);
+            rc = dbuf_alloc(r->dev, &r->exported, (size_t)r->capacity[b] * 8, &m->acc,
+                            "exported relays", err);
+        }
+        /* not blocking: the read-back of this window, queued after, completes the writes
+         * before the host touches BOX_HOST again */
+        if (!rc)
+            rc = dbuf_write(r->dev, &r->boxes, 0, box_bytes, r->box_host, 0, err);
+        if (!rc)
+            rc = dbuf_write(r->dev, &r->ctl, CTL_EXPORT * 4, 4, &zero, 0, err);
+        cl_uint cap = r->capacity[b];
+        if (!rc)
+            rc = kernel_args(r->dev, r->k_export, "export_border", err, 8,
+                             KBUF(r->frontier[b]), KARG(out_word), KARG(cap), KBUF(r->ctl),
+                             KBUF(r->pos), KBUF(r->boxes), KARG(nb), KBUF(r->exported));
+        size_t ls = r->ls_export;
+        size_t groups = ((size_t)cap + ls - 1) / ls;
+        if (groups > r->max_groups)
+            groups = r->max_groups;
+        if (!rc)
+            rc = enqueue_1d(r->dev, r->k_export, "export_border", (groups ? groups : 1) * ls,
+                            ls, NULL, err);
+    }
+    if (!rc)
+        m->export_pending = 1;
+    return rc;
+}
+
+/* Several replicas ran window RB->window, and each exported its border (EXPORTS[k] relays on
+ * replica RB->dev[k]): each replica gets the others' exports after its own RELAYS[k]. */
+static int exchange_border(struct model *m, const struct flood_readback *rb,
+                           const uint32_t *relays, const uint32_t *exports, cn_error *err)
+{
+    int b = (int)rb->out_buffer;
+    uint64_t at[FLOOD_MAX_REPLICAS + 1];
+    at[0] = 0;
+    for (int k = 0; k < rb->n_dev; k++)
+        at[k + 1] = at[k] + exports[k];
+    uint64_t total = at[rb->n_dev];
+    int rc = reserve_entries(m, total, err);
+    for (int k = 0; k < rb->n_dev && !rc; k++)
+        rc = dbuf_read(m->rep[rb->dev[k]].dev, &m->rep[rb->dev[k]].exported, 0,
+                       (size_t)exports[k] * 8, m->entries + 2 * at[k], 0, err);
+    for (int k = 0; k < rb->n_dev && !rc; k++) {
+        flood_replica *r = &m->rep[rb->dev[k]];
+        rc = cl_check(clFinish(r->dev->queue), "clFinish(border exchange)", r->dev->info.name,
+                      err);
+    }
+    for (int k = 0; k < rb->n_dev && !rc; k++) {
+        flood_replica *r = &m->rep[rb->dev[k]];
+        uint64_t count = relays[k] + (total - exports[k]);
+        if (count > 0xffffffffu)
+            return cn_fail(err, CN_ERR_RUNTIME, "more than 2^32 transmissions in one window");
+        r->entry_count = (cl_uint)count;
+        rc = flood_ensure_frontier(m, r, b, count, err);
+        /* the exports before this replica's, then after them; m->entries stays untouched
+         * until the next read-back, which these writes precede in the queue */
+        if (!rc)
+            rc = dbuf_write(r->dev, &r->frontier[b], (size_t)relays[k] * 8, (size_t)at[k] * 8,
+                            m->entries, 0, err);
+        if (!rc)
+            rc = dbuf_write(r->dev, &r->frontier[b], ((size_t)relays[k] + at[k]) * 8,
+                            (size_t)(total - at[k + 1]) * 8, m->entries + 2 * at[k + 1], 0, err);
+        if (!rc)
+            rc = dbuf_write(r->dev, &r->ctl, (size_t)rb->out_word * 4, 4, &r->entry_count, 0,
+                            err);
+        m->entries_writers |= 1 << rb->dev[k];
+        m->exchanged += (int64_t)total * 8; /* its exports out, the others' in */
+    }
+    m->entries_window = -1; /* the host holds the borders only */
     return rc;
 }
 
@@ -195,8 +364,9 @@ int flood_process_until(struct model *m, int64_t w, cn_error *err)
         m->rb_count--;
         if (rc)
             return rc;
-        uint32_t relays[FLOOD_MAX_REPLICAS];
+        uint32_t relays[FLOOD_MAX_REPLICAS], exports[FLOOD_MAX_REPLICAS];
         uint64_t total = 0;
+        int spilled = 0;
         cl_uint stamp = (cl_uint)(rb->window + 1);
         memset(m->alive, 0, (size_t)m->slots * sizeof *m->alive);
         for (int k = 0; k < rb->n_dev; k++) {
@@ -207,7 +377,9 @@ int flood_process_until(struct model *m, int64_t w, cn_error *err)
                                "frontier than it was given on device '%s'",
                                (long long)rb->window, r->dev->info.name);
             relays[k] = words[rb->out_word];
+            exports[k] = words[CTL_EXPORT];
             if (relays[k] > rb->out_capacity[k]) {
+                spilled = 1;
                 if (rb->window != m->planned)
                     return cn_fail(err, CN_ERR_RUNTIME, "internal error: window %lld made %u "
                                    "relays, beyond its bound of %u", (long long)rb->window,
@@ -223,8 +395,16 @@ int flood_process_until(struct model *m, int64_t w, cn_error *err)
         }
         if (total > 0xffffffffu)
             return cn_fail(err, CN_ERR_RUNTIME, "more than 2^32 transmissions in one window");
-        if (rb->n_dev > 1 && (rc = exchange_relays(m, rb, relays, total, err)) != 0)
+        if (rb->n_dev > 1)
+            rc = rb->exported && !spilled ? exchange_border(m, rb, relays, exports, err)
+                                          : exchange_relays(m, rb, relays, total, err);
+        if (rc)
             return rc;
+        m->relays_mask = 0;
+        for (int k = 0; k < rb->n_dev; k++) {
+            m->relays_mask |= 1 << rb->dev[k];
+            m->relays_of[rb->dev[k]] = relays[k];
+        }
         retire_packets(m, rb->window, m->alive);
         m->relays_known = (uint32_t)total;
         m->processed = rb->window;
@@ -289,39 +469,60 @@ int flood_catch_up(struct model *m, flood_replica *r, int64_t w, int bin, cl_eve
     return rc;
 }
 
-/* The entries of window W (a replica that did not run window W - 1 lacks them): from the
- * host's gathered copy, or read from a replica that holds them (the one that ran W - 1, or
- * one brought up to date earlier in this window). */
+/* Every relay of window W - 1 (COUNT of them) into m->entries: each replica that ran it holds
+ * its own at the start of its frontier[cur]. */
+static int gather_relays(struct model *m, int64_t w, uint32_t count, cn_error *err)
+{
+    int rc = reserve_entries(m, count, err);
+    uint64_t at = 0;
+    for (int d = 0; d < m->n_rep && !rc; d++) {
+        if (!(m->relays_mask & (1 << d)) || m->relays_of[d] == 0)
+            continue;
+        if (at + m->relays_of[d] > count)
+            break;
+        rc = dbuf_read(m->rep[d].dev, &m->rep[d].frontier[m->cur], 0,
+                       (size_t)m->relays_of[d] * 8, m->entries + 2 * at, 0, err);
+        at += m->relays_of[d];
+    }
+    for (int d = 0; d < m->n_rep && !rc; d++)
+        if (m->relays_mask & (1 << d))
+            rc = cl_check(clFinish(m->rep[d].dev->queue), "clFinish(relay gather)",
+                          m->rep[d].dev->info.name, err);
+    if (!rc && at != count)
+        return cn_fail(err, CN_ERR_RUNTIME, "internal error: the devices hold %llu of the %u "
+                       "transmissions of window %lld", (unsigned long long)at, count,
+                       (long long)w);
+    if (!rc) {
+        m->entries_window = w;
+        m->exchanged += (int64_t)count * 8;
+    }
+    return rc;
+}
+
+/* Every transmission of window W for replica R, which did not run window W - 1 or gained a
+ * partition since: from the host's gathered copy, gathered first when needed. When R already
+ * ran a transmit set in window W, its relays of W are on their way: only W's count word is
+ * written. */
 static int sync_entries(struct model *m, flood_replica *r, int64_t w, cn_error *err)
 {
     int rc = flood_process_until(m, w - 1, err);
     if (rc)
         return rc;
     uint32_t count = m->processed == w - 1 ? m->relays_known : 0;
-    if (count > 0 && m->entries_window != w) {
-        int src = -1;
-        for (int d = 0; d < m->n_rep; d++)
-            if (m->rep[d].synced == w && &m->rep[d] != r)
-                src = d;
-        if (src < 0)
-            return cn_fail(err, CN_ERR_RUNTIME, "internal error: no device holds the %u "
-                           "transmissions of window %lld", count, (long long)w);
-        rc = reserve_entries(m, count, err);
-        if (!rc)
-            rc = dbuf_read(m->rep[src].dev, &m->rep[src].frontier[m->cur], 0, (size_t)count * 8,
-                           m->entries, 1, err);
-        if (rc)
-            return rc;
-        m->entries_window = w;
-        m->exchanged += (int64_t)count * 8;
-    }
-    rc = flood_ensure_frontier(m, r, m->cur, count, err);
+    if (count > 0 && m->entries_window != w)
+        rc = gather_relays(m, w, count, err);
+    if (!rc)
+        rc = flood_ensure_frontier(m, r, m->cur, count, err);
     if (!rc)
         rc = dbuf_write(r->dev, &r->frontier[m->cur], 0, (size_t)count * 8, m->entries, 1, err);
-    /* the window's count word, the others clear; the packets the slots hold */
+    int ran = m->planned == w && (m->ran_mask & (1 << (int)(r - m->rep)));
+    /* the window's count word, the others clear (unless R ran the window already) */
     cl_uint counts[3] = {0, 0, 0};
     counts[w % 3] = count;
-    if (!rc)
+    if (!rc && ran)
+        rc = dbuf_write(r->dev, &r->ctl, (CTL_COUNT + (size_t)(w % 3)) * 4, 4, &counts[w % 3], 1,
+                        err);
+    else if (!rc)
         rc = dbuf_write(r->dev, &r->ctl, CTL_COUNT * 4, sizeof counts, counts, 1, err);
     cl_uint *packets = rc ? NULL : malloc((size_t)m->slots * 4);
     if (!rc && !packets)
@@ -446,7 +647,12 @@ int flood_migrate(struct model *m, int partition, int to, uint64_t *bytes, cn_er
     int rc = move_seen_bits(m, &m->rep[from], &m->rep[to], (uint32_t)partition, bytes, err);
     if (!rc && !m->mobile)
         rc = move_lists(m, &m->rep[from], &m->rep[to], (uint32_t)partition, bytes, err);
-    if (!rc)
+    if (!rc) {
         m->home[partition] = to;
+        /* its entries hold the border of the partitions it had, not all that PARTITION hears:
+         * it is given every transmission before it runs the partition */
+        m->rep[to].synced = -1;
+        m->rep[to].prepared = -1;
+    }
     return rc;
 }

@@ -43,8 +43,8 @@ typedef struct flood_replica {
     int cpu;                /* a CPU device */
     cl_program prog;
     cl_kernel k_place, k_rwp_init, k_move, k_csr_count, k_csr_fill, k_transmit, k_gather,
-        k_by_packet;
-    size_t ls_place, ls_move, ls_csr, ls_transmit, ls_gather, ls_by_packet;
+        k_by_packet, k_export;
+    size_t ls_place, ls_move, ls_csr, ls_transmit, ls_gather, ls_by_packet, ls_export;
     size_t max_groups;      /* work-groups of a transmit launch that fill the device */
     uint32_t lcap;          /* work-group relay buffer entries */
 
@@ -57,6 +57,12 @@ typedef struct flood_replica {
     dbuf ctl;               /* CTL_WORDS control words, then one liveness stamp per slot */
     dbuf frontier[2];
     uint32_t capacity[2];   /* entries of each frontier buffer */
+    /* several devices (flood_exchange.c): the relays other devices may need, and the reach
+     * boxes of the partitions held elsewhere (BOX_HOST, kept until the write completes) */
+    dbuf exported, boxes;
+    cl_long4 *box_host;
+    uint32_t box_cap;       /* boxes BOX_HOST has room for */
+    cl_uint entry_count;    /* the count word written after the exchange */
     dbuf seg[2];            /* transmit_by_packet: (first, count) per slot */
     karg_cache transmit_args, by_packet_args;
     /* Both read-back areas live in one pinned host buffer (CL_MEM_ALLOC_HOST_PTR, mapped for
@@ -121,6 +127,7 @@ struct model {
         int64_t window;
         uint32_t out_word, out_buffer;
         int overflow_safe;  /* its relays were bounded within the next frontier */
+        int exported;       /* export_border ran on every replica that ran the window */
         int n_dev;          /* replicas that ran the window, and their read-backs */
         int dev[FLOOD_MAX_REPLICAS];
         cl_event ev[FLOOD_MAX_REPLICAS];
@@ -131,7 +138,14 @@ struct model {
      * `processed` (when there were several), and where they were gathered from. */
     uint32_t *entries;
     size_t entries_cap;
+    cl_mem entries_mem;     /* the pinned buffer `entries` maps (NULL: plain memory) */
+    int entries_writers;    /* replicas with writes from `entries` possibly still queued */
     int64_t entries_window; /* window whose entries `entries` holds, -1: none */
+    /* The replicas that ran window `processed` (bit per replica) and the relays each made:
+     * they start its frontier[cur], before the relays it was given by the others. */
+    int relays_mask;
+    uint32_t relays_of[FLOOD_MAX_REPLICAS];
+    int export_pending;     /* the window under way exported its borders (flood_export_border) */
     uint32_t exchange_total; /* the count word the exchange writes (read by the queues) */
     int64_t exchanged;      /* bytes moved between devices by the exchange */
     uint32_t *alive;        /* slots' liveness merged over replicas */
@@ -168,6 +182,11 @@ int flood_grow_slots(struct model *m, cn_error *err);
  * transmitter's degree in it to DEG_SUM (N entries) when given. */
 int flood_build_csr(struct model *m, flood_replica *r, uint32_t part, dbuf *offsets,
                     dbuf *neighbours, uint32_t *deg_sum, cn_error *err);
+/* Where a transmitter of window W can be to reach a node of partition PART (mobile: its
+ * initial box widened by the farthest move and the range; static: by the range). One
+ * partition: everywhere. */
+void flood_reach_box(const struct model *m, uint32_t part, int64_t w, cl_long4 *lo,
+                     cl_long4 *hi);
 /* The mobility step of WINDOW on replica R. */
 int flood_move(struct model *m, flood_replica *r, int64_t window, cl_event *ev, cn_error *err);
 /* A 64-bit counter summed over the replicas' last read-backs. */
@@ -186,9 +205,14 @@ int flood_queue_readback(struct model *m, int64_t w, cl_uint out_word, int out_b
 /* Applies the read-backs of every window up to W, oldest first: counters, retired slots,
  * spilled relays, and with several replicas the exchange of their relays. */
 int flood_process_until(struct model *m, int64_t w, cn_error *err);
+/* Releases m->entries (pinned or plain). */
+void flood_release_entries(struct model *m);
 /* Grows frontier B of replica R to hold NEED entries, keeping its first KEEP entries. */
 int flood_ensure_frontier(struct model *m, flood_replica *r, int b, uint64_t need,
                           cn_error *err);
+/* With several replicas running window W: on each, the relays in frontier B (counted in
+ * OUT_WORD) that another device's partitions may hear, ready for the exchange. */
+int flood_export_border(struct model *m, int64_t w, cl_uint out_word, int b, cn_error *err);
 /* Brings replica R to window W before it runs a transmit set there: positions and cell lists
  * (mobile), the window's entries and count words, the descriptor. */
 int flood_replica_ready(struct model *m, flood_replica *r, int64_t w, cn_error *err);

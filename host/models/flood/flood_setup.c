@@ -109,6 +109,8 @@ static int create_kernels(struct model *m, flood_replica *r, cn_error *err)
                          &r->ls_transmit, err);
     if (!rc)
         rc = make_kernel(r, "gather_spill", &r->k_gather, &r->ls_gather, err);
+    if (!rc && m->n_rep > 1)
+        rc = make_kernel(r, "export_border", &r->k_export, &r->ls_export, err);
     if (!rc && !m->mobile)
         rc = make_kernel(r, "transmit_by_packet", &r->k_by_packet, &r->ls_by_packet, err);
     return rc;
@@ -606,19 +608,21 @@ static void destroy_replica(struct model *m, flood_replica *r)
 {
     dbuf *bufs[] = {&r->pos, &r->waypoint, &r->speed, &r->leg, &r->pause_end, &r->part_of,
                     &r->seen, &r->spill, &r->slot_packet, &r->ctl, &r->desc,
-                    &r->seg[0], &r->seg[1], &r->frontier[0], &r->frontier[1]};
+                    &r->seg[0], &r->seg[1], &r->frontier[0], &r->frontier[1], &r->exported,
+                    &r->boxes};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         dbuf_release(bufs[i], &m->acc);
     cell_lists_free(&r->cells, &m->acc);
     scan_free(&r->node_scan, &m->acc);
     cl_kernel ks[] = {r->k_place, r->k_rwp_init, r->k_move, r->k_csr_count, r->k_csr_fill,
-                      r->k_transmit, r->k_gather, r->k_by_packet};
+                      r->k_transmit, r->k_gather, r->k_by_packet, r->k_export};
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
         if (ks[i])
             clReleaseKernel(ks[i]);
     if (r->prog)
         clReleaseProgram(r->prog);
     release_pinned(r);
+    free(r->box_host);
 }
 
 void flood_destroy(struct model *m)
@@ -638,13 +642,13 @@ void flood_destroy(struct model *m)
         for (int d = 0; d < m->rb[b].n_dev; d++)
             if (m->rb[b].ev[d])
                 clReleaseEvent(m->rb[b].ev[d]);
+    flood_release_entries(m); /* before the replicas: it may wait for their queues */
     for (int d = 0; d < m->n_rep; d++)
         destroy_replica(m, &m->rep[d]);
     free(m->slot_pkt);
     free(m->born_window);
     free(m->free_slots);
     free(m->alive);
-    free(m->entries);
     free(m->desc_host[0]);
     free(m->desc_host[1]);
     free(m->dirty_slots);

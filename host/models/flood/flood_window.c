@@ -80,6 +80,7 @@ static int flood_plan(struct model *m, window_plan *plan, cn_error *err)
 {
     m->transmitted = 0;
     m->ran_mask = 0;
+    m->export_pending = 0;
     /* After a jump over idle windows nothing was in flight: they count as read back. */
     if (m->rb_count == 0 && m->processed < plan->index - 1)
         m->processed = plan->index - 1;
@@ -265,12 +266,11 @@ static int run_transmit_by_packet(struct model *m, const window_plan *plan, cl_e
     return rc;
 }
 
-/* Mobile: where a transmitter can be to reach a node of partition PART in window W. A node
- * moves at most floor(speed_max x L) per window (move_rwp), so by window W it is within
- * W x that of where it started: the partition's initial box widened by that and the range.
- * One partition: everywhere. */
-static void reach_box(const struct model *m, uint32_t part, int64_t w, cl_long4 *lo,
-                      cl_long4 *hi)
+/* A node moves at most floor(speed_max x L) per window (move_rwp), so by window W it is
+ * within W x that of where it started: the partition's initial box widened by that and the
+ * range. Static nodes do not move. */
+void flood_reach_box(const struct model *m, uint32_t part, int64_t w, cl_long4 *lo,
+                     cl_long4 *hi)
 {
     for (int c = 0; c < 4; c++)
         lo->s[c] = INT64_MIN, hi->s[c] = INT64_MAX;
@@ -280,7 +280,7 @@ static void reach_box(const struct model *m, uint32_t part, int64_t w, cl_long4 
      * 2^62 so that the bounds cannot wrap */
     if (m->sc.speed_max_mm_s > 0 && m->L > INT64_MAX / m->sc.speed_max_mm_s)
         return;
-    int64_t step = m->sc.speed_max_mm_s * m->L / 1000000000 + 1;
+    int64_t step = m->mobile ? m->sc.speed_max_mm_s * m->L / 1000000000 + 1 : 0;
     int64_t reach = step > 0 && w > ((int64_t)1 << 62) / step ? (int64_t)1 << 62 : w * step;
     reach += m->sc.range_mm + 1;
     if (reach > ((int64_t)1 << 62))
@@ -328,11 +328,11 @@ static int run_transmit(struct model *m, const window_plan *plan, uint32_t part,
     }
     if (!rc)
         rc = flood_replica_ready(m, r, w, err);
-    cl_uint n_new = m->n_new, count_tx = part == 0, nparts = m->n_parts;
+    cl_uint n_new = m->n_new, nparts = m->n_parts;
     size_t ls = r->ls_transmit;
     const char *name = m->mobile ? "transmit_mobile" : "transmit";
     if (!rc)
-        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 0, 32,
+        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 0, 34,
                                 KBUF(r->frontier[cur]), KARG(p->in_word), KARG(n_new),
                                 KARG(p->n_clear), KARG(p->inline_desc), KBUF(r->desc),
                                 KBUF(r->frontier[nxt]), KARG(r->capacity[nxt]),
@@ -343,19 +343,18 @@ static int run_transmit(struct model *m, const window_plan *plan, uint32_t part,
                                 KARG(p->a.thr), KARG(p->a.key), KARG(p->a.source),
                                 KARG(p->a.dest), KARG(p->a.ttl), KLOCAL(4),
                                 KLOCAL(2 * 4), KLOCAL(ls * 16), KLOCAL((size_t)r->lcap * 8),
-                                KARG(r->lcap), KARG(count_tx));
+                                KARG(r->lcap), KBUF(r->part_of), KARG(part), KARG(nparts));
     if (!rc && m->mobile) {
         cl_ulong range2 = (cl_ulong)sc->range_mm * (cl_ulong)sc->range_mm;
         const cell_grid *g = &m->grid;
         cl_long4 lo, hi;
-        reach_box(m, part, w, &lo, &hi);
-        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 32, 13,
+        flood_reach_box(m, part, w, &lo, &hi);
+        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 34, 10,
                                 KBUF(r->pos), KARG(range2), KARG(g->side), KARG(g->nx),
                                 KARG(g->ny), KARG(g->nz), KBUF(r->cells.start),
-                                KBUF(r->cells.nodes), KBUF(r->part_of), KARG(part),
-                                KARG(nparts), KARG(lo), KARG(hi));
+                                KBUF(r->cells.nodes), KARG(lo), KARG(hi));
     } else if (!rc) {
-        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 32, 2,
+        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 34, 2,
                                 KBUF(m->offsets[part]), KBUF(m->neighbours[part]));
     }
     size_t groups = (size_t)((m->entries_bound + ls - 1) / ls);
@@ -368,7 +367,11 @@ static int run_transmit(struct model *m, const window_plan *plan, uint32_t part,
     m->ran_mask |= 1 << (int)(r - m->rep);
     if (part + 1 < m->n_parts)
         return 0;
-    rc = flood_queue_readback(m, w, p->out_word, nxt, p->sized, err);
+    /* several devices ran the window: each exports what the others may need */
+    if (m->ran_mask & (m->ran_mask - 1))
+        rc = flood_export_border(m, w, p->out_word, nxt, err);
+    if (!rc)
+        rc = flood_queue_readback(m, w, p->out_word, nxt, p->sized, err);
     if (!rc)
         m->transmitted = 1;
     /* Every replica that ran the window holds its count words for the next one, and its own
