@@ -79,11 +79,14 @@ int inject_init(injector *inj, const inject_config *cfg, int n_kinds, int n_devi
         pv->pinned_device = zalloc((size_t)n_partitions, sizeof *pv->pinned_device);
         pv->pinned_policy = zalloc((size_t)n_partitions, sizeof *pv->pinned_policy);
         pv->planned_s = zalloc(nd, sizeof *pv->planned_s);
+        pv->group_at = zalloc((size_t)n_partitions, sizeof *pv->group_at);
+        pv->group_n = zalloc((size_t)n_partitions, sizeof *pv->group_n);
     }
     if (!inj->device_class || !inj->home || !inj->backlog_s || !inj->sets_per_device ||
         !inj->events_per_device || !inj->bytes_moved || !inj->threshold || !inj->crossover ||
         !pv || !pv->tries || !pv->in_flight || !pv->slowdown || !pv->pinned_window ||
-        !pv->pinned_device || !pv->pinned_policy || !pv->planned_s ||
+        !pv->pinned_device || !pv->pinned_policy || !pv->planned_s || !pv->group_at ||
+        !pv->group_n ||
         feedback_init(&inj->feedback, n_kinds, n_devices, cfg->history) != 0) {
         inject_free(inj);
         errno = ENOMEM;
@@ -120,6 +123,8 @@ void inject_free(injector *inj)
         free(pv->pinned_policy);
         free(pv->scratch);
         free(pv->planned_s);
+        free(pv->group_at);
+        free(pv->group_n);
         free(pv);
     }
     free(inj->device_class);
@@ -178,24 +183,49 @@ int inject_window_plan(injector *inj, int64_t window, const inject_set *sets, in
         pv->scratch = grown;
         pv->cap_scratch = n_sets;
     }
-    /* Partitions in the order of their first set; each gathers its sets (plans hold a few
-     * sets per partition, so the quadratic gathering costs nothing next to a launch). The
-     * sets chosen so far count as backlog of their device while the plan is made, as they
-     * would once enqueued, so that partitions spread over devices as sets do. */
+    /* Each partition's sets gathered into one run of SCRATCH, in plan order (a counting
+     * sort: a plan may hold thousands of partitions), the runs in the order of the
+     * partitions' first sets. */
+    int *at = pv->group_at, *n_of = pv->group_n;
+    for (int i = 0; i < n_sets; i++) {
+        int p = sets[i].partition;
+        if (p >= 0 && p < inj->n_partitions)
+            at[p] = -1, n_of[p] = 0;
+    }
+    for (int i = 0; i < n_sets; i++) {
+        int p = sets[i].partition;
+        if (p >= 0 && p < inj->n_partitions)
+            n_of[p]++;
+    }
+    int next = 0;
+    for (int i = 0; i < n_sets; i++) {
+        int p = sets[i].partition;
+        if (p >= 0 && p < inj->n_partitions && at[p] < 0) {
+            at[p] = next;
+            next += n_of[p];
+            n_of[p] = 0; /* from here on: sets placed in its run */
+        }
+    }
+    for (int i = 0; i < n_sets; i++) {
+        int p = sets[i].partition;
+        if (p >= 0 && p < inj->n_partitions)
+            pv->scratch[at[p] + n_of[p]++] = sets[i];
+    }
+    /* Partitions in the order of their first set. The sets chosen so far count as backlog
+     * of their device while the plan is made, as they would once enqueued, so that
+     * partitions spread over devices as sets do. */
     for (int d = 0; d < inj->n_devices; d++)
         pv->planned_s[d] = 0;
     for (int i = 0; i < n_sets; i++) {
         int p = sets[i].partition;
         if (p < 0 || p >= inj->n_partitions || pv->pinned_window[p] == window)
             continue;
-        int n = 0;
-        for (int j = i; j < n_sets; j++)
-            if (sets[j].partition == p)
-                pv->scratch[n++] = sets[j];
-        int d = inject_choose_sets(inj, p, pv->scratch, n, &pv->pinned_policy[p]);
+        const inject_set *run = pv->scratch + at[p];
+        int n = n_of[p];
+        int d = inject_choose_sets(inj, p, run, n, &pv->pinned_policy[p]);
         pv->pinned_device[p] = d;
         pv->pinned_window[p] = window;
-        double pred = inject_predict_sets(inj, d, pv->scratch, n);
+        double pred = inject_predict_sets(inj, d, run, n);
         if (pred > 0 && isfinite(pred)) {
             inj->backlog_s[d] += pred;
             pv->planned_s[d] += pred;

@@ -30,7 +30,8 @@ struct inject_private {
     int64_t *pinned_window;
     int *pinned_device;
     inject_policy *pinned_policy;
-    inject_set *scratch;       /* one partition's sets of the window */
+    inject_set *scratch;       /* the window's sets, grouped by partition */
+    int *group_at, *group_n;   /* per partition: where its run in scratch starts, its length */
     double *planned_s;         /* per device: predicted seconds chosen so far in the plan */
     int cap_scratch;
     /* --trace-inject */

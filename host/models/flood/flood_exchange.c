@@ -198,49 +198,6 @@ static int reserve_entries(struct model *m, uint64_t entries, cn_error *err)
     return 0;
 }
 
-/* Several replicas ran window RB->window: gather their relays (RELAYS[k] on replica
- * RB->dev[k], in frontier RB->out_buffer) into m->entries and give each replica the others'
- * after its own, with the total in the next window's count word. */
-static int exchange_relays(struct model *m, const struct flood_readback *rb,
-                           const uint32_t *relays, uint64_t total, cn_error *err)
-{
-    int b = (int)rb->out_buffer;
-    int rc = reserve_entries(m, total, err);
-    uint64_t at[FLOOD_MAX_REPLICAS + 1];
-    at[0] = 0;
-    for (int k = 0; k < rb->n_dev; k++)
-        at[k + 1] = at[k] + relays[k];
-    /* every read queued first, so that the devices copy at the same time */
-    for (int k = 0; k < rb->n_dev && !rc; k++)
-        rc = dbuf_read(m->rep[rb->dev[k]].dev, &m->rep[rb->dev[k]].frontier[b], 0,
-                       (size_t)relays[k] * 8, m->entries + 2 * at[k], 0, err);
-    for (int k = 0; k < rb->n_dev && !rc; k++) {
-        flood_replica *r = &m->rep[rb->dev[k]];
-        rc = cl_check(clFinish(r->dev->queue), "clFinish(relay exchange)", r->dev->info.name,
-                      err);
-    }
-    m->exchange_total = (uint32_t)total;
-    for (int k = 0; k < rb->n_dev && !rc; k++) {
-        flood_replica *r = &m->rep[rb->dev[k]];
-        rc = flood_ensure_frontier(m, r, b, total, err);
-        /* entries before this replica's, then after them; m->entries stays untouched until
-         * the next read-back, which these writes precede in the queue */
-        if (!rc)
-            rc = dbuf_write(r->dev, &r->frontier[b], (size_t)relays[k] * 8, (size_t)at[k] * 8,
-                            m->entries, 0, err);
-        if (!rc)
-            rc = dbuf_write(r->dev, &r->frontier[b], (size_t)at[k + 1] * 8,
-                            (size_t)(total - at[k + 1]) * 8, m->entries + 2 * at[k + 1], 0, err);
-        if (!rc)
-            rc = dbuf_write(r->dev, &r->ctl, (size_t)rb->out_word * 4, 4, &m->exchange_total, 0,
-                            err);
-        m->entries_writers |= 1 << rb->dev[k];
-        m->exchanged += (int64_t)total * 8; /* its relays out, the others' in */
-    }
-    m->entries_window = rb->window + 1;
-    return rc;
-}
-
 int flood_export_border(struct model *m, int64_t w, cl_uint out_word, int b, cn_error *err)
 {
     static const cl_uint zero = 0;
@@ -302,35 +259,41 @@ int flood_export_border(struct model *m, int64_t w, cl_uint out_word, int b, cn_
     return rc;
 }
 
-/* Several replicas ran window RB->window, and each exported its border (EXPORTS[k] relays on
- * replica RB->dev[k]): each replica gets the others' exports after its own RELAYS[k]. */
-static int exchange_border(struct model *m, const struct flood_readback *rb,
-                           const uint32_t *relays, const uint32_t *exports, cn_error *err)
+/* Several replicas ran window RB->window. Replica RB->dev[k] made RELAYS[k] relays, at the
+ * start of its frontier RB->out_buffer, and sends SENT[k] of them: with WHOLE, all of them,
+ * read from that frontier; otherwise the border that export_border copied out. Each replica
+ * gets what the others sent after its own relays, with their number in the next window's
+ * count word. */
+static int exchange(struct model *m, const struct flood_readback *rb, const uint32_t *relays,
+                    const uint32_t *sent, int whole, cn_error *err)
 {
     int b = (int)rb->out_buffer;
     uint64_t at[FLOOD_MAX_REPLICAS + 1];
     at[0] = 0;
     for (int k = 0; k < rb->n_dev; k++)
-        at[k + 1] = at[k] + exports[k];
+        at[k + 1] = at[k] + sent[k];
     uint64_t total = at[rb->n_dev];
     int rc = reserve_entries(m, total, err);
-    for (int k = 0; k < rb->n_dev && !rc; k++)
-        rc = dbuf_read(m->rep[rb->dev[k]].dev, &m->rep[rb->dev[k]].exported, 0,
-                       (size_t)exports[k] * 8, m->entries + 2 * at[k], 0, err);
+    /* every read queued first, so that the devices copy at the same time */
     for (int k = 0; k < rb->n_dev && !rc; k++) {
         flood_replica *r = &m->rep[rb->dev[k]];
-        rc = cl_check(clFinish(r->dev->queue), "clFinish(border exchange)", r->dev->info.name,
+        rc = dbuf_read(r->dev, whole ? &r->frontier[b] : &r->exported, 0, (size_t)sent[k] * 8,
+                       m->entries + 2 * at[k], 0, err);
+    }
+    for (int k = 0; k < rb->n_dev && !rc; k++) {
+        flood_replica *r = &m->rep[rb->dev[k]];
+        rc = cl_check(clFinish(r->dev->queue), "clFinish(relay exchange)", r->dev->info.name,
                       err);
     }
     for (int k = 0; k < rb->n_dev && !rc; k++) {
         flood_replica *r = &m->rep[rb->dev[k]];
-        uint64_t count = relays[k] + (total - exports[k]);
+        uint64_t count = relays[k] + (total - sent[k]);
         if (count > 0xffffffffu)
             return cn_fail(err, CN_ERR_RUNTIME, "more than 2^32 transmissions in one window");
         r->entry_count = (cl_uint)count;
         rc = flood_ensure_frontier(m, r, b, count, err);
-        /* the exports before this replica's, then after them; m->entries stays untouched
-         * until the next read-back, which these writes precede in the queue */
+        /* what the replicas before it sent, then what those after it sent; m->entries stays
+         * untouched until the next read-back, which these writes precede in the queue */
         if (!rc)
             rc = dbuf_write(r->dev, &r->frontier[b], (size_t)relays[k] * 8, (size_t)at[k] * 8,
                             m->entries, 0, err);
@@ -341,9 +304,10 @@ static int exchange_border(struct model *m, const struct flood_readback *rb,
             rc = dbuf_write(r->dev, &r->ctl, (size_t)rb->out_word * 4, 4, &r->entry_count, 0,
                             err);
         m->entries_writers |= 1 << rb->dev[k];
-        m->exchanged += (int64_t)total * 8; /* its exports out, the others' in */
+        m->exchanged += (int64_t)total * 8; /* what it sent out, the others' in */
     }
-    m->entries_window = -1; /* the host holds the borders only */
+    /* the whole window is on the host for a replica that needs all of it; a border is not */
+    m->entries_window = whole ? rb->window + 1 : -1;
     return rc;
 }
 
@@ -396,8 +360,8 @@ int flood_process_until(struct model *m, int64_t w, cn_error *err)
         if (total > 0xffffffffu)
             return cn_fail(err, CN_ERR_RUNTIME, "more than 2^32 transmissions in one window");
         if (rb->n_dev > 1)
-            rc = rb->exported && !spilled ? exchange_border(m, rb, relays, exports, err)
-                                          : exchange_relays(m, rb, relays, total, err);
+            rc = rb->exported && !spilled ? exchange(m, rb, relays, exports, 0, err)
+                                          : exchange(m, rb, relays, relays, 1, err);
         if (rc)
             return rc;
         m->relays_mask = 0;

@@ -146,7 +146,6 @@ struct model {
     int relays_mask;
     uint32_t relays_of[FLOOD_MAX_REPLICAS];
     int export_pending;     /* the window under way exported its borders (flood_export_border) */
-    uint32_t exchange_total; /* the count word the exchange writes (read by the queues) */
     int64_t exchanged;      /* bytes moved between devices by the exchange */
     uint32_t *alive;        /* slots' liveness merged over replicas */
 
