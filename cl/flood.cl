@@ -407,6 +407,91 @@ __kernel void export_border(__global const uint2 *in, uint in_word, uint capacit
     }
 }
 
+/* ---- re-tiling mobile partitions (host/models/flood/flood_retile.c) ---------------------- */
+
+/* The last index k in [0, count) with v >= cuts[k]; cuts[0] is below every coordinate. */
+inline uint cut_index(__global const long *cuts, uint count, long v)
+{
+    uint lo = 0u, hi = count;
+    while (hi - lo > 1u) {
+        uint mid = lo + (hi - lo) / 2u;
+        if (v >= cuts[mid])
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Every node joins the partition of the tile its position lies in (the rule of
+ * partition_cut_tile: CUTS holds the PX + 1 strip cuts, then PY + 1 cuts per strip). The nodes
+ * that leave a partition this device holds (HELD, a byte per partition) for one it does not
+ * take their seen bits with them: their ids go to MOVED, counted in ctl[CTL_RETILE] (MOVED
+ * has room for every node). */
+__kernel void retile(__global const long4 *pos, uint n, __global const long *cuts, uint px,
+                     uint py, __global ushort *part_of, __global const uchar *held,
+                     volatile __global uint *ctl, __global uint *moved)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    long4 p = pos[i];
+    uint s = cut_index(cuts, px, p.x);
+    uint q = s * py + cut_index(cuts + px + 1u + s * (py + 1u), py, p.y);
+    uint old = part_of[i];
+    if (q == old)
+        return;
+    part_of[i] = (ushort)q;
+    if (held[old] && !held[q])
+        moved[atomic_inc(&ctl[CTL_RETILE])] = i;
+}
+
+/* Records of the first min(ctl[CTL_RETILE], CAPACITY) moved nodes: the node, then its seen bit
+ * in every one of the SLOTS slots, packed 32 to a word (RECORD words each). */
+__kernel void gather_moved(__global const uint *moved, volatile __global uint *ctl,
+                           uint capacity, __global const uint *seen, uint words, uint slots,
+                           uint record, __global uint *records)
+{
+    uint r = get_global_id(0);
+    if (r >= min(ctl[CTL_RETILE], capacity))
+        return;
+    uint i = moved[r];
+    __global uint *out = records + (size_t)r * record;
+    out[0] = i;
+    for (uint w0 = 0; w0 < record - 1u; w0++) {
+        uint v = 0u;
+        for (uint b = 0; b < 32u && w0 * 32u + b < slots; b++) {
+            uint slot = w0 * 32u + b;
+            v |= ((seen[(size_t)slot * words + (i >> 5)] >> (i & 31u)) & 1u) << b;
+        }
+        out[w0 + 1u] = v;
+    }
+}
+
+/* Another device's COUNT records: the seen bits of the nodes that joined a partition this
+ * device holds (their partition is already updated here by retile) are set to theirs. Nodes of
+ * one word may arrive in several records: atomics. */
+__kernel void scatter_moved(__global const uint *records, uint count, uint record,
+                            __global const ushort *part_of, __global const uchar *held,
+                            __global uint *seen, uint words, uint slots)
+{
+    uint r = get_global_id(0);
+    if (r >= count)
+        return;
+    __global const uint *in = records + (size_t)r * record;
+    uint i = in[0];
+    if (!held[part_of[i]])
+        return;
+    uint bit = 1u << (i & 31u);
+    for (uint slot = 0; slot < slots; slot++) {
+        __global uint *word = seen + (size_t)slot * words + (i >> 5);
+        if ((in[1u + slot / 32u] >> (slot % 32u)) & 1u)
+            atomic_or(word, bit);
+        else
+            atomic_and(word, ~bit);
+    }
+}
+
 /* After the host grew an overflowing frontier: moves every spilled relay into it, after the
  * AT entries already there, and clears the spill bits. Runs over the words of live slots. */
 __kernel void gather_spill(__global uint *spill, uint total_words, uint words,

@@ -52,6 +52,7 @@ enum key_id {
     K_DROP_PROBABILITY,
     K_TTL,
     K_PARTITIONS,
+    K_RETILE,
     K_POLICY,
     K_HISTORY,
     K_HOLD,

@@ -120,10 +120,16 @@ const config_key config_keys[K_COUNT] = {
 
     [K_PARTITIONS] = {"partition", "count", KT_INT, FIELD(partitions), 0, 4096, 0, "partitions",
                       NULL, "0",
-                      "Spatial partitions (tiles with equal node counts); each lives on one "
-                      "device. 0 chooses one per device when the devices are all CPUs or all GPUs "
-                      "(fewer for small scenarios), one when they are mixed. Results never "
-                      "depend on it."},
+                      "Spatial partitions (tiles with equal node counts at the start); each "
+                      "lives on one device. 0 chooses one per device when the devices are all "
+                      "CPUs or all GPUs (fewer for small scenarios), one when they are mixed. "
+                      "Results never depend on it."},
+    [K_RETILE] = {"partition", "retile", KT_INT, FIELD(retile), 0, 1000000, 0, "windows", NULL,
+                  "8",
+                  "Mobile scenarios with several partitions: every this many windows each node "
+                  "joins the partition of the tile it is in, so that partitions stay compact "
+                  "and the border exchanged between devices thin. 0 keeps the first tiling. "
+                  "Results never depend on it."},
     [K_POLICY] = {"inject", "policy", KT_CHOICE, FIELD(policy), 0, 0, 0, NULL, policy_choices,
                   "hybrid",
                   "Which device runs each event set: static (partitions stay where placed), "

@@ -1,5 +1,6 @@
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "engine/partition.h"
 
@@ -53,6 +54,19 @@ static uint32_t strips_for(uint32_t parts, double width, double height)
     return best;
 }
 
+/* The PX x PY split of PARTS for the bounding box of N points XY. */
+static uint32_t strips_of_points(const int64_t *xy, uint32_t n, uint32_t parts)
+{
+    int64_t lo[2] = {INT64_MAX, INT64_MAX}, hi[2] = {INT64_MIN, INT64_MIN};
+    for (uint32_t i = 0; i < n; i++)
+        for (int a = 0; a < 2; a++) {
+            int64_t v = xy[2 * (size_t)i + (size_t)a];
+            lo[a] = v < lo[a] ? v : lo[a];
+            hi[a] = v > hi[a] ? v : hi[a];
+        }
+    return strips_for(parts, (double)(hi[0] - lo[0]), (double)(hi[1] - lo[1]));
+}
+
 int partition_tiles(const int64_t *xy, uint32_t n, uint32_t parts, uint16_t *part_of,
                     cn_error *err)
 {
@@ -61,16 +75,9 @@ int partition_tiles(const int64_t *xy, uint32_t n, uint32_t parts, uint16_t *par
     uint32_t *ids = malloc((size_t)n * sizeof *ids);
     if (!ids)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for %u partitions", parts);
-    int64_t lo[2] = {INT64_MAX, INT64_MAX}, hi[2] = {INT64_MIN, INT64_MIN};
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < n; i++)
         ids[i] = i;
-        for (int a = 0; a < 2; a++) {
-            int64_t v = xy[2 * (size_t)i + (size_t)a];
-            lo[a] = v < lo[a] ? v : lo[a];
-            hi[a] = v > hi[a] ? v : hi[a];
-        }
-    }
-    uint32_t px = strips_for(parts, (double)(hi[0] - lo[0]), (double)(hi[1] - lo[1]));
+    uint32_t px = strips_of_points(xy, n, parts);
     uint32_t py = parts / px;
     sort_by(ids, n, xy, 0);
     for (uint32_t s = 0; s < px; s++) {
@@ -86,4 +93,83 @@ int partition_tiles(const int64_t *xy, uint32_t n, uint32_t parts, uint16_t *par
     }
     free(ids);
     return 0;
+}
+
+int partition_make_cuts(const int64_t *xy, uint32_t n, uint32_t parts, partition_cuts *c,
+                        cn_error *err)
+{
+    memset(c, 0, sizeof *c);
+    if (parts < 1 || parts > PARTITION_MAX || parts > n)
+        return cn_fail(err, CN_ERR_INPUT, "%u partitions cannot be made of %u nodes", parts, n);
+    c->px = strips_of_points(xy, n, parts);
+    c->py = parts / c->px;
+    uint32_t *ids = malloc((size_t)n * sizeof *ids);
+    c->x = malloc(((size_t)c->px + 1) * sizeof *c->x);
+    c->y = malloc((size_t)c->px * (c->py + 1) * sizeof *c->y);
+    if (!ids || !c->x || !c->y) {
+        free(ids);
+        partition_cuts_free(c);
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for %u partitions", parts);
+    }
+    for (uint32_t i = 0; i < n; i++)
+        ids[i] = i;
+    sort_by(ids, n, xy, 0);
+    c->x[0] = -PARTITION_FAR;
+    c->x[c->px] = PARTITION_FAR;
+    for (uint32_t s = 1; s < c->px; s++)
+        c->x[s] = xy[2 * (size_t)ids[(uint64_t)n * s / c->px]];
+    /* ids in x order: the nodes of strip s are a contiguous run */
+    uint32_t a = 0;
+    for (uint32_t s = 0; s < c->px; s++) {
+        uint32_t b = a;
+        while (b < n && xy[2 * (size_t)ids[b]] < c->x[s + 1])
+            b++;
+        sort_by(ids + a, b - a, xy, 1);
+        int64_t *y = c->y + (size_t)s * (c->py + 1);
+        y[0] = -PARTITION_FAR;
+        y[c->py] = PARTITION_FAR;
+        for (uint32_t t = 1; t < c->py; t++) /* an empty strip gets empty tiles but one */
+            y[t] = b > a ? xy[2 * (size_t)ids[a + (uint32_t)((uint64_t)(b - a) * t / c->py)] + 1]
+                         : PARTITION_FAR;
+        a = b;
+    }
+    free(ids);
+    return 0;
+}
+
+/* The last index k in [0, count) with v >= cuts[k] (cuts[0] is below every v). */
+static uint32_t cut_index(const int64_t *cuts, uint32_t count, int64_t v)
+{
+    uint32_t lo = 0, hi = count;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (v >= cuts[mid])
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+uint32_t partition_cut_tile(const partition_cuts *c, int64_t x, int64_t y)
+{
+    uint32_t s = cut_index(c->x, c->px, x);
+    return s * c->py + cut_index(c->y + (size_t)s * (c->py + 1), c->py, y);
+}
+
+void partition_cut_box(const partition_cuts *c, uint32_t part, int64_t lo[2], int64_t hi[2])
+{
+    uint32_t s = part / c->py, t = part % c->py;
+    const int64_t *y = c->y + (size_t)s * (c->py + 1);
+    lo[0] = c->x[s];
+    hi[0] = c->x[s + 1] - 1;
+    lo[1] = y[t];
+    hi[1] = y[t + 1] - 1;
+}
+
+void partition_cuts_free(partition_cuts *c)
+{
+    free(c->x);
+    free(c->y);
+    c->x = c->y = NULL;
 }

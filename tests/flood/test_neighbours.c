@@ -173,8 +173,65 @@ static void check_tiles(uint32_t rows, uint32_t cols, uint32_t parts, uint32_t w
     free(xy), free(part), free(count), free(xmin), free(xmax);
 }
 
+/* The cuts of mobile tiles: N distinct pseudo-random points in a W x H area split into PARTS
+ * tiles hold PARTS equal counts (cuts at quantiles; within one, per strip and tile), each point
+ * lies in the box of the tile partition_cut_tile gives it and in no other tile's box. */
+static void check_cuts(uint32_t n, int64_t w, int64_t h, uint32_t parts)
+{
+    int64_t *xy = malloc((size_t)n * 2 * sizeof *xy);
+    uint32_t *count = calloc(parts, sizeof *count);
+    partition_cuts c;
+    cn_error err = {0};
+    uint64_t state = 0x9e3779b97f4a7c15ull;
+    for (uint32_t i = 0; i < 2 * n; i++) { /* xorshift: distinct coordinates in practice */
+        state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+        xy[i] = (int64_t)(state % (uint64_t)(i % 2 ? h : w));
+    }
+    if (partition_make_cuts(xy, n, parts, &c, &err) != 0) {
+        fprintf(stderr, "FAIL: cuts of %u points into %u: %s\n", n, parts, err.msg);
+        failures++;
+        free(xy), free(count);
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t t = partition_cut_tile(&c, xy[2 * i], xy[2 * i + 1]);
+        count[t]++;
+        for (uint32_t q = 0; q < parts; q++) {
+            int64_t lo[2], hi[2];
+            partition_cut_box(&c, q, lo, hi);
+            int inside = xy[2 * i] >= lo[0] && xy[2 * i] <= hi[0] && xy[2 * i + 1] >= lo[1] &&
+                         xy[2 * i + 1] <= hi[1];
+            if (inside != (q == t)) {
+                fprintf(stderr, "FAIL: cuts into %u: point %u (tile %u) %s the box of tile %u\n",
+                        parts, i, t, inside ? "inside" : "outside", q);
+                failures++;
+                q = parts, i = n;
+            }
+        }
+    }
+    /* counts: strips of n / px (+- 1 from ties), tiles of a strip's count / py */
+    uint32_t slack = 2;
+    for (uint32_t q = 0; q < parts; q++)
+        if (count[q] + slack < n / parts || count[q] > n / parts + slack) {
+            fprintf(stderr, "FAIL: cuts of %u points into %u: tile %u has %u\n", n, parts, q,
+                    count[q]);
+            failures++;
+        }
+    if (c.px * c.py != parts) {
+        fprintf(stderr, "FAIL: cuts into %u: %u x %u strips\n", parts, c.px, c.py);
+        failures++;
+    }
+    partition_cuts_free(&c);
+    free(xy), free(count);
+}
+
 int main(void)
 {
+    check_cuts(3000, 400000, 400000, 1);
+    check_cuts(3000, 400000, 400000, 2);
+    check_cuts(3000, 400000, 400000, 7);
+    check_cuts(5000, 800000, 200000, 16);
+    check_cuts(4096, 1000000, 1000000, 64);
     check_tiles(30, 40, 1, 1);
     check_tiles(30, 40, 4, 2);
     check_tiles(30, 40, 7, 7);   /* a prime count: strips along the longer side */

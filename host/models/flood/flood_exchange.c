@@ -206,9 +206,8 @@ int flood_export_border(struct model *m, int64_t w, cl_uint out_word, int b, cn_
         if (!(m->ran_mask & (1 << d)))
             continue;
         flood_replica *r = &m->rep[d];
-        /* The reach boxes of window W + 2 of the partitions held elsewhere: a relay made at
-         * window W's positions transmits in window W + 1, one move later, and the box of
-         * W + 2 is one move wider than that window's. */
+        /* The reach boxes of window W + 1 of the partitions held elsewhere, one move wider: a
+         * relay made at window W's positions transmits in window W + 1, one move later. */
         uint32_t nb = 0;
         for (uint32_t q = 0; q < m->n_parts; q++)
             nb += m->home[q] != d;
@@ -222,7 +221,7 @@ int flood_export_border(struct model *m, int64_t w, cl_uint out_word, int b, cn_
         nb = 0;
         for (uint32_t q = 0; q < m->n_parts; q++)
             if (m->home[q] != d) {
-                flood_reach_box(m, q, w + 2, &r->box_host[2 * nb], &r->box_host[2 * nb + 1]);
+                flood_reach_box(m, q, w + 1, 1, &r->box_host[2 * nb], &r->box_host[2 * nb + 1]);
                 nb++;
             }
         size_t box_bytes = 2 * (size_t)nb * sizeof(cl_long4);
@@ -510,6 +509,8 @@ int flood_replica_ready(struct model *m, flood_replica *r, int64_t w, cn_error *
     int rc = 0;
     if (m->mobile)
         rc = flood_catch_up(m, r, w, 1, NULL, NULL, err);
+    if (!rc)
+        rc = flood_part_of_current(m, r, w, err);
     if (!rc && r->synced != w)
         rc = sync_entries(m, r, w, err);
     /* The count and reservation words of window W are right when window W - 1 ran its
@@ -608,7 +609,10 @@ int flood_migrate(struct model *m, int partition, int to, uint64_t *bytes, cn_er
     int from = m->home[partition];
     if (from == to)
         return 0;
-    int rc = move_seen_bits(m, &m->rep[from], &m->rep[to], (uint32_t)partition, bytes, err);
+    /* the partitions of the window under way (nodes change them when re-tiled) */
+    int rc = flood_part_host_current(m, m->planned, err);
+    if (!rc)
+        rc = move_seen_bits(m, &m->rep[from], &m->rep[to], (uint32_t)partition, bytes, err);
     if (!rc && !m->mobile)
         rc = move_lists(m, &m->rep[from], &m->rep[to], (uint32_t)partition, bytes, err);
     if (!rc) {

@@ -6,6 +6,7 @@
 #include "cl/flood_layout.clh"
 #include "engine/cell_lists.h"
 #include "engine/dbuf.h"
+#include "engine/partition.h"
 #include "models/flood/flood.h"
 
 /* The scenario's parameters of a window, as the transmit kernels take them. */
@@ -43,14 +44,21 @@ typedef struct flood_replica {
     int cpu;                /* a CPU device */
     cl_program prog;
     cl_kernel k_place, k_rwp_init, k_move, k_csr_count, k_csr_fill, k_transmit, k_gather,
-        k_by_packet, k_export;
-    size_t ls_place, ls_move, ls_csr, ls_transmit, ls_gather, ls_by_packet, ls_export;
+        k_by_packet, k_export, k_retile, k_gather_moved, k_scatter_moved;
+    size_t ls_place, ls_move, ls_csr, ls_transmit, ls_gather, ls_by_packet, ls_export,
+        ls_retile;
     size_t max_groups;      /* work-groups of a transmit launch that fill the device */
     uint32_t lcap;          /* work-group relay buffer entries */
 
     dbuf pos, waypoint, speed, leg, pause_end;
     cell_lists cells;
     dbuf part_of;           /* ushort per node (a placeholder word with one partition) */
+    int64_t part_epoch;     /* the tiling (flood_epoch) its part_of holds */
+    /* re-tiling (flood_retile.c): the tile cuts, the partitions it holds (a byte each, from
+     * HELD_HOST), the nodes leaving them and their seen bits as records */
+    dbuf cuts, held, leaving, records;
+    uint8_t *held_host;
+    uint32_t record_cap;    /* records RECORDS has room for */
     scan_ctx node_scan;     /* prefix sums over N + 1 entries */
     dbuf seen, spill, slot_packet;
     dbuf desc;              /* window descriptors too large for the kernel argument */
@@ -102,7 +110,14 @@ struct model {
     uint32_t n_parts;
     uint16_t *part_host;    /* part_of on the host (NULL with one partition) */
     int *home;              /* replica holding each partition */
-    int64_t (*box)[2][3];   /* mobile: each partition's nodes' initial bounding box (lo, hi) */
+    int64_t (*box)[2][3];   /* static: each partition's nodes' bounding box (lo, hi) */
+    /* Mobile: partitions are tiles of the plane (partition_cuts), and every RETILE windows
+     * (0: never) each node joins the tile it is in (flood_retile.c). PART_HOST is then only
+     * brought up to date when needed: it holds the tiling HOST_EPOCH. */
+    partition_cuts cuts;
+    int64_t retile;
+    int64_t host_epoch;
+    int retile_mask;        /* replicas whose records flood_retile_finish hands over */
     dbuf *offsets, *neighbours; /* [n_parts], on home[p] */
 
     /* packets in flight: one slot each */
@@ -181,10 +196,11 @@ int flood_grow_slots(struct model *m, cn_error *err);
  * transmitter's degree in it to DEG_SUM (N entries) when given. */
 int flood_build_csr(struct model *m, flood_replica *r, uint32_t part, dbuf *offsets,
                     dbuf *neighbours, uint32_t *deg_sum, cn_error *err);
-/* Where a transmitter of window W can be to reach a node of partition PART (mobile: its
- * initial box widened by the farthest move and the range; static: by the range). One
- * partition: everywhere. */
-void flood_reach_box(const struct model *m, uint32_t part, int64_t w, cl_long4 *lo,
+/* Where a transmitter of window W can be, EXTRA mobility steps earlier, to reach a node of
+ * partition PART (mobile: its tile widened by the farthest move since the positions its
+ * members were chosen from, and by the range; static: its nodes' box widened by the range).
+ * One partition: everywhere. */
+void flood_reach_box(const struct model *m, uint32_t part, int64_t w, int extra, cl_long4 *lo,
                      cl_long4 *hi);
 /* The mobility step of WINDOW on replica R. */
 int flood_move(struct model *m, flood_replica *r, int64_t window, cl_event *ev, cn_error *err);
@@ -219,5 +235,25 @@ int flood_replica_ready(struct model *m, flood_replica *r, int64_t w, cn_error *
 int flood_catch_up(struct model *m, flood_replica *r, int64_t w, int bin, cl_event *evs,
                    int *n_evs, cn_error *err);
 int flood_migrate(struct model *m, int partition, int to, uint64_t *bytes, cn_error *err);
+
+/* flood_retile.c: mobile partitions that follow their nodes */
+/* The tiling in force in window W: 0 (the first, from the initial positions) until window
+ * RETILE, then W / RETILE, made from the positions of window W / RETILE x RETILE - 1. */
+int64_t flood_epoch(const struct model *m, int64_t w);
+/* The window whose positions the tiling of window W was made from. */
+int64_t flood_epoch_positions(const struct model *m, int64_t w);
+/* Whether the end of window W re-tiles (window W + 1 starts a tiling). */
+int flood_retile_due(const struct model *m, int64_t w);
+/* The cut buffers and lists of every replica (mobile, several partitions). */
+int flood_retile_setup(struct model *m, cn_error *err);
+/* At the end of window W: queues the new tiling on every replica holding partitions, and the
+ * records of the nodes that leave their devices (before the window's read-back is waited
+ * for); then, after it, hands the records to the devices the nodes join. */
+int flood_retile_queue(struct model *m, int64_t w, cn_error *err);
+int flood_retile_finish(struct model *m, int64_t w, cn_error *err);
+/* PART_HOST as of window W's tiling, read from a replica that holds it when needed. */
+int flood_part_host_current(struct model *m, int64_t w, cn_error *err);
+/* Replica R's part_of as of window W's tiling. */
+int flood_part_of_current(struct model *m, flood_replica *r, int64_t w, cn_error *err);
 
 #endif

@@ -111,6 +111,12 @@ static int create_kernels(struct model *m, flood_replica *r, cn_error *err)
         rc = make_kernel(r, "gather_spill", &r->k_gather, &r->ls_gather, err);
     if (!rc && m->n_rep > 1)
         rc = make_kernel(r, "export_border", &r->k_export, &r->ls_export, err);
+    if (!rc && m->mobile)
+        rc = make_kernel(r, "retile", &r->k_retile, &r->ls_retile, err);
+    if (!rc && m->mobile)
+        rc = make_kernel(r, "gather_moved", &r->k_gather_moved, NULL, err);
+    if (!rc && m->mobile)
+        rc = make_kernel(r, "scatter_moved", &r->k_scatter_moved, NULL, err);
     if (!rc && !m->mobile)
         rc = make_kernel(r, "transmit_by_packet", &r->k_by_packet, &r->ls_by_packet, err);
     return rc;
@@ -236,9 +242,9 @@ int flood_build_csr(struct model *m, flood_replica *r, uint32_t part, dbuf *offs
     return rc;
 }
 
-/* Splits the nodes into the scenario's partitions (tiles of their initial positions, which
- * mobile nodes keep for the whole run), places them on the replicas in contiguous blocks of
- * tiles, and gives every replica each node's partition. */
+/* Splits the nodes into the scenario's partitions (tiles of their initial positions; mobile
+ * nodes change tiles as they move, flood_retile.c), places them on the replicas in contiguous
+ * blocks of tiles, and gives every replica each node's partition. */
 static int make_partitions(struct model *m, cn_error *err)
 {
     /* By default one partition per device when the devices are of one kind. A CPU beside a
@@ -281,7 +287,13 @@ static int make_partitions(struct model *m, cn_error *err)
         xy[2 * (size_t)i] = p[4 * (size_t)i];
         xy[2 * (size_t)i + 1] = p[4 * (size_t)i + 1];
     }
-    if (!rc)
+    /* mobile: tiles of the plane, which nodes join as they move (flood_retile.c) */
+    if (!rc && m->mobile)
+        rc = partition_make_cuts(xy, m->n, m->n_parts, &m->cuts, err);
+    for (uint32_t i = 0; !rc && m->mobile && i < m->n; i++)
+        m->part_host[i] = (uint16_t)partition_cut_tile(&m->cuts, xy[2 * (size_t)i],
+                                                       xy[2 * (size_t)i + 1]);
+    if (!rc && !m->mobile)
         rc = partition_tiles(xy, m->n, m->n_parts, m->part_host, err);
     if (!rc && !(m->box = malloc(m->n_parts * sizeof *m->box)))
         rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
@@ -304,6 +316,8 @@ static int make_partitions(struct model *m, cn_error *err)
     }
     free(xy);
     free(p);
+    if (!rc)
+        rc = flood_retile_setup(m, err);
     return rc;
 }
 
@@ -568,6 +582,7 @@ int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs
     m->n = (uint32_t)n;
     m->words = (m->n + 31) / 32;
     m->mobile = sc->mobility == MOBILITY_RWP;
+    m->retile = sc->retile;
     m->L = sc->relay_delay_ns;
     area_extent(m);
     int64_t ext[3];
@@ -609,13 +624,14 @@ static void destroy_replica(struct model *m, flood_replica *r)
     dbuf *bufs[] = {&r->pos, &r->waypoint, &r->speed, &r->leg, &r->pause_end, &r->part_of,
                     &r->seen, &r->spill, &r->slot_packet, &r->ctl, &r->desc,
                     &r->seg[0], &r->seg[1], &r->frontier[0], &r->frontier[1], &r->exported,
-                    &r->boxes};
+                    &r->boxes, &r->cuts, &r->held, &r->leaving, &r->records};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         dbuf_release(bufs[i], &m->acc);
     cell_lists_free(&r->cells, &m->acc);
     scan_free(&r->node_scan, &m->acc);
     cl_kernel ks[] = {r->k_place, r->k_rwp_init, r->k_move, r->k_csr_count, r->k_csr_fill,
-                      r->k_transmit, r->k_gather, r->k_by_packet, r->k_export};
+                      r->k_transmit, r->k_gather, r->k_by_packet, r->k_export, r->k_retile,
+                      r->k_gather_moved, r->k_scatter_moved};
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
         if (ks[i])
             clReleaseKernel(ks[i]);
@@ -623,6 +639,7 @@ static void destroy_replica(struct model *m, flood_replica *r)
         clReleaseProgram(r->prog);
     release_pinned(r);
     free(r->box_host);
+    free(r->held_host);
 }
 
 void flood_destroy(struct model *m)
@@ -638,6 +655,7 @@ void flood_destroy(struct model *m)
     free(m->home);
     free(m->part_host);
     free(m->box);
+    partition_cuts_free(&m->cuts);
     for (int b = 0; b < 2; b++)
         for (int d = 0; d < m->rb[b].n_dev; d++)
             if (m->rb[b].ev[d])

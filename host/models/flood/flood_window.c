@@ -266,25 +266,37 @@ static int run_transmit_by_packet(struct model *m, const window_plan *plan, cl_e
     return rc;
 }
 
-/* A node moves at most floor(speed_max x L) per window (move_rwp), so by window W it is
- * within W x that of where it started: the partition's initial box widened by that and the
- * range. Static nodes do not move. */
-void flood_reach_box(const struct model *m, uint32_t part, int64_t w, cl_long4 *lo,
+/* A node moves at most floor(speed_max x L) per window (move_rwp). A mobile partition's nodes
+ * were in its tile at the positions its tiling was made from (flood_epoch_positions), so at
+ * window W they are within (W - that window) moves of it: the tile widened by that, EXTRA
+ * moves more and the range. Static nodes do not move: their box widened by the range. */
+void flood_reach_box(const struct model *m, uint32_t part, int64_t w, int extra, cl_long4 *lo,
                      cl_long4 *hi)
 {
     for (int c = 0; c < 4; c++)
         lo->s[c] = INT64_MIN, hi->s[c] = INT64_MAX;
-    if (m->n_parts <= 1 || !m->box)
+    if (m->n_parts <= 1 || (m->mobile ? !m->cuts.x : !m->box))
         return;
     /* speeds and windows are bounded by the configuration checks; the product is kept below
      * 2^62 so that the bounds cannot wrap */
     if (m->sc.speed_max_mm_s > 0 && m->L > INT64_MAX / m->sc.speed_max_mm_s)
         return;
     int64_t step = m->mobile ? m->sc.speed_max_mm_s * m->L / 1000000000 + 1 : 0;
-    int64_t reach = step > 0 && w > ((int64_t)1 << 62) / step ? (int64_t)1 << 62 : w * step;
+    int64_t moves = m->mobile ? w - flood_epoch_positions(m, w) + extra : 0;
+    int64_t reach = step > 0 && moves > ((int64_t)1 << 61) / step ? (int64_t)1 << 62
+                                                                  : moves * step;
     reach += m->sc.range_mm + 1;
     if (reach > ((int64_t)1 << 62))
         return;
+    if (m->mobile) { /* tiles span every height; their outer cuts are +/- 2^61 */
+        int64_t tlo[2], thi[2];
+        partition_cut_box(&m->cuts, part, tlo, thi);
+        for (int c = 0; c < 2; c++) {
+            lo->s[c] = tlo[c] - reach;
+            hi->s[c] = thi[c] + reach;
+        }
+        return;
+    }
     for (int c = 0; c < 3; c++) {
         lo->s[c] = m->box[part][0][c] - reach;
         hi->s[c] = m->box[part][1][c] + reach;
@@ -348,7 +360,7 @@ static int run_transmit(struct model *m, const window_plan *plan, uint32_t part,
         cl_ulong range2 = (cl_ulong)sc->range_mm * (cl_ulong)sc->range_mm;
         const cell_grid *g = &m->grid;
         cl_long4 lo, hi;
-        flood_reach_box(m, part, w, &lo, &hi);
+        flood_reach_box(m, part, w, 0, &lo, &hi);
         rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 34, 10,
                                 KBUF(r->pos), KARG(range2), KARG(g->side), KARG(g->nx),
                                 KARG(g->ny), KARG(g->nz), KBUF(r->cells.start),
@@ -413,6 +425,10 @@ static int flood_end_window(struct model *m, const window_plan *plan, window_out
     const scenario *sc = &m->sc;
     int64_t w = plan->index;
     int rc = flood_process_until(m, w - 1, err);
+    /* mobile partitions follow their nodes: the new tiling is queued before the read-back is
+     * waited for, and its hand-over done after */
+    if (!rc)
+        rc = flood_retile_queue(m, w, err);
     if (rc)
         return rc;
     /* Run one window ahead only when one device ran this window and the next window's
@@ -426,6 +442,8 @@ static int flood_end_window(struct model *m, const window_plan *plan, window_out
         lag = entries * (uint64_t)m->max_degree <= m->lag_budget;
     }
     if (!lag && (rc = flood_process_until(m, w, err)) != 0)
+        return rc;
+    if ((rc = flood_retile_finish(m, w, err)) != 0)
         return rc;
 
     int more_packets = packet_pending(m, m->next_packet);

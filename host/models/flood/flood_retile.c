@@ -1,0 +1,254 @@
+/* Flood model: mobile partitions that follow their nodes.
+ *
+ * A mobile scenario's partitions are tiles of the plane (partition_cuts). A device must hear
+ * every transmitter within range of the nodes it handles; with tiles chosen once, nodes wander
+ * away from their tile and the reach box of a partition (its tile widened by the farthest move
+ * since, and by the range) grows by a step every window, until every device reads nearly every
+ * transmission and the border exchanged is most of the window. So every [partition] retile
+ * windows each node joins the tile it is in: at the end of window W (W + 1 a multiple of
+ * retile), every replica holding partitions runs `retile` on window W's positions, which are
+ * equal on all of them, so all agree on the new partitions without a transfer. A node that
+ * joins a partition held on another device takes its state there: its seen bits, gathered as
+ * records by the device it leaves, read back and scattered by the devices it joins. Reach
+ * boxes then only widen by the moves since the last tiling (flood_reach_box).
+ * Replicas that hold no partition do not re-tile; they take the current partitions from the
+ * host (PART_HOST, read from a replica that holds them) before they next run a transmit set. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cl/flood_layout.clh"
+#include "models/flood/flood_model.h"
+
+static int retiles(const struct model *m)
+{
+    return m->mobile && m->n_parts > 1 && m->retile > 0;
+}
+
+int64_t flood_epoch(const struct model *m, int64_t w)
+{
+    return retiles(m) && w >= m->retile ? w / m->retile : 0;
+}
+
+int64_t flood_epoch_positions(const struct model *m, int64_t w)
+{
+    int64_t e = flood_epoch(m, w);
+    return e > 0 ? e * m->retile - 1 : 0;
+}
+
+int flood_retile_due(const struct model *m, int64_t w)
+{
+    return retiles(m) && w >= 0 && (w + 1) % m->retile == 0;
+}
+
+int flood_retile_setup(struct model *m, cn_error *err)
+{
+    if (!m->mobile || m->n_parts <= 1)
+        return 0;
+    const partition_cuts *c = &m->cuts;
+    size_t n_cuts = (size_t)c->px + 1 + (size_t)c->px * (c->py + 1);
+    cl_long *cuts = malloc(n_cuts * sizeof *cuts);
+    int rc = cuts ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    for (uint32_t s = 0; !rc && s <= c->px; s++)
+        cuts[s] = c->x[s];
+    for (size_t q = 0; !rc && q < (size_t)c->px * (c->py + 1); q++)
+        cuts[c->px + 1 + q] = c->y[q];
+    for (int d = 0; d < m->n_rep && !rc && m->retile > 0; d++) {
+        flood_replica *r = &m->rep[d];
+        r->held_host = calloc(m->n_parts, 1);
+        r->record_cap = 1024;
+        rc = r->held_host ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+        if (!rc)
+            rc = dbuf_alloc(r->dev, &r->cuts, n_cuts * sizeof *cuts, &m->acc, "tile cuts", err);
+        if (!rc)
+            rc = dbuf_write(r->dev, &r->cuts, 0, n_cuts * sizeof *cuts, cuts, 1, err);
+        if (!rc)
+            rc = dbuf_alloc(r->dev, &r->held, m->n_parts, &m->acc, "held partitions", err);
+        if (!rc)
+            rc = dbuf_alloc(r->dev, &r->leaving, (size_t)m->n * 4, &m->acc, "moved nodes", err);
+        if (!rc)
+            rc = dbuf_alloc(r->dev, &r->records, 4, &m->acc, "moved node records", err);
+    }
+    free(cuts);
+    return rc;
+}
+
+/* uint words of one record: the node, then a bit per slot. */
+static uint32_t record_words(const struct model *m)
+{
+    return 1 + (m->slots + 31) / 32;
+}
+
+/* Records of replica R for up to R->record_cap moved nodes (its records buffer sized for
+ * them). */
+static int gather(struct model *m, flood_replica *r, cn_error *err)
+{
+    cl_uint rec = record_words(m), cap = r->record_cap;
+    size_t bytes = (size_t)cap * rec * 4;
+    int rc = 0;
+    if (bytes > r->records.bytes) {
+        dbuf_release(&r->records, &m->acc);
+        rc = dbuf_alloc(r->dev, &r->records, bytes, &m->acc, "moved node records", err);
+    }
+    if (!rc)
+        rc = kernel_args(r->dev, r->k_gather_moved, "gather_moved", err, 8, KBUF(r->leaving),
+                         KBUF(r->ctl), KARG(cap), KBUF(r->seen), KARG(m->words),
+                         KARG(m->slots), KARG(rec), KBUF(r->records));
+    if (!rc)
+        rc = enqueue_1d(r->dev, r->k_gather_moved, "gather_moved", cap, r->ls_retile, NULL, err);
+    return rc;
+}
+
+int flood_retile_queue(struct model *m, int64_t w, cn_error *err)
+{
+    m->retile_mask = 0;
+    if (!flood_retile_due(m, w))
+        return 0;
+    static const cl_uint zero = 0;
+    const partition_cuts *c = &m->cuts;
+    int rc = 0, n_holders = 0;
+    for (int d = 0; d < m->n_rep; d++) {
+        flood_replica *r = &m->rep[d];
+        int holds = 0;
+        for (uint32_t q = 0; q < m->n_parts; q++) {
+            r->held_host[q] = m->home[q] == d;
+            holds |= r->held_host[q];
+        }
+        if (holds)
+            m->retile_mask |= 1 << d, n_holders++;
+    }
+    /* window W's positions and partitions, as every holder has them (all of them first:
+     * one that lacks the partitions takes them from another) */
+    for (int d = 0; d < m->n_rep && !rc; d++)
+        if (m->retile_mask & (1 << d)) {
+            rc = flood_catch_up(m, &m->rep[d], w, 0, NULL, NULL, err);
+            if (!rc)
+                rc = flood_part_of_current(m, &m->rep[d], w, err);
+        }
+    for (int d = 0; d < m->n_rep && !rc; d++) {
+        flood_replica *r = &m->rep[d];
+        if (!(m->retile_mask & (1 << d)))
+            continue;
+        /* not blocking: HELD_HOST changes only at the next re-tiling, after a read-back */
+        rc = dbuf_write(r->dev, &r->held, 0, m->n_parts, r->held_host, 0, err);
+        if (!rc)
+            rc = dbuf_write(r->dev, &r->ctl, CTL_RETILE * 4, 4, &zero, 0, err);
+        cl_uint px = c->px, py = c->py;
+        if (!rc)
+            rc = kernel_args(r->dev, r->k_retile, "retile", err, 9, KBUF(r->pos), KARG(m->n),
+                             KBUF(r->cuts), KARG(px), KARG(py), KBUF(r->part_of),
+                             KBUF(r->held), KBUF(r->ctl), KBUF(r->leaving));
+        if (!rc)
+            rc = enqueue_1d(r->dev, r->k_retile, "retile", m->n, r->ls_retile, NULL, err);
+        /* with one holder no node can leave for another device */
+        if (!rc && n_holders > 1)
+            rc = gather(m, r, err);
+        if (!rc)
+            rc = cl_check(clFlush(r->dev->queue), "clFlush", r->dev->info.name, err);
+        if (!rc)
+            r->part_epoch = flood_epoch(m, w + 1);
+    }
+    if (n_holders <= 1)
+        m->retile_mask = 0; /* nothing to hand over */
+    return rc;
+}
+
+int flood_retile_finish(struct model *m, int64_t w, cn_error *err)
+{
+    int mask = m->retile_mask;
+    m->retile_mask = 0;
+    if (!mask || !flood_retile_due(m, w))
+        return 0;
+    cl_uint rec = record_words(m);
+    uint32_t count[FLOOD_MAX_REPLICAS] = {0};
+    uint64_t total = 0;
+    int rc = 0;
+    /* how many nodes leave each holder; records beyond its room are gathered again */
+    for (int d = 0; d < m->n_rep && !rc; d++) {
+        flood_replica *r = &m->rep[d];
+        if (!(mask & (1 << d)))
+            continue;
+        rc = dbuf_read(r->dev, &r->ctl, CTL_RETILE * 4, 4, &count[d], 1, err);
+        if (!rc && count[d] > r->record_cap) {
+            r->record_cap = count[d] + count[d] / 2;
+            rc = gather(m, r, err);
+        }
+        total += count[d];
+    }
+    if (rc || total == 0)
+        return rc;
+    uint32_t *stage = malloc((size_t)total * rec * 4);
+    if (!stage)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for %llu moved nodes",
+                       (unsigned long long)total);
+    uint64_t at[FLOOD_MAX_REPLICAS + 1];
+    at[0] = 0;
+    for (int d = 0; d < m->n_rep; d++)
+        at[d + 1] = at[d] + count[d];
+    for (int d = 0; d < m->n_rep && !rc; d++)
+        if (count[d])
+            rc = dbuf_read(m->rep[d].dev, &m->rep[d].records, 0, (size_t)count[d] * rec * 4,
+                           stage + at[d] * rec, 1, err);
+    /* each holder gets every other holder's records and keeps those of its partitions */
+    for (int d = 0; d < m->n_rep && !rc; d++) {
+        flood_replica *r = &m->rep[d];
+        uint64_t others = total - count[d];
+        if (!(mask & (1 << d)) || others == 0)
+            continue;
+        size_t bytes = (size_t)others * rec * 4;
+        if (bytes > r->records.bytes) {
+            dbuf_release(&r->records, &m->acc);
+            rc = dbuf_alloc(r->dev, &r->records, bytes, &m->acc, "moved node records", err);
+            r->record_cap = (uint32_t)(bytes / 4 / rec);
+        }
+        size_t before = (size_t)at[d] * rec * 4, after = (size_t)(total - at[d + 1]) * rec * 4;
+        if (!rc && before)
+            rc = dbuf_write(r->dev, &r->records, 0, before, stage, 1, err);
+        if (!rc && after)
+            rc = dbuf_write(r->dev, &r->records, before, after, stage + at[d + 1] * rec, 1, err);
+        cl_uint n_in = (cl_uint)others;
+        if (!rc)
+            rc = kernel_args(r->dev, r->k_scatter_moved, "scatter_moved", err, 8,
+                             KBUF(r->records), KARG(n_in), KARG(rec), KBUF(r->part_of),
+                             KBUF(r->held), KBUF(r->seen), KARG(m->words), KARG(m->slots));
+        if (!rc)
+            rc = enqueue_1d(r->dev, r->k_scatter_moved, "scatter_moved", n_in, r->ls_retile,
+                            NULL, err);
+        m->exchanged += (int64_t)bytes;
+    }
+    m->exchanged += (int64_t)total * rec * 4;
+    free(stage);
+    return rc;
+}
+
+int flood_part_host_current(struct model *m, int64_t w, cn_error *err)
+{
+    int64_t e = flood_epoch(m, w);
+    if (m->n_parts <= 1 || m->host_epoch == e)
+        return 0;
+    for (int d = 0; d < m->n_rep; d++) {
+        flood_replica *r = &m->rep[d];
+        if (r->part_epoch != e)
+            continue;
+        int rc = dbuf_read(r->dev, &r->part_of, 0, (size_t)m->n * 2, m->part_host, 1, err);
+        if (!rc)
+            m->host_epoch = e;
+        m->exchanged += (int64_t)m->n * 2;
+        return rc;
+    }
+    return cn_fail(err, CN_ERR_RUNTIME, "internal error: no device holds the partitions of "
+                   "window %lld", (long long)w);
+}
+
+int flood_part_of_current(struct model *m, flood_replica *r, int64_t w, cn_error *err)
+{
+    int64_t e = flood_epoch(m, w);
+    if (m->n_parts <= 1 || r->part_epoch == e)
+        return 0;
+    int rc = flood_part_host_current(m, w, err);
+    if (!rc)
+        rc = dbuf_write(r->dev, &r->part_of, 0, (size_t)m->n * 2, m->part_host, 1, err);
+    if (!rc)
+        r->part_epoch = e;
+    m->exchanged += (int64_t)m->n * 2;
+    return rc;
+}
