@@ -70,7 +70,9 @@ __kernel void rwp_init(uint n, uint2 key, ulong W, ulong H, ulong D, long vmin, 
     rwp_leg(key, i, 0u, W, H, D, vmin, vmax, waypoint, speed);
 }
 
-/* One window's step of random waypoint, applied at the window's start T. A node pausing
+/* One window's step of random waypoint, applied at the window's start T. The fourth
+ * component of a position is not a coordinate: with several partitions it holds the node's
+ * partition (stamp_parts), which the mobile transmit kernel reads with the position. A node pausing
  * until after T stays; otherwise it spends its budget b = v * L / 10^9 mm toward the waypoint
  * and, on reaching it, draws its pause (ctr {i, m, 4, 0}, in ms) and its next leg. */
 __kernel void move_rwp(__global long4 *pos, uint n, uint2 key, ulong W, ulong H, ulong D,
@@ -89,12 +91,12 @@ __kernel void move_rwp(__global long4 *pos, uint n, uint2 key, ulong W, ulong H,
         uint m = leg[i];
         uint4 w = philox_draw(key, i, m, STREAM_MOBILITY_PAUSE);
         long pause_ms = pmin_ms + (long)philox_uniform(w.x, (ulong)(pmax_ms - pmin_ms + 1));
-        pos[i] = wp;
+        pos[i] = (long4)(wp.x, wp.y, wp.z, p.w);
         pause_end[i] = T + pause_ms * 1000000L;
         leg[i] = m + 1u;
         rwp_leg(key, i, m + 1u, W, H, D, vmin, vmax, waypoint, speed);
     } else {
-        pos[i] = (long4)(p.x + dx * b / d, p.y + dy * b / d, p.z + dz * b / d, 0);
+        pos[i] = (long4)(p.x + dx * b / d, p.y + dy * b / d, p.z + dz * b / d, p.w);
     }
 }
 
@@ -358,7 +360,9 @@ __kernel void transmit(TRANSMIT_COMMON_ARGS, __global const uint *offsets,
 }
 
 /* Mobile scenarios: neighbours found in the cell lists of this window's positions; the
- * distance test lives here, in the reader, so no neighbour list is ever stored. With several
+ * distance test lives here, in the reader, so no neighbour list is ever stored. A candidate's
+ * partition comes with its position (its fourth component, stamp_parts): one read per
+ * candidate instead of two. With several
  * partitions, [BOX_LO, BOX_HI] bounds where a transmitter can have a receiver of PART (the
  * host widens the tile's initial box by the farthest its nodes can have moved, and by the
  * range): transmitters outside it skip the cell search, so a partition's work shrinks with
@@ -374,7 +378,8 @@ __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, u
     if (p.x >= box_lo.x && p.x <= box_hi.x && p.y >= box_lo.y && p.y <= box_hi.y &&
         p.z >= box_lo.z && p.z <= box_hi.z) {
         FOR_EACH_CANDIDATE(p, j, {
-            if (j != i && OWNED(j) && dist2(p, pos[j]) <= range2) {
+            long4 pj = pos[j];
+            if (j != i && (nparts <= 1u || pj.w == (long)part) && dist2(p, pj) <= range2) {
                 deg++;
                 HANDLE_NEIGHBOUR(j)
             }
@@ -424,11 +429,11 @@ inline uint cut_index(__global const long *cuts, uint count, long v)
 }
 
 /* Every node joins the partition of the tile its position lies in (the rule of
- * partition_cut_tile: CUTS holds the PX + 1 strip cuts, then PY + 1 cuts per strip). The nodes
- * that leave a partition this device holds (HELD, a byte per partition) for one it does not
- * take their seen bits with them: their ids go to MOVED, counted in ctl[CTL_RETILE] (MOVED
- * has room for every node). */
-__kernel void retile(__global const long4 *pos, uint n, __global const long *cuts, uint px,
+ * partition_cut_tile: CUTS holds the PX + 1 strip cuts, then PY + 1 cuts per strip), in
+ * PART_OF and in the fourth component of its position. The nodes that leave a partition this
+ * device holds (HELD, a byte per partition) for one it does not take their seen bits with
+ * them: their ids go to MOVED, counted in ctl[CTL_RETILE] (MOVED has room for every node). */
+__kernel void retile(__global long4 *pos, uint n, __global const long *cuts, uint px,
                      uint py, __global ushort *part_of, __global const uchar *held,
                      volatile __global uint *ctl, __global uint *moved)
 {
@@ -442,8 +447,18 @@ __kernel void retile(__global const long4 *pos, uint n, __global const long *cut
     if (q == old)
         return;
     part_of[i] = (ushort)q;
+    pos[i].w = (long)q;
     if (held[old] && !held[q])
         moved[atomic_inc(&ctl[CTL_RETILE])] = i;
+}
+
+/* Each node's partition into the fourth component of its position, where the mobile transmit
+ * kernel reads it. */
+__kernel void stamp_parts(__global long4 *pos, uint n, __global const ushort *part_of)
+{
+    uint i = get_global_id(0);
+    if (i < n)
+        pos[i].w = (long)part_of[i];
 }
 
 /* Records of the first min(ctl[CTL_RETILE], CAPACITY) moved nodes: the node, then its seen bit

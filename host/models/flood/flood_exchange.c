@@ -397,6 +397,9 @@ static int copy_mobility(struct model *m, flood_replica *from, flood_replica *r,
         m->exchanged += 2 * (int64_t)bytes;
     }
     free(stage);
+    /* the positions carry FROM's partitions: R's own back in */
+    if (!rc)
+        rc = flood_stamp_parts(m, r, err);
     if (!rc)
         r->moved = from->moved;
     return rc;
@@ -430,6 +433,56 @@ int flood_catch_up(struct model *m, flood_replica *r, int64_t w, int bin, cl_eve
             r->binned = w;
     }
     return rc;
+}
+
+void flood_premove_release(flood_replica *r)
+{
+    if (r->pre_move_ev)
+        clReleaseEvent(r->pre_move_ev);
+    for (int i = 0; i < r->n_pre_bin; i++)
+        if (r->pre_bin_ev[i])
+            clReleaseEvent(r->pre_bin_ev[i]);
+    r->pre_move_ev = NULL;
+    r->n_pre_bin = 0;
+    r->pre_window = -1;
+}
+
+int flood_premove(struct model *m, int64_t w, cn_error *err)
+{
+    int rc = 0;
+    for (int d = 0; d < m->n_rep && !rc; d++) {
+        flood_replica *r = &m->rep[d];
+        int holds = 0;
+        for (uint32_t q = 0; q < m->n_parts && !holds; q++)
+            holds = m->home[q] == d;
+        flood_premove_release(r);
+        if (!holds || r->moved >= w)
+            continue;
+        cl_event ev[1] = {NULL};
+        int n_ev = 0;
+        rc = flood_catch_up(m, r, w, 0, ev, &n_ev, err);
+        r->pre_move_ev = n_ev ? ev[0] : NULL;
+        if (!rc)
+            rc = flood_catch_up(m, r, w, 1, r->pre_bin_ev, &r->n_pre_bin, err);
+        if (!rc)
+            rc = cl_check(clFlush(r->dev->queue), "clFlush", r->dev->info.name, err);
+        r->pre_window = w;
+    }
+    return rc;
+}
+
+void flood_premove_claim(flood_replica *r, int64_t w, int bin, cl_event *evs, int *n_evs)
+{
+    if (r->pre_window != w)
+        return;
+    if (!bin && r->pre_move_ev) {
+        evs[(*n_evs)++] = r->pre_move_ev;
+        r->pre_move_ev = NULL;
+    }
+    for (int i = 0; bin && i < r->n_pre_bin; i++)
+        evs[(*n_evs)++] = r->pre_bin_ev[i];
+    if (bin)
+        r->n_pre_bin = 0;
 }
 
 /* Every relay of window W - 1 (COUNT of them) into m->entries: each replica that ran it holds

@@ -44,7 +44,7 @@ typedef struct flood_replica {
     int cpu;                /* a CPU device */
     cl_program prog;
     cl_kernel k_place, k_rwp_init, k_move, k_csr_count, k_csr_fill, k_transmit, k_gather,
-        k_by_packet, k_export, k_retile, k_gather_moved, k_scatter_moved;
+        k_by_packet, k_export, k_retile, k_gather_moved, k_scatter_moved, k_stamp;
     size_t ls_place, ls_move, ls_csr, ls_transmit, ls_gather, ls_by_packet, ls_export,
         ls_retile;
     size_t max_groups;      /* work-groups of a transmit launch that fill the device */
@@ -78,6 +78,12 @@ typedef struct flood_replica {
     cl_mem pinned;
     uint32_t *pinned_map;
     size_t area;            /* words of one read-back area */
+
+    /* mobile: the next window's mobility step and cell lists, queued at the end of the last
+     * one (flood_premove), and their events, handed to that window's sets */
+    int64_t pre_window;
+    cl_event pre_move_ev, pre_bin_ev[4];
+    int n_pre_bin;
 
     int64_t counts_clean;   /* window whose three count words are known to be right */
     int64_t moved;          /* mobile: window whose positions it holds */
@@ -231,6 +237,13 @@ int flood_export_border(struct model *m, int64_t w, cl_uint out_word, int b, cn_
 /* Brings replica R to window W before it runs a transmit set there: positions and cell lists
  * (mobile), the window's entries and count words, the descriptor. */
 int flood_replica_ready(struct model *m, flood_replica *r, int64_t w, cn_error *err);
+/* Mobile, at the end of window W - 1: every replica holding partitions queues window W's
+ * mobility step and cell lists, which then run while the host waits for the read-back. */
+int flood_premove(struct model *m, int64_t w, cn_error *err);
+/* The events of R's queued step of window W (BIN: of its cell lists), into EVS; released when
+ * no set of the window claims them. */
+void flood_premove_claim(flood_replica *r, int64_t w, int bin, cl_event *evs, int *n_evs);
+void flood_premove_release(flood_replica *r);
 /* Mobile: R's positions and cell lists at window W (BIN: cell lists too). */
 int flood_catch_up(struct model *m, flood_replica *r, int64_t w, int bin, cl_event *evs,
                    int *n_evs, cn_error *err);
@@ -244,7 +257,11 @@ int64_t flood_epoch(const struct model *m, int64_t w);
 int64_t flood_epoch_positions(const struct model *m, int64_t w);
 /* Whether the end of window W re-tiles (window W + 1 starts a tiling). */
 int flood_retile_due(const struct model *m, int64_t w);
-/* The cut buffers and lists of every replica (mobile, several partitions). */
+/* Mobile, several partitions: each node's partition into the fourth component of its
+ * position on R (from R's part_of), where transmit_mobile reads it. */
+int flood_stamp_parts(struct model *m, flood_replica *r, cn_error *err);
+/* The partitions stamped into the positions, and the cut buffers and lists of every replica
+ * (mobile, several partitions). */
 int flood_retile_setup(struct model *m, cn_error *err);
 /* At the end of window W: queues the new tiling on every replica holding partitions, and the
  * records of the nodes that leave their devices (before the window's read-back is waited

@@ -40,14 +40,30 @@ int flood_retile_due(const struct model *m, int64_t w)
     return retiles(m) && w >= 0 && (w + 1) % m->retile == 0;
 }
 
+int flood_stamp_parts(struct model *m, flood_replica *r, cn_error *err)
+{
+    if (!m->mobile || m->n_parts <= 1)
+        return 0;
+    int rc = kernel_args(r->dev, r->k_stamp, "stamp_parts", err, 3, KBUF(r->pos), KARG(m->n),
+                         KBUF(r->part_of));
+    if (!rc)
+        rc = enqueue_1d(r->dev, r->k_stamp, "stamp_parts", m->n, r->ls_retile, NULL, err);
+    return rc;
+}
+
 int flood_retile_setup(struct model *m, cn_error *err)
 {
     if (!m->mobile || m->n_parts <= 1)
         return 0;
+    int rc = 0;
+    for (int d = 0; d < m->n_rep && !rc; d++)
+        rc = flood_stamp_parts(m, &m->rep[d], err);
+    if (rc)
+        return rc;
     const partition_cuts *c = &m->cuts;
     size_t n_cuts = (size_t)c->px + 1 + (size_t)c->px * (c->py + 1);
     cl_long *cuts = malloc(n_cuts * sizeof *cuts);
-    int rc = cuts ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    rc = cuts ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
     for (uint32_t s = 0; !rc && s <= c->px; s++)
         cuts[s] = c->x[s];
     for (size_t q = 0; !rc && q < (size_t)c->px * (c->py + 1); q++)
@@ -247,6 +263,8 @@ int flood_part_of_current(struct model *m, flood_replica *r, int64_t w, cn_error
     int rc = flood_part_host_current(m, w, err);
     if (!rc)
         rc = dbuf_write(r->dev, &r->part_of, 0, (size_t)m->n * 2, m->part_host, 1, err);
+    if (!rc)
+        rc = flood_stamp_parts(m, r, err);
     if (!rc)
         r->part_epoch = e;
     m->exchanged += (int64_t)m->n * 2;

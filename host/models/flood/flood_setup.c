@@ -117,6 +117,8 @@ static int create_kernels(struct model *m, flood_replica *r, cn_error *err)
         rc = make_kernel(r, "gather_moved", &r->k_gather_moved, NULL, err);
     if (!rc && m->mobile)
         rc = make_kernel(r, "scatter_moved", &r->k_scatter_moved, NULL, err);
+    if (!rc && m->mobile)
+        rc = make_kernel(r, "stamp_parts", &r->k_stamp, NULL, err);
     if (!rc && !m->mobile)
         rc = make_kernel(r, "transmit_by_packet", &r->k_by_packet, &r->ls_by_packet, err);
     return rc;
@@ -164,6 +166,7 @@ static int place_nodes(struct model *m, flood_replica *r, cn_error *err)
     if (!rc)
         rc = enqueue_1d(d, r->k_rwp_init, "rwp_init", m->n, r->ls_move, NULL, err);
     r->moved = 0;
+    r->pre_window = -1;
     return rc;
 }
 
@@ -621,6 +624,7 @@ int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs
 
 static void destroy_replica(struct model *m, flood_replica *r)
 {
+    flood_premove_release(r);
     dbuf *bufs[] = {&r->pos, &r->waypoint, &r->speed, &r->leg, &r->pause_end, &r->part_of,
                     &r->seen, &r->spill, &r->slot_packet, &r->ctl, &r->desc,
                     &r->seg[0], &r->seg[1], &r->frontier[0], &r->frontier[1], &r->exported,
@@ -631,7 +635,7 @@ static void destroy_replica(struct model *m, flood_replica *r)
     scan_free(&r->node_scan, &m->acc);
     cl_kernel ks[] = {r->k_place, r->k_rwp_init, r->k_move, r->k_csr_count, r->k_csr_fill,
                       r->k_transmit, r->k_gather, r->k_by_packet, r->k_export, r->k_retile,
-                      r->k_gather_moved, r->k_scatter_moved};
+                      r->k_gather_moved, r->k_scatter_moved, r->k_stamp};
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
         if (ks[i])
             clReleaseKernel(ks[i]);

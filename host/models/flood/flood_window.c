@@ -404,9 +404,11 @@ static int flood_run_set(struct model *m, const window_plan *plan, const event_s
                        dev->info.name);
     flood_replica *r = &m->rep[d];
     switch (set->kind) {
-    case FLOOD_MOVE:
+    case FLOOD_MOVE: /* queued at the end of the last window, or done now */
+        flood_premove_claim(r, plan->index, 0, evs, n_evs);
         return flood_catch_up(m, r, plan->index, 0, evs, n_evs, err);
     case FLOOD_BIN:
+        flood_premove_claim(r, plan->index, 1, evs, n_evs);
         return flood_catch_up(m, r, plan->index, 1, evs, n_evs, err);
     case FLOOD_TRANSMIT:
         if (set->partition < 0 || (uint32_t)set->partition >= m->n_parts)
@@ -429,6 +431,10 @@ static int flood_end_window(struct model *m, const window_plan *plan, window_out
      * waited for, and its hand-over done after */
     if (!rc)
         rc = flood_retile_queue(m, w, err);
+    /* the next window's mobility step and cell lists go to the devices now: they run while
+     * the host waits for this window's read-back and exchanges its relays */
+    if (!rc && m->mobile)
+        rc = flood_premove(m, w + 1, err);
     if (rc)
         return rc;
     /* Run one window ahead only when one device ran this window and the next window's
