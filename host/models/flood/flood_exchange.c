@@ -42,6 +42,96 @@ int flood_ensure_frontier(struct model *m, flood_replica *r, int b, uint64_t nee
     return rc;
 }
 
+/* A host area of BYTES in pinned memory (CL_MEM_ALLOC_HOST_PTR, mapped for the whole run) of
+ * DEV's context: drivers copy into and from it directly, several times faster than plain
+ * memory. NULL *MAP with a CL_SUCCESS status: the driver had none to give. */
+static cl_int pinned_area(device_ctx *dev, size_t bytes, cl_mem *mem, void **map)
+{
+    cl_int st;
+    *map = NULL;
+    *mem = clCreateBuffer(dev->context, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, bytes, NULL,
+                          &st);
+    if (st != CL_SUCCESS) {
+        *mem = NULL;
+        return CL_SUCCESS;
+    }
+    *map = clEnqueueMapBuffer(dev->queue, *mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0,
+                              NULL, NULL, &st);
+    if (st != CL_SUCCESS) {
+        clReleaseMemObject(*mem);
+        *mem = NULL;
+        *map = NULL;
+    }
+    return CL_SUCCESS;
+}
+
+static void unpin_area(device_ctx *dev, cl_mem mem, void *map)
+{
+    if (!mem) {
+        free(map);
+        return;
+    }
+    if (map && clEnqueueUnmapMemObject(dev->queue, mem, map, 0, NULL, NULL) == CL_SUCCESS)
+        clFinish(dev->queue);
+    clReleaseMemObject(mem);
+}
+
+/* Waits for the writes from export area A of R to other devices. */
+static int area_quiet(flood_replica *r, struct export_area *a, cn_error *err)
+{
+    int rc = 0;
+    for (int i = 0; i < a->n_writes; i++) {
+        if (!rc)
+            rc = cl_check(clWaitForEvents(1, &a->writes[i]), "clWaitForEvents(relay exchange)",
+                          r->dev->info.name, err);
+        clReleaseEvent(a->writes[i]);
+    }
+    a->n_writes = 0;
+    return rc;
+}
+
+/* Room for ENTRIES relays in R's export area A, keeping its first KEEP. */
+static int area_reserve(flood_replica *r, struct export_area *a, uint32_t entries, uint32_t keep,
+                        cn_error *err)
+{
+    if (entries <= a->cap)
+        return 0;
+    int rc = area_quiet(r, a, err);
+    uint64_t cap = (uint64_t)entries + entries / 2 + 1024;
+    cl_mem mem = NULL;
+    void *map = NULL;
+    if (!rc)
+        pinned_area(r->dev, (size_t)cap * 8, &mem, &map);
+    if (!rc && !map && !(map = malloc((size_t)cap * 8)))
+        rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for %u exchanged relays", entries);
+    if (rc)
+        return rc;
+    if (keep && a->map)
+        memcpy(map, a->map, (size_t)keep * 8);
+    unpin_area(r->dev, a->mem, a->map);
+    a->mem = mem;
+    a->map = map;
+    a->cap = (uint32_t)(cap < 0xffffffffu ? cap : 0xffffffffu);
+    return 0;
+}
+
+void flood_release_export_areas(flood_replica *r)
+{
+    for (int p = 0; p < 2; p++) {
+        struct export_area *a = &r->xarea[p];
+        for (int i = 0; i < a->n_writes; i++) {
+            clWaitForEvents(1, &a->writes[i]);
+            clReleaseEvent(a->writes[i]);
+        }
+        a->n_writes = 0;
+        if (a->map || a->mem)
+            unpin_area(r->dev, a->mem, a->map);
+        a->mem = NULL;
+        a->map = NULL;
+        a->cap = 0;
+    }
+}
+
 int flood_queue_readback(struct model *m, int64_t w, cl_uint out_word, int out_buffer,
                          int overflow_safe, cn_error *err)
 {
@@ -53,6 +143,9 @@ int flood_queue_readback(struct model *m, int64_t w, cl_uint out_word, int out_b
     rb->overflow_safe = overflow_safe;
     rb->exported = m->export_pending;
     rb->n_dev = 0;
+    /* exports are read with the counters only when no other read-back is pending (one window
+     * at a time, as with several devices) */
+    int speculate = rb->exported && m->rb_count == 0;
     m->rb_count++; /* from here on, flood_destroy releases what was queued */
     for (int d = 0; d < m->n_rep; d++) {
         if (!(m->ran_mask & (1 << d)))
@@ -62,10 +155,30 @@ int flood_queue_readback(struct model *m, int64_t w, cl_uint out_word, int out_b
         rb->dev[k] = d;
         rb->out_capacity[k] = r->capacity[out_buffer];
         rb->ev[k] = NULL;
-        cl_int st = clEnqueueReadBuffer(r->dev->queue, r->ctl.mem, CL_FALSE, 0,
-                                        ((size_t)CTL_WORDS + m->slots) * 4,
-                                        r->pinned_map + (size_t)idx * r->area, 0, NULL,
-                                        &rb->ev[k]);
+        rb->spec[k] = 0;
+        cl_int st = CL_SUCCESS;
+        if (speculate) {
+            /* as many as it exported last time and as much again: rarely too few, and the
+             * rest is then read once their number is known */
+            struct export_area *a = &r->xarea[w & 1];
+            uint64_t guess = 2 * (uint64_t)r->last_export + 1024;
+            if (guess > r->capacity[out_buffer])
+                guess = r->capacity[out_buffer];
+            int rc = area_quiet(r, a, err);
+            if (!rc)
+                rc = area_reserve(r, a, (uint32_t)guess, 0, err);
+            if (rc)
+                return rc;
+            rb->spec[k] = (uint32_t)guess;
+            st = clEnqueueReadBuffer(r->dev->queue, r->exported.mem, CL_FALSE, 0, guess * 8,
+                                     a->map, 0, NULL, NULL);
+            if (st != CL_SUCCESS)
+                return cl_check(st, "clEnqueueReadBuffer(exported relays)", r->dev->info.name,
+                                err);
+        }
+        st = clEnqueueReadBuffer(r->dev->queue, r->ctl.mem, CL_FALSE, 0,
+                                 ((size_t)CTL_WORDS + m->slots) * 4,
+                                 r->pinned_map + (size_t)idx * r->area, 0, NULL, &rb->ev[k]);
         if (st != CL_SUCCESS)
             return cl_check(st, "clEnqueueReadBuffer(window counters)", r->dev->info.name, err);
         rb->n_dev++;
@@ -149,23 +262,15 @@ void flood_release_entries(struct model *m)
         if (m->entries_writers & (1 << d))
             clFinish(m->rep[d].dev->queue);
     m->entries_writers = 0;
-    if (m->entries_mem) {
-        device_ctx *d = m->rep[0].dev;
-        if (clEnqueueUnmapMemObject(d->queue, m->entries_mem, m->entries, 0, NULL, NULL) ==
-            CL_SUCCESS)
-            clFinish(d->queue);
-        clReleaseMemObject(m->entries_mem);
-    } else {
-        free(m->entries);
-    }
+    if (m->entries || m->entries_mem)
+        unpin_area(m->rep[0].dev, m->entries_mem, m->entries);
     m->entries = NULL;
     m->entries_mem = NULL;
     m->entries_cap = 0;
 }
 
-/* Room for ENTRIES relays in m->entries, in pinned memory (CL_MEM_ALLOC_HOST_PTR, mapped),
- * which drivers copy from and into directly, several times faster than plain memory; plain
- * memory when the driver has none to give. Its content is not kept. */
+/* Room for ENTRIES relays in m->entries, pinned (pinned_area) when the driver allows. Its
+ * content is not kept. */
 static int reserve_entries(struct model *m, uint64_t entries, cn_error *err)
 {
     int rc = entries_quiet(m, err);
@@ -174,25 +279,13 @@ static int reserve_entries(struct model *m, uint64_t entries, cn_error *err)
     uint64_t cap = entries + entries / 2;
     size_t bytes = (size_t)cap * 8;
     flood_release_entries(m);
-    device_ctx *d = m->rep[0].dev;
-    cl_int st;
-    cl_mem mem = clCreateBuffer(d->context, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, bytes,
-                                NULL, &st);
-    uint32_t *e = NULL;
-    if (st == CL_SUCCESS) {
-        e = clEnqueueMapBuffer(d->queue, mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0,
-                               NULL, NULL, &st);
-        if (st != CL_SUCCESS) {
-            e = NULL;
-            clReleaseMemObject(mem);
-        }
-    }
-    if (e) {
-        m->entries_mem = mem;
-    } else if (!(e = malloc(bytes))) {
+    cl_mem mem = NULL;
+    void *e = NULL;
+    pinned_area(m->rep[0].dev, bytes, &mem, &e);
+    if (!e && !(e = malloc(bytes)))
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for %llu exchanged relays",
                        (unsigned long long)entries);
-    }
+    m->entries_mem = mem;
     m->entries = e;
     m->entries_cap = (size_t)cap;
     return 0;
@@ -260,30 +353,51 @@ int flood_export_border(struct model *m, int64_t w, cl_uint out_word, int b, cn_
 
 /* Several replicas ran window RB->window. Replica RB->dev[k] made RELAYS[k] relays, at the
  * start of its frontier RB->out_buffer, and sends SENT[k] of them: with WHOLE, all of them,
- * read from that frontier; otherwise the border that export_border copied out. Each replica
- * gets what the others sent after its own relays, with their number in the next window's
- * count word. */
+ * read from that frontier into m->entries; otherwise the border that export_border copied
+ * out, mostly read back already with the counters (RB->spec). Each replica gets what the
+ * others sent after its own relays, with their number in the next window's count word. */
 static int exchange(struct model *m, const struct flood_readback *rb, const uint32_t *relays,
                     const uint32_t *sent, int whole, cn_error *err)
 {
-    int b = (int)rb->out_buffer;
+    int b = (int)rb->out_buffer, par = (int)(rb->window & 1);
     uint64_t at[FLOOD_MAX_REPLICAS + 1];
+    const uint32_t *src[FLOOD_MAX_REPLICAS];
     at[0] = 0;
     for (int k = 0; k < rb->n_dev; k++)
         at[k + 1] = at[k] + sent[k];
     uint64_t total = at[rb->n_dev];
-    int rc = reserve_entries(m, total, err);
-    /* every read queued first, so that the devices copy at the same time */
+    int rc = whole ? reserve_entries(m, total, err) : 0;
+    /* what is not on the host yet: every read queued first, so that the devices copy at the
+     * same time */
+    int waits = 0;
     for (int k = 0; k < rb->n_dev && !rc; k++) {
         flood_replica *r = &m->rep[rb->dev[k]];
-        rc = dbuf_read(r->dev, whole ? &r->frontier[b] : &r->exported, 0, (size_t)sent[k] * 8,
-                       m->entries + 2 * at[k], 0, err);
+        if (whole) {
+            src[k] = m->entries + 2 * at[k];
+            rc = dbuf_read(r->dev, &r->frontier[b], 0, (size_t)sent[k] * 8, m->entries + 2 * at[k],
+                           0, err);
+            waits |= 1 << k;
+            continue;
+        }
+        struct export_area *a = &r->xarea[par];
+        uint32_t have = rb->spec[k] < sent[k] ? rb->spec[k] : sent[k];
+        /* not read with the counters: the last writes from the area must be done first */
+        if (rb->spec[k] == 0)
+            rc = area_quiet(r, a, err);
+        if (!rc && sent[k] > have) {
+            rc = area_reserve(r, a, sent[k], have, err);
+            if (!rc)
+                rc = dbuf_read(r->dev, &r->exported, (size_t)have * 8,
+                               (size_t)(sent[k] - have) * 8, a->map + 2 * (size_t)have, 0, err);
+            waits |= 1 << k;
+        }
+        src[k] = a->map;
+        r->last_export = sent[k];
     }
-    for (int k = 0; k < rb->n_dev && !rc; k++) {
-        flood_replica *r = &m->rep[rb->dev[k]];
-        rc = cl_check(clFinish(r->dev->queue), "clFinish(relay exchange)", r->dev->info.name,
-                      err);
-    }
+    for (int k = 0; k < rb->n_dev && !rc; k++)
+        if (waits & (1 << k))
+            rc = cl_check(clFinish(m->rep[rb->dev[k]].dev->queue), "clFinish(relay exchange)",
+                          m->rep[rb->dev[k]].dev->info.name, err);
     for (int k = 0; k < rb->n_dev && !rc; k++) {
         flood_replica *r = &m->rep[rb->dev[k]];
         uint64_t count = relays[k] + (total - sent[k]);
@@ -291,18 +405,28 @@ static int exchange(struct model *m, const struct flood_readback *rb, const uint
             return cn_fail(err, CN_ERR_RUNTIME, "more than 2^32 transmissions in one window");
         r->entry_count = (cl_uint)count;
         rc = flood_ensure_frontier(m, r, b, count, err);
-        /* what the replicas before it sent, then what those after it sent; m->entries stays
-         * untouched until the next read-back, which these writes precede in the queue */
-        if (!rc)
-            rc = dbuf_write(r->dev, &r->frontier[b], (size_t)relays[k] * 8, (size_t)at[k] * 8,
-                            m->entries, 0, err);
-        if (!rc)
-            rc = dbuf_write(r->dev, &r->frontier[b], ((size_t)relays[k] + at[k]) * 8,
-                            (size_t)(total - at[k + 1]) * 8, m->entries + 2 * at[k + 1], 0, err);
+        /* the others' relays in replica order after its own; the host copies stay untouched
+         * until the writes complete (m->entries_writers, the export areas' write events) */
+        uint64_t offset = relays[k];
+        for (int j = 0; j < rb->n_dev && !rc; j++) {
+            if (j == k || sent[j] == 0)
+                continue;
+            struct export_area *a = &m->rep[rb->dev[j]].xarea[par];
+            cl_event *ev = whole ? NULL : &a->writes[a->n_writes];
+            cl_int st = clEnqueueWriteBuffer(r->dev->queue, r->frontier[b].mem, CL_FALSE,
+                                             (size_t)offset * 8, (size_t)sent[j] * 8, src[j], 0,
+                                             NULL, ev);
+            if (st != CL_SUCCESS)
+                rc = cl_check(st, "clEnqueueWriteBuffer(relay exchange)", r->dev->info.name, err);
+            else if (!whole)
+                a->n_writes++;
+            offset += sent[j];
+        }
         if (!rc)
             rc = dbuf_write(r->dev, &r->ctl, (size_t)rb->out_word * 4, 4, &r->entry_count, 0,
                             err);
-        m->entries_writers |= 1 << rb->dev[k];
+        if (whole)
+            m->entries_writers |= 1 << rb->dev[k];
         m->exchanged += (int64_t)total * 8; /* what it sent out, the others' in */
     }
     /* the whole window is on the host for a replica that needs all of it; a border is not */

@@ -71,6 +71,18 @@ typedef struct flood_replica {
     cl_long4 *box_host;
     uint32_t box_cap;       /* boxes BOX_HOST has room for */
     cl_uint entry_count;    /* the count word written after the exchange */
+    /* Its exports, read back with the window's counters (flood_queue_readback) into pinned
+     * host areas, one per window parity, before the host knows how many there are: the
+     * exchange then needs no second round trip. The writes to other devices from an area
+     * (their events) complete before the area is read into again. */
+    struct export_area {
+        cl_mem mem;
+        uint32_t *map;
+        uint32_t cap;       /* entries */
+        int n_writes;
+        cl_event writes[FLOOD_MAX_REPLICAS];
+    } xarea[2];
+    uint32_t last_export;   /* relays it exported in the last exchange */
     dbuf seg[2];            /* transmit_by_packet: (first, count) per slot */
     karg_cache transmit_args, by_packet_args;
     /* Both read-back areas live in one pinned host buffer (CL_MEM_ALLOC_HOST_PTR, mapped for
@@ -153,6 +165,7 @@ struct model {
         int dev[FLOOD_MAX_REPLICAS];
         cl_event ev[FLOOD_MAX_REPLICAS];
         uint32_t out_capacity[FLOOD_MAX_REPLICAS];
+        uint32_t spec[FLOOD_MAX_REPLICAS]; /* exported relays read back with the counters */
     } rb[2];
     int rb_head, rb_count;
     /* The entries of window `processed` + 1 gathered from every replica that ran window
@@ -228,6 +241,8 @@ int flood_queue_readback(struct model *m, int64_t w, cl_uint out_word, int out_b
 int flood_process_until(struct model *m, int64_t w, cn_error *err);
 /* Releases m->entries (pinned or plain). */
 void flood_release_entries(struct model *m);
+/* Releases R's export areas, once the writes from them are done. */
+void flood_release_export_areas(flood_replica *r);
 /* Grows frontier B of replica R to hold NEED entries, keeping its first KEEP entries. */
 int flood_ensure_frontier(struct model *m, flood_replica *r, int b, uint64_t need,
                           cn_error *err);

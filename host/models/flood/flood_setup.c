@@ -625,6 +625,7 @@ int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs
 static void destroy_replica(struct model *m, flood_replica *r)
 {
     flood_premove_release(r);
+    flood_release_export_areas(r);
     dbuf *bufs[] = {&r->pos, &r->waypoint, &r->speed, &r->leg, &r->pause_end, &r->part_of,
                     &r->seen, &r->spill, &r->slot_packet, &r->ctl, &r->desc,
                     &r->seg[0], &r->seg[1], &r->frontier[0], &r->frontier[1], &r->exported,
@@ -665,6 +666,8 @@ void flood_destroy(struct model *m)
             if (m->rb[b].ev[d])
                 clReleaseEvent(m->rb[b].ev[d]);
     flood_release_entries(m); /* before the replicas: it may wait for their queues */
+    for (int d = 0; d < m->n_rep; d++)
+        flood_release_export_areas(&m->rep[d]);
     for (int d = 0; d < m->n_rep; d++)
         destroy_replica(m, &m->rep[d]);
     free(m->slot_pkt);
