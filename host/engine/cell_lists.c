@@ -148,9 +148,9 @@ int cell_lists_build(cell_lists *c, device_ctx *dev, dbuf *pos, cl_event *evs, i
     if (!rc)
         rc = dbuf_zero(dev, &c->fill, 0, (size_t)n_cells * 4, err);
     if (!rc)
-        rc = kernel_args(dev, c->k_count, "cell_count", err, 8, KBUF(*pos), KARG(c->n),
-                         KARG(g->side), KARG(g->nx), KARG(g->ny), KARG(g->nz), KBUF(c->cell_of),
-                         KBUF(c->count));
+        rc = kernel_args_cached(dev, c->k_count, &c->count_args, "cell_count", err, 0, 8,
+                                KBUF(*pos), KARG(c->n), KARG(g->side), KARG(g->nx), KARG(g->ny),
+                                KARG(g->nz), KBUF(c->cell_of), KBUF(c->count));
     if (!rc)
         rc = enqueue_1d(dev, c->k_count, "cell_count", c->n, c->local_count, &evs[(*n_evs)++],
                         err);
@@ -158,8 +158,9 @@ int cell_lists_build(cell_lists *c, device_ctx *dev, dbuf *pos, cl_event *evs, i
         rc = scan_run(&c->scan, dev, &c->count, n_cells, &c->start, n_cells + 1,
                       &evs[(*n_evs)++], err);
     if (!rc)
-        rc = kernel_args(dev, c->k_scatter, "cell_scatter", err, 5, KARG(c->n), KBUF(c->cell_of),
-                         KBUF(c->start), KBUF(c->fill), KBUF(c->nodes));
+        rc = kernel_args_cached(dev, c->k_scatter, &c->scatter_args, "cell_scatter", err, 0, 5,
+                                KARG(c->n), KBUF(c->cell_of), KBUF(c->start), KBUF(c->fill),
+                                KBUF(c->nodes));
     if (!rc)
         rc = enqueue_1d(dev, c->k_scatter, "cell_scatter", c->n, c->local_scatter,
                         &evs[(*n_evs)++], err);

@@ -41,6 +41,7 @@ typedef struct cell_lists {
     dbuf cell_of, count, start, fill, nodes;
     cl_kernel k_count, k_scatter;
     size_t local_count, local_scatter;
+    karg_cache count_args, scatter_args; /* the same every build: set once */
     scan_ctx scan;
 } cell_lists;
 

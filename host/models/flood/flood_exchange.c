@@ -319,10 +319,12 @@ int flood_export_border(struct model *m, int64_t w, cl_uint out_word, int b, cn_
             }
         size_t box_bytes = 2 * (size_t)nb * sizeof(cl_long4);
         if (box_bytes > r->boxes.bytes) {
+            flood_forget_args(r);
             dbuf_release(&r->boxes, &m->acc);
             rc = dbuf_alloc(r->dev, &r->boxes, box_bytes, &m->acc, "reach boxes", err);
         }
         if (!rc && (size_t)r->capacity[b] * 8 > r->exported.bytes) {
+            flood_forget_args(r);
             dbuf_release(&r->exported, &m->acc);
             rc = dbuf_alloc(r->dev, &r->exported, (size_t)r->capacity[b] * 8, &m->acc,
                             "exported relays", err);
@@ -335,9 +337,10 @@ int flood_export_border(struct model *m, int64_t w, cl_uint out_word, int b, cn_
             rc = dbuf_write(r->dev, &r->ctl, CTL_EXPORT * 4, 4, &zero, 0, err);
         cl_uint cap = r->capacity[b];
         if (!rc)
-            rc = kernel_args(r->dev, r->k_export, "export_border", err, 8,
-                             KBUF(r->frontier[b]), KARG(out_word), KARG(cap), KBUF(r->ctl),
-                             KBUF(r->pos), KBUF(r->boxes), KARG(nb), KBUF(r->exported));
+            rc = kernel_args_cached(r->dev, r->k_export, &r->export_args, "export_border", err,
+                                    0, 8, KBUF(r->frontier[b]), KARG(out_word), KARG(cap),
+                                    KBUF(r->ctl), KBUF(r->pos), KBUF(r->boxes), KARG(nb),
+                                    KBUF(r->exported));
         size_t ls = r->ls_export;
         size_t groups = ((size_t)cap + ls - 1) / ls;
         if (groups > r->max_groups)

@@ -84,7 +84,7 @@ typedef struct flood_replica {
     } xarea[2];
     uint32_t last_export;   /* relays it exported in the last exchange */
     dbuf seg[2];            /* transmit_by_packet: (first, count) per slot */
-    karg_cache transmit_args, by_packet_args;
+    karg_cache transmit_args, by_packet_args, move_args, export_args;
     /* Both read-back areas live in one pinned host buffer (CL_MEM_ALLOC_HOST_PTR, mapped for
      * the whole run): drivers copy into pinned memory directly, without a staging copy. */
     cl_mem pinned;

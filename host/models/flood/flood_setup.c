@@ -53,6 +53,8 @@ void flood_forget_args(flood_replica *r)
 {
     memset(&r->transmit_args, 0, sizeof r->transmit_args);
     memset(&r->by_packet_args, 0, sizeof r->by_packet_args);
+    memset(&r->move_args, 0, sizeof r->move_args);
+    memset(&r->export_args, 0, sizeof r->export_args);
 }
 
 /* Every replica counts the events it ran: the totals are sums. */
@@ -178,10 +180,11 @@ int flood_move(struct model *m, flood_replica *r, int64_t window, cl_event *ev, 
     cl_long vmin = sc->speed_min_mm_s, vmax = sc->speed_max_mm_s;
     cl_long pmin = sc->pause_min_ms, pmax = sc->pause_max_ms;
     cl_long T = window * m->L, L = m->L;
-    int rc = kernel_args(r->dev, r->k_move, "move_rwp", err, 16, KBUF(r->pos), KARG(m->n),
-                         KARG(key), KARG(W), KARG(H), KARG(D), KARG(vmin), KARG(vmax),
-                         KARG(pmin), KARG(pmax), KARG(T), KARG(L), KBUF(r->waypoint),
-                         KBUF(r->speed), KBUF(r->leg), KBUF(r->pause_end));
+    int rc = kernel_args_cached(r->dev, r->k_move, &r->move_args, "move_rwp", err, 0, 16,
+                                KBUF(r->pos), KARG(m->n), KARG(key), KARG(W), KARG(H), KARG(D),
+                                KARG(vmin), KARG(vmax), KARG(pmin), KARG(pmax), KARG(T),
+                                KARG(L), KBUF(r->waypoint), KBUF(r->speed), KBUF(r->leg),
+                                KBUF(r->pause_end));
     if (!rc)
         rc = enqueue_1d(r->dev, r->k_move, "move_rwp", m->n, r->ls_move, ev, err);
     if (!rc)

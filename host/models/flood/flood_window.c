@@ -374,6 +374,9 @@ static int run_transmit(struct model *m, const window_plan *plan, uint32_t part,
         groups = r->max_groups;
     if (!rc)
         rc = enqueue_1d(d, r->k_transmit, name, groups * ls, ls, ev, err);
+    /* with several devices, this one starts while the host feeds the others */
+    if (!rc && m->n_rep > 1)
+        rc = cl_check(clFlush(d->queue), "clFlush", d->info.name, err);
     if (rc)
         return rc;
     m->ran_mask |= 1 << (int)(r - m->rep);
