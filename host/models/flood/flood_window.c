@@ -374,8 +374,11 @@ static int run_transmit(struct model *m, const window_plan *plan, uint32_t part,
         groups = r->max_groups;
     if (!rc)
         rc = enqueue_1d(d, r->k_transmit, name, groups * ls, ls, ev, err);
-    /* with several devices, this one starts while the host feeds the others */
-    if (!rc && m->n_rep > 1)
+    /* partitions on several devices: this one starts while the host feeds the others */
+    int spread = 0;
+    for (uint32_t q = 1; q < m->n_parts && !spread; q++)
+        spread = m->home[q] != m->home[0];
+    if (!rc && spread)
         rc = cl_check(clFlush(d->queue), "clFlush", d->info.name, err);
     if (rc)
         return rc;
