@@ -70,11 +70,11 @@ __kernel void rwp_init(uint n, uint2 key, ulong W, ulong H, ulong D, long vmin, 
     rwp_leg(key, i, 0u, W, H, D, vmin, vmax, waypoint, speed);
 }
 
-/* One window's step of random waypoint, applied at the window's start T. The fourth
- * component of a position is not a coordinate: with several partitions it holds the node's
- * partition (stamp_parts), which the mobile transmit kernel reads with the position. A node pausing
+/* One window's step of random waypoint, applied at the window's start T. A node pausing
  * until after T stays; otherwise it spends its budget b = v * L / 10^9 mm toward the waypoint
- * and, on reaching it, draws its pause (ctr {i, m, 4, 0}, in ms) and its next leg. */
+ * and, on reaching it, draws its pause (ctr {i, m, 4, 0}, in ms) and its next leg. The fourth
+ * component of a position is not a coordinate and is kept: with several partitions it holds
+ * the node's partition (stamp_parts), which transmit_mobile reads with the position. */
 __kernel void move_rwp(__global long4 *pos, uint n, uint2 key, ulong W, ulong H, ulong D,
                        long vmin, long vmax, long pmin_ms, long pmax_ms, long T, long L,
                        __global long4 *waypoint, __global long *speed, __global uint *leg,
@@ -360,13 +360,12 @@ __kernel void transmit(TRANSMIT_COMMON_ARGS, __global const uint *offsets,
 }
 
 /* Mobile scenarios: neighbours found in the cell lists of this window's positions; the
- * distance test lives here, in the reader, so no neighbour list is ever stored. A candidate's
- * partition comes with its position (its fourth component, stamp_parts): one read per
- * candidate instead of two. With several
+ * distance test lives here, in the reader, so no neighbour list is ever stored. With several
  * partitions, [BOX_LO, BOX_HI] bounds where a transmitter can have a receiver of PART (the
- * host widens the tile's initial box by the farthest its nodes can have moved, and by the
- * range): transmitters outside it skip the cell search, so a partition's work shrinks with
- * its share of the area. */
+ * host widens the tile by the farthest its nodes can have moved since they were last tiled,
+ * and by the range): transmitters outside it skip the cell search, so a partition's work
+ * shrinks with its share of the area. A candidate's partition comes with its position (its
+ * fourth component, stamp_parts): one read per candidate instead of two. */
 __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, ulong range2,
                               long side, uint nx, uint ny, uint nz,
                               __global const uint *cell_start, __global const uint *cell_nodes,

@@ -1,5 +1,6 @@
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/dbuf.h"
@@ -178,4 +179,33 @@ int enqueue_1d(device_ctx *dev, cl_kernel k, const char *kernel_name, size_t n, 
         return cl_check(st, what, dev->info.name, err);
     }
     return 0;
+}
+
+void *host_area_alloc(device_ctx *dev, size_t bytes, cl_mem *mem)
+{
+    cl_int st;
+    void *map = NULL;
+    *mem = clCreateBuffer(dev->context, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, bytes, NULL,
+                          &st);
+    if (st == CL_SUCCESS) {
+        map = clEnqueueMapBuffer(dev->queue, *mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes,
+                                 0, NULL, NULL, &st);
+        if (st != CL_SUCCESS)
+            map = NULL, clReleaseMemObject(*mem);
+    }
+    if (map)
+        return map;
+    *mem = NULL;
+    return malloc(bytes ? bytes : 1);
+}
+
+void host_area_free(device_ctx *dev, cl_mem mem, void *area)
+{
+    if (!mem) {
+        free(area);
+        return;
+    }
+    if (area && clEnqueueUnmapMemObject(dev->queue, mem, area, 0, NULL, NULL) == CL_SUCCESS)
+        clFinish(dev->queue);
+    clReleaseMemObject(mem);
 }

@@ -32,6 +32,14 @@ int dbuf_write(device_ctx *dev, dbuf *b, size_t offset, size_t bytes, const void
 int dbuf_read(device_ctx *dev, dbuf *b, size_t offset, size_t bytes, void *dst, int blocking,
               cn_error *err);
 
+/* A host area of BYTES that DEV's queue copies into and from: pinned memory of DEV's context
+ * (CL_MEM_ALLOC_HOST_PTR, mapped until freed), which drivers copy directly, several times
+ * faster than plain memory, with *MEM its buffer; plain memory (*MEM NULL) when the driver has
+ * none to give. NULL when there is neither. */
+void *host_area_alloc(device_ctx *dev, size_t bytes, cl_mem *mem);
+/* Frees an area of host_area_alloc (NULL is a no-op); no copy may still use it. */
+void host_area_free(device_ctx *dev, cl_mem mem, void *area);
+
 /* Sets N kernel arguments from (size, pointer) pairs: size 0 with a pointer to a dbuf sets
  * the buffer; a NULL pointer with size s reserves s bytes of local memory. */
 int kernel_args(device_ctx *dev, cl_kernel k, const char *kernel_name, cn_error *err, int n,

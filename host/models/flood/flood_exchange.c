@@ -42,40 +42,6 @@ int flood_ensure_frontier(struct model *m, flood_replica *r, int b, uint64_t nee
     return rc;
 }
 
-/* A host area of BYTES in pinned memory (CL_MEM_ALLOC_HOST_PTR, mapped for the whole run) of
- * DEV's context: drivers copy into and from it directly, several times faster than plain
- * memory. NULL *MAP with a CL_SUCCESS status: the driver had none to give. */
-static cl_int pinned_area(device_ctx *dev, size_t bytes, cl_mem *mem, void **map)
-{
-    cl_int st;
-    *map = NULL;
-    *mem = clCreateBuffer(dev->context, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, bytes, NULL,
-                          &st);
-    if (st != CL_SUCCESS) {
-        *mem = NULL;
-        return CL_SUCCESS;
-    }
-    *map = clEnqueueMapBuffer(dev->queue, *mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0,
-                              NULL, NULL, &st);
-    if (st != CL_SUCCESS) {
-        clReleaseMemObject(*mem);
-        *mem = NULL;
-        *map = NULL;
-    }
-    return CL_SUCCESS;
-}
-
-static void unpin_area(device_ctx *dev, cl_mem mem, void *map)
-{
-    if (!mem) {
-        free(map);
-        return;
-    }
-    if (map && clEnqueueUnmapMemObject(dev->queue, mem, map, 0, NULL, NULL) == CL_SUCCESS)
-        clFinish(dev->queue);
-    clReleaseMemObject(mem);
-}
-
 /* Waits for the writes from export area A of R to other devices. */
 static int area_quiet(flood_replica *r, struct export_area *a, cn_error *err)
 {
@@ -99,16 +65,14 @@ static int area_reserve(flood_replica *r, struct export_area *a, uint32_t entrie
     int rc = area_quiet(r, a, err);
     uint64_t cap = (uint64_t)entries + entries / 2 + 1024;
     cl_mem mem = NULL;
-    void *map = NULL;
-    if (!rc)
-        pinned_area(r->dev, (size_t)cap * 8, &mem, &map);
-    if (!rc && !map && !(map = malloc((size_t)cap * 8)))
+    void *map = rc ? NULL : host_area_alloc(r->dev, (size_t)cap * 8, &mem);
+    if (!rc && !map)
         rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for %u exchanged relays", entries);
     if (rc)
         return rc;
     if (keep && a->map)
         memcpy(map, a->map, (size_t)keep * 8);
-    unpin_area(r->dev, a->mem, a->map);
+    host_area_free(r->dev, a->mem, a->map);
     a->mem = mem;
     a->map = map;
     a->cap = (uint32_t)(cap < 0xffffffffu ? cap : 0xffffffffu);
@@ -124,8 +88,7 @@ void flood_release_export_areas(flood_replica *r)
             clReleaseEvent(a->writes[i]);
         }
         a->n_writes = 0;
-        if (a->map || a->mem)
-            unpin_area(r->dev, a->mem, a->map);
+        host_area_free(r->dev, a->mem, a->map);
         a->mem = NULL;
         a->map = NULL;
         a->cap = 0;
@@ -262,15 +225,14 @@ void flood_release_entries(struct model *m)
         if (m->entries_writers & (1 << d))
             clFinish(m->rep[d].dev->queue);
     m->entries_writers = 0;
-    if (m->entries || m->entries_mem)
-        unpin_area(m->rep[0].dev, m->entries_mem, m->entries);
+    host_area_free(m->rep[0].dev, m->entries_mem, m->entries);
     m->entries = NULL;
     m->entries_mem = NULL;
     m->entries_cap = 0;
 }
 
-/* Room for ENTRIES relays in m->entries, pinned (pinned_area) when the driver allows. Its
- * content is not kept. */
+/* Room for ENTRIES relays in m->entries, pinned when the driver allows (host_area_alloc).
+ * Its content is not kept. */
 static int reserve_entries(struct model *m, uint64_t entries, cn_error *err)
 {
     int rc = entries_quiet(m, err);
@@ -280,9 +242,8 @@ static int reserve_entries(struct model *m, uint64_t entries, cn_error *err)
     size_t bytes = (size_t)cap * 8;
     flood_release_entries(m);
     cl_mem mem = NULL;
-    void *e = NULL;
-    pinned_area(m->rep[0].dev, bytes, &mem, &e);
-    if (!e && !(e = malloc(bytes)))
+    void *e = host_area_alloc(m->rep[0].dev, bytes, &mem);
+    if (!e)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for %llu exchanged relays",
                        (unsigned long long)entries);
     m->entries_mem = mem;
@@ -576,14 +537,11 @@ void flood_premove_release(flood_replica *r)
 
 int flood_premove(struct model *m, int64_t w, cn_error *err)
 {
-    int rc = 0;
+    int rc = 0, holders = flood_holders(m);
     for (int d = 0; d < m->n_rep && !rc; d++) {
         flood_replica *r = &m->rep[d];
-        int holds = 0;
-        for (uint32_t q = 0; q < m->n_parts && !holds; q++)
-            holds = m->home[q] == d;
         flood_premove_release(r);
-        if (!holds || r->moved >= w)
+        if (!(holders & (1 << d)) || r->moved >= w)
             continue;
         cl_event ev[1] = {NULL};
         int n_ev = 0;

@@ -26,6 +26,7 @@ typedef struct transmit_prep {
     uint64_t relays_bound;
     cl_uint in_word, out_word, clear_word, stamp;
     int sized;              /* the next frontier holds every relay the window can make */
+    int spread;             /* its partitions are on several devices */
     window_args a;
 } transmit_prep;
 
@@ -223,6 +224,8 @@ void flood_reach_box(const struct model *m, uint32_t part, int64_t w, int extra,
                      cl_long4 *hi);
 /* The mobility step of WINDOW on replica R. */
 int flood_move(struct model *m, flood_replica *r, int64_t window, cl_event *ev, cn_error *err);
+/* The replicas holding at least one partition, a bit each. */
+int flood_holders(const struct model *m);
 /* A 64-bit counter summed over the replicas' last read-backs. */
 uint64_t flood_counter(const struct model *m, int word);
 /* After any buffer of R was reallocated: a new buffer may reuse the handle value of a freed

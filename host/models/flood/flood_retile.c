@@ -122,15 +122,11 @@ int flood_retile_queue(struct model *m, int64_t w, cn_error *err)
     static const cl_uint zero = 0;
     const partition_cuts *c = &m->cuts;
     int rc = 0, n_holders = 0;
+    m->retile_mask = flood_holders(m);
     for (int d = 0; d < m->n_rep; d++) {
-        flood_replica *r = &m->rep[d];
-        int holds = 0;
-        for (uint32_t q = 0; q < m->n_parts; q++) {
-            r->held_host[q] = m->home[q] == d;
-            holds |= r->held_host[q];
-        }
-        if (holds)
-            m->retile_mask |= 1 << d, n_holders++;
+        for (uint32_t q = 0; q < m->n_parts; q++)
+            m->rep[d].held_host[q] = m->home[q] == d;
+        n_holders += (m->retile_mask >> d) & 1;
     }
     /* window W's positions and partitions, as every holder has them (all of them first:
      * one that lacks the partitions takes them from another) */

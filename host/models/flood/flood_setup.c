@@ -18,33 +18,20 @@ static uint32_t env_u32(const char *name, uint32_t fallback)
 
 static void release_pinned(flood_replica *r)
 {
-    if (r->pinned && r->pinned_map)
-        clEnqueueUnmapMemObject(r->dev->queue, r->pinned, r->pinned_map, 0, NULL, NULL);
-    if (r->pinned) {
-        clFinish(r->dev->queue);
-        clReleaseMemObject(r->pinned);
-    }
+    host_area_free(r->dev, r->pinned, r->pinned_map);
     r->pinned = NULL;
     r->pinned_map = NULL;
 }
 
 int flood_readback_areas(struct model *m, flood_replica *r, cn_error *err)
 {
-    device_ctx *d = r->dev;
     release_pinned(r);
     r->area = (size_t)CTL_WORDS + m->slots;
     size_t bytes = 2 * r->area * 4;
-    cl_int st;
-    r->pinned = clCreateBuffer(d->context, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, bytes, NULL,
-                               &st);
-    if (st != CL_SUCCESS)
-        return cl_check(st, "clCreateBuffer(pinned read-back areas)", d->info.name, err);
-    r->pinned_map = clEnqueueMapBuffer(d->queue, r->pinned, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE,
-                                       0, bytes, 0, NULL, NULL, &st);
-    if (st != CL_SUCCESS) {
-        r->pinned_map = NULL;
-        return cl_check(st, "clEnqueueMapBuffer(pinned read-back areas)", d->info.name, err);
-    }
+    r->pinned_map = host_area_alloc(r->dev, bytes, &r->pinned);
+    if (!r->pinned_map)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the read-back areas of "
+                       "device '%s'", r->dev->info.name);
     memset(r->pinned_map, 0, bytes);
     return 0;
 }
@@ -55,6 +42,14 @@ void flood_forget_args(flood_replica *r)
     memset(&r->by_packet_args, 0, sizeof r->by_packet_args);
     memset(&r->move_args, 0, sizeof r->move_args);
     memset(&r->export_args, 0, sizeof r->export_args);
+}
+
+int flood_holders(const struct model *m)
+{
+    int mask = 0;
+    for (uint32_t q = 0; q < m->n_parts; q++)
+        mask |= 1 << m->home[q];
+    return mask;
 }
 
 /* Every replica counts the events it ran: the totals are sums. */

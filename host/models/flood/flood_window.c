@@ -336,6 +336,8 @@ static int run_transmit(struct model *m, const window_plan *plan, uint32_t part,
          * Otherwise the frontier grows on demand: overflow spills and is gathered when the
          * window is read back, before the next one is enqueued. */
         p->sized = can_run_ahead(m) && p->relays_bound <= m->lag_budget;
+        int holders = flood_holders(m);
+        p->spread = (holders & (holders - 1)) != 0;
         m->prep_window = w;
     }
     if (!rc)
@@ -375,10 +377,7 @@ static int run_transmit(struct model *m, const window_plan *plan, uint32_t part,
     if (!rc)
         rc = enqueue_1d(d, r->k_transmit, name, groups * ls, ls, ev, err);
     /* partitions on several devices: this one starts while the host feeds the others */
-    int spread = 0;
-    for (uint32_t q = 1; q < m->n_parts && !spread; q++)
-        spread = m->home[q] != m->home[0];
-    if (!rc && spread)
+    if (!rc && p->spread)
         rc = cl_check(clFlush(d->queue), "clFlush", d->info.name, err);
     if (rc)
         return rc;
