@@ -4,27 +4,43 @@
  * least the radio range wide, so every neighbour lies in an adjacent cell. */
 #include "geometry.clh"
 
+/* A node left out of the lists: its cell_of entry. */
+#define CELL_NONE 0xffffffffu
+
+/* With FILTERED, only the nodes whose group (the fourth component of the position) has a
+ * non-zero byte in INCLUDE are binned: a device binning only the nodes it handles does half
+ * the atomics when two devices share the nodes, and its readers skip the others unread. */
 __kernel void cell_count(__global const long4 *pos, uint n, long side, uint nx, uint ny, uint nz,
-                         __global uint *cell_of, __global uint *cell_count_out)
+                         __global uint *cell_of, __global uint *cell_count_out,
+                         __global const uchar *include, uint filtered)
 {
     uint i = get_global_id(0);
     if (i >= n)
         return;
-    uint c = cell_of_pos(pos[i], side, nx, ny, nz);
+    long4 p = pos[i];
+    if (filtered && !include[p.w]) {
+        cell_of[i] = CELL_NONE;
+        return;
+    }
+    uint c = cell_of_pos(p, side, nx, ny, nz);
     cell_of[i] = c;
     atomic_inc(&cell_count_out[c]);
 }
 
-/* The order of nodes inside a cell depends on scheduling; nothing downstream depends on it
- * (neighbour sets, not sequences, decide every result). */
+/* Each node takes a place in its cell by counting the cell's count down, which leaves every
+ * count at zero for the next build: no buffer to clear between builds. The order of nodes
+ * inside a cell depends on scheduling; nothing downstream depends on it (neighbour sets, not
+ * sequences, decide every result). */
 __kernel void cell_scatter(uint n, __global const uint *cell_of, __global const uint *cell_start,
-                           __global uint *cell_fill, __global uint *cell_nodes)
+                           __global uint *cell_count, __global uint *cell_nodes)
 {
     uint i = get_global_id(0);
     if (i >= n)
         return;
     uint c = cell_of[i];
-    cell_nodes[cell_start[c] + atomic_inc(&cell_fill[c])] = i;
+    if (c == CELL_NONE)
+        return;
+    cell_nodes[cell_start[c] + atomic_dec(&cell_count[c]) - 1u] = i;
 }
 
 /* Exclusive prefix sum, in three steps so that any length works on any device:

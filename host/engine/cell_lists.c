@@ -130,8 +130,9 @@ int cell_lists_init(cell_lists *c, device_ctx *dev, cl_program prog, const cell_
         rc = dbuf_alloc(dev, &c->count, (size_t)g->n_cells * 4, acc, "cell count", err);
     if (!rc)
         rc = dbuf_alloc(dev, &c->start, ((size_t)g->n_cells + 1) * 4, acc, "cell start", err);
+    /* zero once: every build leaves the counts at zero (cell_scatter) */
     if (!rc)
-        rc = dbuf_alloc(dev, &c->fill, (size_t)g->n_cells * 4, acc, "cell fill", err);
+        rc = dbuf_zero(dev, &c->count, 0, (size_t)g->n_cells * 4, err);
     if (!rc)
         rc = dbuf_alloc(dev, &c->nodes, (size_t)n * 4, acc, "cell nodes", err);
     if (!rc)
@@ -139,18 +140,18 @@ int cell_lists_init(cell_lists *c, device_ctx *dev, cl_program prog, const cell_
     return rc;
 }
 
-int cell_lists_build(cell_lists *c, device_ctx *dev, dbuf *pos, cl_event *evs, int *n_evs,
-                     cn_error *err)
+int cell_lists_build(cell_lists *c, device_ctx *dev, dbuf *pos, dbuf *include, cl_event *evs,
+                     int *n_evs, cn_error *err)
 {
     const cell_grid *g = &c->grid;
     uint32_t n_cells = g->n_cells;
-    int rc = dbuf_zero(dev, &c->count, 0, (size_t)n_cells * 4, err);
-    if (!rc)
-        rc = dbuf_zero(dev, &c->fill, 0, (size_t)n_cells * 4, err);
-    if (!rc)
-        rc = kernel_args_cached(dev, c->k_count, &c->count_args, "cell_count", err, 0, 8,
+    /* without a filter the kernel never reads INCLUDE: any buffer does */
+    cl_uint filtered = include != NULL;
+    dbuf *inc = include ? include : &c->count;
+    int rc = kernel_args_cached(dev, c->k_count, &c->count_args, "cell_count", err, 0, 10,
                                 KBUF(*pos), KARG(c->n), KARG(g->side), KARG(g->nx), KARG(g->ny),
-                                KARG(g->nz), KBUF(c->cell_of), KBUF(c->count));
+                                KARG(g->nz), KBUF(c->cell_of), KBUF(c->count), KBUF(*inc),
+                                KARG(filtered));
     if (!rc)
         rc = enqueue_1d(dev, c->k_count, "cell_count", c->n, c->local_count, &evs[(*n_evs)++],
                         err);
@@ -159,7 +160,7 @@ int cell_lists_build(cell_lists *c, device_ctx *dev, dbuf *pos, cl_event *evs, i
                       &evs[(*n_evs)++], err);
     if (!rc)
         rc = kernel_args_cached(dev, c->k_scatter, &c->scatter_args, "cell_scatter", err, 0, 5,
-                                KARG(c->n), KBUF(c->cell_of), KBUF(c->start), KBUF(c->fill),
+                                KARG(c->n), KBUF(c->cell_of), KBUF(c->start), KBUF(c->count),
                                 KBUF(c->nodes));
     if (!rc)
         rc = enqueue_1d(dev, c->k_scatter, "cell_scatter", c->n, c->local_scatter,
@@ -172,7 +173,6 @@ void cell_lists_free(cell_lists *c, dbuf_account *acc)
     dbuf_release(&c->cell_of, acc);
     dbuf_release(&c->count, acc);
     dbuf_release(&c->start, acc);
-    dbuf_release(&c->fill, acc);
     dbuf_release(&c->nodes, acc);
     scan_free(&c->scan, acc);
     if (c->k_count)

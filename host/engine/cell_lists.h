@@ -38,7 +38,7 @@ void scan_free(scan_ctx *s, dbuf_account *acc);
 typedef struct cell_lists {
     cell_grid grid;
     uint32_t n;
-    dbuf cell_of, count, start, fill, nodes;
+    dbuf cell_of, count, start, nodes; /* COUNT is all zero between builds */
     cl_kernel k_count, k_scatter;
     size_t local_count, local_scatter;
     karg_cache count_args, scatter_args; /* the same every build: set once */
@@ -47,9 +47,11 @@ typedef struct cell_lists {
 
 int cell_lists_init(cell_lists *c, device_ctx *dev, cl_program prog, const cell_grid *g,
                     uint32_t n, dbuf_account *acc, cn_error *err);
-/* Rebuilds the lists from POS (long4 per node). Up to 3 profiling events go to EVS. */
-int cell_lists_build(cell_lists *c, device_ctx *dev, dbuf *pos, cl_event *evs, int *n_evs,
-                     cn_error *err);
+/* Rebuilds the lists from POS (long4 per node). With INCLUDE (a byte per group), only the nodes
+ * whose group, the fourth component of their position, has a non-zero byte there are listed;
+ * NULL lists every node. Up to 3 profiling events go to EVS. */
+int cell_lists_build(cell_lists *c, device_ctx *dev, dbuf *pos, dbuf *include, cl_event *evs,
+                     int *n_evs, cn_error *err);
 void cell_lists_free(cell_lists *c, dbuf_account *acc);
 
 #endif

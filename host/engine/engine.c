@@ -131,7 +131,7 @@ static int make_injector(injector *inj, const model_ops *ops, struct model *m,
 
 static int run_windows(const model_ops *ops, struct model *m, injector *inj,
                        device_ctx *const *devs, const engine_options *opt, pending_fifo *fifo,
-                       cn_error *err)
+                       host_report *host, cn_error *err)
 {
     sim_time_ns L = ops->lookahead(m);
     progress prog;
@@ -146,6 +146,7 @@ static int run_windows(const model_ops *ops, struct model *m, injector *inj,
         plan->begin = w * L;
         plan->end = plan->begin + L;
         plan->n_sets = 0;
+        double t_plan = wall_seconds();
         if ((rc = ops->plan_window(m, plan, err)) != 0)
             break;
         /* the injector places each partition once for all its sets of the window */
@@ -158,6 +159,8 @@ static int run_windows(const model_ops *ops, struct model *m, injector *inj,
             rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the injector");
             break;
         }
+        double t_sets = wall_seconds();
+        host->plan_s += t_sets - t_plan;
         for (int s = 0; s < plan->n_sets && rc == 0; s++) {
             const event_set *set = &plan->sets[s];
             if (fifo->count == PENDING_MAX)
@@ -189,9 +192,12 @@ static int run_windows(const model_ops *ops, struct model *m, injector *inj,
         }
         window_outcome out;
         memset(&out, 0, sizeof out);
+        double t_end = wall_seconds();
+        host->enqueue_s += t_end - t_sets;
         if (rc == 0)
             rc = ops->end_window(m, plan, &out, err);
         collect_feedback(inj, fifo, 0);
+        host->end_window_s += wall_seconds() - t_end;
         if (rc != 0)
             break;
         windows_done++;
@@ -231,8 +237,9 @@ int engine_run(const scenario *sc, device_ctx *const *devs, int n_devs,
     pending_fifo *fifo = calloc(1, sizeof *fifo);
     if (rc == 0 && !fifo)
         rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    host_report host = {0};
     if (rc == 0)
-        rc = run_windows(ops, m, &inj, devs, opt, fifo, err);
+        rc = run_windows(ops, m, &inj, devs, opt, fifo, &host, err);
     if (rc == 0)
         rc = ops->results(m, res, err);
     double t2 = wall_seconds();
@@ -255,6 +262,8 @@ int engine_run(const scenario *sc, device_ctx *const *devs, int n_devs,
     if (rc == 0) {
         res->setup_s = t1 - t0;
         res->wall_s = t2 - t1;
+        host.wait_s = res->host.wait_s; /* the model's share, from its results */
+        res->host = host;
         snprintf(res->scenario_path, sizeof res->scenario_path, "%s", sc->path);
         describe_devices(&inj, devs, n_devs, res);
     }

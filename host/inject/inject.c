@@ -104,6 +104,10 @@ int inject_init(injector *inj, const inject_config *cfg, int n_kinds, int n_devi
         inj->crossover[k] = -1;
     }
     parse_slowdown(pv->slowdown, n_devices);
+    /* CLNETSIM_TEST_MIGRATE_EVERY=K: a testing hook that moves every partition to the next
+     * device every K windows, whatever the policy says (models under constant migration) */
+    const char *me = getenv("CLNETSIM_TEST_MIGRATE_EVERY");
+    pv->migrate_every = me ? atoi(me) : 0;
     inj->mode = inj->cfg.policy == INJECT_HYBRID ? INJECT_ADVANCED : inj->cfg.policy;
     inject_learn_thresholds(inj);
     return 0;
@@ -223,6 +227,7 @@ int inject_window_plan(injector *inj, int64_t window, const inject_set *sets, in
         const inject_set *run = pv->scratch + at[p];
         int n = n_of[p];
         int d = inject_choose_sets(inj, p, run, n, &pv->pinned_policy[p]);
+
         pv->pinned_device[p] = d;
         pv->pinned_window[p] = window;
         double pred = inject_predict_sets(inj, d, run, n);

@@ -23,6 +23,7 @@ struct inject_private {
     uint64_t *tries;           /* [kind * n_devices + device]: sets of the kind sent there */
     int *in_flight;            /* per device: enqueued sets not completed */
     double *slowdown;          /* per device: CLNETSIM_TEST_DEVICE_SLOWDOWN factor (1: none) */
+    int migrate_every;         /* CLNETSIM_TEST_MIGRATE_EVERY (0: none) */
     uint64_t turn[2];          /* rapid, per device class: whose turn it is */
     int mode_chosen;           /* hybrid: the first window has chosen the mode */
     /* inject_window_plan(): per partition, the device chosen for all its sets of the window

@@ -178,7 +178,12 @@ int inject_choose_sets(injector *inj, int partition, const inject_set *sets, int
     int home = inj->home[partition];
     inject_policy p = inj->cfg.policy == INJECT_HYBRID ? inj->mode : inj->cfg.policy;
     *decided_by = p;
-    if (p == INJECT_STATIC || !inj->cfg.can_migrate)
+    if (!inj->cfg.can_migrate)
+        return home;
+    int every = inj->priv->migrate_every;
+    if (every > 0)
+        return inj->window % every == 0 ? (home + 1) % inj->n_devices : home;
+    if (p == INJECT_STATIC)
         return home;
     for (int i = 0; i < n; i++) {
         int c = calibration_device(inj, sets[i].kind, home);

@@ -76,6 +76,9 @@ void report_print_json(const run_results *r, FILE *out)
             (unsigned long long)ij->decisions[0], (unsigned long long)ij->decisions[1],
             (unsigned long long)ij->decisions[2], (unsigned long long)ij->migrations,
             (unsigned long long)ij->switches, (unsigned long long)ij->exchanged_bytes);
+    fprintf(out, "  \"host\": {\"plan_s\": %.6f, \"enqueue_s\": %.6f, \"end_window_s\": %.6f, "
+            "\"wait_s\": %.6f},\n", r->host.plan_s, r->host.enqueue_s, r->host.end_window_s,
+            r->host.wait_s);
     fprintf(out, "  \"scenario\": ");
     json_string(out, r->scenario_path);
     fprintf(out, ",\n  \"version\": ");

@@ -29,6 +29,14 @@ typedef struct inject_report {
     uint64_t exchanged_bytes; /* model data moved between devices at window boundaries */
 } inject_report;
 
+/* Where the host's time went in the window loop (measurements, docs/user-guide.md). */
+typedef struct host_report {
+    double plan_s;          /* planning windows and the injector's placement */
+    double enqueue_s;       /* deciding and enqueuing event sets, migrations included */
+    double end_window_s;    /* the models' ends of windows: read-backs and exchanges */
+    double wait_s;          /* of which blocked waiting for devices (as the model reports) */
+} host_report;
+
 typedef struct run_results {
     /* the determinism contract: identical on every device, policy and partition count */
     char model[32];
@@ -50,6 +58,7 @@ typedef struct run_results {
     int n_devices;
     device_report devices[REPORT_MAX_DEVICES];
     inject_report injector;
+    host_report host;
     char scenario_path[1024];
 } run_results;
 

@@ -358,10 +358,12 @@ static int exchange(struct model *m, const struct flood_readback *rb, const uint
         src[k] = a->map;
         r->last_export = sent[k];
     }
+    double t0 = wall_seconds();
     for (int k = 0; k < rb->n_dev && !rc; k++)
         if (waits & (1 << k))
             rc = cl_check(clFinish(m->rep[rb->dev[k]].dev->queue), "clFinish(relay exchange)",
                           m->rep[rb->dev[k]].dev->info.name, err);
+    m->wait_s += wall_seconds() - t0;
     for (int k = 0; k < rb->n_dev && !rc; k++) {
         flood_replica *r = &m->rep[rb->dev[k]];
         uint64_t count = relays[k] + (total - sent[k]);
@@ -404,6 +406,7 @@ int flood_process_until(struct model *m, int64_t w, cn_error *err)
         int idx = m->rb_head;
         struct flood_readback *rb = &m->rb[idx];
         int rc = 0;
+        double t0 = wall_seconds();
         for (int k = 0; k < rb->n_dev; k++) {
             if (!rc)
                 rc = cl_check(clWaitForEvents(1, &rb->ev[k]), "clWaitForEvents(window counters)",
@@ -411,6 +414,7 @@ int flood_process_until(struct model *m, int64_t w, cn_error *err)
             clReleaseEvent(rb->ev[k]);
             rb->ev[k] = NULL;
         }
+        m->wait_s += wall_seconds() - t0;
         m->rb_head = (m->rb_head + 1) % 2;
         m->rb_count--;
         if (rc)
@@ -509,16 +513,29 @@ int flood_catch_up(struct model *m, flood_replica *r, int64_t w, int bin, cl_eve
     /* the steps it missed while it held no partition, then this window's */
     for (int64_t t = r->moved + 1; t <= w && !rc; t++)
         rc = flood_move(m, r, t, t == w && evs ? &evs[(*n_evs)++] : NULL, err);
-    if (!rc && bin && r->binned != w) {
+    /* With several partitions a device lists only the nodes of the partitions it holds,
+     * as of this window's tiling and the current placement (a migration or a re-tiling
+     * makes it bin again). */
+    int filtered = m->n_parts > 1;
+    if (!rc && bin && filtered)
+        rc = flood_part_of_current(m, r, w, err);
+    if (!rc && bin && filtered)
+        rc = flood_held_current(m, r, err);
+    if (!rc && bin &&
+        (r->binned != w ||
+         (filtered && (r->bin_epoch != r->part_epoch || r->bin_placement != m->placement)))) {
         cl_event local[4];
         int n_local = 0;
-        rc = cell_lists_build(&r->cells, r->dev, &r->pos, evs ? evs : local,
-                              evs ? n_evs : &n_local, err);
+        rc = cell_lists_build(&r->cells, r->dev, &r->pos, filtered ? &r->held : NULL,
+                              evs ? evs : local, evs ? n_evs : &n_local, err);
         for (int i = 0; i < n_local; i++)
             if (local[i])
                 clReleaseEvent(local[i]);
-        if (!rc)
+        if (!rc) {
             r->binned = w;
+            r->bin_epoch = r->part_epoch;
+            r->bin_placement = m->placement;
+        }
     }
     return rc;
 }
@@ -755,6 +772,7 @@ int flood_migrate(struct model *m, int partition, int to, uint64_t *bytes, cn_er
         rc = move_lists(m, &m->rep[from], &m->rep[to], (uint32_t)partition, bytes, err);
     if (!rc) {
         m->home[partition] = to;
+        m->placement++;
         /* its entries hold the border of the partitions it had, not all that PARTITION hears:
          * it is given every transmission before it runs the partition */
         m->rep[to].synced = -1;

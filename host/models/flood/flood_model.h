@@ -59,6 +59,7 @@ typedef struct flood_replica {
      * HELD_HOST), the nodes leaving them and their seen bits as records */
     dbuf cuts, held, leaving, records;
     uint8_t *held_host;
+    int64_t held_version;   /* the placement (m->placement) HELD holds, -1: none yet */
     uint32_t record_cap;    /* records RECORDS has room for */
     scan_ctx node_scan;     /* prefix sums over N + 1 entries */
     dbuf seen, spill, slot_packet;
@@ -101,6 +102,10 @@ typedef struct flood_replica {
     int64_t counts_clean;   /* window whose three count words are known to be right */
     int64_t moved;          /* mobile: window whose positions it holds */
     int64_t binned;         /* mobile: window whose cell lists it holds */
+    /* With several partitions its cell lists hold only the nodes of the partitions it holds
+     * (HELD): they are current for window BINNED only while its part_of and the placement
+     * are those it binned with. */
+    int64_t bin_epoch, bin_placement;
     int64_t synced;         /* window whose entries its frontier[cur] and count word hold */
     int64_t prepared;       /* window whose descriptor and counts it has */
     uint32_t counters[CTL_WORDS]; /* its control words as last read back */
@@ -129,6 +134,7 @@ struct model {
     uint32_t n_parts;
     uint16_t *part_host;    /* part_of on the host (NULL with one partition) */
     int *home;              /* replica holding each partition */
+    int64_t placement;      /* counts the changes of HOME (migrations) */
     int64_t (*box)[2][3];   /* static: each partition's nodes' bounding box (lo, hi) */
     /* Mobile: partitions are tiles of the plane (partition_cuts), and every RETILE windows
      * (0: never) each node joins the tile it is in (flood_retile.c). PART_HOST is then only
@@ -182,6 +188,7 @@ struct model {
     uint32_t relays_of[FLOOD_MAX_REPLICAS];
     int export_pending;     /* the window under way exported its borders (flood_export_border) */
     int64_t exchanged;      /* bytes moved between devices by the exchange */
+    double wait_s;          /* host time blocked on read-backs, the exchange and re-tiling */
     uint32_t *alive;        /* slots' liveness merged over replicas */
 
     int64_t *slot_pkt;      /* packet held by each slot, -1 when free */
@@ -290,5 +297,7 @@ int flood_retile_finish(struct model *m, int64_t w, cn_error *err);
 int flood_part_host_current(struct model *m, int64_t w, cn_error *err);
 /* Replica R's part_of as of window W's tiling. */
 int flood_part_of_current(struct model *m, flood_replica *r, int64_t w, cn_error *err);
+/* Replica R's HELD as of the current placement (mobile, several partitions). */
+int flood_held_current(struct model *m, flood_replica *r, cn_error *err);
 
 #endif

@@ -68,17 +68,19 @@ int flood_retile_setup(struct model *m, cn_error *err)
         cuts[s] = c->x[s];
     for (size_t q = 0; !rc && q < (size_t)c->px * (c->py + 1); q++)
         cuts[c->px + 1 + q] = c->y[q];
-    for (int d = 0; d < m->n_rep && !rc && m->retile > 0; d++) {
+    for (int d = 0; d < m->n_rep && !rc; d++) {
         flood_replica *r = &m->rep[d];
         r->held_host = calloc(m->n_parts, 1);
-        r->record_cap = 1024;
         rc = r->held_host ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
-        if (!rc)
-            rc = dbuf_alloc(r->dev, &r->cuts, n_cuts * sizeof *cuts, &m->acc, "tile cuts", err);
-        if (!rc)
-            rc = dbuf_write(r->dev, &r->cuts, 0, n_cuts * sizeof *cuts, cuts, 1, err);
+        /* the partitions it holds: its cell lists list their nodes only (flood_bin) */
         if (!rc)
             rc = dbuf_alloc(r->dev, &r->held, m->n_parts, &m->acc, "held partitions", err);
+        if (rc || m->retile <= 0)
+            continue;
+        r->record_cap = 1024;
+        rc = dbuf_alloc(r->dev, &r->cuts, n_cuts * sizeof *cuts, &m->acc, "tile cuts", err);
+        if (!rc)
+            rc = dbuf_write(r->dev, &r->cuts, 0, n_cuts * sizeof *cuts, cuts, 1, err);
         if (!rc)
             rc = dbuf_alloc(r->dev, &r->leaving, (size_t)m->n * 4, &m->acc, "moved nodes", err);
         if (!rc)
@@ -142,6 +144,7 @@ int flood_retile_queue(struct model *m, int64_t w, cn_error *err)
             continue;
         /* not blocking: HELD_HOST changes only at the next re-tiling, after a read-back */
         rc = dbuf_write(r->dev, &r->held, 0, m->n_parts, r->held_host, 0, err);
+        r->held_version = m->placement;
         if (!rc)
             rc = dbuf_write(r->dev, &r->ctl, CTL_RETILE * 4, 4, &zero, 0, err);
         cl_uint px = c->px, py = c->py;
@@ -174,6 +177,7 @@ int flood_retile_finish(struct model *m, int64_t w, cn_error *err)
     uint32_t count[FLOOD_MAX_REPLICAS] = {0};
     uint64_t total = 0;
     int rc = 0;
+    double t0 = wall_seconds();
     /* how many nodes leave each holder; records beyond its room are gathered again */
     for (int d = 0; d < m->n_rep && !rc; d++) {
         flood_replica *r = &m->rep[d];
@@ -186,6 +190,7 @@ int flood_retile_finish(struct model *m, int64_t w, cn_error *err)
         }
         total += count[d];
     }
+    m->wait_s += wall_seconds() - t0;
     if (rc || total == 0)
         return rc;
     uint32_t *stage = malloc((size_t)total * rec * 4);
@@ -196,10 +201,12 @@ int flood_retile_finish(struct model *m, int64_t w, cn_error *err)
     at[0] = 0;
     for (int d = 0; d < m->n_rep; d++)
         at[d + 1] = at[d] + count[d];
+    t0 = wall_seconds();
     for (int d = 0; d < m->n_rep && !rc; d++)
         if (count[d])
             rc = dbuf_read(m->rep[d].dev, &m->rep[d].records, 0, (size_t)count[d] * rec * 4,
                            stage + at[d] * rec, 1, err);
+    m->wait_s += wall_seconds() - t0;
     /* each holder gets every other holder's records and keeps those of its partitions */
     for (int d = 0; d < m->n_rep && !rc; d++) {
         flood_replica *r = &m->rep[d];
@@ -264,5 +271,23 @@ int flood_part_of_current(struct model *m, flood_replica *r, int64_t w, cn_error
     if (!rc)
         r->part_epoch = e;
     m->exchanged += (int64_t)m->n * 2;
+    return rc;
+}
+
+int flood_held_current(struct model *m, flood_replica *r, cn_error *err)
+{
+    if (r->held_version == m->placement)
+        return 0;
+    uint8_t *held = malloc(m->n_parts);
+    if (!held)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    int d = (int)(r - m->rep);
+    for (uint32_t q = 0; q < m->n_parts; q++)
+        held[q] = m->home[q] == d;
+    /* blocking: HELD_HOST may still be read by a queued write of the last re-tiling */
+    int rc = dbuf_write(r->dev, &r->held, 0, m->n_parts, held, 1, err);
+    free(held);
+    if (!rc)
+        r->held_version = m->placement;
     return rc;
 }

@@ -353,6 +353,7 @@ static int alloc_replica_packets(struct model *m, flood_replica *r, cn_error *er
     r->synced = 0;       /* window 0 starts with no relays on every replica */
     r->prepared = -1;
     r->binned = -1;
+    r->held_version = -1;
     int rc = dbuf_alloc(d, &r->seen, s * slot_bytes, &m->acc, "seen bitsets", err);
     if (!rc)
         rc = dbuf_zero(d, &r->seen, 0, s * slot_bytes, err);
@@ -540,7 +541,8 @@ static int build_static_lists(struct model *m, cn_error *err)
     for (int d = 0; d < m->n_rep && !rc; d++) {
         cl_event evs[4];
         int n_evs = 0;
-        rc = cell_lists_build(&m->rep[d].cells, m->rep[d].dev, &m->rep[d].pos, evs, &n_evs, err);
+        rc = cell_lists_build(&m->rep[d].cells, m->rep[d].dev, &m->rep[d].pos, NULL, evs,
+                              &n_evs, err);
         for (int i = 0; i < n_evs; i++)
             if (evs[i])
                 clReleaseEvent(evs[i]);

@@ -496,6 +496,7 @@ static int flood_results(struct model *m, run_results *r, cn_error *err)
     r->windows = m->any_tx ? m->end_time / m->L + 1 : 0;
     r->device_bytes = m->acc.peak;
     r->injector.exchanged_bytes = (uint64_t)m->exchanged;
+    r->host.wait_s = m->wait_s;
     return 0;
 }
 
@@ -541,7 +542,7 @@ int flood_neighbour_lists(struct model *m, uint32_t **offsets, uint32_t **list, 
     cl_event evs[4];
     int n_evs = 0;
     if (!rc)
-        rc = cell_lists_build(&m->rep[0].cells, m->dev, &m->rep[0].pos, evs, &n_evs, err);
+        rc = cell_lists_build(&m->rep[0].cells, m->dev, &m->rep[0].pos, NULL, evs, &n_evs, err);
     for (int i = 0; i < n_evs; i++)
         if (evs[i])
             clReleaseEvent(evs[i]);
