@@ -72,7 +72,7 @@ int flood_retile_setup(struct model *m, cn_error *err)
         flood_replica *r = &m->rep[d];
         r->held_host = calloc(m->n_parts, 1);
         rc = r->held_host ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
-        /* the partitions it holds: its cell lists list their nodes only (flood_bin) */
+        /* the partitions it holds: its cell lists list their nodes only (flood_catch_up) */
         if (!rc)
             rc = dbuf_alloc(r->dev, &r->held, m->n_parts, &m->acc, "held partitions", err);
         if (rc || m->retile <= 0)
