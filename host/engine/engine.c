@@ -194,9 +194,15 @@ static int run_windows(const model_ops *ops, struct model *m, injector *inj,
         memset(&out, 0, sizeof out);
         double t_end = wall_seconds();
         host->enqueue_s += t_end - t_sets;
+        /* The times of the sets that have finished (the last window's) are read here, while
+         * the devices run this one: between this window's read-back and the next window's
+         * launches the host does only what they need. The injector learns them one window
+         * later; the backlog it prices is kept right by inject_settle(). */
+        collect_feedback(inj, fifo, 0);
         if (rc == 0)
             rc = ops->end_window(m, plan, &out, err);
-        collect_feedback(inj, fifo, 0);
+        if (rc == 0 && out.drained)
+            inject_settle(inj);
         host->end_window_s += wall_seconds() - t_end;
         if (rc != 0)
             break;

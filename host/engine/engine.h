@@ -52,6 +52,7 @@ typedef struct window_outcome {
     int64_t next_window;    /* next window with work (> index) when not finished */
     uint64_t events;        /* events executed so far (transmissions + receptions) */
     sim_time_ns estimated_end; /* best guess of the end time, for the progress line */
+    int drained;            /* every set enqueued so far has finished (the model waited) */
 } window_outcome;
 
 struct model;

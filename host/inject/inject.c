@@ -81,12 +81,13 @@ int inject_init(injector *inj, const inject_config *cfg, int n_kinds, int n_devi
         pv->planned_s = zalloc(nd, sizeof *pv->planned_s);
         pv->group_at = zalloc((size_t)n_partitions, sizeof *pv->group_at);
         pv->group_n = zalloc((size_t)n_partitions, sizeof *pv->group_n);
+        pv->plan_order = zalloc((size_t)n_partitions, sizeof *pv->plan_order);
     }
     if (!inj->device_class || !inj->home || !inj->backlog_s || !inj->sets_per_device ||
         !inj->events_per_device || !inj->bytes_moved || !inj->threshold || !inj->crossover ||
         !pv || !pv->tries || !pv->in_flight || !pv->slowdown || !pv->pinned_window ||
         !pv->pinned_device || !pv->pinned_policy || !pv->planned_s || !pv->group_at ||
-        !pv->group_n ||
+        !pv->group_n || !pv->plan_order ||
         feedback_init(&inj->feedback, n_kinds, n_devices, cfg->history) != 0) {
         inject_free(inj);
         errno = ENOMEM;
@@ -129,6 +130,7 @@ void inject_free(injector *inj)
         free(pv->planned_s);
         free(pv->group_at);
         free(pv->group_n);
+        free(pv->plan_order);
         free(pv);
     }
     free(inj->device_class);
@@ -176,6 +178,17 @@ void inject_window_begin(injector *inj, int64_t window, int n_sets)
     inject_learn_thresholds(inj);
 }
 
+static int longest_first(const void *a, const void *b)
+{
+    const struct plan_entry *x = a, *y = b;
+    int xu = !(x->home_s >= 0), yu = !(y->home_s >= 0);
+    if (xu != yu)
+        return xu ? -1 : 1;
+    if (!xu && x->home_s != y->home_s)
+        return x->home_s > y->home_s ? -1 : 1;
+    return x->first < y->first ? -1 : x->first > y->first;
+}
+
 int inject_window_plan(injector *inj, int64_t window, const inject_set *sets, int n_sets)
 {
     inject_window_begin(inj, window, n_sets);
@@ -215,15 +228,26 @@ int inject_window_plan(injector *inj, int64_t window, const inject_set *sets, in
         if (p >= 0 && p < inj->n_partitions)
             pv->scratch[at[p] + n_of[p]++] = sets[i];
     }
-    /* Partitions in the order of their first set. The sets chosen so far count as backlog
+    /* Partitions placed longest first (their predicted time at home; the unknown ones first,
+     * then ties, in the order of their first set). The sets chosen so far count as backlog
      * of their device while the plan is made, as they would once enqueued, so that
-     * partitions spread over devices as sets do. */
-    for (int d = 0; d < inj->n_devices; d++)
-        pv->planned_s[d] = 0;
+     * partitions spread over devices as sets do, and a short partition fills in beside the
+     * long ones instead of the long ones being moved onto a device a short one left idle. */
+    int n_order = 0;
     for (int i = 0; i < n_sets; i++) {
         int p = sets[i].partition;
-        if (p < 0 || p >= inj->n_partitions || pv->pinned_window[p] == window)
+        if (p < 0 || p >= inj->n_partitions || at[p] < 0)
             continue;
+        pv->plan_order[n_order++] = (struct plan_entry){
+            inject_predict_sets(inj, inj->home[p], pv->scratch + at[p], n_of[p]), i, p};
+        at[p] = -1 - at[p]; /* listed: marked until the loop below */
+    }
+    qsort(pv->plan_order, (size_t)n_order, sizeof *pv->plan_order, longest_first);
+    for (int d = 0; d < inj->n_devices; d++)
+        pv->planned_s[d] = 0;
+    for (int o = 0; o < n_order; o++) {
+        int p = pv->plan_order[o].partition;
+        at[p] = -1 - at[p];
         const inject_set *run = pv->scratch + at[p];
         int n = n_of[p];
         int d = inject_choose_sets(inj, p, run, n, &pv->pinned_policy[p]);
@@ -339,8 +363,9 @@ void inject_enqueued(injector *inj, const inject_decision *d, uint64_t multiplic
 /* Takes back what R added to its device's backlog. */
 static void release_backlog(injector *inj, pending_decision *r)
 {
-    if (!r->enqueued)
+    if (!r->enqueued || r->settled)
         return;
+    r->settled = 1;
     int dev = r->d.device;
     int *n = &inj->priv->in_flight[dev];
     if (*n > 0)
@@ -349,6 +374,13 @@ static void release_backlog(injector *inj, pending_decision *r)
     /* Sums and differences of doubles leave crumbs: an idle device has no backlog at all. */
     if (*n == 0 || inj->backlog_s[dev] < 0)
         inj->backlog_s[dev] = 0;
+}
+
+void inject_settle(injector *inj)
+{
+    struct inject_private *pv = inj->priv;
+    for (int i = 0; i < pv->n_pending; i++)
+        release_backlog(inj, &pv->pending[i]);
 }
 
 /* Writes and forgets the measured decisions at the front: rows go out in decision order. */

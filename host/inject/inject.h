@@ -161,6 +161,11 @@ void inject_enqueued(injector *inj, const inject_decision *d, uint64_t multiplic
                      uint64_t moved_bytes, double move_seconds);
 /* The set of decision ID finished after SECONDS of device time. */
 void inject_complete(injector *inj, uint64_t id, double seconds);
+/* Every set enqueued so far has finished (the model waited for it), though its time may be
+ * read later: the devices' backlogs drop to what was not enqueued yet. The engine reads the
+ * times after feeding the next window, off the path from one window's read-back to the next
+ * launches. */
+void inject_settle(injector *inj);
 
 /* --trace-inject: one CSV row per decision (window, kind, partition, multiplicity, device,
  * predicted_s, measured_s, policy, migrated), written in decision order once measured.

@@ -15,6 +15,7 @@ typedef struct pending_decision {
     double measured_s;  /* < 0: not measured (or the measurement was not valid) */
     double backlog_s;   /* what inject_enqueued() added to the device's backlog */
     int enqueued, done;
+    int settled;        /* known finished (inject_settle), its backlog taken back */
 } pending_decision;
 
 struct inject_private {
@@ -34,6 +35,10 @@ struct inject_private {
     inject_set *scratch;       /* the window's sets, grouped by partition */
     int *group_at, *group_n;   /* per partition: where its run in scratch starts, its length */
     double *planned_s;         /* per device: predicted seconds chosen so far in the plan */
+    struct plan_entry {        /* per partition of the plan: the order it is placed in */
+        double home_s;         /* its sets' predicted seconds at home (< 0: unknown) */
+        int first, partition;  /* its first set's index in the plan */
+    } *plan_order;
     int cap_scratch;
     /* --trace-inject */
     FILE *trace;

@@ -58,5 +58,22 @@ st=$?
 grep -q "cannot write the injector trace" "$tmp/out" || bad "unwritable: message"
 [ ! -e "$tmp/no" ] || bad "unwritable: created something"
 
+# A transmit set's multiplicity is its partition's own work: one partition per device, the
+# relays its device made in the last window plus the window's new packets. Summed over the
+# run, every relay is counted once and every packet once per partition: the transmit rows add
+# up to transmissions - packets + 2 x packets. The partitions' shares differ (the flood
+# starts in one of them).
+mob=$src/scenarios/small_mobile.ini
+"$bin" run "$mob" --quiet -s inject.policy=static -s partition.count=2 \
+    --trace-inject "$tmp/m.csv" --json "$tmp/m.json" || bad "mobile: exit $?"
+tx=$(grep -o '"transmissions": [0-9]*' "$tmp/m.json" | awk '{ print $2 }')
+pk=$(grep -o '"generated": [0-9]*' "$tmp/m.json" | awk '{ print $2 }')
+awk -F, -v tx="$tx" -v pk="$pk" '
+    $2 == "transmit" { sum += $4; part[$3] += $4 }
+    END {
+        if (sum != tx + pk) { print "transmit multiplicities " sum ", expected " tx + pk; exit 1 }
+        if (part[0] == part[1]) { print "both partitions " part[0]; exit 1 }
+    }' "$tmp/m.csv" || bad "mobile: multiplicities"
+
 [ "$fail" -eq 0 ] && echo "inject_cli: all checks passed"
 exit "$fail"

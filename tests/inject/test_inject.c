@@ -401,6 +401,32 @@ static void test_advanced_backlog(void)
     /* with the GPU idle again, partition 1 goes back to it */
     CHECK_I64(inject_decide(&inj, 0, 1, 1000, 0).device, 1);
     inject_free(&inj);
+
+    /* settled sets leave the backlog at once; their times, read later, are still learnt and
+     * release nothing twice */
+    CHECK(inject_init(&inj, &c, 1, 2, cpu_gpu, 2, (const int[]){1, 1}) == 0);
+    feed(&inj, 0, 0, cpu_time);
+    feed(&inj, 0, 1, gpu_time);
+    inject_decision x = inject_decide(&inj, 0, 0, 9995000, 0);
+    inject_enqueued(&inj, &x, 9995000, 0, 0);
+    inject_decision y = inject_decide(&inj, 0, 1, 1000, 0);
+    CHECK_I64(y.device, 0); /* the GPU is busy with x */
+    inject_enqueued(&inj, &y, 1000, 0, 0);
+    inject_settle(&inj);
+    CHECK(inj.backlog_s[0] == 0 && inj.backlog_s[1] == 0);
+    /* done work does not count: partition 1 goes back to the GPU */
+    inject_decision z = inject_decide(&inj, 0, 1, 1000, 0);
+    CHECK_I64(z.device, 1);
+    inject_enqueued(&inj, &z, 1000, 0, 0);
+    CHECK_NEAR(inj.backlog_s[1], gpu_time(1000), 1e-12);
+    inject_complete(&inj, x.id, 0.1);
+    inject_complete(&inj, y.id, 1e-3);
+    CHECK_NEAR(inj.backlog_s[1], gpu_time(1000), 1e-12);
+    CHECK_U64(feedback_get(&inj.feedback, 0, 1)->launches, 6);
+    CHECK_U64(feedback_get(&inj.feedback, 0, 0)->launches, 6);
+    inject_complete(&inj, z.id, gpu_time(1000));
+    CHECK(inj.backlog_s[1] == 0);
+    inject_free(&inj);
 }
 
 /* ---- hybrid, static, no migration -------------------------------------------------------- */
@@ -600,6 +626,19 @@ static void test_window_plan(void)
     CHECK_I64(small.device, 0);
     CHECK_I64(small.migrate, 1);
     CHECK(inj.backlog_s[0] == 0 && inj.backlog_s[1] == 0);
+    inject_free(&inj);
+
+    /* partitions are placed longest first, whatever their order in the plan: listed first,
+     * the small one would take the idle GPU and leave the CPU idle beside the large one */
+    CHECK(inject_init(&inj, &c, 1, 2, cpu_gpu, 2, (const int[]){1, 1}) == 0);
+    feed(&inj, 0, 0, cpu_time);
+    feed(&inj, 0, 1, gpu_time);
+    const inject_set small_first[] = {{0, 0, 1000, 0}, {0, 1, 9995000, 0}};
+    CHECK(inject_window_plan(&inj, 0, small_first, 2) == 0);
+    small = inject_decide(&inj, 0, 0, 1000, 0);
+    CHECK_I64(small.device, 0);
+    CHECK_I64(small.migrate, 1);
+    CHECK_I64(inject_decide(&inj, 0, 1, 9995000, 0).device, 1);
     inject_free(&inj);
 
     /* rapid: one set at its threshold takes the partition's whole window to a GPU */

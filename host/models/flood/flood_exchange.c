@@ -42,8 +42,7 @@ int flood_ensure_frontier(struct model *m, flood_replica *r, int b, uint64_t nee
     return rc;
 }
 
-/* Waits for the writes from export area A of R to other devices. */
-static int area_quiet(flood_replica *r, struct export_area *a, cn_error *err)
+int flood_area_quiet(flood_replica *r, struct export_area *a, cn_error *err)
 {
     int rc = 0;
     for (int i = 0; i < a->n_writes; i++) {
@@ -56,13 +55,12 @@ static int area_quiet(flood_replica *r, struct export_area *a, cn_error *err)
     return rc;
 }
 
-/* Room for ENTRIES relays in R's export area A, keeping its first KEEP. */
-static int area_reserve(flood_replica *r, struct export_area *a, uint32_t entries, uint32_t keep,
-                        cn_error *err)
+int flood_area_reserve(flood_replica *r, struct export_area *a, uint32_t entries,
+                       uint32_t keep, cn_error *err)
 {
     if (entries <= a->cap)
         return 0;
-    int rc = area_quiet(r, a, err);
+    int rc = flood_area_quiet(r, a, err);
     uint64_t cap = (uint64_t)entries + entries / 2 + 1024;
     cl_mem mem = NULL;
     void *map = rc ? NULL : host_area_alloc(r->dev, (size_t)cap * 8, &mem);
@@ -81,8 +79,8 @@ static int area_reserve(flood_replica *r, struct export_area *a, uint32_t entrie
 
 void flood_release_export_areas(flood_replica *r)
 {
-    for (int p = 0; p < 2; p++) {
-        struct export_area *a = &r->xarea[p];
+    for (int p = 0; p < 3; p++) {
+        struct export_area *a = p < 2 ? &r->xarea[p] : &r->rarea;
         for (int i = 0; i < a->n_writes; i++) {
             clWaitForEvents(1, &a->writes[i]);
             clReleaseEvent(a->writes[i]);
@@ -127,9 +125,9 @@ int flood_queue_readback(struct model *m, int64_t w, cl_uint out_word, int out_b
             uint64_t guess = 2 * (uint64_t)r->last_export + 1024;
             if (guess > r->capacity[out_buffer])
                 guess = r->capacity[out_buffer];
-            int rc = area_quiet(r, a, err);
+            int rc = flood_area_quiet(r, a, err);
             if (!rc)
-                rc = area_reserve(r, a, (uint32_t)guess, 0, err);
+                rc = flood_area_reserve(r, a, (uint32_t)guess, 0, err);
             if (rc)
                 return rc;
             rb->spec[k] = (uint32_t)guess;
@@ -347,9 +345,9 @@ static int exchange(struct model *m, const struct flood_readback *rb, const uint
         uint32_t have = rb->spec[k] < sent[k] ? rb->spec[k] : sent[k];
         /* not read with the counters: the last writes from the area must be done first */
         if (rb->spec[k] == 0)
-            rc = area_quiet(r, a, err);
+            rc = flood_area_quiet(r, a, err);
         if (!rc && sent[k] > have) {
-            rc = area_reserve(r, a, sent[k], have, err);
+            rc = flood_area_reserve(r, a, sent[k], have, err);
             if (!rc)
                 rc = dbuf_read(r->dev, &r->exported, (size_t)have * 8,
                                (size_t)(sent[k] - have) * 8, a->map + 2 * (size_t)have, 0, err);

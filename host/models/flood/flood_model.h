@@ -85,6 +85,12 @@ typedef struct flood_replica {
         cl_event writes[FLOOD_MAX_REPLICAS];
     } xarea[2];
     uint32_t last_export;   /* relays it exported in the last exchange */
+    /* Its records of the nodes leaving its partitions at a re-tiling, read back with the
+     * window's counters (as many as last time and more), and the writes of them to the
+     * devices the nodes join (flood_retile.c); 8-byte entries like the relays. */
+    struct export_area rarea;
+    uint32_t last_retile;   /* records it gathered at the last re-tiling */
+    uint32_t rarea_spec;    /* records read with the counters this re-tiling */
     dbuf seg[2];            /* transmit_by_packet: (first, count) per slot */
     karg_cache transmit_args, by_packet_args, move_args, export_args;
     /* Both read-back areas live in one pinned host buffer (CL_MEM_ALLOC_HOST_PTR, mapped for
@@ -143,6 +149,9 @@ struct model {
     int64_t retile;
     int64_t host_epoch;
     int retile_mask;        /* replicas whose records flood_retile_finish hands over */
+    int64_t retile_queued;  /* window whose re-tiling is queued (-1: none) */
+    int64_t retile_in_rb;   /* window whose re-tiling counts its read-back carries (-1) */
+    uint32_t record_test;   /* CLNETSIM_TEST_RECORDS (0: none) */
     dbuf *offsets, *neighbours; /* [n_parts], on home[p] */
 
     /* packets in flight: one slot each */
@@ -251,8 +260,13 @@ int flood_queue_readback(struct model *m, int64_t w, cl_uint out_word, int out_b
 int flood_process_until(struct model *m, int64_t w, cn_error *err);
 /* Releases m->entries (pinned or plain). */
 void flood_release_entries(struct model *m);
-/* Releases R's export areas, once the writes from them are done. */
+/* Releases R's export areas (and its records area), once the writes from them are done. */
 void flood_release_export_areas(flood_replica *r);
+/* Waits for the writes from area A of R to other devices. */
+int flood_area_quiet(flood_replica *r, struct export_area *a, cn_error *err);
+/* Room for ENTRIES 8-byte entries in R's area A, keeping its first KEEP. */
+int flood_area_reserve(flood_replica *r, struct export_area *a, uint32_t entries, uint32_t keep,
+                       cn_error *err);
 /* Grows frontier B of replica R to hold NEED entries, keeping its first KEEP entries. */
 int flood_ensure_frontier(struct model *m, flood_replica *r, int b, uint64_t need,
                           cn_error *err);
@@ -289,9 +303,11 @@ int flood_stamp_parts(struct model *m, flood_replica *r, cn_error *err);
  * (mobile, several partitions). */
 int flood_retile_setup(struct model *m, cn_error *err);
 /* At the end of window W: queues the new tiling on every replica holding partitions, and the
- * records of the nodes that leave their devices (before the window's read-back is waited
- * for); then, after it, hands the records to the devices the nodes join. */
-int flood_retile_queue(struct model *m, int64_t w, cn_error *err);
+ * records of the nodes that leave their devices, once per window. BEFORE_READBACK: the
+ * window's read-back is queued next, and carries the number of records and most of them
+ * (flood_queue_readback), so that the hand-over needs no round trip of its own. Then, after
+ * the read-back, flood_retile_finish hands the records to the devices the nodes join. */
+int flood_retile_queue(struct model *m, int64_t w, int before_readback, cn_error *err);
 int flood_retile_finish(struct model *m, int64_t w, cn_error *err);
 /* PART_HOST as of window W's tiling, read from a replica that holds it when needed. */
 int flood_part_host_current(struct model *m, int64_t w, cn_error *err);

@@ -77,7 +77,7 @@ int flood_retile_setup(struct model *m, cn_error *err)
             rc = dbuf_alloc(r->dev, &r->held, m->n_parts, &m->acc, "held partitions", err);
         if (rc || m->retile <= 0)
             continue;
-        r->record_cap = 1024;
+        r->record_cap = m->record_test ? m->record_test : 1024;
         rc = dbuf_alloc(r->dev, &r->cuts, n_cuts * sizeof *cuts, &m->acc, "tile cuts", err);
         if (!rc)
             rc = dbuf_write(r->dev, &r->cuts, 0, n_cuts * sizeof *cuts, cuts, 1, err);
@@ -116,11 +116,22 @@ static int gather(struct model *m, flood_replica *r, cn_error *err)
     return rc;
 }
 
-int flood_retile_queue(struct model *m, int64_t w, cn_error *err)
+/* 8-byte area entries that hold N records. */
+static uint32_t record_entries(const struct model *m, uint64_t n)
 {
+    uint64_t e = (n * record_words(m) + 1) / 2;
+    return e < 0xffffffffu ? (uint32_t)e : 0xffffffffu;
+}
+
+int flood_retile_queue(struct model *m, int64_t w, int before_readback, cn_error *err)
+{
+    if (m->retile_queued == w)
+        return 0;
     m->retile_mask = 0;
+    m->retile_in_rb = -1;
     if (!flood_retile_due(m, w))
         return 0;
+    m->retile_queued = w;
     static const cl_uint zero = 0;
     const partition_cuts *c = &m->cuts;
     int rc = 0, n_holders = 0;
@@ -157,6 +168,26 @@ int flood_retile_queue(struct model *m, int64_t w, cn_error *err)
         /* with one holder no node can leave for another device */
         if (!rc && n_holders > 1)
             rc = gather(m, r, err);
+        /* read with the counters: as many records as last time and as many again, rarely
+         * too few (the rest is read once their number is known) */
+        r->rarea_spec = 0;
+        if (!rc && n_holders > 1 && before_readback) {
+            uint64_t guess =
+                m->record_test ? m->record_test : 2 * (uint64_t)r->last_retile + 256;
+            if (guess > r->record_cap)
+                guess = r->record_cap;
+            rc = flood_area_quiet(r, &r->rarea, err);
+            if (!rc)
+                rc = flood_area_reserve(r, &r->rarea, record_entries(m, guess), 0, err);
+            cl_int st = rc ? CL_SUCCESS
+                           : clEnqueueReadBuffer(r->dev->queue, r->records.mem, CL_FALSE, 0,
+                                                 (size_t)guess * record_words(m) * 4,
+                                                 r->rarea.map, 0, NULL, NULL);
+            if (st != CL_SUCCESS)
+                rc = cl_check(st, "clEnqueueReadBuffer(moved node records)", r->dev->info.name,
+                              err);
+            r->rarea_spec = (uint32_t)guess;
+        }
         if (!rc)
             rc = cl_check(clFlush(r->dev->queue), "clFlush", r->dev->info.name, err);
         if (!rc)
@@ -164,6 +195,9 @@ int flood_retile_queue(struct model *m, int64_t w, cn_error *err)
     }
     if (n_holders <= 1)
         m->retile_mask = 0; /* nothing to hand over */
+    /* the read-back that follows covers every holder: it ran the window */
+    if (before_readback && n_holders > 1 && (m->retile_mask & ~m->ran_mask) == 0)
+        m->retile_in_rb = w;
     return rc;
 }
 
@@ -178,36 +212,50 @@ int flood_retile_finish(struct model *m, int64_t w, cn_error *err)
     uint64_t total = 0;
     int rc = 0;
     double t0 = wall_seconds();
-    /* how many nodes leave each holder; records beyond its room are gathered again */
+    /* how many nodes leave each holder (in the window's counters when they were read with
+     * them); records beyond its room are gathered again, and read whole */
     for (int d = 0; d < m->n_rep && !rc; d++) {
         flood_replica *r = &m->rep[d];
         if (!(mask & (1 << d)))
             continue;
-        rc = dbuf_read(r->dev, &r->ctl, CTL_RETILE * 4, 4, &count[d], 1, err);
+        if (m->retile_in_rb == w) {
+            count[d] = r->counters[CTL_RETILE];
+        } else {
+            rc = dbuf_read(r->dev, &r->ctl, CTL_RETILE * 4, 4, &count[d], 1, err);
+            r->rarea_spec = 0;
+        }
         if (!rc && count[d] > r->record_cap) {
             r->record_cap = count[d] + count[d] / 2;
+            r->rarea_spec = 0;
             rc = gather(m, r, err);
         }
         total += count[d];
     }
+    /* the records not read with the counters; the writes from the area of the last
+     * re-tiling finished long ago, but are waited for before it is overwritten */
+    for (int d = 0; d < m->n_rep && !rc; d++) {
+        flood_replica *r = &m->rep[d];
+        if (!(mask & (1 << d)))
+            continue;
+        uint32_t have = r->rarea_spec < count[d] ? r->rarea_spec : count[d];
+        r->last_retile = count[d];
+        if (count[d] == have)
+            continue;
+        rc = flood_area_quiet(r, &r->rarea, err);
+        if (!rc)
+            rc = flood_area_reserve(r, &r->rarea, record_entries(m, count[d]),
+                                    record_entries(m, have), err);
+        if (!rc)
+            rc = dbuf_read(r->dev, &r->records, (size_t)have * rec * 4,
+                           (size_t)(count[d] - have) * rec * 4,
+                           (uint8_t *)r->rarea.map + (size_t)have * rec * 4, 1, err);
+    }
     m->wait_s += wall_seconds() - t0;
     if (rc || total == 0)
         return rc;
-    uint32_t *stage = malloc((size_t)total * rec * 4);
-    if (!stage)
-        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for %llu moved nodes",
-                       (unsigned long long)total);
-    uint64_t at[FLOOD_MAX_REPLICAS + 1];
-    at[0] = 0;
-    for (int d = 0; d < m->n_rep; d++)
-        at[d + 1] = at[d] + count[d];
-    t0 = wall_seconds();
-    for (int d = 0; d < m->n_rep && !rc; d++)
-        if (count[d])
-            rc = dbuf_read(m->rep[d].dev, &m->rep[d].records, 0, (size_t)count[d] * rec * 4,
-                           stage + at[d] * rec, 1, err);
-    m->wait_s += wall_seconds() - t0;
-    /* each holder gets every other holder's records and keeps those of its partitions */
+    /* each holder gets every other holder's records and keeps those of its partitions; the
+     * writes go straight from the pinned areas, without blocking (the areas stay untouched
+     * until the next re-tiling, which waits for them first) */
     for (int d = 0; d < m->n_rep && !rc; d++) {
         flood_replica *r = &m->rep[d];
         uint64_t others = total - count[d];
@@ -219,11 +267,21 @@ int flood_retile_finish(struct model *m, int64_t w, cn_error *err)
             rc = dbuf_alloc(r->dev, &r->records, bytes, &m->acc, "moved node records", err);
             r->record_cap = (uint32_t)(bytes / 4 / rec);
         }
-        size_t before = (size_t)at[d] * rec * 4, after = (size_t)(total - at[d + 1]) * rec * 4;
-        if (!rc && before)
-            rc = dbuf_write(r->dev, &r->records, 0, before, stage, 1, err);
-        if (!rc && after)
-            rc = dbuf_write(r->dev, &r->records, before, after, stage + at[d + 1] * rec, 1, err);
+        size_t at = 0;
+        for (int j = 0; j < m->n_rep && !rc; j++) {
+            struct export_area *a = &m->rep[j].rarea;
+            if (j == d || !(mask & (1 << j)) || count[j] == 0)
+                continue;
+            size_t n_bytes = (size_t)count[j] * rec * 4;
+            cl_int st = clEnqueueWriteBuffer(r->dev->queue, r->records.mem, CL_FALSE, at,
+                                             n_bytes, a->map, 0, NULL, &a->writes[a->n_writes]);
+            if (st != CL_SUCCESS)
+                rc = cl_check(st, "clEnqueueWriteBuffer(moved node records)", r->dev->info.name,
+                              err);
+            else
+                a->n_writes++;
+            at += n_bytes;
+        }
         cl_uint n_in = (cl_uint)others;
         if (!rc)
             rc = kernel_args(r->dev, r->k_scatter_moved, "scatter_moved", err, 8,
@@ -235,7 +293,6 @@ int flood_retile_finish(struct model *m, int64_t w, cn_error *err)
         m->exchanged += (int64_t)bytes;
     }
     m->exchanged += (int64_t)total * rec * 4;
-    free(stage);
     return rc;
 }
 

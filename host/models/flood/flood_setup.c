@@ -586,6 +586,10 @@ int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs
     m->words = (m->n + 31) / 32;
     m->mobile = sc->mobility == MOBILITY_RWP;
     m->retile = sc->retile;
+    m->retile_queued = m->retile_in_rb = -1;
+    /* CLNETSIM_TEST_RECORDS=K: room for K moved-node records at first, and K read with the
+     * counters each time (the paths that read the rest and gather again) */
+    m->record_test = env_u32("CLNETSIM_TEST_RECORDS", 0);
     m->L = sc->relay_delay_ns;
     area_extent(m);
     int64_t ext[3];

@@ -67,6 +67,24 @@ static uint64_t entries_bound(const struct model *m, int64_t w, uint32_t n_new)
     return min_u64(prev * m->max_degree, in_flight * m->n) + n_new;
 }
 
+/* The transmissions partition P's set of the planned window handles: once the last window
+ * has been read back, the relays its nodes made there (known per device: the device's count
+ * shared among the partitions it held) and the new packets; before that, the window's bound.
+ * Each partition's own share, not the window's total, is what the injector prices: with the
+ * total, a device holding a quiet partition would look fast for every partition. */
+static uint64_t transmit_multiplicity(const struct model *m, uint32_t p)
+{
+    if (m->n_parts == 1 || m->processed != m->planned - 1)
+        return m->entries_bound;
+    int d = m->home[p];
+    if (!(m->relays_mask & (1 << d)))
+        return m->n_new; /* its device made no relays last window */
+    uint64_t held = 0;
+    for (uint32_t q = 0; q < m->n_parts; q++)
+        held += m->home[q] == d;
+    return ((uint64_t)m->relays_of[d] + held - 1) / held + m->n_new;
+}
+
 /* The first partition each replica holds (-1: none), which names its MOVE and BIN sets. */
 static void first_partitions(const struct model *m, int *first)
 {
@@ -103,15 +121,13 @@ static int flood_plan(struct model *m, window_plan *plan, cn_error *err)
         for (int d = 0; d < m->n_rep; d++)
             if (first[d] >= 0)
                 add_set(plan, FLOOD_BIN, first[d], m->n);
-    /* Per partition: the relays of the last window and the new packets (an upper bound when
-     * the last window's count is still on the device), whose receptions in the partition it
-     * handles. */
+    /* Per partition: the transmissions whose receptions in the partition it handles. */
     for (uint32_t p = 0; p < m->n_parts; p++) {
         if (plan->n_sets == ENGINE_MAX_SETS)
             return cn_fail(err, CN_ERR_INPUT, "%u partitions make more than the %d event sets "
                            "a window can hold; use fewer partitions", m->n_parts,
                            ENGINE_MAX_SETS);
-        add_set(plan, FLOOD_TRANSMIT, (int)p, m->entries_bound);
+        add_set(plan, FLOOD_TRANSMIT, (int)p, transmit_multiplicity(m, p));
     }
     return 0;
 }
@@ -387,6 +403,9 @@ static int run_transmit(struct model *m, const window_plan *plan, uint32_t part,
     /* several devices ran the window: each exports what the others may need */
     if (m->ran_mask & (m->ran_mask - 1))
         rc = flood_export_border(m, w, p->out_word, nxt, err);
+    /* a re-tiling due now goes before the read-back, which then carries its counts */
+    if (!rc)
+        rc = flood_retile_queue(m, w, 1, err);
     if (!rc)
         rc = flood_queue_readback(m, w, p->out_word, nxt, p->sized, err);
     if (!rc)
@@ -433,9 +452,10 @@ static int flood_end_window(struct model *m, const window_plan *plan, window_out
     int64_t w = plan->index;
     int rc = flood_process_until(m, w - 1, err);
     /* mobile partitions follow their nodes: the new tiling is queued before the read-back is
-     * waited for, and its hand-over done after */
+     * waited for (with the last transmit set, or here in a window without one), and its
+     * hand-over done after */
     if (!rc)
-        rc = flood_retile_queue(m, w, err);
+        rc = flood_retile_queue(m, w, 0, err);
     /* the next window's mobility step and cell lists go to the devices now: they run while
      * the host waits for this window's read-back and exchanges its relays */
     if (!rc && m->mobile)
@@ -454,6 +474,9 @@ static int flood_end_window(struct model *m, const window_plan *plan, window_out
     }
     if (!lag && (rc = flood_process_until(m, w, err)) != 0)
         return rc;
+    /* each device's read-back follows its sets of the window in its queue: all have finished
+     * (the next window's mobility step, queued since, is not a set yet) */
+    out->drained = m->transmitted && !lag;
     if ((rc = flood_retile_finish(m, w, err)) != 0)
         return rc;
 
