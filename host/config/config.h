@@ -64,7 +64,6 @@ typedef struct scenario {
     /* [partition] */
     int64_t partitions;       /* spatial partitions; 0: chosen from nodes and devices */
     int64_t retile;           /* mobile: windows between re-tilings; 0: never */
-    int64_t balance;          /* mobile: re-tilings move the cuts by measured times (1) */
 
     /* [inject]: where event sets run; never changes a result */
     int policy;               /* enum policy_kind */

@@ -53,7 +53,6 @@ enum key_id {
     K_TTL,
     K_PARTITIONS,
     K_RETILE,
-    K_BALANCE,
     K_POLICY,
     K_HISTORY,
     K_HOLD,

@@ -130,11 +130,6 @@ const config_key config_keys[K_COUNT] = {
                   "joins the partition of the tile it is in, so that partitions stay compact "
                   "and the border exchanged between devices thin. 0 keeps the first tiling. "
                   "Results never depend on it."},
-    [K_BALANCE] = {"partition", "balance", KT_INT, FIELD(balance), 0, 1, 0, NULL, NULL, "1",
-                   "Mobile scenarios that re-tile: 1 moves the tile cuts at each re-tiling "
-                   "halfway towards those that would have given every partition the same "
-                   "measured transmit time since the last one; 0 keeps the cuts of the "
-                   "start (equal node counts). Results never depend on it."},
     [K_POLICY] = {"inject", "policy", KT_CHOICE, FIELD(policy), 0, 0, 0, NULL, policy_choices,
                   "hybrid",
                   "Which device runs each event set: static (partitions stay where placed), "

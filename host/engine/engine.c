@@ -34,8 +34,6 @@ static void describe_devices(const injector *inj, device_ctx *const *devs, int n
 
 typedef struct pending_set {
     uint64_t decision;      /* the injector's decision id */
-    int64_t window;
-    event_set set;
     int n_evs;
     cl_event evs[ENGINE_MAX_SET_EVENTS];
 } pending_set;
@@ -60,10 +58,8 @@ static int set_complete(const pending_set *p)
     return 1;
 }
 
-/* Records the times of completed sets (in the injector, and in the model when it asks for
- * them); with WAIT, waits for all of them. */
-static void collect_feedback(injector *inj, const model_ops *ops, struct model *m,
-                             pending_fifo *f, int wait)
+/* Records the times of completed sets; with WAIT, waits for all of them. */
+static void collect_feedback(injector *inj, pending_fifo *f, int wait)
 {
     while (f->count > 0) {
         pending_set *p = &f->sets[f->head];
@@ -83,8 +79,6 @@ static void collect_feedback(injector *inj, const model_ops *ops, struct model *
             clReleaseEvent(p->evs[e]);
         }
         inject_complete(inj, p->decision, seconds);
-        if (ops->measured && seconds >= 0)
-            ops->measured(m, p->window, &p->set, seconds);
         f->head = (f->head + 1) % PENDING_MAX;
         f->count--;
     }
@@ -170,7 +164,7 @@ static int run_windows(const model_ops *ops, struct model *m, injector *inj,
         for (int s = 0; s < plan->n_sets && rc == 0; s++) {
             const event_set *set = &plan->sets[s];
             if (fifo->count == PENDING_MAX)
-                collect_feedback(inj, ops, m, fifo, 0);
+                collect_feedback(inj, fifo, 0);
             inject_decision d = inject_decide(inj, set->kind, set->partition, set->multiplicity,
                                               sets[s].partition_bytes);
             uint64_t moved = 0;
@@ -184,8 +178,6 @@ static int run_windows(const model_ops *ops, struct model *m, injector *inj,
             }
             pending_set *p = &fifo->sets[(fifo->head + fifo->count++) % PENDING_MAX];
             p->decision = d.id;
-            p->window = w;
-            p->set = *set;
             p->n_evs = 0;
             memset(p->evs, 0, sizeof p->evs);
             rc = ops->run_set(m, plan, set, devs[d.device], p->evs, &p->n_evs, err);
@@ -206,7 +198,7 @@ static int run_windows(const model_ops *ops, struct model *m, injector *inj,
          * the devices run this one: between this window's read-back and the next window's
          * launches the host does only what they need. The injector learns them one window
          * later; the backlog it prices is kept right by inject_settle(). */
-        collect_feedback(inj, ops, m, fifo, 0);
+        collect_feedback(inj, fifo, 0);
         if (rc == 0)
             rc = ops->end_window(m, plan, &out, err);
         if (rc == 0 && out.drained)
@@ -258,7 +250,7 @@ int engine_run(const scenario *sc, device_ctx *const *devs, int n_devs,
         rc = ops->results(m, res, err);
     double t2 = wall_seconds();
     if (fifo) {
-        collect_feedback(&inj, ops, m, fifo, 1);
+        collect_feedback(&inj, fifo, 1);
         free(fifo);
     }
     if (m)

@@ -85,9 +85,6 @@ typedef struct model_ops {
     /* Reads back the few bytes that size the next window and says what comes next. */
     int (*end_window)(struct model *m, const window_plan *plan, window_outcome *out,
                       cn_error *err);
-    /* Optional: the measured device time of SET of window WINDOW, once its events have
-     * completed (a window or so later; never for sets that did nothing). */
-    void (*measured)(struct model *m, int64_t window, const event_set *set, double seconds);
     /* Final counters (the determinism-contract members) and device memory in use. */
     int (*results)(struct model *m, run_results *res, cn_error *err);
     void (*destroy)(struct model *m);

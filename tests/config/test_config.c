@@ -571,7 +571,6 @@ static void test_errors_cross(void)
     EXPECT_ERROR("[inject]\ncalibration_share = 1.5\n", NULL,
                  "t.ini:2: [inject] calibration_share = 1.5");
     EXPECT_ERROR("[partition]\nretile = -1\n", NULL, "t.ini:2: [partition] retile = -1");
-    EXPECT_ERROR("[partition]\nbalance = 2\n", NULL, "t.ini:2: [partition] balance = 2");
     EXPECT_ERROR("[mobility]\nspeed_min = 5\nspeed_max = 1\n", NULL,
                  "t.ini:3: [mobility] speed_min = 5 m/s is above speed_max = 1 m/s",
                  "expected speed_min <= speed_max");
@@ -931,7 +930,7 @@ static void test_reference(void)
     int rows = 0;
     for (char *line = strstr(buf, "\n| "); line; line = strstr(line + 1, "\n| "))
         rows++;
-    CHECK_I64(rows, 37); /* header + 36 keys */
+    CHECK_I64(rows, 36); /* header + 35 keys */
     for (char *line = buf; line && *line;) {
         char *next = strchr(line, '\n');
         int bars = 0;

@@ -152,13 +152,6 @@ struct model {
     int64_t retile_queued;  /* window whose re-tiling is queued (-1: none) */
     int64_t retile_in_rb;   /* window whose re-tiling counts its read-back carries (-1) */
     uint32_t record_test;   /* CLNETSIM_TEST_RECORDS (0: none) */
-    /* Balancing the tiles (flood_balance_cuts): each partition's measured transmit seconds
-     * in the windows of the current tiling from BALANCE_FROM on, and the cuts as the devices
-     * hold them (CUTS_HOST: x cuts, then y cuts; kept until their write completes). */
-    double *part_seconds;
-    int64_t balance_from;
-    cl_long *cuts_host;
-    int balance;            /* [partition] balance */
     dbuf *offsets, *neighbours; /* [n_parts], on home[p] */
 
     /* packets in flight: one slot each */
@@ -316,11 +309,6 @@ int flood_retile_setup(struct model *m, cn_error *err);
  * the read-back, flood_retile_finish hands the records to the devices the nodes join. */
 int flood_retile_queue(struct model *m, int64_t w, int before_readback, cn_error *err);
 int flood_retile_finish(struct model *m, int64_t w, cn_error *err);
-/* Before the re-tiling at the end of window W (and before the reach boxes of window W + 1 are
- * made): moves the cuts so that the partitions' measured transmit times even out. */
-int flood_balance_cuts(struct model *m, int64_t w, cn_error *err);
-/* A partition's transmit set of window W took SECONDS. */
-void flood_measured(struct model *m, int64_t w, const event_set *set, double seconds);
 /* PART_HOST as of window W's tiling, read from a replica that holds it when needed. */
 int flood_part_host_current(struct model *m, int64_t w, cn_error *err);
 /* Replica R's part_of as of window W's tiling. */

@@ -13,7 +13,6 @@
  * boxes then only widen by the moves since the last tiling (flood_reach_box).
  * Replicas that hold no partition do not re-tile; they take the current partitions from the
  * host (PART_HOST, read from a replica that holds them) before they next run a transmit set. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,9 +62,8 @@ int flood_retile_setup(struct model *m, cn_error *err)
         return rc;
     const partition_cuts *c = &m->cuts;
     size_t n_cuts = (size_t)c->px + 1 + (size_t)c->px * (c->py + 1);
-    cl_long *cuts = m->cuts_host = malloc(n_cuts * sizeof *cuts);
-    m->part_seconds = calloc(m->n_parts, sizeof *m->part_seconds);
-    rc = cuts && m->part_seconds ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    cl_long *cuts = malloc(n_cuts * sizeof *cuts);
+    rc = cuts ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
     for (uint32_t s = 0; !rc && s <= c->px; s++)
         cuts[s] = c->x[s];
     for (size_t q = 0; !rc && q < (size_t)c->px * (c->py + 1); q++)
@@ -88,6 +86,7 @@ int flood_retile_setup(struct model *m, cn_error *err)
         if (!rc)
             rc = dbuf_alloc(r->dev, &r->records, 4, &m->acc, "moved node records", err);
     }
+    free(cuts);
     return rc;
 }
 
@@ -294,90 +293,6 @@ int flood_retile_finish(struct model *m, int64_t w, cn_error *err)
         m->exchanged += (int64_t)bytes;
     }
     m->exchanged += (int64_t)total * rec * 4;
-    return rc;
-}
-
-void flood_measured(struct model *m, int64_t w, const event_set *set, double seconds)
-{
-    if (set->kind == FLOOD_TRANSMIT && m->part_seconds && w >= m->balance_from &&
-        set->partition >= 0 && (uint32_t)set->partition < m->n_parts)
-        m->part_seconds[set->partition] += seconds;
-}
-
-/* Interior cuts C[1..K-1] of K intervals moved halfway towards those that split the times
- * T[0..K-1] evenly, each interval's time taken as spread evenly over its part of [LO, HI]
- * (the area; the outer cuts are far outside it). A floor of 1% of the mean time per interval
- * keeps a quiet interval from collapsing; the cuts stay in increasing order inside [LO, HI]. */
-static void balance_axis(int64_t *c, uint32_t k, const double *t, int64_t lo, int64_t hi)
-{
-    if (k < 2 || hi - lo < 2 * (int64_t)k)
-        return;
-    double total = 0, floor_t = 0;
-    for (uint32_t j = 0; j < k; j++)
-        total += t[j];
-    if (!(total > 0) || !isfinite(total))
-        return;
-    floor_t = 0.01 * total / k;
-    total += floor_t * k;
-    int64_t want[PARTITION_MAX + 1];
-    uint32_t j = 0;
-    double below = 0; /* time of the intervals before j */
-    for (uint32_t q = 1; q < k; q++) {
-        double goal = total * q / k;
-        while (j + 1 < k && below + t[j] + floor_t < goal)
-            below += t[j++] + floor_t;
-        int64_t a = c[j] < lo ? lo : c[j] > hi ? hi : c[j];
-        int64_t b = c[j + 1] < lo ? lo : c[j + 1] > hi ? hi : c[j + 1];
-        double frac = (goal - below) / (t[j] + floor_t);
-        frac = frac < 0 ? 0 : frac > 1 ? 1 : frac;
-        want[q] = a + (int64_t)((double)(b - a) * frac);
-    }
-    int64_t prev = lo;
-    for (uint32_t q = 1; q < k; q++) {
-        int64_t cut = c[q] + (want[q] - c[q]) / 2;
-        int64_t most = hi - (int64_t)(k - q);
-        cut = cut <= prev ? prev + 1 : cut > most ? most : cut;
-        c[q] = prev = cut;
-    }
-}
-
-int flood_balance_cuts(struct model *m, int64_t w, cn_error *err)
-{
-    if (!m->balance || !m->part_seconds || !flood_retile_due(m, w) || m->retile_queued == w)
-        return 0;
-    partition_cuts *c = &m->cuts;
-    double strip[PARTITION_MAX];
-    int any = 0;
-    for (uint32_t s = 0; s < c->px; s++) {
-        strip[s] = 0;
-        for (uint32_t t = 0; t < c->py; t++)
-            strip[s] += m->part_seconds[s * c->py + t];
-        any |= strip[s] > 0;
-    }
-    if (any) {
-        int64_t hi[2] = {(int64_t)m->extent[0], (int64_t)m->extent[1]};
-        balance_axis(c->x, c->px, strip, 0, hi[0]);
-        for (uint32_t s = 0; s < c->px; s++)
-            balance_axis(c->y + (size_t)s * (c->py + 1), c->py, m->part_seconds + s * c->py,
-                         0, hi[1]);
-    }
-    for (uint32_t q = 0; q < m->n_parts; q++)
-        m->part_seconds[q] = 0;
-    m->balance_from = w + 1;
-    if (!any)
-        return 0;
-    /* every replica that may re-tile later gets them; not blocking: CUTS_HOST changes only
-     * at the next re-tiling, windows and read-backs later */
-    size_t n_cuts = (size_t)c->px + 1 + (size_t)c->px * (c->py + 1);
-    for (uint32_t s = 0; s <= c->px; s++)
-        m->cuts_host[s] = c->x[s];
-    for (size_t q = 0; q < (size_t)c->px * (c->py + 1); q++)
-        m->cuts_host[c->px + 1 + q] = c->y[q];
-    int rc = 0;
-    for (int d = 0; d < m->n_rep && !rc; d++)
-        if (m->rep[d].cuts.mem)
-            rc = dbuf_write(m->rep[d].dev, &m->rep[d].cuts, 0, n_cuts * sizeof *m->cuts_host,
-                            m->cuts_host, 0, err);
     return rc;
 }
 

@@ -587,7 +587,6 @@ int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs
     m->mobile = sc->mobility == MOBILITY_RWP;
     m->retile = sc->retile;
     m->retile_queued = m->retile_in_rb = -1;
-    m->balance = (int)sc->balance;
     /* CLNETSIM_TEST_RECORDS=K: room for K moved-node records at first, and K read with the
      * counters each time (the paths that read the rest and gather again) */
     m->record_test = env_u32("CLNETSIM_TEST_RECORDS", 0);
@@ -666,8 +665,6 @@ void flood_destroy(struct model *m)
     free(m->part_host);
     free(m->box);
     partition_cuts_free(&m->cuts);
-    free(m->cuts_host);
-    free(m->part_seconds);
     for (int b = 0; b < 2; b++)
         for (int d = 0; d < m->rb[b].n_dev; d++)
             if (m->rb[b].ev[d])

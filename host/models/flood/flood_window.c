@@ -400,10 +400,8 @@ static int run_transmit(struct model *m, const window_plan *plan, uint32_t part,
     m->ran_mask |= 1 << (int)(r - m->rep);
     if (part + 1 < m->n_parts)
         return 0;
-    /* a re-tiling due now first moves the cuts, which the next window's reach boxes use */
-    rc = flood_balance_cuts(m, w, err);
     /* several devices ran the window: each exports what the others may need */
-    if (!rc && m->ran_mask & (m->ran_mask - 1))
+    if (m->ran_mask & (m->ran_mask - 1))
         rc = flood_export_border(m, w, p->out_word, nxt, err);
     /* a re-tiling due now goes before the read-back, which then carries its counts */
     if (!rc)
@@ -656,7 +654,6 @@ const model_ops flood_model_ops = {
     .partition_bytes = flood_partition_bytes,
     .migrate = flood_migrate,
     .end_window = flood_end_window,
-    .measured = flood_measured,
     .results = flood_results,
     .destroy = flood_destroy,
 };
