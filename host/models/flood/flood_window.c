@@ -69,20 +69,17 @@ static uint64_t entries_bound(const struct model *m, int64_t w, uint32_t n_new)
 
 /* The transmissions partition P's set of the planned window handles: once the last window
  * has been read back, the relays its nodes made there (known per device: the device's count
- * shared among the partitions it held) and the new packets; before that, the window's bound.
- * Each partition's own share, not the window's total, is what the injector prices: with the
- * total, a device holding a quiet partition would look fast for every partition. */
-static uint64_t transmit_multiplicity(const struct model *m, uint32_t p)
+ * shared among the HELD[d] partitions it held) and the new packets; before that, the window's
+ * bound. Each partition's own share, not the window's total, is what the injector prices:
+ * with the total, a device holding a quiet partition would look fast for every partition. */
+static uint64_t transmit_multiplicity(const struct model *m, uint32_t p, const uint32_t *held)
 {
     if (m->n_parts == 1 || m->processed != m->planned - 1)
         return m->entries_bound;
     int d = m->home[p];
     if (!(m->relays_mask & (1 << d)))
         return m->n_new; /* its device made no relays last window */
-    uint64_t held = 0;
-    for (uint32_t q = 0; q < m->n_parts; q++)
-        held += m->home[q] == d;
-    return ((uint64_t)m->relays_of[d] + held - 1) / held + m->n_new;
+    return ((uint64_t)m->relays_of[d] + held[d] - 1) / held[d] + m->n_new;
 }
 
 /* The first partition each replica holds (-1: none), which names its MOVE and BIN sets. */
@@ -122,12 +119,15 @@ static int flood_plan(struct model *m, window_plan *plan, cn_error *err)
             if (first[d] >= 0)
                 add_set(plan, FLOOD_BIN, first[d], m->n);
     /* Per partition: the transmissions whose receptions in the partition it handles. */
+    uint32_t held[FLOOD_MAX_REPLICAS] = {0};
+    for (uint32_t p = 0; p < m->n_parts; p++)
+        held[m->home[p]]++;
     for (uint32_t p = 0; p < m->n_parts; p++) {
         if (plan->n_sets == ENGINE_MAX_SETS)
             return cn_fail(err, CN_ERR_INPUT, "%u partitions make more than the %d event sets "
                            "a window can hold; use fewer partitions", m->n_parts,
                            ENGINE_MAX_SETS);
-        add_set(plan, FLOOD_TRANSMIT, (int)p, transmit_multiplicity(m, p));
+        add_set(plan, FLOOD_TRANSMIT, (int)p, transmit_multiplicity(m, p, held));
     }
     return 0;
 }
