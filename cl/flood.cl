@@ -242,7 +242,9 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
     return after_first_reception(j, k, t, tk, h, w, ctl);
 }
 
-/* A window's entries are in[0 .. ctl[in_word]), the relays of the last window, followed by the
+/* A window's entries are in[0 .. ctl[in_word] + n_import), the relays of the last window (this
+ * device's own, then N_IMPORT that other devices made and the host appended: passing their
+ * number saves a write of the count word each window), followed by the
  * source's N_NEW new packets, described (slot, packet) in the window's descriptor. Their number
  * lives on the device, so the host can enqueue the window before the last one has finished;
  * work-groups walk the entries in strides of the launch size, which only has to be large
@@ -266,7 +268,7 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
     uint inline_words[16];                                                                  \
     vstore16(inline_desc, 0, inline_words);                                                 \
     int use_inline = 2 * n_new + n_clear <= 16;                                             \
-    uint relayed = ctl[in_word], count = relayed + n_new;                                   \
+    uint relayed = ctl[in_word] + n_import, count = relayed + n_new;                        \
     if (get_global_id(0) == 0)                                                              \
         ctl[clear_word] = 0u;                                                               \
     for (size_t c = get_global_id(0); c < (size_t)n_clear * words; c += get_global_size(0)) \
@@ -338,7 +340,7 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
         long duration, ulong drop_threshold, uint2 key, uint source, uint destination,      \
         uint ttl, __local uint *l_n, __local uint *l_flush, __local uint4 *l_sums,          \
         __local uint2 *lbuf, uint lcap, __global const ushort *part_of, uint part,         \
-        uint nparts
+        uint nparts, uint n_import
 
 #define HANDLE_NEIGHBOUR(j)                                                                 \
     if (receive(j, slot, k, t, tk, h, &w, seen, ctl, &n_first))                            \
@@ -359,23 +361,51 @@ __kernel void transmit(TRANSMIT_COMMON_ARGS, __global const uint *offsets,
     TRANSMIT_EPILOGUE
 }
 
+inline int in_box(long4 p, long4 lo, long4 hi)
+{
+    return p.x >= lo.x && p.x <= hi.x && p.y >= lo.y && p.y <= hi.y && p.z >= lo.z &&
+           p.z <= hi.z;
+}
+
+/* A relay of node j that another device may need (j lies in [X_LO, X_HI], which bounds the
+ * reach boxes of the partitions held elsewhere) is also copied to EXPORTED, counted in
+ * ctl[export_word]; beyond EXPORT_CAP it is only counted, and the host then sends the whole
+ * frontier instead. */
+#define HANDLE_NEIGHBOUR_EXPORTING(j)                                                       \
+    if (receive(j, slot, k, t, tk, h, &w, seen, ctl, &n_first)) {                          \
+        append_relay(j, slot, l_n, lbuf, lcap, ctl, out_word, out, capacity, spill, words,  \
+                     alive, stamp);                                                         \
+        if (in_box(pos[j], x_lo, x_hi)) {                                                   \
+            uint xa = atomic_inc(&ctl[export_word]);                                        \
+            if (xa < export_cap)                                                            \
+                exported[xa] = (uint2)(j, slot);                                            \
+        }                                                                                   \
+    }
+
 /* Mobile scenarios: neighbours found in the cell lists of this window's positions; the
  * distance test lives here, in the reader, so no neighbour list is ever stored. With several
  * partitions, [BOX_LO, BOX_HI] bounds where a transmitter can have a receiver of PART (the
  * host widens the tile by the farthest its nodes can have moved since they were last tiled,
  * and by the range): transmitters outside it skip the cell search, so a partition's work
  * shrinks with its share of the area. A candidate's partition comes with its position (its
- * fourth component, stamp_parts): one read per candidate instead of two. */
+ * fourth component, stamp_parts): one read per candidate instead of two.
+ * With partitions on several devices the relays the others need are exported here, as they
+ * are made, rather than by a pass over the frontier afterwards (export_border): that pass
+ * and its launch sat between the window's last transmit and its read-back. Window w counts
+ * them in ctl[EXPORT_WORD] = CTL_EXPORT + (w % 2) and clears the other word for window
+ * w + 1 (its read-back of window w - 1 is queued before). An empty box exports nothing. */
 __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, ulong range2,
                               long side, uint nx, uint ny, uint nz,
                               __global const uint *cell_start, __global const uint *cell_nodes,
-                              long4 box_lo, long4 box_hi)
+                              long4 box_lo, long4 box_hi, long4 x_lo, long4 x_hi,
+                              __global uint2 *exported, uint export_cap, uint export_word)
 {
+    if (get_global_id(0) == 0)
+        ctl[CTL_EXPORT + ((export_word - CTL_EXPORT) ^ 1u)] = 0u;
     TRANSMIT_PROLOGUE
     long4 p = pos[i];
     uint deg = 0;
-    if (p.x >= box_lo.x && p.x <= box_hi.x && p.y >= box_lo.y && p.y <= box_hi.y &&
-        p.z >= box_lo.z && p.z <= box_hi.z) {
+    if (in_box(p, box_lo, box_hi)) {
         /* .w is read only with several partitions: loading it with the coordinates slowed
          * the one-partition run by 10%, and two loops, one per case, made PoCL 5.0's
          * work-group compiler fail an assertion */
@@ -383,7 +413,7 @@ __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, u
             if (j != i && (nparts <= 1u || pos[j].w == (long)part) &&
                 dist2(p, pos[j]) <= range2) {
                 deg++;
-                HANDLE_NEIGHBOUR(j)
+                HANDLE_NEIGHBOUR_EXPORTING(j)
             }
         });
     }
@@ -391,13 +421,15 @@ __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, u
     TRANSMIT_EPILOGUE
 }
 
-/* Several devices: the relays in IN[0 .. min(ctl[in_word], capacity)) that another device may
- * need, those made by nodes inside one of the N_BOXES reach boxes (BOXES holds lo, hi pairs)
- * of the partitions held elsewhere, copied to OUT from ctl[CTL_EXPORT] on. OUT has room for
- * CAPACITY entries; the order is free (no result depends on the order of entries). */
+/* Several devices, static scenarios: the relays in IN[0 .. min(ctl[in_word], capacity)) that
+ * another device may need, those made by nodes inside one of the N_BOXES reach boxes (BOXES
+ * holds lo, hi pairs) of the partitions held elsewhere, copied to OUT from ctl[export_word]
+ * on. OUT has room for CAPACITY entries; the order is free (no result depends on the order
+ * of entries). */
 __kernel void export_border(__global const uint2 *in, uint in_word, uint capacity,
                             volatile __global uint *ctl, __global const long4 *pos,
-                            __global const long4 *boxes, uint n_boxes, __global uint2 *out)
+                            __global const long4 *boxes, uint n_boxes, __global uint2 *out,
+                            uint export_word)
 {
     uint n = min(ctl[in_word], capacity);
     for (uint g = (uint)get_global_id(0); g < n; g += (uint)get_global_size(0)) {
@@ -405,9 +437,8 @@ __kernel void export_border(__global const uint2 *in, uint in_word, uint capacit
         long4 p = pos[e.x];
         for (uint b = 0; b < n_boxes; b++) {
             long4 lo = boxes[2 * b], hi = boxes[2 * b + 1];
-            if (p.x >= lo.x && p.x <= hi.x && p.y >= lo.y && p.y <= hi.y && p.z >= lo.z &&
-                p.z <= hi.z) {
-                out[atomic_inc(&ctl[CTL_EXPORT])] = e;
+            if (in_box(p, lo, hi)) {
+                out[atomic_inc(&ctl[export_word])] = e;
                 break;
             }
         }

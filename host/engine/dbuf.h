@@ -47,11 +47,11 @@ int kernel_args(device_ctx *dev, cl_kernel k, const char *kernel_name, cn_error 
 /* Values last given to a kernel's arguments: kernel_args_cached skips the clSetKernelArg calls
  * that would not change anything (on some drivers each call costs microseconds, and a window
  * changes only a few arguments). */
-#define KARG_CACHE_MAX 48
+#define KARG_CACHE_MAX 64
 typedef struct karg_cache {
     unsigned char set[KARG_CACHE_MAX];
     size_t size[KARG_CACHE_MAX];
-    unsigned char value[KARG_CACHE_MAX][16];
+    unsigned char value[KARG_CACHE_MAX][32]; /* long4 arguments fit */
 } karg_cache;
 
 int kernel_args_cached(device_ctx *dev, cl_kernel k, karg_cache *cache, const char *kernel_name,

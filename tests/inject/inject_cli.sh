@@ -75,5 +75,17 @@ awk -F, -v tx="$tx" -v pk="$pk" '
         if (part[0] == part[1]) { print "both partitions " part[0]; exit 1 }
     }' "$tmp/m.csv" || bad "mobile: multiplicities"
 
+# Two devices exchange only the relays near the other's tiles (transmit_mobile exports them
+# as it makes them), not whole frontiers: every exchanged relay is 8 bytes to each of the two
+# devices, so sending every relay would be 16 bytes per transmission; the border is about a
+# quarter of them here.
+big=$src/scenarios/mobile_flood.ini
+"$bin" run "$big" --quiet -s inject.policy=static -s partition.count=2 -s traffic.packets=10 \
+    --json "$tmp/b.json" || bad "border: exit $?"
+tx=$(grep -o '"transmissions": [0-9]*' "$tmp/b.json" | awk '{ print $2 }')
+xb=$(grep -o '"exchanged_bytes": [0-9]*' "$tmp/b.json" | awk '{ print $2 }')
+[ "${xb:-0}" -gt 0 ] && [ $((xb * 2)) -lt $((16 * tx)) ] ||
+    bad "border: $xb bytes exchanged for $tx transmissions"
+
 [ "$fail" -eq 0 ] && echo "inject_cli: all checks passed"
 exit "$fail"

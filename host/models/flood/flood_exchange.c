@@ -125,6 +125,8 @@ int flood_queue_readback(struct model *m, int64_t w, cl_uint out_word, int out_b
             uint64_t guess = 2 * (uint64_t)r->last_export + 1024;
             if (guess > r->capacity[out_buffer])
                 guess = r->capacity[out_buffer];
+            if (guess > r->exported.bytes / 8)
+                guess = r->exported.bytes / 8;
             int rc = flood_area_quiet(r, a, err);
             if (!rc)
                 rc = flood_area_reserve(r, a, (uint32_t)guess, 0, err);
@@ -250,10 +252,61 @@ static int reserve_entries(struct model *m, uint64_t entries, cn_error *err)
     return 0;
 }
 
+/* Room for CAP exported relays on replica R. */
+static int ensure_exported(struct model *m, flood_replica *r, uint32_t cap, cn_error *err)
+{
+    if ((size_t)cap * 8 <= r->exported.bytes)
+        return 0;
+    flood_forget_args(r);
+    dbuf_release(&r->exported, &m->acc);
+    return dbuf_alloc(r->dev, &r->exported, (size_t)cap * 8, &m->acc, "exported relays", err);
+}
+
+int flood_export_setup(struct model *m, flood_replica *r, int64_t w, cn_error *err)
+{
+    int d = (int)(r - m->rep);
+    r->x_window = w;
+    r->x_placement = m->placement;
+    r->x_active = m->prep.spread;
+    for (int c = 0; c < 4; c++) /* empty */
+        r->x_lo.s[c] = INT64_MAX, r->x_hi.s[c] = INT64_MIN;
+    int any = 0;
+    for (uint32_t q = 0; q < m->n_parts && r->x_active; q++) {
+        if (m->home[q] == d)
+            continue;
+        /* window W + 1's reach box, one move wider: a relay made at window W's positions
+         * transmits in window W + 1, one move later (as in flood_export_border) */
+        cl_long4 lo, hi;
+        flood_reach_box(m, q, w + 1, 1, &lo, &hi);
+        for (int c = 0; c < 4; c++) {
+            if (!any || lo.s[c] < r->x_lo.s[c])
+                r->x_lo.s[c] = lo.s[c];
+            if (!any || hi.s[c] > r->x_hi.s[c])
+                r->x_hi.s[c] = hi.s[c];
+        }
+        any = 1;
+    }
+    return r->x_active ? ensure_exported(m, r, r->capacity[m->cur ^ 1], err) : 0;
+}
+
 int flood_export_border(struct model *m, int64_t w, cl_uint out_word, int b, cn_error *err)
 {
     static const cl_uint zero = 0;
     int rc = 0;
+    cl_uint export_word = CTL_EXPORT + (cl_uint)(w & 1);
+    if (m->mobile) {
+        /* transmit_mobile exported as it ran: complete only when every replica that ran the
+         * window exported, with the placement the window ended with */
+        int complete = 1;
+        for (int d = 0; d < m->n_rep; d++) {
+            const flood_replica *r = &m->rep[d];
+            if ((m->ran_mask & (1 << d)) &&
+                !(r->x_window == w && r->x_active && r->x_placement == m->placement))
+                complete = 0;
+        }
+        m->export_pending = complete;
+        return 0;
+    }
     for (int d = 0; d < m->n_rep && !rc; d++) {
         if (!(m->ran_mask & (1 << d)))
             continue;
@@ -282,24 +335,20 @@ int flood_export_border(struct model *m, int64_t w, cl_uint out_word, int b, cn_
             dbuf_release(&r->boxes, &m->acc);
             rc = dbuf_alloc(r->dev, &r->boxes, box_bytes, &m->acc, "reach boxes", err);
         }
-        if (!rc && (size_t)r->capacity[b] * 8 > r->exported.bytes) {
-            flood_forget_args(r);
-            dbuf_release(&r->exported, &m->acc);
-            rc = dbuf_alloc(r->dev, &r->exported, (size_t)r->capacity[b] * 8, &m->acc,
-                            "exported relays", err);
-        }
+        if (!rc)
+            rc = ensure_exported(m, r, r->capacity[b], err);
         /* not blocking: the read-back of this window, queued after, completes the writes
          * before the host touches BOX_HOST again */
         if (!rc)
             rc = dbuf_write(r->dev, &r->boxes, 0, box_bytes, r->box_host, 0, err);
         if (!rc)
-            rc = dbuf_write(r->dev, &r->ctl, CTL_EXPORT * 4, 4, &zero, 0, err);
+            rc = dbuf_write(r->dev, &r->ctl, (size_t)export_word * 4, 4, &zero, 0, err);
         cl_uint cap = r->capacity[b];
         if (!rc)
             rc = kernel_args_cached(r->dev, r->k_export, &r->export_args, "export_border", err,
-                                    0, 8, KBUF(r->frontier[b]), KARG(out_word), KARG(cap),
+                                    0, 9, KBUF(r->frontier[b]), KARG(out_word), KARG(cap),
                                     KBUF(r->ctl), KBUF(r->pos), KBUF(r->boxes), KARG(nb),
-                                    KBUF(r->exported));
+                                    KBUF(r->exported), KARG(export_word));
         size_t ls = r->ls_export;
         size_t groups = ((size_t)cap + ls - 1) / ls;
         if (groups > r->max_groups)
@@ -317,7 +366,8 @@ int flood_export_border(struct model *m, int64_t w, cl_uint out_word, int b, cn_
  * start of its frontier RB->out_buffer, and sends SENT[k] of them: with WHOLE, all of them,
  * read from that frontier into m->entries; otherwise the border that export_border copied
  * out, mostly read back already with the counters (RB->spec). Each replica gets what the
- * others sent after its own relays, with their number in the next window's count word. */
+ * others sent after its own relays; their number goes to its next transmit launches as an
+ * argument (n_import), not into its count word: one write less per device and window. */
 static int exchange(struct model *m, const struct flood_readback *rb, const uint32_t *relays,
                     const uint32_t *sent, int whole, cn_error *err)
 {
@@ -367,7 +417,8 @@ static int exchange(struct model *m, const struct flood_readback *rb, const uint
         uint64_t count = relays[k] + (total - sent[k]);
         if (count > 0xffffffffu)
             return cn_fail(err, CN_ERR_RUNTIME, "more than 2^32 transmissions in one window");
-        r->entry_count = (cl_uint)count;
+        r->n_import = (cl_uint)(total - sent[k]);
+        r->import_window = rb->window + 1;
         rc = flood_ensure_frontier(m, r, b, count, err);
         /* the others' relays in replica order after its own; the host copies stay untouched
          * until the writes complete (m->entries_writers, the export areas' write events) */
@@ -386,9 +437,6 @@ static int exchange(struct model *m, const struct flood_readback *rb, const uint
                 a->n_writes++;
             offset += sent[j];
         }
-        if (!rc)
-            rc = dbuf_write(r->dev, &r->ctl, (size_t)rb->out_word * 4, 4, &r->entry_count, 0,
-                            err);
         if (whole)
             m->entries_writers |= 1 << rb->dev[k];
         m->exchanged += (int64_t)total * 8; /* what it sent out, the others' in */
@@ -419,7 +467,7 @@ int flood_process_until(struct model *m, int64_t w, cn_error *err)
             return rc;
         uint32_t relays[FLOOD_MAX_REPLICAS], exports[FLOOD_MAX_REPLICAS];
         uint64_t total = 0;
-        int spilled = 0;
+        int spilled = 0, unsent = 0;
         cl_uint stamp = (cl_uint)(rb->window + 1);
         memset(m->alive, 0, (size_t)m->slots * sizeof *m->alive);
         for (int k = 0; k < rb->n_dev; k++) {
@@ -430,7 +478,10 @@ int flood_process_until(struct model *m, int64_t w, cn_error *err)
                                "frontier than it was given on device '%s'",
                                (long long)rb->window, r->dev->info.name);
             relays[k] = words[rb->out_word];
-            exports[k] = words[CTL_EXPORT];
+            exports[k] = words[CTL_EXPORT + (rb->window & 1)];
+            /* more than the exported buffer holds: the whole frontier goes instead */
+            if ((uint64_t)exports[k] * 8 > r->exported.bytes)
+                unsent = 1;
             if (relays[k] > rb->out_capacity[k]) {
                 spilled = 1;
                 if (rb->window != m->planned)
@@ -449,7 +500,7 @@ int flood_process_until(struct model *m, int64_t w, cn_error *err)
         if (total > 0xffffffffu)
             return cn_fail(err, CN_ERR_RUNTIME, "more than 2^32 transmissions in one window");
         if (rb->n_dev > 1)
-            rc = rb->exported && !spilled ? exchange(m, rb, relays, exports, 0, err)
+            rc = rb->exported && !spilled && !unsent ? exchange(m, rb, relays, exports, 0, err)
                                           : exchange(m, rb, relays, relays, 1, err);
         if (rc)
             return rc;
@@ -651,6 +702,7 @@ static int sync_entries(struct model *m, flood_replica *r, int64_t w, cn_error *
     if (!rc) {
         r->counts_clean = w;
         r->synced = w;
+        r->import_window = -1; /* the count word now counts every entry */
     }
     return rc;
 }
@@ -672,6 +724,11 @@ int flood_replica_ready(struct model *m, flood_replica *r, int64_t w, cn_error *
     if (!rc && r->counts_clean != w) {
         rc = dbuf_zero(r->dev, &r->ctl, CTL_COUNT * 4, (CTL_GATHER - CTL_COUNT) * 4, err);
         r->counts_clean = w;
+    }
+    /* likewise the export words, which transmit_mobile clears one window ahead */
+    if (!rc && m->mobile && r->exports_clean != w) {
+        rc = dbuf_zero(r->dev, &r->ctl, CTL_EXPORT * 4, 2 * 4, err);
+        r->exports_clean = w;
     }
     uint32_t need = m->desc_len;
     if (!rc && need > 16) {

@@ -72,7 +72,10 @@ typedef struct flood_replica {
     dbuf exported, boxes;
     cl_long4 *box_host;
     uint32_t box_cap;       /* boxes BOX_HOST has room for */
-    cl_uint entry_count;    /* the count word written after the exchange */
+    /* the relays of other devices the exchange appended after its own for window
+     * IMPORT_WINDOW (its count word holds only its own: the kernel adds them) */
+    cl_uint n_import;
+    int64_t import_window;
     /* Its exports, read back with the window's counters (flood_queue_readback) into pinned
      * host areas, one per window parity, before the host knows how many there are: the
      * exchange then needs no second round trip. The writes to other devices from an area
@@ -85,6 +88,13 @@ typedef struct flood_replica {
         cl_event writes[FLOOD_MAX_REPLICAS];
     } xarea[2];
     uint32_t last_export;   /* relays it exported in the last exchange */
+    /* mobile: what transmit_mobile exports in window X_WINDOW, decided at the window's first
+     * transmit set here (flood_export_setup): the union [X_LO, X_HI] of the reach boxes of
+     * the partitions held elsewhere under placement X_PLACEMENT (empty: X_ACTIVE is 0) */
+    int64_t x_window, x_placement;
+    int x_active;
+    cl_long4 x_lo, x_hi;
+    int64_t exports_clean;  /* window whose export count word is known to be zero */
     /* Its records of the nodes leaving its partitions at a re-tiling, read back with the
      * window's counters (as many as last time and more), and the writes of them to the
      * devices the nodes join (flood_retile.c); 8-byte entries like the relays. */
@@ -273,6 +283,9 @@ int flood_ensure_frontier(struct model *m, flood_replica *r, int b, uint64_t nee
 /* With several replicas running window W: on each, the relays in frontier B (counted in
  * OUT_WORD) that another device's partitions may hear, ready for the exchange. */
 int flood_export_border(struct model *m, int64_t w, cl_uint out_word, int b, cn_error *err);
+/* Mobile: what replica R's transmit sets of window W export (see flood_replica), and room for
+ * it; once per window, at its first transmit set. */
+int flood_export_setup(struct model *m, flood_replica *r, int64_t w, cn_error *err);
 /* Brings replica R to window W before it runs a transmit set there: positions and cell lists
  * (mobile), the window's entries and count words, the descriptor. */
 int flood_replica_ready(struct model *m, flood_replica *r, int64_t w, cn_error *err);

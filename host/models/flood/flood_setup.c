@@ -350,6 +350,9 @@ static int alloc_replica_packets(struct model *m, flood_replica *r, cn_error *er
     uint32_t cap = env_u32("CLNETSIM_TEST_FRONTIER_CAPACITY", m->n / 8 > 256 ? m->n / 8 : 256);
     r->capacity[0] = r->capacity[1] = cap;
     r->counts_clean = 0; /* all zero at the start */
+    r->exports_clean = 0;
+    r->import_window = -1;
+    r->x_window = -1;
     r->synced = 0;       /* window 0 starts with no relays on every replica */
     r->prepared = -1;
     r->binned = -1;

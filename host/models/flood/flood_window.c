@@ -358,11 +358,14 @@ static int run_transmit(struct model *m, const window_plan *plan, uint32_t part,
     }
     if (!rc)
         rc = flood_replica_ready(m, r, w, err);
+    if (!rc && m->mobile && r->x_window != w)
+        rc = flood_export_setup(m, r, w, err);
     cl_uint n_new = m->n_new, nparts = m->n_parts;
+    cl_uint n_import = r->import_window == w ? r->n_import : 0;
     size_t ls = r->ls_transmit;
     const char *name = m->mobile ? "transmit_mobile" : "transmit";
     if (!rc)
-        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 0, 34,
+        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 0, 35,
                                 KBUF(r->frontier[cur]), KARG(p->in_word), KARG(n_new),
                                 KARG(p->n_clear), KARG(p->inline_desc), KBUF(r->desc),
                                 KBUF(r->frontier[nxt]), KARG(r->capacity[nxt]),
@@ -373,18 +376,24 @@ static int run_transmit(struct model *m, const window_plan *plan, uint32_t part,
                                 KARG(p->a.thr), KARG(p->a.key), KARG(p->a.source),
                                 KARG(p->a.dest), KARG(p->a.ttl), KLOCAL(4),
                                 KLOCAL(2 * 4), KLOCAL(ls * 16), KLOCAL((size_t)r->lcap * 8),
-                                KARG(r->lcap), KBUF(r->part_of), KARG(part), KARG(nparts));
+                                KARG(r->lcap), KBUF(r->part_of), KARG(part), KARG(nparts),
+                                KARG(n_import));
     if (!rc && m->mobile) {
         cl_ulong range2 = (cl_ulong)sc->range_mm * (cl_ulong)sc->range_mm;
         const cell_grid *g = &m->grid;
         cl_long4 lo, hi;
         flood_reach_box(m, part, w, 0, &lo, &hi);
-        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 34, 10,
+        /* a placeholder buffer while nothing is exported: the argument must be valid */
+        cl_mem xbuf = r->exported.mem ? r->exported.mem : r->spill.mem;
+        cl_uint xcap = r->exported.mem ? (cl_uint)(r->exported.bytes / 8) : 0;
+        cl_uint xword = CTL_EXPORT + (cl_uint)(w & 1);
+        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 35, 15,
                                 KBUF(r->pos), KARG(range2), KARG(g->side), KARG(g->nx),
                                 KARG(g->ny), KARG(g->nz), KBUF(r->cells.start),
-                                KBUF(r->cells.nodes), KARG(lo), KARG(hi));
+                                KBUF(r->cells.nodes), KARG(lo), KARG(hi), KARG(r->x_lo),
+                                KARG(r->x_hi), KARG(xbuf), KARG(xcap), KARG(xword));
     } else if (!rc) {
-        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 34, 2,
+        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 35, 2,
                                 KBUF(m->offsets[part]), KBUF(m->neighbours[part]));
     }
     size_t groups = (size_t)((m->entries_bound + ls - 1) / ls);
@@ -398,6 +407,8 @@ static int run_transmit(struct model *m, const window_plan *plan, uint32_t part,
     if (rc)
         return rc;
     m->ran_mask |= 1 << (int)(r - m->rep);
+    if (m->mobile)
+        r->exports_clean = w + 1;
     if (part + 1 < m->n_parts)
         return 0;
     /* several devices ran the window: each exports what the others may need */
