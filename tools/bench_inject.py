@@ -8,7 +8,8 @@ Usage:
         [--extra ARG ...]
 
 For every scenario family and node count it runs these configurations, each once as a discarded
-warm-up (kernel caches, page cache) and then --repeat times:
+warm-up (kernel caches, page cache) and then --repeat times, in rounds (every configuration once
+per round, so that drift during a size weighs on all of them alike):
     cpu          --devices CPU-SPEC, inject.policy=static
     gpu          --devices GPU-SPEC, inject.policy=static
     policy:NAME  --devices ALL-SPEC, inject.policy=NAME   (for every NAME in --policies)
@@ -223,27 +224,49 @@ def new_entry(scenario, nodes, topology, config):
             "skipped": None, "contract_differs_between_runs": False}
 
 
-def measure(a, scenario, nodes, topology, config, tmp):
-    """Warm-up plus --repeat runs of one configuration at one size, as a results entry."""
-    name, devices, overrides = config
-    entry = new_entry(scenario, nodes, topology, config)
-    json_path = os.path.join(tmp, "run.json")
-    cmd = command(a, scenario, topology + overrides, devices, json_path)
-    results = []
+def measure_size(a, scenario, nodes, topology, configs, tmp):
+    """Warm-up plus --repeat runs of each configuration at one size, in rounds (each round runs
+    every configuration once), so that a machine that drifts during the size (clocks, other
+    load) weighs on every configuration alike. Returns (entry, runs) per configuration."""
+    states = []
+    for k, config in enumerate(configs):
+        json_path = os.path.join(tmp, f"run{k}.json")
+        states.append({"config": config, "entry": new_entry(scenario, nodes, topology, config),
+                       "cmd": command(a, scenario, topology + config[2], config[1], json_path),
+                       "json_path": json_path, "results": [], "stopped": False})
     for i in range(a.repeat + 1):
-        r = run_once(cmd, json_path, a.time_limit)
         label = "warm-up" if i == 0 else f"run {i}"
-        if r.get("timed_out"):
-            entry["timed_out"] = True
-            print(f"  {scenario} {nodes} {name}: {label} passed the {a.time_limit:g} s limit; "
-                  "larger sizes of this configuration are skipped", file=sys.stderr)
-            return entry, results
-        if "error" in r:
-            entry["error"] = f"{label}: {r['error']}"
-            print(f"  {scenario} {nodes} {name}: {label} failed: {r['error']}", file=sys.stderr)
-            print(f"    command: {shlex.join(cmd)}", file=sys.stderr)
-            return entry, results
-        results.append(r)  # the warm-up too: its counters must agree like any other run's
+        for st in states:
+            if st["stopped"]:
+                continue
+            name, entry = st["config"][0], st["entry"]
+            r = run_once(st["cmd"], st["json_path"], a.time_limit)
+            if r.get("timed_out"):
+                entry["timed_out"] = True
+                st["stopped"] = True
+                print(f"  {scenario} {nodes} {name}: {label} passed the {a.time_limit:g} s "
+                      "limit; larger sizes of this configuration are skipped", file=sys.stderr)
+            elif "error" in r:
+                entry["error"] = f"{label}: {r['error']}"
+                st["stopped"] = True
+                print(f"  {scenario} {nodes} {name}: {label} failed: {r['error']}",
+                      file=sys.stderr)
+                print(f"    command: {shlex.join(st['cmd'])}", file=sys.stderr)
+            else:
+                st["results"].append(r)  # the warm-up too: its counters must agree
+    out = []
+    for st in states:
+        if st["stopped"]:
+            out.append((st["entry"], st["results"]))
+        else:
+            out.append((finish_entry(st["entry"], st["config"], scenario, nodes,
+                                     st["results"]), st["results"]))
+    return out
+
+
+def finish_entry(entry, config, scenario, nodes, results):
+    """The statistics of a configuration's runs (results[0] is the warm-up)."""
+    name = config[0]
     measured = results[1:]
     walls = [r["json"]["wall_s"] for r in measured]
     procs = [r["process_s"] for r in measured]
@@ -271,7 +294,7 @@ def measure(a, scenario, nodes, topology, config, tmp):
     print(f"  {scenario} {nodes} {name}: {entry['wall_s_median']:.6g} s median "
           f"({entry['wall_s_min']:.6g}-{entry['wall_s_max']:.6g}), "
           f"process {entry['process_s_median']:.3f} s", file=sys.stderr)
-    return entry, results
+    return entry
 
 
 def mismatches(entries):
@@ -401,14 +424,17 @@ def sweep(a):
             for nodes, topology in sizes:
                 print(f"{scenario}, {nodes} nodes", file=sys.stderr)
                 entries = []
+                live = [c for c in configs if c[0] not in timed_out_at]
+                measured = dict(zip([c[0] for c in live],
+                                    measure_size(a, scenario, nodes, topology, live, tmp)))
                 for config in configs:
-                    if config[0] in timed_out_at:
+                    if config[0] in timed_out_at and config[0] not in measured:
                         entry = new_entry(scenario, nodes, topology, config)
                         entry["skipped"] = f"timed out at {timed_out_at[config[0]]} nodes"
                         print(f"  {scenario} {nodes} {config[0]}: skipped ({entry['skipped']})",
                               file=sys.stderr)
                     else:
-                        entry, runs = measure(a, scenario, nodes, topology, config, tmp)
+                        entry, runs = measured[config[0]]
                         if entry["timed_out"]:
                             timed_out_at[config[0]] = nodes
                         failed |= entry["error"] is not None
