@@ -268,9 +268,8 @@ int flood_export_setup(struct model *m, flood_replica *r, int64_t w, cn_error *e
     r->x_window = w;
     r->x_placement = m->placement;
     r->x_active = m->prep.spread;
-    for (int c = 0; c < 4; c++) /* empty */
+    for (int c = 0; c < 4; c++) /* empty until a box widens it */
         r->x_lo.s[c] = INT64_MAX, r->x_hi.s[c] = INT64_MIN;
-    int any = 0;
     for (uint32_t q = 0; q < m->n_parts && r->x_active; q++) {
         if (m->home[q] == d)
             continue;
@@ -279,12 +278,11 @@ int flood_export_setup(struct model *m, flood_replica *r, int64_t w, cn_error *e
         cl_long4 lo, hi;
         flood_reach_box(m, q, w + 1, 1, &lo, &hi);
         for (int c = 0; c < 4; c++) {
-            if (!any || lo.s[c] < r->x_lo.s[c])
+            if (lo.s[c] < r->x_lo.s[c])
                 r->x_lo.s[c] = lo.s[c];
-            if (!any || hi.s[c] > r->x_hi.s[c])
+            if (hi.s[c] > r->x_hi.s[c])
                 r->x_hi.s[c] = hi.s[c];
         }
-        any = 1;
     }
     return r->x_active ? ensure_exported(m, r, r->capacity[m->cur ^ 1], err) : 0;
 }
