@@ -4,6 +4,7 @@
 
 #include "version.h"
 #include "cli/cli.h"
+#include "cli/cli_bench.h"
 #include "cli/cli_run.h"
 #include "common/error.h"
 #include "config/config.h"
@@ -23,6 +24,8 @@ static void print_usage(FILE *out)
             "\n"
             "commands:\n"
             "  run FILE.ini     run a scenario and print its summary\n"
+            "  bench [FILE.ini ...]  time scenarios on each device, check they agree\n"
+            "  selftest         check every device against known answers\n"
             "  devices          list every OpenCL platform and device\n"
             "  keys             print the reference of every scenario key (Markdown)\n"
             "\n"
@@ -95,11 +98,15 @@ int cli_main(int argc, char **argv)
     }
     if (!strcmp(cmd, "run"))
         return cli_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "bench"))
+        return cli_bench(argc - 1, argv + 1);
+    if (!strcmp(cmd, "selftest"))
+        return cli_selftest(argc - 1, argv + 1);
     if (!strcmp(cmd, "devices"))
         return cmd_devices(argc - 1, argv + 1);
     if (!strcmp(cmd, "keys"))
         return cmd_keys(argc - 1, argv + 1);
-    fprintf(stderr, "clnetsim: unknown command '%s' (commands: run, devices, keys; see "
+    fprintf(stderr, "clnetsim: unknown command '%s' (commands: run, bench, selftest, devices, keys; see "
                     "clnetsim --help)\n", cmd);
     return CN_ERR_INPUT;
 }

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli_args.h"
 #include "cli/cli_run.h"
 #include "config/config.h"
 #include "device/device.h"
@@ -56,24 +57,6 @@ static int usage_error(const char *fmt, const char *arg)
     return CN_ERR_INPUT;
 }
 
-/* Option value: "--opt VALUE" or "--opt=VALUE". */
-static const char *option_value(int argc, char **argv, int *i, const char *name)
-{
-    const char *a = argv[*i];
-    size_t len = strlen(name);
-    if (!strncmp(a, name, len) && a[len] == '=')
-        return a + len + 1;
-    if (*i + 1 < argc)
-        return argv[++*i];
-    return NULL;
-}
-
-static int is_opt(const char *a, const char *s, const char *l)
-{
-    size_t n = strlen(l);
-    return (s && !strcmp(a, s)) || !strcmp(a, l) || (!strncmp(a, l, n) && a[n] == '=');
-}
-
 static int parse_run_args(int argc, char **argv, run_args *ra)
 {
     memset(ra, 0, sizeof *ra);
@@ -83,34 +66,34 @@ static int parse_run_args(int argc, char **argv, run_args *ra)
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             print_run_usage(stdout);
             return -1;
-        } else if (is_opt(a, "-s", "--set")) {
-            if (!(v = option_value(argc, argv, &i, "--set")))
+        } else if (cli_is_opt(a, "-s", "--set")) {
+            if (!(v = cli_option_value(argc, argv, &i, "--set")))
                 return usage_error("%s needs SECTION.KEY=VALUE", a);
             if (ra->n_overrides == MAX_OVERRIDES)
                 return usage_error("more than %s overrides", "256");
             ra->overrides[ra->n_overrides++].text = v;
-        } else if (is_opt(a, "-d", "--devices")) {
-            if (!(v = option_value(argc, argv, &i, "--devices")))
+        } else if (cli_is_opt(a, "-d", "--devices")) {
+            if (!(v = cli_option_value(argc, argv, &i, "--devices")))
                 return usage_error("%s needs a device selection", a);
             ra->devices = v;
-        } else if (is_opt(a, "-j", "--json")) {
-            if (!(v = option_value(argc, argv, &i, "--json")))
+        } else if (cli_is_opt(a, "-j", "--json")) {
+            if (!(v = cli_option_value(argc, argv, &i, "--json")))
                 return usage_error("%s needs a file name", a);
             ra->json = v;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             ra->quiet = 1;
         } else if (!strcmp(a, "--dump-config")) {
             ra->dump_config = 1;
-        } else if (is_opt(a, NULL, "--work-group")) {
-            if (!(v = option_value(argc, argv, &i, "--work-group")))
+        } else if (cli_is_opt(a, NULL, "--work-group")) {
+            if (!(v = cli_option_value(argc, argv, &i, "--work-group")))
                 return usage_error("%s needs a size", a);
             char *end;
             unsigned long n = strtoul(v, &end, 10);
             if (*end || n == 0 || n > 4096 || (n & (n - 1)))
                 return usage_error("--work-group '%s' must be a power of two from 1 to 4096", v);
             ra->work_group = n;
-        } else if (is_opt(a, NULL, "--trace-inject")) {
-            if (!(v = option_value(argc, argv, &i, "--trace-inject")))
+        } else if (cli_is_opt(a, NULL, "--trace-inject")) {
+            if (!(v = cli_option_value(argc, argv, &i, "--trace-inject")))
                 return usage_error("%s needs a file name", a);
             ra->trace_inject = v;
         } else if (!strcmp(a, "--show-feedback")) {

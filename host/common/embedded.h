@@ -1,4 +1,5 @@
-/* Files compiled into the binary: OpenCL sources (cl/) and platform profiles (platforms/). */
+/* Files compiled into the binary: OpenCL sources (cl/), platform profiles (platforms/) and the
+ * bench reference scenarios (scenarios/bench/, named "bench/NAME.ini"). */
 #ifndef CLNETSIM_EMBEDDED_H
 #define CLNETSIM_EMBEDDED_H
 #include <stddef.h>

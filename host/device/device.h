@@ -79,6 +79,8 @@ int platform_profile_load(const device_entry *dev, platform_profile *out, cn_err
 /* Work-group size for KERNEL from the profile (never above the device maximum). */
 size_t platform_profile_local_size(const platform_profile *p, const char *kernel);
 
+#define DEVICE_MAX_KERNELS 32
+
 /* One opened device: context, in-order profiling queue, profile. */
 typedef struct device_ctx {
     device_entry info;
@@ -87,14 +89,20 @@ typedef struct device_ctx {
     platform_profile profile;
     size_t local_size_override; /* 0: profile; else --work-group for every kernel */
     int last_build_cached;      /* 1 when the last device_build_program came from the cache */
+    /* The work-group size device_local_size chose for each kernel, for reports (bench). */
+    int n_local_used;
+    struct { char kernel[64]; size_t size; } local_used[DEVICE_MAX_KERNELS];
 } device_ctx;
 
 int device_open(device_ctx *dev, const device_entry *entry, cn_error *err);
 void device_close(device_ctx *dev);
 
 /* Work-group size to use for KERNEL on DEV (override, else profile, clamped to the device and
- * the kernel's own limit when KERNEL_OBJ is given). */
-size_t device_local_size(const device_ctx *dev, const char *kernel, cl_kernel kernel_obj);
+ * the kernel's own limit when KERNEL_OBJ is given); recorded in DEV->local_used. */
+size_t device_local_size(device_ctx *dev, const char *kernel, cl_kernel kernel_obj);
+
+/* "name=size name=size ..." of DEV->local_used in BUF, kernels sorted by name. */
+void device_local_sizes_text(const device_ctx *dev, char *buf, size_t cap);
 
 /* Builds the program made of the embedded files SOURCES (in order; `#include "x.clh"` lines
  * are expanded from the embedded files) with OPTIONS plus the profile's options, using the

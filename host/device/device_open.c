@@ -1,4 +1,6 @@
 /* Opening a device (context, queue, profile), work-group sizes, kernels and event timings. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "device/device_internal.h"
@@ -52,7 +54,59 @@ static size_t round_down_pow2(size_t n)
     return p;
 }
 
-size_t device_local_size(const device_ctx *dev, const char *kernel, cl_kernel kernel_obj)
+static size_t device_local_size_for(const device_ctx *dev, const char *kernel,
+                                    cl_kernel kernel_obj);
+
+static void record_local_size(device_ctx *dev, const char *kernel, size_t size)
+{
+    int i = 0;
+    while (i < dev->n_local_used && strcmp(dev->local_used[i].kernel, kernel))
+        i++;
+    if (i == dev->n_local_used) {
+        if (i == DEVICE_MAX_KERNELS)
+            return; /* a report only: more kernels than it lists are left out */
+        dev->n_local_used++;
+        snprintf(dev->local_used[i].kernel, sizeof dev->local_used[i].kernel, "%s", kernel);
+    }
+    dev->local_used[i].size = size;
+}
+
+static int by_kernel_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+void device_local_sizes_text(const device_ctx *dev, char *buf, size_t cap)
+{
+    const char *names[DEVICE_MAX_KERNELS];
+    for (int i = 0; i < dev->n_local_used; i++)
+        names[i] = dev->local_used[i].kernel;
+    qsort(names, (size_t)dev->n_local_used, sizeof names[0], by_kernel_name);
+    size_t used = 0;
+    if (cap)
+        buf[0] = '\0';
+    for (int i = 0; i < dev->n_local_used; i++) {
+        size_t size = 0;
+        for (int j = 0; j < dev->n_local_used; j++)
+            if (!strcmp(dev->local_used[j].kernel, names[i]))
+                size = dev->local_used[j].size;
+        int w = snprintf(buf + used, cap - used, "%s%s=%zu", i ? " " : "", names[i], size);
+        if (w < 0 || (size_t)w >= cap - used)
+            return; /* truncated at the buffer's end */
+        used += (size_t)w;
+    }
+}
+
+size_t device_local_size(device_ctx *dev, const char *kernel, cl_kernel kernel_obj)
+{
+    size_t chosen = device_local_size_for(dev, kernel, kernel_obj);
+    record_local_size(dev, kernel, chosen);
+    return chosen;
+}
+
+/* The choice itself, without the record. */
+static size_t device_local_size_for(const device_ctx *dev, const char *kernel,
+                                    cl_kernel kernel_obj)
 {
     size_t size = dev->local_size_override ? dev->local_size_override
                                            : platform_profile_local_size(&dev->profile, kernel);

@@ -214,7 +214,9 @@ int platform_profile_load(const device_entry *dev, platform_profile *out, cn_err
     int found = 0;
     for (size_t i = 0; i < embedded_count(); i++) {
         const struct embedded_entry *f = embedded_at(i);
-        if (!has_suffix(f->name, ".ini") || strcmp(f->name, DEFAULT_PROFILE) == 0)
+        /* profiles are the .ini files without a folder (bench/ holds scenarios) */
+        if (!has_suffix(f->name, ".ini") || strchr(f->name, '/') ||
+            strcmp(f->name, DEFAULT_PROFILE) == 0)
             continue;
         platform_profile candidate;
         if (platform_profile_parse(f->name, f->data, &candidate, match, sizeof match, err))

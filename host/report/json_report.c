@@ -17,7 +17,7 @@ uint64_t results_events(const run_results *r)
     return (uint64_t)r->transmissions + (uint64_t)r->receptions;
 }
 
-static void json_string(FILE *out, const char *s)
+void json_print_string(FILE *out, const char *s)
 {
     fputc('"', out);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -35,7 +35,7 @@ void report_print_json(const run_results *r, FILE *out)
 {
     double events_per_s = r->wall_s > 0 ? (double)results_events(r) / r->wall_s : 0.0;
     fprintf(out, "{\n  \"model\": ");
-    json_string(out, r->model);
+    json_print_string(out, r->model);
     fprintf(out, ",\n  \"seed\": %llu,\n", (unsigned long long)r->seed);
     fprintf(out, "  \"nodes\": %lld,\n", (long long)r->nodes);
     fprintf(out, "  \"generated\": %lld,\n", (long long)r->generated);
@@ -57,11 +57,11 @@ void report_print_json(const run_results *r, FILE *out)
     for (int i = 0; i < r->n_devices; i++) {
         const device_report *d = &r->devices[i];
         fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
-        json_string(out, d->name);
+        json_print_string(out, d->name);
         fprintf(out, ", \"platform\": ");
-        json_string(out, d->platform);
+        json_print_string(out, d->platform);
         fprintf(out, ", \"type\": ");
-        json_string(out, d->type);
+        json_print_string(out, d->type);
         fprintf(out, ", \"event_sets\": %llu, \"events\": %llu, \"busy_s\": %.6f, "
                 "\"share\": %.6f, \"bytes_moved\": %llu}",
                 (unsigned long long)d->event_sets, (unsigned long long)d->events, d->busy_s,
@@ -70,7 +70,7 @@ void report_print_json(const run_results *r, FILE *out)
     fprintf(out, "%s],\n", r->n_devices ? "\n  " : "");
     const inject_report *ij = &r->injector;
     fprintf(out, "  \"injector\": {\"policy\": ");
-    json_string(out, ij->policy);
+    json_print_string(out, ij->policy);
     fprintf(out, ", \"decisions\": {\"static\": %llu, \"rapid\": %llu, \"advanced\": %llu}, "
             "\"migrations\": %llu, \"switches\": %llu, \"exchanged_bytes\": %llu},\n",
             (unsigned long long)ij->decisions[0], (unsigned long long)ij->decisions[1],
@@ -80,34 +80,40 @@ void report_print_json(const run_results *r, FILE *out)
             "\"wait_s\": %.6f},\n", r->host.plan_s, r->host.enqueue_s, r->host.end_window_s,
             r->host.wait_s);
     fprintf(out, "  \"scenario\": ");
-    json_string(out, r->scenario_path);
+    json_print_string(out, r->scenario_path);
     fprintf(out, ",\n  \"version\": ");
-    json_string(out, CLNETSIM_VERSION);
+    json_print_string(out, CLNETSIM_VERSION);
     fprintf(out, ",\n  \"commit\": ");
-    json_string(out, CLNETSIM_GIT_COMMIT);
+    json_print_string(out, CLNETSIM_GIT_COMMIT);
     fprintf(out, ",\n  \"complete\": true\n}\n");
 }
 
-int json_output_open(json_output *o, const char *path, cn_error *err)
+int output_file_open(json_output *o, const char *path, const char *what, cn_error *err)
 {
     memset(o, 0, sizeof *o);
+    snprintf(o->what, sizeof o->what, "%s", what);
     if (strlen(path) >= sizeof o->path)
-        return cn_fail(err, CN_ERR_INPUT, "output path '%.64s...' is too long", path);
+        return cn_fail(err, CN_ERR_INPUT, "%s path '%.64s...' is too long", what, path);
     snprintf(o->path, sizeof o->path, "%s", path);
     snprintf(o->tmp_path, sizeof o->tmp_path, "%s.tmp.XXXXXX", path);
     int fd = mkstemp(o->tmp_path);
     if (fd < 0)
-        return cn_fail(err, CN_ERR_INPUT, "cannot write the JSON output '%s': %s", path,
+        return cn_fail(err, CN_ERR_INPUT, "cannot write the %s '%s': %s", what, path,
                        strerror(errno));
     o->file = fdopen(fd, "w");
     if (!o->file) {
         int e = errno;
         close(fd);
         unlink(o->tmp_path);
-        return cn_fail(err, CN_ERR_INPUT, "cannot write the JSON output '%s': %s", path,
+        return cn_fail(err, CN_ERR_INPUT, "cannot write the %s '%s': %s", what, path,
                        strerror(e));
     }
     return 0;
+}
+
+int json_output_open(json_output *o, const char *path, cn_error *err)
+{
+    return output_file_open(o, path, "JSON output", err);
 }
 
 void json_output_abort(json_output *o)
@@ -119,11 +125,10 @@ void json_output_abort(json_output *o)
     }
 }
 
-int json_output_commit(json_output *o, const run_results *r, cn_error *err)
+int output_file_commit(json_output *o, cn_error *err)
 {
     if (!o->file)
         return 0;
-    report_print_json(r, o->file);
     int failed = fflush(o->file) != 0 || ferror(o->file) || fsync(fileno(o->file)) != 0;
     int e = errno;
     if (fclose(o->file) != 0 && !failed) {
@@ -137,8 +142,16 @@ int json_output_commit(json_output *o, const run_results *r, cn_error *err)
     }
     if (failed) {
         unlink(o->tmp_path);
-        return cn_fail(err, CN_ERR_INPUT, "cannot write the JSON output '%s': %s", o->path,
+        return cn_fail(err, CN_ERR_INPUT, "cannot write the %s '%s': %s", o->what, o->path,
                        strerror(e));
     }
     return 0;
+}
+
+int json_output_commit(json_output *o, const run_results *r, cn_error *err)
+{
+    if (!o->file)
+        return 0;
+    report_print_json(r, o->file);
+    return output_file_commit(o, err);
 }

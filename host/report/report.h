@@ -72,12 +72,18 @@ uint64_t results_events(const run_results *r); /* transmissions + receptions */
 typedef struct json_output {
     char path[1024];
     char tmp_path[1100];
+    char what[32];           /* "JSON output", "CSV output": for messages */
     FILE *file;
 } json_output;
 
 int json_output_open(json_output *o, const char *path, cn_error *err);
 int json_output_commit(json_output *o, const run_results *r, cn_error *err);
 void json_output_abort(json_output *o);
+/* The same for any file: open, write to O->file, then commit (flush, sync, rename) or abort. */
+int output_file_open(json_output *o, const char *path, const char *what, cn_error *err);
+int output_file_commit(json_output *o, cn_error *err);
+/* S as a JSON string, quotes included. */
+void json_print_string(FILE *out, const char *s);
 /* Same object, to a stream. */
 void report_print_json(const run_results *r, FILE *out);
 void report_print_summary(const run_results *r, FILE *out);

@@ -10,7 +10,7 @@
 #include "device/device.h"
 #include "engine/engine.h"
 #include "engine/partition.h"
-#include "flood_oracle.h"
+#include "oracle/flood_oracle.h"
 #include "models/flood/flood.h"
 
 static int failures;

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "config/config.h"
-#include "flood_oracle.h"
+#include "oracle/flood_oracle.h"
 
 static void usage(FILE *f)
 {

@@ -17,7 +17,7 @@
 
 #include "common/philox.h"
 #include "config/config.h"
-#include "flood_oracle.h"
+#include "oracle/flood_oracle.h"
 
 #define L1 INT64_C(1000000000) /* one second in ns: the window length of most cases */
 #define M100 INT64_C(100000)   /* 100 m in mm */

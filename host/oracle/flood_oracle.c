@@ -8,7 +8,7 @@
  * its own "seen" set), so the order in which packets are handled inside a window does not
  * matter; only positions (hence neighbour sets) are shared, and those depend on the window
  * alone. */
-#include "flood_oracle.h"
+#include "oracle/flood_oracle.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

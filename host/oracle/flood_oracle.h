@@ -1,9 +1,9 @@
 /* Sequential reference implementation ("oracle") of the flood model of MODEL.md.
  *
  * It is written from MODEL.md and the project's documented choices only, independently of the
- * OpenCL engine, so that the tests can check the engine's counters number for number. It
- * favours obviousness over speed: brute-force neighbour lists, one packet frontier at a time,
- * mobility stepped one window at a time. It carries its own Philox4x32-10 so that a mistake in
+ * OpenCL engine, so that the tests and `clnetsim selftest` can check the engine's counters
+ * number for number. It favours obviousness over speed: brute-force neighbour lists, one packet
+ * frontier at a time, mobility stepped one window at a time. It carries its own Philox4x32-10 so that a mistake in
  * the shared host implementation cannot hide in both sides of a comparison.
  *
  * Only the `scenario` struct of host/config/config.h is used (no function of the core

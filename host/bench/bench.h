@@ -1,0 +1,115 @@
+/* Benchmarks and self-tests: one scenario on each selected device separately, timed after a
+ * warm-up, with the determinism-contract outputs compared across runs and devices; result
+ * tables, JSON and CSV files, comparison with an earlier result file; and the per-device
+ * self-test (Philox known answers, then small scenarios against the sequential reference of
+ * host/oracle). `clnetsim bench` and `clnetsim selftest` (host/cli) are thin layers on this. */
+#ifndef CLNETSIM_BENCH_H
+#define CLNETSIM_BENCH_H
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/error.h"
+#include "config/config.h"
+#include "device/device.h"
+#include "report/report.h"
+
+#define BENCH_MAX_REPEAT 1000
+#define BENCH_MAX_DEVICES 16
+#define BENCH_MAX_OVERRIDES 8
+
+/* One device's runs of one scenario. */
+typedef struct bench_row {
+    int index;                  /* in the listing of `clnetsim devices` */
+    char name[256];
+    char platform[128];
+    char type[16];
+    int failed;                 /* the device could not run the scenario: see error */
+    char error[2048];
+    int n_runs;
+    double runs[BENCH_MAX_REPEAT]; /* simulation wall time of each timed run, s */
+    double median_s, min_s, max_s;
+    double setup_s;             /* of the last run: model allocation, placement */
+    uint64_t events;            /* transmissions + receptions */
+    double events_per_s;        /* events / median */
+    double speedup;             /* slowest device's median / this one's */
+    char work_groups[1024];     /* "kernel=size ..." as chosen for the runs */
+    run_results first;          /* the first timed run's results (its contract members) */
+} bench_row;
+
+/* One scenario (at one size) on every device. */
+typedef struct bench_case {
+    char name[128];             /* the scenario's file name without ".ini" */
+    char path[1024];            /* file, or "(built in) bench/NAME.ini" */
+    int64_t nodes;
+    int n_overrides;            /* the sizing overrides of --sizes, if any */
+    char overrides[BENCH_MAX_OVERRIDES][96];
+    int n_rows;
+    bench_row rows[BENCH_MAX_DEVICES];
+    int agree;                  /* every run of every device gave the same contract members */
+    char mismatch[1024];        /* when not: the first difference, naming both devices */
+} bench_case;
+
+typedef struct bench_options {
+    int warmup;                 /* untimed runs per device first (kernel build, caches) */
+    int repeat;                 /* timed runs per device */
+    FILE *progress;             /* a line per device and scenario, or NULL */
+} bench_options;
+
+/* Runs SC on each of DEVS separately (warm-up, then REPEAT timed runs) and fills C (name,
+ * path, nodes and overrides are the caller's). A device that fails is marked failed with the
+ * message and the others go on; the contract check covers the devices that ran. Returns
+ * CN_ERR_RUNTIME only when no device could run, 0 otherwise (see C->agree and rows' failed). */
+int bench_run_case(bench_case *c, const scenario *sc, device_ctx *devs, int n_devs,
+                   const bench_options *opt, cn_error *err);
+
+/* The first difference between two runs' determinism-contract members, as "receptions:
+ * 123 vs 124" in BUF; returns 0 when they are equal. */
+int bench_contract_diff(const run_results *a, const run_results *b, char *buf, size_t cap);
+
+/* --sizes: the overrides that scale SC to about N nodes at the same density (grid: rows =
+ * cols = round(sqrt(N)); uniform: nodes = N, width and height times sqrt(N / nodes), depth
+ * kept; a destination at the last node stays at the last node). Returns the count written
+ * into OUT, or -1 with ERR set when N is out of range for the scenario. */
+int bench_size_overrides(const scenario *sc, int64_t n, char out[][96], int max,
+                         cn_error *err);
+
+/* "1000,16k,1M" -> node counts; returns how many, or -1 with ERR set. */
+int bench_parse_sizes(const char *text, int64_t *out, int max, cn_error *err);
+
+/* The human table of one case (one row per device). */
+void bench_print_case(const bench_case *c, FILE *out);
+
+/* Result files (the caller writes them atomically, report.h output_file_*): JSON with every
+ * case, the machine, date and commit; CSV with a row per case and device. */
+void bench_print_json(FILE *f, const bench_case *cases, int n_cases, const bench_options *opt);
+void bench_print_csv(FILE *f, const bench_case *cases, int n_cases);
+
+/* --compare: reads OLD (a file of bench_write_json) and prints, per case and device found in
+ * both, the old and new medians and the change. Cases or devices in one only are listed as
+ * such. Returns CN_ERR_INPUT with ERR set when OLD cannot be read or is not a bench file. */
+int bench_compare(const char *old_path, const bench_case *cases, int n_cases, FILE *out,
+                  cn_error *err);
+/* Reads OLD as bench_compare would, and only says whether it can: checked before the runs. */
+int bench_compare_check(const char *old_path, cn_error *err);
+
+/* Test hook: CLNETSIM_TEST_SKEW_DEVICE=K adds one reception to every run on the K-th device of
+ * a bench or selftest selection (0-based), so that tests can see a mismatch reported. */
+void bench_apply_test_skew(int position, run_results *res);
+
+/* ---- selftest ---- */
+
+typedef struct selftest_verdict {
+    int index;
+    char name[256];
+    char platform[128];
+    int passed;
+    int checks;                 /* checks run (known answers, scenarios) */
+    char detail[2048];          /* the first failure, or what passed */
+} selftest_verdict;
+
+/* Runs the self-test on DEV (already opened; POSITION is its place in the selection, for the
+ * test hook); a line per check goes to LOG unless NULL. Never fails itself: the outcome is
+ * in V. */
+void selftest_device(device_ctx *dev, int position, selftest_verdict *v, FILE *log);
+
+#endif

@@ -1,0 +1,195 @@
+/* Bench results for people (a table per case) and for programs (JSON, CSV). */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "version.h"
+#include "bench/bench.h"
+
+void bench_print_case(const bench_case *c, FILE *out)
+{
+    const bench_row *ok = NULL;
+    for (int i = 0; i < c->n_rows && !ok; i++)
+        if (!c->rows[i].failed)
+            ok = &c->rows[i];
+    fprintf(out, "\n%s: %lld nodes", c->name, (long long)c->nodes);
+    if (ok)
+        fprintf(out, ", %llu events, %d timed runs per device", (unsigned long long)ok->events,
+                ok->n_runs);
+    fprintf(out, "\n");
+    for (int i = 0; i < c->n_overrides; i++)
+        fprintf(out, "%s-s %s", i ? " " : "  sized with ", c->overrides[i]);
+    if (c->n_overrides)
+        fprintf(out, "\n");
+    fprintf(out, "  %3s  %-32s %-4s %10s  %-21s %10s %9s  %s\n", "dev", "device", "type",
+            "median s", "min-max s", "events/s", "speed-up", "work-group sizes");
+    for (int i = 0; i < c->n_rows; i++) {
+        const bench_row *r = &c->rows[i];
+        if (r->failed) {
+            fprintf(out, "  %3d  %-32.32s %-4s failed: %s\n", r->index, r->name, r->type,
+                    r->error);
+            continue;
+        }
+        char range[64];
+        snprintf(range, sizeof range, "%.4f-%.4f", r->min_s, r->max_s);
+        fprintf(out, "  %3d  %-32.32s %-4s %10.4f  %-21s %10.3g %8.2fx  %s\n", r->index, r->name,
+                r->type, r->median_s, range, r->events_per_s, r->speedup, r->work_groups);
+    }
+    if (c->agree)
+        fprintf(out, "  determinism contract: identical on every device and run\n");
+    else
+        fprintf(out, "  determinism contract: MISMATCH, %s\n", c->mismatch);
+}
+
+static void cpu_model(char *buf, size_t cap)
+{
+    snprintf(buf, cap, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) || !colon)
+            continue;
+        colon++;
+        while (*colon == ' ' || *colon == '\t')
+            colon++;
+        colon[strcspn(colon, "\n")] = '\0';
+        snprintf(buf, cap, "%s", colon);
+        break;
+    }
+    fclose(f);
+}
+
+static void print_contract(FILE *f, const run_results *r)
+{
+    fprintf(f, "{\"model\": ");
+    json_print_string(f, r->model);
+    fprintf(f, ", \"seed\": %llu, \"nodes\": %lld, \"generated\": %lld, \"delivered\": %lld, "
+            "\"loss\": %.17g, \"transmissions\": %lld, \"receptions\": %lld, "
+            "\"first_receptions\": %lld, \"hops_sum\": %lld, \"latency_sum_ns\": %lld, "
+            "\"end_time_ns\": %lld, \"windows\": %lld}",
+            (unsigned long long)r->seed, (long long)r->nodes, (long long)r->generated,
+            (long long)r->delivered, results_loss(r), (long long)r->transmissions,
+            (long long)r->receptions, (long long)r->first_receptions, (long long)r->hops_sum,
+            (long long)r->latency_sum_ns, (long long)r->end_time_ns, (long long)r->windows);
+}
+
+static void print_row_json(FILE *f, const bench_row *r)
+{
+    fprintf(f, "{\"index\": %d, \"name\": ", r->index);
+    json_print_string(f, r->name);
+    fprintf(f, ", \"platform\": ");
+    json_print_string(f, r->platform);
+    fprintf(f, ", \"type\": ");
+    json_print_string(f, r->type);
+    if (r->failed) {
+        fprintf(f, ", \"failed\": true, \"error\": ");
+        json_print_string(f, r->error);
+        fprintf(f, "}");
+        return;
+    }
+    fprintf(f, ", \"failed\": false, \"median_s\": %.6f, \"min_s\": %.6f, \"max_s\": %.6f, "
+            "\"runs\": [", r->median_s, r->min_s, r->max_s);
+    for (int k = 0; k < r->n_runs; k++)
+        fprintf(f, "%s%.6f", k ? ", " : "", r->runs[k]);
+    fprintf(f, "], \"setup_s\": %.6f, \"events\": %llu, \"events_per_s\": %.1f, "
+            "\"speedup\": %.4f, \"work_groups\": ", r->setup_s, (unsigned long long)r->events,
+            r->events_per_s, r->speedup);
+    json_print_string(f, r->work_groups);
+    fprintf(f, ", \"contract\": ");
+    print_contract(f, &r->first);
+    fprintf(f, "}");
+}
+
+void bench_print_json(FILE *f, const bench_case *cases, int n_cases, const bench_options *opt)
+{
+    char host[256] = "unknown", cpu[256], date[64] = "";
+    if (gethostname(host, sizeof host - 1) != 0)
+        snprintf(host, sizeof host, "unknown");
+    host[sizeof host - 1] = '\0';
+    cpu_model(cpu, sizeof cpu);
+    time_t now = time(NULL);
+    struct tm tm;
+    if (gmtime_r(&now, &tm))
+        strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    fprintf(f, "{\n  \"clnetsim_bench\": 1,\n  \"version\": ");
+    json_print_string(f, CLNETSIM_VERSION);
+    fprintf(f, ",\n  \"commit\": ");
+    json_print_string(f, CLNETSIM_GIT_COMMIT);
+    fprintf(f, ",\n  \"date\": ");
+    json_print_string(f, date);
+    fprintf(f, ",\n  \"host\": ");
+    json_print_string(f, host);
+    fprintf(f, ",\n  \"cpu\": ");
+    json_print_string(f, cpu);
+    fprintf(f, ",\n  \"warmup\": %d,\n  \"repeat\": %d,\n  \"timing\": ", opt->warmup,
+            opt->repeat);
+    json_print_string(f, "simulation wall time of each run (wall_s of `clnetsim run`): windows "
+                         "to final counters, after device set-up");
+    fprintf(f, ",\n  \"cases\": [");
+    for (int i = 0; i < n_cases; i++) {
+        const bench_case *c = &cases[i];
+        fprintf(f, "%s\n    {\"scenario\": ", i ? "," : "");
+        json_print_string(f, c->name);
+        fprintf(f, ", \"path\": ");
+        json_print_string(f, c->path);
+        fprintf(f, ", \"nodes\": %lld, \"overrides\": [", (long long)c->nodes);
+        for (int k = 0; k < c->n_overrides; k++) {
+            fprintf(f, "%s", k ? ", " : "");
+            json_print_string(f, c->overrides[k]);
+        }
+        fprintf(f, "], \"agree\": %s", c->agree ? "true" : "false");
+        if (!c->agree) {
+            fprintf(f, ", \"mismatch\": ");
+            json_print_string(f, c->mismatch);
+        }
+        fprintf(f, ",\n     \"devices\": [");
+        for (int d = 0; d < c->n_rows; d++) {
+            fprintf(f, "%s\n      ", d ? "," : "");
+            print_row_json(f, &c->rows[d]);
+        }
+        fprintf(f, "]}");
+    }
+    fprintf(f, "\n  ]\n}\n");
+}
+
+/* RFC 4180 field: quoted, inner quotes doubled. */
+static void csv_field(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+void bench_print_csv(FILE *f, const bench_case *cases, int n_cases)
+{
+    fprintf(f, "scenario,nodes,device_index,device,platform,type,runs,median_s,min_s,max_s,"
+               "events,events_per_s,speedup,work_groups,agree,error\n");
+    for (int i = 0; i < n_cases; i++) {
+        const bench_case *c = &cases[i];
+        for (int d = 0; d < c->n_rows; d++) {
+            const bench_row *r = &c->rows[d];
+            csv_field(f, c->name);
+            fprintf(f, ",%lld,%d,", (long long)c->nodes, r->index);
+            csv_field(f, r->name);
+            fputc(',', f);
+            csv_field(f, r->platform);
+            fprintf(f, ",%s,", r->type);
+            if (r->failed)
+                fprintf(f, "0,,,,,,,,%d,", c->agree);
+            else
+                fprintf(f, "%d,%.6f,%.6f,%.6f,%llu,%.1f,%.4f,\"%s\",%d,", r->n_runs, r->median_s,
+                        r->min_s, r->max_s, (unsigned long long)r->events, r->events_per_s,
+                        r->speedup, r->work_groups, c->agree);
+            csv_field(f, r->failed ? r->error : "");
+            fputc('\n', f);
+        }
+    }
+}

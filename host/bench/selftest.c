@@ -1,0 +1,130 @@
+/* `clnetsim selftest` on one device: the Philox known answers of MODEL.md, then small
+ * scenarios covering every part of the flood model (grid and uniform placement, 2-D and 3-D,
+ * ranges wider than the spacing, drop, TTL, duration, random waypoint with pauses, odd
+ * work-group sizes) whose counters must equal those of the sequential reference model
+ * (host/oracle), computed here on the host. A broken driver or compiler shows up here as a
+ * failed device, not as wrong science. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/bench.h"
+#include "engine/engine.h"
+#include "oracle/flood_oracle.h"
+
+typedef struct selftest_case {
+    const char *name;
+    size_t work_group;   /* 0: the device's own choice */
+    const char *ini;
+} selftest_case;
+
+static const selftest_case cases[] = {
+    {"grid, drop 0.2", 0,
+     "[simulation]\nseed = 7\n[topology]\nplacement = grid\nrows = 12\ncols = 10\nspacing = 100\n"
+     "[connectivity]\nrange = 100\n[traffic]\npackets = 8\ninterval = 1\n"
+     "[flood]\nrelay_delay = 1\ndrop_probability = 0.2\n"},
+    {"grid, drop 0.2, work-groups of 1", 1,
+     "[simulation]\nseed = 7\n[topology]\nplacement = grid\nrows = 12\ncols = 10\nspacing = 100\n"
+     "[connectivity]\nrange = 100\n[traffic]\npackets = 8\ninterval = 1\n"
+     "[flood]\nrelay_delay = 1\ndrop_probability = 0.2\n"},
+    {"grid, diagonal range, TTL 5", 0,
+     "[simulation]\nseed = 11\n[topology]\nplacement = grid\nrows = 9\ncols = 9\nspacing = 100\n"
+     "[connectivity]\nrange = 150\n[traffic]\npackets = 5\ninterval = 0.5\nsource = 40\n"
+     "[flood]\nrelay_delay = 0.25\ndrop_probability = 0\nttl = 5\n"},
+    {"grid, duration cut", 0,
+     "[simulation]\nseed = 2\nduration = 10\n[topology]\nplacement = grid\nrows = 15\ncols = 15\n"
+     "spacing = 50\n[connectivity]\nrange = 50\n[traffic]\npackets = 20\ninterval = 1\n"
+     "[flood]\nrelay_delay = 1\ndrop_probability = 0.05\n"},
+    {"uniform 3-D, random waypoint with pauses", 0,
+     "[simulation]\nseed = 3\n[topology]\nplacement = uniform\nnodes = 300\nwidth = 800\n"
+     "height = 800\ndepth = 100\n[connectivity]\nrange = 120\n[mobility]\nmodel = rwp\n"
+     "speed_min = 1\nspeed_max = 20\npause_min = 0\npause_max = 2\n"
+     "[traffic]\npackets = 6\ninterval = 2\n[flood]\nrelay_delay = 1\ndrop_probability = 0.1\n"},
+};
+
+/* The first difference between the device's counters and the reference's, in BUF. */
+static int differs(const run_results *r, const flood_oracle_result *o, char *buf, size_t cap)
+{
+    const struct { const char *name; int64_t got, want; } m[] = {
+        {"nodes", r->nodes, o->nodes},
+        {"generated", r->generated, o->generated},
+        {"delivered", r->delivered, o->delivered},
+        {"transmissions", r->transmissions, o->transmissions},
+        {"receptions", r->receptions, o->receptions},
+        {"first_receptions", r->first_receptions, o->first_receptions},
+        {"hops_sum", r->hops_sum, o->hops_sum},
+        {"latency_sum_ns", r->latency_sum_ns, o->latency_sum_ns},
+        {"end_time_ns", r->end_time_ns, o->end_time_ns},
+        {"windows", r->windows, o->windows},
+    };
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
+        if (m[i].got != m[i].want) {
+            snprintf(buf, cap, "%s %lld, reference %lld", m[i].name, (long long)m[i].got,
+                     (long long)m[i].want);
+            return 1;
+        }
+    return 0;
+}
+
+/* One scenario on DEV against the reference; 0 when equal, else the reason in DETAIL. */
+static int check_case(device_ctx *dev, int position, const selftest_case *c, char *detail,
+                      size_t cap)
+{
+    cn_error err = {0};
+    scenario *sc = calloc(1, sizeof *sc);
+    run_results *res = calloc(1, sizeof *res);
+    flood_oracle_result want;
+    int bad = 1;
+    if (!sc || !res) {
+        snprintf(detail, cap, "out of memory");
+    } else if (config_load_string("selftest.ini", c->ini, NULL, 0, sc, &err) != 0) {
+        snprintf(detail, cap, "internal error in scenario '%s': %.1800s", c->name, err.msg);
+    } else if (flood_oracle_run(sc, &want) != ORACLE_OK) {
+        snprintf(detail, cap, "internal error: the reference model refused scenario '%s'",
+                 c->name);
+    } else {
+        size_t saved = dev->local_size_override;
+        dev->local_size_override = c->work_group ? c->work_group : saved;
+        engine_options eo = {0};
+        device_ctx *ptr = dev;
+        int rc = engine_run(sc, &ptr, 1, &eo, res, &err);
+        dev->local_size_override = saved;
+        char diff[256];
+        if (rc) {
+            snprintf(detail, cap, "scenario '%s' failed to run: %.1800s", c->name, err.msg);
+        } else {
+            bench_apply_test_skew(position, res);
+            if (differs(res, &want, diff, sizeof diff))
+                snprintf(detail, cap, "scenario '%s' gave wrong results: %s", c->name, diff);
+            else
+                bad = 0;
+        }
+    }
+    free(sc);
+    free(res);
+    return bad;
+}
+
+void selftest_device(device_ctx *dev, int position, selftest_verdict *v, FILE *log)
+{
+    memset(v, 0, sizeof *v);
+    v->index = dev->info.index;
+    snprintf(v->name, sizeof v->name, "%s", dev->info.name);
+    snprintf(v->platform, sizeof v->platform, "%s", dev->info.platform_name);
+    cn_error err = {0};
+    v->checks = 1;
+    if (device_selftest(dev, &err) != 0) {
+        snprintf(v->detail, sizeof v->detail, "%s", err.msg);
+        return;
+    }
+    int n = (int)(sizeof cases / sizeof cases[0]);
+    for (int i = 0; i < n; i++) {
+        v->checks++;
+        if (log)
+            fprintf(log, "device %d: %s...\n", v->index, cases[i].name);
+        if (check_case(dev, position, &cases[i], v->detail, sizeof v->detail))
+            return;
+    }
+    v->passed = 1;
+    snprintf(v->detail, sizeof v->detail, "Philox known answers and %d scenarios equal to the "
+             "sequential reference", n);
+}

@@ -1,0 +1,8 @@
+/* `clnetsim bench` and `clnetsim selftest`. */
+#ifndef CLNETSIM_CLI_BENCH_H
+#define CLNETSIM_CLI_BENCH_H
+
+int cli_bench(int argc, char **argv);
+int cli_selftest(int argc, char **argv);
+
+#endif

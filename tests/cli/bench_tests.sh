@@ -1,0 +1,128 @@
+#!/bin/sh
+# `clnetsim bench` and `clnetsim selftest` on two PoCL devices: tables, result files whose
+# counters equal those of `clnetsim run`, --sizes, --compare, the built-in reference set, the
+# determinism check (a skewed device must be reported), self-test verdicts, bad input.
+# Usage: bench_tests.sh CLNETSIM SOURCE_DIR
+bin=$1 src=$2
+scn=$src/scenarios
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+export POCL_DEVICES="pthread basic"
+unset CLNETSIM_TEST_SKEW_DEVICE
+
+check() { # NAME EXPECTED_STATUS PATTERN(stdout+stderr, grep -E) COMMAND...
+    name=$1 want=$2 pattern=$3
+    shift 3
+    "$@" > "$tmp/out" 2>&1
+    got=$?
+    if [ "$got" -ne "$want" ]; then
+        echo "FAIL $name: exit $got, expected $want"; sed 's/^/    /' "$tmp/out"; fail=$((fail + 1)); return
+    fi
+    if [ -n "$pattern" ] && ! grep -Eq -- "$pattern" "$tmp/out"; then
+        echo "FAIL $name: output does not match /$pattern/"; sed 's/^/    /' "$tmp/out"; fail=$((fail + 1)); return
+    fi
+    pass=$((pass + 1))
+}
+
+expect() { # NAME CONDITION-TEXT: counts a shell test given as the remaining words
+    name=$1
+    shift
+    if "$@"; then pass=$((pass + 1)); else echo "FAIL $name"; fail=$((fail + 1)); fi
+}
+
+# member VALUE of the first "NAME": VALUE in FILE (the bench JSON puts a device per line)
+member() { grep -o "\"$2\": [0-9.]*" "$1" | head -n "${3:-1}" | tail -n 1 | sed 's/.*: //'; }
+
+check bench_help 0 'usage: clnetsim bench' "$bin" bench --help
+check selftest_help 0 'usage: clnetsim selftest' "$bin" selftest --help
+
+# Two devices, two timed runs each: a table, files, counters equal to a plain run's.
+check bench_two_devices 0 'identical on every device and run' \
+    "$bin" bench "$scn/small_grid.ini" --devices 0,1 -r 2 -q --json "$tmp/b1.json" --csv "$tmp/b1.csv"
+expect bench_table_rows [ "$(grep -Ec '^ +[01] +.*cpu +[0-9.]+ +[0-9.]+-[0-9.]+ ' "$tmp/out")" -eq 2 ]
+"$bin" run "$scn/small_grid.ini" --devices 0 -q --json "$tmp/run.json"
+for m in transmissions receptions first_receptions hops_sum latency_sum_ns end_time_ns windows; do
+    want=$(member "$tmp/run.json" $m)
+    expect "bench_contract_$m" [ -n "$want" -a "$(member "$tmp/b1.json" $m 1)" = "$want" \
+        -a "$(member "$tmp/b1.json" $m 2)" = "$want" ]
+done
+expect bench_json_devices [ "$(grep -c '"failed": false' "$tmp/b1.json")" -eq 2 ]
+expect bench_json_runs [ "$(grep -Ec '"runs": \[[0-9.]+, [0-9.]+\]' "$tmp/b1.json")" -eq 2 ]
+expect bench_json_speedup [ "$(grep -c '"speedup": 1.0000' "$tmp/b1.json")" -ge 1 ]
+expect bench_json_work_groups [ "$(grep -c '"work_groups": "[a-z_]*=[0-9]' "$tmp/b1.json")" -eq 2 ]
+expect bench_csv_rows [ "$(wc -l < "$tmp/b1.csv")" -eq 3 ]
+expect bench_csv_header grep -q '^scenario,nodes,device_index,device,platform,type,runs,median_s' "$tmp/b1.csv"
+expect bench_no_temporary [ -z "$(ls "$tmp" | grep '\.tmp\.')" ]
+
+# A device that disagrees is named, the run fails, and the file records it.
+check bench_mismatch 1 'MISMATCH, devices 0 \(.*\) and 1 \(.*\) disagree: receptions: [0-9]+ vs [0-9]+' \
+    env CLNETSIM_TEST_SKEW_DEVICE=1 "$bin" bench "$scn/small_grid.ini" -r 1 -q --json "$tmp/skew.json"
+expect bench_mismatch_json grep -q '"agree": false, "mismatch": "devices 0' "$tmp/skew.json"
+
+# --compare: every device of every case gets its old and new median and the change.
+check bench_compare 0 'against .*b1\.json' \
+    "$bin" bench "$scn/small_grid.ini" -r 1 -q --compare "$tmp/b1.json"
+expect bench_compare_rows [ "$(grep -Ec '^ +small_grid +400 +[01] .* [0-9.]+ +[0-9.]+ +[+-][0-9.]+%$' "$tmp/out")" -eq 2 ]
+check bench_compare_new_case 0 'small_grid +100 +0 .* new case' \
+    "$bin" bench "$scn/small_grid.ini" --devices 0 -r 1 -q --sizes 100 --compare "$tmp/b1.json"
+check bench_compare_only_old 0 'small_grid +400 +only in' \
+    "$bin" bench "$scn/small_grid.ini" --devices 0 -r 1 -q --sizes 100 --compare "$tmp/b1.json"
+check bench_compare_not_bench 2 'run\.json. is not a bench result file' \
+    "$bin" bench "$scn/small_grid.ini" -r 1 -q --compare "$tmp/run.json" --json "$tmp/never.json"
+check bench_compare_missing 2 "cannot read the bench result file" \
+    "$bin" bench "$scn/small_grid.ini" -r 1 -q --compare "$tmp/none.json" --json "$tmp/never.json"
+printf '{"clnetsim_bench": 1, "cases": [' > "$tmp/cut.json"
+check bench_compare_truncated 2 'cut\.json. is not a bench result file: unexpected end at byte 32' \
+    "$bin" bench "$scn/small_grid.ini" -r 1 -q --compare "$tmp/cut.json"
+expect bench_bad_compare_no_output [ ! -e "$tmp/never.json" ]
+
+# --sizes: the node count of each case, at the scenario's density.
+check bench_sizes_grid 0 'small_grid: 1024 nodes' \
+    "$bin" bench "$scn/small_grid.ini" --devices 0 -r 1 -q --sizes 100,1k --json "$tmp/sizes.json"
+expect bench_sizes_nodes [ "$(grep -o '"nodes": [0-9]*, "overrides"' "$tmp/sizes.json" | tr -d '\n')" = \
+    '"nodes": 100, "overrides""nodes": 1024, "overrides"' ]
+check bench_sizes_uniform 0 'topology\.nodes=600 -s topology\.width=565\.685 -s topology\.height=565\.685' \
+    "$bin" bench "$scn/small_mobile.ini" --devices 0 -r 1 -q --sizes 600 --json "$tmp/sizes_u.json"
+"$bin" run "$scn/small_mobile.ini" --devices 0 -q -s topology.nodes=600 -s topology.width=565.685 \
+    -s topology.height=565.685 --json "$tmp/run_u.json"
+want=$(member "$tmp/run_u.json" receptions)
+expect bench_sizes_uniform_counters [ -n "$want" -a "$(member "$tmp/sizes_u.json" receptions)" = "$want" ]
+
+# The built-in reference set: the files of scenarios/bench/, which are the reference scenarios.
+check bench_builtin 0 'mobile_flood: 100 nodes' \
+    "$bin" bench --devices 0 -r 1 --warmup 0 -q --sizes 100 --json "$tmp/builtin.json"
+expect bench_builtin_paths [ "$(grep -c '"path": "(built in) bench/' "$tmp/builtin.json")" -eq 2 ]
+"$bin" run "$scn/grid_flood.ini" --devices 0 -q -s topology.rows=10 -s topology.cols=10 --json "$tmp/run_g.json"
+want=$(member "$tmp/run_g.json" receptions)
+expect bench_builtin_counters [ -n "$want" -a "$(member "$tmp/builtin.json" receptions)" = "$want" ]
+for s in grid_flood mobile_flood; do
+    "$bin" run "$scn/$s.ini" --dump-config | grep -v '^;' > "$tmp/ref.ini"
+    "$bin" run "$scn/bench/$s.ini" --dump-config | grep -v '^;' > "$tmp/bench.ini"
+    expect "bench_set_equals_reference_$s" cmp -s "$tmp/ref.ini" "$tmp/bench.ini"
+done
+
+# Bad input: exit 2, one sentence, nothing written.
+check bench_bad_repeat 2 "--repeat '0' must be a whole number" "$bin" bench "$scn/small_grid.ini" -r 0
+check bench_bad_warmup 2 "--warmup '101'" "$bin" bench "$scn/small_grid.ini" --warmup 101
+check bench_bad_sizes 2 "--sizes '1x': unexpected 'x'" "$bin" bench "$scn/small_grid.ini" --sizes 1x
+check bench_fraction_size 2 "1\.5 is not a whole node count" "$bin" bench "$scn/small_grid.ini" --sizes 1.5
+check bench_unknown_option 2 "unknown option '--bogus'" "$bin" bench --bogus
+check bench_missing_scenario 2 'missing\.ini' "$bin" bench "$tmp/missing.ini" --json "$tmp/never.json"
+check bench_json_missing_dir 2 'cannot write the JSON output' \
+    "$bin" bench "$scn/small_grid.ini" --json "$tmp/no/dir/b.json"
+check bench_csv_missing_dir 2 'cannot write the CSV output' \
+    "$bin" bench "$scn/small_grid.ini" --csv "$tmp/no/dir/b.csv"
+expect bench_bad_input_no_output [ ! -e "$tmp/never.json" ]
+
+# selftest: a verdict per device; a device giving one reception too many fails, named.
+check selftest_pass 0 '^PASS +1 .* 6 checks: Philox known answers and 5 scenarios' "$bin" selftest -q
+expect selftest_two_verdicts [ "$(grep -c '^PASS' "$tmp/out")" -eq 2 ]
+check selftest_skewed 1 "^FAIL +1 .*check 2: scenario 'grid, drop 0.2' gave wrong results: receptions [0-9]+, reference [0-9]+" \
+    env CLNETSIM_TEST_SKEW_DEVICE=1 "$bin" selftest -q
+expect selftest_other_passes grep -Eq '^PASS +0 ' "$tmp/out"
+check selftest_bad_argument 2 "unexpected argument 'x'" "$bin" selftest x
+check selftest_bad_devices 2 "nvidia-none" "$bin" selftest --devices nvidia-none:
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
