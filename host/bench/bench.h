@@ -112,4 +112,48 @@ typedef struct selftest_verdict {
  * in V. */
 void selftest_device(device_ctx *dev, int position, selftest_verdict *v, FILE *log);
 
+/* ---- tune: work-group sizes measured on the device ----
+ * Every candidate size (powers of two from 8 to 1024, within the device's limit) is given to
+ * every kernel at once, and two short tuning scenarios (a static grid and a mobile flood) run
+ * with every launch profiled; each kernel keeps the size at which its own device time was
+ * least (minimum over the repeats), unless that is within TUNE_MARGIN of its time at the
+ * profile's size. Sizes never change results, so kernels can be measured
+ * together. A kernel with an entry in the platform profile keeps it (the static table); the
+ * others get the measured size (the dynamic update), cached next to the kernel binaries. */
+
+#define TUNE_MAX_SIZES 8
+#define TUNE_MARGIN 0.05        /* another size must be 5% faster than the profile's to win */
+
+typedef struct tune_row {
+    char kernel[64];
+    size_t profile_size;        /* what the profile gives it (its entry, else its default) */
+    int has_entry;              /* the profile has an entry for it: the tuned size is not used */
+    size_t best;                /* the size of least time (the profile's within TUNE_MARGIN) */
+    int measured;               /* the tuning scenarios launched it */
+    double seconds[TUNE_MAX_SIZES]; /* per candidate; < 0 when the size was not reachable */
+} tune_row;
+
+typedef struct tune_report {
+    int n_sizes;
+    size_t sizes[TUNE_MAX_SIZES];
+    int n_rows;
+    tune_row rows[DEVICE_MAX_KERNELS];
+    double wall_s;              /* the search's own time */
+} tune_report;
+
+/* Measures DEV (REPEAT runs per scenario and size), fills REP and DEV->tuned (kernels without
+ * a profile entry), and stores the tuning cache. With ONLY_MISSING, the search runs only when
+ * a kernel the scenarios launch has no profile entry (REP->n_sizes is 0 otherwise). */
+int tune_measure(device_ctx *dev, int repeat, int only_missing, tune_report *rep, FILE *log,
+                 cn_error *err);
+
+/* The table of `clnetsim tune` for DEV. */
+void tune_print(const device_ctx *dev, const tune_report *rep, FILE *out);
+
+/* First use: loads DEV's tuning cache, or measures (two runs per size, and only when the
+ * profile lacks a kernel) and caches it. Nothing when --work-group is in force, when there is
+ * no cache directory, or with CLNETSIM_NO_TUNE=1. LOG (or NULL) gets one line when a search
+ * runs. */
+int tune_ensure(device_ctx *dev, FILE *log, cn_error *err);
+
 #endif

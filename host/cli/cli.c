@@ -26,6 +26,7 @@ static void print_usage(FILE *out)
             "  run FILE.ini     run a scenario and print its summary\n"
             "  bench [FILE.ini ...]  time scenarios on each device, check they agree\n"
             "  selftest         check every device against known answers\n"
+            "  tune             measure the work-group sizes of every kernel on each device\n"
             "  devices          list every OpenCL platform and device\n"
             "  keys             print the reference of every scenario key (Markdown)\n"
             "\n"
@@ -102,11 +103,13 @@ int cli_main(int argc, char **argv)
         return cli_bench(argc - 1, argv + 1);
     if (!strcmp(cmd, "selftest"))
         return cli_selftest(argc - 1, argv + 1);
+    if (!strcmp(cmd, "tune"))
+        return cli_tune(argc - 1, argv + 1);
     if (!strcmp(cmd, "devices"))
         return cmd_devices(argc - 1, argv + 1);
     if (!strcmp(cmd, "keys"))
         return cmd_keys(argc - 1, argv + 1);
-    fprintf(stderr, "clnetsim: unknown command '%s' (commands: run, bench, selftest, devices, keys; see "
+    fprintf(stderr, "clnetsim: unknown command '%s' (commands: run, bench, selftest, tune, devices, keys; see "
                     "clnetsim --help)\n", cmd);
     return CN_ERR_INPUT;
 }

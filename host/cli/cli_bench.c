@@ -152,9 +152,9 @@ static int fail(const cn_error *err)
 }
 
 /* Opens the devices of SPEC (default: all) one by one, each with its known-answer test when
- * KNOWN_ANSWERS. */
+ * KNOWN_ANSWERS, and with its tuned work-group sizes (measured on first use) when TUNE. */
 static int open_devices(const char *spec, size_t work_group, device_list *list, device_ctx *devs,
-                        int *n_open, int known_answers, cn_error *err)
+                        int *n_open, int known_answers, int tune, FILE *log, cn_error *err)
 {
     *n_open = 0;
     int rc = device_enumerate(list, err);
@@ -171,6 +171,8 @@ static int open_devices(const char *spec, size_t work_group, device_list *list, 
         ++*n_open;
         devs[d].local_size_override = work_group;
         if (known_answers && (rc = device_selftest(&devs[d], err)) != 0)
+            return rc;
+        if (tune && (rc = tune_ensure(&devs[d], log, err)) != 0)
             return rc;
     }
     return 0;
@@ -278,7 +280,8 @@ int cli_bench(int argc, char **argv)
     device_list list = {0};
     int n_open = 0;
     if (rc == 0)
-        rc = open_devices(ba.devices, ba.work_group, &list, devs, &n_open, 1, &err);
+        rc = open_devices(ba.devices, ba.work_group, &list, devs, &n_open, 1, 1,
+                          ba.quiet ? NULL : stderr, &err);
     bench_options opt = {.warmup = (int)ba.warmup, .repeat = (int)ba.repeat,
                          .progress = ba.quiet ? NULL : stderr};
     int trouble = 0;
@@ -318,6 +321,75 @@ int cli_bench(int argc, char **argv)
         return CN_ERR_RUNTIME;
     }
     return CN_OK;
+}
+
+static void print_tune_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: clnetsim tune [--devices SPEC] [--repeat N] [-q]\n"
+            "\n"
+            "Measures the work-group size of every kernel on each selected device (default:\n"
+            "all): two short scenarios run at every size from 8 to 1024 with each launch\n"
+            "timed, and each kernel takes the size of least time. Prints the times and the\n"
+            "choice, and caches it next to the kernel binaries; kernels with an entry in the\n"
+            "device's platform profile keep that entry. Runs also do this on a device's first\n"
+            "use; this command measures again.\n"
+            "\n"
+            "options:\n"
+            "  -d, --devices SPEC   devices, as for run (default: all)\n"
+            "  -r, --repeat N       runs per scenario and size, the least time counts (default 3)\n"
+            "  -q, --quiet          no progress lines\n"
+            "\n"
+            "Exit status: 0 success, 1 a device failed, 2 bad input.\n");
+}
+
+int cli_tune(int argc, char **argv)
+{
+    const char *spec = NULL;
+    long repeat = 3;
+    int quiet = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            print_tune_usage(stdout);
+            return CN_OK;
+        } else if (cli_is_opt(a, "-d", "--devices")) {
+            if (!(spec = cli_option_value(argc, argv, &i, "--devices")))
+                return usage_error("tune", "%s needs a device selection", a);
+        } else if (cli_is_opt(a, "-r", "--repeat")) {
+            if (!(v = cli_option_value(argc, argv, &i, "--repeat")) ||
+                cli_parse_int(v, 1, 100, &repeat))
+                return usage_error("tune", "--repeat '%s' must be a whole number from 1 to 100",
+                                   v ? v : "");
+        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+            quiet = 1;
+        } else {
+            return usage_error("tune", "unexpected argument '%s'", a);
+        }
+    }
+    cn_error err = {0};
+    device_list list = {0};
+    device_ctx *devs = calloc(BENCH_MAX_DEVICES, sizeof *devs);
+    tune_report *rep = malloc(sizeof *rep);
+    int n_open = 0;
+    int rc = devs && rep ? open_devices(spec, 0, &list, devs, &n_open, 1, 0, NULL, &err)
+                         : cn_fail(&err, CN_ERR_RUNTIME, "out of memory");
+    for (int d = 0; rc == 0 && d < n_open; d++) {
+        if (!quiet)
+            fprintf(stderr, "device %d (%s):\n", devs[d].info.index, devs[d].info.name);
+        rc = tune_measure(&devs[d], (int)repeat, 0, rep, quiet ? NULL : stderr, &err);
+        if (rc == 0) {
+            tune_print(&devs[d], rep, stdout);
+            fflush(stdout);
+        }
+    }
+    for (int d = 0; d < n_open; d++)
+        device_close(&devs[d]);
+    device_list_free(&list);
+    free(devs);
+    free(rep);
+    return rc ? fail(&err) : CN_OK;
 }
 
 int cli_selftest(int argc, char **argv)

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/bench.h"
 #include "cli/cli_args.h"
 #include "cli/cli_run.h"
 #include "config/config.h"
@@ -111,7 +112,8 @@ static int parse_run_args(int argc, char **argv, run_args *ra)
     return 0;
 }
 
-/* Opens every selected device and refuses any that fails its self-test. DEVS holds
+/* Opens every selected device, refuses any that fails its self-test, and loads (or, on first
+ * use, measures) its work-group sizes. DEVS holds
  * ENGINE_MAX_DEVICES contexts; *N_OPEN says how many were opened (to close on any outcome). */
 static int open_devices(const run_args *ra, device_list *list, device_ctx *devs, int *n_open,
                         cn_error *err)
@@ -131,6 +133,8 @@ static int open_devices(const run_args *ra, device_list *list, device_ctx *devs,
         ++*n_open;
         devs[d].local_size_override = ra->work_group;
         rc = device_selftest(&devs[d], err);
+        if (!rc)
+            rc = tune_ensure(&devs[d], ra->quiet ? NULL : stderr, err);
         if (rc)
             return rc;
     }

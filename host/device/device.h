@@ -78,6 +78,9 @@ int platform_profile_load(const device_entry *dev, platform_profile *out, cn_err
 
 /* Work-group size for KERNEL from the profile (never above the device maximum). */
 size_t platform_profile_local_size(const platform_profile *p, const char *kernel);
+/* The profile's own entry for KERNEL, or 0 when it only has its default for it. */
+size_t platform_profile_entry(const platform_profile *p, const char *kernel);
+
 
 #define DEVICE_MAX_KERNELS 32
 
@@ -92,13 +95,44 @@ typedef struct device_ctx {
     /* The work-group size device_local_size chose for each kernel, for reports (bench). */
     int n_local_used;
     struct { char kernel[64]; size_t size; } local_used[DEVICE_MAX_KERNELS];
+    /* Sizes measured by the tuner (host/bench/tune.c) for kernels the profile has no entry
+     * for; loaded from the tuning cache. */
+    int n_tuned;
+    struct { char kernel[64]; size_t size; } tuned[DEVICE_MAX_KERNELS];
+    /* Kernel timing for the tuner: when on, every launch is profiled per kernel name. */
+    struct device_kernel_timer *timer;
 } device_ctx;
 
 int device_open(device_ctx *dev, const device_entry *entry, cn_error *err);
 void device_close(device_ctx *dev);
 
-/* Work-group size to use for KERNEL on DEV (override, else profile, clamped to the device and
- * the kernel's own limit when KERNEL_OBJ is given); recorded in DEV->local_used. */
+/* ---- tuning: the measured work-group sizes of kernels the profile has no entry for ----
+ * Cached next to the kernel binaries, one file per device, driver, clnetsim version and kernel
+ * source ("tune-HASH.ini", an INI [work_group] section). */
+
+/* Path of DEV's tuning cache in BUF; 0 when there is no cache directory. */
+int device_tune_path(const device_ctx *dev, char *buf, size_t cap);
+/* Loads DEV's tuning cache into DEV->tuned: 0 when loaded, -1 when there is none or it cannot
+ * be used (a damaged cache is ignored: it is measured again). */
+int device_tune_load(device_ctx *dev);
+/* Writes DEV->tuned atomically (nothing when there is no cache directory); NOTE is written as
+ * a comment. Returns 0, or -1 when the file could not be written. */
+int device_tune_store(const device_ctx *dev, const char *note);
+
+/* Per-kernel device time of every launch while on (the tuner's measurement). */
+int device_kernel_timer_start(device_ctx *dev, cn_error *err);
+/* Called by the launch helper for each enqueued kernel: takes a reference on EV. */
+void device_kernel_timer_add(device_ctx *dev, const char *kernel, cl_event ev);
+/* Waits for the launches so far and gives the seconds of KERNEL since the last reset, or -1
+ * when it was not launched. */
+double device_kernel_timer_seconds(device_ctx *dev, const char *kernel);
+/* Clears the sums (the timer stays on). */
+void device_kernel_timer_reset(device_ctx *dev);
+void device_kernel_timer_stop(device_ctx *dev);
+
+/* Work-group size to use for KERNEL on DEV: --work-group, else the profile's entry for the
+ * kernel, else the tuned size, else the profile's default; clamped to the device and the
+ * kernel's own limit when KERNEL_OBJ is given; recorded in DEV->local_used. */
 size_t device_local_size(device_ctx *dev, const char *kernel, cl_kernel kernel_obj);
 
 /* "name=size name=size ..." of DEV->local_used in BUF, kernels sorted by name. */

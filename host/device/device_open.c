@@ -34,6 +34,7 @@ fail:
 
 void device_close(device_ctx *dev)
 {
+    device_kernel_timer_stop(dev);
     /* Finish first, so that buffers released by the caller afterwards are not in use; errors
      * are ignored because closing happens on error paths too. */
     if (dev->queue) {
@@ -108,8 +109,14 @@ size_t device_local_size(device_ctx *dev, const char *kernel, cl_kernel kernel_o
 static size_t device_local_size_for(const device_ctx *dev, const char *kernel,
                                     cl_kernel kernel_obj)
 {
-    size_t size = dev->local_size_override ? dev->local_size_override
-                                           : platform_profile_local_size(&dev->profile, kernel);
+    size_t size = dev->local_size_override;
+    if (!size)
+        size = platform_profile_entry(&dev->profile, kernel);
+    for (int i = 0; !size && kernel && i < dev->n_tuned; i++)
+        if (!strcmp(dev->tuned[i].kernel, kernel))
+            size = dev->tuned[i].size;
+    if (!size)
+        size = platform_profile_local_size(&dev->profile, kernel);
     if (dev->info.max_work_group > 0 && size > dev->info.max_work_group)
         size = dev->info.max_work_group;
     /* The first dimension may have a lower limit than the whole group (CPUs report e.g. 8192

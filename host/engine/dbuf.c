@@ -171,13 +171,20 @@ int enqueue_1d(device_ctx *dev, cl_kernel k, const char *kernel_name, size_t n, 
     if (local == 0)
         local = 1;
     size_t global = (n + local - 1) / local * local;
-    cl_int st = clEnqueueNDRangeKernel(dev->queue, k, 1, NULL, &global, &local, 0, NULL, ev);
+    /* The tuner times every launch: an event of its own where the caller wants none. */
+    cl_event own = NULL;
+    cl_event *use = ev ? ev : dev->timer ? &own : NULL;
+    cl_int st = clEnqueueNDRangeKernel(dev->queue, k, 1, NULL, &global, &local, 0, NULL, use);
     if (st != CL_SUCCESS) {
         char what[128];
         snprintf(what, sizeof what, "clEnqueueNDRangeKernel(%s, %zu work-items)", kernel_name,
                  global);
         return cl_check(st, what, dev->info.name, err);
     }
+    if (dev->timer && use)
+        device_kernel_timer_add(dev, kernel_name, *use);
+    if (own)
+        clReleaseEvent(own);
     return 0;
 }
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # `clnetsim bench` and `clnetsim selftest` on two PoCL devices: tables, result files whose
 # counters equal those of `clnetsim run`, --sizes, --compare, the built-in reference set, the
-# determinism check (a skewed device must be reported), self-test verdicts, bad input.
+# determinism check (a skewed device must be reported), self-test verdicts, tune and its
+# cache, bad input.
 # Usage: bench_tests.sh CLNETSIM SOURCE_DIR
 bin=$1 src=$2
 scn=$src/scenarios
@@ -9,7 +10,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
 export POCL_DEVICES="pthread basic"
-unset CLNETSIM_TEST_SKEW_DEVICE
+unset CLNETSIM_TEST_SKEW_DEVICE CLNETSIM_TEST_PROFILE_ENTRIES CLNETSIM_NO_TUNE
 
 check() { # NAME EXPECTED_STATUS PATTERN(stdout+stderr, grep -E) COMMAND...
     name=$1 want=$2 pattern=$3
@@ -124,5 +125,39 @@ expect selftest_other_passes grep -Eq '^PASS +0 ' "$tmp/out"
 check selftest_bad_argument 2 "unexpected argument 'x'" "$bin" selftest x
 check selftest_bad_devices 2 "nvidia-none" "$bin" selftest --devices nvidia-none:
 
+# tune: the measured search, its cache, first use when the profile lacks kernels (the hook
+# CLNETSIM_TEST_PROFILE_ENTRIES=0 hides the profile's entries, as for a vendor without a
+# table), the cache in use, and results that do not change.
+check tune_help 0 'usage: clnetsim tune' "$bin" tune --help
+check tune_bad_repeat 2 "--repeat '0' must be a whole number" "$bin" tune --repeat 0
+check tune_first_use 0 'measuring work-group sizes on device 0 .*platform profile .pocl\.ini' \
+    env XDG_CACHE_HOME="$tmp/fu" CLNETSIM_TEST_PROFILE_ENTRIES=0 "$bin" run "$scn/small_grid.ini" --devices 0 --json "$tmp/tuned.json"
+cache=$(ls "$tmp/fu/clnetsim/"tune-*.ini 2>/dev/null)
+expect tune_first_use_cache grep -Eq '^transmit_by_packet = [0-9]+$' "$cache"
+check tune_second_use 0 '' \
+    env XDG_CACHE_HOME="$tmp/fu" CLNETSIM_TEST_PROFILE_ENTRIES=0 "$bin" run "$scn/small_grid.ini" --devices 0
+expect tune_second_use_silent [ "$(grep -c measuring "$tmp/out")" -eq 0 ]
+CLNETSIM_NO_TUNE=1 "$bin" run "$scn/small_grid.ini" --devices 0 -q --work-group 64 --json "$tmp/untuned.json"
+for m in transmissions receptions first_receptions hops_sum latency_sum_ns windows; do
+    want=$(member "$tmp/untuned.json" $m)
+    expect "tune_results_unchanged_$m" [ -n "$want" -a "$(member "$tmp/tuned.json" $m)" = "$want" ]
+done
+# the cache decides kernels without a profile entry; an entry of the profile wins
+sed -i 's/^transmit_by_packet = .*/transmit_by_packet = 8/' "$cache"
+check tune_cache_used 0 ' transmit_by_packet=8( |$)' \
+    env XDG_CACHE_HOME="$tmp/fu" CLNETSIM_TEST_PROFILE_ENTRIES=0 "$bin" bench "$scn/small_grid.ini" --devices 0 -r 1 -q
+check tune_profile_wins 0 ' transmit_by_packet=16( |$)' \
+    env XDG_CACHE_HOME="$tmp/fu" "$bin" bench "$scn/small_grid.ini" --devices 0 -r 1 -q
+# a damaged cache is measured again and rewritten
+printf '[work_group\ntransmit_by_packet = 3\n' > "$cache"
+check tune_damaged_cache 0 'measuring work-group sizes on device 0' \
+    env XDG_CACHE_HOME="$tmp/fu" CLNETSIM_TEST_PROFILE_ENTRIES=0 "$bin" run "$scn/small_grid.ini" --devices 0
+expect tune_damaged_rewritten grep -q '^\[work_group\]$' "$cache"
+
+# the explicit search (same cache folder: it measures again and replaces the file)
+check tune_runs 0 'transmit_by_packet +([0-9.]+ +){8}16\* ' \
+    env XDG_CACHE_HOME="$tmp/fu" "$bin" tune --devices 0 -r 1 -q
+expect tune_cached_in grep -Eq "cached in $tmp/fu/clnetsim/tune-[0-9a-f]{32}\.ini" "$tmp/out"
+expect tune_cache_file [ "$(ls "$tmp/fu/clnetsim" | grep -c '^tune-.*\.ini$')" -eq 1 ]
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,0 +1,233 @@
+/* The work-group search of `clnetsim tune` and of a device's first use (bench.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/bench.h"
+#include "engine/engine.h"
+
+/* Short, and covering every kernel of the flood model: static grids use the CSR and by-packet
+ * paths, mobile scenarios the cell lists, mobility and re-tiling. */
+static const char *const tune_scenarios[] = {
+    "[topology]\nplacement = grid\nrows = 64\ncols = 64\nspacing = 100\n[connectivity]\n"
+    "range = 100\n[traffic]\npackets = 10\ninterval = 1\n[flood]\nrelay_delay = 1\n"
+    "drop_probability = 0.1\n",
+    "[topology]\nplacement = uniform\nnodes = 1500\nwidth = 885\nheight = 885\ndepth = 0\n"
+    "[connectivity]\nrange = 100\n[mobility]\nmodel = rwp\nspeed_min = 1\nspeed_max = 5\n"
+    "[traffic]\npackets = 4\ninterval = 1\n[flood]\nrelay_delay = 1\ndrop_probability = 0.1\n",
+};
+#define N_TUNE_SCENARIOS ((int)(sizeof tune_scenarios / sizeof tune_scenarios[0]))
+
+/* scan_add runs with scan_blocks' size (one size serves both): its time counts there. */
+static double kernel_seconds(device_ctx *dev, const char *kernel)
+{
+    double s = device_kernel_timer_seconds(dev, kernel);
+    double add = strcmp(kernel, "scan_blocks") ? -1 : device_kernel_timer_seconds(dev, "scan_add");
+    return s >= 0 && add > 0 ? s + add : s;
+}
+
+static tune_row *row_of(tune_report *rep, const char *kernel)
+{
+    for (int i = 0; i < rep->n_rows; i++)
+        if (!strcmp(rep->rows[i].kernel, kernel))
+            return &rep->rows[i];
+    if (rep->n_rows == DEVICE_MAX_KERNELS)
+        return NULL;
+    tune_row *r = &rep->rows[rep->n_rows++];
+    memset(r, 0, sizeof *r);
+    snprintf(r->kernel, sizeof r->kernel, "%s", kernel);
+    for (int k = 0; k < TUNE_MAX_SIZES; k++)
+        r->seconds[k] = -1;
+    return r;
+}
+
+static int run_scenarios(device_ctx *dev, scenario *scs, cn_error *err)
+{
+    run_results *res = calloc(1, sizeof *res);
+    if (!res)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of memory");
+    engine_options eo = {0};
+    device_ctx *ptr = dev;
+    int rc = 0;
+    for (int s = 0; rc == 0 && s < N_TUNE_SCENARIOS; s++)
+        rc = engine_run(&scs[s], &ptr, 1, &eo, res, err);
+    free(res);
+    return rc;
+}
+
+/* Whether a kernel launched by the warm-up lacks a profile entry: only then does a first use
+ * need the search. */
+static int profile_incomplete(device_ctx *dev)
+{
+    for (int i = 0; i < dev->n_local_used; i++)
+        if (!platform_profile_entry(&dev->profile, dev->local_used[i].kernel) &&
+            kernel_seconds(dev, dev->local_used[i].kernel) >= 0)
+            return 1;
+    return 0;
+}
+
+static int measure(device_ctx *dev, int repeat, int only_missing, scenario *scs,
+                   tune_report *rep, FILE *log, cn_error *err)
+{
+    size_t limit = dev->info.max_work_group ? dev->info.max_work_group : 1024;
+    rep->n_sizes = 0;
+    for (size_t s = 8; s <= 1024 && s <= limit && rep->n_sizes < TUNE_MAX_SIZES; s *= 2)
+        rep->sizes[rep->n_sizes++] = s;
+    if (rep->n_sizes == 0)
+        rep->sizes[rep->n_sizes++] = 1;
+    dev->n_local_used = 0;
+    int rc = run_scenarios(dev, scs, err); /* warm-up: kernel builds, first-touch memory */
+    if (rc == 0 && only_missing) {
+        if (!profile_incomplete(dev)) {
+            rep->n_sizes = 0; /* the profile has a size for every kernel: nothing to measure */
+            return 0;
+        }
+        if (log)
+            fprintf(log, "clnetsim: measuring work-group sizes on device %d (%s), once: kernels "
+                    "without an entry in platform profile '%s'\n", dev->info.index,
+                    dev->info.name, dev->profile.name);
+    }
+    for (int z = 0; rc == 0 && z < rep->n_sizes; z++) {
+        dev->local_size_override = rep->sizes[z];
+        if (log && !only_missing)
+            fprintf(log, "  work-groups of %zu...\n", rep->sizes[z]);
+        for (int r = 0; rc == 0 && r < repeat; r++) {
+            dev->n_local_used = 0;
+            device_kernel_timer_reset(dev);
+            rc = run_scenarios(dev, scs, err);
+            for (int i = 0; rc == 0 && i < dev->n_local_used; i++) {
+                /* a size above the kernel's limit ran at a smaller one: measured there */
+                if (dev->local_used[i].size != rep->sizes[z])
+                    continue;
+                tune_row *row = row_of(rep, dev->local_used[i].kernel);
+                if (!row)
+                    continue;
+                double t = kernel_seconds(dev, row->kernel);
+                if (t < 0)
+                    continue; /* not launched by these scenarios: not measured */
+                if (row->seconds[z] < 0 || t < row->seconds[z])
+                    row->seconds[z] = t;
+            }
+        }
+    }
+    dev->local_size_override = 0;
+    return rc;
+}
+
+int tune_measure(device_ctx *dev, int repeat, int only_missing, tune_report *rep, FILE *log,
+                 cn_error *err)
+{
+    memset(rep, 0, sizeof *rep);
+    double t0 = wall_seconds();
+    scenario *scs = calloc(N_TUNE_SCENARIOS, sizeof *scs);
+    if (!scs)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of memory");
+    int rc = 0;
+    for (int s = 0; rc == 0 && s < N_TUNE_SCENARIOS; s++)
+        rc = config_load_string("tune.ini", tune_scenarios[s], NULL, 0, &scs[s], err);
+    size_t saved_override = dev->local_size_override;
+    dev->n_tuned = 0;
+    if (rc == 0)
+        rc = device_kernel_timer_start(dev, err);
+    if (rc == 0)
+        rc = measure(dev, repeat < 1 ? 1 : repeat, only_missing, scs, rep, log, err);
+    device_kernel_timer_stop(dev);
+    dev->local_size_override = saved_override;
+    free(scs);
+    if (rc)
+        return rc;
+    for (int i = 0; i < rep->n_rows; i++) {
+        tune_row *r = &rep->rows[i];
+        size_t entry = platform_profile_entry(&dev->profile, r->kernel);
+        r->has_entry = entry != 0;
+        r->profile_size = entry ? entry : platform_profile_local_size(&dev->profile, r->kernel);
+        int best = -1;
+        for (int z = 0; z < rep->n_sizes; z++)
+            if (r->seconds[z] >= 0 && (best < 0 || r->seconds[z] < r->seconds[best]))
+                best = z;
+        /* The profile's size stays unless another is more than TUNE_MARGIN faster: differences
+         * below that are run-to-run noise, not a property of the size. */
+        double at_profile = -1;
+        for (int z = 0; z < rep->n_sizes; z++)
+            if (rep->sizes[z] == r->profile_size)
+                at_profile = r->seconds[z];
+        if (best >= 0 && at_profile >= 0 && r->seconds[best] >= (1 - TUNE_MARGIN) * at_profile)
+            best = -1;
+        r->best = best >= 0 ? rep->sizes[best] : r->profile_size;
+        r->measured = at_profile >= 0 || best >= 0;
+        if (!r->has_entry && r->measured && dev->n_tuned < DEVICE_MAX_KERNELS) {
+            snprintf(dev->tuned[dev->n_tuned].kernel, sizeof dev->tuned[0].kernel, "%s",
+                     r->kernel);
+            dev->tuned[dev->n_tuned++].size = r->best;
+        }
+    }
+    rep->wall_s = wall_seconds() - t0;
+    char note[160];
+    if (rep->n_sizes == 0)
+        snprintf(note, sizeof note, "nothing measured: platform profile '%s' has a size for every "
+                 "kernel", dev->profile.name);
+    else
+        snprintf(note, sizeof note, "%d runs per size; kernels with a platform-profile entry keep "
+                 "it", repeat < 1 ? 1 : repeat);
+    device_tune_store(dev, note);
+    return 0;
+}
+
+/* Seconds at the size the profile gives a kernel, or -1 when not among the candidates. */
+static double at_size(const tune_report *rep, const tune_row *r, size_t size)
+{
+    for (int z = 0; z < rep->n_sizes; z++)
+        if (rep->sizes[z] == size)
+            return r->seconds[z];
+    return -1;
+}
+
+void tune_print(const device_ctx *dev, const tune_report *rep, FILE *out)
+{
+    fprintf(out, "\ndevice %d: %s (%s)\n", dev->info.index, dev->info.name,
+            dev->info.platform_name);
+    fprintf(out, "  %-20s", "kernel, ms at size");
+    for (int z = 0; z < rep->n_sizes; z++)
+        fprintf(out, " %8zu", rep->sizes[z]);
+    fprintf(out, "   profile   best  uses  gain\n");
+    for (int i = 0; i < rep->n_rows; i++) {
+        const tune_row *r = &rep->rows[i];
+        fprintf(out, "  %-20.20s", r->kernel);
+        for (int z = 0; z < rep->n_sizes; z++) {
+            if (r->seconds[z] < 0)
+                fprintf(out, " %8s", "-");
+            else
+                fprintf(out, " %8.3f", r->seconds[z] * 1e3);
+        }
+        size_t uses = r->has_entry || !r->measured ? r->profile_size : r->best;
+        double tp = at_size(rep, r, r->profile_size), tu = at_size(rep, r, uses);
+        fprintf(out, "   %5zu%s %6zu %5zu", r->profile_size, r->has_entry ? "*" : " ", r->best,
+                uses);
+        if (tp > 0 && tu >= 0)
+            fprintf(out, " %+5.0f%%", 100.0 * (tp - tu) / tp);
+        fprintf(out, "\n");
+    }
+    fprintf(out, "  (* an entry of the platform profile '%s', which the run keeps; the others use "
+            "the best size; gain: time saved against the profile's size)\n", dev->profile.name);
+    char path[4300];
+    if (device_tune_path(dev, path, sizeof path))
+        fprintf(out, "  measured in %.1f s, cached in %s\n", rep->wall_s, path);
+    else
+        fprintf(out, "  measured in %.1f s, not cached (no cache directory)\n", rep->wall_s);
+}
+
+int tune_ensure(device_ctx *dev, FILE *log, cn_error *err)
+{
+    const char *off = getenv("CLNETSIM_NO_TUNE");
+    char path[4300];
+    if ((off && *off && strcmp(off, "0")) || dev->local_size_override ||
+        !device_tune_path(dev, path, sizeof path))
+        return 0;
+    if (device_tune_load(dev) == 0)
+        return 0;
+    tune_report *rep = malloc(sizeof *rep);
+    if (!rep)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of memory");
+    int rc = tune_measure(dev, 2, 1, rep, log, err);
+    free(rep);
+    return rc;
+}

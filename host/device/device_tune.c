@@ -1,0 +1,200 @@
+/* The tuning cache (work-group sizes measured on this device) and the per-kernel launch timer
+ * the tuner measures with. */
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "version.h"
+#include "common/embedded.h"
+#include "device/device_internal.h"
+
+/* ---- the cache file ---- */
+
+int device_tune_path(const device_ctx *dev, char *buf, size_t cap)
+{
+    char dir[4096];
+    if (!device_cache_dir(dir, sizeof dir))
+        return 0;
+    /* What the best sizes depend on: the device and its driver, and the kernels' source (any
+     * change of a kernel measures again). */
+    cache_key k;
+    cache_key_init(&k);
+    cache_key_add_str(&k, "clnetsim work-group tuning");
+    cache_key_add_str(&k, dev->info.platform_name);
+    cache_key_add_str(&k, dev->info.name);
+    cache_key_add_str(&k, dev->info.version);
+    cache_key_add_str(&k, dev->info.driver);
+    cache_key_add_str(&k, CLNETSIM_VERSION);
+    for (size_t i = 0; i < embedded_count(); i++) {
+        const struct embedded_entry *e = embedded_at(i);
+        size_t n = strlen(e->name);
+        if ((n > 3 && !strcmp(e->name + n - 3, ".cl")) || (n > 4 && !strcmp(e->name + n - 4, ".clh"))) {
+            cache_key_add_str(&k, e->name);
+            cache_key_add(&k, e->data, e->len);
+        }
+    }
+    int w = snprintf(buf, cap, "%s/tune-%016llx%016llx.ini", dir, (unsigned long long)k.h1,
+                     (unsigned long long)k.h2);
+    return w > 0 && (size_t)w < cap;
+}
+
+static int on_tune_entry(void *user, const char *section, const char *name, const char *value)
+{
+    device_ctx *dev = user;
+    if (strcmp(section, "work_group"))
+        return 0;
+    char *end;
+    unsigned long v = strtoul(value, &end, 10);
+    if (*end || v == 0 || v > 4096 || (v & (v - 1)) || strlen(name) >= sizeof dev->tuned[0].kernel ||
+        dev->n_tuned == DEVICE_MAX_KERNELS)
+        return 0;
+    snprintf(dev->tuned[dev->n_tuned].kernel, sizeof dev->tuned[0].kernel, "%s", name);
+    dev->tuned[dev->n_tuned++].size = v;
+    return 1;
+}
+
+int device_tune_load(device_ctx *dev)
+{
+    char path[4300];
+    dev->n_tuned = 0;
+    if (!device_tune_path(dev, path, sizeof path))
+        return -1;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    int rc = ini_parse_file(f, on_tune_entry, dev);
+    fclose(f);
+    if (rc != 0) {
+        dev->n_tuned = 0; /* damaged: measured again, and rewritten */
+        return -1;
+    }
+    return 0;
+}
+
+int device_tune_store(const device_ctx *dev, const char *note)
+{
+    char path[4300], tmp[4400];
+    if (!device_tune_path(dev, path, sizeof path))
+        return 0;
+    char *slash = strrchr(path, '/');
+    *slash = '\0';
+    int made = snprintf(tmp, sizeof tmp, "%s/.tmp-tune-XXXXXX", path);
+    *slash = '/';
+    if (made <= 0 || (size_t)made >= sizeof tmp)
+        return -1;
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return -1;
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        close(fd);
+        unlink(tmp);
+        return -1;
+    }
+    fprintf(f, "; work-group sizes measured by clnetsim %s on %s (%s, driver %s)\n",
+            CLNETSIM_VERSION, dev->info.name, dev->info.platform_name, dev->info.driver);
+    if (note && *note)
+        fprintf(f, "; %s\n", note);
+    fprintf(f, "[work_group]\n");
+    for (int i = 0; i < dev->n_tuned; i++)
+        fprintf(f, "%s = %zu\n", dev->tuned[i].kernel, dev->tuned[i].size);
+    int ok = !ferror(f);
+    ok = fclose(f) == 0 && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- the launch timer ---- */
+
+#define TIMER_PENDING 1024
+
+struct device_kernel_timer {
+    int n_kernels;
+    struct { char name[64]; double seconds; long launches; } kernels[DEVICE_MAX_KERNELS];
+    int n_pending;
+    struct { int kernel; cl_event ev; } pending[TIMER_PENDING];
+};
+
+int device_kernel_timer_start(device_ctx *dev, cn_error *err)
+{
+    if (dev->timer)
+        return 0;
+    dev->timer = calloc(1, sizeof *dev->timer);
+    return dev->timer ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of memory");
+}
+
+/* Waits for every pending launch and adds its time to its kernel. */
+static void timer_drain(struct device_kernel_timer *t)
+{
+    for (int i = 0; i < t->n_pending; i++) {
+        cl_event ev = t->pending[i].ev;
+        if (clWaitForEvents(1, &ev) == CL_SUCCESS) {
+            t->kernels[t->pending[i].kernel].seconds += device_event_seconds(ev);
+            t->kernels[t->pending[i].kernel].launches++;
+        }
+        clReleaseEvent(ev);
+    }
+    t->n_pending = 0;
+}
+
+void device_kernel_timer_add(device_ctx *dev, const char *kernel, cl_event ev)
+{
+    struct device_kernel_timer *t = dev->timer;
+    if (!t || !ev)
+        return;
+    int k = 0;
+    while (k < t->n_kernels && strcmp(t->kernels[k].name, kernel))
+        k++;
+    if (k == t->n_kernels) {
+        if (k == DEVICE_MAX_KERNELS)
+            return;
+        t->n_kernels++;
+        snprintf(t->kernels[k].name, sizeof t->kernels[k].name, "%s", kernel);
+        t->kernels[k].seconds = 0;
+        t->kernels[k].launches = 0;
+    }
+    if (t->n_pending == TIMER_PENDING)
+        timer_drain(t);
+    if (clRetainEvent(ev) != CL_SUCCESS)
+        return;
+    t->pending[t->n_pending].kernel = k;
+    t->pending[t->n_pending++].ev = ev;
+}
+
+double device_kernel_timer_seconds(device_ctx *dev, const char *kernel)
+{
+    struct device_kernel_timer *t = dev->timer;
+    if (!t)
+        return 0;
+    timer_drain(t);
+    for (int k = 0; k < t->n_kernels; k++)
+        if (!strcmp(t->kernels[k].name, kernel))
+            return t->kernels[k].launches ? t->kernels[k].seconds : -1;
+    return -1;
+}
+
+void device_kernel_timer_reset(device_ctx *dev)
+{
+    struct device_kernel_timer *t = dev->timer;
+    if (!t)
+        return;
+    timer_drain(t);
+    for (int k = 0; k < t->n_kernels; k++) {
+        t->kernels[k].seconds = 0;
+        t->kernels[k].launches = 0;
+    }
+}
+
+void device_kernel_timer_stop(device_ctx *dev)
+{
+    if (!dev->timer)
+        return;
+    timer_drain(dev->timer);
+    free(dev->timer);
+    dev->timer = NULL;
+}
