@@ -3,7 +3,7 @@
 # Run as root (or through sudo); safe to run again.
 set -eu
 packages="build-essential cmake pkg-config git ocl-icd-opencl-dev opencl-headers pocl-opencl-icd \
-clinfo libinih-dev libclblast-dev"
+clinfo libinih-dev libclblast-dev python3-matplotlib"
 if [ "$(id -u)" -ne 0 ]; then
     SUDO=sudo
 else

@@ -90,6 +90,11 @@ check bench_sizes_uniform 0 'topology\.nodes=600 -s topology\.width=565\.685 -s 
 want=$(member "$tmp/run_u.json" receptions)
 expect bench_sizes_uniform_counters [ -n "$want" -a "$(member "$tmp/sizes_u.json" receptions)" = "$want" ]
 
+# tools/plot_bench.py draws the sizes file; a file that is not a bench result is refused.
+check plot_bench 0 'sizes-small_grid\.png' /usr/bin/python3 "$src/tools/plot_bench.py" "$tmp/sizes.json" --out "$tmp/sizes"
+expect plot_bench_png [ "$(head -c 4 "$tmp/sizes-small_grid.png" | od -An -c | tr -d ' ')" = '211PNG' ]
+check plot_bench_not_bench 1 'is not a clnetsim bench result file' /usr/bin/python3 "$src/tools/plot_bench.py" "$tmp/run.json" --out "$tmp/x"
+
 # The built-in reference set: the files of scenarios/bench/, which are the reference scenarios.
 check bench_builtin 0 'mobile_flood: 100 nodes' \
     "$bin" bench --devices 0 -r 1 --warmup 0 -q --sizes 100 --json "$tmp/builtin.json"
