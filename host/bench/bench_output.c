@@ -156,18 +156,6 @@ void bench_print_json(FILE *f, const bench_case *cases, int n_cases, const bench
     fprintf(f, "\n  ]\n}\n");
 }
 
-/* RFC 4180 field: quoted, inner quotes doubled. */
-static void csv_field(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 void bench_print_csv(FILE *f, const bench_case *cases, int n_cases)
 {
     fprintf(f, "scenario,nodes,device_index,device,platform,type,runs,median_s,min_s,max_s,"
@@ -176,19 +164,22 @@ void bench_print_csv(FILE *f, const bench_case *cases, int n_cases)
         const bench_case *c = &cases[i];
         for (int d = 0; d < c->n_rows; d++) {
             const bench_row *r = &c->rows[d];
-            csv_field(f, c->name);
+            csv_print_field(f, c->name);
             fprintf(f, ",%lld,%d,", (long long)c->nodes, r->index);
-            csv_field(f, r->name);
+            csv_print_field(f, r->name);
             fputc(',', f);
-            csv_field(f, r->platform);
+            csv_print_field(f, r->platform);
             fprintf(f, ",%s,", r->type);
-            if (r->failed)
+            if (r->failed) {
                 fprintf(f, "0,,,,,,,,%d,", c->agree);
-            else
-                fprintf(f, "%d,%.6f,%.6f,%.6f,%llu,%.1f,%.4f,\"%s\",%d,", r->n_runs, r->median_s,
+            } else {
+                fprintf(f, "%d,%.6f,%.6f,%.6f,%llu,%.1f,%.4f,", r->n_runs, r->median_s,
                         r->min_s, r->max_s, (unsigned long long)r->events, r->events_per_s,
-                        r->speedup, r->work_groups, c->agree);
-            csv_field(f, r->failed ? r->error : "");
+                        r->speedup);
+                csv_print_field(f, r->work_groups);
+                fprintf(f, ",%d,", c->agree);
+            }
+            csv_print_field(f, r->failed ? r->error : "");
             fputc('\n', f);
         }
     }

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/bench.h"
 #include "cli/cli_args.h"
 
 const char *cli_option_value(int argc, char **argv, int *i, const char *name)
@@ -29,5 +30,31 @@ int cli_parse_int(const char *text, long lo, long hi, long *out)
     if (!*text || *end || errno || v < lo || v > hi)
         return -1;
     *out = v;
+    return 0;
+}
+
+int cli_open_devices(const char *spec, size_t work_group, int max, device_list *list,
+                     device_ctx *devs, int *n_open, int known_answers, int tune, FILE *log,
+                     cn_error *err)
+{
+    *n_open = 0;
+    int rc = device_enumerate(list, err);
+    if (rc)
+        return rc;
+    int idx[64];
+    int n = device_select(list, spec, idx, max < 64 ? max : 64, err);
+    if (n <= 0)
+        return err->code ? err->code : cn_fail(err, CN_ERR_INPUT, "no device selected");
+    for (int d = 0; d < n; d++) {
+        rc = device_open(&devs[d], &list->items[idx[d]], err);
+        if (rc)
+            return rc;
+        ++*n_open;
+        devs[d].local_size_override = work_group;
+        if (known_answers && (rc = device_selftest(&devs[d], err)) != 0)
+            return rc;
+        if (tune && (rc = tune_ensure(&devs[d], log, err)) != 0)
+            return rc;
+    }
     return 0;
 }

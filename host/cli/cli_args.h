@@ -1,6 +1,10 @@
 /* Command-line helpers shared by the subcommands. */
 #ifndef CLNETSIM_CLI_ARGS_H
 #define CLNETSIM_CLI_ARGS_H
+#include <stdio.h>
+
+#include "common/error.h"
+#include "device/device.h"
 
 /* Option value: "--opt VALUE" or "--opt=VALUE" (NAME is the long form); NULL when missing. */
 const char *cli_option_value(int argc, char **argv, int *i, const char *name);
@@ -10,5 +14,13 @@ int cli_is_opt(const char *arg, const char *s, const char *l);
 
 /* A whole number from LO to HI in TEXT; returns 0 and sets *OUT, or -1. */
 int cli_parse_int(const char *text, long lo, long hi, long *out);
+
+/* Opens the devices of SPEC (NULL: device_select's default) one by one, at most MAX, with
+ * WORK_GROUP as --work-group; runs each one's known-answer test when KNOWN_ANSWERS and loads
+ * (or, on first use, measures) its work-group sizes when TUNE, with a line to LOG when a
+ * search runs. *N_OPEN says how many were opened, to close on any outcome. */
+int cli_open_devices(const char *spec, size_t work_group, int max, device_list *list,
+                     device_ctx *devs, int *n_open, int known_answers, int tune, FILE *log,
+                     cn_error *err);
 
 #endif

@@ -151,33 +151,6 @@ static int fail(const cn_error *err)
     return err->code ? err->code : CN_ERR_RUNTIME;
 }
 
-/* Opens the devices of SPEC (default: all) one by one, each with its known-answer test when
- * KNOWN_ANSWERS, and with its tuned work-group sizes (measured on first use) when TUNE. */
-static int open_devices(const char *spec, size_t work_group, device_list *list, device_ctx *devs,
-                        int *n_open, int known_answers, int tune, FILE *log, cn_error *err)
-{
-    *n_open = 0;
-    int rc = device_enumerate(list, err);
-    if (rc)
-        return rc;
-    int idx[BENCH_MAX_DEVICES];
-    int n = device_select(list, spec && *spec ? spec : "all", idx, BENCH_MAX_DEVICES, err);
-    if (n <= 0)
-        return err->code ? err->code : cn_fail(err, CN_ERR_INPUT, "no device selected");
-    for (int d = 0; d < n; d++) {
-        rc = device_open(&devs[d], &list->items[idx[d]], err);
-        if (rc)
-            return rc;
-        ++*n_open;
-        devs[d].local_size_override = work_group;
-        if (known_answers && (rc = device_selftest(&devs[d], err)) != 0)
-            return rc;
-        if (tune && (rc = tune_ensure(&devs[d], log, err)) != 0)
-            return rc;
-    }
-    return 0;
-}
-
 /* The built-in reference set: the embedded files named "bench/NAME.ini". */
 static int builtin_scenarios(const char **names, int max)
 {
@@ -280,8 +253,9 @@ int cli_bench(int argc, char **argv)
     device_list list = {0};
     int n_open = 0;
     if (rc == 0)
-        rc = open_devices(ba.devices, ba.work_group, &list, devs, &n_open, 1, 1,
-                          ba.quiet ? NULL : stderr, &err);
+        rc = cli_open_devices(ba.devices && *ba.devices ? ba.devices : "all", ba.work_group,
+                              BENCH_MAX_DEVICES, &list, devs, &n_open, 1, 1,
+                              ba.quiet ? NULL : stderr, &err);
     bench_options opt = {.warmup = (int)ba.warmup, .repeat = (int)ba.repeat,
                          .progress = ba.quiet ? NULL : stderr};
     int trouble = 0;
@@ -373,7 +347,8 @@ int cli_tune(int argc, char **argv)
     device_ctx *devs = calloc(BENCH_MAX_DEVICES, sizeof *devs);
     tune_report *rep = malloc(sizeof *rep);
     int n_open = 0;
-    int rc = devs && rep ? open_devices(spec, 0, &list, devs, &n_open, 1, 0, NULL, &err)
+    int rc = devs && rep ? cli_open_devices(spec && *spec ? spec : "all", 0, BENCH_MAX_DEVICES,
+                                            &list, devs, &n_open, 1, 0, NULL, &err)
                          : cn_fail(&err, CN_ERR_RUNTIME, "out of memory");
     for (int d = 0; rc == 0 && d < n_open; d++) {
         if (!quiet)

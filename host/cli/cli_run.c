@@ -2,7 +2,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/bench.h"
 #include "cli/cli_args.h"
 #include "cli/cli_run.h"
 #include "config/config.h"
@@ -112,35 +111,6 @@ static int parse_run_args(int argc, char **argv, run_args *ra)
     return 0;
 }
 
-/* Opens every selected device, refuses any that fails its self-test, and loads (or, on first
- * use, measures) its work-group sizes. DEVS holds
- * ENGINE_MAX_DEVICES contexts; *N_OPEN says how many were opened (to close on any outcome). */
-static int open_devices(const run_args *ra, device_list *list, device_ctx *devs, int *n_open,
-                        cn_error *err)
-{
-    *n_open = 0;
-    int rc = device_enumerate(list, err);
-    if (rc)
-        return rc;
-    int idx[ENGINE_MAX_DEVICES];
-    int n = device_select(list, ra->devices, idx, ENGINE_MAX_DEVICES, err);
-    if (n <= 0)
-        return err->code ? err->code : cn_fail(err, CN_ERR_INPUT, "no device selected");
-    for (int d = 0; d < n; d++) {
-        rc = device_open(&devs[d], &list->items[idx[d]], err);
-        if (rc)
-            return rc;
-        ++*n_open;
-        devs[d].local_size_override = ra->work_group;
-        rc = device_selftest(&devs[d], err);
-        if (!rc)
-            rc = tune_ensure(&devs[d], ra->quiet ? NULL : stderr, err);
-        if (rc)
-            return rc;
-    }
-    return 0;
-}
-
 static int fail(const cn_error *err)
 {
     fprintf(stderr, "clnetsim: error: %s\n", err->msg);
@@ -175,7 +145,8 @@ int cli_run(int argc, char **argv)
     device_ctx *devs = calloc(ENGINE_MAX_DEVICES, sizeof *devs);
     int n_open = 0;
     run_results *res = calloc(1, sizeof *res);
-    rc = res && devs ? open_devices(&ra, &list, devs, &n_open, &err)
+    rc = res && devs ? cli_open_devices(ra.devices, ra.work_group, ENGINE_MAX_DEVICES, &list,
+                                         devs, &n_open, 1, 1, ra.quiet ? NULL : stderr, &err)
                      : cn_fail(&err, CN_ERR_RUNTIME, "out of memory");
     if (rc == 0) {
         engine_options opt = {.progress = !ra.quiet,

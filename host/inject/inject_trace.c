@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "inject/inject_internal.h"
+#include "report/report.h"
 
 static const char trace_header[] =
     "window,kind,partition,multiplicity,device,predicted_s,measured_s,policy,migrated\n";
@@ -70,22 +71,6 @@ int inject_trace_open(injector *inj, const char *path, const char *const *kind_n
     return 0;
 }
 
-/* A kind name as a CSV field: quoted only when it holds a comma, a quote or a line break. */
-static void put_name(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 /* Seconds, or an empty field when unknown (< 0). */
 static void put_seconds(FILE *f, double s)
 {
@@ -103,7 +88,7 @@ void inject_trace_rows(injector *inj, const pending_decision *rows, int n)
         const pending_decision *r = &rows[i];
         fprintf(f, "%lld,", (long long)r->window);
         if (r->kind >= 0 && r->kind < inj->n_kinds)
-            put_name(f, pv->kind_names[r->kind]);
+            csv_print_field(f, pv->kind_names[r->kind]);
         else
             fprintf(f, "%d", r->kind);
         fprintf(f, ",%d,%llu,%d,", r->partition, (unsigned long long)r->multiplicity,

@@ -17,6 +17,21 @@ uint64_t results_events(const run_results *r)
     return (uint64_t)r->transmissions + (uint64_t)r->receptions;
 }
 
+void csv_print_field(FILE *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
 void json_print_string(FILE *out, const char *s)
 {
     fputc('"', out);

@@ -84,6 +84,9 @@ int output_file_open(json_output *o, const char *path, const char *what, cn_erro
 int output_file_commit(json_output *o, cn_error *err);
 /* S as a JSON string, quotes included. */
 void json_print_string(FILE *out, const char *s);
+/* S as an RFC 4180 CSV field: as is, or quoted (inner quotes doubled) when it holds a comma,
+ * a quote or a line break. */
+void csv_print_field(FILE *out, const char *s);
 /* Same object, to a stream. */
 void report_print_json(const run_results *r, FILE *out);
 void report_print_summary(const run_results *r, FILE *out);
