@@ -1,9 +1,10 @@
 #!/bin/sh
-# Installs the Debian 12 packages clnetsim needs to build, test and run on the CPU (PoCL).
+# Installs the Debian 12 packages clnetsim needs to build, test and run on the CPU (PoCL),
+# and ns-3 (libns3-dev) for the validation against ns-3 in tools/ns3.
 # Run as root (or through sudo); safe to run again.
 set -eu
 packages="build-essential cmake pkg-config git ocl-icd-opencl-dev opencl-headers pocl-opencl-icd \
-clinfo libinih-dev libclblast-dev python3-matplotlib"
+clinfo libinih-dev libclblast-dev python3-matplotlib libns3-dev"
 if [ "$(id -u)" -ne 0 ]; then
     SUDO=sudo
 else
