@@ -692,3 +692,200 @@ __kernel void transmit_by_packet(
             add64(&ctl[CTL_FIRST], n_first);
     }
 }
+
+/* ---- whole packets (static scenarios) --------------------------------------------------- */
+
+/* Statistics row of one work-group (PACKET_STATS longs), summed by the host at the end. */
+#define PS_TX 0
+#define PS_RX 1
+#define PS_FIRST 2
+#define PS_DELIVERED 3
+#define PS_HOPS 4
+#define PS_LATENCY 5
+#define PS_END 6      /* latest transmission time, -1: none */
+#define PACKET_STATS 8
+
+/* One packet's whole flood by a work-group of one item (the CPU shape): plain loads and
+ * stores, relay draws sixteen at a time (relay_candidates), the frontier appended in order.
+ * Adds the packet's counts to ACC (tx, rx, first, delivered, hops, latency) and returns the
+ * time of its last transmission (-1: none). */
+inline long flood_one_packet(uint k, long tk, __global const uint *offsets,
+                             __global const uint *neighbours, __global uint *bits,
+                             __global uint *fr, const window_params *w, long *acc)
+{
+    bits[w->source >> 5] |= 1u << (w->source & 31u);
+    fr[0] = w->source;
+    uint a = 0, b = 1, end = 1;
+    long h = 1, t = tk, last = -1;
+    uint cand[16] = {0u};
+    while (a < b && (w->duration == 0 || t < w->duration)) {
+        last = t;
+        int relays = w->ttl == 0u || h < (long)w->ttl;
+        uint n_cand = 0;
+        for (uint e = a; e < b; e++) {
+            uint i = fr[e];
+            uint o0 = offsets[i], o1 = offsets[i + 1];
+            acc[0]++;
+            acc[1] += o1 - o0;
+            for (uint o = o0; o < o1; o++) {
+                uint j = neighbours[o];
+                uint bit = 1u << (j & 31u), v = bits[j >> 5];
+                if (v & bit)
+                    continue;
+                bits[j >> 5] = v | bit;
+                acc[2]++;
+                if (j == w->destination) {
+                    acc[3]++;
+                    acc[4] += h;
+                    acc[5] += t - tk;
+                }
+                if (!relays)
+                    continue;
+                cand[n_cand++] = j;
+                if (n_cand == 16) {
+                    end = relay_candidates(cand, 16, k, w, fr, end);
+                    n_cand = 0;
+                }
+            }
+        }
+        if (n_cand)
+            end = relay_candidates(cand, n_cand, k, w, fr, end);
+        a = b;
+        b = end;
+        h++;
+        t += w->L;
+    }
+    return last;
+}
+
+/* The levels of packet K (created at TK) by the whole work-group, on seen bitset BITS (local
+ * or global memory: a macro, as OpenCL 1.2 has no generic address space). Each level's
+ * frontier is the run FR[A .. B) appended by the level before; TAIL counts the entries. */
+#define FLOOD_LEVELS(BITS)                                                                  \
+    do {                                                                                    \
+        for (uint c = lid; c < words; c += ls)                                              \
+            BITS[c] = 0u;                                                                   \
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);                                \
+        if (lid == 0) {                                                                     \
+            BITS[source >> 5] |= 1u << (source & 31u); /* the source has its own packet */  \
+            fr[0] = source;                                                                 \
+            tail[0] = 1u;                                                                   \
+            delivery[0] = 0;                                                                \
+        }                                                                                   \
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);                                \
+        uint a = 0, b = 1;                                                                  \
+        long h = 1, t = tk;                                                                 \
+        while (a < b && (duration == 0 || t < duration)) {                                  \
+            last = t;                                                                       \
+            int relays = ttl == 0u || h < (long)ttl;                                        \
+            for (uint e = a + lid; e < b; e += ls) {                                        \
+                uint i = fr[e];                                                             \
+                uint o0 = offsets[i], o1 = offsets[i + 1];                                  \
+                tx++;                                                                       \
+                rx += o1 - o0;                                                              \
+                for (uint o = o0; o < o1; o++) {                                            \
+                    uint j = neighbours[o];                                                 \
+                    uint bit = 1u << (j & 31u);                                             \
+                    if ((BITS[j >> 5] & bit) || (atomic_or(&BITS[j >> 5], bit) & bit))      \
+                        continue; /* seen before, or another work-item got there first */   \
+                    first++;                                                                \
+                    if (j == destination) { /* one first reception per packet */            \
+                        delivery[0] = 1;                                                    \
+                        delivery[1] = h;                                                    \
+                        delivery[2] = t - tk;                                               \
+                    }                                                                       \
+                    if (relays &&                                                           \
+                        (ulong)philox_draw(key, j, k, STREAM_RELAY).x >= drop_threshold)    \
+                        fr[atomic_inc(tail)] = j;                                           \
+                }                                                                           \
+            }                                                                               \
+            barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);                            \
+            a = b;                                                                          \
+            b = tail[0];                                                                    \
+            h++;                                                                            \
+            t += L;                                                                         \
+            /* every work-item has read the new tail before any appends to it again */      \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                   \
+        }                                                                                   \
+    } while (0)
+
+/* Floods packets K0 .. K0 + COUNT - 1 from creation to their last relay, one work-group per
+ * packet at a time (work-group g takes K0 + g, then K0 + g + G, ...).
+ *
+ * Why this is exact: in a static scenario a packet's flood depends on nothing but the
+ * neighbour lists and its own seen set; no two packets meet. A packet's transmissions at hop h
+ * all happen at t_k + (h - 1) L, so its flood is a breadth-first search, level h being window
+ * (t_k + (h - 1) L) / L, and it can be run to its end without waiting for other packets'
+ * windows. Every counter is a sum over packets, and the end time a maximum, so neither the
+ * order of packets nor of work-items can change a result.
+ *
+ * State per work-group: a seen bitset of WORDS words, in local memory (LBITS) when the host
+ * found room for it there (LOCAL_BITS), else in SEEN; and one frontier array of N entries, in
+ * which each level is the run of entries appended by the level before (a node enters at most
+ * once per packet, so N entries always suffice). Counters are private 64-bit sums, reduced
+ * through RED at the end of each packet. A work-group of one item (the CPU shape) takes
+ * flood_one_packet instead: no barriers, no atomics. Both choices are uniform branches. */
+__kernel void flood_packets(uint k0, uint count, __global const uint *offsets,
+                            __global const uint *neighbours, uint n, __global uint *seen,
+                            uint words, __global uint *front, __global long *stats, long start,
+                            long interval, long L, long duration, ulong drop_threshold, uint2 key,
+                            uint source, uint destination, uint ttl, __local ulong *red,
+                            __local uint *tail, __local long *delivery, __local uint *lbits,
+                            uint local_bits)
+{
+    uint g = get_group_id(0), groups = get_num_groups(0);
+    uint lid = get_local_id(0), ls = get_local_size(0);
+    __global uint *gbits = seen + (size_t)g * words;
+    __global uint *fr = front + (size_t)g * n;
+    __global long *row = stats + (size_t)g * PACKET_STATS;
+    if (ls == 1) { /* the CPU shape: one item, no barriers, no atomics */
+        window_params w = {0, L, start, interval, duration, drop_threshold, key,
+                           source, destination, ttl, words};
+        for (uint q = g; q < count; q += groups) {
+            uint k = k0 + q;
+            long tk = start + (long)k * interval;
+            for (uint c = 0; c < words; c++)
+                gbits[c] = 0u;
+            long acc[6] = {0, 0, 0, 0, 0, 0};
+            long last = flood_one_packet(k, tk, offsets, neighbours, gbits, fr, &w, acc);
+            for (int c = 0; c < 6; c++)
+                row[c] += acc[c];
+            if (last > row[PS_END])
+                row[PS_END] = last;
+        }
+        return;
+    }
+    for (uint q = g; q < count; q += groups) {
+        uint k = k0 + q;
+        long tk = start + (long)k * interval;
+        ulong tx = 0, rx = 0, first = 0;
+        long last = -1;
+        if (local_bits)
+            FLOOD_LEVELS(lbits);
+        else
+            FLOOD_LEVELS(gbits);
+        red[3 * lid] = tx;
+        red[3 * lid + 1] = rx;
+        red[3 * lid + 2] = first;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid == 0) {
+            for (uint x = 1; x < ls; x++) {
+                tx += red[3 * x];
+                rx += red[3 * x + 1];
+                first += red[3 * x + 2];
+            }
+            row[PS_TX] += (long)tx;
+            row[PS_RX] += (long)rx;
+            row[PS_FIRST] += (long)first;
+            if (delivery[0]) {
+                row[PS_DELIVERED] += 1;
+                row[PS_HOPS] += delivery[1];
+                row[PS_LATENCY] += delivery[2];
+            }
+            if (last > row[PS_END])
+                row[PS_END] = last;
+        }
+        /* RED, TAIL and DELIVERY are reused by the next packet */
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}

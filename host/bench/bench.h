@@ -121,7 +121,7 @@ void selftest_device(device_ctx *dev, int position, selftest_verdict *v, FILE *l
  * together. A kernel with an entry in the platform profile keeps it (the static table); the
  * others get the measured size (the dynamic update), cached next to the kernel binaries. */
 
-#define TUNE_MAX_SIZES 8
+#define TUNE_MAX_SIZES 9
 #define TUNE_MARGIN 0.05        /* another size must be 5% faster than the profile's to win */
 
 typedef struct tune_row {

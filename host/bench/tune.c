@@ -5,12 +5,18 @@
 #include "bench/bench.h"
 #include "engine/engine.h"
 
-/* Short, and covering every kernel of the flood model: static grids use the CSR and by-packet
- * paths, mobile scenarios the cell lists, mobility and re-tiling. */
+/* Short, and covering every kernel of the flood model: a static grid floods whole packets
+ * (flood_packets), the same grid in two partitions runs the window loop's CSR kernels, and a
+ * mobile scenario the cell lists, mobility and re-tiling. */
 static const char *const tune_scenarios[] = {
     "[topology]\nplacement = grid\nrows = 64\ncols = 64\nspacing = 100\n[connectivity]\n"
     "range = 100\n[traffic]\npackets = 10\ninterval = 1\n[flood]\nrelay_delay = 1\n"
     "drop_probability = 0.1\n",
+    /* the same grid in two partitions: static scenarios on several devices or partitions run
+     * the window loop's kernels (transmit, gather_spill) instead of flood_packets */
+    "[topology]\nplacement = grid\nrows = 64\ncols = 64\nspacing = 100\n[connectivity]\n"
+    "range = 100\n[traffic]\npackets = 10\ninterval = 1\n[flood]\nrelay_delay = 1\n"
+    "drop_probability = 0.1\n[partition]\ncount = 2\n",
     "[topology]\nplacement = uniform\nnodes = 1500\nwidth = 885\nheight = 885\ndepth = 0\n"
     "[connectivity]\nrange = 100\n[mobility]\nmodel = rwp\nspeed_min = 1\nspeed_max = 5\n"
     "[traffic]\npackets = 4\ninterval = 1\n[flood]\nrelay_delay = 1\ndrop_probability = 0.1\n",
@@ -69,11 +75,12 @@ static int measure(device_ctx *dev, int repeat, int only_missing, scenario *scs,
                    tune_report *rep, FILE *log, cn_error *err)
 {
     size_t limit = dev->info.max_work_group ? dev->info.max_work_group : 1024;
+    /* 1, then 8 .. 1024: a group of one item is a shape of its own for some kernels
+     * (flood_packets then floods a packet with no barriers and no atomics, the CPU shape) */
     rep->n_sizes = 0;
+    rep->sizes[rep->n_sizes++] = 1;
     for (size_t s = 8; s <= 1024 && s <= limit && rep->n_sizes < TUNE_MAX_SIZES; s *= 2)
         rep->sizes[rep->n_sizes++] = s;
-    if (rep->n_sizes == 0)
-        rep->sizes[rep->n_sizes++] = 1;
     dev->n_local_used = 0;
     int rc = run_scenarios(dev, scs, err); /* warm-up: kernel builds, first-touch memory */
     if (rc == 0 && only_missing) {

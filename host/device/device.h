@@ -34,6 +34,7 @@ typedef struct device_entry {
     cl_uint compute_units;
     cl_ulong global_mem;
     cl_ulong max_alloc;
+    cl_ulong local_mem;        /* CL_DEVICE_LOCAL_MEM_SIZE */
     size_t max_work_group;
     int usable;                /* 0: listed but cannot run clnetsim, see reason */
     char reason[256];
@@ -134,6 +135,11 @@ void device_kernel_timer_stop(device_ctx *dev);
  * kernel, else the tuned size, else the profile's default; clamped to the device and the
  * kernel's own limit when KERNEL_OBJ is given; recorded in DEV->local_used. */
 size_t device_local_size(device_ctx *dev, const char *kernel, cl_kernel kernel_obj);
+
+/* Same, for a kernel with at most CAP useful work-items per group: a larger choice from the
+ * profile or the tuning is cut to the power of two at or below CAP (--work-group is not). */
+size_t device_local_size_capped(device_ctx *dev, const char *kernel, cl_kernel kernel_obj,
+                                size_t cap);
 
 /* "name=size name=size ..." of DEV->local_used in BUF, kernels sorted by name. */
 void device_local_sizes_text(const device_ctx *dev, char *buf, size_t cap);

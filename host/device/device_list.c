@@ -103,6 +103,7 @@ static void query_properties(device_entry *e)
     DEVICE_VALUE(e, CL_DEVICE_MAX_COMPUTE_UNITS, e->compute_units);
     DEVICE_VALUE(e, CL_DEVICE_GLOBAL_MEM_SIZE, e->global_mem);
     DEVICE_VALUE(e, CL_DEVICE_MAX_MEM_ALLOC_SIZE, e->max_alloc);
+    DEVICE_VALUE(e, CL_DEVICE_LOCAL_MEM_SIZE, e->local_mem);
     DEVICE_VALUE(e, CL_DEVICE_MAX_WORK_GROUP_SIZE, e->max_work_group);
 }
 

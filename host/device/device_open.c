@@ -105,6 +105,16 @@ size_t device_local_size(device_ctx *dev, const char *kernel, cl_kernel kernel_o
     return chosen;
 }
 
+size_t device_local_size_capped(device_ctx *dev, const char *kernel, cl_kernel kernel_obj,
+                                size_t cap)
+{
+    size_t chosen = device_local_size_for(dev, kernel, kernel_obj);
+    if (!dev->local_size_override && cap >= 1 && chosen > cap)
+        chosen = round_down_pow2(cap);
+    record_local_size(dev, kernel, chosen);
+    return chosen;
+}
+
 /* The choice itself, without the record. */
 static size_t device_local_size_for(const device_ctx *dev, const char *kernel,
                                     cl_kernel kernel_obj)

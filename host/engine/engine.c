@@ -207,7 +207,8 @@ static int run_windows(const model_ops *ops, struct model *m, injector *inj,
         if (rc != 0)
             break;
         windows_done++;
-        progress_update(&prog, plan->end, windows_done, out.events, out.estimated_end);
+        progress_update(&prog, out.shown ? out.shown_time : plan->end, windows_done, out.events,
+                        out.estimated_end);
         if (out.finished)
             break;
         w = out.next_window > w ? out.next_window : w + 1;

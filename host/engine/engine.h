@@ -53,6 +53,8 @@ typedef struct window_outcome {
     uint64_t events;        /* events executed so far (transmissions + receptions) */
     sim_time_ns estimated_end; /* best guess of the end time, for the progress line */
     int drained;            /* every set enqueued so far has finished (the model waited) */
+    int shown;              /* SHOWN_TIME is set: the progress line shows it, not the window's end */
+    sim_time_ns shown_time;
 } window_outcome;
 
 struct model;

@@ -118,8 +118,8 @@ if $equal; then
     echo "counters    equal in every run: model seed nodes generated delivered loss transmissions"
     echo "            receptions first_receptions hops_sum latency_sum_ns end_time_ns windows"
 fi
-printf '%-44s %12s %12s\n' "median of $repeat run(s)" "simulation s" "process s"
 echo "device      $device"
+printf '%-44s %12s %12s\n' "median of $repeat run(s)" "simulation s" "process s"
 printf '%-44s %12s %12s\n' "clnetsim" "$c_wall" "$c_proc"
 printf '%-44s %12s %12s\n' "ns-3.37, $(member "$tmp/ns3-1.json" scheduler)" "$n_wall" "$n_proc"
 printf '%-44s %11sx %11sx\n' "ratio (ns-3 / clnetsim)" "$r_wall" "$r_proc"

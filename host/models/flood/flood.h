@@ -8,7 +8,7 @@
 extern const model_ops flood_model_ops;
 
 /* Event kinds, in the order a window runs them. */
-enum flood_kind { FLOOD_MOVE = 0, FLOOD_BIN, FLOOD_TRANSMIT, FLOOD_N_KINDS };
+enum flood_kind { FLOOD_MOVE = 0, FLOOD_BIN, FLOOD_TRANSMIT, FLOOD_PACKETS, FLOOD_N_KINDS };
 
 /* Inspection for tests: the model after create(), stepped by hand. */
 struct model;
@@ -23,6 +23,8 @@ int flood_neighbour_lists(struct model *m, uint32_t **offsets, uint32_t **list, 
 /* Test hooks (environment): CLNETSIM_TEST_FRONTIER_CAPACITY=n starts the frontier that small
  * so that its growth and the spill path run; CLNETSIM_TEST_RELAY_BUFFER=n caps the
  * work-group relay buffer so that the direct append path runs; CLNETSIM_TEST_SLOTS=n starts
- * with n packet slots so that slot growth runs. Results must not change. */
+ * with n packet slots so that slot growth runs; CLNETSIM_TEST_WHOLE_PACKETS=0 makes static
+ * scenarios on one device use the window loop instead of whole packets. Results must not
+ * change. */
 
 #endif

@@ -45,7 +45,10 @@ typedef struct flood_replica {
     int cpu;                /* a CPU device */
     cl_program prog;
     cl_kernel k_place, k_rwp_init, k_move, k_csr_count, k_csr_fill, k_transmit, k_gather,
-        k_by_packet, k_export, k_retile, k_gather_moved, k_scatter_moved, k_stamp;
+        k_by_packet, k_export, k_retile, k_gather_moved, k_scatter_moved, k_stamp, k_packets;
+    size_t ls_packets;
+    /* whole packets (flood_packets.c): per work-group frontier, seen bitset, statistics */
+    dbuf pk_front, pk_seen, pk_rows;
     size_t ls_place, ls_move, ls_csr, ls_transmit, ls_gather, ls_by_packet, ls_export,
         ls_retile;
     size_t max_groups;      /* work-groups of a transmit launch that fill the device */
@@ -142,6 +145,15 @@ struct model {
      * (transmit_by_packet); the frontier is then node ids in one run per slot,
      * seg[b][slot] = (first, count). */
     int by_packet;
+    /* Static scenario, one partition, one device: each packet flooded whole in one launch
+     * (flood_packets.c); the window loop's rounds are then batches of packets. */
+    int whole;
+    int64_t pk_total;       /* packets created before the end of the run */
+    int64_t pk_next;        /* first packet not launched yet */
+    int64_t pk_launch;      /* packets of the round planned */
+    uint64_t pk_round;      /* packets per round */
+    uint32_t pk_groups;     /* work-groups of a launch (rows of pk_stats) */
+    int64_t *pk_stats;      /* the rows as last read back */
     cell_grid grid;
 
     /* Partitions (host/engine/partition.h): partition p handles the receptions of the nodes
@@ -328,5 +340,14 @@ int flood_part_host_current(struct model *m, int64_t w, cn_error *err);
 int flood_part_of_current(struct model *m, flood_replica *r, int64_t w, cn_error *err);
 /* Replica R's HELD as of the current placement (mobile, several partitions). */
 int flood_held_current(struct model *m, flood_replica *r, cn_error *err);
+
+/* flood_packets.c: whole packets (static scenarios on one device). */
+int flood_packets_wanted(const struct model *m);
+int flood_packets_setup(struct model *m, cn_error *err);
+int flood_packets_plan(struct model *m, window_plan *plan);
+int flood_packets_run(struct model *m, cl_event *ev, cn_error *err);
+int flood_packets_end(struct model *m, window_outcome *out, cn_error *err);
+void flood_packets_results(const struct model *m, run_results *r);
+void flood_packets_free(struct model *m);
 
 #endif

@@ -623,6 +623,10 @@ int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs
         rc = build_static_lists(m, err);
     if (!rc)
         rc = alloc_packets(m, err);
+    if (!rc && (m->whole = flood_packets_wanted(m)) != 0) {
+        m->by_packet = 0;
+        rc = flood_packets_setup(m, err);
+    }
     for (int d = 0; d < n_devs && !rc; d++)
         rc = cl_check(clFinish(m->rep[d].dev->queue), "clFinish", m->rep[d].dev->info.name,
                       err);
@@ -673,6 +677,8 @@ void flood_destroy(struct model *m)
             if (m->rb[b].ev[d])
                 clReleaseEvent(m->rb[b].ev[d]);
     flood_release_entries(m); /* before the replicas: it may wait for their queues */
+    if (m->n_rep > 0)
+        flood_packets_free(m);
     for (int d = 0; d < m->n_rep; d++)
         flood_release_export_areas(&m->rep[d]);
     for (int d = 0; d < m->n_rep; d++)

@@ -12,6 +12,8 @@ static const event_kind flood_kinds[FLOOD_N_KINDS] = {
     [FLOOD_BIN] = {"bin", 1u << 0, 1u << 1, 1.0},
     [FLOOD_TRANSMIT] = {"transmit", (1u << 0) | (1u << 1) | (1u << 2) | (1u << 3),
                         (1u << 2) | (1u << 3) | (1u << 4), 4.0},
+    /* whole packets (flood_packets.c): reads the neighbour lists, writes its own state */
+    [FLOOD_PACKETS] = {"flood_packets", 1u << 1, (1u << 2) | (1u << 3) | (1u << 4), 4.0},
 };
 static const char *const flood_flows[] = {"positions", "cells", "seen", "frontier", "counters"};
 
@@ -93,6 +95,8 @@ static void first_partitions(const struct model *m, int *first)
 
 static int flood_plan(struct model *m, window_plan *plan, cn_error *err)
 {
+    if (m->whole)
+        return flood_packets_plan(m, plan);
     m->transmitted = 0;
     m->ran_mask = 0;
     m->export_pending = 0;
@@ -449,6 +453,10 @@ static int flood_run_set(struct model *m, const window_plan *plan, const event_s
         if (set->partition < 0 || (uint32_t)set->partition >= m->n_parts)
             break;
         return run_transmit(m, plan, (uint32_t)set->partition, r, &evs[(*n_evs)++], err);
+    case FLOOD_PACKETS:
+        if (!m->whole || d != 0)
+            break;
+        return flood_packets_run(m, &evs[(*n_evs)++], err);
     default:
         break;
     }
@@ -461,6 +469,8 @@ static int flood_end_window(struct model *m, const window_plan *plan, window_out
 {
     const scenario *sc = &m->sc;
     int64_t w = plan->index;
+    if (m->whole)
+        return flood_packets_end(m, out, err);
     int rc = flood_process_until(m, w - 1, err);
     /* mobile partitions follow their nodes: the new tiling is queued before the read-back is
      * waited for (with the last transmit set, or here in a window without one), and its
@@ -510,7 +520,7 @@ static int flood_end_window(struct model *m, const window_plan *plan, window_out
 
 static int flood_results(struct model *m, run_results *r, cn_error *err)
 {
-    int rc = flood_process_until(m, m->planned, err);
+    int rc = m->whole ? 0 : flood_process_until(m, m->planned, err);
     for (int d = 0; d < m->n_rep && !rc; d++)
         rc = dbuf_read(m->rep[d].dev, &m->rep[d].ctl, 0, sizeof m->rep[d].counters,
                        m->rep[d].counters, 1, err);
@@ -528,6 +538,8 @@ static int flood_results(struct model *m, run_results *r, cn_error *err)
     r->latency_sum_ns = (int64_t)flood_counter(m, CTL_LATENCY);
     r->end_time_ns = m->any_tx ? m->end_time : 0;
     r->windows = m->any_tx ? m->end_time / m->L + 1 : 0;
+    if (m->whole)
+        flood_packets_results(m, r);
     r->device_bytes = m->acc.peak;
     r->injector.exchanged_bytes = (uint64_t)m->exchanged;
     r->host.wait_s = m->wait_s;

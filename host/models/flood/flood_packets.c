@@ -1,0 +1,228 @@
+/* Whole packets: static scenarios on one device flood each packet from its creation to its
+ * last relay within one launch (flood_packets in cl/flood.cl), instead of advancing every
+ * packet by one hop per window with the host in between.
+ *
+ * Why: in a static scenario packets never meet (each has its own seen set and nobody moves),
+ * so a packet's windows need not wait for other packets' windows. The window loop then pays
+ * its per-window floor (a launch and a read-back, tens of microseconds) a thousand times for
+ * grid_flood while the device has a few microseconds of work per window; here the host
+ * launches a handful of rounds and the device runs each packet's breadth-first search with
+ * work-group barriers only. Results are the same, bit for bit: counters are sums over
+ * packets and the end time is a maximum (docs/architecture.md, "Whole packets").
+ *
+ * The engine still drives it: each "window" of the loop is a round of packets, one event set
+ * of kind FLOOD_PACKETS whose multiplicity is the round's packets times the nodes. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/flood/flood_model.h"
+
+/* Longs per work-group statistics row (PACKET_STATS in cl/flood.cl). */
+enum { PS_TX, PS_RX, PS_FIRST, PS_DELIVERED, PS_HOPS, PS_LATENCY, PS_END, PS_ROW = 8 };
+
+/* Work-groups per compute unit: GPUs hide memory latency with several resident groups; a PoCL
+ * work-group runs on one thread, so a few per core balance packets of unequal cost. */
+#define PACKET_GROUPS_GPU 8
+#define PACKET_GROUPS_CPU 4
+/* Rounds per run (about): each is one launch and one read-back; a few give the progress line
+ * something to show without adding a window loop's costs. */
+#define PACKET_ROUNDS 8
+
+/* Packets created before the end of the run: t_k < duration, or all without a duration. */
+static int64_t packets_to_run(const scenario *sc)
+{
+    if (sc->duration_ns == 0)
+        return sc->packets;
+    if (sc->start_ns >= sc->duration_ns)
+        return 0;
+    if (sc->interval_ns == 0)
+        return sc->packets;
+    int64_t n = (sc->duration_ns - sc->start_ns + sc->interval_ns - 1) / sc->interval_ns;
+    return n < sc->packets ? n : sc->packets;
+}
+
+int flood_packets_wanted(const struct model *m)
+{
+    const char *e = getenv("CLNETSIM_TEST_WHOLE_PACKETS");
+    int on = !(e && e[0] == '0' && e[1] == '\0');
+    return on && !m->mobile && m->n_parts == 1 && m->n_rep == 1;
+}
+
+int flood_packets_setup(struct model *m, cn_error *err)
+{
+    flood_replica *r = &m->rep[0];
+    device_ctx *d = r->dev;
+    int rc = device_create_kernel(d, r->prog, "flood_packets", &r->k_packets, err);
+    if (rc)
+        return rc;
+    /* A work-group handles one breadth-first level at a time: about as many items as a level
+     * has nodes are useful. A planar flood's front is some sqrt(N) nodes wide, met a few at a
+     * time: groups near sqrt(N) / 4 were fastest on the H200 (64 for 48 400 nodes, 256 for a
+     * million; docs/benchmarks.md), and never fewer than 32 (a warp). */
+    uint64_t target = 0;
+    while ((target + 1) * (target + 1) <= m->n)
+        target++;
+    target = target / 4 * 1414 / 1000; /* the nearest power of two below, on a log scale */
+    size_t cap = 32;
+    while ((uint64_t)cap * 2 <= target)
+        cap *= 2;
+    r->ls_packets = device_local_size_capped(d, "flood_packets", r->k_packets, cap);
+    m->pk_total = packets_to_run(&m->sc);
+    /* Each work-group holds a seen bitset and a frontier of N entries. As many groups as keep
+     * the device busy, no more than there are packets, and within a quarter of the device's
+     * memory and its largest single allocation. */
+    uint64_t per_group = (uint64_t)m->n * 4 + (uint64_t)m->words * 4;
+    uint64_t cu = d->info.compute_units ? d->info.compute_units : 1;
+    uint64_t groups = cu * (r->cpu ? PACKET_GROUPS_CPU : PACKET_GROUPS_GPU);
+    if (groups > (uint64_t)m->pk_total)
+        groups = (uint64_t)m->pk_total;
+    uint64_t mem_cap = d->info.global_mem / 4 / per_group;
+    uint64_t alloc_cap = d->info.max_alloc / ((uint64_t)m->n * 4);
+    if (groups > mem_cap)
+        groups = mem_cap;
+    if (groups > alloc_cap)
+        groups = alloc_cap;
+    if (groups < 1)
+        groups = 1;
+    m->pk_groups = (uint32_t)groups;
+    /* Rounds of whole multiples of the groups, about PACKET_ROUNDS of them. */
+    uint64_t per_round = ((uint64_t)m->pk_total + PACKET_ROUNDS - 1) / PACKET_ROUNDS;
+    per_round = (per_round + groups - 1) / groups * groups;
+    m->pk_round = per_round ? per_round : groups;
+    m->pk_next = 0;
+    m->pk_stats = calloc(groups * PS_ROW, sizeof *m->pk_stats);
+    if (!m->pk_stats)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for packet statistics");
+    for (uint64_t g = 0; g < groups; g++)
+        m->pk_stats[g * PS_ROW + PS_END] = -1;
+    size_t n_front = (size_t)groups * m->n * 4, n_seen = (size_t)groups * m->words * 4;
+    if (m->pk_total == 0)
+        return 0;
+    rc = dbuf_alloc(d, &r->pk_front, n_front, &m->acc, "packet frontiers", err);
+    if (!rc)
+        rc = dbuf_alloc(d, &r->pk_seen, n_seen, &m->acc, "packet seen bitsets", err);
+    if (!rc)
+        rc = dbuf_alloc(d, &r->pk_rows, (size_t)groups * PS_ROW * 8, &m->acc,
+                        "packet statistics", err);
+    if (!rc)
+        rc = dbuf_write(d, &r->pk_rows, 0, (size_t)groups * PS_ROW * 8, m->pk_stats, 1, err);
+    return rc;
+}
+
+int flood_packets_plan(struct model *m, window_plan *plan)
+{
+    if (m->pk_next >= m->pk_total)
+        return 0;
+    uint64_t count = (uint64_t)(m->pk_total - m->pk_next);
+    if (count > m->pk_round)
+        count = m->pk_round;
+    event_set *s = &plan->sets[plan->n_sets++];
+    s->kind = FLOOD_PACKETS;
+    s->partition = 0;
+    s->multiplicity = count * m->n;
+    m->pk_launch = (int64_t)count;
+    return 0;
+}
+
+int flood_packets_run(struct model *m, cl_event *ev, cn_error *err)
+{
+    flood_replica *r = &m->rep[0];
+    device_ctx *d = r->dev;
+    const scenario *sc = &m->sc;
+    cl_uint k0 = (cl_uint)m->pk_next, count = (cl_uint)m->pk_launch, n = m->n;
+    cl_uint words = m->words, source = (cl_uint)sc->source, dest = (cl_uint)sc->destination;
+    cl_uint ttl = (cl_uint)sc->ttl;
+    cl_long start = sc->start_ns, interval = sc->interval_ns, L = m->L, dur = sc->duration_ns;
+    cl_ulong thr = sc->drop_threshold;
+    cl_uint2 key = {{(cl_uint)sc->seed, (cl_uint)(sc->seed >> 32)}};
+    size_t ls = r->ls_packets;
+    /* the seen bitset in local memory when it fits beside the reduction area (a quarter of
+     * the local memory is left for the driver's own use); CLNETSIM_TEST_LOCAL_BITS=0 keeps it
+     * in global memory, for the tests */
+    size_t lbytes = (size_t)m->words * 4, fixed = ls * 3 * 8 + 4 + 3 * 8;
+    const char *lb = getenv("CLNETSIM_TEST_LOCAL_BITS");
+    cl_uint local_bits = ls > 1 && fixed + lbytes <= d->info.local_mem / 4 * 3 &&
+                         !(lb && lb[0] == '0' && lb[1] == '\0');
+    if (!local_bits)
+        lbytes = 4;
+    int rc = kernel_args(d, r->k_packets, "flood_packets", err, 23, KARG(k0), KARG(count),
+                         KBUF(m->offsets[0]), KBUF(m->neighbours[0]), KARG(n), KBUF(r->pk_seen),
+                         KARG(words), KBUF(r->pk_front), KBUF(r->pk_rows), KARG(start),
+                         KARG(interval), KARG(L), KARG(dur), KARG(thr), KARG(key), KARG(source),
+                         KARG(dest), KARG(ttl), KLOCAL(ls * 3 * 8), KLOCAL(4), KLOCAL(3 * 8), KLOCAL(lbytes),
+                         KARG(local_bits));
+    uint64_t groups = m->pk_groups < count ? m->pk_groups : count;
+    if (!rc)
+        rc = enqueue_1d(d, r->k_packets, "flood_packets", (size_t)groups * ls, ls, ev, err);
+    if (!rc)
+        m->pk_next += m->pk_launch;
+    return rc;
+}
+
+/* Sums of the rows: counters in OUT[PS_TX .. PS_LATENCY], the latest transmission in
+ * OUT[PS_END] (-1: none). */
+static void sum_rows(const struct model *m, int64_t out[PS_ROW])
+{
+    memset(out, 0, PS_ROW * sizeof *out);
+    out[PS_END] = -1;
+    for (uint32_t g = 0; g < m->pk_groups; g++) {
+        const int64_t *row = &m->pk_stats[(size_t)g * PS_ROW];
+        for (int c = PS_TX; c <= PS_LATENCY; c++)
+            out[c] += row[c];
+        if (row[PS_END] > out[PS_END])
+            out[PS_END] = row[PS_END];
+    }
+}
+
+int flood_packets_end(struct model *m, window_outcome *out, cn_error *err)
+{
+    flood_replica *r = &m->rep[0];
+    /* the read-back waits for the round: its rows give the progress line its events */
+    int rc = 0;
+    if (m->pk_total > 0)
+        rc = dbuf_read(r->dev, &r->pk_rows, 0, (size_t)m->pk_groups * PS_ROW * 8, m->pk_stats,
+                       1, err);
+    if (rc)
+        return rc;
+    int64_t s[PS_ROW];
+    sum_rows(m, s);
+    out->drained = 1;
+    out->finished = m->pk_next >= m->pk_total;
+    out->events = (uint64_t)s[PS_TX] + (uint64_t)s[PS_RX];
+    /* the line shows the creation time of the packets launched so far */
+    int64_t done = m->pk_next > 0 ? m->pk_next - 1 : 0;
+    out->shown = 1;
+    out->shown_time = m->sc.start_ns + done * m->sc.interval_ns;
+    out->estimated_end = m->sc.start_ns + (m->pk_total > 0 ? m->pk_total - 1 : 0) *
+                                              m->sc.interval_ns;
+    if (out->estimated_end < out->shown_time)
+        out->estimated_end = out->shown_time;
+    return 0;
+}
+
+void flood_packets_results(const struct model *m, run_results *r)
+{
+    int64_t s[PS_ROW];
+    sum_rows(m, s);
+    r->transmissions = s[PS_TX];
+    r->receptions = s[PS_RX];
+    r->first_receptions = s[PS_FIRST];
+    r->delivered = s[PS_DELIVERED];
+    r->hops_sum = s[PS_HOPS];
+    r->latency_sum_ns = s[PS_LATENCY];
+    r->end_time_ns = s[PS_END] >= 0 ? s[PS_END] : 0;
+    r->windows = s[PS_END] >= 0 ? s[PS_END] / m->L + 1 : 0;
+}
+
+void flood_packets_free(struct model *m)
+{
+    flood_replica *r = &m->rep[0];
+    dbuf_release(&r->pk_front, &m->acc);
+    dbuf_release(&r->pk_seen, &m->acc);
+    dbuf_release(&r->pk_rows, &m->acc);
+    if (r->k_packets)
+        clReleaseKernel(r->k_packets);
+    r->k_packets = NULL;
+    free(m->pk_stats);
+    m->pk_stats = NULL;
+}
