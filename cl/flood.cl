@@ -809,6 +809,40 @@ inline long flood_one_packet(uint k, long tk, __global const uint *offsets,
         }                                                                                   \
     } while (0)
 
+/* The packet loop of the cooperative shape on seen bits BITS, with the end-of-packet
+ * reduction into the group's statistics row. */
+#define FLOOD_PACKETS_GROUP(BITS)                                                           \
+    for (uint q = g; q < count; q += groups) {                                              \
+        uint k = k0 + q;                                                                    \
+        long tk = start + (long)k * interval;                                               \
+        ulong tx = 0, rx = 0, first = 0;                                                    \
+        long last = -1;                                                                     \
+        FLOOD_LEVELS(BITS);                                                                 \
+        red[3 * lid] = tx;                                                                  \
+        red[3 * lid + 1] = rx;                                                              \
+        red[3 * lid + 2] = first;                                                           \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                       \
+        if (lid == 0) {                                                                     \
+            for (uint x = 1; x < ls; x++) {                                                 \
+                tx += red[3 * x];                                                           \
+                rx += red[3 * x + 1];                                                       \
+                first += red[3 * x + 2];                                                    \
+            }                                                                               \
+            row[PS_TX] += (long)tx;                                                         \
+            row[PS_RX] += (long)rx;                                                         \
+            row[PS_FIRST] += (long)first;                                                   \
+            if (delivery[0]) {                                                              \
+                row[PS_DELIVERED] += 1;                                                     \
+                row[PS_HOPS] += delivery[1];                                                \
+                row[PS_LATENCY] += delivery[2];                                             \
+            }                                                                               \
+            if (last > row[PS_END])                                                         \
+                row[PS_END] = last;                                                         \
+        }                                                                                   \
+        /* RED, TAIL and DELIVERY are reused by the next packet */                          \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                       \
+    }
+
 /* Floods packets K0 .. K0 + COUNT - 1 from creation to their last relay, one work-group per
  * packet at a time (work-group g takes K0 + g, then K0 + g + G, ...).
  *
@@ -819,73 +853,71 @@ inline long flood_one_packet(uint k, long tk, __global const uint *offsets,
  * windows. Every counter is a sum over packets, and the end time a maximum, so neither the
  * order of packets nor of work-items can change a result.
  *
- * State per work-group: a seen bitset of WORDS words, in local memory (LBITS) when the host
- * found room for it there (LOCAL_BITS), else in SEEN; and one frontier array of N entries, in
- * which each level is the run of entries appended by the level before (a node enters at most
- * once per packet, so N entries always suffice). Counters are private 64-bit sums, reduced
- * through RED at the end of each packet. A work-group of one item (the CPU shape) takes
- * flood_one_packet instead: no barriers, no atomics. Both choices are uniform branches. */
+ * State per work-group: a seen bitset of WORDS words (SEEN here; flood_packets_local keeps it
+ * in local memory) and one frontier array of N entries, in which each level is the run of
+ * entries appended by the level before (a node enters at most once per packet, so N entries
+ * always suffice). Counters are private 64-bit sums, reduced through RED at the end of each
+ * packet. Groups of one item (the CPU shape) run flood_packets_one instead, and seen bits in
+ * local memory flood_packets_local: separate kernels rather than branches, because barriers
+ * under a branch break some CPU compilers (PoCL 5.0 aborts on them). */
 __kernel void flood_packets(uint k0, uint count, __global const uint *offsets,
                             __global const uint *neighbours, uint n, __global uint *seen,
                             uint words, __global uint *front, __global long *stats, long start,
                             long interval, long L, long duration, ulong drop_threshold, uint2 key,
                             uint source, uint destination, uint ttl, __local ulong *red,
-                            __local uint *tail, __local long *delivery, __local uint *lbits,
-                            uint local_bits)
+                            __local uint *tail, __local long *delivery)
 {
     uint g = get_group_id(0), groups = get_num_groups(0);
     uint lid = get_local_id(0), ls = get_local_size(0);
     __global uint *gbits = seen + (size_t)g * words;
     __global uint *fr = front + (size_t)g * n;
     __global long *row = stats + (size_t)g * PACKET_STATS;
-    if (ls == 1) { /* the CPU shape: one item, no barriers, no atomics */
-        window_params w = {0, L, start, interval, duration, drop_threshold, key,
-                           source, destination, ttl, words};
-        for (uint q = g; q < count; q += groups) {
-            uint k = k0 + q;
-            long tk = start + (long)k * interval;
-            for (uint c = 0; c < words; c++)
-                gbits[c] = 0u;
-            long acc[6] = {0, 0, 0, 0, 0, 0};
-            long last = flood_one_packet(k, tk, offsets, neighbours, gbits, fr, &w, acc);
-            for (int c = 0; c < 6; c++)
-                row[c] += acc[c];
-            if (last > row[PS_END])
-                row[PS_END] = last;
-        }
-        return;
-    }
+    FLOOD_PACKETS_GROUP(gbits)
+}
+
+/* The CPU shape: work-groups of one item, each flooding its packets alone (flood_one_packet:
+ * no barriers, no atomics, relay draws sixteen at a time). */
+__kernel void flood_packets_one(uint k0, uint count, __global const uint *offsets,
+                                __global const uint *neighbours, uint n, __global uint *seen,
+                                uint words, __global uint *front, __global long *stats,
+                                long start, long interval, long L, long duration,
+                                ulong drop_threshold, uint2 key, uint source, uint destination,
+                                uint ttl)
+{
+    uint g = get_global_id(0), groups = get_global_size(0);
+    __global uint *bits = seen + (size_t)g * words;
+    __global uint *fr = front + (size_t)g * n;
+    __global long *row = stats + (size_t)g * PACKET_STATS;
+    window_params w = {0, L, start, interval, duration, drop_threshold, key,
+                       source, destination, ttl, words};
     for (uint q = g; q < count; q += groups) {
         uint k = k0 + q;
         long tk = start + (long)k * interval;
-        ulong tx = 0, rx = 0, first = 0;
-        long last = -1;
-        if (local_bits)
-            FLOOD_LEVELS(lbits);
-        else
-            FLOOD_LEVELS(gbits);
-        red[3 * lid] = tx;
-        red[3 * lid + 1] = rx;
-        red[3 * lid + 2] = first;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (lid == 0) {
-            for (uint x = 1; x < ls; x++) {
-                tx += red[3 * x];
-                rx += red[3 * x + 1];
-                first += red[3 * x + 2];
-            }
-            row[PS_TX] += (long)tx;
-            row[PS_RX] += (long)rx;
-            row[PS_FIRST] += (long)first;
-            if (delivery[0]) {
-                row[PS_DELIVERED] += 1;
-                row[PS_HOPS] += delivery[1];
-                row[PS_LATENCY] += delivery[2];
-            }
-            if (last > row[PS_END])
-                row[PS_END] = last;
-        }
-        /* RED, TAIL and DELIVERY are reused by the next packet */
-        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint c = 0; c < words; c++)
+            bits[c] = 0u;
+        long acc[6] = {0, 0, 0, 0, 0, 0};
+        long last = flood_one_packet(k, tk, offsets, neighbours, bits, fr, &w, acc);
+        for (int c = 0; c < 6; c++)
+            row[c] += acc[c];
+        if (last > row[PS_END])
+            row[PS_END] = last;
     }
+}
+
+/* The same with the seen bitset in local memory (LBITS, WORDS words), when the host found room
+ * for it there: claims are then local atomics, the costliest step of a level on a GPU. */
+__kernel void flood_packets_local(uint k0, uint count, __global const uint *offsets,
+                                  __global const uint *neighbours, uint n, __global uint *seen,
+                                  uint words, __global uint *front, __global long *stats,
+                                  long start, long interval, long L, long duration,
+                                  ulong drop_threshold, uint2 key, uint source, uint destination,
+                                  uint ttl, __local ulong *red, __local uint *tail,
+                                  __local long *delivery, __local uint *lbits)
+{
+    uint g = get_group_id(0), groups = get_num_groups(0);
+    uint lid = get_local_id(0), ls = get_local_size(0);
+    __global uint *fr = front + (size_t)g * n;
+    __global long *row = stats + (size_t)g * PACKET_STATS;
+    (void)seen;
+    FLOOD_PACKETS_GROUP(lbits)
 }

@@ -45,7 +45,8 @@ typedef struct flood_replica {
     int cpu;                /* a CPU device */
     cl_program prog;
     cl_kernel k_place, k_rwp_init, k_move, k_csr_count, k_csr_fill, k_transmit, k_gather,
-        k_by_packet, k_export, k_retile, k_gather_moved, k_scatter_moved, k_stamp, k_packets;
+        k_by_packet, k_export, k_retile, k_gather_moved, k_scatter_moved, k_stamp, k_packets,
+        k_packets_local, k_packets_one;
     size_t ls_packets;
     /* whole packets (flood_packets.c): per work-group frontier, seen bitset, statistics */
     dbuf pk_front, pk_seen, pk_rows;
@@ -153,6 +154,7 @@ struct model {
     int64_t pk_launch;      /* packets of the round planned */
     uint64_t pk_round;      /* packets per round */
     uint32_t pk_groups;     /* work-groups of a launch (rows of pk_stats) */
+    int pk_local;           /* the seen bitsets in local memory (flood_packets_local) */
     int64_t *pk_stats;      /* the rows as last read back */
     cell_grid grid;
 

@@ -67,6 +67,25 @@ int flood_packets_setup(struct model *m, cn_error *err)
     while ((uint64_t)cap * 2 <= target)
         cap *= 2;
     r->ls_packets = device_local_size_capped(d, "flood_packets", r->k_packets, cap);
+    /* The seen bitset in local memory (flood_packets_local) when it fits beside the reduction
+     * area, leaving a quarter of the local memory to the driver, and the kernel takes groups
+     * of that size; CLNETSIM_TEST_LOCAL_BITS=0 keeps it in global memory, for the tests. */
+    size_t ls = r->ls_packets, fixed = ls * 3 * 8 + 4 + 3 * 8;
+    const char *lb = getenv("CLNETSIM_TEST_LOCAL_BITS");
+    m->pk_local = ls > 1 && fixed + (uint64_t)m->words * 4 <= d->info.local_mem / 4 * 3 &&
+                  !(lb && lb[0] == '0' && lb[1] == '\0');
+    if (m->pk_local)
+        rc = device_create_kernel(d, r->prog, "flood_packets_local", &r->k_packets_local, err);
+    if (!rc && ls == 1)
+        rc = device_create_kernel(d, r->prog, "flood_packets_one", &r->k_packets_one, err);
+    size_t kmax = 0;
+    if (!rc && m->pk_local &&
+        (clGetKernelWorkGroupInfo(r->k_packets_local, d->info.id, CL_KERNEL_WORK_GROUP_SIZE,
+                                  sizeof kmax, &kmax, NULL) != CL_SUCCESS ||
+         kmax < ls))
+        m->pk_local = 0;
+    if (rc)
+        return rc;
     m->pk_total = packets_to_run(&m->sc);
     /* Each work-group holds a seen bitset and a frontier of N entries. As many groups as keep
      * the device busy, no more than there are packets, and within a quarter of the device's
@@ -136,24 +155,21 @@ int flood_packets_run(struct model *m, cl_event *ev, cn_error *err)
     cl_ulong thr = sc->drop_threshold;
     cl_uint2 key = {{(cl_uint)sc->seed, (cl_uint)(sc->seed >> 32)}};
     size_t ls = r->ls_packets;
-    /* the seen bitset in local memory when it fits beside the reduction area (a quarter of
-     * the local memory is left for the driver's own use); CLNETSIM_TEST_LOCAL_BITS=0 keeps it
-     * in global memory, for the tests */
-    size_t lbytes = (size_t)m->words * 4, fixed = ls * 3 * 8 + 4 + 3 * 8;
-    const char *lb = getenv("CLNETSIM_TEST_LOCAL_BITS");
-    cl_uint local_bits = ls > 1 && fixed + lbytes <= d->info.local_mem / 4 * 3 &&
-                         !(lb && lb[0] == '0' && lb[1] == '\0');
-    if (!local_bits)
-        lbytes = 4;
-    int rc = kernel_args(d, r->k_packets, "flood_packets", err, 23, KARG(k0), KARG(count),
+    cl_kernel k = ls == 1 ? r->k_packets_one : m->pk_local ? r->k_packets_local : r->k_packets;
+    int rc = kernel_args(d, k, "flood_packets", err, 18, KARG(k0), KARG(count),
                          KBUF(m->offsets[0]), KBUF(m->neighbours[0]), KARG(n), KBUF(r->pk_seen),
                          KARG(words), KBUF(r->pk_front), KBUF(r->pk_rows), KARG(start),
                          KARG(interval), KARG(L), KARG(dur), KARG(thr), KARG(key), KARG(source),
-                         KARG(dest), KARG(ttl), KLOCAL(ls * 3 * 8), KLOCAL(4), KLOCAL(3 * 8), KLOCAL(lbytes),
-                         KARG(local_bits));
+                         KARG(dest), KARG(ttl));
+    if (!rc && ls > 1)
+        rc = kernel_args_from(d, k, "flood_packets", err, 18, 3, KLOCAL(ls * 3 * 8), KLOCAL(4),
+                              KLOCAL(3 * 8));
+    if (!rc && m->pk_local)
+        rc = kernel_args_from(d, k, "flood_packets_local", err, 21, 1,
+                              KLOCAL((size_t)m->words * 4));
     uint64_t groups = m->pk_groups < count ? m->pk_groups : count;
     if (!rc)
-        rc = enqueue_1d(d, r->k_packets, "flood_packets", (size_t)groups * ls, ls, ev, err);
+        rc = enqueue_1d(d, k, "flood_packets", (size_t)groups * ls, ls, ev, err);
     if (!rc)
         m->pk_next += m->pk_launch;
     return rc;
@@ -222,7 +238,11 @@ void flood_packets_free(struct model *m)
     dbuf_release(&r->pk_rows, &m->acc);
     if (r->k_packets)
         clReleaseKernel(r->k_packets);
-    r->k_packets = NULL;
+    if (r->k_packets_local)
+        clReleaseKernel(r->k_packets_local);
+    if (r->k_packets_one)
+        clReleaseKernel(r->k_packets_one);
+    r->k_packets = r->k_packets_local = r->k_packets_one = NULL;
     free(m->pk_stats);
     m->pk_stats = NULL;
 }
