@@ -759,16 +759,20 @@ inline long flood_one_packet(uint k, long tk, __global const uint *offsets,
 }
 
 /* The levels of packet K (created at TK) by the whole work-group, on seen bitset BITS (local
- * or global memory: a macro, as OpenCL 1.2 has no generic address space). Each level's
- * frontier is the run FR[A .. B) appended by the level before; TAIL counts the entries. */
+ * or global memory: a macro, as OpenCL 1.2 has no generic address space). Level entries get
+ * indices in one sequence (TAIL counts them): the current level is [A, B). The first
+ * PACKET_LEVEL_CAP entries of a level are kept in local memory (LCUR, and LNEXT for the level
+ * being appended), the rest in the global frontier FR at their index: on a GPU a level then
+ * costs no global round trip for its entries, which is most of a small level's time. */
 #define FLOOD_LEVELS(BITS)                                                                  \
     do {                                                                                    \
+        __local uint *lcur = lfront, *lnext = lfront + PACKET_LEVEL_CAP;                    \
         for (uint c = lid; c < words; c += ls)                                              \
             BITS[c] = 0u;                                                                   \
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);                                \
         if (lid == 0) {                                                                     \
             BITS[source >> 5] |= 1u << (source & 31u); /* the source has its own packet */  \
-            fr[0] = source;                                                                 \
+            lcur[0] = source;                                                               \
             tail[0] = 1u;                                                                   \
             delivery[0] = 0;                                                                \
         }                                                                                   \
@@ -779,7 +783,7 @@ inline long flood_one_packet(uint k, long tk, __global const uint *offsets,
             last = t;                                                                       \
             int relays = ttl == 0u || h < (long)ttl;                                        \
             for (uint e = a + lid; e < b; e += ls) {                                        \
-                uint i = fr[e];                                                             \
+                uint i = e - a < PACKET_LEVEL_CAP ? lcur[e - a] : fr[e];                    \
                 uint o0 = offsets[i], o1 = offsets[i + 1];                                  \
                 tx++;                                                                       \
                 rx += o1 - o0;                                                              \
@@ -795,8 +799,13 @@ inline long flood_one_packet(uint k, long tk, __global const uint *offsets,
                         delivery[2] = t - tk;                                               \
                     }                                                                       \
                     if (relays &&                                                           \
-                        (ulong)philox_draw(key, j, k, STREAM_RELAY).x >= drop_threshold)    \
-                        fr[atomic_inc(tail)] = j;                                           \
+                        (ulong)philox_draw(key, j, k, STREAM_RELAY).x >= drop_threshold) {  \
+                        uint at = atomic_inc(tail);                                         \
+                        if (at - b < PACKET_LEVEL_CAP)                                      \
+                            lnext[at - b] = j;                                              \
+                        else                                                                \
+                            fr[at] = j;                                                     \
+                    }                                                                       \
                 }                                                                           \
             }                                                                               \
             barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);                            \
@@ -804,7 +813,10 @@ inline long flood_one_packet(uint k, long tk, __global const uint *offsets,
             b = tail[0];                                                                    \
             h++;                                                                            \
             t += L;                                                                         \
-            /* every work-item has read the new tail before any appends to it again */      \
+            __local uint *swap = lcur;                                                      \
+            lcur = lnext;                                                                   \
+            lnext = swap;                                                                   \
+            /* every work-item has read the new tail and the level before any appends */    \
             barrier(CLK_LOCAL_MEM_FENCE);                                                   \
         }                                                                                   \
     } while (0)
@@ -860,12 +872,13 @@ inline long flood_one_packet(uint k, long tk, __global const uint *offsets,
  * packet. Groups of one item (the CPU shape) run flood_packets_one instead, and seen bits in
  * local memory flood_packets_local: separate kernels rather than branches, because barriers
  * under a branch break some CPU compilers (PoCL 5.0 aborts on them). */
-__kernel void flood_packets(uint k0, uint count, __global const uint *offsets,
-                            __global const uint *neighbours, uint n, __global uint *seen,
-                            uint words, __global uint *front, __global long *stats, long start,
-                            long interval, long L, long duration, ulong drop_threshold, uint2 key,
-                            uint source, uint destination, uint ttl, __local ulong *red,
-                            __local uint *tail, __local long *delivery)
+__kernel void flood_packets(uint k0, uint count, __global const uint *restrict offsets,
+                            __global const uint *restrict neighbours, uint n,
+                            __global uint *seen, uint words, __global uint *front,
+                            __global long *stats, long start, long interval, long L,
+                            long duration, ulong drop_threshold, uint2 key, uint source,
+                            uint destination, uint ttl, __local ulong *red, __local uint *tail,
+                            __local long *delivery, __local uint *lfront)
 {
     uint g = get_group_id(0), groups = get_num_groups(0);
     uint lid = get_local_id(0), ls = get_local_size(0);
@@ -906,13 +919,14 @@ __kernel void flood_packets_one(uint k0, uint count, __global const uint *offset
 
 /* The same with the seen bitset in local memory (LBITS, WORDS words), when the host found room
  * for it there: claims are then local atomics, the costliest step of a level on a GPU. */
-__kernel void flood_packets_local(uint k0, uint count, __global const uint *offsets,
-                                  __global const uint *neighbours, uint n, __global uint *seen,
-                                  uint words, __global uint *front, __global long *stats,
-                                  long start, long interval, long L, long duration,
-                                  ulong drop_threshold, uint2 key, uint source, uint destination,
-                                  uint ttl, __local ulong *red, __local uint *tail,
-                                  __local long *delivery, __local uint *lbits)
+__kernel void flood_packets_local(uint k0, uint count, __global const uint *restrict offsets,
+                                  __global const uint *restrict neighbours, uint n,
+                                  __global uint *seen, uint words, __global uint *front,
+                                  __global long *stats, long start, long interval, long L,
+                                  long duration, ulong drop_threshold, uint2 key, uint source,
+                                  uint destination, uint ttl, __local ulong *red,
+                                  __local uint *tail, __local long *delivery,
+                                  __local uint *lfront, __local uint *lbits)
 {
     uint g = get_group_id(0), groups = get_num_groups(0);
     uint lid = get_local_id(0), ls = get_local_size(0);

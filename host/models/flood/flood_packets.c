@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cl/flood_layout.clh"
 #include "models/flood/flood_model.h"
 
 /* Longs per work-group statistics row (PACKET_STATS in cl/flood.cl). */
@@ -56,13 +57,13 @@ int flood_packets_setup(struct model *m, cn_error *err)
     if (rc)
         return rc;
     /* A work-group handles one breadth-first level at a time: about as many items as a level
-     * has nodes are useful. A planar flood's front is some sqrt(N) nodes wide, met a few at a
-     * time: groups near sqrt(N) / 4 were fastest on the H200 (64 for 48 400 nodes, 256 for a
-     * million; docs/benchmarks.md), and never fewer than 32 (a warp). */
+     * has nodes are useful. A planar flood's front is some sqrt(N) nodes wide: groups near
+     * sqrt(N) / 2 were fastest on the H200 (128 for 48 400 nodes: 1.5 ms against 1.9 at 64
+     * and 2.9 at 32; 256 for a million; docs/benchmarks.md), and never fewer than 32 (a warp). */
     uint64_t target = 0;
     while ((target + 1) * (target + 1) <= m->n)
         target++;
-    target = target / 4 * 1414 / 1000; /* the nearest power of two below, on a log scale */
+    target = target / 2 * 1414 / 1000; /* the nearest power of two below, on a log scale */
     size_t cap = 32;
     while ((uint64_t)cap * 2 <= target)
         cap *= 2;
@@ -70,7 +71,7 @@ int flood_packets_setup(struct model *m, cn_error *err)
     /* The seen bitset in local memory (flood_packets_local) when it fits beside the reduction
      * area, leaving a quarter of the local memory to the driver, and the kernel takes groups
      * of that size; CLNETSIM_TEST_LOCAL_BITS=0 keeps it in global memory, for the tests. */
-    size_t ls = r->ls_packets, fixed = ls * 3 * 8 + 4 + 3 * 8;
+    size_t ls = r->ls_packets, fixed = ls * 3 * 8 + 4 + 3 * 8 + 2 * PACKET_LEVEL_CAP * 4;
     const char *lb = getenv("CLNETSIM_TEST_LOCAL_BITS");
     m->pk_local = ls > 1 && fixed + (uint64_t)m->words * 4 <= d->info.local_mem / 4 * 3 &&
                   !(lb && lb[0] == '0' && lb[1] == '\0');
@@ -162,10 +163,10 @@ int flood_packets_run(struct model *m, cl_event *ev, cn_error *err)
                          KARG(interval), KARG(L), KARG(dur), KARG(thr), KARG(key), KARG(source),
                          KARG(dest), KARG(ttl));
     if (!rc && ls > 1)
-        rc = kernel_args_from(d, k, "flood_packets", err, 18, 3, KLOCAL(ls * 3 * 8), KLOCAL(4),
-                              KLOCAL(3 * 8));
+        rc = kernel_args_from(d, k, "flood_packets", err, 18, 4, KLOCAL(ls * 3 * 8), KLOCAL(4),
+                              KLOCAL(3 * 8), KLOCAL((size_t)2 * PACKET_LEVEL_CAP * 4));
     if (!rc && m->pk_local)
-        rc = kernel_args_from(d, k, "flood_packets_local", err, 21, 1,
+        rc = kernel_args_from(d, k, "flood_packets_local", err, 22, 1,
                               KLOCAL((size_t)m->words * 4));
     uint64_t groups = m->pk_groups < count ? m->pk_groups : count;
     if (!rc)
