@@ -2,7 +2,7 @@
 # The injector seen from the command line: --trace-inject writes one row per decision in
 # decision order (no temporary file left, none at all when the path cannot be written),
 # --show-feedback prints the table, and CLNETSIM_TEST_DEVICE_SLOWDOWN scales the measured
-# times that both report. Usage: inject_cli.sh CLNETSIM SOURCE_DIR (two PoCL devices).
+# times that both report; whole packets spread chunks over both devices. Usage: inject_cli.sh CLNETSIM SOURCE_DIR (two PoCL devices).
 bin=$1 src=$2
 scn=$src/scenarios/small_grid.ini
 tmp=$(mktemp -d)
@@ -12,7 +12,8 @@ bad() { echo "FAIL $*"; fail=$((fail + 1)); }
 
 header='window,kind,partition,multiplicity,device,predicted_s,measured_s,policy,migrated'
 
-CLNETSIM_TEST_DEVICE_SLOWDOWN=0:1000,1:1000 "$bin" run "$scn" -s inject.calibration_share=0 \
+# The window loop (whole packets off): partitions with flows that move.
+CLNETSIM_TEST_WHOLE_PACKETS=0 CLNETSIM_TEST_DEVICE_SLOWDOWN=0:1000,1:1000 "$bin" run "$scn" -s inject.calibration_share=0 \
     --trace-inject "$tmp/t.csv" \
     --show-feedback --json "$tmp/r.json" > "$tmp/out" 2>&1 || bad "run: exit $?"
 grep -q '^Injector: policy hybrid' "$tmp/out" || bad "show-feedback: no policy line"
@@ -47,6 +48,24 @@ awk -F, -v sets="$sets" -v busy="$busy" -v migrations="$migrations" '
         }
         exit bad
     }' "$tmp/t.csv" || bad "trace: rows"
+
+# Whole packets on two devices: the injector places chunks of packets, which move for free;
+# both devices run some, every chunk has a measured row, and the results equal one device's.
+"$bin" run "$scn" --quiet -s traffic.packets=60 -s traffic.interval=0.3 -s inject.calibration_share=0 \
+    --trace-inject "$tmp/w.csv" --show-feedback --json "$tmp/w.json" > "$tmp/out" 2>&1 || bad "whole: exit $?"
+grep -q '^Kind flood_packets' "$tmp/out" || bad "whole: no flood_packets block"
+[ "$(grep -o '"event_sets": [1-9][0-9]*' "$tmp/w.json" | wc -l)" -eq 2 ] || bad "whole: not both devices"
+[ "$(grep -o '"bytes_moved": [0-9]*' "$tmp/w.json" | awk '{ s += $2 } END { print s }')" -eq 0 ] ||
+    bad "whole: bytes moved"
+wsets=$(grep -o '"event_sets": [0-9]*' "$tmp/w.json" | awk '{ s += $2 } END { print s }')
+[ "$(($(wc -l < "$tmp/w.csv") - 1))" -eq "$wsets" ] || bad "whole: trace rows"
+awk -F, 'NR > 1 && ($2 != "flood_packets" || $7 == "") { bad = 1 } END { exit bad }' "$tmp/w.csv" ||
+    bad "whole: trace kinds or times"
+"$bin" run "$scn" --quiet -s traffic.packets=60 -s traffic.interval=0.3 --devices 0 --json "$tmp/w1.json" ||
+    bad "whole: one device"
+for m in transmissions receptions first_receptions hops_sum latency_sum_ns end_time_ns windows; do
+    [ "$(grep "\"$m\"" "$tmp/w.json")" = "$(grep "\"$m\"" "$tmp/w1.json")" ] || bad "whole: $m differs"
+done
 
 "$bin" run "$scn" --quiet -s inject.policy=static --trace-inject "$tmp/s.csv" || bad "static: exit"
 [ "$(cut -d, -f8 "$tmp/s.csv" | sort -u | tr '\n' ' ')" = "policy static " ] ||

@@ -31,6 +31,7 @@ typedef struct transmit_prep {
 } transmit_prep;
 
 #define FLOOD_MAX_REPLICAS 16 /* = ENGINE_MAX_DEVICES */
+#define FLOOD_MAX_CHUNKS 64    /* whole packets: chunks of a round (4 per device) */
 /* A replica further behind than this many mobility steps copies another's state instead of
  * replaying the steps (flood_catch_up); CLNETSIM_TEST_REPLAY_STEPS overrides, for the tests. */
 #define FLOOD_REPLAY_STEPS 4
@@ -48,8 +49,14 @@ typedef struct flood_replica {
         k_by_packet, k_export, k_retile, k_gather_moved, k_scatter_moved, k_stamp, k_packets,
         k_packets_local, k_packets_one;
     size_t ls_packets;
-    /* whole packets (flood_packets.c): per work-group frontier, seen bitset, statistics */
-    dbuf pk_front, pk_seen, pk_rows;
+    /* whole packets (flood_packets.c): per work-group frontier, seen bitset, statistics; the
+     * CSR lists of the whole graph when this replica is not partition 0's home; its groups,
+     * whether its seen bits are in local memory, its rows as last read back, and whether it
+     * ran a chunk of the round under way */
+    dbuf pk_front, pk_seen, pk_rows, pk_off, pk_nbr;
+    uint32_t pk_groups;
+    int pk_local, pk_ran;
+    int64_t *pk_stats;
     size_t ls_place, ls_move, ls_csr, ls_transmit, ls_gather, ls_by_packet, ls_export,
         ls_retile;
     size_t max_groups;      /* work-groups of a transmit launch that fill the device */
@@ -150,12 +157,13 @@ struct model {
      * (flood_packets.c); the window loop's rounds are then batches of packets. */
     int whole;
     int64_t pk_total;       /* packets created before the end of the run */
-    int64_t pk_next;        /* first packet not launched yet */
-    int64_t pk_launch;      /* packets of the round planned */
+    int64_t pk_next;        /* first packet not planned yet */
     uint64_t pk_round;      /* packets per round */
-    uint32_t pk_groups;     /* work-groups of a launch (rows of pk_stats) */
-    int pk_local;           /* the seen bitsets in local memory (flood_packets_local) */
-    int64_t *pk_stats;      /* the rows as last read back */
+    /* A round is cut into chunks, which the injector places one by one (as partitions whose
+     * flows every device holds): the first packet and count of each chunk of the round. */
+    int pk_chunks;
+    int pk_home[FLOOD_MAX_CHUNKS];
+    int64_t pk_k0[FLOOD_MAX_CHUNKS], pk_count[FLOOD_MAX_CHUNKS];
     cell_grid grid;
 
     /* Partitions (host/engine/partition.h): partition p handles the receptions of the nodes
@@ -344,10 +352,11 @@ int flood_part_of_current(struct model *m, flood_replica *r, int64_t w, cn_error
 int flood_held_current(struct model *m, flood_replica *r, cn_error *err);
 
 /* flood_packets.c: whole packets (static scenarios on one device). */
+int flood_packets_enabled(void);
 int flood_packets_wanted(const struct model *m);
 int flood_packets_setup(struct model *m, cn_error *err);
 int flood_packets_plan(struct model *m, window_plan *plan);
-int flood_packets_run(struct model *m, cl_event *ev, cn_error *err);
+int flood_packets_run(struct model *m, flood_replica *r, int chunk, cl_event *ev, cn_error *err);
 int flood_packets_end(struct model *m, window_outcome *out, cn_error *err);
 void flood_packets_results(const struct model *m, run_results *r);
 void flood_packets_free(struct model *m);

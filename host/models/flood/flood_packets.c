@@ -10,8 +10,11 @@
  * work-group barriers only. Results are the same, bit for bit: counters are sums over
  * packets and the end time is a maximum (docs/architecture.md, "Whole packets").
  *
- * The engine still drives it: each "window" of the loop is a round of packets, one event set
- * of kind FLOOD_PACKETS whose multiplicity is the round's packets times the nodes. */
+ * The engine still drives it: each "window" of the loop is a round of packets, cut into
+ * chunks (one per round on one device, four per device with several), each an event set of
+ * kind FLOOD_PACKETS whose multiplicity is its packets times the nodes. Every device holds the
+ * whole graph, so the injector can send any chunk anywhere: for it, chunks are partitions
+ * that move for free. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,16 +45,31 @@ static int64_t packets_to_run(const scenario *sc)
     return n < sc->packets ? n : sc->packets;
 }
 
-int flood_packets_wanted(const struct model *m)
+int flood_packets_enabled(void)
 {
     const char *e = getenv("CLNETSIM_TEST_WHOLE_PACKETS");
-    int on = !(e && e[0] == '0' && e[1] == '\0');
-    return on && !m->mobile && m->n_parts == 1 && m->n_rep == 1;
+    return !(e && e[0] == '0' && e[1] == '\0');
 }
 
-int flood_packets_setup(struct model *m, cn_error *err)
+int flood_packets_wanted(const struct model *m)
 {
-    flood_replica *r = &m->rep[0];
+    return flood_packets_enabled() && !m->mobile && m->n_parts == 1;
+}
+
+/* The CSR lists replica R floods with: partition 0's own on its home, a copy elsewhere. */
+static dbuf *csr_offsets(struct model *m, flood_replica *r)
+{
+    return r == &m->rep[m->home[0]] ? &m->offsets[0] : &r->pk_off;
+}
+
+static dbuf *csr_neighbours(struct model *m, flood_replica *r)
+{
+    return r == &m->rep[m->home[0]] ? &m->neighbours[0] : &r->pk_nbr;
+}
+
+/* Kernels, work-group size and shape, groups and buffers of replica R. */
+static int setup_replica(struct model *m, flood_replica *r, cn_error *err)
+{
     device_ctx *d = r->dev;
     int rc = device_create_kernel(d, r->prog, "flood_packets", &r->k_packets, err);
     if (rc)
@@ -73,21 +91,20 @@ int flood_packets_setup(struct model *m, cn_error *err)
      * of that size; CLNETSIM_TEST_LOCAL_BITS=0 keeps it in global memory, for the tests. */
     size_t ls = r->ls_packets, fixed = ls * 3 * 8 + 4 + 3 * 8 + 2 * PACKET_LEVEL_CAP * 4;
     const char *lb = getenv("CLNETSIM_TEST_LOCAL_BITS");
-    m->pk_local = ls > 1 && fixed + (uint64_t)m->words * 4 <= d->info.local_mem / 4 * 3 &&
+    r->pk_local = ls > 1 && fixed + (uint64_t)m->words * 4 <= d->info.local_mem / 4 * 3 &&
                   !(lb && lb[0] == '0' && lb[1] == '\0');
-    if (m->pk_local)
+    if (r->pk_local)
         rc = device_create_kernel(d, r->prog, "flood_packets_local", &r->k_packets_local, err);
     if (!rc && ls == 1)
         rc = device_create_kernel(d, r->prog, "flood_packets_one", &r->k_packets_one, err);
     size_t kmax = 0;
-    if (!rc && m->pk_local &&
+    if (!rc && r->pk_local &&
         (clGetKernelWorkGroupInfo(r->k_packets_local, d->info.id, CL_KERNEL_WORK_GROUP_SIZE,
                                   sizeof kmax, &kmax, NULL) != CL_SUCCESS ||
          kmax < ls))
-        m->pk_local = 0;
+        r->pk_local = 0;
     if (rc)
         return rc;
-    m->pk_total = packets_to_run(&m->sc);
     /* Each work-group holds a seen bitset and a frontier of N entries. As many groups as keep
      * the device busy, no more than there are packets, and within a quarter of the device's
      * memory and its largest single allocation. */
@@ -104,20 +121,15 @@ int flood_packets_setup(struct model *m, cn_error *err)
         groups = alloc_cap;
     if (groups < 1)
         groups = 1;
-    m->pk_groups = (uint32_t)groups;
-    /* Rounds of whole multiples of the groups, about PACKET_ROUNDS of them. */
-    uint64_t per_round = ((uint64_t)m->pk_total + PACKET_ROUNDS - 1) / PACKET_ROUNDS;
-    per_round = (per_round + groups - 1) / groups * groups;
-    m->pk_round = per_round ? per_round : groups;
-    m->pk_next = 0;
-    m->pk_stats = calloc(groups * PS_ROW, sizeof *m->pk_stats);
-    if (!m->pk_stats)
+    r->pk_groups = (uint32_t)groups;
+    r->pk_stats = calloc(groups * PS_ROW, sizeof *r->pk_stats);
+    if (!r->pk_stats)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for packet statistics");
     for (uint64_t g = 0; g < groups; g++)
-        m->pk_stats[g * PS_ROW + PS_END] = -1;
-    size_t n_front = (size_t)groups * m->n * 4, n_seen = (size_t)groups * m->words * 4;
+        r->pk_stats[g * PS_ROW + PS_END] = -1;
     if (m->pk_total == 0)
         return 0;
+    size_t n_front = (size_t)groups * m->n * 4, n_seen = (size_t)groups * m->words * 4;
     rc = dbuf_alloc(d, &r->pk_front, n_front, &m->acc, "packet frontiers", err);
     if (!rc)
         rc = dbuf_alloc(d, &r->pk_seen, n_seen, &m->acc, "packet seen bitsets", err);
@@ -125,80 +137,139 @@ int flood_packets_setup(struct model *m, cn_error *err)
         rc = dbuf_alloc(d, &r->pk_rows, (size_t)groups * PS_ROW * 8, &m->acc,
                         "packet statistics", err);
     if (!rc)
-        rc = dbuf_write(d, &r->pk_rows, 0, (size_t)groups * PS_ROW * 8, m->pk_stats, 1, err);
+        rc = dbuf_write(d, &r->pk_rows, 0, (size_t)groups * PS_ROW * 8, r->pk_stats, 1, err);
+    /* the whole graph's lists, on every device but partition 0's home */
+    if (!rc && r != &m->rep[m->home[0]]) {
+        uint32_t *deg = calloc(m->n, sizeof *deg);
+        rc = deg ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory for %u degrees", m->n);
+        if (!rc)
+            rc = flood_build_csr(m, r, 0, &r->pk_off, &r->pk_nbr, deg, err);
+        free(deg);
+    }
     return rc;
+}
+
+int flood_packets_setup(struct model *m, cn_error *err)
+{
+    m->pk_total = packets_to_run(&m->sc);
+    int rc = 0;
+    for (int d = 0; d < m->n_rep && !rc; d++)
+        rc = setup_replica(m, &m->rep[d], err);
+    if (rc)
+        return rc;
+    /* One chunk per round on one device; with several, four per device, first placed on the
+     * devices GPUs first, so that the injector has pieces to balance (docs/injector.md). */
+    m->pk_chunks = m->n_rep == 1 ? 1 : 4 * m->n_rep;
+    if (m->pk_chunks > FLOOD_MAX_CHUNKS)
+        m->pk_chunks = FLOOD_MAX_CHUNKS;
+    int order[FLOOD_MAX_REPLICAS], n_order = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int d = 0; d < m->n_rep; d++)
+            if (m->rep[d].cpu == pass)
+                order[n_order++] = d;
+    for (int c = 0; c < m->pk_chunks; c++)
+        m->pk_home[c] = order[c * m->n_rep / m->pk_chunks];
+    /* Rounds of about PACKET_ROUNDS, each a whole multiple of the largest device's groups. */
+    uint64_t groups = 1;
+    for (int d = 0; d < m->n_rep; d++)
+        groups = m->rep[d].pk_groups > groups ? m->rep[d].pk_groups : groups;
+    uint64_t per_round = ((uint64_t)m->pk_total + PACKET_ROUNDS - 1) / PACKET_ROUNDS;
+    per_round = (per_round + groups - 1) / groups * groups;
+    m->pk_round = per_round ? per_round : groups;
+    m->pk_next = 0;
+    return 0;
 }
 
 int flood_packets_plan(struct model *m, window_plan *plan)
 {
+    for (int d = 0; d < m->n_rep; d++)
+        m->rep[d].pk_ran = 0;
     if (m->pk_next >= m->pk_total)
         return 0;
     uint64_t count = (uint64_t)(m->pk_total - m->pk_next);
     if (count > m->pk_round)
         count = m->pk_round;
-    event_set *s = &plan->sets[plan->n_sets++];
-    s->kind = FLOOD_PACKETS;
-    s->partition = 0;
-    s->multiplicity = count * m->n;
-    m->pk_launch = (int64_t)count;
+    /* the round's packets in consecutive chunks of (nearly) equal counts */
+    int64_t k = m->pk_next;
+    for (int c = 0; c < m->pk_chunks; c++) {
+        uint64_t n_c = count / (uint64_t)m->pk_chunks + ((uint64_t)c < count % (uint64_t)m->pk_chunks);
+        m->pk_k0[c] = k;
+        m->pk_count[c] = (int64_t)n_c;
+        k += (int64_t)n_c;
+        if (n_c == 0)
+            continue;
+        event_set *s = &plan->sets[plan->n_sets++];
+        s->kind = FLOOD_PACKETS;
+        s->partition = c;
+        s->multiplicity = n_c * m->n;
+    }
+    m->pk_next = k;
     return 0;
 }
 
-int flood_packets_run(struct model *m, cl_event *ev, cn_error *err)
+int flood_packets_run(struct model *m, flood_replica *r, int chunk, cl_event *ev, cn_error *err)
 {
-    flood_replica *r = &m->rep[0];
     device_ctx *d = r->dev;
     const scenario *sc = &m->sc;
-    cl_uint k0 = (cl_uint)m->pk_next, count = (cl_uint)m->pk_launch, n = m->n;
+    if (chunk < 0 || chunk >= m->pk_chunks || m->pk_count[chunk] == 0)
+        return cn_fail(err, CN_ERR_RUNTIME, "internal error: no packet chunk %d", chunk);
+    cl_uint k0 = (cl_uint)m->pk_k0[chunk], count = (cl_uint)m->pk_count[chunk], n = m->n;
     cl_uint words = m->words, source = (cl_uint)sc->source, dest = (cl_uint)sc->destination;
     cl_uint ttl = (cl_uint)sc->ttl;
     cl_long start = sc->start_ns, interval = sc->interval_ns, L = m->L, dur = sc->duration_ns;
     cl_ulong thr = sc->drop_threshold;
     cl_uint2 key = {{(cl_uint)sc->seed, (cl_uint)(sc->seed >> 32)}};
     size_t ls = r->ls_packets;
-    cl_kernel k = ls == 1 ? r->k_packets_one : m->pk_local ? r->k_packets_local : r->k_packets;
+    cl_kernel k = ls == 1 ? r->k_packets_one : r->pk_local ? r->k_packets_local : r->k_packets;
     int rc = kernel_args(d, k, "flood_packets", err, 18, KARG(k0), KARG(count),
-                         KBUF(m->offsets[0]), KBUF(m->neighbours[0]), KARG(n), KBUF(r->pk_seen),
-                         KARG(words), KBUF(r->pk_front), KBUF(r->pk_rows), KARG(start),
-                         KARG(interval), KARG(L), KARG(dur), KARG(thr), KARG(key), KARG(source),
-                         KARG(dest), KARG(ttl));
+                         KBUF(*csr_offsets(m, r)), KBUF(*csr_neighbours(m, r)), KARG(n),
+                         KBUF(r->pk_seen), KARG(words), KBUF(r->pk_front), KBUF(r->pk_rows),
+                         KARG(start), KARG(interval), KARG(L), KARG(dur), KARG(thr), KARG(key),
+                         KARG(source), KARG(dest), KARG(ttl));
     if (!rc && ls > 1)
         rc = kernel_args_from(d, k, "flood_packets", err, 18, 4, KLOCAL(ls * 3 * 8), KLOCAL(4),
                               KLOCAL(3 * 8), KLOCAL((size_t)2 * PACKET_LEVEL_CAP * 4));
-    if (!rc && m->pk_local)
+    if (!rc && r->pk_local)
         rc = kernel_args_from(d, k, "flood_packets_local", err, 22, 1,
                               KLOCAL((size_t)m->words * 4));
-    uint64_t groups = m->pk_groups < count ? m->pk_groups : count;
+    uint64_t groups = r->pk_groups < count ? r->pk_groups : count;
     if (!rc)
         rc = enqueue_1d(d, k, "flood_packets", (size_t)groups * ls, ls, ev, err);
+    /* with several devices each starts at once, not when the host reads it back */
+    if (!rc && m->n_rep > 1)
+        rc = cl_check(clFlush(d->queue), "clFlush", d->info.name, err);
     if (!rc)
-        m->pk_next += m->pk_launch;
+        r->pk_ran = 1;
     return rc;
 }
 
-/* Sums of the rows: counters in OUT[PS_TX .. PS_LATENCY], the latest transmission in
- * OUT[PS_END] (-1: none). */
+/* Sums of every replica's rows: counters in OUT[PS_TX .. PS_LATENCY], the latest
+ * transmission in OUT[PS_END] (-1: none). */
 static void sum_rows(const struct model *m, int64_t out[PS_ROW])
 {
     memset(out, 0, PS_ROW * sizeof *out);
     out[PS_END] = -1;
-    for (uint32_t g = 0; g < m->pk_groups; g++) {
-        const int64_t *row = &m->pk_stats[(size_t)g * PS_ROW];
-        for (int c = PS_TX; c <= PS_LATENCY; c++)
-            out[c] += row[c];
-        if (row[PS_END] > out[PS_END])
-            out[PS_END] = row[PS_END];
-    }
+    for (int d = 0; d < m->n_rep; d++)
+        for (uint32_t g = 0; g < m->rep[d].pk_groups; g++) {
+            const int64_t *row = &m->rep[d].pk_stats[(size_t)g * PS_ROW];
+            for (int c = PS_TX; c <= PS_LATENCY; c++)
+                out[c] += row[c];
+            if (row[PS_END] > out[PS_END])
+                out[PS_END] = row[PS_END];
+        }
 }
 
 int flood_packets_end(struct model *m, window_outcome *out, cn_error *err)
 {
-    flood_replica *r = &m->rep[0];
-    /* the read-back waits for the round: its rows give the progress line its events */
+    /* the read-backs wait for the round on every device that ran a chunk of it; the rows
+     * give the progress line its events */
     int rc = 0;
-    if (m->pk_total > 0)
-        rc = dbuf_read(r->dev, &r->pk_rows, 0, (size_t)m->pk_groups * PS_ROW * 8, m->pk_stats,
-                       1, err);
+    for (int d = 0; d < m->n_rep && !rc; d++) {
+        flood_replica *r = &m->rep[d];
+        if (r->pk_ran)
+            rc = dbuf_read(r->dev, &r->pk_rows, 0, (size_t)r->pk_groups * PS_ROW * 8,
+                           r->pk_stats, 1, err);
+    }
     if (rc)
         return rc;
     int64_t s[PS_ROW];
@@ -233,17 +304,17 @@ void flood_packets_results(const struct model *m, run_results *r)
 
 void flood_packets_free(struct model *m)
 {
-    flood_replica *r = &m->rep[0];
-    dbuf_release(&r->pk_front, &m->acc);
-    dbuf_release(&r->pk_seen, &m->acc);
-    dbuf_release(&r->pk_rows, &m->acc);
-    if (r->k_packets)
-        clReleaseKernel(r->k_packets);
-    if (r->k_packets_local)
-        clReleaseKernel(r->k_packets_local);
-    if (r->k_packets_one)
-        clReleaseKernel(r->k_packets_one);
-    r->k_packets = r->k_packets_local = r->k_packets_one = NULL;
-    free(m->pk_stats);
-    m->pk_stats = NULL;
+    for (int d = 0; d < m->n_rep; d++) {
+        flood_replica *r = &m->rep[d];
+        dbuf *bufs[] = {&r->pk_front, &r->pk_seen, &r->pk_rows, &r->pk_off, &r->pk_nbr};
+        for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+            dbuf_release(bufs[i], &m->acc);
+        cl_kernel ks[] = {r->k_packets, r->k_packets_local, r->k_packets_one};
+        for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
+            if (ks[i])
+                clReleaseKernel(ks[i]);
+        r->k_packets = r->k_packets_local = r->k_packets_one = NULL;
+        free(r->pk_stats);
+        r->pk_stats = NULL;
+    }
 }

@@ -257,6 +257,10 @@ static int make_partitions(struct model *m, cn_error *err)
         mixed |= m->rep[d].cpu != m->rep[0].cpu;
     m->n_parts = m->sc.partitions > 0 ? (uint32_t)m->sc.partitions
                                       : partition_default_count(m->n, mixed ? 1 : m->n_rep);
+    /* Static scenarios flood whole packets, spread over the devices by packet, not by space
+     * (flood_packets.c): one partition, unless the scenario asks for more. */
+    if (!m->mobile && m->sc.partitions == 0 && flood_packets_enabled())
+        m->n_parts = 1;
     m->offsets = calloc(m->n_parts, sizeof *m->offsets);
     m->neighbours = calloc(m->n_parts, sizeof *m->neighbours);
     m->home = calloc(m->n_parts, sizeof *m->home);

@@ -454,9 +454,9 @@ static int flood_run_set(struct model *m, const window_plan *plan, const event_s
             break;
         return run_transmit(m, plan, (uint32_t)set->partition, r, &evs[(*n_evs)++], err);
     case FLOOD_PACKETS:
-        if (!m->whole || d != 0)
+        if (!m->whole)
             break;
-        return flood_packets_run(m, &evs[(*n_evs)++], err);
+        return flood_packets_run(m, r, set->partition, &evs[(*n_evs)++], err);
     default:
         break;
     }
@@ -637,13 +637,17 @@ int flood_neighbour_lists(struct model *m, uint32_t **offsets, uint32_t **list, 
     return rc;
 }
 
+/* With whole packets the injector's partitions are the chunks of a round (flood_packets.c):
+ * every device holds the whole graph, so they move for free. */
 static int flood_n_partitions(const struct model *m)
 {
-    return (int)m->n_parts;
+    return m->whole ? m->pk_chunks : (int)m->n_parts;
 }
 
 static int flood_partition_home(const struct model *m, int partition)
 {
+    if (m->whole)
+        return partition >= 0 && partition < m->pk_chunks ? m->pk_home[partition] : 0;
     return partition >= 0 && (uint32_t)partition < m->n_parts ? m->home[partition] : 0;
 }
 
@@ -652,6 +656,8 @@ static int flood_partition_home(const struct model *m, int partition)
  * mobility state, read and written when the target is far behind (flood_catch_up). */
 static uint64_t flood_partition_bytes(const struct model *m, int partition)
 {
+    if (m->whole)
+        return 0;
     uint64_t b = 3 * (uint64_t)m->slots * m->words * 4;
     const flood_replica *r = &m->rep[0];
     if (m->mobile)
