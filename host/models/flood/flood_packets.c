@@ -157,18 +157,23 @@ int flood_packets_setup(struct model *m, cn_error *err)
         rc = setup_replica(m, &m->rep[d], err);
     if (rc)
         return rc;
-    /* One chunk per round on one device; with several, four per device, first placed on the
-     * devices GPUs first, so that the injector has pieces to balance (docs/injector.md). */
+    /* One chunk per round on one device; with several, four per device, so that the injector
+     * has pieces to balance (docs/injector.md). Chunks start on the devices of one class
+     * evenly; beside a GPU, on the GPUs only: 16 CPU cores flood whole packets 15 to 27 times
+     * slower than an H200 (docs/benchmarks.md), and the injector moves chunks to a CPU only
+     * once it has measured that this pays. */
     m->pk_chunks = m->n_rep == 1 ? 1 : 4 * m->n_rep;
     if (m->pk_chunks > FLOOD_MAX_CHUNKS)
         m->pk_chunks = FLOOD_MAX_CHUNKS;
     int order[FLOOD_MAX_REPLICAS], n_order = 0;
-    for (int pass = 0; pass < 2; pass++)
+    for (int d = 0; d < m->n_rep; d++)
+        if (!m->rep[d].cpu)
+            order[n_order++] = d;
+    if (n_order == 0)
         for (int d = 0; d < m->n_rep; d++)
-            if (m->rep[d].cpu == pass)
-                order[n_order++] = d;
+            order[n_order++] = d;
     for (int c = 0; c < m->pk_chunks; c++)
-        m->pk_home[c] = order[c * m->n_rep / m->pk_chunks];
+        m->pk_home[c] = order[c * n_order / m->pk_chunks];
     /* Rounds of about PACKET_ROUNDS, each a whole multiple of the largest device's groups. */
     uint64_t groups = 1;
     for (int d = 0; d < m->n_rep; d++)
