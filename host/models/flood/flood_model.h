@@ -31,7 +31,7 @@ typedef struct transmit_prep {
 } transmit_prep;
 
 #define FLOOD_MAX_REPLICAS 16 /* = ENGINE_MAX_DEVICES */
-#define FLOOD_MAX_CHUNKS 64    /* whole packets: chunks of a round (4 per device) */
+#define FLOOD_MAX_CHUNKS 16    /* whole packets: chunks of a round (one per device) */
 /* A replica further behind than this many mobility steps copies another's state instead of
  * replaying the steps (flood_catch_up); CLNETSIM_TEST_REPLAY_STEPS overrides, for the tests. */
 #define FLOOD_REPLAY_STEPS 4

@@ -11,7 +11,7 @@
  * packets and the end time is a maximum (docs/architecture.md, "Whole packets").
  *
  * The engine still drives it: each "window" of the loop is a round of packets, cut into
- * chunks (one per round on one device, four per device with several), each an event set of
+ * chunks (one per device of the fastest class), each an event set of
  * kind FLOOD_PACKETS whose multiplicity is its packets times the nodes. Every device holds the
  * whole graph, so the injector can send any chunk anywhere: for it, chunks are partitions
  * that move for free. */
@@ -157,14 +157,12 @@ int flood_packets_setup(struct model *m, cn_error *err)
         rc = setup_replica(m, &m->rep[d], err);
     if (rc)
         return rc;
-    /* One chunk per round on one device; with several, four per device, so that the injector
-     * has pieces to balance (docs/injector.md). Chunks start on the devices of one class
-     * evenly; beside a GPU, on the GPUs only: 16 CPU cores flood whole packets 15 to 27 times
-     * slower than an H200 (docs/benchmarks.md), and the injector moves chunks to a CPU only
-     * once it has measured that this pays. */
-    m->pk_chunks = m->n_rep == 1 ? 1 : 4 * m->n_rep;
-    if (m->pk_chunks > FLOOD_MAX_CHUNKS)
-        m->pk_chunks = FLOOD_MAX_CHUNKS;
+    /* A round has one chunk per device of the fastest class present, each starting on its
+     * own device: GPUs when there are any, as 16 CPU cores flood whole packets 15 to 27 times
+     * slower than an H200 (docs/benchmarks.md), and the injector moves a chunk to a CPU only
+     * once it has measured that this pays. One chunk per device, not more: a device runs its
+     * chunks one launch after the other, and a launch lasts as long as its slowest packet,
+     * so two chunks on one device take twice as long as one chunk of both. */
     int order[FLOOD_MAX_REPLICAS], n_order = 0;
     for (int d = 0; d < m->n_rep; d++)
         if (!m->rep[d].cpu)
@@ -172,12 +170,16 @@ int flood_packets_setup(struct model *m, cn_error *err)
     if (n_order == 0)
         for (int d = 0; d < m->n_rep; d++)
             order[n_order++] = d;
+    m->pk_chunks = n_order;
     for (int c = 0; c < m->pk_chunks; c++)
-        m->pk_home[c] = order[c * n_order / m->pk_chunks];
-    /* Rounds of about PACKET_ROUNDS, each a whole multiple of the largest device's groups. */
-    uint64_t groups = 1;
-    for (int d = 0; d < m->n_rep; d++)
-        groups = m->rep[d].pk_groups > groups ? m->rep[d].pk_groups : groups;
+        m->pk_home[c] = order[c];
+    /* Rounds of about PACKET_ROUNDS, each a whole multiple of the groups of the chunks'
+     * devices together. */
+    uint64_t groups = 0;
+    for (int c = 0; c < m->pk_chunks; c++)
+        groups += m->rep[m->pk_home[c]].pk_groups;
+    if (groups < 1)
+        groups = 1;
     uint64_t per_round = ((uint64_t)m->pk_total + PACKET_ROUNDS - 1) / PACKET_ROUNDS;
     per_round = (per_round + groups - 1) / groups * groups;
     m->pk_round = per_round ? per_round : groups;
