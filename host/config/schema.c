@@ -121,9 +121,10 @@ const config_key config_keys[K_COUNT] = {
     [K_PARTITIONS] = {"partition", "count", KT_INT, FIELD(partitions), 0, 4096, 0, "partitions",
                       NULL, "0",
                       "Spatial partitions (tiles with equal node counts at the start); each "
-                      "lives on one device. 0 chooses one per device when the devices are all "
-                      "CPUs or all GPUs (fewer for small scenarios), one when they are mixed. "
-                      "Results never depend on it."},
+                      "lives on one device. 0: static scenarios flood whole packets and split "
+                      "the run between devices by packet; mobile ones take one partition per "
+                      "device when the devices are all CPUs or all GPUs (fewer for small "
+                      "scenarios), one when they are mixed. Results never depend on it."},
     [K_RETILE] = {"partition", "retile", KT_INT, FIELD(retile), 0, 1000000, 0, "windows", NULL,
                   "8",
                   "Mobile scenarios with several partitions: every this many windows each node "

@@ -24,7 +24,7 @@ int flood_neighbour_lists(struct model *m, uint32_t **offsets, uint32_t **list, 
  * so that its growth and the spill path run; CLNETSIM_TEST_RELAY_BUFFER=n caps the
  * work-group relay buffer so that the direct append path runs; CLNETSIM_TEST_SLOTS=n starts
  * with n packet slots so that slot growth runs; CLNETSIM_TEST_WHOLE_PACKETS=0 makes static
- * scenarios on one device use the window loop instead of whole packets. Results must not
+ * scenarios use the window loop instead of whole packets. Results must not
  * change. */
 
 #endif

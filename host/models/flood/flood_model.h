@@ -351,7 +351,7 @@ int flood_part_of_current(struct model *m, flood_replica *r, int64_t w, cn_error
 /* Replica R's HELD as of the current placement (mobile, several partitions). */
 int flood_held_current(struct model *m, flood_replica *r, cn_error *err);
 
-/* flood_packets.c: whole packets (static scenarios on one device). */
+/* flood_packets.c: whole packets (static scenarios). */
 int flood_packets_enabled(void);
 int flood_packets_wanted(const struct model *m);
 int flood_packets_setup(struct model *m, cn_error *err);

@@ -1,4 +1,4 @@
-/* Whole packets: static scenarios on one device flood each packet from its creation to its
+/* Whole packets: static scenarios flood each packet from its creation to its
  * last relay within one launch (flood_packets in cl/flood.cl), instead of advancing every
  * packet by one hop per window with the host in between.
  *
