@@ -46,7 +46,7 @@ typedef struct flood_replica {
     int cpu;                /* a CPU device */
     cl_program prog;
     cl_kernel k_place, k_rwp_init, k_move, k_csr_count, k_csr_fill, k_transmit, k_gather,
-        k_by_packet, k_export, k_retile, k_gather_moved, k_scatter_moved, k_stamp, k_packets,
+        k_export, k_retile, k_gather_moved, k_scatter_moved, k_stamp, k_packets,
         k_packets_local, k_packets_one;
     size_t ls_packets;
     /* whole packets (flood_packets.c): per work-group frontier, seen bitset, statistics; the
@@ -57,7 +57,7 @@ typedef struct flood_replica {
     uint32_t pk_groups;
     int pk_local, pk_ran;
     int64_t *pk_stats;
-    size_t ls_place, ls_move, ls_csr, ls_transmit, ls_gather, ls_by_packet, ls_export,
+    size_t ls_place, ls_move, ls_csr, ls_transmit, ls_gather, ls_export,
         ls_retile;
     size_t max_groups;      /* work-groups of a transmit launch that fill the device */
     uint32_t lcap;          /* work-group relay buffer entries */
@@ -112,8 +112,7 @@ typedef struct flood_replica {
     struct export_area rarea;
     uint32_t last_retile;   /* records it gathered at the last re-tiling */
     uint32_t rarea_spec;    /* records read with the counters this re-tiling */
-    dbuf seg[2];            /* transmit_by_packet: (first, count) per slot */
-    karg_cache transmit_args, by_packet_args, move_args, export_args;
+    karg_cache transmit_args, move_args, export_args;
     /* Both read-back areas live in one pinned host buffer (CL_MEM_ALLOC_HOST_PTR, mapped for
      * the whole run): drivers copy into pinned memory directly, without a staging copy. */
     cl_mem pinned;
@@ -149,10 +148,6 @@ struct model {
     int mobile;
     int64_t L;              /* window length = relay delay */
     uint64_t extent[3];     /* area sides in mm for placement and waypoints */
-    /* CPU device, one partition, one device, static scenario: windows grouped by packet
-     * (transmit_by_packet); the frontier is then node ids in one run per slot,
-     * seg[b][slot] = (first, count). */
-    int by_packet;
     /* Static scenario, one partition, one device: each packet flooded whole in one launch
      * (flood_packets.c); the window loop's rounds are then batches of packets. */
     int whole;

@@ -39,7 +39,6 @@ int flood_readback_areas(struct model *m, flood_replica *r, cn_error *err)
 void flood_forget_args(flood_replica *r)
 {
     memset(&r->transmit_args, 0, sizeof r->transmit_args);
-    memset(&r->by_packet_args, 0, sizeof r->by_packet_args);
     memset(&r->move_args, 0, sizeof r->move_args);
     memset(&r->export_args, 0, sizeof r->export_args);
 }
@@ -116,8 +115,6 @@ static int create_kernels(struct model *m, flood_replica *r, cn_error *err)
         rc = make_kernel(r, "scatter_moved", &r->k_scatter_moved, NULL, err);
     if (!rc && m->mobile)
         rc = make_kernel(r, "stamp_parts", &r->k_stamp, NULL, err);
-    if (!rc && !m->mobile)
-        rc = make_kernel(r, "transmit_by_packet", &r->k_by_packet, &r->ls_by_packet, err);
     return rc;
 }
 
@@ -376,11 +373,6 @@ static int alloc_replica_packets(struct model *m, flood_replica *r, cn_error *er
         rc = dbuf_zero(d, &r->ctl, 0, ((size_t)CTL_WORDS + s) * 4, err);
     for (int b = 0; b < 2 && !rc; b++)
         rc = dbuf_alloc(d, &r->frontier[b], (size_t)cap * 8, &m->acc, "frontier", err);
-    for (int b = 0; b < 2 && !rc && m->by_packet; b++) {
-        rc = dbuf_alloc(d, &r->seg[b], (size_t)s * 8, &m->acc, "packet runs", err);
-        if (!rc)
-            rc = dbuf_zero(d, &r->seg[b], 0, (size_t)s * 8, err);
-    }
     if (!rc)
         rc = dbuf_alloc(d, &r->desc, 64 * 4, &m->acc, "window descriptors", err);
     if (!rc)
@@ -402,17 +394,6 @@ static int alloc_packets(struct model *m, cn_error *err)
     const char *ra = getenv("CLNETSIM_TEST_RUN_AHEAD");
     if (ra && (ra[0] == '0' || ra[0] == '1') && ra[1] == '\0')
         m->run_ahead_env = ra[0] - '0';
-    /* On a CPU the window is best handled packet by packet: each packet's bitset stays in one
-     * core's cache and needs no atomics (docs/benchmarks.md). It needs the degree bound, so
-     * static scenarios only, and it owns a packet's whole bitset and run: one partition on
-     * one device. CLNETSIM_TEST_BY_PACKET=0|1 overrides, for the tests. */
-    int cpu_sync = m->rep[0].cpu && m->run_ahead_env != 1;
-    m->by_packet = cpu_sync && !m->mobile;
-    const char *bp = getenv("CLNETSIM_TEST_BY_PACKET");
-    if (bp && (bp[0] == '0' || bp[0] == '1') && bp[1] == '\0')
-        m->by_packet = bp[0] == '1' && !m->mobile;
-    if (m->n_parts > 1 || m->n_rep > 1)
-        m->by_packet = 0;
     m->planned = m->processed = -1;
     m->entries_window = -1;
     m->prep_window = -1;
@@ -457,12 +438,6 @@ static int grow_replica_slots(struct model *m, flood_replica *r, uint32_t old, c
                        err);
     if (!rc) /* the new slots go straight to the free list: clear */
         rc = dbuf_zero(d, &r->seen, old * slot_bytes, (s - old) * slot_bytes, err);
-    for (int b = 0; b < 2 && !rc && m->by_packet; b++) { /* runs in flight are kept */
-        rc = dbuf_grow(d, &r->seg[b], (size_t)s * 8, (size_t)old * 8, &m->acc, "packet runs",
-                       err);
-        if (!rc)
-            rc = dbuf_zero(d, &r->seg[b], (size_t)old * 8, (size_t)(s - old) * 8, err);
-    }
     if (!rc)
         rc = dbuf_grow(d, &r->spill, s * slot_bytes, 0, &m->acc, "spill bitsets", err);
     if (!rc)
@@ -627,10 +602,8 @@ int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs
         rc = build_static_lists(m, err);
     if (!rc)
         rc = alloc_packets(m, err);
-    if (!rc && (m->whole = flood_packets_wanted(m)) != 0) {
-        m->by_packet = 0;
+    if (!rc && (m->whole = flood_packets_wanted(m)) != 0)
         rc = flood_packets_setup(m, err);
-    }
     for (int d = 0; d < n_devs && !rc; d++)
         rc = cl_check(clFinish(m->rep[d].dev->queue), "clFinish", m->rep[d].dev->info.name,
                       err);
@@ -643,14 +616,14 @@ static void destroy_replica(struct model *m, flood_replica *r)
     flood_release_export_areas(r);
     dbuf *bufs[] = {&r->pos, &r->waypoint, &r->speed, &r->leg, &r->pause_end, &r->part_of,
                     &r->seen, &r->spill, &r->slot_packet, &r->ctl, &r->desc,
-                    &r->seg[0], &r->seg[1], &r->frontier[0], &r->frontier[1], &r->exported,
+                    &r->frontier[0], &r->frontier[1], &r->exported,
                     &r->boxes, &r->cuts, &r->held, &r->leaving, &r->records};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         dbuf_release(bufs[i], &m->acc);
     cell_lists_free(&r->cells, &m->acc);
     scan_free(&r->node_scan, &m->acc);
     cl_kernel ks[] = {r->k_place, r->k_rwp_init, r->k_move, r->k_csr_count, r->k_csr_fill,
-                      r->k_transmit, r->k_gather, r->k_by_packet, r->k_export, r->k_retile,
+                      r->k_transmit, r->k_gather, r->k_export, r->k_retile,
                       r->k_gather_moved, r->k_scatter_moved, r->k_stamp};
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
         if (ks[i])

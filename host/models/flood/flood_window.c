@@ -235,57 +235,6 @@ static int prepare_transmit(struct model *m, const window_plan *plan, transmit_p
     return 0;
 }
 
-/* The window grouped by packet (one CPU device, one partition, static scenarios). */
-static int run_transmit_by_packet(struct model *m, const window_plan *plan, cl_event *ev,
-                                  cn_error *err)
-{
-    flood_replica *r = &m->rep[0];
-    device_ctx *d = r->dev;
-    int cur = m->cur, nxt = cur ^ 1;
-    transmit_prep *p = &m->prep;
-    int rc = prepare_transmit(m, plan, p, err);
-    p->sized = 0;
-    if (!rc)
-        rc = flood_replica_ready(m, r, plan->index, err);
-    /* Each packet reserves (its transmissions x the maximum degree), at most N: the window's
-     * reservations fit in the frontier sized here. */
-    if (!rc)
-        rc = flood_ensure_frontier(m, r, nxt, p->relays_bound, err);
-    int64_t w = plan->index;
-    cl_uint reserve_word = CTL_RESERVE + (cl_uint)(w % 2);
-    cl_uint reserve_clear_word = CTL_RESERVE + (cl_uint)((w + 1) % 2);
-    cl_uint n_new = m->n_new;
-    if (!rc)
-        rc = kernel_args_cached(d, r->k_by_packet, &r->by_packet_args, "transmit_by_packet", err,
-                                0, 33, KBUF(r->frontier[cur]), KBUF(r->seg[cur]), KARG(n_new),
-                                KARG(p->n_clear), KARG(p->inline_desc), KBUF(r->desc),
-                                KBUF(r->frontier[nxt]), KBUF(r->seg[nxt]),
-                                KARG(r->capacity[nxt]), KARG(p->out_word), KARG(p->clear_word),
-                                KARG(reserve_word), KARG(reserve_clear_word), KBUF(r->ctl),
-                                KARG(p->stamp), KBUF(r->seen), KARG(m->words),
-                                KBUF(r->slot_packet), KARG(m->slots), KARG(m->n),
-                                KARG(m->max_degree), KARG(p->a.T), KARG(p->a.L),
-                                KARG(p->a.start), KARG(p->a.interval), KARG(p->a.duration),
-                                KARG(p->a.thr), KARG(p->a.key), KARG(p->a.source),
-                                KARG(p->a.dest), KARG(p->a.ttl), KBUF(m->offsets[0]),
-                                KBUF(m->neighbours[0]));
-    /* Work-items take packets from a counter: one work-group per compute unit keeps every
-     * core busy, and more work-items would only contend for the counter. */
-    size_t items = (size_t)n_new + m->slots;
-    size_t team = (size_t)(d->info.compute_units ? d->info.compute_units : 1) * r->ls_by_packet;
-    if (!rc)
-        rc = enqueue_1d(d, r->k_by_packet, "transmit_by_packet", items < team ? items : team,
-                        r->ls_by_packet, ev, err);
-    m->ran_mask = 1;
-    if (!rc)
-        rc = flood_queue_readback(m, w, p->out_word, nxt, 1, err);
-    if (!rc)
-        m->transmitted = 1;
-    r->counts_clean = r->synced = w + 1;
-    m->cur = nxt;
-    return rc;
-}
-
 /* A node moves at most floor(speed_max x L) per window (move_rwp). A mobile partition's nodes
  * were in its tile at the positions its tiling was made from (flood_epoch_positions), so at
  * window W they are within (W - that window) moves of it: the tile widened by that, EXTRA
@@ -343,8 +292,6 @@ static int run_transmit(struct model *m, const window_plan *plan, uint32_t part,
 {
     device_ctx *d = r->dev;
     const scenario *sc = &m->sc;
-    if (m->by_packet)
-        return run_transmit_by_packet(m, plan, ev, err);
     int64_t w = plan->index;
     int cur = m->cur, nxt = cur ^ 1;
     transmit_prep *p = &m->prep;
