@@ -100,6 +100,95 @@ __kernel void move_rwp(__global long4 *pos, uint n, uint2 key, ulong W, ulong H,
     }
 }
 
+/* ---- linear and random_walk (docs/models.md, "Mobility") ------------------------------- */
+
+/* A walk's per-window distance is at most this many mm, so that direction x distance fits. */
+#define WALK_BUDGET_MAX (1L << 40)
+
+/* Direction of a walk draw: each component (w >> 11) - 2^20, z only in 3-D (D > 0). */
+inline long4 walk_direction(uint4 w, ulong D)
+{
+    return (long4)((long)(w.x >> 11) - 1048576L, (long)(w.y >> 11) - 1048576L,
+                   D > 0 ? (long)(w.z >> 11) - 1048576L : 0L, 0L);
+}
+
+inline long floor_div64(long a, long b)
+{
+    long q = a / b;
+    return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+/* One coordinate after a move from P to X on an axis of side S > 0, under boundary POLICY
+ * (0 stop, 1 slide, 2 bounce, 3 wrap). *DIR is the direction component: bounce negates it
+ * after an odd number of reflections, slide zeroes it. */
+inline long walk_boundary(long p, long x, long S, int policy, long *dir)
+{
+    if (policy == 3)
+        return x - floor_div64(x, S) * S; /* [0, S) */
+    if (x >= 0 && x <= S)
+        return x;
+    if (policy == 0)
+        return x < 0 ? 0 : S;
+    if (policy == 1) {
+        *dir = 0;
+        return p;
+    }
+    long q = floor_div64(x, S), r = x - q * S;
+    if (q & 1) {
+        *dir = -*dir;
+        return S - r;
+    }
+    return r;
+}
+
+/* linear: each node's direction and speed, drawn once from ctr {i, 0, 7, 0}. */
+__kernel void walk_init(uint n, uint2 key, ulong D, long vmin, long vmax, __global long4 *dir,
+                        __global long *speed)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    uint4 w = philox_draw(key, i, 0u, STREAM_WALK);
+    dir[i] = walk_direction(w, D);
+    speed[i] = vmin + (long)philox_uniform(w.w, (ulong)(vmax - vmin + 1));
+}
+
+/* One window's step of linear (FRESH = 0: the node's own direction and speed) or random_walk
+ * (FRESH = 1: drawn for this window from ctr {i, WINDOW, 7, 0}), applied at the window's
+ * start. The node moves by direction x b / |direction| per axis (C division), b = v L / 10^9
+ * mm (at most WALK_BUDGET_MAX), then each axis of nonzero side meets the boundary policy; an
+ * axis of side 0 does not move. The fourth component of a position is kept (stamp_parts). */
+__kernel void move_walk(__global long4 *pos, uint n, uint2 key, ulong W, ulong H, ulong D,
+                        long vmin, long vmax, long L, uint window, int fresh, int policy,
+                        __global long4 *dir, __global long *speed)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    long4 d;
+    long v;
+    if (fresh) {
+        uint4 w = philox_draw(key, i, window, STREAM_WALK);
+        d = walk_direction(w, D);
+        v = vmin + (long)philox_uniform(w.w, (ulong)(vmax - vmin + 1));
+    } else {
+        d = dir[i];
+        v = speed[i];
+    }
+    long len = (long)isqrt64((ulong)(d.x * d.x) + (ulong)(d.y * d.y) + (ulong)(d.z * d.z));
+    if (len == 0)
+        return;
+    long b = min(v * L / 1000000000L, WALK_BUDGET_MAX);
+    long4 p = pos[i];
+    long pc[3] = {p.x, p.y, p.z}, dc[3] = {d.x, d.y, d.z}, side[3] = {(long)W, (long)H, (long)D};
+    for (int c = 0; c < 3; c++)
+        if (side[c] > 0)
+            pc[c] = walk_boundary(pc[c], pc[c] + dc[c] * b / len, side[c], policy, &dc[c]);
+    pos[i] = (long4)(pc[0], pc[1], pc[2], p.w);
+    if (!fresh)
+        dir[i] = (long4)(dc[0], dc[1], dc[2], 0);
+}
+
 /* ---- neighbour lists of static scenarios ---------------------------------------------- */
 
 /* Visits the nodes of the cells adjacent to position p (3x3 in 2-D, 3x3x3 in 3-D). */

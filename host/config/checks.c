@@ -83,9 +83,9 @@ static int check_grid(load_ctx *ctx)
                        WHERE(K_NODES), (long long)sc->nodes, (long long)n, (long long)n);
     sc->nodes = n;
     /* A mobile grid needs an area for its waypoints: by default the one the grid covers. */
-    if (sc->mobility == MOBILITY_RWP && sc->width_mm == 0)
+    if (sc->mobility != MOBILITY_STATIC && sc->width_mm == 0)
         sc->width_mm = extent_x;
-    if (sc->mobility == MOBILITY_RWP && sc->height_mm == 0)
+    if (sc->mobility != MOBILITY_STATIC && sc->height_mm == 0)
         sc->height_mm = extent_y;
     return 0;
 }
@@ -167,13 +167,14 @@ static int check_mobility(load_ctx *ctx)
                        "pause_min <= pause_max",
                        WHERE(K_PAUSE_MIN, K_PAUSE_MAX), value_text(ctx, K_PAUSE_MIN, a, sizeof a),
                        value_text(ctx, K_PAUSE_MAX, b, sizeof b));
-    if (sc->mobility != MOBILITY_RWP)
+    if (sc->mobility == MOBILITY_STATIC)
         return 0;
+    static const char *const names[] = {"static", "rwp", "linear", "random_walk"};
     if (sc->speed_max_mm_s <= 0)
         return cn_fail(ctx->err, CN_ERR_INPUT,
-                       "%s: [mobility] model = rwp with speed_max = 0: expected speed_max > 0 m/s "
+                       "%s: [mobility] model = %s with speed_max = 0: expected speed_max > 0 m/s "
                        "(or model = static)",
-                       WHERE(K_MOBILITY, K_SPEED_MAX));
+                       WHERE(K_MOBILITY, K_SPEED_MAX), names[sc->mobility]);
     /* MODEL.md: each window moves a node by v * L / 10^9 mm, computed in int64. */
     int64_t budget = 0;
     if (__builtin_mul_overflow(sc->speed_max_mm_s, sc->relay_delay_ns, &budget))

@@ -14,7 +14,8 @@
 
 enum placement_kind { PLACEMENT_GRID = 0, PLACEMENT_UNIFORM = 1 };
 enum connectivity_kind { CONNECTIVITY_UDG = 0 };
-enum mobility_kind { MOBILITY_STATIC = 0, MOBILITY_RWP = 1 };
+enum mobility_kind { MOBILITY_STATIC = 0, MOBILITY_RWP = 1, MOBILITY_LINEAR = 2, MOBILITY_RANDOM_WALK = 3 };
+enum boundary_kind { BOUNDARY_STOP = 0, BOUNDARY_SLIDE = 1, BOUNDARY_BOUNCE = 2, BOUNDARY_WRAP = 3 };
 enum policy_kind { POLICY_STATIC = 0, POLICY_RAPID = 1, POLICY_ADVANCED = 2, POLICY_HYBRID = 3 };
 
 /* Largest area side and range accepted, in mm: squared distances of three such coordinates
@@ -46,6 +47,7 @@ typedef struct scenario {
     int mobility;             /* enum mobility_kind */
     int64_t speed_min_mm_s, speed_max_mm_s;
     int64_t pause_min_ms, pause_max_ms;
+    int boundary;             /* enum boundary_kind: linear and random_walk at the area's sides */
 
     /* [traffic] */
     int64_t source;           /* node id */

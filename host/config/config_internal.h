@@ -42,6 +42,7 @@ enum key_id {
     K_SPEED_MAX,
     K_PAUSE_MIN,
     K_PAUSE_MAX,
+    K_BOUNDARY,
     K_SOURCE,
     K_DESTINATION,
     K_PACKETS,

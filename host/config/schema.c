@@ -18,7 +18,8 @@
 static const char *const model_choices[] = {"flood", NULL};
 static const char *const placement_choices[] = {"grid", "uniform", NULL};
 static const char *const connectivity_choices[] = {"udg", NULL};
-static const char *const mobility_choices[] = {"static", "rwp", NULL};
+static const char *const mobility_choices[] = {"static", "rwp", "linear", "random_walk", NULL};
+static const char *const boundary_choices[] = {"stop", "slide", "bounce", "wrap", NULL};
 static const char *const policy_choices[] = {"static", "rapid", "advanced", "hybrid", NULL};
 
 const char *const config_sections[] = {"simulation", "topology", "connectivity",
@@ -75,20 +76,29 @@ const config_key config_keys[K_COUNT] = {
 
     [K_MOBILITY] = {"mobility", "model", KT_CHOICE, FIELD(mobility), 0, 0, 0, NULL,
                     mobility_choices, "static",
-                    "static (nodes never move) or rwp (random waypoint in width x height x "
-                    "depth; needs speed_max > 0)."},
+                    "static (nodes never move), rwp (random waypoint in width x height x "
+                    "depth), linear (a constant velocity drawn once) or random_walk (a new "
+                    "direction and speed every window); the moving ones need speed_max > 0. "
+                    "Exact rules: docs/models.md."},
     [K_SPEED_MIN] = {"mobility", "speed_min", KT_SPEED_MM_S, FIELD(speed_min_mm_s), 0,
                      SPAN32_MAX, 0, NULL, NULL, "1",
-                     "Slowest rwp leg speed (<= speed_max); resolution 1 mm/s. 0 lets a node "
-                     "draw speed 0 and stay on its leg for ever."},
+                     "Slowest speed drawn (<= speed_max): rwp per leg, linear once, random_walk "
+                     "per window; resolution 1 mm/s. 0 lets a node draw speed 0 (an rwp node "
+                     "then stays on its leg for ever)."},
     [K_SPEED_MAX] = {"mobility", "speed_max", KT_SPEED_MM_S, FIELD(speed_max_mm_s), 0,
                      SPAN32_MAX, 0, NULL, NULL, "5",
-                     "Fastest rwp leg speed; each leg draws a speed in [speed_min, speed_max]."},
+                     "Fastest speed drawn; speeds are uniform in [speed_min, speed_max]."},
     [K_PAUSE_MIN] = {"mobility", "pause_min", KT_TIME_MS, FIELD(pause_min_ms), 0, SPAN32_MAX, 0,
                      NULL, NULL, "0",
                      "Shortest rwp pause at a waypoint (<= pause_max); resolution 1 ms."},
     [K_PAUSE_MAX] = {"mobility", "pause_max", KT_TIME_MS, FIELD(pause_max_ms), 0, SPAN32_MAX, 0,
                      NULL, NULL, "0", "Longest rwp pause at a waypoint; resolution 1 ms."},
+    [K_BOUNDARY] = {"mobility", "boundary", KT_CHOICE, FIELD(boundary), 0, 0, 0, NULL,
+                    boundary_choices, "bounce",
+                    "What linear and random_walk nodes do at a side of the area: stop (cancel "
+                    "the excess: stay on the side), slide (cancel the move across that axis), "
+                    "bounce (reflect) or wrap (come back in at the opposite side; distances "
+                    "stay planar). rwp never leaves the area. Exact rules: docs/models.md."},
 
     [K_SOURCE] = {"traffic", "source", KT_INT, FIELD(source), 0, SCENARIO_MAX_NODES - 1, 0,
                   "node id", NULL, "0", "Node that creates every packet; must be < nodes."},

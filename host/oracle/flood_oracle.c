@@ -92,6 +92,57 @@ static uint64_t dist2(const int64_t a[3], const int64_t b[3])
 
 /* rwp budget b = v * L / 10^9 (integer division), split as v * (L / 10^9) + v * (L % 10^9) /
  * 10^9 so that v * L cannot overflow for long windows; the result is the same integer. */
+/* ---- linear and random_walk (docs/models.md, "Mobility") */
+
+#define WALK_BUDGET_MAX (INT64_C(1) << 40) /* mm per window, so that direction x b fits */
+
+/* The walk draw ctr {i, item, 7, 0}: direction components (w >> 11) - 2^20 (z only when the
+ * area has a depth), speed uniform in [speed_min, speed_max] from w3. */
+static void walk_draw(const scenario *sc, uint32_t i, uint32_t item, int64_t d[3], int64_t *v)
+{
+    uint32_t w[4];
+    oracle_philox(sc->seed, i, item, 7, w);
+    for (int c = 0; c < 3; c++)
+        d[c] = (int64_t)(w[c] >> 11) - (INT64_C(1) << 20);
+    if (sc->depth_mm == 0)
+        d[2] = 0;
+    *v = sc->speed_min_mm_s +
+         (int64_t)uniform_below(w[3], (uint64_t)(sc->speed_max_mm_s - sc->speed_min_mm_s + 1));
+}
+
+/* floor(a / b) for b > 0 */
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    if (a % b != 0 && a < 0)
+        q--;
+    return q;
+}
+
+/* The coordinate after a move from P to X on an axis of side S > 0 (docs/models.md). */
+static int64_t walk_boundary(int policy, int64_t p, int64_t x, int64_t s, int64_t *dir)
+{
+    if (policy == BOUNDARY_WRAP)
+        return x - floor_div(x, s) * s;
+    if (x >= 0 && x <= s)
+        return x;
+    switch (policy) {
+    case BOUNDARY_STOP:
+        return x < 0 ? 0 : s;
+    case BOUNDARY_SLIDE:
+        *dir = 0;
+        return p;
+    default: { /* bounce: fold into [0, s], reflected an odd number of times when q is odd */
+        const int64_t q = floor_div(x, s), r = x - q * s;
+        if (q % 2 != 0) {
+            *dir = -*dir;
+            return s - r;
+        }
+        return r;
+    }
+    }
+}
+
 static int64_t rwp_budget(int64_t v, int64_t l_ns)
 {
     return v * (l_ns / NS_PER_S) + (v * (l_ns % NS_PER_S)) / NS_PER_S;
@@ -129,7 +180,12 @@ static bool scenario_ok(const scenario *sc)
     }
     if (sc->connectivity != CONNECTIVITY_UDG || !side_ok(sc->range_mm))
         return false;
-    if (sc->mobility == MOBILITY_RWP) {
+    if (sc->mobility != MOBILITY_STATIC) {
+        if (sc->mobility != MOBILITY_RWP && sc->mobility != MOBILITY_LINEAR &&
+            sc->mobility != MOBILITY_RANDOM_WALK)
+            return false;
+        if (sc->boundary < BOUNDARY_STOP || sc->boundary > BOUNDARY_WRAP)
+            return false;
         if (sc->speed_min_mm_s < 0 || sc->speed_max_mm_s < sc->speed_min_mm_s ||
             sc->speed_max_mm_s - sc->speed_min_mm_s >= (INT64_C(1) << 32))
             return false;
@@ -141,8 +197,6 @@ static bool scenario_ok(const scenario *sc)
         if (sc->speed_max_mm_s > INT64_MAX / NS_PER_S ||
             (sc->speed_max_mm_s > 0 && sc->relay_delay_ns / NS_PER_S > INT64_MAX / 2 / sc->speed_max_mm_s))
             return false;
-    } else if (sc->mobility != MOBILITY_STATIC) {
-        return false;
     }
     if (sc->source < 0 || sc->source >= n || sc->destination < -1 || sc->destination >= n)
         return false;
@@ -270,11 +324,16 @@ int oracle_mobility_init(oracle_mobility *m, const scenario *sc)
     m->pos = malloc((size_t)n * sizeof *m->pos);
     m->leg = calloc((size_t)n, sizeof *m->leg);
     m->pause_end_ns = calloc((size_t)n, sizeof *m->pause_end_ns);
-    if (!m->pos || !m->leg || !m->pause_end_ns) {
+    m->dir = calloc((size_t)n, sizeof *m->dir);
+    m->speed = calloc((size_t)n, sizeof *m->speed);
+    if (!m->pos || !m->leg || !m->pause_end_ns || !m->dir || !m->speed) {
         oracle_mobility_free(m);
         return ORACLE_ERR_NOMEM;
     }
     m->window = 0;
+    if (sc->mobility == MOBILITY_LINEAR) /* drawn once: ctr {i, 0, 7, 0} */
+        for (int64_t i = 0; i < n; i++)
+            walk_draw(sc, (uint32_t)i, 0, m->dir[i], &m->speed[i]);
     return oracle_place(sc, m->pos);
 }
 
@@ -283,6 +342,8 @@ void oracle_mobility_free(oracle_mobility *m)
     free(m->pos);
     free(m->leg);
     free(m->pause_end_ns);
+    free(m->dir);
+    free(m->speed);
     memset(m, 0, sizeof *m);
 }
 
@@ -326,15 +387,49 @@ void oracle_move_rwp(const scenario *sc, oracle_mobility *m, int64_t w)
     m->window = w;
 }
 
+/* linear and random_walk (docs/models.md): one window's step. */
+static void oracle_move_walk(const scenario *sc, oracle_mobility *m, int64_t w)
+{
+    const int64_t side[3] = {sc->width_mm, sc->height_mm, sc->depth_mm};
+    for (int64_t i = 0; i < m->n; i++) {
+        int64_t d[3], v;
+        if (sc->mobility == MOBILITY_RANDOM_WALK) {
+            walk_draw(sc, (uint32_t)i, (uint32_t)w, d, &v); /* the window number mod 2^32 */
+        } else {
+            memcpy(d, m->dir[i], sizeof d);
+            v = m->speed[i];
+        }
+        const uint64_t len2 = (uint64_t)(d[0] * d[0]) + (uint64_t)(d[1] * d[1]) +
+                              (uint64_t)(d[2] * d[2]);
+        const int64_t len = (int64_t)oracle_isqrt_u64(len2);
+        if (len == 0)
+            continue;
+        int64_t b = v * sc->relay_delay_ns / NS_PER_S; /* fits: checked by the configuration */
+        if (b > WALK_BUDGET_MAX)
+            b = WALK_BUDGET_MAX;
+        int64_t *p = m->pos[i];
+        for (int c = 0; c < 3; c++)
+            if (side[c] > 0)
+                p[c] = walk_boundary(sc->boundary, p[c], p[c] + d[c] * b / len, side[c], &d[c]);
+        if (sc->mobility == MOBILITY_LINEAR)
+            memcpy(m->dir[i], d, sizeof d);
+    }
+    m->window = w;
+}
+
 void oracle_mobility_advance(const scenario *sc, oracle_mobility *m, int64_t w)
 {
-    if (sc->mobility != MOBILITY_RWP) {
+    if (sc->mobility == MOBILITY_STATIC) {
         if (w > m->window)
             m->window = w;
         return;
     }
-    while (m->window < w)
-        oracle_move_rwp(sc, m, m->window + 1);
+    while (m->window < w) {
+        if (sc->mobility == MOBILITY_RWP)
+            oracle_move_rwp(sc, m, m->window + 1);
+        else
+            oracle_move_walk(sc, m, m->window + 1);
+    }
 }
 
 /* ---------------------------------------------------------------- flooding */
@@ -426,7 +521,7 @@ int flood_oracle_run(const scenario *sc, flood_oracle_result *out)
     const int64_t l = sc->relay_delay_ns;
     const int64_t dest = sc->destination == -1 ? n - 1 : sc->destination;
     const int64_t dur = sc->duration_ns;
-    const bool mobile = sc->mobility == MOBILITY_RWP;
+    const bool mobile = sc->mobility != MOBILITY_STATIC;
     out->seed = sc->seed;
     out->nodes = n;
     out->generated = sc->packets;

@@ -68,6 +68,8 @@ typedef struct oracle_mobility {
     int64_t (*pos)[3];      /* current positions, mm */
     uint32_t *leg;          /* rwp leg counter m */
     int64_t *pause_end_ns;  /* the node moves in window w only if w * L >= pause_end_ns */
+    int64_t (*dir)[3];      /* linear: each node's direction (docs/models.md) */
+    int64_t *speed;         /* linear: each node's speed, mm/s */
     int64_t window;         /* the window whose positions POS holds */
 } oracle_mobility;
 

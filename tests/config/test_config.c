@@ -545,7 +545,7 @@ static void test_errors_values(void)
     EXPECT_ERROR("[topology]\nplacement = hexagon\n", NULL,
                  "t.ini:2: [topology] placement = hexagon: expected one of: grid, uniform");
     EXPECT_ERROR("[mobility]\nmodel = RWP\n", NULL,
-                 "[mobility] model = RWP: expected one of: static, rwp");
+                 "[mobility] model = RWP: expected one of: static, rwp, linear, random_walk");
     EXPECT_ERROR("[connectivity]\nmodel = qudg\n", NULL,
                  "[connectivity] model = qudg: expected one of: udg");
     EXPECT_ERROR("[simulation]\nmodel = phold\n", NULL,
@@ -579,6 +579,12 @@ static void test_errors_cross(void)
                  "expected pause_min <= pause_max");
     EXPECT_ERROR("[mobility]\nmodel = rwp\nspeed_min = 0\nspeed_max = 0\n", NULL,
                  "t.ini:4: [mobility] model = rwp with speed_max = 0", "expected speed_max > 0");
+    EXPECT_ERROR("[mobility]\nmodel = random_walk\nspeed_min = 0\nspeed_max = 0\n", NULL,
+                 "t.ini:4: [mobility] model = random_walk with speed_max = 0",
+                 "expected speed_max > 0");
+    EXPECT_ERROR("[mobility]\nmodel = linear\nboundary = reflect\n", NULL,
+                 "t.ini:3: [mobility] boundary = reflect: expected one of: stop, slide, bounce, "
+                 "wrap");
     EXPECT_ERROR("[mobility]\nmodel = rwp\nspeed_max = 4294967.295\n[flood]\nrelay_delay = 3e9\n",
                  NULL, "t.ini:5: [mobility] speed_max = 4294967.295 m/s with [flood] relay_delay "
                        "= 3000000000 s");
@@ -930,7 +936,7 @@ static void test_reference(void)
     int rows = 0;
     for (char *line = strstr(buf, "\n| "); line; line = strstr(line + 1, "\n| "))
         rows++;
-    CHECK_I64(rows, 36); /* header + 35 keys */
+    CHECK_I64(rows, 37); /* header + 36 keys */
     for (char *line = buf; line && *line;) {
         char *next = strchr(line, '\n');
         int bars = 0;

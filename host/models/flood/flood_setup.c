@@ -92,10 +92,12 @@ static int create_kernels(struct model *m, flood_replica *r, cn_error *err)
     if (!rc)
         rc = make_kernel(r, m->sc.placement == PLACEMENT_GRID ? "place_grid" : "place_uniform",
                          &r->k_place, &r->ls_place, err);
+    /* the mobility model's kernels: rwp's, or the walks' (linear draws its direction once) */
+    int rwp = m->sc.mobility == MOBILITY_RWP;
+    if (!rc && m->mobile && m->sc.mobility != MOBILITY_RANDOM_WALK)
+        rc = make_kernel(r, rwp ? "rwp_init" : "walk_init", &r->k_rwp_init, NULL, err);
     if (!rc && m->mobile)
-        rc = make_kernel(r, "rwp_init", &r->k_rwp_init, NULL, err);
-    if (!rc && m->mobile)
-        rc = make_kernel(r, "move_rwp", &r->k_move, &r->ls_move, err);
+        rc = make_kernel(r, rwp ? "move_rwp" : "move_walk", &r->k_move, &r->ls_move, err);
     if (!rc)
         rc = make_kernel(r, "csr_count", &r->k_csr_count, &r->ls_csr, err);
     if (!rc)
@@ -153,12 +155,17 @@ static int place_nodes(struct model *m, flood_replica *r, cn_error *err)
         rc = dbuf_alloc(d, &r->leg, (size_t)m->n * 4, &m->acc, "legs", err);
     if (!rc)
         rc = dbuf_alloc(d, &r->pause_end, (size_t)m->n * 8, &m->acc, "pause ends", err);
-    if (!rc)
+    /* rwp: the first leg. linear: the direction (in WAYPOINT) and speed of every node. */
+    if (!rc && sc->mobility == MOBILITY_RWP)
         rc = kernel_args(d, r->k_rwp_init, "rwp_init", err, 11, KARG(m->n), KARG(key), KARG(W),
                          KARG(H), KARG(D), KARG(vmin), KARG(vmax), KBUF(r->waypoint),
                          KBUF(r->speed), KBUF(r->leg), KBUF(r->pause_end));
-    if (!rc)
-        rc = enqueue_1d(d, r->k_rwp_init, "rwp_init", m->n, r->ls_move, NULL, err);
+    if (!rc && sc->mobility == MOBILITY_LINEAR)
+        rc = kernel_args(d, r->k_rwp_init, "walk_init", err, 7, KARG(m->n), KARG(key), KARG(D),
+                         KARG(vmin), KARG(vmax), KBUF(r->waypoint), KBUF(r->speed));
+    if (!rc && r->k_rwp_init)
+        rc = enqueue_1d(d, r->k_rwp_init, sc->mobility == MOBILITY_RWP ? "rwp_init" : "walk_init",
+                        m->n, r->ls_move, NULL, err);
     r->moved = 0;
     r->pre_window = -1;
     return rc;
@@ -172,13 +179,25 @@ int flood_move(struct model *m, flood_replica *r, int64_t window, cl_event *ev, 
     cl_long vmin = sc->speed_min_mm_s, vmax = sc->speed_max_mm_s;
     cl_long pmin = sc->pause_min_ms, pmax = sc->pause_max_ms;
     cl_long T = window * m->L, L = m->L;
-    int rc = kernel_args_cached(r->dev, r->k_move, &r->move_args, "move_rwp", err, 0, 16,
+    int rc;
+    const char *name = sc->mobility == MOBILITY_RWP ? "move_rwp" : "move_walk";
+    if (sc->mobility == MOBILITY_RWP) {
+        rc = kernel_args_cached(r->dev, r->k_move, &r->move_args, name, err, 0, 16,
                                 KBUF(r->pos), KARG(m->n), KARG(key), KARG(W), KARG(H), KARG(D),
                                 KARG(vmin), KARG(vmax), KARG(pmin), KARG(pmax), KARG(T),
                                 KARG(L), KBUF(r->waypoint), KBUF(r->speed), KBUF(r->leg),
                                 KBUF(r->pause_end));
+    } else {
+        /* random_walk draws its step from the window number, modulo 2^32 (docs/models.md) */
+        cl_uint w = (cl_uint)window;
+        cl_int fresh = sc->mobility == MOBILITY_RANDOM_WALK, policy = sc->boundary;
+        rc = kernel_args_cached(r->dev, r->k_move, &r->move_args, name, err, 0, 14,
+                                KBUF(r->pos), KARG(m->n), KARG(key), KARG(W), KARG(H), KARG(D),
+                                KARG(vmin), KARG(vmax), KARG(L), KARG(w), KARG(fresh),
+                                KARG(policy), KBUF(r->waypoint), KBUF(r->speed));
+    }
     if (!rc)
-        rc = enqueue_1d(r->dev, r->k_move, "move_rwp", m->n, r->ls_move, ev, err);
+        rc = enqueue_1d(r->dev, r->k_move, name, m->n, r->ls_move, ev, err);
     if (!rc)
         r->moved = window;
     return rc;
@@ -566,7 +585,7 @@ int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs
                        (long long)n);
     m->n = (uint32_t)n;
     m->words = (m->n + 31) / 32;
-    m->mobile = sc->mobility == MOBILITY_RWP;
+    m->mobile = sc->mobility != MOBILITY_STATIC;
     m->retile = sc->retile;
     m->retile_queued = m->retile_in_rb = -1;
     /* CLNETSIM_TEST_RECORDS=K: room for K moved-node records at first, and K read with the

@@ -8,7 +8,7 @@
 
 static const event_kind flood_kinds[FLOOD_N_KINDS] = {
     /* flows: 0 positions, 1 cell lists, 2 seen bitsets, 3 frontier, 4 counters */
-    [FLOOD_MOVE] = {"move_rwp", 1u << 0, 1u << 0, 1.0},
+    [FLOOD_MOVE] = {"move", 1u << 0, 1u << 0, 1.0},
     [FLOOD_BIN] = {"bin", 1u << 0, 1u << 1, 1.0},
     [FLOOD_TRANSMIT] = {"transmit", (1u << 0) | (1u << 1) | (1u << 2) | (1u << 3),
                         (1u << 2) | (1u << 3) | (1u << 4), 4.0},
@@ -235,7 +235,9 @@ static int prepare_transmit(struct model *m, const window_plan *plan, transmit_p
     return 0;
 }
 
-/* A node moves at most floor(speed_max x L) per window (move_rwp). A mobile partition's nodes
+/* A node moves at most floor(speed_max x L) per window along each axis (move_rwp, move_walk;
+ * a wrapping walk can jump to the opposite side, so its reach is everything). A mobile
+ * partition's nodes
  * were in its tile at the positions its tiling was made from (flood_epoch_positions), so at
  * window W they are within (W - that window) moves of it: the tile widened by that, EXTRA
  * moves more and the range. Static nodes do not move: their box widened by the range. */
@@ -245,6 +247,8 @@ void flood_reach_box(const struct model *m, uint32_t part, int64_t w, int extra,
     for (int c = 0; c < 4; c++)
         lo->s[c] = INT64_MIN, hi->s[c] = INT64_MAX;
     if (m->n_parts <= 1 || (m->mobile ? !m->cuts.x : !m->box))
+        return;
+    if (m->mobile && m->sc.mobility != MOBILITY_RWP && m->sc.boundary == BOUNDARY_WRAP)
         return;
     /* speeds and windows are bounded by the configuration checks; the product is kept below
      * 2^62 so that the bounds cannot wrap */
