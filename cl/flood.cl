@@ -141,6 +141,25 @@ inline long walk_boundary(long p, long x, long S, int policy, long *dir)
     return r;
 }
 
+/* Moves node I of POS one window (L ns) along direction D at speed V (mm/s), meeting the
+ * boundary POLICY on each axis of nonzero side; returns the direction as the sides left it.
+ * The fourth component of a position is kept (stamp_parts). */
+inline long4 walk_step(__global long4 *pos, uint i, long4 d, long v, long L, ulong W, ulong H,
+                       ulong D, int policy)
+{
+    long len = (long)isqrt64((ulong)(d.x * d.x) + (ulong)(d.y * d.y) + (ulong)(d.z * d.z));
+    if (len == 0)
+        return d;
+    long b = min(v * L / 1000000000L, WALK_BUDGET_MAX);
+    long4 p = pos[i];
+    long pc[3] = {p.x, p.y, p.z}, dc[3] = {d.x, d.y, d.z}, side[3] = {(long)W, (long)H, (long)D};
+    for (int c = 0; c < 3; c++)
+        if (side[c] > 0)
+            pc[c] = walk_boundary(pc[c], pc[c] + dc[c] * b / len, side[c], policy, &dc[c]);
+    pos[i] = (long4)(pc[0], pc[1], pc[2], p.w);
+    return (long4)(dc[0], dc[1], dc[2], 0);
+}
+
 /* linear: each node's direction and speed, drawn once from ctr {i, 0, 7, 0}. */
 __kernel void walk_init(uint n, uint2 key, ulong D, long vmin, long vmax, __global long4 *dir,
                         __global long *speed)
@@ -175,18 +194,69 @@ __kernel void move_walk(__global long4 *pos, uint n, uint2 key, ulong W, ulong H
         d = dir[i];
         v = speed[i];
     }
-    long len = (long)isqrt64((ulong)(d.x * d.x) + (ulong)(d.y * d.y) + (ulong)(d.z * d.z));
-    if (len == 0)
-        return;
-    long b = min(v * L / 1000000000L, WALK_BUDGET_MAX);
-    long4 p = pos[i];
-    long pc[3] = {p.x, p.y, p.z}, dc[3] = {d.x, d.y, d.z}, side[3] = {(long)W, (long)H, (long)D};
-    for (int c = 0; c < 3; c++)
-        if (side[c] > 0)
-            pc[c] = walk_boundary(pc[c], pc[c] + dc[c] * b / len, side[c], policy, &dc[c]);
-    pos[i] = (long4)(pc[0], pc[1], pc[2], p.w);
+    d = walk_step(pos, i, d, v, L, W, H, D, policy);
     if (!fresh)
-        dir[i] = (long4)(dc[0], dc[1], dc[2], 0);
+        dir[i] = d;
+}
+
+/* random_direction: a node's phases (LEG: even 2m, travelling leg m; odd 2m + 1, pausing
+ * after it) end at PHASE_END (ns). At each window start T >= 1 L the phases that have ended
+ * are left: a leg's end draws its pause (ctr {i, m, 9, 0}.w1) to T + pause, a pause's end
+ * draws leg m + 1 (direction and speed from ctr {i, m + 1, 8, 0}, travel time from
+ * ctr {i, m + 1, 9, 0}.w0) to T + travel; a travelling node then takes one walk step. Travel
+ * times are at least 1 ms, so at most three phases change in one window. */
+__kernel void direction_init(uint n, uint2 key, ulong D, long vmin, long vmax, long tmin_ms,
+                             long tmax_ms, __global long4 *dir, __global long *speed,
+                             __global uint *leg, __global long *phase_end)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    uint4 w = philox_draw(key, i, 0u, STREAM_DIRECTION);
+    dir[i] = walk_direction(w, D);
+    speed[i] = vmin + (long)philox_uniform(w.w, (ulong)(vmax - vmin + 1));
+    uint4 q = philox_draw(key, i, 0u, STREAM_LEG_TIMES);
+    leg[i] = 0u;
+    phase_end[i] = (tmin_ms + (long)philox_uniform(q.x, (ulong)(tmax_ms - tmin_ms + 1))) * 1000000L;
+}
+
+__kernel void move_direction(__global long4 *pos, uint n, uint2 key, ulong W, ulong H, ulong D,
+                             long vmin, long vmax, long tmin_ms, long tmax_ms, long pmin_ms,
+                             long pmax_ms, long T, long L, int policy, __global long4 *dir,
+                             __global long *speed, __global uint *leg,
+                             __global long *phase_end)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    uint ph = leg[i];
+    long end = phase_end[i];
+    long4 d = dir[i];
+    long v = speed[i];
+    for (int turn = 0; turn < 3; turn++) {
+        if ((ph & 1u) == 0u) { /* travelling leg ph / 2 */
+            if (T < end) {
+                d = walk_step(pos, i, d, v, L, W, H, D, policy);
+                break;
+            }
+            uint4 q = philox_draw(key, i, ph / 2u, STREAM_LEG_TIMES);
+            end = T + (pmin_ms + (long)philox_uniform(q.y, (ulong)(pmax_ms - pmin_ms + 1))) * 1000000L;
+        } else { /* pausing after leg ph / 2 */
+            if (T < end)
+                break;
+            uint m = ph / 2u + 1u;
+            uint4 w = philox_draw(key, i, m, STREAM_DIRECTION);
+            d = walk_direction(w, D);
+            v = vmin + (long)philox_uniform(w.w, (ulong)(vmax - vmin + 1));
+            uint4 q = philox_draw(key, i, m, STREAM_LEG_TIMES);
+            end = T + (tmin_ms + (long)philox_uniform(q.x, (ulong)(tmax_ms - tmin_ms + 1))) * 1000000L;
+        }
+        ph++;
+    }
+    leg[i] = ph;
+    phase_end[i] = end;
+    dir[i] = d;
+    speed[i] = v;
 }
 
 /* ---- neighbour lists of static scenarios ---------------------------------------------- */

@@ -169,7 +169,15 @@ static int check_mobility(load_ctx *ctx)
                        value_text(ctx, K_PAUSE_MAX, b, sizeof b));
     if (sc->mobility == MOBILITY_STATIC)
         return 0;
-    static const char *const names[] = {"static", "rwp", "linear", "random_walk"};
+    static const char *const names[] = {"static", "rwp", "linear", "random_walk",
+                                        "random_direction"};
+    if (sc->travel_min_ms > sc->travel_max_ms)
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [mobility] travel_min = %s s is above travel_max = %s s: expected "
+                       "travel_min <= travel_max",
+                       WHERE(K_TRAVEL_MIN, K_TRAVEL_MAX),
+                       value_text(ctx, K_TRAVEL_MIN, a, sizeof a),
+                       value_text(ctx, K_TRAVEL_MAX, b, sizeof b));
     if (sc->speed_max_mm_s <= 0)
         return cn_fail(ctx->err, CN_ERR_INPUT,
                        "%s: [mobility] model = %s with speed_max = 0: expected speed_max > 0 m/s "

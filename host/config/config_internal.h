@@ -42,6 +42,8 @@ enum key_id {
     K_SPEED_MAX,
     K_PAUSE_MIN,
     K_PAUSE_MAX,
+    K_TRAVEL_MIN,
+    K_TRAVEL_MAX,
     K_BOUNDARY,
     K_SOURCE,
     K_DESTINATION,

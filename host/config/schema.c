@@ -18,7 +18,8 @@
 static const char *const model_choices[] = {"flood", NULL};
 static const char *const placement_choices[] = {"grid", "uniform", NULL};
 static const char *const connectivity_choices[] = {"udg", NULL};
-static const char *const mobility_choices[] = {"static", "rwp", "linear", "random_walk", NULL};
+static const char *const mobility_choices[] = {"static", "rwp", "linear", "random_walk",
+                                               "random_direction", NULL};
 static const char *const boundary_choices[] = {"stop", "slide", "bounce", "wrap", NULL};
 static const char *const policy_choices[] = {"static", "rapid", "advanced", "hybrid", NULL};
 
@@ -77,9 +78,10 @@ const config_key config_keys[K_COUNT] = {
     [K_MOBILITY] = {"mobility", "model", KT_CHOICE, FIELD(mobility), 0, 0, 0, NULL,
                     mobility_choices, "static",
                     "static (nodes never move), rwp (random waypoint in width x height x "
-                    "depth), linear (a constant velocity drawn once) or random_walk (a new "
-                    "direction and speed every window); the moving ones need speed_max > 0. "
-                    "Exact rules: docs/models.md."},
+                    "depth), linear (a constant velocity drawn once), random_walk (a new "
+                    "direction and speed every window) or random_direction (a direction and "
+                    "speed for a drawn travel time, then a pause); the moving ones need "
+                    "speed_max > 0. Exact rules: docs/models.md."},
     [K_SPEED_MIN] = {"mobility", "speed_min", KT_SPEED_MM_S, FIELD(speed_min_mm_s), 0,
                      SPAN32_MAX, 0, NULL, NULL, "1",
                      "Slowest speed drawn (<= speed_max): rwp per leg, linear once, random_walk "
@@ -90,12 +92,19 @@ const config_key config_keys[K_COUNT] = {
                      "Fastest speed drawn; speeds are uniform in [speed_min, speed_max]."},
     [K_PAUSE_MIN] = {"mobility", "pause_min", KT_TIME_MS, FIELD(pause_min_ms), 0, SPAN32_MAX, 0,
                      NULL, NULL, "0",
-                     "Shortest rwp pause at a waypoint (<= pause_max); resolution 1 ms."},
+                     "Shortest pause (<= pause_max): rwp at a waypoint, random_direction after "
+                     "a leg; resolution 1 ms."},
     [K_PAUSE_MAX] = {"mobility", "pause_max", KT_TIME_MS, FIELD(pause_max_ms), 0, SPAN32_MAX, 0,
-                     NULL, NULL, "0", "Longest rwp pause at a waypoint; resolution 1 ms."},
+                     NULL, NULL, "0", "Longest pause (rwp, random_direction); resolution 1 ms."},
+    [K_TRAVEL_MIN] = {"mobility", "travel_min", KT_TIME_MS, FIELD(travel_min_ms), 1, SPAN32_MAX,
+                      0, NULL, NULL, "10",
+                      "Shortest random_direction leg (<= travel_max, > 0); resolution 1 ms."},
+    [K_TRAVEL_MAX] = {"mobility", "travel_max", KT_TIME_MS, FIELD(travel_max_ms), 1, SPAN32_MAX,
+                      0, NULL, NULL, "60", "Longest random_direction leg; resolution 1 ms."},
     [K_BOUNDARY] = {"mobility", "boundary", KT_CHOICE, FIELD(boundary), 0, 0, 0, NULL,
                     boundary_choices, "bounce",
-                    "What linear and random_walk nodes do at a side of the area: stop (cancel "
+                    "What linear, random_walk and random_direction nodes do at a side of the "
+                    "area: stop (cancel "
                     "the excess: stay on the side), slide (cancel the move across that axis), "
                     "bounce (reflect) or wrap (come back in at the opposite side; distances "
                     "stay planar). rwp never leaves the area. Exact rules: docs/models.md."},

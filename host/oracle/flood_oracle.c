@@ -96,18 +96,35 @@ static uint64_t dist2(const int64_t a[3], const int64_t b[3])
 
 #define WALK_BUDGET_MAX (INT64_C(1) << 40) /* mm per window, so that direction x b fits */
 
-/* The walk draw ctr {i, item, 7, 0}: direction components (w >> 11) - 2^20 (z only when the
- * area has a depth), speed uniform in [speed_min, speed_max] from w3. */
-static void walk_draw(const scenario *sc, uint32_t i, uint32_t item, int64_t d[3], int64_t *v)
+/* A walk draw ctr {i, item, STREAM, 0} (7: linear and random_walk, 8: random_direction):
+ * direction components (w >> 11) - 2^20 (z only when the area has a depth), speed uniform in
+ * [speed_min, speed_max] from w3. */
+static void walk_draw(const scenario *sc, uint32_t i, uint32_t item, uint32_t stream,
+                      int64_t d[3], int64_t *v)
 {
     uint32_t w[4];
-    oracle_philox(sc->seed, i, item, 7, w);
+    oracle_philox(sc->seed, i, item, stream, w);
     for (int c = 0; c < 3; c++)
         d[c] = (int64_t)(w[c] >> 11) - (INT64_C(1) << 20);
     if (sc->depth_mm == 0)
         d[2] = 0;
     *v = sc->speed_min_mm_s +
          (int64_t)uniform_below(w[3], (uint64_t)(sc->speed_max_mm_s - sc->speed_min_mm_s + 1));
+}
+
+/* random_direction, leg M of node I: its travel time (WHICH = 0, from w0 of ctr {i, m, 9, 0})
+ * or the pause after it (WHICH = 1, from w1), in ns. */
+static int64_t leg_time_ns(const scenario *sc, uint32_t i, uint32_t m, int which)
+{
+    uint32_t w[4];
+    oracle_philox(sc->seed, i, m, 9, w);
+    if (which == 0)
+        return (sc->travel_min_ms +
+                (int64_t)uniform_below(w[0], (uint64_t)(sc->travel_max_ms - sc->travel_min_ms + 1))) *
+               NS_PER_MS;
+    return (sc->pause_min_ms +
+            (int64_t)uniform_below(w[1], (uint64_t)(sc->pause_max_ms - sc->pause_min_ms + 1))) *
+           NS_PER_MS;
 }
 
 /* floor(a / b) for b > 0 */
@@ -182,7 +199,12 @@ static bool scenario_ok(const scenario *sc)
         return false;
     if (sc->mobility != MOBILITY_STATIC) {
         if (sc->mobility != MOBILITY_RWP && sc->mobility != MOBILITY_LINEAR &&
-            sc->mobility != MOBILITY_RANDOM_WALK)
+            sc->mobility != MOBILITY_RANDOM_WALK && sc->mobility != MOBILITY_RANDOM_DIRECTION)
+            return false;
+        if (sc->mobility == MOBILITY_RANDOM_DIRECTION &&
+            (sc->travel_min_ms < 1 || sc->travel_max_ms < sc->travel_min_ms ||
+             sc->travel_max_ms - sc->travel_min_ms >= (INT64_C(1) << 32) ||
+             sc->travel_max_ms > INT64_MAX / NS_PER_MS / 2))
             return false;
         if (sc->boundary < BOUNDARY_STOP || sc->boundary > BOUNDARY_WRAP)
             return false;
@@ -333,7 +355,12 @@ int oracle_mobility_init(oracle_mobility *m, const scenario *sc)
     m->window = 0;
     if (sc->mobility == MOBILITY_LINEAR) /* drawn once: ctr {i, 0, 7, 0} */
         for (int64_t i = 0; i < n; i++)
-            walk_draw(sc, (uint32_t)i, 0, m->dir[i], &m->speed[i]);
+            walk_draw(sc, (uint32_t)i, 0, 7, m->dir[i], &m->speed[i]);
+    if (sc->mobility == MOBILITY_RANDOM_DIRECTION) /* leg 0, travelling from time 0 */
+        for (int64_t i = 0; i < n; i++) {
+            walk_draw(sc, (uint32_t)i, 0, 8, m->dir[i], &m->speed[i]);
+            m->pause_end_ns[i] = leg_time_ns(sc, (uint32_t)i, 0, 0);
+        }
     return oracle_place(sc, m->pos);
 }
 
@@ -387,30 +414,65 @@ void oracle_move_rwp(const scenario *sc, oracle_mobility *m, int64_t w)
     m->window = w;
 }
 
+/* One walk step of node I along D at speed V (docs/models.md): D as the sides leave it. */
+static void walk_step(const scenario *sc, int64_t p[3], int64_t d[3], int64_t v)
+{
+    const int64_t side[3] = {sc->width_mm, sc->height_mm, sc->depth_mm};
+    const uint64_t len2 = (uint64_t)(d[0] * d[0]) + (uint64_t)(d[1] * d[1]) +
+                          (uint64_t)(d[2] * d[2]);
+    const int64_t len = (int64_t)oracle_isqrt_u64(len2);
+    if (len == 0)
+        return;
+    int64_t b = v * sc->relay_delay_ns / NS_PER_S; /* fits: checked by the configuration */
+    if (b > WALK_BUDGET_MAX)
+        b = WALK_BUDGET_MAX;
+    for (int c = 0; c < 3; c++)
+        if (side[c] > 0)
+            p[c] = walk_boundary(sc->boundary, p[c], p[c] + d[c] * b / len, side[c], &d[c]);
+}
+
+/* random_direction (docs/models.md): at the start of window W, leave the phases that have
+ * ended (travel, then pause, then the next leg), then step if travelling. */
+static void oracle_move_direction(const scenario *sc, oracle_mobility *m, int64_t w)
+{
+    const int64_t t = w * sc->relay_delay_ns;
+    for (int64_t i = 0; i < m->n; i++) {
+        uint32_t ph = m->leg[i];
+        int64_t end = m->pause_end_ns[i];
+        for (;;) {
+            if (ph % 2 == 0) {
+                if (t < end) {
+                    walk_step(sc, m->pos[i], m->dir[i], m->speed[i]);
+                    break;
+                }
+                end = t + leg_time_ns(sc, (uint32_t)i, ph / 2, 1);
+            } else {
+                if (t < end)
+                    break;
+                const uint32_t leg = ph / 2 + 1;
+                walk_draw(sc, (uint32_t)i, leg, 8, m->dir[i], &m->speed[i]);
+                end = t + leg_time_ns(sc, (uint32_t)i, leg, 0);
+            }
+            ph++;
+        }
+        m->leg[i] = ph;
+        m->pause_end_ns[i] = end;
+    }
+    m->window = w;
+}
+
 /* linear and random_walk (docs/models.md): one window's step. */
 static void oracle_move_walk(const scenario *sc, oracle_mobility *m, int64_t w)
 {
-    const int64_t side[3] = {sc->width_mm, sc->height_mm, sc->depth_mm};
     for (int64_t i = 0; i < m->n; i++) {
         int64_t d[3], v;
         if (sc->mobility == MOBILITY_RANDOM_WALK) {
-            walk_draw(sc, (uint32_t)i, (uint32_t)w, d, &v); /* the window number mod 2^32 */
+            walk_draw(sc, (uint32_t)i, (uint32_t)w, 7, d, &v); /* the window number mod 2^32 */
         } else {
             memcpy(d, m->dir[i], sizeof d);
             v = m->speed[i];
         }
-        const uint64_t len2 = (uint64_t)(d[0] * d[0]) + (uint64_t)(d[1] * d[1]) +
-                              (uint64_t)(d[2] * d[2]);
-        const int64_t len = (int64_t)oracle_isqrt_u64(len2);
-        if (len == 0)
-            continue;
-        int64_t b = v * sc->relay_delay_ns / NS_PER_S; /* fits: checked by the configuration */
-        if (b > WALK_BUDGET_MAX)
-            b = WALK_BUDGET_MAX;
-        int64_t *p = m->pos[i];
-        for (int c = 0; c < 3; c++)
-            if (side[c] > 0)
-                p[c] = walk_boundary(sc->boundary, p[c], p[c] + d[c] * b / len, side[c], &d[c]);
+        walk_step(sc, m->pos[i], d, v);
         if (sc->mobility == MOBILITY_LINEAR)
             memcpy(m->dir[i], d, sizeof d);
     }
@@ -427,6 +489,8 @@ void oracle_mobility_advance(const scenario *sc, oracle_mobility *m, int64_t w)
     while (m->window < w) {
         if (sc->mobility == MOBILITY_RWP)
             oracle_move_rwp(sc, m, m->window + 1);
+        else if (sc->mobility == MOBILITY_RANDOM_DIRECTION)
+            oracle_move_direction(sc, m, m->window + 1);
         else
             oracle_move_walk(sc, m, m->window + 1);
     }

@@ -545,7 +545,8 @@ static void test_errors_values(void)
     EXPECT_ERROR("[topology]\nplacement = hexagon\n", NULL,
                  "t.ini:2: [topology] placement = hexagon: expected one of: grid, uniform");
     EXPECT_ERROR("[mobility]\nmodel = RWP\n", NULL,
-                 "[mobility] model = RWP: expected one of: static, rwp, linear, random_walk");
+                 "[mobility] model = RWP: expected one of: static, rwp, linear, random_walk, "
+                 "random_direction");
     EXPECT_ERROR("[connectivity]\nmodel = qudg\n", NULL,
                  "[connectivity] model = qudg: expected one of: udg");
     EXPECT_ERROR("[simulation]\nmodel = phold\n", NULL,
@@ -582,6 +583,11 @@ static void test_errors_cross(void)
     EXPECT_ERROR("[mobility]\nmodel = random_walk\nspeed_min = 0\nspeed_max = 0\n", NULL,
                  "t.ini:4: [mobility] model = random_walk with speed_max = 0",
                  "expected speed_max > 0");
+    EXPECT_ERROR("[mobility]\nmodel = random_direction\ntravel_min = 9\ntravel_max = 3\n", NULL,
+                 "t.ini:4: [mobility] travel_min = 9 s is above travel_max = 3 s",
+                 "expected travel_min <= travel_max");
+    EXPECT_ERROR("[mobility]\nmodel = random_direction\ntravel_min = 0\n", NULL,
+                 "t.ini:3: [mobility] travel_min = 0");
     EXPECT_ERROR("[mobility]\nmodel = linear\nboundary = reflect\n", NULL,
                  "t.ini:3: [mobility] boundary = reflect: expected one of: stop, slide, bounce, "
                  "wrap");
@@ -936,7 +942,7 @@ static void test_reference(void)
     int rows = 0;
     for (char *line = strstr(buf, "\n| "); line; line = strstr(line + 1, "\n| "))
         rows++;
-    CHECK_I64(rows, 37); /* header + 36 keys */
+    CHECK_I64(rows, 39); /* header + 38 keys */
     for (char *line = buf; line && *line;) {
         char *next = strchr(line, '\n');
         int bars = 0;

@@ -85,6 +85,19 @@ static int make_kernel(flood_replica *r, const char *name, cl_kernel *k, size_t 
     return rc;
 }
 
+/* Kernels of each mobility model (cl/flood.cl). */
+static const char *mobility_init_kernel(int mobility)
+{
+    return mobility == MOBILITY_RWP ? "rwp_init"
+         : mobility == MOBILITY_RANDOM_DIRECTION ? "direction_init" : "walk_init";
+}
+
+static const char *mobility_move_kernel(int mobility)
+{
+    return mobility == MOBILITY_RWP ? "move_rwp"
+         : mobility == MOBILITY_RANDOM_DIRECTION ? "move_direction" : "move_walk";
+}
+
 static int create_kernels(struct model *m, flood_replica *r, cn_error *err)
 {
     const char *sources[] = {"cells.cl", "flood.cl"};
@@ -92,12 +105,11 @@ static int create_kernels(struct model *m, flood_replica *r, cn_error *err)
     if (!rc)
         rc = make_kernel(r, m->sc.placement == PLACEMENT_GRID ? "place_grid" : "place_uniform",
                          &r->k_place, &r->ls_place, err);
-    /* the mobility model's kernels: rwp's, or the walks' (linear draws its direction once) */
-    int rwp = m->sc.mobility == MOBILITY_RWP;
+    /* the mobility model's kernels (random_walk needs no initial draw) */
     if (!rc && m->mobile && m->sc.mobility != MOBILITY_RANDOM_WALK)
-        rc = make_kernel(r, rwp ? "rwp_init" : "walk_init", &r->k_rwp_init, NULL, err);
+        rc = make_kernel(r, mobility_init_kernel(m->sc.mobility), &r->k_rwp_init, NULL, err);
     if (!rc && m->mobile)
-        rc = make_kernel(r, rwp ? "move_rwp" : "move_walk", &r->k_move, &r->ls_move, err);
+        rc = make_kernel(r, mobility_move_kernel(m->sc.mobility), &r->k_move, &r->ls_move, err);
     if (!rc)
         rc = make_kernel(r, "csr_count", &r->k_csr_count, &r->ls_csr, err);
     if (!rc)
@@ -163,9 +175,16 @@ static int place_nodes(struct model *m, flood_replica *r, cn_error *err)
     if (!rc && sc->mobility == MOBILITY_LINEAR)
         rc = kernel_args(d, r->k_rwp_init, "walk_init", err, 7, KARG(m->n), KARG(key), KARG(D),
                          KARG(vmin), KARG(vmax), KBUF(r->waypoint), KBUF(r->speed));
+    /* random_direction: leg 0's direction, speed and travel time (the phase in LEG and
+     * PAUSE_END) */
+    cl_long tmin = sc->travel_min_ms, tmax = sc->travel_max_ms;
+    if (!rc && sc->mobility == MOBILITY_RANDOM_DIRECTION)
+        rc = kernel_args(d, r->k_rwp_init, "direction_init", err, 11, KARG(m->n), KARG(key),
+                         KARG(D), KARG(vmin), KARG(vmax), KARG(tmin), KARG(tmax),
+                         KBUF(r->waypoint), KBUF(r->speed), KBUF(r->leg), KBUF(r->pause_end));
     if (!rc && r->k_rwp_init)
-        rc = enqueue_1d(d, r->k_rwp_init, sc->mobility == MOBILITY_RWP ? "rwp_init" : "walk_init",
-                        m->n, r->ls_move, NULL, err);
+        rc = enqueue_1d(d, r->k_rwp_init, mobility_init_kernel(sc->mobility), m->n, r->ls_move,
+                        NULL, err);
     r->moved = 0;
     r->pre_window = -1;
     return rc;
@@ -180,8 +199,16 @@ int flood_move(struct model *m, flood_replica *r, int64_t window, cl_event *ev, 
     cl_long pmin = sc->pause_min_ms, pmax = sc->pause_max_ms;
     cl_long T = window * m->L, L = m->L;
     int rc;
-    const char *name = sc->mobility == MOBILITY_RWP ? "move_rwp" : "move_walk";
-    if (sc->mobility == MOBILITY_RWP) {
+    const char *name = mobility_move_kernel(sc->mobility);
+    cl_long tmin = sc->travel_min_ms, tmax = sc->travel_max_ms;
+    cl_int policy = sc->boundary;
+    if (sc->mobility == MOBILITY_RANDOM_DIRECTION) {
+        rc = kernel_args_cached(r->dev, r->k_move, &r->move_args, name, err, 0, 19,
+                                KBUF(r->pos), KARG(m->n), KARG(key), KARG(W), KARG(H), KARG(D),
+                                KARG(vmin), KARG(vmax), KARG(tmin), KARG(tmax), KARG(pmin),
+                                KARG(pmax), KARG(T), KARG(L), KARG(policy), KBUF(r->waypoint),
+                                KBUF(r->speed), KBUF(r->leg), KBUF(r->pause_end));
+    } else if (sc->mobility == MOBILITY_RWP) {
         rc = kernel_args_cached(r->dev, r->k_move, &r->move_args, name, err, 0, 16,
                                 KBUF(r->pos), KARG(m->n), KARG(key), KARG(W), KARG(H), KARG(D),
                                 KARG(vmin), KARG(vmax), KARG(pmin), KARG(pmax), KARG(T),
@@ -190,7 +217,7 @@ int flood_move(struct model *m, flood_replica *r, int64_t window, cl_event *ev, 
     } else {
         /* random_walk draws its step from the window number, modulo 2^32 (docs/models.md) */
         cl_uint w = (cl_uint)window;
-        cl_int fresh = sc->mobility == MOBILITY_RANDOM_WALK, policy = sc->boundary;
+        cl_int fresh = sc->mobility == MOBILITY_RANDOM_WALK;
         rc = kernel_args_cached(r->dev, r->k_move, &r->move_args, name, err, 0, 14,
                                 KBUF(r->pos), KARG(m->n), KARG(key), KARG(W), KARG(H), KARG(D),
                                 KARG(vmin), KARG(vmax), KARG(L), KARG(w), KARG(fresh),
