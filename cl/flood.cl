@@ -259,6 +259,83 @@ __kernel void move_direction(__global long4 *pos, uint n, uint2 key, ulong W, ul
     speed[i] = v;
 }
 
+/* ---- grid_walk (docs/models.md, "grid_walk") -------------------------------------------- */
+
+/* The heading a node at intersection (X, Y) takes with turn draw W0, coming with heading HP
+ * (4: none): uniform among +x, +y, -x, -y (in that order) that stay within [0, XM] x [0, YM],
+ * less the way back unless it is the only one; 4 (stay) when there is none. */
+inline long grid_turn(long x, long y, long xm, long ym, long hp, uint w0)
+{
+    int ok[4] = {x < xm, y < ym, x > 0, y > 0};
+    int n = ok[0] + ok[1] + ok[2] + ok[3];
+    if (n == 0)
+        return 4;
+    if (hp < 4 && n > 1 && ok[(hp + 2) % 4]) {
+        ok[(hp + 2) % 4] = 0;
+        n--;
+    }
+    long pick = (long)philox_uniform(w0, (ulong)n);
+    for (int h = 0; h < 4; h++)
+        if (ok[h] && pick-- == 0)
+            return h;
+    return 4;
+}
+
+/* grid_walk start: each node to the intersection nearest to its placement (ties up, at most
+ * the last street), a speed and a first heading from ctr {i, 0, 10, 0}. The heading is kept in
+ * DIR.x, the number of turn draws made in LEG. */
+__kernel void grid_init(__global long4 *pos, uint n, uint2 key, long s, long xm, long ym,
+                        long vmin, long vmax, __global long4 *dir, __global long *speed,
+                        __global uint *leg)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    long4 p = pos[i];
+    long x = min((p.x + s / 2) / s * s, xm), y = min((p.y + s / 2) / s * s, ym);
+    pos[i] = (long4)(x, y, p.z, p.w);
+    uint4 w = philox_draw(key, i, 0u, STREAM_GRID_TURN);
+    speed[i] = vmin + (long)philox_uniform(w.w, (ulong)(vmax - vmin + 1));
+    dir[i] = (long4)(grid_turn(x, y, xm, ym, 4, w.x), 0, 0, 0);
+    leg[i] = 1u;
+}
+
+/* One window of grid_walk: the node runs b = v L / 10^9 mm along its heading; at every
+ * intersection it reaches it turns (turn draw ctr {i, t, 10, 0}, t counting in LEG). The
+ * configuration bounds b by 64 street spacings, so the loop is bounded. */
+__kernel void move_grid(__global long4 *pos, uint n, uint2 key, long s, long xm, long ym,
+                        long L, __global long4 *dir, __global long *speed, __global uint *leg)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    long h = dir[i].x;
+    if (h >= 4)
+        return;
+    long b = min(speed[i] * L / 1000000000L, WALK_BUDGET_MAX);
+    long4 p = pos[i];
+    uint t = leg[i];
+    for (int step = 0; step < 200; step++) {
+        long u = (h & 1) ? p.y : p.x, r = u % s;
+        long dist = (h < 2) ? s - r : (r != 0 ? r : s);
+        long go = min(b, dist), sign = h < 2 ? 1 : -1;
+        if (h & 1)
+            p.y += sign * go;
+        else
+            p.x += sign * go;
+        if (b < dist)
+            break;
+        b -= dist;
+        h = grid_turn(p.x, p.y, xm, ym, h, philox_draw(key, i, t, STREAM_GRID_TURN).x);
+        t++;
+        if (h >= 4)
+            break;
+    }
+    pos[i] = p;
+    dir[i] = (long4)(h, 0, 0, 0);
+    leg[i] = t;
+}
+
 /* ---- neighbour lists of static scenarios ---------------------------------------------- */
 
 /* Visits the nodes of the cells adjacent to position p (3x3 in 2-D, 3x3x3 in 3-D). */

@@ -170,7 +170,7 @@ static int check_mobility(load_ctx *ctx)
     if (sc->mobility == MOBILITY_STATIC)
         return 0;
     static const char *const names[] = {"static", "rwp", "linear", "random_walk",
-                                        "random_direction"};
+                                        "random_direction", "grid_walk"};
     if (sc->travel_min_ms > sc->travel_max_ms)
         return cn_fail(ctx->err, CN_ERR_INPUT,
                        "%s: [mobility] travel_min = %s s is above travel_max = %s s: expected "
@@ -191,6 +191,16 @@ static int check_mobility(load_ctx *ctx)
                        "distance moved per window (speed_max x relay_delay in mm x ns) does not "
                        "fit in int64; expected a smaller speed_max or relay_delay",
                        WHERE(K_SPEED_MAX, K_RELAY_DELAY, K_MOBILITY),
+                       value_text(ctx, K_SPEED_MAX, a, sizeof a),
+                       value_text(ctx, K_RELAY_DELAY, b, sizeof b));
+    /* grid_walk turns at every intersection it passes: at most 64 a window keeps a step
+     * bounded (docs/models.md) */
+    if (sc->mobility == MOBILITY_GRID_WALK && budget / 1000000000 > 64 * sc->street_spacing_mm)
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [mobility] model = grid_walk with speed_max = %s m/s and [flood] "
+                       "relay_delay = %s s passes more than 64 street intersections per window: "
+                       "expected speed_max x relay_delay <= 64 x street_spacing",
+                       WHERE(K_MOBILITY, K_SPEED_MAX, K_STREET_SPACING, K_RELAY_DELAY),
                        value_text(ctx, K_SPEED_MAX, a, sizeof a),
                        value_text(ctx, K_RELAY_DELAY, b, sizeof b));
     return 0;

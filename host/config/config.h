@@ -19,7 +19,8 @@ enum mobility_kind {
     MOBILITY_RWP = 1,
     MOBILITY_LINEAR = 2,
     MOBILITY_RANDOM_WALK = 3,
-    MOBILITY_RANDOM_DIRECTION = 4
+    MOBILITY_RANDOM_DIRECTION = 4,
+    MOBILITY_GRID_WALK = 5
 };
 enum boundary_kind { BOUNDARY_STOP = 0, BOUNDARY_SLIDE = 1, BOUNDARY_BOUNCE = 2, BOUNDARY_WRAP = 3 };
 enum policy_kind { POLICY_STATIC = 0, POLICY_RAPID = 1, POLICY_ADVANCED = 2, POLICY_HYBRID = 3 };
@@ -54,6 +55,7 @@ typedef struct scenario {
     int64_t speed_min_mm_s, speed_max_mm_s;
     int64_t pause_min_ms, pause_max_ms;
     int64_t travel_min_ms, travel_max_ms; /* random_direction: time of one leg */
+    int64_t street_spacing_mm; /* grid_walk: distance between parallel streets */
     int boundary;             /* enum boundary_kind: linear and random_walk at the area's sides */
 
     /* [traffic] */

@@ -44,6 +44,7 @@ enum key_id {
     K_PAUSE_MAX,
     K_TRAVEL_MIN,
     K_TRAVEL_MAX,
+    K_STREET_SPACING,
     K_BOUNDARY,
     K_SOURCE,
     K_DESTINATION,

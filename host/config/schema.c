@@ -19,7 +19,7 @@ static const char *const model_choices[] = {"flood", NULL};
 static const char *const placement_choices[] = {"grid", "uniform", NULL};
 static const char *const connectivity_choices[] = {"udg", NULL};
 static const char *const mobility_choices[] = {"static", "rwp", "linear", "random_walk",
-                                               "random_direction", NULL};
+                                               "random_direction", "grid_walk", NULL};
 static const char *const boundary_choices[] = {"stop", "slide", "bounce", "wrap", NULL};
 static const char *const policy_choices[] = {"static", "rapid", "advanced", "hybrid", NULL};
 
@@ -79,9 +79,10 @@ const config_key config_keys[K_COUNT] = {
                     mobility_choices, "static",
                     "static (nodes never move), rwp (random waypoint in width x height x "
                     "depth), linear (a constant velocity drawn once), random_walk (a new "
-                    "direction and speed every window) or random_direction (a direction and "
-                    "speed for a drawn travel time, then a pause); the moving ones need "
-                    "speed_max > 0. Exact rules: docs/models.md."},
+                    "direction and speed every window), random_direction (a direction and "
+                    "speed for a drawn travel time, then a pause) or grid_walk (along the "
+                    "streets of a Manhattan grid, turning at random at intersections); the "
+                    "moving ones need speed_max > 0. Exact rules: docs/models.md."},
     [K_SPEED_MIN] = {"mobility", "speed_min", KT_SPEED_MM_S, FIELD(speed_min_mm_s), 0,
                      SPAN32_MAX, 0, NULL, NULL, "1",
                      "Slowest speed drawn (<= speed_max): rwp per leg, linear once, random_walk "
@@ -101,6 +102,11 @@ const config_key config_keys[K_COUNT] = {
                       "Shortest random_direction leg (<= travel_max, > 0); resolution 1 ms."},
     [K_TRAVEL_MAX] = {"mobility", "travel_max", KT_TIME_MS, FIELD(travel_max_ms), 1, SPAN32_MAX,
                       0, NULL, NULL, "60", "Longest random_direction leg; resolution 1 ms."},
+    [K_STREET_SPACING] = {"mobility", "street_spacing", KT_LENGTH_MM, FIELD(street_spacing_mm), 1,
+                          SCENARIO_MAX_SIDE_MM, 0, NULL, NULL, "100",
+                          "grid_walk: distance between parallel streets (> 0); streets run "
+                          "along x and y at multiples of it inside the area. A node may pass "
+                          "at most 64 intersections per window."},
     [K_BOUNDARY] = {"mobility", "boundary", KT_CHOICE, FIELD(boundary), 0, 0, 0, NULL,
                     boundary_choices, "bounce",
                     "What linear, random_walk and random_direction nodes do at a side of the "

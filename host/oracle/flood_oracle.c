@@ -127,6 +127,51 @@ static int64_t leg_time_ns(const scenario *sc, uint32_t i, uint32_t m, int which
            NS_PER_MS;
 }
 
+/* ---- grid_walk (docs/models.md) */
+
+/* The last street along each axis: floor(side / s) s. */
+static int64_t last_street(int64_t side, int64_t s) { return side / s * s; }
+
+/* The heading taken at intersection (x, y) with turn draw W0, coming with heading HP (4:
+ * none): uniform among +x, +y, -x, -y (in that order) that stay inside, without the way back
+ * unless it is the only one; 4 when none. */
+static int64_t grid_turn(const scenario *sc, int64_t x, int64_t y, int64_t hp, uint32_t w0)
+{
+    const int64_t s = sc->street_spacing_mm;
+    const int64_t xm = last_street(sc->width_mm, s), ym = last_street(sc->height_mm, s);
+    bool ok[4] = {x < xm, y < ym, x > 0, y > 0};
+    int n = ok[0] + ok[1] + ok[2] + ok[3];
+    if (n == 0)
+        return 4;
+    if (hp < 4 && n > 1 && ok[(hp + 2) % 4]) {
+        ok[(hp + 2) % 4] = false;
+        n--;
+    }
+    int64_t pick = (int64_t)uniform_below(w0, (uint64_t)n);
+    for (int h = 0; h < 4; h++)
+        if (ok[h] && pick-- == 0)
+            return h;
+    return 4;
+}
+
+/* Node I to the nearest intersection (ties up, at most the last street), its speed and first
+ * heading from ctr {i, 0, 10, 0}; the heading is kept in dir[i][0], the turns made in leg. */
+static void grid_start(const scenario *sc, oracle_mobility *m, int64_t i)
+{
+    const int64_t s = sc->street_spacing_mm;
+    int64_t *p = m->pos[i];
+    int64_t x = (p[0] + s / 2) / s * s, y = (p[1] + s / 2) / s * s;
+    const int64_t xm = last_street(sc->width_mm, s), ym = last_street(sc->height_mm, s);
+    p[0] = x < xm ? x : xm;
+    p[1] = y < ym ? y : ym;
+    uint32_t w[4];
+    oracle_philox(sc->seed, (uint32_t)i, 0, 10, w);
+    m->speed[i] = sc->speed_min_mm_s +
+                  (int64_t)uniform_below(w[3], (uint64_t)(sc->speed_max_mm_s - sc->speed_min_mm_s + 1));
+    m->dir[i][0] = grid_turn(sc, p[0], p[1], 4, w[0]);
+    m->leg[i] = 1;
+}
+
 /* floor(a / b) for b > 0 */
 static int64_t floor_div(int64_t a, int64_t b)
 {
@@ -199,7 +244,13 @@ static bool scenario_ok(const scenario *sc)
         return false;
     if (sc->mobility != MOBILITY_STATIC) {
         if (sc->mobility != MOBILITY_RWP && sc->mobility != MOBILITY_LINEAR &&
-            sc->mobility != MOBILITY_RANDOM_WALK && sc->mobility != MOBILITY_RANDOM_DIRECTION)
+            sc->mobility != MOBILITY_RANDOM_WALK && sc->mobility != MOBILITY_RANDOM_DIRECTION &&
+            sc->mobility != MOBILITY_GRID_WALK)
+            return false;
+        /* grid_walk: at most 64 intersections per window (the configuration's rule) */
+        if (sc->mobility == MOBILITY_GRID_WALK &&
+            (sc->street_spacing_mm < 1 || sc->street_spacing_mm > SCENARIO_MAX_SIDE_MM ||
+             rwp_budget(sc->speed_max_mm_s, sc->relay_delay_ns) > 64 * sc->street_spacing_mm))
             return false;
         if (sc->mobility == MOBILITY_RANDOM_DIRECTION &&
             (sc->travel_min_ms < 1 || sc->travel_max_ms < sc->travel_min_ms ||
@@ -356,6 +407,14 @@ int oracle_mobility_init(oracle_mobility *m, const scenario *sc)
     if (sc->mobility == MOBILITY_LINEAR) /* drawn once: ctr {i, 0, 7, 0} */
         for (int64_t i = 0; i < n; i++)
             walk_draw(sc, (uint32_t)i, 0, 7, m->dir[i], &m->speed[i]);
+    if (sc->mobility == MOBILITY_GRID_WALK) {
+        const int rc = oracle_place(sc, m->pos);
+        if (rc != ORACLE_OK)
+            return rc;
+        for (int64_t i = 0; i < n; i++)
+            grid_start(sc, m, i);
+        return ORACLE_OK;
+    }
     if (sc->mobility == MOBILITY_RANDOM_DIRECTION) /* leg 0, travelling from time 0 */
         for (int64_t i = 0; i < n; i++) {
             walk_draw(sc, (uint32_t)i, 0, 8, m->dir[i], &m->speed[i]);
@@ -431,6 +490,39 @@ static void walk_step(const scenario *sc, int64_t p[3], int64_t d[3], int64_t v)
             p[c] = walk_boundary(sc->boundary, p[c], p[c] + d[c] * b / len, side[c], &d[c]);
 }
 
+/* grid_walk: one window's run of b mm along the streets, turning at each intersection. */
+static void oracle_move_grid(const scenario *sc, oracle_mobility *m, int64_t w)
+{
+    const int64_t s = sc->street_spacing_mm;
+    for (int64_t i = 0; i < m->n; i++) {
+        int64_t h = m->dir[i][0];
+        if (h >= 4)
+            continue;
+        int64_t b = m->speed[i] * sc->relay_delay_ns / NS_PER_S;
+        if (b > WALK_BUDGET_MAX)
+            b = WALK_BUDGET_MAX;
+        int64_t *p = m->pos[i];
+        for (;;) {
+            const int axis = (int)(h & 1);
+            const int64_t r = p[axis] % s;
+            const int64_t dist = h < 2 ? s - r : (r != 0 ? r : s);
+            const int64_t go = b < dist ? b : dist;
+            p[axis] += h < 2 ? go : -go;
+            if (b < dist)
+                break;
+            b -= dist;
+            uint32_t q[4];
+            oracle_philox(sc->seed, (uint32_t)i, m->leg[i], 10, q);
+            m->leg[i]++;
+            h = grid_turn(sc, p[0], p[1], h, q[0]);
+            if (h >= 4)
+                break;
+        }
+        m->dir[i][0] = h;
+    }
+    m->window = w;
+}
+
 /* random_direction (docs/models.md): at the start of window W, leave the phases that have
  * ended (travel, then pause, then the next leg), then step if travelling. */
 static void oracle_move_direction(const scenario *sc, oracle_mobility *m, int64_t w)
@@ -491,6 +583,8 @@ void oracle_mobility_advance(const scenario *sc, oracle_mobility *m, int64_t w)
             oracle_move_rwp(sc, m, m->window + 1);
         else if (sc->mobility == MOBILITY_RANDOM_DIRECTION)
             oracle_move_direction(sc, m, m->window + 1);
+        else if (sc->mobility == MOBILITY_GRID_WALK)
+            oracle_move_grid(sc, m, m->window + 1);
         else
             oracle_move_walk(sc, m, m->window + 1);
     }

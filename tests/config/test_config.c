@@ -546,7 +546,7 @@ static void test_errors_values(void)
                  "t.ini:2: [topology] placement = hexagon: expected one of: grid, uniform");
     EXPECT_ERROR("[mobility]\nmodel = RWP\n", NULL,
                  "[mobility] model = RWP: expected one of: static, rwp, linear, random_walk, "
-                 "random_direction");
+                 "random_direction, grid_walk");
     EXPECT_ERROR("[connectivity]\nmodel = qudg\n", NULL,
                  "[connectivity] model = qudg: expected one of: udg");
     EXPECT_ERROR("[simulation]\nmodel = phold\n", NULL,
@@ -588,6 +588,9 @@ static void test_errors_cross(void)
                  "expected travel_min <= travel_max");
     EXPECT_ERROR("[mobility]\nmodel = random_direction\ntravel_min = 0\n", NULL,
                  "t.ini:3: [mobility] travel_min = 0");
+    EXPECT_ERROR("[mobility]\nmodel = grid_walk\nspeed_max = 1000\nstreet_spacing = 10\n", NULL,
+                 "[mobility] model = grid_walk with speed_max = 1000 m/s and [flood] relay_delay "
+                 "= 1 s passes more than 64 street intersections per window");
     EXPECT_ERROR("[mobility]\nmodel = linear\nboundary = reflect\n", NULL,
                  "t.ini:3: [mobility] boundary = reflect: expected one of: stop, slide, bounce, "
                  "wrap");
@@ -942,7 +945,7 @@ static void test_reference(void)
     int rows = 0;
     for (char *line = strstr(buf, "\n| "); line; line = strstr(line + 1, "\n| "))
         rows++;
-    CHECK_I64(rows, 39); /* header + 38 keys */
+    CHECK_I64(rows, 40); /* header + 39 keys */
     for (char *line = buf; line && *line;) {
         char *next = strchr(line, '\n');
         int bars = 0;

@@ -89,13 +89,15 @@ static int make_kernel(flood_replica *r, const char *name, cl_kernel *k, size_t 
 static const char *mobility_init_kernel(int mobility)
 {
     return mobility == MOBILITY_RWP ? "rwp_init"
-         : mobility == MOBILITY_RANDOM_DIRECTION ? "direction_init" : "walk_init";
+         : mobility == MOBILITY_RANDOM_DIRECTION ? "direction_init"
+         : mobility == MOBILITY_GRID_WALK ? "grid_init" : "walk_init";
 }
 
 static const char *mobility_move_kernel(int mobility)
 {
     return mobility == MOBILITY_RWP ? "move_rwp"
-         : mobility == MOBILITY_RANDOM_DIRECTION ? "move_direction" : "move_walk";
+         : mobility == MOBILITY_RANDOM_DIRECTION ? "move_direction"
+         : mobility == MOBILITY_GRID_WALK ? "move_grid" : "move_walk";
 }
 
 static int create_kernels(struct model *m, flood_replica *r, cn_error *err)
@@ -182,6 +184,12 @@ static int place_nodes(struct model *m, flood_replica *r, cn_error *err)
         rc = kernel_args(d, r->k_rwp_init, "direction_init", err, 11, KARG(m->n), KARG(key),
                          KARG(D), KARG(vmin), KARG(vmax), KARG(tmin), KARG(tmax),
                          KBUF(r->waypoint), KBUF(r->speed), KBUF(r->leg), KBUF(r->pause_end));
+    /* grid_walk: nodes to their nearest intersection, a speed and a first heading */
+    cl_long s = sc->street_spacing_mm, xm = (cl_long)W / s * s, ym = (cl_long)H / s * s;
+    if (!rc && sc->mobility == MOBILITY_GRID_WALK)
+        rc = kernel_args(d, r->k_rwp_init, "grid_init", err, 11, KBUF(r->pos), KARG(m->n),
+                         KARG(key), KARG(s), KARG(xm), KARG(ym), KARG(vmin), KARG(vmax),
+                         KBUF(r->waypoint), KBUF(r->speed), KBUF(r->leg));
     if (!rc && r->k_rwp_init)
         rc = enqueue_1d(d, r->k_rwp_init, mobility_init_kernel(sc->mobility), m->n, r->ls_move,
                         NULL, err);
@@ -202,7 +210,13 @@ int flood_move(struct model *m, flood_replica *r, int64_t window, cl_event *ev, 
     const char *name = mobility_move_kernel(sc->mobility);
     cl_long tmin = sc->travel_min_ms, tmax = sc->travel_max_ms;
     cl_int policy = sc->boundary;
-    if (sc->mobility == MOBILITY_RANDOM_DIRECTION) {
+    if (sc->mobility == MOBILITY_GRID_WALK) {
+        cl_long s = sc->street_spacing_mm, xm = (cl_long)W / s * s, ym = (cl_long)H / s * s;
+        rc = kernel_args_cached(r->dev, r->k_move, &r->move_args, name, err, 0, 10,
+                                KBUF(r->pos), KARG(m->n), KARG(key), KARG(s), KARG(xm),
+                                KARG(ym), KARG(L), KBUF(r->waypoint), KBUF(r->speed),
+                                KBUF(r->leg));
+    } else if (sc->mobility == MOBILITY_RANDOM_DIRECTION) {
         rc = kernel_args_cached(r->dev, r->k_move, &r->move_args, name, err, 0, 19,
                                 KBUF(r->pos), KARG(m->n), KARG(key), KARG(W), KARG(H), KARG(D),
                                 KARG(vmin), KARG(vmax), KARG(tmin), KARG(tmax), KARG(pmin),
