@@ -39,6 +39,17 @@ static const selftest_case cases[] = {
      "height = 800\ndepth = 100\n[connectivity]\nrange = 120\n[mobility]\nmodel = rwp\n"
      "speed_min = 1\nspeed_max = 20\npause_min = 0\npause_max = 2\n"
      "[traffic]\npackets = 6\ninterval = 2\n[flood]\nrelay_delay = 1\ndrop_probability = 0.1\n"},
+    {"uniform 2-D, random direction with bounces", 0,
+     "[simulation]\nseed = 5\n[topology]\nplacement = uniform\nnodes = 250\nwidth = 500\n"
+     "height = 400\ndepth = 0\n[connectivity]\nrange = 90\n[mobility]\nmodel = random_direction\n"
+     "speed_min = 2\nspeed_max = 40\ntravel_min = 1\ntravel_max = 6\npause_max = 1\n"
+     "boundary = bounce\n[traffic]\npackets = 6\ninterval = 1.5\n[flood]\nrelay_delay = 1\n"
+     "drop_probability = 0.1\n"},
+    {"uniform 2-D, Manhattan grid walk", 0,
+     "[simulation]\nseed = 6\n[topology]\nplacement = uniform\nnodes = 250\nwidth = 450\n"
+     "height = 450\ndepth = 0\n[connectivity]\nrange = 90\n[mobility]\nmodel = grid_walk\n"
+     "speed_min = 5\nspeed_max = 60\nstreet_spacing = 40\n[traffic]\npackets = 6\n"
+     "interval = 1\n[flood]\nrelay_delay = 1\ndrop_probability = 0.1\n"},
 };
 
 /* The first difference between the device's counters and the reference's, in BUF. */
