@@ -55,7 +55,7 @@ inline void rwp_leg(uint2 key, uint i, uint m, ulong W, ulong H, ulong D, long v
 {
     uint4 w = philox_draw(key, i, m, STREAM_MOBILITY_LEG);
     waypoint[i] = uniform_point(w, W, H, D);
-    speed[i] = vmin + (long)philox_uniform(w.w, (ulong)(vmax - vmin + 1));
+    speed[i] = philox_between(w.w, vmin, vmax);
 }
 
 __kernel void rwp_init(uint n, uint2 key, ulong W, ulong H, ulong D, long vmin, long vmax,
@@ -90,7 +90,7 @@ __kernel void move_rwp(__global long4 *pos, uint n, uint2 key, ulong W, ulong H,
     if (d <= b) {
         uint m = leg[i];
         uint4 w = philox_draw(key, i, m, STREAM_MOBILITY_PAUSE);
-        long pause_ms = pmin_ms + (long)philox_uniform(w.x, (ulong)(pmax_ms - pmin_ms + 1));
+        long pause_ms = philox_between(w.x, pmin_ms, pmax_ms);
         pos[i] = (long4)(wp.x, wp.y, wp.z, p.w);
         pause_end[i] = T + pause_ms * 1000000L;
         leg[i] = m + 1u;
@@ -110,6 +110,16 @@ inline long4 walk_direction(uint4 w, ulong D)
 {
     return (long4)((long)(w.x >> 11) - 1048576L, (long)(w.y >> 11) - 1048576L,
                    D > 0 ? (long)(w.z >> 11) - 1048576L : 0L, 0L);
+}
+
+/* A walk draw ctr {i, ITEM, STREAM, 0}: the direction (walk_direction) and, in *V, a speed
+ * uniform in [VMIN, VMAX] from w3. */
+inline long4 walk_draw(uint2 key, uint i, uint item, uint stream, ulong D, long vmin, long vmax,
+                       long *v)
+{
+    uint4 w = philox_draw(key, i, item, stream);
+    *v = philox_between(w.w, vmin, vmax);
+    return walk_direction(w, D);
 }
 
 inline long floor_div64(long a, long b)
@@ -167,9 +177,9 @@ __kernel void walk_init(uint n, uint2 key, ulong D, long vmin, long vmax, __glob
     uint i = get_global_id(0);
     if (i >= n)
         return;
-    uint4 w = philox_draw(key, i, 0u, STREAM_WALK);
-    dir[i] = walk_direction(w, D);
-    speed[i] = vmin + (long)philox_uniform(w.w, (ulong)(vmax - vmin + 1));
+    long v;
+    dir[i] = walk_draw(key, i, 0u, STREAM_WALK, D, vmin, vmax, &v);
+    speed[i] = v;
 }
 
 /* One window's step of linear (FRESH = 0: the node's own direction and speed) or random_walk
@@ -187,9 +197,7 @@ __kernel void move_walk(__global long4 *pos, uint n, uint2 key, ulong W, ulong H
     long4 d;
     long v;
     if (fresh) {
-        uint4 w = philox_draw(key, i, window, STREAM_WALK);
-        d = walk_direction(w, D);
-        v = vmin + (long)philox_uniform(w.w, (ulong)(vmax - vmin + 1));
+        d = walk_draw(key, i, window, STREAM_WALK, D, vmin, vmax, &v);
     } else {
         d = dir[i];
         v = speed[i];
@@ -212,12 +220,12 @@ __kernel void direction_init(uint n, uint2 key, ulong D, long vmin, long vmax, l
     uint i = get_global_id(0);
     if (i >= n)
         return;
-    uint4 w = philox_draw(key, i, 0u, STREAM_DIRECTION);
-    dir[i] = walk_direction(w, D);
-    speed[i] = vmin + (long)philox_uniform(w.w, (ulong)(vmax - vmin + 1));
+    long v;
+    dir[i] = walk_draw(key, i, 0u, STREAM_DIRECTION, D, vmin, vmax, &v);
+    speed[i] = v;
     uint4 q = philox_draw(key, i, 0u, STREAM_LEG_TIMES);
     leg[i] = 0u;
-    phase_end[i] = (tmin_ms + (long)philox_uniform(q.x, (ulong)(tmax_ms - tmin_ms + 1))) * 1000000L;
+    phase_end[i] = philox_between(q.x, tmin_ms, tmax_ms) * 1000000L;
 }
 
 __kernel void move_direction(__global long4 *pos, uint n, uint2 key, ulong W, ulong H, ulong D,
@@ -240,16 +248,14 @@ __kernel void move_direction(__global long4 *pos, uint n, uint2 key, ulong W, ul
                 break;
             }
             uint4 q = philox_draw(key, i, ph / 2u, STREAM_LEG_TIMES);
-            end = T + (pmin_ms + (long)philox_uniform(q.y, (ulong)(pmax_ms - pmin_ms + 1))) * 1000000L;
+            end = T + philox_between(q.y, pmin_ms, pmax_ms) * 1000000L;
         } else { /* pausing after leg ph / 2 */
             if (T < end)
                 break;
             uint m = ph / 2u + 1u;
-            uint4 w = philox_draw(key, i, m, STREAM_DIRECTION);
-            d = walk_direction(w, D);
-            v = vmin + (long)philox_uniform(w.w, (ulong)(vmax - vmin + 1));
+            d = walk_draw(key, i, m, STREAM_DIRECTION, D, vmin, vmax, &v);
             uint4 q = philox_draw(key, i, m, STREAM_LEG_TIMES);
-            end = T + (tmin_ms + (long)philox_uniform(q.x, (ulong)(tmax_ms - tmin_ms + 1))) * 1000000L;
+            end = T + philox_between(q.x, tmin_ms, tmax_ms) * 1000000L;
         }
         ph++;
     }
@@ -295,7 +301,7 @@ __kernel void grid_init(__global long4 *pos, uint n, uint2 key, long s, long xm,
     long x = min((p.x + s / 2) / s * s, xm), y = min((p.y + s / 2) / s * s, ym);
     pos[i] = (long4)(x, y, p.z, p.w);
     uint4 w = philox_draw(key, i, 0u, STREAM_GRID_TURN);
-    speed[i] = vmin + (long)philox_uniform(w.w, (ulong)(vmax - vmin + 1));
+    speed[i] = philox_between(w.w, vmin, vmax);
     dir[i] = (long4)(grid_turn(x, y, xm, ym, 4, w.x), 0, 0, 0);
     leg[i] = 1u;
 }

@@ -6,31 +6,9 @@
 # Usage: bench_tests.sh CLNETSIM SOURCE_DIR
 bin=$1 src=$2
 scn=$src/scenarios
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
+. "$src/tests/common/check.sh"
 export POCL_DEVICES="pthread basic"
 unset CLNETSIM_TEST_SKEW_DEVICE CLNETSIM_TEST_PROFILE_ENTRIES CLNETSIM_NO_TUNE
-
-check() { # NAME EXPECTED_STATUS PATTERN(stdout+stderr, grep -E) COMMAND...
-    name=$1 want=$2 pattern=$3
-    shift 3
-    "$@" > "$tmp/out" 2>&1
-    got=$?
-    if [ "$got" -ne "$want" ]; then
-        echo "FAIL $name: exit $got, expected $want"; sed 's/^/    /' "$tmp/out"; fail=$((fail + 1)); return
-    fi
-    if [ -n "$pattern" ] && ! grep -Eq -- "$pattern" "$tmp/out"; then
-        echo "FAIL $name: output does not match /$pattern/"; sed 's/^/    /' "$tmp/out"; fail=$((fail + 1)); return
-    fi
-    pass=$((pass + 1))
-}
-
-expect() { # NAME CONDITION-TEXT: counts a shell test given as the remaining words
-    name=$1
-    shift
-    if "$@"; then pass=$((pass + 1)); else echo "FAIL $name"; fail=$((fail + 1)); fi
-}
 
 # member VALUE of the first "NAME": VALUE in FILE (the bench JSON puts a device per line)
 member() { grep -o "\"$2\": [0-9.]*" "$1" | head -n "${3:-1}" | tail -n 1 | sed 's/.*: //'; }
@@ -164,5 +142,4 @@ check tune_runs 0 'flood_packets +([0-9.]+ +){9}1\* ' \
     env XDG_CACHE_HOME="$tmp/fu" "$bin" tune --devices 0 -r 1 -q
 expect tune_cached_in grep -Eq "cached in $tmp/fu/clnetsim/tune-[0-9a-f]{32}\.ini" "$tmp/out"
 expect tune_cache_file [ "$(ls "$tmp/fu/clnetsim" | grep -c '^tune-.*\.ini$')" -eq 1 ]
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -3,23 +3,7 @@
 # output file, --dump-config round trip. Usage: cli_tests.sh CLNETSIM SOURCE_DIR
 bin=$1 src=$2
 scn=$src/scenarios
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-
-check() { # NAME EXPECTED_STATUS PATTERN(stdout+stderr, grep -E) COMMAND...
-    name=$1 want=$2 pattern=$3
-    shift 3
-    "$@" > "$tmp/out" 2>&1
-    got=$?
-    if [ "$got" -ne "$want" ]; then
-        echo "FAIL $name: exit $got, expected $want"; sed 's/^/    /' "$tmp/out"; fail=$((fail + 1)); return
-    fi
-    if [ -n "$pattern" ] && ! grep -Eq -- "$pattern" "$tmp/out"; then
-        echo "FAIL $name: output does not match /$pattern/"; sed 's/^/    /' "$tmp/out"; fail=$((fail + 1)); return
-    fi
-    pass=$((pass + 1))
-}
+. "$src/tests/common/check.sh"
 
 check version 0 '^clnetsim [0-9]+\.[0-9]+\.[0-9]+ \(commit [0-9a-f]+|unknown\)' "$bin" --version
 check help 0 'usage: clnetsim <command>' "$bin" --help
@@ -66,5 +50,4 @@ else
     echo "FAIL dump_config: round trip differs"; diff "$tmp/dump1.ini" "$tmp/dump2.ini"; fail=$((fail + 1))
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

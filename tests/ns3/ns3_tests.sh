@@ -8,29 +8,9 @@ build=$1 src=$2
 cmp=$src/tools/ns3/compare_ns3.sh
 ns3=$build/clnetsim-ns3
 scn=$src/scenarios
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
+. "$src/tests/common/check.sh"
 unset CLNETSIM_NS3_TEST_SKEW
 
-check() { # NAME EXPECTED_STATUS PATTERN(stdout+stderr, grep -E) COMMAND...
-    name=$1 want=$2 pattern=$3
-    shift 3
-    "$@" > "$tmp/out" 2>&1
-    got=$?
-    if [ "$got" -ne "$want" ]; then
-        echo "FAIL $name: exit $got, expected $want"; sed 's/^/    /' "$tmp/out"; fail=$((fail + 1)); return
-    fi
-    if [ -n "$pattern" ] && ! grep -Eq -- "$pattern" "$tmp/out"; then
-        echo "FAIL $name: output does not match /$pattern/"; sed 's/^/    /' "$tmp/out"; fail=$((fail + 1)); return
-    fi
-    pass=$((pass + 1))
-}
-expect() { # NAME followed by a shell test
-    name=$1
-    shift
-    if "$@"; then pass=$((pass + 1)); else echo "FAIL $name"; fail=$((fail + 1)); fi
-}
 same() { # NAME SCENARIO OVERRIDES...: compare_ns3 must find the counters equal
     name=$1
     shift
@@ -89,5 +69,4 @@ check compare_bad_repeat 2 "positive integer, not 'x'" sh "$cmp" --no-build --re
 check compare_json_folder 2 'folder .*/missing is missing' sh "$cmp" --build "$build" --no-build \
     --json "$tmp/missing/c.json" "$scn/small_grid.ini"
 
-echo "ns3 tests: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish "ns3 tests"
