@@ -75,13 +75,12 @@ __kernel void rwp_init(uint n, uint2 key, ulong W, ulong H, ulong D, long vmin, 
  * and, on reaching it, draws its pause (ctr {i, m, 4, 0}, in ms) and its next leg. The fourth
  * component of a position is not a coordinate and is kept: with several partitions it holds
  * the node's partition (stamp_parts), which transmit_mobile reads with the position. */
-__kernel void move_rwp(__global long4 *pos, uint n, uint2 key, ulong W, ulong H, ulong D,
-                       long vmin, long vmax, long pmin_ms, long pmax_ms, long T, long L,
-                       __global long4 *waypoint, __global long *speed, __global uint *leg,
-                       __global long *pause_end)
+inline void rwp_move_node(__global long4 *pos, uint i, uint2 key, ulong W, ulong H, ulong D,
+                          long vmin, long vmax, long pmin_ms, long pmax_ms, long T, long L,
+                          __global long4 *waypoint, __global long *speed, __global uint *leg,
+                          __global long *pause_end)
 {
-    uint i = get_global_id(0);
-    if (i >= n || T < pause_end[i])
+    if (T < pause_end[i])
         return;
     long4 p = pos[i], wp = waypoint[i];
     long b = speed[i] * L / 1000000000L;
@@ -98,6 +97,19 @@ __kernel void move_rwp(__global long4 *pos, uint n, uint2 key, ulong W, ulong H,
     } else {
         pos[i] = (long4)(p.x + dx * b / d, p.y + dy * b / d, p.z + dz * b / d, p.w);
     }
+}
+
+/* Every kernel of a mobility step runs over ids [first, n): the launch's global offset is
+ * FIRST, so that a model's kernel serves one run of ids of a mobility group. */
+__kernel void move_rwp(__global long4 *pos, uint n, uint2 key, ulong W, ulong H, ulong D,
+                       long vmin, long vmax, long pmin_ms, long pmax_ms, long T, long L,
+                       __global long4 *waypoint, __global long *speed, __global uint *leg,
+                       __global long *pause_end)
+{
+    uint i = get_global_id(0);
+    if (i < n)
+        rwp_move_node(pos, i, key, W, H, D, vmin, vmax, pmin_ms, pmax_ms, T, L, waypoint, speed,
+                      leg, pause_end);
 }
 
 /* ---- linear and random_walk (docs/models.md, "Mobility") ------------------------------- */
@@ -187,13 +199,10 @@ __kernel void walk_init(uint n, uint2 key, ulong D, long vmin, long vmax, __glob
  * start. The node moves by direction x b / |direction| per axis (C division), b = v L / 10^9
  * mm (at most WALK_BUDGET_MAX), then each axis of nonzero side meets the boundary policy; an
  * axis of side 0 does not move. The fourth component of a position is kept (stamp_parts). */
-__kernel void move_walk(__global long4 *pos, uint n, uint2 key, ulong W, ulong H, ulong D,
-                        long vmin, long vmax, long L, uint window, int fresh, int policy,
-                        __global long4 *dir, __global long *speed)
+inline void walk_move_node(__global long4 *pos, uint i, uint2 key, ulong W, ulong H, ulong D,
+                           long vmin, long vmax, long L, uint window, int fresh, int policy,
+                           __global long4 *dir, __global long *speed)
 {
-    uint i = get_global_id(0);
-    if (i >= n)
-        return;
     long4 d;
     long v;
     if (fresh) {
@@ -205,6 +214,15 @@ __kernel void move_walk(__global long4 *pos, uint n, uint2 key, ulong W, ulong H
     d = walk_step(pos, i, d, v, L, W, H, D, policy);
     if (!fresh)
         dir[i] = d;
+}
+
+__kernel void move_walk(__global long4 *pos, uint n, uint2 key, ulong W, ulong H, ulong D,
+                        long vmin, long vmax, long L, uint window, int fresh, int policy,
+                        __global long4 *dir, __global long *speed)
+{
+    uint i = get_global_id(0);
+    if (i < n)
+        walk_move_node(pos, i, key, W, H, D, vmin, vmax, L, window, fresh, policy, dir, speed);
 }
 
 /* random_direction: a node's phases (LEG: even 2m, travelling leg m; odd 2m + 1, pausing
@@ -228,15 +246,12 @@ __kernel void direction_init(uint n, uint2 key, ulong D, long vmin, long vmax, l
     phase_end[i] = philox_between(q.x, tmin_ms, tmax_ms) * 1000000L;
 }
 
-__kernel void move_direction(__global long4 *pos, uint n, uint2 key, ulong W, ulong H, ulong D,
-                             long vmin, long vmax, long tmin_ms, long tmax_ms, long pmin_ms,
-                             long pmax_ms, long T, long L, int policy, __global long4 *dir,
-                             __global long *speed, __global uint *leg,
-                             __global long *phase_end)
+inline void direction_move_node(__global long4 *pos, uint i, uint2 key, ulong W, ulong H,
+                                ulong D, long vmin, long vmax, long tmin_ms, long tmax_ms,
+                                long pmin_ms, long pmax_ms, long T, long L, int policy,
+                                __global long4 *dir, __global long *speed, __global uint *leg,
+                                __global long *phase_end)
 {
-    uint i = get_global_id(0);
-    if (i >= n)
-        return;
     uint ph = leg[i];
     long end = phase_end[i];
     long4 d = dir[i];
@@ -263,6 +278,18 @@ __kernel void move_direction(__global long4 *pos, uint n, uint2 key, ulong W, ul
     phase_end[i] = end;
     dir[i] = d;
     speed[i] = v;
+}
+
+__kernel void move_direction(__global long4 *pos, uint n, uint2 key, ulong W, ulong H, ulong D,
+                             long vmin, long vmax, long tmin_ms, long tmax_ms, long pmin_ms,
+                             long pmax_ms, long T, long L, int policy, __global long4 *dir,
+                             __global long *speed, __global uint *leg,
+                             __global long *phase_end)
+{
+    uint i = get_global_id(0);
+    if (i < n)
+        direction_move_node(pos, i, key, W, H, D, vmin, vmax, tmin_ms, tmax_ms, pmin_ms, pmax_ms,
+                            T, L, policy, dir, speed, leg, phase_end);
 }
 
 /* ---- grid_walk (docs/models.md, "grid_walk") -------------------------------------------- */
@@ -309,12 +336,9 @@ __kernel void grid_init(__global long4 *pos, uint n, uint2 key, long s, long xm,
 /* One window of grid_walk: the node runs b = v L / 10^9 mm along its heading; at every
  * intersection it reaches it turns (turn draw ctr {i, t, 10, 0}, t counting in LEG). The
  * configuration bounds b by 64 street spacings, so the loop is bounded. */
-__kernel void move_grid(__global long4 *pos, uint n, uint2 key, long s, long xm, long ym,
-                        long L, __global long4 *dir, __global long *speed, __global uint *leg)
+inline void grid_move_node(__global long4 *pos, uint i, uint2 key, long s, long xm, long ym,
+                           long L, __global long4 *dir, __global long *speed, __global uint *leg)
 {
-    uint i = get_global_id(0);
-    if (i >= n)
-        return;
     long h = dir[i].x;
     if (h >= 4)
         return;
@@ -340,6 +364,68 @@ __kernel void move_grid(__global long4 *pos, uint n, uint2 key, long s, long xm,
     pos[i] = p;
     dir[i] = (long4)(h, 0, 0, 0);
     leg[i] = t;
+}
+
+__kernel void move_grid(__global long4 *pos, uint n, uint2 key, long s, long xm, long ym,
+                        long L, __global long4 *dir, __global long *speed, __global uint *leg)
+{
+    uint i = get_global_id(0);
+    if (i < n)
+        grid_move_node(pos, i, key, s, xm, ym, L, dir, speed, leg);
+}
+
+/* ---- mobility groups (docs/models.md, "Mobility groups") ------------------------------ */
+
+/* Entries of a segment row of move_groups' table (host: flood_setup.c). */
+#define SEG_FIRST 0
+#define SEG_MODEL 1
+#define SEG_VMIN 2
+#define SEG_VMAX 3
+#define SEG_PMIN 4
+#define SEG_PMAX 5
+#define SEG_TMIN 6
+#define SEG_TMAX 7
+#define SEG_STREET 8
+#define SEG_XM 9
+#define SEG_YM 10
+#define SEG_POLICY 11
+#define SEG_WORDS 12
+
+/* One window's step when several runs of ids move by different models or parameters: each
+ * node finds its run in SEG (NSEG rows of SEG_WORDS, by first id ascending, covering every
+ * id) and takes its model's step. Runs are contiguous, so work-groups rarely mix models. */
+__kernel void move_groups(__global long4 *pos, uint n, uint2 key, ulong W, ulong H, ulong D,
+                          long T, long L, uint window, __global const long *seg, uint nseg,
+                          __global long4 *waypoint, __global long *speed, __global uint *leg,
+                          __global long *pause_end)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    uint lo = 0, hi = nseg; /* the last row whose first id is <= i */
+    while (hi - lo > 1) {
+        uint mid = (lo + hi) / 2;
+        if (seg[mid * SEG_WORDS + SEG_FIRST] <= (long)i)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    __global const long *g = seg + lo * SEG_WORDS;
+    long model = g[SEG_MODEL], vmin = g[SEG_VMIN], vmax = g[SEG_VMAX];
+    int policy = (int)g[SEG_POLICY];
+    if (model == 1)
+        rwp_move_node(pos, i, key, W, H, D, vmin, vmax, g[SEG_PMIN], g[SEG_PMAX], T, L,
+                      waypoint, speed, leg, pause_end);
+    else if (model == 2 || model == 3)
+        walk_move_node(pos, i, key, W, H, D, vmin, vmax, L, window, model == 3, policy,
+                       waypoint, speed);
+    else if (model == 4)
+        direction_move_node(pos, i, key, W, H, D, vmin, vmax, g[SEG_TMIN], g[SEG_TMAX],
+                            g[SEG_PMIN], g[SEG_PMAX], T, L, policy, waypoint, speed, leg,
+                            pause_end);
+    else if (model == 5)
+        grid_move_node(pos, i, key, g[SEG_STREET], g[SEG_XM], g[SEG_YM], L, waypoint, speed,
+                       leg);
 }
 
 /* ---- neighbour lists of static scenarios ---------------------------------------------- */

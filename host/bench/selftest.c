@@ -50,6 +50,14 @@ static const selftest_case cases[] = {
      "height = 450\ndepth = 0\n[connectivity]\nrange = 90\n[mobility]\nmodel = grid_walk\n"
      "speed_min = 5\nspeed_max = 60\nstreet_spacing = 40\n[traffic]\npackets = 6\n"
      "interval = 1\n[flood]\nrelay_delay = 1\ndrop_probability = 0.1\n"},
+    {"uniform 2-D, mobility groups (static, walk, rwp, street grid)", 0,
+     "[simulation]\nseed = 8\n[topology]\nplacement = uniform\nnodes = 300\nwidth = 500\n"
+     "height = 500\ndepth = 0\n[connectivity]\nrange = 80\n[mobility]\nspeed_min = 1\n"
+     "speed_max = 15\n[mobility.group walk]\nnodes = 60-149\nmodel = random_walk\n"
+     "boundary = wrap\n[mobility.group rwp]\nnodes = 150-219, 290-299\nmodel = rwp\n"
+     "pause_max = 2\n[mobility.group cars]\nnodes = 220-289\nmodel = grid_walk\n"
+     "street_spacing = 50\n[traffic]\npackets = 6\ninterval = 1\n[flood]\nrelay_delay = 1\n"
+     "drop_probability = 0.1\n"},
 };
 
 /* The first difference between the device's counters and the reference's, in BUF. */

@@ -2,6 +2,7 @@
  * fields (node count of a grid, destination -1, area of a mobile grid, drop threshold). The
  * limits keep every later integer computation of MODEL.md inside int64. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/philox.h"
@@ -82,12 +83,18 @@ static int check_grid(load_ctx *ctx)
                        "the node count is rows x cols, so remove nodes or set it to %lld",
                        WHERE(K_NODES), (long long)sc->nodes, (long long)n, (long long)n);
     sc->nodes = n;
-    /* A mobile grid needs an area for its waypoints: by default the one the grid covers. */
-    if (sc->mobility != MOBILITY_STATIC && sc->width_mm == 0)
-        sc->width_mm = extent_x;
-    if (sc->mobility != MOBILITY_STATIC && sc->height_mm == 0)
-        sc->height_mm = extent_y;
     return 0;
+}
+
+/* A mobile grid needs an area for its waypoints: by default the one the grid covers. */
+static void default_grid_area(scenario *sc)
+{
+    if (sc->placement != PLACEMENT_GRID || !scenario_is_mobile(sc))
+        return;
+    if (sc->width_mm == 0)
+        sc->width_mm = (sc->cols - 1) * sc->spacing_mm;
+    if (sc->height_mm == 0)
+        sc->height_mm = (sc->rows - 1) * sc->spacing_mm;
 }
 
 static int check_uniform(load_ctx *ctx)
@@ -151,56 +158,58 @@ static int check_traffic(load_ctx *ctx)
     return 0;
 }
 
-static int check_mobility(load_ctx *ctx)
+/* The rules of one set of mobility keys: CTX->sc.mob, named LABEL ("[mobility]" or
+ * "[mobility.group NAME]") in messages. */
+static int check_mobility(load_ctx *ctx, const char *label)
 {
     scenario *sc = &ctx->sc;
     char where[300], a[64], b[64];
-    if (sc->speed_min_mm_s > sc->speed_max_mm_s)
+    if (sc->mob.speed_min_mm_s > sc->mob.speed_max_mm_s)
         return cn_fail(ctx->err, CN_ERR_INPUT,
-                       "%s: [mobility] speed_min = %s m/s is above speed_max = %s m/s: expected "
+                       "%s: %s speed_min = %s m/s is above speed_max = %s m/s: expected "
                        "speed_min <= speed_max",
-                       WHERE(K_SPEED_MIN, K_SPEED_MAX), value_text(ctx, K_SPEED_MIN, a, sizeof a),
+                       WHERE(K_SPEED_MIN, K_SPEED_MAX), label, value_text(ctx, K_SPEED_MIN, a, sizeof a),
                        value_text(ctx, K_SPEED_MAX, b, sizeof b));
-    if (sc->pause_min_ms > sc->pause_max_ms)
+    if (sc->mob.pause_min_ms > sc->mob.pause_max_ms)
         return cn_fail(ctx->err, CN_ERR_INPUT,
-                       "%s: [mobility] pause_min = %s s is above pause_max = %s s: expected "
+                       "%s: %s pause_min = %s s is above pause_max = %s s: expected "
                        "pause_min <= pause_max",
-                       WHERE(K_PAUSE_MIN, K_PAUSE_MAX), value_text(ctx, K_PAUSE_MIN, a, sizeof a),
+                       WHERE(K_PAUSE_MIN, K_PAUSE_MAX), label, value_text(ctx, K_PAUSE_MIN, a, sizeof a),
                        value_text(ctx, K_PAUSE_MAX, b, sizeof b));
-    if (sc->mobility == MOBILITY_STATIC)
+    if (sc->mob.model == MOBILITY_STATIC)
         return 0;
     static const char *const names[] = {"static", "rwp", "linear", "random_walk",
                                         "random_direction", "grid_walk"};
-    if (sc->travel_min_ms > sc->travel_max_ms)
+    if (sc->mob.travel_min_ms > sc->mob.travel_max_ms)
         return cn_fail(ctx->err, CN_ERR_INPUT,
-                       "%s: [mobility] travel_min = %s s is above travel_max = %s s: expected "
+                       "%s: %s travel_min = %s s is above travel_max = %s s: expected "
                        "travel_min <= travel_max",
-                       WHERE(K_TRAVEL_MIN, K_TRAVEL_MAX),
+                       WHERE(K_TRAVEL_MIN, K_TRAVEL_MAX), label,
                        value_text(ctx, K_TRAVEL_MIN, a, sizeof a),
                        value_text(ctx, K_TRAVEL_MAX, b, sizeof b));
-    if (sc->speed_max_mm_s <= 0)
+    if (sc->mob.speed_max_mm_s <= 0)
         return cn_fail(ctx->err, CN_ERR_INPUT,
-                       "%s: [mobility] model = %s with speed_max = 0: expected speed_max > 0 m/s "
+                       "%s: %s model = %s with speed_max = 0: expected speed_max > 0 m/s "
                        "(or model = static)",
-                       WHERE(K_MOBILITY, K_SPEED_MAX), names[sc->mobility]);
+                       WHERE(K_MOBILITY, K_SPEED_MAX), label, names[sc->mob.model]);
     /* MODEL.md: each window moves a node by v * L / 10^9 mm, computed in int64. */
     int64_t budget = 0;
-    if (__builtin_mul_overflow(sc->speed_max_mm_s, sc->relay_delay_ns, &budget))
+    if (__builtin_mul_overflow(sc->mob.speed_max_mm_s, sc->relay_delay_ns, &budget))
         return cn_fail(ctx->err, CN_ERR_INPUT,
-                       "%s: [mobility] speed_max = %s m/s with [flood] relay_delay = %s s: the "
+                       "%s: %s speed_max = %s m/s with [flood] relay_delay = %s s: the "
                        "distance moved per window (speed_max x relay_delay in mm x ns) does not "
                        "fit in int64; expected a smaller speed_max or relay_delay",
-                       WHERE(K_SPEED_MAX, K_RELAY_DELAY, K_MOBILITY),
+                       WHERE(K_SPEED_MAX, K_RELAY_DELAY, K_MOBILITY), label,
                        value_text(ctx, K_SPEED_MAX, a, sizeof a),
                        value_text(ctx, K_RELAY_DELAY, b, sizeof b));
     /* grid_walk turns at every intersection it passes: at most 64 a window keeps a step
      * bounded (docs/models.md) */
-    if (sc->mobility == MOBILITY_GRID_WALK && budget / 1000000000 > 64 * sc->street_spacing_mm)
+    if (sc->mob.model == MOBILITY_GRID_WALK && budget / 1000000000 > 64 * sc->mob.street_spacing_mm)
         return cn_fail(ctx->err, CN_ERR_INPUT,
-                       "%s: [mobility] model = grid_walk with speed_max = %s m/s and [flood] "
+                       "%s: %s model = grid_walk with speed_max = %s m/s and [flood] "
                        "relay_delay = %s s passes more than 64 street intersections per window: "
                        "expected speed_max x relay_delay <= 64 x street_spacing",
-                       WHERE(K_MOBILITY, K_SPEED_MAX, K_STREET_SPACING, K_RELAY_DELAY),
+                       WHERE(K_MOBILITY, K_SPEED_MAX, K_STREET_SPACING, K_RELAY_DELAY), label,
                        value_text(ctx, K_SPEED_MAX, a, sizeof a),
                        value_text(ctx, K_RELAY_DELAY, b, sizeof b));
     return 0;
@@ -219,13 +228,39 @@ static int check_partitions(load_ctx *ctx)
     return 0;
 }
 
+/* A group's keys are checked as [mobility]'s would be: on a copy of the load in which the
+ * group's values and origins stand in for [mobility]'s. */
+static int check_group_mobility(load_ctx *ctx, int g)
+{
+    load_ctx *view = malloc(sizeof *view);
+    if (!view)
+        return cn_fail(ctx->err, CN_ERR_RUNTIME, "out of memory checking the mobility groups");
+    memcpy(view, ctx, sizeof *view);
+    view->sc.mob = ctx->sc.groups[g].mob;
+    for (int k = 0; k < K_COUNT; k++)
+        if (strcmp(config_keys[k].section, "mobility") == 0 &&
+            ctx->groups[g].keys[k].origin != ORIGIN_DEFAULT)
+            view->keys[k] = ctx->groups[g].keys[k];
+    char label[GROUP_NAME_MAX + 24];
+    snprintf(label, sizeof label, "[mobility.group %s]", ctx->sc.groups[g].name);
+    int rc = check_mobility(view, label);
+    free(view);
+    return rc;
+}
+
 int config_finish(load_ctx *ctx)
 {
     int rc = ctx->sc.placement == PLACEMENT_GRID ? check_grid(ctx) : check_uniform(ctx);
     if (rc == 0)
+        rc = config_finish_groups(ctx);
+    if (rc == 0)
+        default_grid_area(&ctx->sc);
+    if (rc == 0)
         rc = check_traffic(ctx);
     if (rc == 0)
-        rc = check_mobility(ctx);
+        rc = check_mobility(ctx, "[mobility]");
+    for (int g = 0; rc == 0 && g < ctx->sc.n_groups; g++)
+        rc = check_group_mobility(ctx, g);
     if (rc == 0)
         rc = check_partitions(ctx);
     if (rc == 0)

@@ -14,7 +14,9 @@
 
 /* Scenario files are a few dozen lines; anything this large is the wrong file. */
 #define MAX_FILE_BYTES ((size_t)1 << 20)
-#define SECTION_LIST "simulation, topology, connectivity, mobility, traffic, flood"
+#define SECTION_LIST                                                                        \
+    "simulation, topology, connectivity, mobility, mobility.group NAME, traffic, flood, "   \
+    "partition, inject"
 
 /* ---- names: suggestions for typing mistakes ------------------------------------------ */
 
@@ -49,7 +51,7 @@ static int edit_distance(const char *a, const char *b)
 
 /* How near WORD is to the known NAME: a small score, or -1 when it is not a likely typo. A
  * fragment of a long name ("drop" for drop_probability) counts as near too. */
-static int nearness(const char *word, const char *name)
+int config_name_nearness(const char *word, const char *name)
 {
     int allowed = (int)strlen(name) / 4 + 1;
     if (allowed > 3)
@@ -69,7 +71,7 @@ static int nearest_key(const char *section, const char *name, int in_section)
     for (int k = 0; k < K_COUNT; k++) {
         if ((strcmp(config_keys[k].section, section) == 0) != in_section)
             continue;
-        int s = nearness(name, config_keys[k].name);
+        int s = config_name_nearness(name, config_keys[k].name);
         if (s >= 0 && s < best_score) {
             best = k;
             best_score = s;
@@ -121,7 +123,7 @@ static int fail_unknown_section(load_ctx *ctx, const char *section, const char *
     const char *best = NULL;
     int best_score = 99;
     for (int i = 0; config_sections[i]; i++) {
-        int s = nearness(section, config_sections[i]);
+        int s = config_name_nearness(section, config_sections[i]);
         if (s >= 0 && s < best_score) {
             best = config_sections[i];
             best_score = s;
@@ -163,6 +165,8 @@ static int assign(load_ctx *ctx, const char *raw_section, const char *name, cons
                        "%s: %.64s = %.200s is outside any section; expected a [section] line "
                        "before it (one of: " SECTION_LIST ")",
                        where, name, value);
+    if (config_is_group_section(section))
+        return config_assign_group(ctx, section, name, value, where, origin);
     if (!config_section_known(section))
         return fail_unknown_section(ctx, section, name, where);
     if (name[0] == '\0')
@@ -310,8 +314,13 @@ static int apply_override(load_ctx *ctx, const char *text)
     if (!text)
         text = "";
     snprintf(where, sizeof where, "-s argument '%.200s'", text);
+    /* the key is after the last '.' before '=': section names may hold dots
+     * ("mobility.group.walkers.speed_max=2"), key names never do */
     const char *eq = strchr(text, '=');
-    const char *dot = eq ? memchr(text, '.', (size_t)(eq - text)) : NULL;
+    const char *dot = NULL;
+    for (const char *c = text; eq && c < eq; c++)
+        if (*c == '.')
+            dot = c;
     if (!dot || (size_t)(dot - text) >= sizeof section || (size_t)(eq - dot) > sizeof name)
         return cn_fail(ctx->err, CN_ERR_INPUT,
                        "%s: expected section.key=value, for example flood.ttl=3", where);
@@ -333,7 +342,8 @@ static int apply_override(load_ctx *ctx, const char *text)
 static int apply_defaults(load_ctx *ctx)
 {
     for (int k = 0; k < K_COUNT; k++)
-        if (config_set_value(ctx, k, config_keys[k].def, "built-in default") != 0)
+        if (config_keys[k].def &&
+            config_set_value(ctx, k, config_keys[k].def, "built-in default") != 0)
             return CN_ERR_RUNTIME; /* a bug in the schema table; test_config catches it */
     return 0;
 }
@@ -454,6 +464,10 @@ void config_dump(const scenario *sc, FILE *out)
     for (int k = 0; k < K_COUNT; k++) {
         const config_key *key = &config_keys[k];
         char value[64];
+        if (k == K_GROUP_NODES) { /* the groups, each with its full set of keys */
+            config_dump_groups(sc, out);
+            continue;
+        }
         if (strcmp(section, key->section) != 0) {
             section = key->section;
             fprintf(out, "\n[%s]\n", section);

@@ -31,6 +31,36 @@ enum policy_kind { POLICY_STATIC = 0, POLICY_RAPID = 1, POLICY_ADVANCED = 2, POL
 #define SCENARIO_MAX_NODES ((int64_t)2000000000)
 #define SCENARIO_MAX_PACKETS ((int64_t)2000000000)
 
+/* How a node moves: the keys of [mobility] and of each [mobility.group NAME]. */
+typedef struct mobility_params {
+    int model;                /* enum mobility_kind */
+    int64_t speed_min_mm_s, speed_max_mm_s;
+    int64_t pause_min_ms, pause_max_ms;
+    int64_t travel_min_ms, travel_max_ms; /* random_direction: time of one leg */
+    int64_t street_spacing_mm; /* grid_walk: distance between parallel streets */
+    int boundary;             /* enum boundary_kind: walks and random_direction at the sides */
+} mobility_params;
+
+/* Mobility groups: nodes named by id ranges move by their group's parameters. */
+#define SCENARIO_MAX_GROUPS 16
+#define GROUP_MAX_RANGES 8
+#define GROUP_NAME_MAX 32
+
+typedef struct mobility_group {
+    char name[GROUP_NAME_MAX];
+    int n_ranges;
+    int64_t first[GROUP_MAX_RANGES], last[GROUP_MAX_RANGES]; /* node ids, both included */
+    mobility_params mob;      /* keys the section does not set are those of [mobility] */
+} mobility_group;
+
+/* A run of consecutive node ids [first, end) that move by the same parameters. */
+typedef struct mobility_segment {
+    int64_t first, end;
+    const mobility_params *mob; /* points into the scenario */
+    int group;                  /* index into groups[], -1 for [mobility] */
+} mobility_segment;
+#define SCENARIO_MAX_SEGMENTS (2 * SCENARIO_MAX_GROUPS * GROUP_MAX_RANGES + 1)
+
 typedef struct scenario {
     char path[1024];          /* file it came from ("" when built in code) */
 
@@ -50,13 +80,11 @@ typedef struct scenario {
     int connectivity;         /* enum connectivity_kind */
     int64_t range_mm;
 
-    /* [mobility] */
-    int mobility;             /* enum mobility_kind */
-    int64_t speed_min_mm_s, speed_max_mm_s;
-    int64_t pause_min_ms, pause_max_ms;
-    int64_t travel_min_ms, travel_max_ms; /* random_direction: time of one leg */
-    int64_t street_spacing_mm; /* grid_walk: distance between parallel streets */
-    int boundary;             /* enum boundary_kind: linear and random_walk at the area's sides */
+    /* [mobility]: every node that no group names */
+    mobility_params mob;
+    /* [mobility.group NAME] sections, in the order they first appear */
+    int n_groups;
+    mobility_group groups[SCENARIO_MAX_GROUPS];
 
     /* [traffic] */
     int64_t source;           /* node id */
@@ -109,6 +137,19 @@ void config_print_reference(FILE *out);
 
 /* Number of nodes of the scenario (rows * cols for grids). */
 int64_t scenario_node_count(const scenario *sc);
+
+/* The mobility parameters of node ID: its group's, or [mobility]'s. */
+const mobility_params *scenario_node_mobility(const scenario *sc, int64_t id);
+
+/* Cuts [0, nodes) into maximal runs of ids with the same parameters, in id order: writes at
+ * most SCENARIO_MAX_SEGMENTS entries to OUT and returns their number. */
+int scenario_mobility_segments(const scenario *sc, mobility_segment *out);
+
+/* Whether any node moves; the largest speed_max of the nodes that move (0 if none); whether
+ * any moving node can wrap around the area (so a step can cross it). */
+int scenario_is_mobile(const scenario *sc);
+int64_t scenario_speed_max(const scenario *sc);
+int scenario_wraps(const scenario *sc);
 
 /* Exact decimal conversions used for the INI units (exposed for tests): TEXT is a decimal
  * number with optional sign, fraction and exponent ("1.5", "-2e-3"); the result is

@@ -19,6 +19,7 @@ enum key_type {
     KT_LENGTH_MM,   /* metres in the INI, int64 millimetres in the struct */
     KT_SPEED_MM_S,  /* m/s in the INI, int64 mm/s in the struct */
     KT_PROBABILITY, /* double in [0, 1] */
+    KT_IDS,         /* node id ranges "0-99, 200": a mobility group's nodes (groups.c) */
 };
 
 /* Key ids: the index of each key in config_keys[], in the order of MODEL.md (which is also
@@ -46,6 +47,7 @@ enum key_id {
     K_TRAVEL_MAX,
     K_STREET_SPACING,
     K_BOUNDARY,
+    K_GROUP_NODES,
     K_SOURCE,
     K_DESTINATION,
     K_PACKETS,
@@ -87,6 +89,9 @@ extern const config_key config_keys[K_COUNT];
 /* Distinct section names in table order, NULL-terminated. */
 extern const char *const config_sections[];
 
+/* How near WORD is to the known NAME: a small score, or -1 when it is not a likely typo. */
+int config_name_nearness(const char *word, const char *name);
+
 /* Key of SECTION and NAME, or -1. */
 int config_find_key(const char *section, const char *name);
 int config_section_known(const char *section);
@@ -100,11 +105,20 @@ typedef struct key_state {
     const char *override;        /* ORIGIN_OVERRIDE: the -s text */
 } key_state;
 
+/* What a [mobility.group NAME] section set: its values sit in SC at the offsets of the
+ * [mobility] keys; KEYS says which of them the section set (the others are inherited). */
+typedef struct group_state {
+    scenario sc;
+    key_state keys[K_COUNT];     /* keys[K_GROUP_NODES]: where nodes was set */
+    key_state opened;            /* where the group was first named */
+} group_state;
+
 /* State of one load: shared by the loader and the cross-key checks. */
 typedef struct load_ctx {
     const char *name;            /* file name used in messages */
     scenario sc;
     key_state keys[K_COUNT];
+    group_state groups[SCENARIO_MAX_GROUPS]; /* sc.n_groups of them */
     cn_error *err;
 } load_ctx;
 
@@ -114,6 +128,9 @@ const char *config_key_where(const load_ctx *ctx, int key, char *buf, size_t siz
 
 /* Parses TEXT as the value of KEY into CTX->sc; on error fills CTX->err naming WHERE. */
 int config_set_value(load_ctx *ctx, int key, const char *text, const char *where);
+/* Same into SC, with SECTION in messages (a group's section name). */
+int config_set_value_in(load_ctx *ctx, scenario *sc, const char *section, int key,
+                        const char *text, const char *where);
 
 /* Formats the value of KEY in SC as INI text (reads back to the same field). */
 void config_format_value(const scenario *sc, int key, char *buf, size_t size);
@@ -132,6 +149,24 @@ void config_expected(int key, char *buf, size_t size);
 int parse_int64_strict(const char *text, int64_t *out);          /* 0, -1 syntax, -2 range */
 int parse_uint64_seed(const char *text, uint64_t *out);          /* 0, -1 syntax, -2 range */
 int decimal_syntax_ok(const char *text);
+
+/* ---- mobility groups (groups.c) ---- */
+
+/* Whether SECTION is meant as a group: it starts with "mobility.group". */
+int config_is_group_section(const char *section);
+/* Assigns NAME = VALUE in the group SECTION names ("mobility.group NAME", or
+ * "mobility.group.NAME" as -s writes it), creating the group on first use. */
+int config_assign_group(load_ctx *ctx, const char *section, const char *name,
+                        const char *value, const char *where, key_state origin);
+/* Once the node count is known: every group has nodes within it and no node is in two
+ * groups; keys a group did not set take [mobility]'s values. */
+int config_finish_groups(load_ctx *ctx);
+/* Where a group's KEY came from (its own line, or [mobility]'s when inherited). */
+const char *config_group_key_where(const load_ctx *ctx, int g, int key, char *buf, size_t size);
+/* Writes the groups' sections as config_dump does for the fixed ones. */
+void config_dump_groups(const scenario *sc, FILE *out);
+/* "0-99, 200" for group G's ranges. */
+void config_format_ranges(const mobility_group *g, char *buf, size_t size);
 
 /* Cross-key rules and derived fields (nodes of a grid, destination -1, grid area for rwp,
  * drop threshold). Run once after the file and the overrides. */

@@ -75,7 +75,7 @@ const config_key config_keys[K_COUNT] = {
                  KEY_MIN_OPEN, NULL, NULL, "100",
                  "Radio range: i and j are neighbours when their distance is <= range."},
 
-    [K_MOBILITY] = {"mobility", "model", KT_CHOICE, FIELD(mobility), 0, 0, 0, NULL,
+    [K_MOBILITY] = {"mobility", "model", KT_CHOICE, FIELD(mob.model), 0, 0, 0, NULL,
                     mobility_choices, "static",
                     "static (nodes never move), rwp (random waypoint in width x height x "
                     "depth), linear (a constant velocity drawn once), random_walk (a new "
@@ -83,37 +83,45 @@ const config_key config_keys[K_COUNT] = {
                     "speed for a drawn travel time, then a pause) or grid_walk (along the "
                     "streets of a Manhattan grid, turning at random at intersections); the "
                     "moving ones need speed_max > 0. Exact rules: docs/models.md."},
-    [K_SPEED_MIN] = {"mobility", "speed_min", KT_SPEED_MM_S, FIELD(speed_min_mm_s), 0,
+    [K_SPEED_MIN] = {"mobility", "speed_min", KT_SPEED_MM_S, FIELD(mob.speed_min_mm_s), 0,
                      SPAN32_MAX, 0, NULL, NULL, "1",
                      "Slowest speed drawn (<= speed_max): rwp per leg, linear once, random_walk "
                      "per window; resolution 1 mm/s. 0 lets a node draw speed 0 (an rwp node "
                      "then stays on its leg for ever)."},
-    [K_SPEED_MAX] = {"mobility", "speed_max", KT_SPEED_MM_S, FIELD(speed_max_mm_s), 0,
+    [K_SPEED_MAX] = {"mobility", "speed_max", KT_SPEED_MM_S, FIELD(mob.speed_max_mm_s), 0,
                      SPAN32_MAX, 0, NULL, NULL, "5",
                      "Fastest speed drawn; speeds are uniform in [speed_min, speed_max]."},
-    [K_PAUSE_MIN] = {"mobility", "pause_min", KT_TIME_MS, FIELD(pause_min_ms), 0, SPAN32_MAX, 0,
+    [K_PAUSE_MIN] = {"mobility", "pause_min", KT_TIME_MS, FIELD(mob.pause_min_ms), 0, SPAN32_MAX, 0,
                      NULL, NULL, "0",
                      "Shortest pause (<= pause_max): rwp at a waypoint, random_direction after "
                      "a leg; resolution 1 ms."},
-    [K_PAUSE_MAX] = {"mobility", "pause_max", KT_TIME_MS, FIELD(pause_max_ms), 0, SPAN32_MAX, 0,
+    [K_PAUSE_MAX] = {"mobility", "pause_max", KT_TIME_MS, FIELD(mob.pause_max_ms), 0, SPAN32_MAX, 0,
                      NULL, NULL, "0", "Longest pause (rwp, random_direction); resolution 1 ms."},
-    [K_TRAVEL_MIN] = {"mobility", "travel_min", KT_TIME_MS, FIELD(travel_min_ms), 1, SPAN32_MAX,
+    [K_TRAVEL_MIN] = {"mobility", "travel_min", KT_TIME_MS, FIELD(mob.travel_min_ms), 1, SPAN32_MAX,
                       0, NULL, NULL, "10",
                       "Shortest random_direction leg (<= travel_max, > 0); resolution 1 ms."},
-    [K_TRAVEL_MAX] = {"mobility", "travel_max", KT_TIME_MS, FIELD(travel_max_ms), 1, SPAN32_MAX,
+    [K_TRAVEL_MAX] = {"mobility", "travel_max", KT_TIME_MS, FIELD(mob.travel_max_ms), 1, SPAN32_MAX,
                       0, NULL, NULL, "60", "Longest random_direction leg; resolution 1 ms."},
-    [K_STREET_SPACING] = {"mobility", "street_spacing", KT_LENGTH_MM, FIELD(street_spacing_mm), 1,
+    [K_STREET_SPACING] = {"mobility", "street_spacing", KT_LENGTH_MM, FIELD(mob.street_spacing_mm), 1,
                           SCENARIO_MAX_SIDE_MM, 0, NULL, NULL, "100",
                           "grid_walk: distance between parallel streets (> 0); streets run "
                           "along x and y at multiples of it inside the area. A node may pass "
                           "at most 64 intersections per window."},
-    [K_BOUNDARY] = {"mobility", "boundary", KT_CHOICE, FIELD(boundary), 0, 0, 0, NULL,
+    [K_BOUNDARY] = {"mobility", "boundary", KT_CHOICE, FIELD(mob.boundary), 0, 0, 0, NULL,
                     boundary_choices, "bounce",
                     "What linear, random_walk and random_direction nodes do at a side of the "
                     "area: stop (cancel "
                     "the excess: stay on the side), slide (cancel the move across that axis), "
                     "bounce (reflect) or wrap (come back in at the opposite side; distances "
                     "stay planar). rwp never leaves the area. Exact rules: docs/models.md."},
+
+    [K_GROUP_NODES] = {"mobility.group NAME", "nodes", KT_IDS, 0, 0, SCENARIO_MAX_NODES - 1, 0,
+                       "node ids", NULL, NULL,
+                       "The nodes of a mobility group: ranges of ids such as 0-99, 250, "
+                       "300-399 (at most 8), each node in at most one group. The section may "
+                       "set every key of [mobility]; those it does not set are [mobility]'s. "
+                       "Nodes of no group move by [mobility]. At most 16 groups; NAME is "
+                       "letters, digits, '_' and '-'."},
 
     [K_SOURCE] = {"traffic", "source", KT_INT, FIELD(source), 0, SCENARIO_MAX_NODES - 1, 0,
                   "node id", NULL, "0", "Node that creates every packet; must be < nodes."},
@@ -273,6 +281,10 @@ void config_expected(int key, char *buf, size_t size)
     case KT_PROBABILITY:
         snprintf(buf, size, "a probability in [0, 1]");
         break;
+    case KT_IDS:
+        snprintf(buf, size, "node id ranges such as 0-99, 250, 300-399 (first <= last, at most "
+                            "%d ranges)", GROUP_MAX_RANGES);
+        break;
     }
 }
 
@@ -297,6 +309,8 @@ static const char *type_text(const config_key *k)
         return "speed (m/s)";
     case KT_PROBABILITY:
         return "probability";
+    case KT_IDS:
+        return "id ranges";
     }
     return "";
 }
@@ -313,6 +327,9 @@ static void reference_range(const config_key *k, char *buf, size_t size)
         break;
     case KT_PROBABILITY:
         snprintf(buf, size, "[0, 1]");
+        break;
+    case KT_IDS:
+        snprintf(buf, size, "first-last, ..., ids < nodes");
         break;
     default: {
         char range[96];
@@ -341,6 +358,6 @@ void config_print_reference(FILE *out)
         char range[128];
         reference_range(k, range, sizeof range);
         fprintf(out, "| %s | %s | %s | %s | %s | %s |\n", k->section, k->name, type_text(k), range,
-                k->def, k->help);
+                k->def ? k->def : "(required)", k->help);
     }
 }

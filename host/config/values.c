@@ -36,29 +36,36 @@ static const char *syntax_reason(const char *text)
     return "not a number; ";
 }
 
-static int fail_value(load_ctx *ctx, int key, const char *text, const char *where,
+/* Where a value goes and how messages name it. */
+typedef struct target {
+    load_ctx *ctx;
+    scenario *sc;
+    const char *section;
+} target;
+
+static int fail_value(const target *t, int key, const char *text, const char *where,
                       const char *reason)
 {
     const config_key *k = &config_keys[key];
     char expected[256];
     config_expected(key, expected, sizeof expected);
-    return cn_fail(ctx->err, CN_ERR_INPUT, "%s: [%s] %s = %.200s: %sexpected %s", where, k->section,
-                   k->name, text, reason, expected);
+    return cn_fail(t->ctx->err, CN_ERR_INPUT, "%s: [%s] %s = %.200s: %sexpected %s", where,
+                   t->section, k->name, text, reason, expected);
 }
 
-static int set_choice(load_ctx *ctx, int key, const char *text, const char *where)
+static int set_choice(const target *t, int key, const char *text, const char *where)
 {
     const config_key *k = &config_keys[key];
     for (int i = 0; k->choices[i]; i++) {
         if (strcmp(k->choices[i], text) != 0)
             continue;
         if (k->type == KT_CHOICE)
-            *(int *)field(&ctx->sc, k) = i;
+            *(int *)field(t->sc, k) = i;
         else
-            snprintf((char *)field(&ctx->sc, k), sizeof ctx->sc.model, "%s", k->choices[i]);
+            snprintf((char *)field(t->sc, k), sizeof t->sc->model, "%s", k->choices[i]);
         return 0;
     }
-    return fail_value(ctx, key, text, where, text[0] ? "" : "empty value; ");
+    return fail_value(t, key, text, where, text[0] ? "" : "empty value; ");
 }
 
 static int in_range(const config_key *k, int64_t v)
@@ -68,7 +75,7 @@ static int in_range(const config_key *k, int64_t v)
     return !((k->flags & KEY_MIN_OPEN) && v == k->min);
 }
 
-static int set_scaled(load_ctx *ctx, int key, const char *text, const char *where)
+static int set_scaled(const target *t, int key, const char *text, const char *where)
 {
     const config_key *k = &config_keys[key];
     int64_t v = 0;
@@ -78,7 +85,7 @@ static int set_scaled(load_ctx *ctx, int key, const char *text, const char *wher
         /* "1.5" packets parses as a decimal: say that an integer is wanted, not "not a number". */
         const char *why = k->type == KT_INT && decimal_syntax_ok(text) ? "not an integer; "
                                                                        : syntax_reason(text);
-        return fail_value(ctx, key, text, where, why);
+        return fail_value(t, key, text, where, why);
     }
     if (rc == -2) {
         const char *why = k->type == KT_INT          ? "does not fit in int64; "
@@ -86,56 +93,66 @@ static int set_scaled(load_ctx *ctx, int key, const char *text, const char *wher
                           : k->type == KT_TIME_MS    ? "does not fit in int64 milliseconds; "
                           : k->type == KT_SPEED_MM_S ? "does not fit in int64 mm/s; "
                                                      : "does not fit in int64 millimetres; ";
-        return fail_value(ctx, key, text, where, why);
+        return fail_value(t, key, text, where, why);
     }
     if (!in_range(k, v))
-        return fail_value(ctx, key, text, where, "");
-    *(int64_t *)field(&ctx->sc, k) = v;
+        return fail_value(t, key, text, where, "");
+    *(int64_t *)field(t->sc, k) = v;
     return 0;
 }
 
-static int set_seed(load_ctx *ctx, int key, const char *text, const char *where)
+static int set_seed(const target *t, int key, const char *text, const char *where)
 {
     uint64_t v = 0;
     int rc = parse_uint64_seed(text, &v);
     if (rc != 0)
-        return fail_value(ctx, key, text, where,
+        return fail_value(t, key, text, where,
                           rc == -2 ? "does not fit in 64 bits; " : syntax_reason(text));
-    *(uint64_t *)field(&ctx->sc, &config_keys[key]) = v;
+    *(uint64_t *)field(t->sc, &config_keys[key]) = v;
     return 0;
 }
 
 /* strtod gives the double nearest to the text (what MODEL.md's threshold is defined on); our
  * own grammar check first keeps out what strtod would also take: "nan", "inf", hex floats,
  * leading spaces. Note: strtod follows LC_NUMERIC, and clnetsim never changes the C locale. */
-static int set_probability(load_ctx *ctx, int key, const char *text, const char *where)
+static int set_probability(const target *t, int key, const char *text, const char *where)
 {
     if (!decimal_syntax_ok(text))
-        return fail_value(ctx, key, text, where, syntax_reason(text));
+        return fail_value(t, key, text, where, syntax_reason(text));
     char *end = NULL;
     errno = 0;
     double p = strtod(text, &end);
     if (end == text || *end != '\0' || !(p >= 0.0 && p <= 1.0))
-        return fail_value(ctx, key, text, where, "");
+        return fail_value(t, key, text, where, "");
     if (p == 0.0)
         p = 0.0; /* "-0" would otherwise dump as "-0" */
-    *(double *)field(&ctx->sc, &config_keys[key]) = p;
+    *(double *)field(t->sc, &config_keys[key]) = p;
     return 0;
+}
+
+int config_set_value_in(load_ctx *ctx, scenario *sc, const char *section, int key,
+                        const char *text, const char *where)
+{
+    target t = {ctx, sc, section};
+    switch (config_keys[key].type) {
+    case KT_CHOICE:
+    case KT_NAME:
+        return set_choice(&t, key, text, where);
+    case KT_SEED:
+        return set_seed(&t, key, text, where);
+    case KT_PROBABILITY:
+        return set_probability(&t, key, text, where);
+    case KT_IDS: /* a group's, set by config_assign_group */
+        return cn_fail(ctx->err, CN_ERR_RUNTIME, "internal error: %s set as a plain key",
+                       config_keys[key].name);
+    default:
+        return set_scaled(&t, key, text, where);
+    }
 }
 
 int config_set_value(load_ctx *ctx, int key, const char *text, const char *where)
 {
-    switch (config_keys[key].type) {
-    case KT_CHOICE:
-    case KT_NAME:
-        return set_choice(ctx, key, text, where);
-    case KT_SEED:
-        return set_seed(ctx, key, text, where);
-    case KT_PROBABILITY:
-        return set_probability(ctx, key, text, where);
-    default:
-        return set_scaled(ctx, key, text, where);
-    }
+    return config_set_value_in(ctx, &ctx->sc, config_keys[key].section, key, text, where);
 }
 
 /* Shortest of %.15g .. %.17g that reads back to the same double: "0.1", not
@@ -171,6 +188,9 @@ void config_format_value(const scenario *sc, int key, char *buf, size_t size)
         break;
     case KT_PROBABILITY:
         format_probability(*(const double *)f, buf, size);
+        break;
+    case KT_IDS: /* per group: config_format_ranges */
+        snprintf(buf, size, "%s", "");
         break;
     default:
         format_scaled(*(const int64_t *)f, key_type_scale(k->type), buf, size);

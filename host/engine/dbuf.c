@@ -164,6 +164,12 @@ int kernel_args_from(device_ctx *dev, cl_kernel k, const char *kernel_name, cn_e
 int enqueue_1d(device_ctx *dev, cl_kernel k, const char *kernel_name, size_t n, size_t local,
                cl_event *ev, cn_error *err)
 {
+    return enqueue_1d_from(dev, k, kernel_name, 0, n, local, ev, err);
+}
+
+int enqueue_1d_from(device_ctx *dev, cl_kernel k, const char *kernel_name, size_t first,
+                    size_t n, size_t local, cl_event *ev, cn_error *err)
+{
     if (ev)
         *ev = NULL;
     if (n == 0)
@@ -171,10 +177,12 @@ int enqueue_1d(device_ctx *dev, cl_kernel k, const char *kernel_name, size_t n, 
     if (local == 0)
         local = 1;
     size_t global = (n + local - 1) / local * local;
+    size_t offset[1] = {first};
     /* The tuner times every launch: an event of its own where the caller wants none. */
     cl_event own = NULL;
     cl_event *use = ev ? ev : dev->timer ? &own : NULL;
-    cl_int st = clEnqueueNDRangeKernel(dev->queue, k, 1, NULL, &global, &local, 0, NULL, use);
+    cl_int st = clEnqueueNDRangeKernel(dev->queue, k, 1, first ? offset : NULL, &global, &local,
+                                       0, NULL, use);
     if (st != CL_SUCCESS) {
         char what[128];
         snprintf(what, sizeof what, "clEnqueueNDRangeKernel(%s, %zu work-items)", kernel_name,

@@ -68,5 +68,9 @@ int kernel_args_from(device_ctx *dev, cl_kernel k, const char *kernel_name, cn_e
  * the kernel); nothing when N is 0. EV (optional) receives the profiling event. */
 int enqueue_1d(device_ctx *dev, cl_kernel k, const char *kernel_name, size_t n, size_t local,
                cl_event *ev, cn_error *err);
+/* Same for work-items FIRST .. FIRST + N - 1 (and the rounding): get_global_id(0) starts at
+ * FIRST, so a kernel can serve one run of ids. */
+int enqueue_1d_from(device_ctx *dev, cl_kernel k, const char *kernel_name, size_t first,
+                    size_t n, size_t local, cl_event *ev, cn_error *err);
 
 #endif

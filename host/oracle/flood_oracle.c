@@ -99,8 +99,8 @@ static uint64_t dist2(const int64_t a[3], const int64_t b[3])
 /* A walk draw ctr {i, item, STREAM, 0} (7: linear and random_walk, 8: random_direction):
  * direction components (w >> 11) - 2^20 (z only when the area has a depth), speed uniform in
  * [speed_min, speed_max] from w3. */
-static void walk_draw(const scenario *sc, uint32_t i, uint32_t item, uint32_t stream,
-                      int64_t d[3], int64_t *v)
+static void walk_draw(const scenario *sc, const mobility_params *mp, uint32_t i, uint32_t item,
+                      uint32_t stream, int64_t d[3], int64_t *v)
 {
     uint32_t w[4];
     oracle_philox(sc->seed, i, item, stream, w);
@@ -108,22 +108,23 @@ static void walk_draw(const scenario *sc, uint32_t i, uint32_t item, uint32_t st
         d[c] = (int64_t)(w[c] >> 11) - (INT64_C(1) << 20);
     if (sc->depth_mm == 0)
         d[2] = 0;
-    *v = sc->speed_min_mm_s +
-         (int64_t)uniform_below(w[3], (uint64_t)(sc->speed_max_mm_s - sc->speed_min_mm_s + 1));
+    *v = mp->speed_min_mm_s +
+         (int64_t)uniform_below(w[3], (uint64_t)(mp->speed_max_mm_s - mp->speed_min_mm_s + 1));
 }
 
 /* random_direction, leg M of node I: its travel time (WHICH = 0, from w0 of ctr {i, m, 9, 0})
  * or the pause after it (WHICH = 1, from w1), in ns. */
-static int64_t leg_time_ns(const scenario *sc, uint32_t i, uint32_t m, int which)
+static int64_t leg_time_ns(const scenario *sc, const mobility_params *mp, uint32_t i,
+                           uint32_t m, int which)
 {
     uint32_t w[4];
     oracle_philox(sc->seed, i, m, 9, w);
     if (which == 0)
-        return (sc->travel_min_ms +
-                (int64_t)uniform_below(w[0], (uint64_t)(sc->travel_max_ms - sc->travel_min_ms + 1))) *
+        return (mp->travel_min_ms +
+                (int64_t)uniform_below(w[0], (uint64_t)(mp->travel_max_ms - mp->travel_min_ms + 1))) *
                NS_PER_MS;
-    return (sc->pause_min_ms +
-            (int64_t)uniform_below(w[1], (uint64_t)(sc->pause_max_ms - sc->pause_min_ms + 1))) *
+    return (mp->pause_min_ms +
+            (int64_t)uniform_below(w[1], (uint64_t)(mp->pause_max_ms - mp->pause_min_ms + 1))) *
            NS_PER_MS;
 }
 
@@ -135,9 +136,10 @@ static int64_t last_street(int64_t side, int64_t s) { return side / s * s; }
 /* The heading taken at intersection (x, y) with turn draw W0, coming with heading HP (4:
  * none): uniform among +x, +y, -x, -y (in that order) that stay inside, without the way back
  * unless it is the only one; 4 when none. */
-static int64_t grid_turn(const scenario *sc, int64_t x, int64_t y, int64_t hp, uint32_t w0)
+static int64_t grid_turn(const scenario *sc, const mobility_params *mp, int64_t x, int64_t y,
+                         int64_t hp, uint32_t w0)
 {
-    const int64_t s = sc->street_spacing_mm;
+    const int64_t s = mp->street_spacing_mm;
     const int64_t xm = last_street(sc->width_mm, s), ym = last_street(sc->height_mm, s);
     bool ok[4] = {x < xm, y < ym, x > 0, y > 0};
     int n = ok[0] + ok[1] + ok[2] + ok[3];
@@ -156,9 +158,10 @@ static int64_t grid_turn(const scenario *sc, int64_t x, int64_t y, int64_t hp, u
 
 /* Node I to the nearest intersection (ties up, at most the last street), its speed and first
  * heading from ctr {i, 0, 10, 0}; the heading is kept in dir[i][0], the turns made in leg. */
-static void grid_start(const scenario *sc, oracle_mobility *m, int64_t i)
+static void grid_start(const scenario *sc, const mobility_params *mp, oracle_mobility *m,
+                       int64_t i)
 {
-    const int64_t s = sc->street_spacing_mm;
+    const int64_t s = mp->street_spacing_mm;
     int64_t *p = m->pos[i];
     int64_t x = (p[0] + s / 2) / s * s, y = (p[1] + s / 2) / s * s;
     const int64_t xm = last_street(sc->width_mm, s), ym = last_street(sc->height_mm, s);
@@ -166,9 +169,9 @@ static void grid_start(const scenario *sc, oracle_mobility *m, int64_t i)
     p[1] = y < ym ? y : ym;
     uint32_t w[4];
     oracle_philox(sc->seed, (uint32_t)i, 0, 10, w);
-    m->speed[i] = sc->speed_min_mm_s +
-                  (int64_t)uniform_below(w[3], (uint64_t)(sc->speed_max_mm_s - sc->speed_min_mm_s + 1));
-    m->dir[i][0] = grid_turn(sc, p[0], p[1], 4, w[0]);
+    m->speed[i] = mp->speed_min_mm_s +
+                  (int64_t)uniform_below(w[3], (uint64_t)(mp->speed_max_mm_s - mp->speed_min_mm_s + 1));
+    m->dir[i][0] = grid_turn(sc, mp, p[0], p[1], 4, w[0]);
     m->leg[i] = 1;
 }
 
@@ -226,6 +229,63 @@ int64_t oracle_node_count(const scenario *sc)
 
 static bool side_ok(int64_t v) { return v >= 0 && v <= SCENARIO_MAX_SIDE_MM; }
 
+/* One set of mobility parameters ([mobility] or a group's) within what the model defines. */
+static bool mobility_ok(const scenario *sc, const mobility_params *mp)
+{
+    if (mp->model != MOBILITY_STATIC) {
+        if (mp->model != MOBILITY_RWP && mp->model != MOBILITY_LINEAR &&
+            mp->model != MOBILITY_RANDOM_WALK && mp->model != MOBILITY_RANDOM_DIRECTION &&
+            mp->model != MOBILITY_GRID_WALK)
+            return false;
+        /* grid_walk: at most 64 intersections per window (the configuration's rule) */
+        if (mp->model == MOBILITY_GRID_WALK &&
+            (mp->street_spacing_mm < 1 || mp->street_spacing_mm > SCENARIO_MAX_SIDE_MM ||
+             rwp_budget(mp->speed_max_mm_s, sc->relay_delay_ns) > 64 * mp->street_spacing_mm))
+            return false;
+        if (mp->model == MOBILITY_RANDOM_DIRECTION &&
+            (mp->travel_min_ms < 1 || mp->travel_max_ms < mp->travel_min_ms ||
+             mp->travel_max_ms - mp->travel_min_ms >= (INT64_C(1) << 32) ||
+             mp->travel_max_ms > INT64_MAX / NS_PER_MS / 2))
+            return false;
+        if (mp->boundary < BOUNDARY_STOP || mp->boundary > BOUNDARY_WRAP)
+            return false;
+        if (mp->speed_min_mm_s < 0 || mp->speed_max_mm_s < mp->speed_min_mm_s ||
+            mp->speed_max_mm_s - mp->speed_min_mm_s >= (INT64_C(1) << 32))
+            return false;
+        if (mp->pause_min_ms < 0 || mp->pause_max_ms < mp->pause_min_ms ||
+            mp->pause_max_ms - mp->pause_min_ms >= (INT64_C(1) << 32) ||
+            mp->pause_max_ms > INT64_MAX / NS_PER_MS / 2)
+            return false;
+        /* v * (L % 10^9) must fit in 64 bits (rwp_budget). */
+        if (mp->speed_max_mm_s > INT64_MAX / NS_PER_S ||
+            (mp->speed_max_mm_s > 0 && sc->relay_delay_ns / NS_PER_S > INT64_MAX / 2 / mp->speed_max_mm_s))
+            return false;
+    }
+    return true;
+}
+
+/* Groups: names ids of the scenario, at most the documented counts, each node in one. */
+static bool groups_ok(const scenario *sc, int64_t n)
+{
+    if (sc->n_groups < 0 || sc->n_groups > SCENARIO_MAX_GROUPS)
+        return false;
+    for (int g = 0; g < sc->n_groups; g++) {
+        const mobility_group *grp = &sc->groups[g];
+        if (grp->n_ranges < 1 || grp->n_ranges > GROUP_MAX_RANGES || !mobility_ok(sc, &grp->mob))
+            return false;
+        for (int r = 0; r < grp->n_ranges; r++) {
+            if (grp->first[r] < 0 || grp->last[r] < grp->first[r] || grp->last[r] >= n)
+                return false;
+            for (int h = 0; h <= g; h++) /* against every earlier range */
+                for (int q = 0; q < (h == g ? r : sc->groups[h].n_ranges); q++)
+                    if (grp->first[r] <= sc->groups[h].last[q] &&
+                        sc->groups[h].first[q] <= grp->last[r])
+                        return false;
+        }
+    }
+    return true;
+}
+
 /* The oracle refuses what the model does not define rather than guess; node ids must fit the
  * int32 neighbour lists (and therefore the 32-bit counter words). */
 static bool scenario_ok(const scenario *sc)
@@ -242,35 +302,8 @@ static bool scenario_ok(const scenario *sc)
     }
     if (sc->connectivity != CONNECTIVITY_UDG || !side_ok(sc->range_mm))
         return false;
-    if (sc->mobility != MOBILITY_STATIC) {
-        if (sc->mobility != MOBILITY_RWP && sc->mobility != MOBILITY_LINEAR &&
-            sc->mobility != MOBILITY_RANDOM_WALK && sc->mobility != MOBILITY_RANDOM_DIRECTION &&
-            sc->mobility != MOBILITY_GRID_WALK)
-            return false;
-        /* grid_walk: at most 64 intersections per window (the configuration's rule) */
-        if (sc->mobility == MOBILITY_GRID_WALK &&
-            (sc->street_spacing_mm < 1 || sc->street_spacing_mm > SCENARIO_MAX_SIDE_MM ||
-             rwp_budget(sc->speed_max_mm_s, sc->relay_delay_ns) > 64 * sc->street_spacing_mm))
-            return false;
-        if (sc->mobility == MOBILITY_RANDOM_DIRECTION &&
-            (sc->travel_min_ms < 1 || sc->travel_max_ms < sc->travel_min_ms ||
-             sc->travel_max_ms - sc->travel_min_ms >= (INT64_C(1) << 32) ||
-             sc->travel_max_ms > INT64_MAX / NS_PER_MS / 2))
-            return false;
-        if (sc->boundary < BOUNDARY_STOP || sc->boundary > BOUNDARY_WRAP)
-            return false;
-        if (sc->speed_min_mm_s < 0 || sc->speed_max_mm_s < sc->speed_min_mm_s ||
-            sc->speed_max_mm_s - sc->speed_min_mm_s >= (INT64_C(1) << 32))
-            return false;
-        if (sc->pause_min_ms < 0 || sc->pause_max_ms < sc->pause_min_ms ||
-            sc->pause_max_ms - sc->pause_min_ms >= (INT64_C(1) << 32) ||
-            sc->pause_max_ms > INT64_MAX / NS_PER_MS / 2)
-            return false;
-        /* v * (L % 10^9) must fit in 64 bits (rwp_budget). */
-        if (sc->speed_max_mm_s > INT64_MAX / NS_PER_S ||
-            (sc->speed_max_mm_s > 0 && sc->relay_delay_ns / NS_PER_S > INT64_MAX / 2 / sc->speed_max_mm_s))
-            return false;
-    }
+    if (!mobility_ok(sc, &sc->mob) || !groups_ok(sc, n))
+        return false;
     if (sc->source < 0 || sc->source >= n || sc->destination < -1 || sc->destination >= n)
         return false;
     if (sc->packets < 0 || sc->interval_ns < 0 || sc->start_ns < 0 || sc->duration_ns < 0)
@@ -387,6 +420,16 @@ int oracle_neighbours(const int64_t (*pos)[3], int64_t n, int64_t range_mm, int6
 
 /* ---------------------------------------------------------------- mobility */
 
+/* The parameters node I moves by: those of the group naming it, else [mobility]'s. */
+static const mobility_params *node_params(const scenario *sc, int64_t i)
+{
+    for (int g = 0; g < sc->n_groups; g++)
+        for (int r = 0; r < sc->groups[g].n_ranges; r++)
+            if (i >= sc->groups[g].first[r] && i <= sc->groups[g].last[r])
+                return &sc->groups[g].mob;
+    return &sc->mob;
+}
+
 int oracle_mobility_init(oracle_mobility *m, const scenario *sc)
 {
     memset(m, 0, sizeof *m);
@@ -399,28 +442,30 @@ int oracle_mobility_init(oracle_mobility *m, const scenario *sc)
     m->pause_end_ns = calloc((size_t)n, sizeof *m->pause_end_ns);
     m->dir = calloc((size_t)n, sizeof *m->dir);
     m->speed = calloc((size_t)n, sizeof *m->speed);
-    if (!m->pos || !m->leg || !m->pause_end_ns || !m->dir || !m->speed) {
+    m->params = calloc((size_t)n, sizeof *m->params);
+    if (!m->pos || !m->leg || !m->pause_end_ns || !m->dir || !m->speed || !m->params) {
         oracle_mobility_free(m);
         return ORACLE_ERR_NOMEM;
     }
     m->window = 0;
-    if (sc->mobility == MOBILITY_LINEAR) /* drawn once: ctr {i, 0, 7, 0} */
-        for (int64_t i = 0; i < n; i++)
-            walk_draw(sc, (uint32_t)i, 0, 7, m->dir[i], &m->speed[i]);
-    if (sc->mobility == MOBILITY_GRID_WALK) {
-        const int rc = oracle_place(sc, m->pos);
-        if (rc != ORACLE_OK)
-            return rc;
-        for (int64_t i = 0; i < n; i++)
-            grid_start(sc, m, i);
-        return ORACLE_OK;
-    }
-    if (sc->mobility == MOBILITY_RANDOM_DIRECTION) /* leg 0, travelling from time 0 */
-        for (int64_t i = 0; i < n; i++) {
-            walk_draw(sc, (uint32_t)i, 0, 8, m->dir[i], &m->speed[i]);
-            m->pause_end_ns[i] = leg_time_ns(sc, (uint32_t)i, 0, 0);
+    m->mobile = false;
+    const int rc = oracle_place(sc, m->pos);
+    if (rc != ORACLE_OK)
+        return rc;
+    for (int64_t i = 0; i < n; i++) {
+        const mobility_params *mp = node_params(sc, i);
+        m->params[i] = mp;
+        m->mobile = m->mobile || mp->model != MOBILITY_STATIC;
+        if (mp->model == MOBILITY_LINEAR) /* drawn once: ctr {i, 0, 7, 0} */
+            walk_draw(sc, mp, (uint32_t)i, 0, 7, m->dir[i], &m->speed[i]);
+        if (mp->model == MOBILITY_GRID_WALK)
+            grid_start(sc, mp, m, i);
+        if (mp->model == MOBILITY_RANDOM_DIRECTION) { /* leg 0, travelling from time 0 */
+            walk_draw(sc, mp, (uint32_t)i, 0, 8, m->dir[i], &m->speed[i]);
+            m->pause_end_ns[i] = leg_time_ns(sc, mp, (uint32_t)i, 0, 0);
         }
-    return oracle_place(sc, m->pos);
+    }
+    return ORACLE_OK;
 }
 
 void oracle_mobility_free(oracle_mobility *m)
@@ -430,51 +475,60 @@ void oracle_mobility_free(oracle_mobility *m)
     free(m->pause_end_ns);
     free(m->dir);
     free(m->speed);
+    free(m->params);
     memset(m, 0, sizeof *m);
+}
+
+/* random waypoint, node I, at the start of window W. */
+static void rwp_node(const scenario *sc, const mobility_params *mp, oracle_mobility *m,
+                     int64_t i, int64_t w)
+{
+    const int64_t l = sc->relay_delay_ns;
+    const int64_t t_w = w * l;
+    if (t_w < m->pause_end_ns[i])
+        return; /* still pausing at the start of this window */
+    uint32_t d[4];
+    oracle_philox(sc->seed, (uint32_t)i, m->leg[i], 3, d);
+    const int64_t wp[3] = {(int64_t)uniform_below(d[0], (uint64_t)sc->width_mm),
+                           (int64_t)uniform_below(d[1], (uint64_t)sc->height_mm),
+                           (int64_t)uniform_below(d[2], (uint64_t)sc->depth_mm)};
+    const int64_t v = mp->speed_min_mm_s +
+        (int64_t)uniform_below(d[3], (uint64_t)(mp->speed_max_mm_s - mp->speed_min_mm_s + 1));
+    const int64_t b = rwp_budget(v, l);
+    int64_t *p = m->pos[i];
+    /* d <= 2^32 (dist2 < 2^64), and b >= 0, so the comparison below is exact. */
+    const int64_t dist = (int64_t)oracle_isqrt_u64(dist2(wp, p));
+    if (dist <= b) {
+        p[0] = wp[0];
+        p[1] = wp[1];
+        p[2] = wp[2];
+        uint32_t q[4];
+        oracle_philox(sc->seed, (uint32_t)i, m->leg[i], 4, q);
+        const int64_t pause_ms = mp->pause_min_ms +
+            (int64_t)uniform_below(q[0], (uint64_t)(mp->pause_max_ms - mp->pause_min_ms + 1));
+        m->pause_end_ns[i] = t_w + pause_ms * NS_PER_MS;
+        m->leg[i]++;
+    } else {
+        /* b < dist < 2^32 and |delta| < 2^31, so delta * b < 2^63: no overflow. C division
+         * truncates towards zero, as the model requires. */
+        for (int c = 0; c < 3; c++) {
+            const int64_t delta = wp[c] - p[c];
+            p[c] += (delta * b) / dist;
+        }
+    }
 }
 
 void oracle_move_rwp(const scenario *sc, oracle_mobility *m, int64_t w)
 {
-    const int64_t l = sc->relay_delay_ns;
-    const int64_t t_w = w * l;
-    for (int64_t i = 0; i < m->n; i++) {
-        if (t_w < m->pause_end_ns[i])
-            continue; /* still pausing at the start of this window */
-        uint32_t d[4];
-        oracle_philox(sc->seed, (uint32_t)i, m->leg[i], 3, d);
-        const int64_t wp[3] = {(int64_t)uniform_below(d[0], (uint64_t)sc->width_mm),
-                               (int64_t)uniform_below(d[1], (uint64_t)sc->height_mm),
-                               (int64_t)uniform_below(d[2], (uint64_t)sc->depth_mm)};
-        const int64_t v = sc->speed_min_mm_s +
-            (int64_t)uniform_below(d[3], (uint64_t)(sc->speed_max_mm_s - sc->speed_min_mm_s + 1));
-        const int64_t b = rwp_budget(v, l);
-        int64_t *p = m->pos[i];
-        /* d <= 2^32 (dist2 < 2^64), and b >= 0, so the comparison below is exact. */
-        const int64_t dist = (int64_t)oracle_isqrt_u64(dist2(wp, p));
-        if (dist <= b) {
-            p[0] = wp[0];
-            p[1] = wp[1];
-            p[2] = wp[2];
-            uint32_t q[4];
-            oracle_philox(sc->seed, (uint32_t)i, m->leg[i], 4, q);
-            const int64_t pause_ms = sc->pause_min_ms +
-                (int64_t)uniform_below(q[0], (uint64_t)(sc->pause_max_ms - sc->pause_min_ms + 1));
-            m->pause_end_ns[i] = t_w + pause_ms * NS_PER_MS;
-            m->leg[i]++;
-        } else {
-            /* b < dist < 2^32 and |delta| < 2^31, so delta * b < 2^63: no overflow. C division
-             * truncates towards zero, as the model requires. */
-            for (int c = 0; c < 3; c++) {
-                const int64_t delta = wp[c] - p[c];
-                p[c] += (delta * b) / dist;
-            }
-        }
-    }
+    for (int64_t i = 0; i < m->n; i++)
+        if (m->params[i]->model == MOBILITY_RWP)
+            rwp_node(sc, m->params[i], m, i, w);
     m->window = w;
 }
 
-/* One walk step of node I along D at speed V (docs/models.md): D as the sides leave it. */
-static void walk_step(const scenario *sc, int64_t p[3], int64_t d[3], int64_t v)
+/* One walk step along D at speed V (docs/models.md): D as the sides leave it. */
+static void walk_step(const scenario *sc, const mobility_params *mp, int64_t p[3], int64_t d[3],
+                      int64_t v)
 {
     const int64_t side[3] = {sc->width_mm, sc->height_mm, sc->depth_mm};
     const uint64_t len2 = (uint64_t)(d[0] * d[0]) + (uint64_t)(d[1] * d[1]) +
@@ -487,106 +541,114 @@ static void walk_step(const scenario *sc, int64_t p[3], int64_t d[3], int64_t v)
         b = WALK_BUDGET_MAX;
     for (int c = 0; c < 3; c++)
         if (side[c] > 0)
-            p[c] = walk_boundary(sc->boundary, p[c], p[c] + d[c] * b / len, side[c], &d[c]);
+            p[c] = walk_boundary(mp->boundary, p[c], p[c] + d[c] * b / len, side[c], &d[c]);
 }
 
 /* grid_walk: one window's run of b mm along the streets, turning at each intersection. */
-static void oracle_move_grid(const scenario *sc, oracle_mobility *m, int64_t w)
+static void grid_node(const scenario *sc, const mobility_params *mp, oracle_mobility *m,
+                      int64_t i)
 {
-    const int64_t s = sc->street_spacing_mm;
-    for (int64_t i = 0; i < m->n; i++) {
-        int64_t h = m->dir[i][0];
+    const int64_t s = mp->street_spacing_mm;
+    int64_t h = m->dir[i][0];
+    if (h >= 4)
+        return;
+    int64_t b = m->speed[i] * sc->relay_delay_ns / NS_PER_S;
+    if (b > WALK_BUDGET_MAX)
+        b = WALK_BUDGET_MAX;
+    int64_t *p = m->pos[i];
+    for (;;) {
+        const int axis = (int)(h & 1);
+        const int64_t r = p[axis] % s;
+        const int64_t dist = h < 2 ? s - r : (r != 0 ? r : s);
+        const int64_t go = b < dist ? b : dist;
+        p[axis] += h < 2 ? go : -go;
+        if (b < dist)
+            break;
+        b -= dist;
+        uint32_t q[4];
+        oracle_philox(sc->seed, (uint32_t)i, m->leg[i], 10, q);
+        m->leg[i]++;
+        h = grid_turn(sc, mp, p[0], p[1], h, q[0]);
         if (h >= 4)
-            continue;
-        int64_t b = m->speed[i] * sc->relay_delay_ns / NS_PER_S;
-        if (b > WALK_BUDGET_MAX)
-            b = WALK_BUDGET_MAX;
-        int64_t *p = m->pos[i];
-        for (;;) {
-            const int axis = (int)(h & 1);
-            const int64_t r = p[axis] % s;
-            const int64_t dist = h < 2 ? s - r : (r != 0 ? r : s);
-            const int64_t go = b < dist ? b : dist;
-            p[axis] += h < 2 ? go : -go;
-            if (b < dist)
-                break;
-            b -= dist;
-            uint32_t q[4];
-            oracle_philox(sc->seed, (uint32_t)i, m->leg[i], 10, q);
-            m->leg[i]++;
-            h = grid_turn(sc, p[0], p[1], h, q[0]);
-            if (h >= 4)
-                break;
-        }
-        m->dir[i][0] = h;
+            break;
     }
-    m->window = w;
+    m->dir[i][0] = h;
 }
 
 /* random_direction (docs/models.md): at the start of window W, leave the phases that have
  * ended (travel, then pause, then the next leg), then step if travelling. */
-static void oracle_move_direction(const scenario *sc, oracle_mobility *m, int64_t w)
+static void direction_node(const scenario *sc, const mobility_params *mp, oracle_mobility *m,
+                           int64_t i, int64_t w)
 {
     const int64_t t = w * sc->relay_delay_ns;
-    for (int64_t i = 0; i < m->n; i++) {
-        uint32_t ph = m->leg[i];
-        int64_t end = m->pause_end_ns[i];
-        for (;;) {
-            if (ph % 2 == 0) {
-                if (t < end) {
-                    walk_step(sc, m->pos[i], m->dir[i], m->speed[i]);
-                    break;
-                }
-                end = t + leg_time_ns(sc, (uint32_t)i, ph / 2, 1);
-            } else {
-                if (t < end)
-                    break;
-                const uint32_t leg = ph / 2 + 1;
-                walk_draw(sc, (uint32_t)i, leg, 8, m->dir[i], &m->speed[i]);
-                end = t + leg_time_ns(sc, (uint32_t)i, leg, 0);
+    uint32_t ph = m->leg[i];
+    int64_t end = m->pause_end_ns[i];
+    for (;;) {
+        if (ph % 2 == 0) {
+            if (t < end) {
+                walk_step(sc, mp, m->pos[i], m->dir[i], m->speed[i]);
+                break;
             }
-            ph++;
+            end = t + leg_time_ns(sc, mp, (uint32_t)i, ph / 2, 1);
+        } else {
+            if (t < end)
+                break;
+            const uint32_t leg = ph / 2 + 1;
+            walk_draw(sc, mp, (uint32_t)i, leg, 8, m->dir[i], &m->speed[i]);
+            end = t + leg_time_ns(sc, mp, (uint32_t)i, leg, 0);
         }
-        m->leg[i] = ph;
-        m->pause_end_ns[i] = end;
+        ph++;
     }
-    m->window = w;
+    m->leg[i] = ph;
+    m->pause_end_ns[i] = end;
 }
 
 /* linear and random_walk (docs/models.md): one window's step. */
-static void oracle_move_walk(const scenario *sc, oracle_mobility *m, int64_t w)
+static void walk_node(const scenario *sc, const mobility_params *mp, oracle_mobility *m,
+                      int64_t i, int64_t w)
 {
-    for (int64_t i = 0; i < m->n; i++) {
-        int64_t d[3], v;
-        if (sc->mobility == MOBILITY_RANDOM_WALK) {
-            walk_draw(sc, (uint32_t)i, (uint32_t)w, 7, d, &v); /* the window number mod 2^32 */
-        } else {
-            memcpy(d, m->dir[i], sizeof d);
-            v = m->speed[i];
-        }
-        walk_step(sc, m->pos[i], d, v);
-        if (sc->mobility == MOBILITY_LINEAR)
-            memcpy(m->dir[i], d, sizeof d);
+    int64_t d[3], v;
+    if (mp->model == MOBILITY_RANDOM_WALK) {
+        walk_draw(sc, mp, (uint32_t)i, (uint32_t)w, 7, d, &v); /* the window number mod 2^32 */
+    } else {
+        memcpy(d, m->dir[i], sizeof d);
+        v = m->speed[i];
     }
-    m->window = w;
+    walk_step(sc, mp, m->pos[i], d, v);
+    if (mp->model == MOBILITY_LINEAR)
+        memcpy(m->dir[i], d, sizeof d);
 }
 
 void oracle_mobility_advance(const scenario *sc, oracle_mobility *m, int64_t w)
 {
-    if (sc->mobility == MOBILITY_STATIC) {
+    if (!m->mobile) {
         if (w > m->window)
             m->window = w;
         return;
     }
     while (m->window < w) {
-        if (sc->mobility == MOBILITY_RWP)
-            oracle_move_rwp(sc, m, m->window + 1);
-        else if (sc->mobility == MOBILITY_RANDOM_DIRECTION)
-            oracle_move_direction(sc, m, m->window + 1);
-        else if (sc->mobility == MOBILITY_GRID_WALK)
-            oracle_move_grid(sc, m, m->window + 1);
-        else
-            oracle_move_walk(sc, m, m->window + 1);
+        const int64_t next = m->window + 1;
+        for (int64_t i = 0; i < m->n; i++) {
+            const mobility_params *mp = m->params[i];
+            switch (mp->model) {
+            case MOBILITY_RWP:
+                rwp_node(sc, mp, m, i, next);
+                break;
+            case MOBILITY_RANDOM_DIRECTION:
+                direction_node(sc, mp, m, i, next);
+                break;
+            case MOBILITY_GRID_WALK:
+                grid_node(sc, mp, m, i);
+                break;
+            case MOBILITY_LINEAR:
+            case MOBILITY_RANDOM_WALK:
+                walk_node(sc, mp, m, i, next);
+                break;
+            default: /* static */
+                break;
+            }
+        }
+        m->window = next;
     }
 }
 
@@ -679,15 +741,18 @@ int flood_oracle_run(const scenario *sc, flood_oracle_result *out)
     const int64_t l = sc->relay_delay_ns;
     const int64_t dest = sc->destination == -1 ? n - 1 : sc->destination;
     const int64_t dur = sc->duration_ns;
-    const bool mobile = sc->mobility != MOBILITY_STATIC;
+    bool mobile = false;
     out->seed = sc->seed;
     out->nodes = n;
     out->generated = sc->packets;
 
     oracle_mobility mob;
     int rc = oracle_mobility_init(&mob, sc);
-    if (rc != ORACLE_OK)
+    if (rc != ORACLE_OK) {
+        oracle_mobility_free(&mob);
         return rc;
+    }
+    mobile = mob.mobile;
     int64_t *off = NULL;
     int32_t *lst = NULL;
     int64_t nb_window = -1; /* window of the positions OFF/LST were built from, -1: none */

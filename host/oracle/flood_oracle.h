@@ -10,6 +10,7 @@
  * library), so the oracle can be checked on scenarios built in code. */
 #ifndef CLNETSIM_FLOOD_ORACLE_H
 #define CLNETSIM_FLOOD_ORACLE_H
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "config/config.h"
@@ -70,6 +71,8 @@ typedef struct oracle_mobility {
     int64_t *pause_end_ns;  /* the node moves in window w only if w * L >= pause_end_ns */
     int64_t (*dir)[3];      /* linear: each node's direction (docs/models.md) */
     int64_t *speed;         /* linear: each node's speed, mm/s */
+    const mobility_params **params; /* what each node moves by (its group's or [mobility]'s) */
+    bool mobile;            /* some node moves */
     int64_t window;         /* the window whose positions POS holds */
 } oracle_mobility;
 
@@ -77,7 +80,7 @@ typedef struct oracle_mobility {
 int oracle_mobility_init(oracle_mobility *m, const scenario *sc);
 void oracle_mobility_free(oracle_mobility *m);
 
-/* Applies the rwp step of the start of window W (>= 1, T_w = W * L) to every node, whatever
+/* Applies the rwp step of the start of window W (>= 1, T_w = W * L) to every rwp node, whatever
  * M->window is, and sets M->window = W. Callers normally use oracle_mobility_advance. */
 void oracle_move_rwp(const scenario *sc, oracle_mobility *m, int64_t w);
 

@@ -107,11 +107,16 @@ static void check_same_scenario_at(const char *file, int line, const scenario *a
     SAME(depth_mm);
     SAME(connectivity);
     SAME(range_mm);
-    SAME(mobility);
-    SAME(speed_min_mm_s);
-    SAME(speed_max_mm_s);
-    SAME(pause_min_ms);
-    SAME(pause_max_ms);
+    SAME(mob.model);
+    SAME(mob.speed_min_mm_s);
+    SAME(mob.speed_max_mm_s);
+    SAME(mob.pause_min_ms);
+    SAME(mob.pause_max_ms);
+    SAME(mob.travel_min_ms);
+    SAME(mob.travel_max_ms);
+    SAME(mob.street_spacing_mm);
+    SAME(mob.boundary);
+    SAME(n_groups);
     SAME(source);
     SAME(destination);
     SAME(packets);
@@ -273,11 +278,11 @@ static void test_defaults(void)
     CHECK_I64(sc.depth_mm, 0);
     CHECK_I64(sc.connectivity, CONNECTIVITY_UDG);
     CHECK_I64(sc.range_mm, 100000);
-    CHECK_I64(sc.mobility, MOBILITY_STATIC);
-    CHECK_I64(sc.speed_min_mm_s, 1000);
-    CHECK_I64(sc.speed_max_mm_s, 5000);
-    CHECK_I64(sc.pause_min_ms, 0);
-    CHECK_I64(sc.pause_max_ms, 0);
+    CHECK_I64(sc.mob.model, MOBILITY_STATIC);
+    CHECK_I64(sc.mob.speed_min_mm_s, 1000);
+    CHECK_I64(sc.mob.speed_max_mm_s, 5000);
+    CHECK_I64(sc.mob.pause_min_ms, 0);
+    CHECK_I64(sc.mob.pause_max_ms, 0);
     CHECK_I64(sc.source, 0);
     CHECK_I64(sc.destination, 99);
     CHECK_I64(sc.packets, 1);
@@ -320,11 +325,11 @@ static void test_units(void)
     CHECK_I64(sc.height_mm, 2000000);
     CHECK_I64(sc.depth_mm, 0);
     CHECK_I64(sc.range_mm, 100000);
-    CHECK_I64(sc.mobility, MOBILITY_RWP);
-    CHECK_I64(sc.speed_min_mm_s, 500);
-    CHECK_I64(sc.speed_max_mm_s, 2250);
-    CHECK_I64(sc.pause_min_ms, 2);
-    CHECK_I64(sc.pause_max_ms, 60000);
+    CHECK_I64(sc.mob.model, MOBILITY_RWP);
+    CHECK_I64(sc.mob.speed_min_mm_s, 500);
+    CHECK_I64(sc.mob.speed_max_mm_s, 2250);
+    CHECK_I64(sc.mob.pause_min_ms, 2);
+    CHECK_I64(sc.mob.pause_max_ms, 60000);
     CHECK_I64(sc.source, 7);
     CHECK_I64(sc.destination, 8);
     CHECK_I64(sc.packets, 20);
@@ -456,7 +461,8 @@ static void test_errors_names(void)
     EXPECT_ERROR("[flood]\nttl = 1\n[flod]\nrelay_delay = 2\n", NULL,
                  "t.ini:4: unknown section [flod] (key 'relay_delay'); did you mean [flood]?");
     EXPECT_ERROR("[network]\nx = 1\n", NULL, "t.ini:2: unknown section [network]",
-                 "expected one of: simulation, topology, connectivity, mobility, traffic, flood");
+                 "expected one of: simulation, topology, connectivity, mobility, mobility.group NAME, "
+                 "traffic, flood, partition, inject");
     EXPECT_ERROR("\n[flood]\nrelay_dealy = 1\n", NULL,
                  "t.ini:3: [flood] unknown key 'relay_dealy'; did you mean 'relay_delay'?");
     EXPECT_ERROR("[flood]\ndrop = 0.1\n", NULL, "t.ini:2: [flood] unknown key 'drop'",
@@ -798,18 +804,18 @@ static void check_reference_scenario(const char *name, const scenario *sc)
         CHECK_I64(sc->cols, 220);
         CHECK_I64(scenario_node_count(sc), 48400);
         CHECK_I64(sc->spacing_mm, 100000);
-        CHECK_I64(sc->mobility, MOBILITY_STATIC);
+        CHECK_I64(sc->mob.model, MOBILITY_STATIC);
     } else if (strcmp(name, "mobile_flood.ini") == 0) {
         CHECK_I64(sc->placement, PLACEMENT_UNIFORM);
         CHECK_I64(sc->nodes, 4800);
         CHECK_I64(sc->width_mm, 1600000);
         CHECK_I64(sc->height_mm, 1600000);
         CHECK_I64(sc->depth_mm, 200000);
-        CHECK_I64(sc->mobility, MOBILITY_RWP);
-        CHECK_I64(sc->speed_min_mm_s, 1000);
-        CHECK_I64(sc->speed_max_mm_s, 5000);
-        CHECK_I64(sc->pause_min_ms, 0);
-        CHECK_I64(sc->pause_max_ms, 0);
+        CHECK_I64(sc->mob.model, MOBILITY_RWP);
+        CHECK_I64(sc->mob.speed_min_mm_s, 1000);
+        CHECK_I64(sc->mob.speed_max_mm_s, 5000);
+        CHECK_I64(sc->mob.pause_min_ms, 0);
+        CHECK_I64(sc->mob.pause_max_ms, 0);
     } else {
         return;
     }
@@ -945,7 +951,9 @@ static void test_reference(void)
     int rows = 0;
     for (char *line = strstr(buf, "\n| "); line; line = strstr(line + 1, "\n| "))
         rows++;
-    CHECK_I64(rows, 40); /* header + 39 keys */
+    CHECK_I64(rows, 41); /* header + 40 keys */
+    CHECK(strstr(buf, "| mobility.group NAME | nodes | id ranges | first-last, ..., ids < nodes | "
+                      "(required) |"));
     for (char *line = buf; line && *line;) {
         char *next = strchr(line, '\n');
         int bars = 0;
@@ -956,6 +964,141 @@ static void test_reference(void)
         line = next ? next + 1 : NULL;
     }
     free(buf);
+}
+
+/* ---- mobility groups ---------------------------------------------------------------------- */
+
+static void test_groups(void)
+{
+    scenario sc;
+    const char *base = "[topology]\nplacement = uniform\nnodes = 100\nwidth = 500\nheight = 400\n"
+                       "[mobility]\nmodel = static\nspeed_min = 2\nspeed_max = 3\n";
+    /* a group inherits what it does not set; nodes of no group keep [mobility] */
+    char text[1024];
+    snprintf(text, sizeof text,
+             "%s[mobility.group walkers]\nnodes = 10-19, 40, 50-59\nmodel = random_walk\n"
+             "speed_max = 7\n[mobility.group cars]\nnodes = 90-99\nmodel = rwp\n",
+             base);
+    if (LOAD_OK(text, &sc) == 0) {
+        CHECK_I64(sc.n_groups, 2);
+        CHECK(strcmp(sc.groups[0].name, "walkers") == 0);
+        CHECK_I64(sc.groups[0].n_ranges, 3);
+        CHECK_I64(sc.groups[0].first[1], 40);
+        CHECK_I64(sc.groups[0].last[1], 40);
+        CHECK_I64(sc.groups[0].last[2], 59);
+        CHECK_I64(sc.groups[0].mob.model, MOBILITY_RANDOM_WALK);
+        CHECK_I64(sc.groups[0].mob.speed_min_mm_s, 2000); /* inherited */
+        CHECK_I64(sc.groups[0].mob.speed_max_mm_s, 7000);
+        CHECK_I64(sc.groups[1].mob.model, MOBILITY_RWP);
+        CHECK_I64(sc.groups[1].mob.speed_max_mm_s, 3000);
+        CHECK(scenario_node_mobility(&sc, 40) == &sc.groups[0].mob);
+        CHECK(scenario_node_mobility(&sc, 41) == &sc.mob);
+        CHECK(scenario_node_mobility(&sc, 99) == &sc.groups[1].mob);
+        CHECK(scenario_is_mobile(&sc));
+        CHECK_I64(scenario_speed_max(&sc), 7000);
+        CHECK(!scenario_wraps(&sc));
+        /* runs: 0-9 [mobility], 10-19 walkers, 20-39, 40, 41-49, 50-59, 60-89, 90-99 */
+        mobility_segment seg[SCENARIO_MAX_SEGMENTS];
+        int n = scenario_mobility_segments(&sc, seg);
+        CHECK_I64(n, 8);
+        const int64_t first[8] = {0, 10, 20, 40, 41, 50, 60, 90};
+        const int group[8] = {-1, 0, -1, 0, -1, 0, -1, 1};
+        for (int i = 0; i < n && i < 8; i++) {
+            CHECK_I64(seg[i].first, first[i]);
+            CHECK_I64(seg[i].end, i + 1 < 8 ? first[i + 1] : 100);
+            CHECK_I64(seg[i].group, group[i]);
+        }
+        CHECK_ROUND_TRIP(&sc);
+    }
+    /* adjacent ranges of one group make one run; a group may cover every node */
+    if (LOAD_OV(base, &sc, "mobility.group.a.nodes=0-49,50-99", "mobility.group.a.model=linear",
+                "mobility.group.a.boundary=wrap") == 0) {
+        mobility_segment seg[SCENARIO_MAX_SEGMENTS];
+        CHECK_I64(scenario_mobility_segments(&sc, seg), 1);
+        CHECK_I64(seg[0].end, 100);
+        CHECK(scenario_wraps(&sc));
+        CHECK_ROUND_TRIP(&sc);
+    }
+    /* -s with the section as the file writes it, spaces included */
+    if (LOAD_OV(base, &sc, "mobility.group b.nodes=5", "mobility.group b.model=grid_walk") == 0) {
+        CHECK_I64(sc.n_groups, 1);
+        CHECK_I64(sc.groups[0].mob.model, MOBILITY_GRID_WALK);
+    }
+    /* static nodes only: not mobile, even with moving [mobility] keys in a group */
+    if (LOAD_OV(base, &sc, "mobility.group.s.nodes=1-2") == 0)
+        CHECK(!scenario_is_mobile(&sc));
+    /* a moving group on a static grid gives the grid its bounding box as area */
+    if (LOAD_OV("[topology]\nrows = 3\ncols = 5\nspacing = 10\n", &sc, "mobility.group.g.nodes=0",
+                "mobility.group.g.model=rwp") == 0) {
+        CHECK_I64(sc.width_mm, 40000);
+        CHECK_I64(sc.height_mm, 20000);
+    }
+
+    /* errors name the group, the line and what is expected */
+    snprintf(text, sizeof text, "%s[mobility.group a]\nmodel = rwp\n", base);
+    EXPECT_ERROR(text, NULL, "t.ini:11: [mobility.group a] has no nodes key");
+    snprintf(text, sizeof text, "%s[mobility.group a]\nnodes = 90-100\n", base);
+    EXPECT_ERROR(text, NULL, "t.ini:11: [mobility.group a] nodes = 90-100: node 100 does not exist",
+                 "expected ids in [0, 99] (the scenario has 100 nodes)");
+    snprintf(text, sizeof text,
+             "%s[mobility.group a]\nnodes = 0-20\n[mobility.group b]\nnodes = 30, 20-25\n", base);
+    EXPECT_ERROR(text, NULL, "t.ini:13: [mobility.group b] nodes = 30, 20-25: node 20 is also in "
+                             "[mobility.group a] (nodes = 0-20)",
+                 "at most one group");
+    snprintf(text, sizeof text, "%s[mobility.group a]\nnodes = 0-20, 5\n", base);
+    EXPECT_ERROR(text, NULL, "[mobility.group a] nodes = 0-20, 5: node 5 is in two of its ranges");
+    snprintf(text, sizeof text, "%s[mobility.group a]\nnodes = 9-3\n", base);
+    EXPECT_ERROR(text, NULL, "t.ini:11: [mobility.group a] nodes = 9-3: range 9-3 ends before it "
+                             "starts; expected node id ranges");
+    snprintf(text, sizeof text, "%s[mobility.group a]\nnodes = 1-2-3\n", base);
+    EXPECT_ERROR(text, NULL, "[mobility.group a] nodes = 1-2-3: expected node id ranges");
+    snprintf(text, sizeof text, "%s[mobility.group a]\nnodes = -1\n", base);
+    EXPECT_ERROR(text, NULL, "[mobility.group a] nodes = -1: expected node id ranges");
+    snprintf(text, sizeof text, "%s[mobility.group a]\nnodes =\n", base);
+    EXPECT_ERROR(text, NULL, "[mobility.group a] nodes = : empty value; expected node id ranges");
+    snprintf(text, sizeof text, "%s[mobility.group a]\nnodes = 1,2,3,4,5,6,7,8,9\n", base);
+    EXPECT_ERROR(text, NULL, "too many ranges; expected", "at most 8 ranges");
+    snprintf(text, sizeof text, "%s[mobility.group a]\nnodes = 99999999999999999999\n", base);
+    EXPECT_ERROR(text, NULL, "an id is too large");
+    snprintf(text, sizeof text, "%s[mobility.group a]\nnodes = 1\nnodes = 2\n", base);
+    EXPECT_ERROR(text, NULL, "t.ini:12: [mobility.group a] nodes is set twice (first on line 11)");
+    snprintf(text, sizeof text, "%s[mobility.group a]\nnodes = 1\nspeed_mx = 2\n", base);
+    EXPECT_ERROR(text, NULL, "t.ini:12: [mobility.group a] unknown key 'speed_mx'; did you mean "
+                             "'speed_max'?");
+    snprintf(text, sizeof text, "%s[mobility.group a]\nnodes = 1\nrange = 2\n", base);
+    EXPECT_ERROR(text, NULL, "[mobility.group a] unknown key 'range'; a group takes nodes and the "
+                             "keys of [mobility]");
+    snprintf(text, sizeof text, "%s[mobility.group a]\nnodes = 1\nmodel = teleport\n", base);
+    EXPECT_ERROR(text, NULL, "t.ini:12: [mobility.group a] model = teleport: expected one of: "
+                             "static, rwp");
+    snprintf(text, sizeof text, "%s[mobility.group a b]\nnodes = 1\n", base);
+    EXPECT_ERROR(text, NULL, "t.ini:11: section [mobility.group a b] (key 'nodes'): expected "
+                             "[mobility.group NAME]");
+    snprintf(text, sizeof text, "%s[mobility.group]\nnodes = 1\n", base);
+    EXPECT_ERROR(text, NULL, "section [mobility.group] (key 'nodes'): expected [mobility.group NAME]");
+    /* the group's rules are [mobility]'s, checked on its own values (inherited or not) */
+    snprintf(text, sizeof text, "%s[mobility.group fast]\nnodes = 1\nmodel = rwp\nspeed_min = 9\n",
+             base);
+    EXPECT_ERROR(text, NULL, "t.ini:13: [mobility.group fast] speed_min = 9 m/s is above "
+                             "speed_max = 3 m/s");
+    snprintf(text, sizeof text,
+             "[topology]\nplacement = uniform\nnodes = 100\nwidth = 500\nheight = 400\n"
+             "[mobility]\nspeed_min = 0\n[mobility.group z]\nnodes = 1\nmodel = linear\n");
+    EXPECT_ERROR(text, "mobility.speed_max=0",
+                 "-s argument 'mobility.speed_max=0': [mobility.group z] model = linear with "
+                 "speed_max = 0");
+    snprintf(text, sizeof text,
+             "%s[flood]\nrelay_delay = 10\n[mobility.group v]\nnodes = 1\nmodel = grid_walk\n"
+             "street_spacing = 0.1\n",
+             base);
+    EXPECT_ERROR(text, NULL, "[mobility.group v] model = grid_walk with speed_max = 3 m/s",
+                 "more than 64 street intersections per window");
+    /* at most SCENARIO_MAX_GROUPS */
+    size_t used = (size_t)snprintf(text, sizeof text, "%s", base);
+    for (int g = 0; g <= SCENARIO_MAX_GROUPS; g++)
+        used += (size_t)snprintf(text + used, sizeof text - used, "[mobility.group g%d]\nnodes = %d\n",
+                                 g, g);
+    EXPECT_ERROR(text, NULL, "[mobility.group g16] would be group 17: expected at most 16");
 }
 
 int main(int argc, char **argv)
@@ -985,6 +1128,7 @@ int main(int argc, char **argv)
         test_file_errors();
         test_overrides();
         test_round_trips();
+        test_groups();
         test_reference();
     }
     printf("%d checks, %d failed\n", checks, failures);

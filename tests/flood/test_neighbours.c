@@ -283,6 +283,25 @@ int main(void)
                    "spacing = 10\n[connectivity]\nrange = 10\n[mobility]\nmodel = rwp\n"
                    "speed_min = 20\nspeed_max = 150\npause_min = 0.1\npause_max = 1.7\n"
                    "[flood]\nrelay_delay = 0.5\n", &dev, 40, 2);
+    /* every model in groups of one scenario, static nodes between them: each node moves by
+     * its group's rules (move_groups); then a single moving run (its model's kernel, launched
+     * from the run's first id) */
+    const char *groups =
+        "[simulation]\nseed = 9\n[topology]\nplacement = uniform\nnodes = 1000\nwidth = 700\n"
+        "height = 500\ndepth = 120\n[connectivity]\nrange = 60\n[mobility]\nmodel = static\n"
+        "speed_min = 1\nspeed_max = 30\n[mobility.group w]\nnodes = 100-299\n"
+        "model = random_walk\nboundary = wrap\n[mobility.group l]\nnodes = 300-399, 950-999\n"
+        "model = linear\nboundary = slide\n[mobility.group r]\nnodes = 450-599\nmodel = rwp\n"
+        "pause_max = 2\n[mobility.group d]\nnodes = 600-749\nmodel = random_direction\n"
+        "travel_min = 1\ntravel_max = 4\npause_max = 1\n[mobility.group g]\nnodes = 750-899\n"
+        "model = grid_walk\nstreet_spacing = 50\n[flood]\nrelay_delay = 1\n";
+    check_scenario("mobility groups of every model", groups, &dev, 25, 5);
+    check_scenario("one moving group between static nodes",
+                   "[simulation]\nseed = 4\n[topology]\nplacement = uniform\nnodes = 600\n"
+                   "width = 500\nheight = 500\ndepth = 0\n[connectivity]\nrange = 60\n"
+                   "[mobility.group d]\nnodes = 211-407\nmodel = random_direction\n"
+                   "speed_max = 25\ntravel_min = 1\ntravel_max = 3\n[flood]\nrelay_delay = 1\n",
+                   &dev, 25, 3);
     device_close(&dev);
     device_list_free(&list);
     if (failures) {

@@ -64,7 +64,7 @@ static scenario grid_scenario(int64_t rows, int64_t cols)
     sc.height_mm = (rows - 1) * M100;
     sc.connectivity = CONNECTIVITY_UDG;
     sc.range_mm = M100;
-    sc.mobility = MOBILITY_STATIC;
+    sc.mob.model = MOBILITY_STATIC;
     sc.source = 0;
     sc.destination = rows * cols - 1;
     sc.packets = 1;
@@ -466,8 +466,8 @@ static void test_mobility_by_hand(void)
      * x step is negative and inexact, so that C's truncation towards zero (not floor) is
      * what the expected value tests. */
     scenario s = uniform_scenario(1, 1000000, 0, 100000);
-    s.mobility = MOBILITY_RWP;
-    s.speed_min_mm_s = s.speed_max_mm_s = 1000;
+    s.mob.model = MOBILITY_RWP;
+    s.mob.speed_min_mm_s = s.mob.speed_max_mm_s = 1000;
     int found = 0;
     for (uint64_t seed = 1; seed < 1000 && !found; seed++) {
         philox4x32 p = philox_draw(seed, 0, 0, STREAM_PLACEMENT);
@@ -510,9 +510,9 @@ static void test_mobility_by_hand(void)
     /* Landing and pausing: at 10 km/s the budget (10^7 mm) exceeds every distance in the
      * square, so the node lands at each step it takes. Pause in [1000, 3000] ms from ctr
      * {0, m, 4, 0}; it next moves in the first window w with w * L >= pause end. In 3-D. */
-    s.speed_min_mm_s = s.speed_max_mm_s = 10000000;
-    s.pause_min_ms = 1000;
-    s.pause_max_ms = 3000;
+    s.mob.speed_min_mm_s = s.mob.speed_max_mm_s = 10000000;
+    s.mob.pause_min_ms = 1000;
+    s.mob.pause_max_ms = 3000;
     s.depth_mm = 50000;
     CHECK_EQ(oracle_mobility_init(&m, &s), ORACLE_OK);
     int64_t t_move = L1; /* start of the next window in which the node moves */
@@ -544,7 +544,7 @@ static void test_mobility_by_hand(void)
 
     /* A pause of exactly 2 windows: landing in window 1 gives pause end 3L; the node stays
      * in window 2 and moves in window 3 (3L >= 3L). */
-    s.pause_min_ms = s.pause_max_ms = 2000;
+    s.mob.pause_min_ms = s.mob.pause_max_ms = 2000;
     CHECK_EQ(oracle_mobility_init(&m, &s), ORACLE_OK);
     oracle_mobility_advance(&s, &m, 1);
     CHECK_EQ(m.leg[0], 1);
@@ -557,7 +557,7 @@ static void test_mobility_by_hand(void)
     oracle_mobility_free(&m);
 
     /* Pause 0: land in window w, move again in w + 1 (pause end = w * L <= (w + 1) * L). */
-    s.pause_min_ms = s.pause_max_ms = 0;
+    s.mob.pause_min_ms = s.mob.pause_max_ms = 0;
     CHECK_EQ(oracle_mobility_init(&m, &s), ORACLE_OK);
     oracle_mobility_advance(&s, &m, 5);
     CHECK_EQ(m.leg[0], 5);
@@ -569,21 +569,21 @@ static void test_mobility_by_hand(void)
     {
         scenario e = uniform_scenario(1, 1000000, 0, 100000);
         e.seed = 5;
-        e.mobility = MOBILITY_RWP;
+        e.mob.model = MOBILITY_RWP;
         philox4x32 p0 = philox_draw(e.seed, 0, 0, STREAM_PLACEMENT);
         philox4x32 w0 = philox_draw(e.seed, 0, 0, STREAM_MOBILITY_LEG);
         int64_t dx = uni(w0.v[0], 1000000) - uni(p0.v[0], 1000000);
         int64_t dy = uni(w0.v[1], 1000000) - uni(p0.v[1], 1000000);
         int64_t d = (int64_t)oracle_isqrt_u64((uint64_t)(dx * dx + dy * dy));
         CHECK(d > 0);
-        e.speed_min_mm_s = e.speed_max_mm_s = d;
+        e.mob.speed_min_mm_s = e.mob.speed_max_mm_s = d;
         CHECK_EQ(oracle_mobility_init(&m, &e), ORACLE_OK);
         oracle_mobility_advance(&e, &m, 1);
         CHECK_EQ(m.leg[0], 1);
         CHECK_EQ(m.pos[0][0], uni(w0.v[0], 1000000));
         oracle_mobility_free(&m);
         /* One mm/s less: b = d - 1 < d, a partial move on leg 0. */
-        e.speed_min_mm_s = e.speed_max_mm_s = d - 1;
+        e.mob.speed_min_mm_s = e.mob.speed_max_mm_s = d - 1;
         CHECK_EQ(oracle_mobility_init(&m, &e), ORACLE_OK);
         oracle_mobility_advance(&e, &m, 1);
         CHECK_EQ(m.leg[0], 0);
@@ -593,8 +593,8 @@ static void test_mobility_by_hand(void)
 
     /* Grid placement moves inside width x height of the scenario (the bounding box). */
     scenario g = grid_scenario(2, 3);
-    g.mobility = MOBILITY_RWP;
-    g.speed_min_mm_s = g.speed_max_mm_s = 10000000;
+    g.mob.model = MOBILITY_RWP;
+    g.mob.speed_min_mm_s = g.mob.speed_max_mm_s = 10000000;
     CHECK_EQ(oracle_mobility_init(&m, &g), ORACLE_OK);
     CHECK_EQ(m.pos[4][0], M100);
     CHECK_EQ(m.pos[4][1], M100);
@@ -716,7 +716,7 @@ static void test_mobile_flood(void)
     st.drop_probability = 0.1;
     st.drop_threshold = 429496729;
     scenario mo = st;
-    mo.mobility = MOBILITY_RWP;
+    mo.mob.model = MOBILITY_RWP;
     flood_oracle_result a, b;
     CHECK_EQ(flood_oracle_run(&st, &a), ORACLE_OK);
     CHECK_EQ(flood_oracle_run(&mo, &b), ORACLE_OK);
@@ -728,11 +728,11 @@ static void test_mobile_flood(void)
      * an idle gap longer than a window, and a duration cut. */
     scenario c = uniform_scenario(60, 600000, 100000, 150000);
     c.seed = 2024;
-    c.mobility = MOBILITY_RWP;
-    c.speed_min_mm_s = 5000;
-    c.speed_max_mm_s = 40000;
-    c.pause_min_ms = 0;
-    c.pause_max_ms = 2500;
+    c.mob.model = MOBILITY_RWP;
+    c.mob.speed_min_mm_s = 5000;
+    c.mob.speed_max_mm_s = 40000;
+    c.mob.pause_min_ms = 0;
+    c.mob.pause_max_ms = 2500;
     c.packets = 12;
     c.interval_ns = 1700 * INT64_C(1000000); /* 1.7 s */
     c.start_ns = 300 * INT64_C(1000000);
@@ -765,7 +765,7 @@ static void test_mobile_flood(void)
         /* Mobility matters here: the static version of the same case differs. */
         if (variant == 0) {
             scenario fixed = v;
-            fixed.mobility = MOBILITY_STATIC;
+            fixed.mob.model = MOBILITY_STATIC;
             flood_oracle_result f;
             CHECK_EQ(flood_oracle_run(&fixed, &f), ORACLE_OK);
             CHECK(f.receptions != got.receptions);

@@ -373,18 +373,18 @@ int main(int argc, char **argv)
         return input_error("unknown scheduler '%s': use map, heap, list, calendar or priority",
                            sched);
 
-    static scenario sc; /* about 1.5 KiB; static keeps it off the stack */
+    static scenario sc; /* several KiB (mobility groups): static keeps it off the stack */
     cn_error err;
     cn_error_clear(&err);
     if (config_load(file, overrides, n_overrides, &sc, &err) != CN_OK) {
         std::fprintf(stderr, "clnetsim-ns3: %s\n", err.msg);
         return CN_ERR_INPUT;
     }
-    if (std::strcmp(sc.model, "flood") != 0 || sc.mobility != MOBILITY_STATIC ||
+    if (std::strcmp(sc.model, "flood") != 0 || scenario_is_mobile(&sc) ||
         sc.connectivity != CONNECTIVITY_UDG) {
         std::fprintf(stderr,
                      "clnetsim-ns3: %s: the ns-3 flood program covers static udg flood scenarios "
-                     "only (mobility.model = static)\n",
+                     "only (every node static: mobility.model = static and no moving group)\n",
                      file);
         return CN_ERR_INPUT;
     }

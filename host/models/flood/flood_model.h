@@ -45,7 +45,10 @@ typedef struct flood_replica {
     device_ctx *dev;
     int cpu;                /* a CPU device */
     cl_program prog;
-    cl_kernel k_place, k_rwp_init, k_move, k_csr_count, k_csr_fill, k_transmit, k_gather,
+    /* the init kernels of the mobility models present (by enum mobility_kind); k_move is
+     * the one model kernel when a single run of ids moves, else move_groups */
+    cl_kernel k_init[6];
+    cl_kernel k_place, k_move, k_csr_count, k_csr_fill, k_transmit, k_gather,
         k_export, k_retile, k_gather_moved, k_scatter_moved, k_stamp, k_packets,
         k_packets_local, k_packets_one;
     size_t ls_packets;
@@ -63,6 +66,7 @@ typedef struct flood_replica {
     uint32_t lcap;          /* work-group relay buffer entries */
 
     dbuf pos, waypoint, speed, leg, pause_end;
+    dbuf segtab;            /* move_groups: the runs of ids and their parameters */
     cell_lists cells;
     dbuf part_of;           /* ushort per node (a placeholder word with one partition) */
     int64_t part_epoch;     /* the tiling (flood_epoch) its part_of holds */
@@ -146,6 +150,14 @@ struct model {
     uint32_t n;             /* nodes */
     uint32_t words;         /* uint32 words of one slot's seen bitset */
     int mobile;
+    /* mobility: runs of ids with the same parameters (scenario_mobility_segments, pointing
+     * into SC), how many of them move, and the one that does when it is the only one
+     * (MOVING_SEG); ids [MOVE_FIRST, MOVE_END) span every moving run. The fastest speed and
+     * whether a node can wrap across the area bound the reach of a step. */
+    mobility_segment segs[SCENARIO_MAX_SEGMENTS];
+    int n_segs, n_moving, moving_seg;
+    int64_t move_first, move_end, speed_max;
+    int wraps;
     int64_t L;              /* window length = relay delay */
     uint64_t extent[3];     /* area sides in mm for placement and waypoints */
     /* Static scenario, one partition, one device: each packet flooded whole in one launch

@@ -85,12 +85,13 @@ static int make_kernel(flood_replica *r, const char *name, cl_kernel *k, size_t 
     return rc;
 }
 
-/* Kernels of each mobility model (cl/flood.cl). */
+/* Kernels of each mobility model (cl/flood.cl); random_walk needs no initial draw. */
 static const char *mobility_init_kernel(int mobility)
 {
     return mobility == MOBILITY_RWP ? "rwp_init"
          : mobility == MOBILITY_RANDOM_DIRECTION ? "direction_init"
-         : mobility == MOBILITY_GRID_WALK ? "grid_init" : "walk_init";
+         : mobility == MOBILITY_GRID_WALK ? "grid_init"
+         : mobility == MOBILITY_LINEAR ? "walk_init" : NULL;
 }
 
 static const char *mobility_move_kernel(int mobility)
@@ -100,6 +101,33 @@ static const char *mobility_move_kernel(int mobility)
          : mobility == MOBILITY_GRID_WALK ? "move_grid" : "move_walk";
 }
 
+/* The kernel of the window's mobility step: the model's own when a single run of ids moves. */
+static const char *move_kernel_name(const struct model *m)
+{
+    return m->n_moving == 1 ? mobility_move_kernel(m->segs[m->moving_seg].mob->model)
+                            : "move_groups";
+}
+
+/* The runs of ids that move alike (mobility groups), and what bounds a step. */
+static void mobility_plan(struct model *m)
+{
+    m->n_segs = scenario_mobility_segments(&m->sc, m->segs);
+    m->n_moving = 0;
+    m->move_first = m->move_end = 0;
+    for (int i = 0; i < m->n_segs; i++) {
+        if (m->segs[i].mob->model == MOBILITY_STATIC)
+            continue;
+        if (m->n_moving++ == 0) {
+            m->moving_seg = i;
+            m->move_first = m->segs[i].first;
+        }
+        m->move_end = m->segs[i].end;
+    }
+    m->mobile = m->n_moving > 0;
+    m->speed_max = scenario_speed_max(&m->sc);
+    m->wraps = scenario_wraps(&m->sc);
+}
+
 static int create_kernels(struct model *m, flood_replica *r, cn_error *err)
 {
     const char *sources[] = {"cells.cl", "flood.cl"};
@@ -107,11 +135,15 @@ static int create_kernels(struct model *m, flood_replica *r, cn_error *err)
     if (!rc)
         rc = make_kernel(r, m->sc.placement == PLACEMENT_GRID ? "place_grid" : "place_uniform",
                          &r->k_place, &r->ls_place, err);
-    /* the mobility model's kernels (random_walk needs no initial draw) */
-    if (!rc && m->mobile && m->sc.mobility != MOBILITY_RANDOM_WALK)
-        rc = make_kernel(r, mobility_init_kernel(m->sc.mobility), &r->k_rwp_init, NULL, err);
+    /* the mobility models' kernels: each model's initial draw, and the step */
+    for (int i = 0; i < m->n_segs && !rc; i++) {
+        int model = m->segs[i].mob->model;
+        const char *init = mobility_init_kernel(model);
+        if (init && !r->k_init[model])
+            rc = make_kernel(r, init, &r->k_init[model], NULL, err);
+    }
     if (!rc && m->mobile)
-        rc = make_kernel(r, mobility_move_kernel(m->sc.mobility), &r->k_move, &r->ls_move, err);
+        rc = make_kernel(r, move_kernel_name(m), &r->k_move, &r->ls_move, err);
     if (!rc)
         rc = make_kernel(r, "csr_count", &r->k_csr_count, &r->ls_csr, err);
     if (!rc)
@@ -131,6 +163,67 @@ static int create_kernels(struct model *m, flood_replica *r, cn_error *err)
         rc = make_kernel(r, "scatter_moved", &r->k_scatter_moved, NULL, err);
     if (!rc && m->mobile)
         rc = make_kernel(r, "stamp_parts", &r->k_stamp, NULL, err);
+    return rc;
+}
+
+/* The initial draws of the run of ids SEG (cl/flood.cl, *_init), if its model has any. */
+static int mobility_init_run(struct model *m, flood_replica *r, const mobility_segment *seg,
+                             cn_error *err)
+{
+    device_ctx *d = r->dev;
+    const mobility_params *mp = seg->mob;
+    const char *name = mobility_init_kernel(mp->model);
+    if (!name)
+        return 0;
+    cl_kernel k = r->k_init[mp->model];
+    cl_uint2 key = seed_key(&m->sc);
+    cl_ulong W = m->extent[0], H = m->extent[1], D = m->extent[2];
+    cl_long vmin = mp->speed_min_mm_s, vmax = mp->speed_max_mm_s;
+    cl_long tmin = mp->travel_min_ms, tmax = mp->travel_max_ms;
+    cl_uint end = (cl_uint)seg->end;
+    int rc;
+    if (mp->model == MOBILITY_RWP) /* the first leg */
+        rc = kernel_args(d, k, name, err, 11, KARG(end), KARG(key), KARG(W), KARG(H), KARG(D),
+                         KARG(vmin), KARG(vmax), KBUF(r->waypoint), KBUF(r->speed),
+                         KBUF(r->leg), KBUF(r->pause_end));
+    else if (mp->model == MOBILITY_LINEAR) /* the direction (in WAYPOINT) and speed */
+        rc = kernel_args(d, k, name, err, 7, KARG(end), KARG(key), KARG(D), KARG(vmin),
+                         KARG(vmax), KBUF(r->waypoint), KBUF(r->speed));
+    else if (mp->model == MOBILITY_RANDOM_DIRECTION) /* leg 0, its phase in LEG, PAUSE_END */
+        rc = kernel_args(d, k, name, err, 11, KARG(end), KARG(key), KARG(D), KARG(vmin),
+                         KARG(vmax), KARG(tmin), KARG(tmax), KBUF(r->waypoint), KBUF(r->speed),
+                         KBUF(r->leg), KBUF(r->pause_end));
+    else { /* grid_walk: to the nearest intersection, a speed and a first heading */
+        cl_long s = mp->street_spacing_mm, xm = (cl_long)W / s * s, ym = (cl_long)H / s * s;
+        rc = kernel_args(d, k, name, err, 11, KBUF(r->pos), KARG(end), KARG(key), KARG(s),
+                         KARG(xm), KARG(ym), KARG(vmin), KARG(vmax), KBUF(r->waypoint),
+                         KBUF(r->speed), KBUF(r->leg));
+    }
+    if (!rc)
+        rc = enqueue_1d_from(d, k, name, (size_t)seg->first, (size_t)(seg->end - seg->first),
+                             r->ls_move, NULL, err);
+    return rc;
+}
+
+/* move_groups' table: a row of SEG_WORDS longs per run of ids (cl/flood.cl). */
+static int write_segment_table(struct model *m, flood_replica *r, cn_error *err)
+{
+    enum { WORDS = 12 };
+    int64_t rows[SCENARIO_MAX_SEGMENTS][WORDS];
+    for (int i = 0; i < m->n_segs; i++) {
+        const mobility_params *mp = m->segs[i].mob;
+        int64_t s = mp->street_spacing_mm > 0 ? mp->street_spacing_mm : 1;
+        int64_t row[WORDS] = {m->segs[i].first, mp->model, mp->speed_min_mm_s,
+                              mp->speed_max_mm_s, mp->pause_min_ms, mp->pause_max_ms,
+                              mp->travel_min_ms, mp->travel_max_ms, s,
+                              (int64_t)m->extent[0] / s * s, (int64_t)m->extent[1] / s * s,
+                              mp->boundary};
+        memcpy(rows[i], row, sizeof row);
+    }
+    size_t bytes = (size_t)m->n_segs * sizeof rows[0];
+    int rc = dbuf_alloc(r->dev, &r->segtab, bytes, &m->acc, "mobility groups", err);
+    if (!rc)
+        rc = dbuf_write(r->dev, &r->segtab, 0, bytes, rows, 1, err);
     return rc;
 }
 
@@ -159,9 +252,6 @@ static int place_nodes(struct model *m, flood_replica *r, cn_error *err)
     if (rc || !m->mobile)
         return rc;
 
-    cl_uint2 key = seed_key(sc);
-    cl_ulong W = m->extent[0], H = m->extent[1], D = m->extent[2];
-    cl_long vmin = sc->speed_min_mm_s, vmax = sc->speed_max_mm_s;
     rc = dbuf_alloc(d, &r->waypoint, (size_t)m->n * 32, &m->acc, "waypoints", err);
     if (!rc)
         rc = dbuf_alloc(d, &r->speed, (size_t)m->n * 8, &m->acc, "speeds", err);
@@ -169,76 +259,78 @@ static int place_nodes(struct model *m, flood_replica *r, cn_error *err)
         rc = dbuf_alloc(d, &r->leg, (size_t)m->n * 4, &m->acc, "legs", err);
     if (!rc)
         rc = dbuf_alloc(d, &r->pause_end, (size_t)m->n * 8, &m->acc, "pause ends", err);
-    /* rwp: the first leg. linear: the direction (in WAYPOINT) and speed of every node. */
-    if (!rc && sc->mobility == MOBILITY_RWP)
-        rc = kernel_args(d, r->k_rwp_init, "rwp_init", err, 11, KARG(m->n), KARG(key), KARG(W),
-                         KARG(H), KARG(D), KARG(vmin), KARG(vmax), KBUF(r->waypoint),
-                         KBUF(r->speed), KBUF(r->leg), KBUF(r->pause_end));
-    if (!rc && sc->mobility == MOBILITY_LINEAR)
-        rc = kernel_args(d, r->k_rwp_init, "walk_init", err, 7, KARG(m->n), KARG(key), KARG(D),
-                         KARG(vmin), KARG(vmax), KBUF(r->waypoint), KBUF(r->speed));
-    /* random_direction: leg 0's direction, speed and travel time (the phase in LEG and
-     * PAUSE_END) */
-    cl_long tmin = sc->travel_min_ms, tmax = sc->travel_max_ms;
-    if (!rc && sc->mobility == MOBILITY_RANDOM_DIRECTION)
-        rc = kernel_args(d, r->k_rwp_init, "direction_init", err, 11, KARG(m->n), KARG(key),
-                         KARG(D), KARG(vmin), KARG(vmax), KARG(tmin), KARG(tmax),
-                         KBUF(r->waypoint), KBUF(r->speed), KBUF(r->leg), KBUF(r->pause_end));
-    /* grid_walk: nodes to their nearest intersection, a speed and a first heading */
-    cl_long s = sc->street_spacing_mm, xm = (cl_long)W / s * s, ym = (cl_long)H / s * s;
-    if (!rc && sc->mobility == MOBILITY_GRID_WALK)
-        rc = kernel_args(d, r->k_rwp_init, "grid_init", err, 11, KBUF(r->pos), KARG(m->n),
-                         KARG(key), KARG(s), KARG(xm), KARG(ym), KARG(vmin), KARG(vmax),
-                         KBUF(r->waypoint), KBUF(r->speed), KBUF(r->leg));
-    if (!rc && r->k_rwp_init)
-        rc = enqueue_1d(d, r->k_rwp_init, mobility_init_kernel(sc->mobility), m->n, r->ls_move,
-                        NULL, err);
+    for (int i = 0; i < m->n_segs && !rc; i++)
+        rc = mobility_init_run(m, r, &m->segs[i], err);
+    if (!rc && m->n_moving > 1)
+        rc = write_segment_table(m, r, err);
     r->moved = 0;
     r->pre_window = -1;
     return rc;
 }
 
+/* The step of window WINDOW for the run of ids SEG, with its model's kernel K (set up as
+ * flood_move's K_MOVE). */
+static int move_run_args(struct model *m, flood_replica *r, const mobility_segment *seg,
+                         int64_t window, cn_error *err)
+{
+    const mobility_params *mp = seg->mob;
+    const char *name = mobility_move_kernel(mp->model);
+    cl_uint2 key = seed_key(&m->sc);
+    cl_ulong W = m->extent[0], H = m->extent[1], D = m->extent[2];
+    cl_long vmin = mp->speed_min_mm_s, vmax = mp->speed_max_mm_s;
+    cl_long pmin = mp->pause_min_ms, pmax = mp->pause_max_ms;
+    cl_long tmin = mp->travel_min_ms, tmax = mp->travel_max_ms;
+    cl_long T = window * m->L, L = m->L;
+    cl_int policy = mp->boundary;
+    cl_uint end = (cl_uint)seg->end;
+    if (mp->model == MOBILITY_GRID_WALK) {
+        cl_long s = mp->street_spacing_mm, xm = (cl_long)W / s * s, ym = (cl_long)H / s * s;
+        return kernel_args_cached(r->dev, r->k_move, &r->move_args, name, err, 0, 10,
+                                  KBUF(r->pos), KARG(end), KARG(key), KARG(s), KARG(xm),
+                                  KARG(ym), KARG(L), KBUF(r->waypoint), KBUF(r->speed),
+                                  KBUF(r->leg));
+    }
+    if (mp->model == MOBILITY_RANDOM_DIRECTION)
+        return kernel_args_cached(r->dev, r->k_move, &r->move_args, name, err, 0, 19,
+                                  KBUF(r->pos), KARG(end), KARG(key), KARG(W), KARG(H), KARG(D),
+                                  KARG(vmin), KARG(vmax), KARG(tmin), KARG(tmax), KARG(pmin),
+                                  KARG(pmax), KARG(T), KARG(L), KARG(policy), KBUF(r->waypoint),
+                                  KBUF(r->speed), KBUF(r->leg), KBUF(r->pause_end));
+    if (mp->model == MOBILITY_RWP)
+        return kernel_args_cached(r->dev, r->k_move, &r->move_args, name, err, 0, 16,
+                                  KBUF(r->pos), KARG(end), KARG(key), KARG(W), KARG(H), KARG(D),
+                                  KARG(vmin), KARG(vmax), KARG(pmin), KARG(pmax), KARG(T),
+                                  KARG(L), KBUF(r->waypoint), KBUF(r->speed), KBUF(r->leg),
+                                  KBUF(r->pause_end));
+    /* random_walk draws its step from the window number, modulo 2^32 (docs/models.md) */
+    cl_uint w = (cl_uint)window;
+    cl_int fresh = mp->model == MOBILITY_RANDOM_WALK;
+    return kernel_args_cached(r->dev, r->k_move, &r->move_args, name, err, 0, 14, KBUF(r->pos),
+                              KARG(end), KARG(key), KARG(W), KARG(H), KARG(D), KARG(vmin),
+                              KARG(vmax), KARG(L), KARG(w), KARG(fresh), KARG(policy),
+                              KBUF(r->waypoint), KBUF(r->speed));
+}
+
 int flood_move(struct model *m, flood_replica *r, int64_t window, cl_event *ev, cn_error *err)
 {
-    const scenario *sc = &m->sc;
-    cl_uint2 key = seed_key(sc);
-    cl_ulong W = m->extent[0], H = m->extent[1], D = m->extent[2];
-    cl_long vmin = sc->speed_min_mm_s, vmax = sc->speed_max_mm_s;
-    cl_long pmin = sc->pause_min_ms, pmax = sc->pause_max_ms;
-    cl_long T = window * m->L, L = m->L;
     int rc;
-    const char *name = mobility_move_kernel(sc->mobility);
-    cl_long tmin = sc->travel_min_ms, tmax = sc->travel_max_ms;
-    cl_int policy = sc->boundary;
-    if (sc->mobility == MOBILITY_GRID_WALK) {
-        cl_long s = sc->street_spacing_mm, xm = (cl_long)W / s * s, ym = (cl_long)H / s * s;
-        rc = kernel_args_cached(r->dev, r->k_move, &r->move_args, name, err, 0, 10,
-                                KBUF(r->pos), KARG(m->n), KARG(key), KARG(s), KARG(xm),
-                                KARG(ym), KARG(L), KBUF(r->waypoint), KBUF(r->speed),
-                                KBUF(r->leg));
-    } else if (sc->mobility == MOBILITY_RANDOM_DIRECTION) {
-        rc = kernel_args_cached(r->dev, r->k_move, &r->move_args, name, err, 0, 19,
-                                KBUF(r->pos), KARG(m->n), KARG(key), KARG(W), KARG(H), KARG(D),
-                                KARG(vmin), KARG(vmax), KARG(tmin), KARG(tmax), KARG(pmin),
-                                KARG(pmax), KARG(T), KARG(L), KARG(policy), KBUF(r->waypoint),
-                                KBUF(r->speed), KBUF(r->leg), KBUF(r->pause_end));
-    } else if (sc->mobility == MOBILITY_RWP) {
-        rc = kernel_args_cached(r->dev, r->k_move, &r->move_args, name, err, 0, 16,
-                                KBUF(r->pos), KARG(m->n), KARG(key), KARG(W), KARG(H), KARG(D),
-                                KARG(vmin), KARG(vmax), KARG(pmin), KARG(pmax), KARG(T),
-                                KARG(L), KBUF(r->waypoint), KBUF(r->speed), KBUF(r->leg),
-                                KBUF(r->pause_end));
+    const char *name = move_kernel_name(m);
+    if (m->n_moving == 1) {
+        rc = move_run_args(m, r, &m->segs[m->moving_seg], window, err);
     } else {
-        /* random_walk draws its step from the window number, modulo 2^32 (docs/models.md) */
-        cl_uint w = (cl_uint)window;
-        cl_int fresh = sc->mobility == MOBILITY_RANDOM_WALK;
-        rc = kernel_args_cached(r->dev, r->k_move, &r->move_args, name, err, 0, 14,
-                                KBUF(r->pos), KARG(m->n), KARG(key), KARG(W), KARG(H), KARG(D),
-                                KARG(vmin), KARG(vmax), KARG(L), KARG(w), KARG(fresh),
-                                KARG(policy), KBUF(r->waypoint), KBUF(r->speed));
+        cl_uint2 key = seed_key(&m->sc);
+        cl_ulong W = m->extent[0], H = m->extent[1], D = m->extent[2];
+        cl_long T = window * m->L, L = m->L;
+        cl_uint w = (cl_uint)window, end = (cl_uint)m->move_end, nseg = (cl_uint)m->n_segs;
+        rc = kernel_args_cached(r->dev, r->k_move, &r->move_args, name, err, 0, 15,
+                                KBUF(r->pos), KARG(end), KARG(key), KARG(W), KARG(H), KARG(D),
+                                KARG(T), KARG(L), KARG(w), KBUF(r->segtab), KARG(nseg),
+                                KBUF(r->waypoint), KBUF(r->speed), KBUF(r->leg),
+                                KBUF(r->pause_end));
     }
     if (!rc)
-        rc = enqueue_1d(r->dev, r->k_move, name, m->n, r->ls_move, ev, err);
+        rc = enqueue_1d_from(r->dev, r->k_move, name, (size_t)m->move_first,
+                             (size_t)(m->move_end - m->move_first), r->ls_move, ev, err);
     if (!rc)
         r->moved = window;
     return rc;
@@ -626,7 +718,7 @@ int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs
                        (long long)n);
     m->n = (uint32_t)n;
     m->words = (m->n + 31) / 32;
-    m->mobile = sc->mobility != MOBILITY_STATIC;
+    mobility_plan(m);
     m->retile = sc->retile;
     m->retile_queued = m->retile_in_rb = -1;
     /* CLNETSIM_TEST_RECORDS=K: room for K moved-node records at first, and K read with the
@@ -674,7 +766,8 @@ static void destroy_replica(struct model *m, flood_replica *r)
 {
     flood_premove_release(r);
     flood_release_export_areas(r);
-    dbuf *bufs[] = {&r->pos, &r->waypoint, &r->speed, &r->leg, &r->pause_end, &r->part_of,
+    dbuf *bufs[] = {&r->pos, &r->waypoint, &r->speed, &r->leg, &r->pause_end, &r->segtab,
+                    &r->part_of,
                     &r->seen, &r->spill, &r->slot_packet, &r->ctl, &r->desc,
                     &r->frontier[0], &r->frontier[1], &r->exported,
                     &r->boxes, &r->cuts, &r->held, &r->leaving, &r->records};
@@ -682,7 +775,10 @@ static void destroy_replica(struct model *m, flood_replica *r)
         dbuf_release(bufs[i], &m->acc);
     cell_lists_free(&r->cells, &m->acc);
     scan_free(&r->node_scan, &m->acc);
-    cl_kernel ks[] = {r->k_place, r->k_rwp_init, r->k_move, r->k_csr_count, r->k_csr_fill,
+    for (int i = 0; i < 6; i++)
+        if (r->k_init[i])
+            clReleaseKernel(r->k_init[i]);
+    cl_kernel ks[] = {r->k_place, r->k_move, r->k_csr_count, r->k_csr_fill,
                       r->k_transmit, r->k_gather, r->k_export, r->k_retile,
                       r->k_gather_moved, r->k_scatter_moved, r->k_stamp};
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)

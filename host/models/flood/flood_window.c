@@ -248,13 +248,13 @@ void flood_reach_box(const struct model *m, uint32_t part, int64_t w, int extra,
         lo->s[c] = INT64_MIN, hi->s[c] = INT64_MAX;
     if (m->n_parts <= 1 || (m->mobile ? !m->cuts.x : !m->box))
         return;
-    if (m->mobile && m->sc.mobility != MOBILITY_RWP && m->sc.boundary == BOUNDARY_WRAP)
+    if (m->mobile && m->wraps)
         return;
     /* speeds and windows are bounded by the configuration checks; the product is kept below
      * 2^62 so that the bounds cannot wrap */
-    if (m->sc.speed_max_mm_s > 0 && m->L > INT64_MAX / m->sc.speed_max_mm_s)
+    if (m->speed_max > 0 && m->L > INT64_MAX / m->speed_max)
         return;
-    int64_t step = m->mobile ? m->sc.speed_max_mm_s * m->L / 1000000000 + 1 : 0;
+    int64_t step = m->mobile ? m->speed_max * m->L / 1000000000 + 1 : 0;
     int64_t moves = m->mobile ? w - flood_epoch_positions(m, w) + extra : 0;
     int64_t reach = step > 0 && moves > ((int64_t)1 << 61) / step ? (int64_t)1 << 62
                                                                   : moves * step;
