@@ -493,7 +493,21 @@ typedef struct window_params {
     ulong drop_threshold;
     uint2 key;
     uint source, destination, ttl, words;
+    uint qudg;               /* connectivity qudg: links beyond RMIN2 are drawn */
+    ulong rmin2, link_thr;   /* qudg: r_min^2 (mm^2) and thr(link_probability) */
 } window_params;
+
+/* QUDG (docs/models.md, "Connectivity"): nodes I and J at squared distance D2 (never more
+ * than range^2: the caller's test) are linked in window WIN when D2 <= r_min^2, else when w0
+ * of ctr {min(i, j), max(i, j), 5, WIN} is below thr(link_probability). The pair is unordered,
+ * so both ends draw the same link. */
+inline int qudg_link(uint i, uint j, ulong d2, uint win, const window_params *w)
+{
+    if (d2 <= w->rmin2)
+        return 1;
+    uint4 c = (uint4)(min(i, j), max(i, j), STREAM_QUDG_LINK, win);
+    return (ulong)philox4x32_10(c, w->key).x < w->link_thr;
+}
 
 /* Hop count and time of packet K's transmissions in the window starting at T: every
  * transmission of a packet happens at t_k + (h - 1) L, so each packet has one time per window. */
@@ -590,7 +604,7 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
 
 #define TRANSMIT_PROLOGUE                                                                   \
     window_params w = {T, L, start, interval, duration, drop_threshold, key,               \
-                       source, destination, ttl, words};                                    \
+                       source, destination, ttl, words, qudg, rmin2, link_thr};             \
     __global uint *alive = (__global uint *)ctl + CTL_WORDS;                                \
     uint lid = get_local_id(0), lsize = get_local_size(0);                                 \
     uint inline_words[16];                                                                  \
@@ -668,23 +682,36 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
         long duration, ulong drop_threshold, uint2 key, uint source, uint destination,      \
         uint ttl, __local uint *l_n, __local uint *l_flush, __local uint4 *l_sums,          \
         __local uint2 *lbuf, uint lcap, __global const ushort *part_of, uint part,         \
-        uint nparts, uint n_import
+        uint nparts, uint n_import, uint qudg, ulong rmin2, ulong link_thr
 
 #define HANDLE_NEIGHBOUR(j)                                                                 \
     if (receive(j, slot, k, t, tk, h, &w, seen, ctl, &n_first))                            \
         append_relay(j, slot, l_n, lbuf, lcap, ctl, out_word, out, capacity, spill, words,  \
                      alive, stamp);
 
-/* Static scenarios: neighbours from the CSR lists built once. */
+/* Static scenarios: neighbours from the CSR lists built once (under qudg, every pair within
+ * range, each link drawn for the window; POS then gives the distances). */
 __kernel void transmit(TRANSMIT_COMMON_ARGS, __global const uint *offsets,
-                       __global const uint *neighbours)
+                       __global const uint *neighbours, __global const long4 *pos)
 {
     TRANSMIT_PROLOGUE
     uint a = offsets[i], e = offsets[i + 1];
-    n_rx = e - a;
-    for (uint q = a; q < e; q++) {
-        uint j = neighbours[q];
-        HANDLE_NEIGHBOUR(j)
+    if (!qudg) {
+        n_rx = e - a;
+        for (uint q = a; q < e; q++) {
+            uint j = neighbours[q];
+            HANDLE_NEIGHBOUR(j)
+        }
+    } else {
+        long4 pi = pos[i];
+        uint win = (uint)(T / L);
+        for (uint q = a; q < e; q++) {
+            uint j = neighbours[q];
+            if (!qudg_link(i, j, dist2(pi, pos[j]), win, &w))
+                continue;
+            n_rx++;
+            HANDLE_NEIGHBOUR(j)
+        }
     }
     TRANSMIT_EPILOGUE
 }
@@ -737,11 +764,14 @@ __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, u
         /* .w is read only with several partitions: loading it with the coordinates slowed
          * the one-partition run by 10%, and two loops, one per case, made PoCL 5.0's
          * work-group compiler fail an assertion */
+        uint win = (uint)(T / L);
         FOR_EACH_CANDIDATE(p, j, {
-            if (j != i && (nparts <= 1u || pos[j].w == (long)part) &&
-                dist2(p, pos[j]) <= range2) {
-                deg++;
-                HANDLE_NEIGHBOUR_EXPORTING(j)
+            if (j != i && (nparts <= 1u || pos[j].w == (long)part)) {
+                ulong d2 = dist2(p, pos[j]);
+                if (d2 <= range2 && (!qudg || qudg_link(i, j, d2, win, &w))) {
+                    deg++;
+                    HANDLE_NEIGHBOUR_EXPORTING(j)
+                }
             }
         });
     }
@@ -925,8 +955,9 @@ inline uint relay_candidates(const uint *cand, uint n, uint k, const window_para
  * Adds the packet's counts to ACC (tx, rx, first, delivered, hops, latency) and returns the
  * time of its last transmission (-1: none). */
 inline long flood_one_packet(uint k, long tk, __global const uint *offsets,
-                             __global const uint *neighbours, __global uint *bits,
-                             __global uint *fr, const window_params *w, long *acc)
+                             __global const uint *neighbours, __global const long4 *pos,
+                             __global uint *bits, __global uint *fr, const window_params *w,
+                             long *acc)
 {
     bits[w->source >> 5] |= 1u << (w->source & 31u);
     fr[0] = w->source;
@@ -937,13 +968,21 @@ inline long flood_one_packet(uint k, long tk, __global const uint *offsets,
         last = t;
         int relays = w->ttl == 0u || h < (long)w->ttl;
         uint n_cand = 0;
+        uint win = (uint)(t / w->L);
         for (uint e = a; e < b; e++) {
             uint i = fr[e];
             uint o0 = offsets[i], o1 = offsets[i + 1];
+            long4 pi = w->qudg ? pos[i] : (long4)(0);
             acc[0]++;
-            acc[1] += o1 - o0;
+            if (!w->qudg)
+                acc[1] += o1 - o0;
             for (uint o = o0; o < o1; o++) {
                 uint j = neighbours[o];
+                if (w->qudg) {
+                    if (!qudg_link(i, j, dist2(pi, pos[j]), win, w))
+                        continue;
+                    acc[1]++;
+                }
                 uint bit = 1u << (j & 31u), v = bits[j >> 5];
                 if (v & bit)
                     continue;
@@ -997,13 +1036,21 @@ inline long flood_one_packet(uint k, long tk, __global const uint *offsets,
         while (a < b && (duration == 0 || t < duration)) {                                  \
             last = t;                                                                       \
             int relays = ttl == 0u || h < (long)ttl;                                        \
+            uint win = (uint)(t / L);                                                       \
             for (uint e = a + lid; e < b; e += ls) {                                        \
                 uint i = e - a < PACKET_LEVEL_CAP ? lcur[e - a] : fr[e];                    \
                 uint o0 = offsets[i], o1 = offsets[i + 1];                                  \
+                long4 pi = qudg ? pos[i] : (long4)(0);                                      \
                 tx++;                                                                       \
-                rx += o1 - o0;                                                              \
+                if (!qudg)                                                                  \
+                    rx += o1 - o0;                                                          \
                 for (uint o = o0; o < o1; o++) {                                            \
                     uint j = neighbours[o];                                                 \
+                    if (qudg) {                                                             \
+                        if (!qudg_link(i, j, dist2(pi, pos[j]), win, &lw))                  \
+                            continue;                                                       \
+                        rx++;                                                               \
+                    }                                                                       \
                     uint bit = 1u << (j & 31u);                                             \
                     if ((BITS[j >> 5] & bit) || (atomic_or(&BITS[j >> 5], bit) & bit))      \
                         continue; /* seen before, or another work-item got there first */   \
@@ -1044,6 +1091,8 @@ inline long flood_one_packet(uint k, long tk, __global const uint *offsets,
         long tk = start + (long)k * interval;                                               \
         ulong tx = 0, rx = 0, first = 0;                                                    \
         long last = -1;                                                                     \
+        window_params lw = {0, L, start, interval, duration, drop_threshold, key, source,  \
+                            destination, ttl, words, qudg, rmin2, link_thr};                \
         FLOOD_LEVELS(BITS);                                                                 \
         red[3 * lid] = tx;                                                                  \
         red[3 * lid + 1] = rx;                                                              \
@@ -1092,7 +1141,8 @@ __kernel void flood_packets(uint k0, uint count, __global const uint *restrict o
                             __global uint *seen, uint words, __global uint *front,
                             __global long *stats, long start, long interval, long L,
                             long duration, ulong drop_threshold, uint2 key, uint source,
-                            uint destination, uint ttl, __local ulong *red, __local uint *tail,
+                            uint destination, uint ttl, __global const long4 *pos, uint qudg,
+                            ulong rmin2, ulong link_thr, __local ulong *red, __local uint *tail,
                             __local long *delivery, __local uint *lfront)
 {
     uint g = get_group_id(0), groups = get_num_groups(0);
@@ -1110,21 +1160,22 @@ __kernel void flood_packets_one(uint k0, uint count, __global const uint *offset
                                 uint words, __global uint *front, __global long *stats,
                                 long start, long interval, long L, long duration,
                                 ulong drop_threshold, uint2 key, uint source, uint destination,
-                                uint ttl)
+                                uint ttl, __global const long4 *pos, uint qudg, ulong rmin2,
+                                ulong link_thr)
 {
     uint g = get_global_id(0), groups = get_global_size(0);
     __global uint *bits = seen + (size_t)g * words;
     __global uint *fr = front + (size_t)g * n;
     __global long *row = stats + (size_t)g * PACKET_STATS;
     window_params w = {0, L, start, interval, duration, drop_threshold, key,
-                       source, destination, ttl, words};
+                       source, destination, ttl, words, qudg, rmin2, link_thr};
     for (uint q = g; q < count; q += groups) {
         uint k = k0 + q;
         long tk = start + (long)k * interval;
         for (uint c = 0; c < words; c++)
             bits[c] = 0u;
         long acc[6] = {0, 0, 0, 0, 0, 0};
-        long last = flood_one_packet(k, tk, offsets, neighbours, bits, fr, &w, acc);
+        long last = flood_one_packet(k, tk, offsets, neighbours, pos, bits, fr, &w, acc);
         for (int c = 0; c < 6; c++)
             row[c] += acc[c];
         if (last > row[PS_END])
@@ -1139,7 +1190,8 @@ __kernel void flood_packets_local(uint k0, uint count, __global const uint *rest
                                   __global uint *seen, uint words, __global uint *front,
                                   __global long *stats, long start, long interval, long L,
                                   long duration, ulong drop_threshold, uint2 key, uint source,
-                                  uint destination, uint ttl, __local ulong *red,
+                                  uint destination, uint ttl, __global const long4 *pos,
+                                  uint qudg, ulong rmin2, ulong link_thr, __local ulong *red,
                                   __local uint *tail, __local long *delivery,
                                   __local uint *lfront, __local uint *lbits)
 {

@@ -215,6 +215,21 @@ static int check_mobility(load_ctx *ctx, const char *label)
     return 0;
 }
 
+static int check_connectivity(load_ctx *ctx)
+{
+    scenario *sc = &ctx->sc;
+    char where[300], a[64], b[64];
+    if (sc->connectivity == CONNECTIVITY_QUDG && sc->range_min_mm > sc->range_mm)
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [connectivity] range_min = %s m is above range = %s m: expected "
+                       "range_min <= range (qudg links nodes within range_min always, beyond "
+                       "range never)",
+                       WHERE(K_RANGE_MIN, K_RANGE, K_CONNECTIVITY),
+                       value_text(ctx, K_RANGE_MIN, a, sizeof a),
+                       value_text(ctx, K_RANGE, b, sizeof b));
+    return 0;
+}
+
 static int check_partitions(load_ctx *ctx)
 {
     scenario *sc = &ctx->sc;
@@ -264,6 +279,10 @@ int config_finish(load_ctx *ctx)
     if (rc == 0)
         rc = check_partitions(ctx);
     if (rc == 0)
+        rc = check_connectivity(ctx);
+    if (rc == 0)
         ctx->sc.drop_threshold = philox_threshold(ctx->sc.drop_probability);
+    if (rc == 0)
+        ctx->sc.link_threshold = philox_threshold(ctx->sc.link_probability);
     return rc;
 }

@@ -13,7 +13,7 @@
 #include "common/error.h"
 
 enum placement_kind { PLACEMENT_GRID = 0, PLACEMENT_UNIFORM = 1 };
-enum connectivity_kind { CONNECTIVITY_UDG = 0 };
+enum connectivity_kind { CONNECTIVITY_UDG = 0, CONNECTIVITY_QUDG = 1 };
 enum mobility_kind {
     MOBILITY_STATIC = 0,
     MOBILITY_RWP = 1,
@@ -78,7 +78,10 @@ typedef struct scenario {
 
     /* [connectivity] */
     int connectivity;         /* enum connectivity_kind */
-    int64_t range_mm;
+    int64_t range_mm;         /* udg: the range; qudg: r_max */
+    int64_t range_min_mm;     /* qudg: r_min, always linked within it */
+    double link_probability;  /* qudg: q, the chance of a link between r_min and r_max */
+    uint64_t link_threshold;  /* floor(q * 2^32), 2^32 for q = 1 */
 
     /* [mobility]: every node that no group names */
     mobility_params mob;

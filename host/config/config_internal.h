@@ -38,6 +38,8 @@ enum key_id {
     K_DEPTH,
     K_CONNECTIVITY,
     K_RANGE,
+    K_RANGE_MIN,
+    K_LINK_PROBABILITY,
     K_MOBILITY,
     K_SPEED_MIN,
     K_SPEED_MAX,

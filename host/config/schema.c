@@ -17,7 +17,7 @@
 
 static const char *const model_choices[] = {"flood", NULL};
 static const char *const placement_choices[] = {"grid", "uniform", NULL};
-static const char *const connectivity_choices[] = {"udg", NULL};
+static const char *const connectivity_choices[] = {"udg", "qudg", NULL};
 static const char *const mobility_choices[] = {"static", "rwp", "linear", "random_walk",
                                                "random_direction", "grid_walk", NULL};
 static const char *const boundary_choices[] = {"stop", "slide", "bounce", "wrap", NULL};
@@ -69,11 +69,23 @@ const config_key config_keys[K_COUNT] = {
 
     [K_CONNECTIVITY] = {"connectivity", "model", KT_CHOICE, FIELD(connectivity), 0, 0, 0, NULL,
                         connectivity_choices, "udg",
-                        "Link model: udg (unit disk graph), nodes within range of each other "
-                        "are neighbours."},
+                        "Link model: udg (unit disk graph: nodes within range of each other "
+                        "are neighbours) or qudg (quasi unit disk graph: always linked within "
+                        "range_min, never beyond range, in between with link_probability, drawn "
+                        "per pair and window). Exact rules: docs/models.md."},
     [K_RANGE] = {"connectivity", "range", KT_LENGTH_MM, FIELD(range_mm), 0, SCENARIO_MAX_SIDE_MM,
                  KEY_MIN_OPEN, NULL, NULL, "100",
-                 "Radio range: i and j are neighbours when their distance is <= range."},
+                 "Radio range: i and j are neighbours when their distance is <= range (qudg: "
+                 "r_max, the farthest a link reaches)."},
+    [K_RANGE_MIN] = {"connectivity", "range_min", KT_LENGTH_MM, FIELD(range_min_mm), 0,
+                     SCENARIO_MAX_SIDE_MM, 0, NULL, NULL, "0",
+                     "qudg: r_min (<= range); nodes this close are always linked. Ignored by "
+                     "udg."},
+    [K_LINK_PROBABILITY] = {"connectivity", "link_probability", KT_PROBABILITY,
+                            FIELD(link_probability), 0, 0, 0, NULL, NULL, "0.5",
+                            "qudg: probability q that two nodes between range_min and range "
+                            "are linked in a window (a fresh draw per pair and window). "
+                            "Ignored by udg."},
 
     [K_MOBILITY] = {"mobility", "model", KT_CHOICE, FIELD(mob.model), 0, 0, 0, NULL,
                     mobility_choices, "static",

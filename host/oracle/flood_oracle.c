@@ -300,7 +300,12 @@ static bool scenario_ok(const scenario *sc)
             (sc->cols > 1 && sc->spacing_mm > SCENARIO_MAX_SIDE_MM / (sc->cols - 1)))
             return false;
     }
-    if (sc->connectivity != CONNECTIVITY_UDG || !side_ok(sc->range_mm))
+    if ((sc->connectivity != CONNECTIVITY_UDG && sc->connectivity != CONNECTIVITY_QUDG) ||
+        !side_ok(sc->range_mm))
+        return false;
+    if (sc->connectivity == CONNECTIVITY_QUDG &&
+        (sc->range_min_mm < 0 || sc->range_min_mm > sc->range_mm ||
+         sc->link_threshold > (UINT64_C(1) << 32)))
         return false;
     if (!mobility_ok(sc, &sc->mob) || !groups_ok(sc, n))
         return false;
@@ -731,6 +736,35 @@ static int advance_packet(const scenario *sc, int64_t dest, live_packet *p, cons
     return ORACLE_OK;
 }
 
+/* qudg (docs/models.md): keeps in the range lists OFF/LST (range = r_max) the links of window
+ * W: pairs within range_min, and the others whose draw ctr {min, max, 5, w mod 2^32} has
+ * w0 < thr(link_probability). The pair is unordered, so both directions agree. */
+static void qudg_filter(const scenario *sc, const int64_t (*pos)[3], int64_t n, int64_t w,
+                        int64_t *off, int32_t *lst)
+{
+    const uint64_t rmin2 = (uint64_t)sc->range_min_mm * (uint64_t)sc->range_min_mm;
+    const uint32_t key0 = (uint32_t)(sc->seed & 0xffffffffu), key1 = (uint32_t)(sc->seed >> 32);
+    int64_t at = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t a = off[i], b = off[i + 1];
+        off[i] = at;
+        for (int64_t q = a; q < b; q++) {
+            const int64_t j = lst[q];
+            bool linked = dist2(pos[i], pos[j]) <= rmin2;
+            if (!linked) {
+                const uint32_t ctr[4] = {(uint32_t)(i < j ? i : j), (uint32_t)(i < j ? j : i), 5,
+                                         (uint32_t)w};
+                uint32_t r[4];
+                oracle_philox4x32_10(ctr, key0, key1, r);
+                linked = (uint64_t)r[0] < sc->link_threshold;
+            }
+            if (linked)
+                lst[at++] = (int32_t)j;
+        }
+    }
+    off[n] = at;
+}
+
 int flood_oracle_run(const scenario *sc, flood_oracle_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -742,6 +776,7 @@ int flood_oracle_run(const scenario *sc, flood_oracle_result *out)
     const int64_t dest = sc->destination == -1 ? n - 1 : sc->destination;
     const int64_t dur = sc->duration_ns;
     bool mobile = false;
+    const bool qudg = sc->connectivity == CONNECTIVITY_QUDG;
     out->seed = sc->seed;
     out->nodes = n;
     out->generated = sc->packets;
@@ -809,13 +844,16 @@ int flood_oracle_run(const scenario *sc, flood_oracle_result *out)
             next_k++;
         }
 
-        /* Neighbour sets of this window's positions (once for static scenarios). */
-        if (nlive > 0 && (nb_window < 0 || (mobile && nb_window != w))) {
+        /* Neighbour sets of this window's positions (once for static udg scenarios; qudg
+         * draws its links for every window). */
+        if (nlive > 0 && (nb_window < 0 || ((mobile || qudg) && nb_window != w))) {
             free(off);
             free(lst);
             rc = oracle_neighbours((const int64_t (*)[3])mob.pos, n, sc->range_mm, &off, &lst);
             if (rc != ORACLE_OK)
                 goto done;
+            if (qudg)
+                qudg_filter(sc, (const int64_t (*)[3])mob.pos, n, w, off, lst);
             nb_window = w;
         }
 

@@ -107,6 +107,8 @@ static void check_same_scenario_at(const char *file, int line, const scenario *a
     SAME(depth_mm);
     SAME(connectivity);
     SAME(range_mm);
+    SAME(range_min_mm);
+    SAME(link_threshold);
     SAME(mob.model);
     SAME(mob.speed_min_mm_s);
     SAME(mob.speed_max_mm_s);
@@ -553,8 +555,30 @@ static void test_errors_values(void)
     EXPECT_ERROR("[mobility]\nmodel = RWP\n", NULL,
                  "[mobility] model = RWP: expected one of: static, rwp, linear, random_walk, "
                  "random_direction, grid_walk");
-    EXPECT_ERROR("[connectivity]\nmodel = qudg\n", NULL,
-                 "[connectivity] model = qudg: expected one of: udg");
+    EXPECT_ERROR("[connectivity]\nmodel = sinr\n", NULL,
+                 "[connectivity] model = sinr: expected one of: udg, qudg");
+    /* qudg: r_min <= r_max; link_probability a probability; thresholds derived */
+    EXPECT_ERROR("[connectivity]\nmodel = qudg\nrange = 50\nrange_min = 60\n", NULL,
+                 "t.ini:4: [connectivity] range_min = 60 m is above range = 50 m: expected "
+                 "range_min <= range");
+    EXPECT_ERROR("[connectivity]\nmodel = qudg\nlink_probability = 1.5\n", NULL,
+                 "t.ini:3: [connectivity] link_probability = 1.5: expected a probability in "
+                 "[0, 1]");
+    {
+        scenario q;
+        if (LOAD_OK("[connectivity]\nmodel = qudg\nrange = 50\nrange_min = 20\n"
+                    "link_probability = 0.25\n", &q) == 0) {
+            CHECK_I64(q.connectivity, CONNECTIVITY_QUDG);
+            CHECK_I64(q.range_min_mm, 20000);
+            CHECK_I64((int64_t)q.link_threshold, (int64_t)1 << 30);
+            CHECK_ROUND_TRIP(&q);
+        }
+        /* udg ignores the qudg keys, even out of order */
+        if (LOAD_OK("[connectivity]\nrange = 50\nrange_min = 80\n", &q) == 0)
+            CHECK_I64(q.connectivity, CONNECTIVITY_UDG);
+        if (LOAD_OK("[connectivity]\nmodel = qudg\nlink_probability = 1\n", &q) == 0)
+            CHECK_I64((int64_t)q.link_threshold, (int64_t)1 << 32);
+    }
     EXPECT_ERROR("[simulation]\nmodel = phold\n", NULL,
                  "t.ini:2: [simulation] model = phold: expected one of: flood");
     EXPECT_ERROR("[topology]\nplacement =\n", NULL, "[topology] placement = : empty value");
@@ -951,7 +975,7 @@ static void test_reference(void)
     int rows = 0;
     for (char *line = strstr(buf, "\n| "); line; line = strstr(line + 1, "\n| "))
         rows++;
-    CHECK_I64(rows, 41); /* header + 40 keys */
+    CHECK_I64(rows, 43); /* header + 42 keys */
     CHECK(strstr(buf, "| mobility.group NAME | nodes | id ranges | first-last, ..., ids < nodes | "
                       "(required) |"));
     for (char *line = buf; line && *line;) {
