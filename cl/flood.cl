@@ -695,23 +695,17 @@ __kernel void transmit(TRANSMIT_COMMON_ARGS, __global const uint *offsets,
                        __global const uint *neighbours, __global const long4 *pos)
 {
     TRANSMIT_PROLOGUE
+    /* one loop for both models: two loops, one per case, make PoCL 5.0's work-group
+     * compiler fail an assertion (see transmit_mobile) */
     uint a = offsets[i], e = offsets[i + 1];
-    if (!qudg) {
-        n_rx = e - a;
-        for (uint q = a; q < e; q++) {
-            uint j = neighbours[q];
-            HANDLE_NEIGHBOUR(j)
-        }
-    } else {
-        long4 pi = pos[i];
-        uint win = (uint)(T / L);
-        for (uint q = a; q < e; q++) {
-            uint j = neighbours[q];
-            if (!qudg_link(i, j, dist2(pi, pos[j]), win, &w))
-                continue;
-            n_rx++;
-            HANDLE_NEIGHBOUR(j)
-        }
+    long4 pi = pos[i];
+    uint win = (uint)(T / L);
+    for (uint q = a; q < e; q++) {
+        uint j = neighbours[q];
+        if (qudg && !qudg_link(i, j, dist2(pi, pos[j]), win, &w))
+            continue;
+        n_rx++;
+        HANDLE_NEIGHBOUR(j)
     }
     TRANSMIT_EPILOGUE
 }
@@ -972,17 +966,13 @@ inline long flood_one_packet(uint k, long tk, __global const uint *offsets,
         for (uint e = a; e < b; e++) {
             uint i = fr[e];
             uint o0 = offsets[i], o1 = offsets[i + 1];
-            long4 pi = w->qudg ? pos[i] : (long4)(0);
+            long4 pi = pos[i];
             acc[0]++;
-            if (!w->qudg)
-                acc[1] += o1 - o0;
             for (uint o = o0; o < o1; o++) {
                 uint j = neighbours[o];
-                if (w->qudg) {
-                    if (!qudg_link(i, j, dist2(pi, pos[j]), win, w))
-                        continue;
-                    acc[1]++;
-                }
+                if (w->qudg && !qudg_link(i, j, dist2(pi, pos[j]), win, w))
+                    continue;
+                acc[1]++;
                 uint bit = 1u << (j & 31u), v = bits[j >> 5];
                 if (v & bit)
                     continue;
@@ -1040,17 +1030,13 @@ inline long flood_one_packet(uint k, long tk, __global const uint *offsets,
             for (uint e = a + lid; e < b; e += ls) {                                        \
                 uint i = e - a < PACKET_LEVEL_CAP ? lcur[e - a] : fr[e];                    \
                 uint o0 = offsets[i], o1 = offsets[i + 1];                                  \
-                long4 pi = qudg ? pos[i] : (long4)(0);                                      \
+                long4 pi = pos[i];                                                          \
                 tx++;                                                                       \
-                if (!qudg)                                                                  \
-                    rx += o1 - o0;                                                          \
                 for (uint o = o0; o < o1; o++) {                                            \
                     uint j = neighbours[o];                                                 \
-                    if (qudg) {                                                             \
-                        if (!qudg_link(i, j, dist2(pi, pos[j]), win, &lw))                  \
-                            continue;                                                       \
-                        rx++;                                                               \
-                    }                                                                       \
+                    if (qudg && !qudg_link(i, j, dist2(pi, pos[j]), win, &lw))              \
+                        continue;                                                           \
+                    rx++;                                                                   \
                     uint bit = 1u << (j & 31u);                                             \
                     if ((BITS[j >> 5] & bit) || (atomic_or(&BITS[j >> 5], bit) & bit))      \
                         continue; /* seen before, or another work-item got there first */   \
