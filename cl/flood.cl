@@ -488,12 +488,19 @@ __kernel void csr_fill(__global const long4 *pos, uint n, ulong range2, long sid
 /* ---- packets ---------------------------------------------------------------------------- */
 
 /* Parameters of one window's transmissions, the same for every work-item. */
+/* Connectivity qudg (docs/models.md): the host builds the program with -DFLOOD_QUDG=1 for
+ * qudg scenarios. A constant rather than a kernel argument: udg kernels then compile to what
+ * they were without qudg (a per-edge test and a position load per transmitter cost grid_flood
+ * a quarter of its time on the H200 and a third on PoCL). */
+#ifndef FLOOD_QUDG
+#define FLOOD_QUDG 0
+#endif
+
 typedef struct window_params {
     long T, L, start, interval, duration;
     ulong drop_threshold;
     uint2 key;
     uint source, destination, ttl, words;
-    uint qudg;               /* connectivity qudg: links beyond RMIN2 are drawn */
     ulong rmin2, link_thr;   /* qudg: r_min^2 (mm^2) and thr(link_probability) */
 } window_params;
 
@@ -604,7 +611,7 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
 
 #define TRANSMIT_PROLOGUE                                                                   \
     window_params w = {T, L, start, interval, duration, drop_threshold, key,               \
-                       source, destination, ttl, words, qudg, rmin2, link_thr};             \
+                       source, destination, ttl, words, rmin2, link_thr};                   \
     __global uint *alive = (__global uint *)ctl + CTL_WORDS;                                \
     uint lid = get_local_id(0), lsize = get_local_size(0);                                 \
     uint inline_words[16];                                                                  \
@@ -682,7 +689,7 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
         long duration, ulong drop_threshold, uint2 key, uint source, uint destination,      \
         uint ttl, __local uint *l_n, __local uint *l_flush, __local uint4 *l_sums,          \
         __local uint2 *lbuf, uint lcap, __global const ushort *part_of, uint part,         \
-        uint nparts, uint n_import, uint qudg, ulong rmin2, ulong link_thr
+        uint nparts, uint n_import, ulong rmin2, ulong link_thr
 
 #define HANDLE_NEIGHBOUR(j)                                                                 \
     if (receive(j, slot, k, t, tk, h, &w, seen, ctl, &n_first))                            \
@@ -698,13 +705,17 @@ __kernel void transmit(TRANSMIT_COMMON_ARGS, __global const uint *offsets,
     /* one loop for both models: two loops, one per case, make PoCL 5.0's work-group
      * compiler fail an assertion (see transmit_mobile) */
     uint a = offsets[i], e = offsets[i + 1];
-    long4 pi = pos[i];
+    long4 pi = FLOOD_QUDG ? pos[i] : (long4)(0);
     uint win = (uint)(T / L);
+    if (!FLOOD_QUDG)
+        n_rx = e - a;
     for (uint q = a; q < e; q++) {
         uint j = neighbours[q];
-        if (qudg && !qudg_link(i, j, dist2(pi, pos[j]), win, &w))
-            continue;
-        n_rx++;
+        if (FLOOD_QUDG) {
+            if (!qudg_link(i, j, dist2(pi, pos[j]), win, &w))
+                continue;
+            n_rx++;
+        }
         HANDLE_NEIGHBOUR(j)
     }
     TRANSMIT_EPILOGUE
@@ -762,7 +773,7 @@ __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, u
         FOR_EACH_CANDIDATE(p, j, {
             if (j != i && (nparts <= 1u || pos[j].w == (long)part)) {
                 ulong d2 = dist2(p, pos[j]);
-                if (d2 <= range2 && (!qudg || qudg_link(i, j, d2, win, &w))) {
+                if (d2 <= range2 && (!FLOOD_QUDG || qudg_link(i, j, d2, win, &w))) {
                     deg++;
                     HANDLE_NEIGHBOUR_EXPORTING(j)
                 }
@@ -966,13 +977,17 @@ inline long flood_one_packet(uint k, long tk, __global const uint *offsets,
         for (uint e = a; e < b; e++) {
             uint i = fr[e];
             uint o0 = offsets[i], o1 = offsets[i + 1];
-            long4 pi = pos[i];
+            long4 pi = FLOOD_QUDG ? pos[i] : (long4)(0);
             acc[0]++;
+            if (!FLOOD_QUDG)
+                acc[1] += o1 - o0;
             for (uint o = o0; o < o1; o++) {
                 uint j = neighbours[o];
-                if (w->qudg && !qudg_link(i, j, dist2(pi, pos[j]), win, w))
-                    continue;
-                acc[1]++;
+                if (FLOOD_QUDG) {
+                    if (!qudg_link(i, j, dist2(pi, pos[j]), win, w))
+                        continue;
+                    acc[1]++;
+                }
                 uint bit = 1u << (j & 31u), v = bits[j >> 5];
                 if (v & bit)
                     continue;
@@ -1030,13 +1045,17 @@ inline long flood_one_packet(uint k, long tk, __global const uint *offsets,
             for (uint e = a + lid; e < b; e += ls) {                                        \
                 uint i = e - a < PACKET_LEVEL_CAP ? lcur[e - a] : fr[e];                    \
                 uint o0 = offsets[i], o1 = offsets[i + 1];                                  \
-                long4 pi = pos[i];                                                          \
+                long4 pi = FLOOD_QUDG ? pos[i] : (long4)(0);                                \
                 tx++;                                                                       \
+                if (!FLOOD_QUDG)                                                            \
+                    rx += o1 - o0;                                                          \
                 for (uint o = o0; o < o1; o++) {                                            \
                     uint j = neighbours[o];                                                 \
-                    if (qudg && !qudg_link(i, j, dist2(pi, pos[j]), win, &lw))              \
-                        continue;                                                           \
-                    rx++;                                                                   \
+                    if (FLOOD_QUDG) {                                                       \
+                        if (!qudg_link(i, j, dist2(pi, pos[j]), win, &lw))                  \
+                            continue;                                                       \
+                        rx++;                                                               \
+                    }                                                                       \
                     uint bit = 1u << (j & 31u);                                             \
                     if ((BITS[j >> 5] & bit) || (atomic_or(&BITS[j >> 5], bit) & bit))      \
                         continue; /* seen before, or another work-item got there first */   \
@@ -1078,7 +1097,7 @@ inline long flood_one_packet(uint k, long tk, __global const uint *offsets,
         ulong tx = 0, rx = 0, first = 0;                                                    \
         long last = -1;                                                                     \
         window_params lw = {0, L, start, interval, duration, drop_threshold, key, source,  \
-                            destination, ttl, words, qudg, rmin2, link_thr};                \
+                            destination, ttl, words, rmin2, link_thr};                      \
         FLOOD_LEVELS(BITS);                                                                 \
         red[3 * lid] = tx;                                                                  \
         red[3 * lid + 1] = rx;                                                              \
@@ -1127,7 +1146,7 @@ __kernel void flood_packets(uint k0, uint count, __global const uint *restrict o
                             __global uint *seen, uint words, __global uint *front,
                             __global long *stats, long start, long interval, long L,
                             long duration, ulong drop_threshold, uint2 key, uint source,
-                            uint destination, uint ttl, __global const long4 *pos, uint qudg,
+                            uint destination, uint ttl, __global const long4 *pos,
                             ulong rmin2, ulong link_thr, __local ulong *red, __local uint *tail,
                             __local long *delivery, __local uint *lfront)
 {
@@ -1146,7 +1165,7 @@ __kernel void flood_packets_one(uint k0, uint count, __global const uint *offset
                                 uint words, __global uint *front, __global long *stats,
                                 long start, long interval, long L, long duration,
                                 ulong drop_threshold, uint2 key, uint source, uint destination,
-                                uint ttl, __global const long4 *pos, uint qudg, ulong rmin2,
+                                uint ttl, __global const long4 *pos, ulong rmin2,
                                 ulong link_thr)
 {
     uint g = get_global_id(0), groups = get_global_size(0);
@@ -1154,7 +1173,7 @@ __kernel void flood_packets_one(uint k0, uint count, __global const uint *offset
     __global uint *fr = front + (size_t)g * n;
     __global long *row = stats + (size_t)g * PACKET_STATS;
     window_params w = {0, L, start, interval, duration, drop_threshold, key,
-                       source, destination, ttl, words, qudg, rmin2, link_thr};
+                       source, destination, ttl, words, rmin2, link_thr};
     for (uint q = g; q < count; q += groups) {
         uint k = k0 + q;
         long tk = start + (long)k * interval;
@@ -1177,7 +1196,7 @@ __kernel void flood_packets_local(uint k0, uint count, __global const uint *rest
                                   __global long *stats, long start, long interval, long L,
                                   long duration, ulong drop_threshold, uint2 key, uint source,
                                   uint destination, uint ttl, __global const long4 *pos,
-                                  uint qudg, ulong rmin2, ulong link_thr, __local ulong *red,
+                                  ulong rmin2, ulong link_thr, __local ulong *red,
                                   __local uint *tail, __local long *delivery,
                                   __local uint *lfront, __local uint *lbits)
 {

@@ -131,7 +131,9 @@ static void mobility_plan(struct model *m)
 static int create_kernels(struct model *m, flood_replica *r, cn_error *err)
 {
     const char *sources[] = {"cells.cl", "flood.cl"};
-    int rc = device_build_program(r->dev, sources, 2, "", &r->prog, err);
+    /* qudg draws its links in the kernels; udg builds without that code (cl/flood.cl) */
+    const char *options = m->sc.connectivity == CONNECTIVITY_QUDG ? "-DFLOOD_QUDG=1" : "";
+    int rc = device_build_program(r->dev, sources, 2, options, &r->prog, err);
     if (!rc)
         rc = make_kernel(r, m->sc.placement == PLACEMENT_GRID ? "place_grid" : "place_uniform",
                          &r->k_place, &r->ls_place, err);
