@@ -53,6 +53,8 @@ typedef struct bench_options {
     int warmup;                 /* untimed runs per device first (kernel build, caches) */
     int repeat;                 /* timed runs per device */
     FILE *progress;             /* a line per device and scenario, or NULL */
+    const char *const *set;     /* the user's -s overrides of every scenario, in order */
+    int n_set;
 } bench_options;
 
 /* Runs SC on each of DEVS separately (warm-up, then REPEAT timed runs) and fills C (name,

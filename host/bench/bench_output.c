@@ -125,8 +125,13 @@ void bench_print_json(FILE *f, const bench_case *cases, int n_cases, const bench
     json_print_string(f, host);
     fprintf(f, ",\n  \"cpu\": ");
     json_print_string(f, cpu);
-    fprintf(f, ",\n  \"warmup\": %d,\n  \"repeat\": %d,\n  \"timing\": ", opt->warmup,
+    fprintf(f, ",\n  \"warmup\": %d,\n  \"repeat\": %d,\n  \"set\": [", opt->warmup,
             opt->repeat);
+    for (int i = 0; i < opt->n_set; i++) { /* -s overrides of every case: part of what ran */
+        fprintf(f, "%s", i ? ", " : "");
+        json_print_string(f, opt->set[i]);
+    }
+    fprintf(f, "],\n  \"timing\": ");
     json_print_string(f, "simulation wall time of each run (wall_s of `clnetsim run`): windows "
                          "to final counters, after device set-up");
     fprintf(f, ",\n  \"cases\": [");

@@ -256,8 +256,12 @@ int cli_bench(int argc, char **argv)
         rc = cli_open_devices(ba.devices && *ba.devices ? ba.devices : "all", ba.work_group,
                               BENCH_MAX_DEVICES, &list, devs, &n_open, 1, 1,
                               ba.quiet ? NULL : stderr, &err);
+    const char *set[MAX_OVERRIDES];
+    for (int i = 0; i < ba.n_overrides; i++)
+        set[i] = ba.overrides[i].text;
     bench_options opt = {.warmup = (int)ba.warmup, .repeat = (int)ba.repeat,
-                         .progress = ba.quiet ? NULL : stderr};
+                         .progress = ba.quiet ? NULL : stderr, .set = set,
+                         .n_set = ba.n_overrides};
     int trouble = 0;
     for (int k = 0; rc == 0 && k < n_cases; k++) {
         rc = bench_run_case(&cases[k], &scs[k], devs, n_open, &opt, &err);

@@ -67,6 +67,11 @@ check bench_sizes_uniform 0 'topology\.nodes=600 -s topology\.width=565\.685 -s 
     -s topology.height=565.685 --json "$tmp/run_u.json"
 want=$(member "$tmp/run_u.json" receptions)
 expect bench_sizes_uniform_counters [ -n "$want" -a "$(member "$tmp/sizes_u.json" receptions)" = "$want" ]
+# The -s overrides of every case are part of what ran: the JSON records them, in order.
+"$bin" bench "$scn/small_grid.ini" --devices 0 -r 1 --warmup 0 -q -s flood.ttl=3 \
+    -s "connectivity.model=qudg" --json "$tmp/set.json" > /dev/null
+expect bench_json_set grep -q '"set": \["flood.ttl=3", "connectivity.model=qudg"\]' "$tmp/set.json"
+expect bench_json_set_empty grep -q '"set": \[\]' "$tmp/sizes.json"
 
 # tools/plot_bench.py draws the sizes file; a file that is not a bench result is refused.
 check plot_bench 0 'sizes-small_grid\.png' /usr/bin/python3 "$src/tools/plot_bench.py" "$tmp/sizes.json" --out "$tmp/sizes"
