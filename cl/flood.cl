@@ -25,6 +25,37 @@ inline void add64(volatile __global uint *c, ulong v)
         atomic_add(&c[1], hi);
 }
 
+/* ---- build options ---------------------------------------------------------------------- */
+
+/* Connectivity qudg (docs/models.md): the host builds the program with -DFLOOD_QUDG=1 for
+ * qudg scenarios. A constant rather than a kernel argument: udg kernels then compile to what
+ * they were without qudg (a per-edge test and a position load per transmitter cost grid_flood
+ * a quarter of its time on the H200 and a third on PoCL). */
+#ifndef FLOOD_QUDG
+#define FLOOD_QUDG 0
+#endif
+
+/* The neighbour cap K ([connectivity] max_neighbors, docs/models.md), -DFLOOD_CAP=K; 0: none.
+ * A build option for the same reason, and because cap_select keeps K entries in private
+ * arrays, whose size must be a constant. */
+#ifndef FLOOD_CAP
+#define FLOOD_CAP 0
+#endif
+
+/* Node i's cap threshold THR[i] = (d2, id) of its K-th nearest link, by (distance, id), or
+ * (ULONG_MAX, ULONG_MAX) when it has at most K (cap_select). Whether the link to node J at
+ * squared distance D2 comes no later than threshold T: */
+inline int cap_within(ulong d2, uint j, ulong2 t)
+{
+    return d2 < t.x || (d2 == t.x && (ulong)j <= t.y);
+}
+
+/* Whether the link i-j of squared length D2 survives the cap: each end keeps the other. */
+inline int cap_keeps(uint i, uint j, ulong d2, __global const ulong2 *thr)
+{
+    return cap_within(d2, j, thr[i]) && cap_within(d2, i, thr[j]);
+}
+
 /* ---- placement and mobility ---------------------------------------------------------- */
 
 __kernel void place_grid(__global long4 *pos, uint n, uint cols, long spacing)
@@ -452,19 +483,30 @@ __kernel void move_groups(__global long4 *pos, uint n, uint2 key, ulong W, ulong
 /* Whether node J receives in partition PART (every node does when there is one partition). */
 #define OWNED(j) (nparts <= 1u || part_of[(j)] == part)
 
+/* The cap filters the lists of udg, whose graph never changes; under qudg they hold every pair
+ * within range, and the links and the cap are decided per window by the transmit kernel. */
+#define CSR_CAP_KEEPS(i, j, d2) (FLOOD_CAP == 0 || FLOOD_QUDG || cap_keeps((i), (j), (d2), cap_thr))
+
 /* The lists of a partition: for every transmitter i (of any partition), its neighbours that
  * belong to partition PART, the receptions that partition handles. */
 __kernel void csr_count(__global const long4 *pos, uint n, ulong range2, long side, uint nx,
                         uint ny, uint nz, __global const uint *cell_start,
                         __global const uint *cell_nodes, __global uint *degree,
-                        __global const ushort *part_of, uint part, uint nparts)
+                        __global const ushort *part_of, uint part, uint nparts,
+                        __global const ulong2 *cap_thr)
 {
     uint i = get_global_id(0);
     if (i >= n)
         return;
     long4 p = pos[i];
     uint deg = 0;
-    FOR_EACH_CANDIDATE(p, j, { if (j != i && OWNED(j) && dist2(p, pos[j]) <= range2) deg++; });
+    FOR_EACH_CANDIDATE(p, j, {
+        if (j != i && OWNED(j)) {
+            ulong d2 = dist2(p, pos[j]);
+            if (d2 <= range2 && CSR_CAP_KEEPS(i, j, d2))
+                deg++;
+        }
+    });
     degree[i] = deg;
 }
 
@@ -472,7 +514,7 @@ __kernel void csr_fill(__global const long4 *pos, uint n, ulong range2, long sid
                        uint ny, uint nz, __global const uint *cell_start,
                        __global const uint *cell_nodes, __global const uint *offsets,
                        __global uint *neighbours, __global const ushort *part_of, uint part,
-                       uint nparts)
+                       uint nparts, __global const ulong2 *cap_thr)
 {
     uint i = get_global_id(0);
     if (i >= n)
@@ -480,22 +522,17 @@ __kernel void csr_fill(__global const long4 *pos, uint n, ulong range2, long sid
     long4 p = pos[i];
     uint at = offsets[i];
     FOR_EACH_CANDIDATE(p, j, {
-        if (j != i && OWNED(j) && dist2(p, pos[j]) <= range2)
-            neighbours[at++] = j;
+        if (j != i && OWNED(j)) {
+            ulong d2 = dist2(p, pos[j]);
+            if (d2 <= range2 && CSR_CAP_KEEPS(i, j, d2))
+                neighbours[at++] = j;
+        }
     });
 }
 
 /* ---- packets ---------------------------------------------------------------------------- */
 
 /* Parameters of one window's transmissions, the same for every work-item. */
-/* Connectivity qudg (docs/models.md): the host builds the program with -DFLOOD_QUDG=1 for
- * qudg scenarios. A constant rather than a kernel argument: udg kernels then compile to what
- * they were without qudg (a per-edge test and a position load per transmitter cost grid_flood
- * a quarter of its time on the H200 and a third on PoCL). */
-#ifndef FLOOD_QUDG
-#define FLOOD_QUDG 0
-#endif
-
 typedef struct window_params {
     long T, L, start, interval, duration;
     ulong drop_threshold;
@@ -514,6 +551,92 @@ inline int qudg_link(uint i, uint j, ulong d2, uint win, const window_params *w)
         return 1;
     uint4 c = (uint4)(min(i, j), max(i, j), STREAM_QUDG_LINK, win);
     return (ulong)philox4x32_10(c, w->key).x < w->link_thr;
+}
+
+/* ---- neighbour cap ------------------------------------------------------------------------ */
+
+/* Whether nodes I and J (i != j) at squared distance D2 are linked in window WIN before the
+ * cap: within range, and under qudg the window's draw. */
+inline int linked_before_cap(uint i, uint j, ulong d2, ulong range2, uint win,
+                             const window_params *w)
+{
+    if (d2 > range2)
+        return 0;
+    if (FLOOD_QUDG) /* (constants in ifs: clang warns of them in logical operators) */
+        return qudg_link(i, j, d2, win, w);
+    return 1;
+}
+
+/* Each node's cap threshold for window WIN (cap_within): the K-th of its links ordered by
+ * (d2, id), found by keeping the K smallest in sorted private arrays. Keys are distinct (ids
+ * are), so the result does not depend on the order in which the cells are visited. */
+__kernel void cap_select(__global const long4 *pos, uint n, ulong range2, long side, uint nx,
+                         uint ny, uint nz, __global const uint *cell_start,
+                         __global const uint *cell_nodes, uint2 key, uint win, ulong rmin2,
+                         ulong link_thr, __global ulong2 *thr)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+#if FLOOD_CAP > 0
+    window_params w;
+    w.key = key;
+    w.rmin2 = rmin2;
+    w.link_thr = link_thr;
+    ulong kd[FLOOD_CAP];
+    uint kid[FLOOD_CAP];
+    uint f = 0;
+    long4 p = pos[i];
+    FOR_EACH_CANDIDATE(p, j, {
+        if (j != i) {
+            ulong d2 = dist2(p, pos[j]);
+            if (linked_before_cap(i, j, d2, range2, win, &w) &&
+                (f < FLOOD_CAP || d2 < kd[FLOOD_CAP - 1] ||
+                 (d2 == kd[FLOOD_CAP - 1] && j < kid[FLOOD_CAP - 1]))) {
+                uint q = f < FLOOD_CAP ? f++ : FLOOD_CAP - 1;
+                while (q > 0 && (kd[q - 1] > d2 || (kd[q - 1] == d2 && kid[q - 1] > j))) {
+                    kd[q] = kd[q - 1];
+                    kid[q] = kid[q - 1];
+                    q--;
+                }
+                kd[q] = d2;
+                kid[q] = j;
+            }
+        }
+    });
+    thr[i] = f == FLOOD_CAP ? (ulong2)(kd[FLOOD_CAP - 1], (ulong)kid[FLOOD_CAP - 1])
+                            : (ulong2)(ULONG_MAX, ULONG_MAX);
+#endif
+}
+
+/* Per node i, the links i-j with j > i of window WIN's graph that the cap keeps (.x) and
+ * cuts (.y): the host sums them for the JSON's links and links_cut. */
+__kernel void cap_count(__global const long4 *pos, uint n, ulong range2, long side, uint nx,
+                        uint ny, uint nz, __global const uint *cell_start,
+                        __global const uint *cell_nodes, uint2 key, uint win, ulong rmin2,
+                        ulong link_thr, __global const ulong2 *thr, __global uint2 *counts)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    window_params w;
+    w.key = key;
+    w.rmin2 = rmin2;
+    w.link_thr = link_thr;
+    uint kept = 0, cut = 0;
+    long4 p = pos[i];
+    FOR_EACH_CANDIDATE(p, j, {
+        if (j > i) {
+            ulong d2 = dist2(p, pos[j]);
+            if (linked_before_cap(i, j, d2, range2, win, &w)) {
+                if (cap_keeps(i, j, d2, thr))
+                    kept++;
+                else
+                    cut++;
+            }
+        }
+    });
+    counts[i] = (uint2)(kept, cut);
 }
 
 /* Hop count and time of packet K's transmissions in the window starting at T: every
@@ -689,7 +812,8 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
         long duration, ulong drop_threshold, uint2 key, uint source, uint destination,      \
         uint ttl, __local uint *l_n, __local uint *l_flush, __local uint4 *l_sums,          \
         __local uint2 *lbuf, uint lcap, __global const ushort *part_of, uint part,         \
-        uint nparts, uint n_import, ulong rmin2, ulong link_thr
+        uint nparts, uint n_import, ulong rmin2, ulong link_thr,                           \
+        __global const ulong2 *cap_thr
 
 #define HANDLE_NEIGHBOUR(j)                                                                 \
     if (receive(j, slot, k, t, tk, h, &w, seen, ctl, &n_first))                            \
@@ -711,9 +835,14 @@ __kernel void transmit(TRANSMIT_COMMON_ARGS, __global const uint *offsets,
         n_rx = e - a;
     for (uint q = a; q < e; q++) {
         uint j = neighbours[q];
-        if (FLOOD_QUDG) {
-            if (!qudg_link(i, j, dist2(pi, pos[j]), win, &w))
+        if (FLOOD_QUDG) { /* the window's links, then the cap of the window's graph */
+            ulong d2 = dist2(pi, pos[j]);
+            if (!qudg_link(i, j, d2, win, &w))
                 continue;
+            if (FLOOD_CAP > 0) {
+                if (!cap_keeps(i, j, d2, cap_thr))
+                    continue;
+            }
             n_rx++;
         }
         HANDLE_NEIGHBOUR(j)
@@ -773,7 +902,8 @@ __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, u
         FOR_EACH_CANDIDATE(p, j, {
             if (j != i && (nparts <= 1u || pos[j].w == (long)part)) {
                 ulong d2 = dist2(p, pos[j]);
-                if (d2 <= range2 && (!FLOOD_QUDG || qudg_link(i, j, d2, win, &w))) {
+                if (d2 <= range2 && (!FLOOD_QUDG || qudg_link(i, j, d2, win, &w)) &&
+                    (FLOOD_CAP == 0 || cap_keeps(i, j, d2, cap_thr))) {
                     deg++;
                     HANDLE_NEIGHBOUR_EXPORTING(j)
                 }

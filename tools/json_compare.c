@@ -1,6 +1,7 @@
 /* json_compare [--members a,b,c] A.json B.json
  *
- * Compares the determinism-contract members of two result files (MODEL.md "Outputs"). Numbers
+ * Compares the determinism-contract members of two result files (MODEL.md "Outputs", and the
+ * counters of the model extensions of docs/models.md when either file has them). Numbers
  * are compared by their exact text, not their value: the contract is bit-for-bit equality, and
  * "1.0" vs "1" or a last-digit difference in "loss" is a real difference in how a result was
  * produced. Strings are compared after decoding escapes; other values (true, false, null,
@@ -22,6 +23,11 @@ static const char *const default_members[] = {
     "model", "seed", "nodes", "generated", "delivered", "loss", "transmissions", "receptions",
     "first_receptions", "hops_sum", "latency_sum_ns", "end_time_ns", "windows",
 };
+
+/* Contract members of the model extensions (docs/models.md), which a result holds only when
+ * its scenario uses them: compared by default when either file has one, so that a member
+ * missing on one side is a mismatch too. */
+static const char *const extension_members[] = {"links", "links_cut"};
 
 enum { MAX_DEPTH = 512 }; /* nesting limit, so that hostile input cannot exhaust the stack */
 
@@ -601,6 +607,20 @@ int main(int argc, char **argv)
             const member *ma = find_member(&a, name, strlen(name));
             const member *mb = find_member(&b, name, strlen(name));
             if (ma && mb && values_equal(&a, ma, &b, mb))
+                continue;
+            printf("%s: A=", name);
+            print_value(&a, ma);
+            printf(" B=");
+            print_value(&b, mb);
+            printf("\n");
+            status = 1;
+        }
+        size_t n_ext = list ? 0 : sizeof extension_members / sizeof extension_members[0];
+        for (size_t k = 0; k < n_ext; k++) {
+            const char *name = extension_members[k];
+            const member *ma = find_member(&a, name, strlen(name));
+            const member *mb = find_member(&b, name, strlen(name));
+            if ((!ma && !mb) || (ma && mb && values_equal(&a, ma, &b, mb)))
                 continue;
             printf("%s: A=", name);
             print_value(&a, ma);

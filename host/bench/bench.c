@@ -44,6 +44,18 @@ int bench_contract_diff(const run_results *a, const run_results *b, char *buf, s
                      (long long)m[i].y);
             return 1;
         }
+    if (a->n_counters != b->n_counters) {
+        snprintf(buf, cap, "%d vs %d extension counters", a->n_counters, b->n_counters);
+        return 1;
+    }
+    for (int i = 0; i < a->n_counters; i++)
+        if (strcmp(a->counters[i].name, b->counters[i].name) != 0 ||
+            a->counters[i].value != b->counters[i].value) {
+            snprintf(buf, cap, "%s: %lld vs %s: %lld", a->counters[i].name,
+                     (long long)a->counters[i].value, b->counters[i].name,
+                     (long long)b->counters[i].value);
+            return 1;
+        }
     return 0;
 }
 

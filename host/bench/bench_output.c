@@ -70,11 +70,14 @@ static void print_contract(FILE *f, const run_results *r)
     fprintf(f, ", \"seed\": %llu, \"nodes\": %lld, \"generated\": %lld, \"delivered\": %lld, "
             "\"loss\": %.17g, \"transmissions\": %lld, \"receptions\": %lld, "
             "\"first_receptions\": %lld, \"hops_sum\": %lld, \"latency_sum_ns\": %lld, "
-            "\"end_time_ns\": %lld, \"windows\": %lld}",
+            "\"end_time_ns\": %lld, \"windows\": %lld",
             (unsigned long long)r->seed, (long long)r->nodes, (long long)r->generated,
             (long long)r->delivered, results_loss(r), (long long)r->transmissions,
             (long long)r->receptions, (long long)r->first_receptions, (long long)r->hops_sum,
             (long long)r->latency_sum_ns, (long long)r->end_time_ns, (long long)r->windows);
+    for (int i = 0; i < r->n_counters; i++) /* the extensions' counters */
+        fprintf(f, ", \"%s\": %lld", r->counters[i].name, (long long)r->counters[i].value);
+    fputc('}', f);
 }
 
 static void print_row_json(FILE *f, const bench_row *r)

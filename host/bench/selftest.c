@@ -58,6 +58,17 @@ static const selftest_case cases[] = {
      "pause_max = 2\n[mobility.group cars]\nnodes = 220-289\nmodel = grid_walk\n"
      "street_spacing = 50\n[traffic]\npackets = 6\ninterval = 1\n[flood]\nrelay_delay = 1\n"
      "drop_probability = 0.1\n"},
+    {"uniform 2-D, qudg under a neighbour cap of 6", 0,
+     "[simulation]\nseed = 10\n[topology]\nplacement = uniform\nnodes = 400\nwidth = 500\n"
+     "height = 500\ndepth = 0\n[connectivity]\nmodel = qudg\nrange = 90\nrange_min = 50\n"
+     "link_probability = 0.6\nmax_neighbors = 6\n[traffic]\npackets = 6\ninterval = 1\n"
+     "[flood]\nrelay_delay = 1\ndrop_probability = 0.1\n"},
+    {"uniform 3-D, random walk under a neighbour cap of 8", 0,
+     "[simulation]\nseed = 12\n[topology]\nplacement = uniform\nnodes = 300\nwidth = 400\n"
+     "height = 400\ndepth = 150\n[connectivity]\nrange = 100\nmax_neighbors = 8\n"
+     "[mobility]\nmodel = random_walk\nspeed_min = 1\nspeed_max = 20\nboundary = wrap\n"
+     "[traffic]\npackets = 6\ninterval = 1\n[flood]\nrelay_delay = 1\n"
+     "drop_probability = 0.1\n"},
 };
 
 /* The first difference between the device's counters and the reference's, in BUF. */
@@ -79,6 +90,20 @@ static int differs(const run_results *r, const flood_oracle_result *o, char *buf
         if (m[i].got != m[i].want) {
             snprintf(buf, cap, "%s %lld, reference %lld", m[i].name, (long long)m[i].got,
                      (long long)m[i].want);
+            return 1;
+        }
+    /* the extensions' counters: the neighbour cap's */
+    const struct { const char *name; int64_t want; } ext[] = {
+        {"links", o->links}, {"links_cut", o->links_cut}};
+    int n_ext = o->capped ? 2 : 0;
+    if (r->n_counters != n_ext) {
+        snprintf(buf, cap, "%d extension counters, reference %d", r->n_counters, n_ext);
+        return 1;
+    }
+    for (int i = 0; i < n_ext; i++)
+        if (strcmp(r->counters[i].name, ext[i].name) != 0 || r->counters[i].value != ext[i].want) {
+            snprintf(buf, cap, "%s %lld, reference %s %lld", r->counters[i].name,
+                     (long long)r->counters[i].value, ext[i].name, (long long)ext[i].want);
             return 1;
         }
     return 0;

@@ -59,6 +59,8 @@ typedef struct mobility_segment {
     const mobility_params *mob; /* points into the scenario */
     int group;                  /* index into groups[], -1 for [mobility] */
 } mobility_segment;
+/* Largest max_neighbors: the kernels keep each node's K nearest in private memory. */
+#define SCENARIO_MAX_NEIGHBORS 1024
 #define SCENARIO_MAX_SEGMENTS (2 * SCENARIO_MAX_GROUPS * GROUP_MAX_RANGES + 1)
 
 typedef struct scenario {
@@ -82,6 +84,7 @@ typedef struct scenario {
     int64_t range_min_mm;     /* qudg: r_min, always linked within it */
     double link_probability;  /* qudg: q, the chance of a link between r_min and r_max */
     uint64_t link_threshold;  /* floor(q * 2^32), 2^32 for q = 1 */
+    int64_t max_neighbors;    /* 0: no cap; else each node keeps its K nearest (mutual) */
 
     /* [mobility]: every node that no group names */
     mobility_params mob;

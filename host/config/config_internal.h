@@ -40,6 +40,7 @@ enum key_id {
     K_RANGE,
     K_RANGE_MIN,
     K_LINK_PROBABILITY,
+    K_MAX_NEIGHBORS,
     K_MOBILITY,
     K_SPEED_MIN,
     K_SPEED_MAX,

@@ -86,6 +86,12 @@ const config_key config_keys[K_COUNT] = {
                             "qudg: probability q that two nodes between range_min and range "
                             "are linked in a window (a fresh draw per pair and window). "
                             "Ignored by udg."},
+    [K_MAX_NEIGHBORS] = {"connectivity", "max_neighbors", KT_INT, FIELD(max_neighbors), 0,
+                         SCENARIO_MAX_NEIGHBORS, 0, NULL, NULL, "0",
+                         "Neighbour cap K (0: none). Each node ranks its links by (distance, "
+                         "id) and keeps the K first; a link stays when both ends keep it, so "
+                         "no node has more than K. The JSON then reports the links of the "
+                         "first window and those the cap cut. Exact rules: docs/models.md."},
 
     [K_MOBILITY] = {"mobility", "model", KT_CHOICE, FIELD(mob.model), 0, 0, 0, NULL,
                     mobility_choices, "static",

@@ -307,6 +307,8 @@ static bool scenario_ok(const scenario *sc)
         (sc->range_min_mm < 0 || sc->range_min_mm > sc->range_mm ||
          sc->link_threshold > (UINT64_C(1) << 32)))
         return false;
+    if (sc->max_neighbors < 0)
+        return false;
     if (!mobility_ok(sc, &sc->mob) || !groups_ok(sc, n))
         return false;
     if (sc->source < 0 || sc->source >= n || sc->destination < -1 || sc->destination >= n)
@@ -765,6 +767,109 @@ static void qudg_filter(const scenario *sc, const int64_t (*pos)[3], int64_t n, 
     off[n] = at;
 }
 
+/* One link of node i while ranking: its squared length, the other end, its place in LST. */
+typedef struct cap_key {
+    uint64_t d2;
+    int32_t j;
+    int64_t e;
+} cap_key;
+
+static int cap_key_order(const void *a, const void *b)
+{
+    const cap_key *x = a, *y = b;
+    if (x->d2 != y->d2)
+        return x->d2 < y->d2 ? -1 : 1;
+    return (x->j > y->j) - (x->j < y->j);
+}
+
+/* Where J appears in node I's list (sorted by id), or -1. */
+static int64_t edge_of(const int64_t *off, const int32_t *lst, int64_t i, int32_t j)
+{
+    int64_t lo = off[i], hi = off[i + 1];
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (lst[mid] < j)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < off[i + 1] && lst[lo] == j ? lo : -1;
+}
+
+int oracle_cap_filter(const int64_t (*pos)[3], int64_t n, int64_t k, int64_t *off, int32_t *lst,
+                      int64_t *links, int64_t *cut)
+{
+    const int64_t total = off[n];
+    uint8_t *kept_by_i = calloc((size_t)(total > 0 ? total : 1), 1);
+    int64_t most = 0;
+    for (int64_t i = 0; i < n; i++)
+        most = off[i + 1] - off[i] > most ? off[i + 1] - off[i] : most;
+    cap_key *keys = malloc((size_t)(most > 0 ? most : 1) * sizeof *keys);
+    if (!kept_by_i || !keys) {
+        free(kept_by_i);
+        free(keys);
+        return ORACLE_ERR_NOMEM;
+    }
+    /* each node's own choice: its K first links in the order (d2, id) */
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t deg = off[i + 1] - off[i];
+        for (int64_t q = 0; q < deg; q++) {
+            const int64_t e = off[i] + q;
+            keys[q] = (cap_key){dist2(pos[i], pos[lst[e]]), lst[e], e};
+        }
+        qsort(keys, (size_t)deg, sizeof *keys, cap_key_order);
+        for (int64_t q = 0; q < deg && q < k; q++)
+            kept_by_i[keys[q].e] = 1;
+    }
+    /* a link stays when both ends chose it */
+    int64_t n_kept = 0, n_cut = 0, at = 0;
+    uint8_t *stays = malloc((size_t)(total > 0 ? total : 1));
+    if (!stays) {
+        free(kept_by_i);
+        free(keys);
+        return ORACLE_ERR_NOMEM;
+    }
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t e = off[i]; e < off[i + 1]; e++) {
+            const int64_t back = edge_of(off, lst, lst[e], (int32_t)i);
+            stays[e] = kept_by_i[e] && back >= 0 && kept_by_i[back];
+            if (i < lst[e]) {
+                if (stays[e])
+                    n_kept++;
+                else
+                    n_cut++;
+            }
+        }
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t a = off[i], b = off[i + 1];
+        off[i] = at;
+        for (int64_t e = a; e < b; e++)
+            if (stays[e])
+                lst[at++] = lst[e];
+    }
+    off[n] = at;
+    free(stays);
+    free(kept_by_i);
+    free(keys);
+    if (links)
+        *links = n_kept;
+    if (cut)
+        *cut = n_cut;
+    return ORACLE_OK;
+}
+
+/* The graph of window W at positions POS: udg lists, qudg's draws of W, then the cap. */
+static int window_graph(const scenario *sc, const int64_t (*pos)[3], int64_t n, int64_t w,
+                        int64_t **off, int32_t **lst, int64_t *links, int64_t *cut)
+{
+    int rc = oracle_neighbours(pos, n, sc->range_mm, off, lst);
+    if (rc == ORACLE_OK && sc->connectivity == CONNECTIVITY_QUDG)
+        qudg_filter(sc, pos, n, w, *off, *lst);
+    if (rc == ORACLE_OK && sc->max_neighbors > 0)
+        rc = oracle_cap_filter(pos, n, sc->max_neighbors, *off, *lst, links, cut);
+    return rc;
+}
+
 int flood_oracle_run(const scenario *sc, flood_oracle_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -790,6 +895,21 @@ int flood_oracle_run(const scenario *sc, flood_oracle_result *out)
     mobile = mob.mobile;
     int64_t *off = NULL;
     int32_t *lst = NULL;
+    /* the cap reports window 0's graph, whatever the traffic */
+    if (sc->max_neighbors > 0) {
+        out->capped = true;
+        rc = window_graph(sc, (const int64_t (*)[3])mob.pos, n, 0, &off, &lst, &out->links,
+                          &out->links_cut);
+        free(off);
+        free(lst);
+        off = NULL;
+        lst = NULL;
+        if (rc != ORACLE_OK) {
+            oracle_mobility_free(&mob);
+            memset(out, 0, sizeof *out);
+            return rc;
+        }
+    }
     int64_t nb_window = -1; /* window of the positions OFF/LST were built from, -1: none */
     int32_t *scratch = malloc((size_t)n * sizeof *scratch);
     live_packet *live = NULL;
@@ -849,11 +969,11 @@ int flood_oracle_run(const scenario *sc, flood_oracle_result *out)
         if (nlive > 0 && (nb_window < 0 || ((mobile || qudg) && nb_window != w))) {
             free(off);
             free(lst);
-            rc = oracle_neighbours((const int64_t (*)[3])mob.pos, n, sc->range_mm, &off, &lst);
+            off = NULL;
+            lst = NULL;
+            rc = window_graph(sc, (const int64_t (*)[3])mob.pos, n, w, &off, &lst, NULL, NULL);
             if (rc != ORACLE_OK)
                 goto done;
-            if (qudg)
-                qudg_filter(sc, (const int64_t (*)[3])mob.pos, n, w, off, lst);
             nb_window = w;
         }
 

@@ -35,6 +35,10 @@ typedef struct flood_oracle_result {
     int64_t latency_sum_ns;   /* over delivered packets */
     int64_t end_time_ns;      /* time of the last executed transmission, 0 if none */
     int64_t windows;          /* floor(end_time_ns / L) + 1 if anything executed, else 0 */
+    /* with [connectivity] max_neighbors > 0 (CAPPED): window 0's links after the cap, and
+     * those it cut (docs/models.md) */
+    bool capped;
+    int64_t links, links_cut;
 } flood_oracle_result;
 
 /* Runs the flood model of SC. Returns ORACLE_OK or ORACLE_ERR_*; OUT is zeroed first. */
@@ -62,6 +66,14 @@ int oracle_place(const scenario *sc, int64_t (*pos)[3]);
  * entries. Brute force over all pairs. Both arrays are malloc'ed; free them with free(). */
 int oracle_neighbours(const int64_t (*pos)[3], int64_t n, int64_t range_mm, int64_t **offsets,
                       int32_t **list);
+
+/* The neighbour cap (docs/models.md, max_neighbors = K > 0) applied to the graph OFF/LST of
+ * positions POS (each list sorted by id, as oracle_neighbours makes them): node i ranks its
+ * links by (squared distance, id) and keeps the first K; a link stays when both ends keep it.
+ * The lists are filtered in place (still sorted); *LINKS and *CUT (if not NULL) get the
+ * unordered links kept and cut. Returns ORACLE_OK or ORACLE_ERR_NOMEM. */
+int oracle_cap_filter(const int64_t (*pos)[3], int64_t n, int64_t k, int64_t *off, int32_t *lst,
+                      int64_t *links, int64_t *cut);
 
 /* Mobility state of every node, stepped one window at a time. */
 typedef struct oracle_mobility {

@@ -17,6 +17,12 @@ uint64_t results_events(const run_results *r)
     return (uint64_t)r->transmissions + (uint64_t)r->receptions;
 }
 
+void results_add_counter(run_results *r, const char *name, int64_t value)
+{
+    if (r->n_counters < REPORT_MAX_COUNTERS)
+        r->counters[r->n_counters++] = (struct result_counter){name, value};
+}
+
 void csv_print_field(FILE *out, const char *s)
 {
     if (!strpbrk(s, ",\"\r\n")) {
@@ -64,6 +70,8 @@ void report_print_json(const run_results *r, FILE *out)
     fprintf(out, "  \"latency_sum_ns\": %lld,\n", (long long)r->latency_sum_ns);
     fprintf(out, "  \"end_time_ns\": %lld,\n", (long long)r->end_time_ns);
     fprintf(out, "  \"windows\": %lld,\n", (long long)r->windows);
+    for (int i = 0; i < r->n_counters; i++)
+        fprintf(out, "  \"%s\": %lld,\n", r->counters[i].name, (long long)r->counters[i].value);
     fprintf(out, "  \"wall_s\": %.6f,\n", r->wall_s);
     fprintf(out, "  \"events_per_s\": %.1f,\n", events_per_s);
     fprintf(out, "  \"setup_s\": %.6f,\n", r->setup_s);

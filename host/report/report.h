@@ -37,6 +37,8 @@ typedef struct host_report {
     double wait_s;          /* of which blocked waiting for devices (as the model reports) */
 } host_report;
 
+#define REPORT_MAX_COUNTERS 8
+
 typedef struct run_results {
     /* the determinism contract: identical on every device, policy and partition count */
     char model[32];
@@ -51,6 +53,13 @@ typedef struct run_results {
     int64_t latency_sum_ns;
     int64_t end_time_ns;
     int64_t windows;
+    /* counters of the model's extensions in use (docs/models.md), after these in the JSON:
+     * part of the contract too */
+    int n_counters;
+    struct result_counter {
+        const char *name;   /* a string literal */
+        int64_t value;
+    } counters[REPORT_MAX_COUNTERS];
     /* measurements */
     double wall_s;          /* simulation: from the first window to the final counters */
     double setup_s;         /* device open, kernel build, allocation and placement */
@@ -65,6 +74,8 @@ typedef struct run_results {
 /* loss = 1 - delivered / generated */
 double results_loss(const run_results *r);
 uint64_t results_events(const run_results *r); /* transmissions + receptions */
+/* Appends an extension counter (ignored beyond REPORT_MAX_COUNTERS: a model defines few). */
+void results_add_counter(run_results *r, const char *name, int64_t value);
 
 /* JSON output through a temporary file in the same folder and a rename, so a failed run never
  * leaves a partial file. Opened before the run (a path that cannot be written is reported

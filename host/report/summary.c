@@ -30,6 +30,8 @@ void report_print_summary(const run_results *r, FILE *out)
             (long long)r->first_receptions);
     fprintf(out, "simulated    %.3f s in %lld windows\n", (double)r->end_time_ns * 1e-9,
             (long long)r->windows);
+    for (int i = 0; i < r->n_counters; i++)
+        fprintf(out, "%-12s %lld\n", r->counters[i].name, (long long)r->counters[i].value);
     fprintf(out, "wall         %.3f s simulation + %.3f s setup, %.3g events/s\n", r->wall_s,
             r->setup_s, r->wall_s > 0 ? (double)events / r->wall_s : 0.0);
     for (int i = 0; i < r->n_devices; i++)

@@ -579,6 +579,25 @@ static void test_errors_values(void)
         if (LOAD_OK("[connectivity]\nmodel = qudg\nlink_probability = 1\n", &q) == 0)
             CHECK_I64((int64_t)q.link_threshold, (int64_t)1 << 32);
     }
+    /* max_neighbors: an integer cap up to SCENARIO_MAX_NEIGHBORS, 0 for none */
+    EXPECT_ERROR("[connectivity]\nmax_neighbors = 1025\n", NULL,
+                 "t.ini:2: [connectivity] max_neighbors = 1025: expected an integer in [0, "
+                 "1024]");
+    EXPECT_ERROR("[connectivity]\nmax_neighbors = -1\n", NULL,
+                 "[connectivity] max_neighbors = -1: expected an integer in [0, 1024]");
+    EXPECT_ERROR("[connectivity]\nmax_neighbors = 2.5\n", NULL,
+                 "[connectivity] max_neighbors = 2.5: not an integer");
+    EXPECT_ERROR("[connectivity]\nmax_neighbour = 3\n", NULL,
+                 "unknown key 'max_neighbour'; did you mean 'max_neighbors'?");
+    {
+        scenario q;
+        if (LOAD_OK("[connectivity]\nmodel = qudg\nmax_neighbors = 12\n", &q) == 0) {
+            CHECK_I64(q.max_neighbors, 12);
+            CHECK_ROUND_TRIP(&q);
+        }
+        if (LOAD_OK("[connectivity]\nrange = 50\n", &q) == 0)
+            CHECK_I64(q.max_neighbors, 0);
+    }
     EXPECT_ERROR("[simulation]\nmodel = phold\n", NULL,
                  "t.ini:2: [simulation] model = phold: expected one of: flood");
     EXPECT_ERROR("[topology]\nplacement =\n", NULL, "[topology] placement = : empty value");
@@ -975,7 +994,7 @@ static void test_reference(void)
     int rows = 0;
     for (char *line = strstr(buf, "\n| "); line; line = strstr(line + 1, "\n| "))
         rows++;
-    CHECK_I64(rows, 43); /* header + 42 keys */
+    CHECK_I64(rows, 44); /* header + 43 keys */
     CHECK(strstr(buf, "| mobility.group NAME | nodes | id ranges | first-last, ..., ids < nodes | "
                       "(required) |"));
     for (char *line = buf; line && *line;) {

@@ -5,6 +5,7 @@
 #   A, B      commands, as "|"-separated argument lists; the JSON path is appended as
 #             "--json FILE"
 #   A_ENV, B_ENV  optional "|"-separated NAME=VALUE pairs for each command
+#   MEMBERS   optional comma-separated members to compare (default: json_compare's)
 function(run_side cmd env out)
   string(REPLACE "|" ";" argv "${cmd}")
   set(envargs "")
@@ -22,7 +23,11 @@ file(MAKE_DIRECTORY ${WORKDIR})
 file(REMOVE ${WORKDIR}/a.json ${WORKDIR}/b.json)
 run_side("${A}" "${A_ENV}" ${WORKDIR}/a.json)
 run_side("${B}" "${B_ENV}" ${WORKDIR}/b.json)
-execute_process(COMMAND ${COMPARE} ${WORKDIR}/a.json ${WORKDIR}/b.json
+set(members "")
+if(MEMBERS)
+  set(members --members ${MEMBERS})
+endif()
+execute_process(COMMAND ${COMPARE} ${members} ${WORKDIR}/a.json ${WORKDIR}/b.json
                 RESULT_VARIABLE rc OUTPUT_VARIABLE so ERROR_VARIABLE se)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "results differ:\n${so}${se}\nA: ${A}\nB: ${B}")

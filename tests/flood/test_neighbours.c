@@ -36,10 +36,15 @@ static int compare_lists(const char *label, struct model *m, const scenario *sc,
     }
     int64_t *ooff = NULL;
     int32_t *olist = NULL;
-    if (oracle_neighbours((const int64_t(*)[3])pos, n, sc->range_mm, &ooff, &olist) != 0) {
+    if (oracle_neighbours((const int64_t(*)[3])pos, n, sc->range_mm, &ooff, &olist) != 0 ||
+        (sc->max_neighbors > 0 &&
+         oracle_cap_filter((const int64_t(*)[3])pos, n, sc->max_neighbors, ooff, olist, NULL,
+                           NULL) != 0)) {
         CHECK(0, "%s: oracle neighbours failed", label);
         free(off);
         free(list);
+        free(ooff);
+        free(olist);
         return -1;
     }
     int64_t links = 0, bad = 0;
@@ -54,6 +59,11 @@ static int compare_lists(const char *label, struct model *m, const scenario *sc,
                   label, (long long)i, (long long)(b - a), (long long)(ob - oa));
     }
     CHECK(bad == 0, "%s: %lld nodes with wrong neighbour lists", label, (long long)bad);
+    /* the cap holds on the device's lists themselves, not only relative to the oracle */
+    for (int64_t i = 0; sc->max_neighbors > 0 && i < n; i++)
+        if ((int64_t)(off[i + 1] - off[i]) > sc->max_neighbors && bad++ < 5)
+            CHECK(0, "%s: node %lld keeps %lld neighbours, more than max_neighbors = %lld", label,
+                  (long long)i, (long long)(off[i + 1] - off[i]), (long long)sc->max_neighbors);
     printf("%s: %lld nodes, %lld links, %s\n", label, (long long)n, (long long)links,
            bad ? "MISMATCH" : "equal to brute force");
     free(off);
@@ -302,6 +312,20 @@ int main(void)
                    "[mobility.group d]\nnodes = 211-407\nmodel = random_direction\n"
                    "speed_max = 25\ntravel_min = 1\ntravel_max = 3\n[flood]\nrelay_delay = 1\n",
                    &dev, 25, 3);
+    /* max_neighbors: the capped lists equal the brute-force cap, ties of distance (a grid)
+     * broken by id, across partitions and after mobility steps */
+    check_scenario("grid 25x25, 2.5 spacings, max_neighbors 4",
+                   "[topology]\nplacement = grid\nrows = 25\ncols = 25\nspacing = 10\n"
+                   "[connectivity]\nrange = 25\nmax_neighbors = 4\n", &dev, 0, 6);
+    check_scenario("uniform 3-D, max_neighbors 1",
+                   "[simulation]\nseed = 21\n[topology]\nplacement = uniform\nnodes = 1500\n"
+                   "width = 800\nheight = 900\ndepth = 300\n[connectivity]\nrange = 100\n"
+                   "max_neighbors = 1\n", &dev, 0, 5);
+    check_scenario("rwp after mobility steps, max_neighbors 8",
+                   "[simulation]\nseed = 8\n[topology]\nplacement = uniform\nnodes = 800\n"
+                   "width = 600\nheight = 600\ndepth = 100\n[connectivity]\nrange = 80\n"
+                   "max_neighbors = 8\n[mobility]\nmodel = rwp\nspeed_min = 1\n"
+                   "speed_max = 40\n[flood]\nrelay_delay = 1\n", &dev, 14, 4);
     device_close(&dev);
     device_list_free(&list);
     if (failures) {

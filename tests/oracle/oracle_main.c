@@ -42,7 +42,10 @@ static int write_json(FILE *f, const flood_oracle_result *r)
     fprintf(f, "  \"hops_sum\": %" PRId64 ",\n", r->hops_sum);
     fprintf(f, "  \"latency_sum_ns\": %" PRId64 ",\n", r->latency_sum_ns);
     fprintf(f, "  \"end_time_ns\": %" PRId64 ",\n", r->end_time_ns);
-    fprintf(f, "  \"windows\": %" PRId64 "\n", r->windows);
+    fprintf(f, "  \"windows\": %" PRId64 "%s\n", r->windows, r->capped ? "," : "");
+    if (r->capped) /* the neighbour cap's counters (docs/models.md) */
+        fprintf(f, "  \"links\": %" PRId64 ",\n  \"links_cut\": %" PRId64 "\n", r->links,
+                r->links_cut);
     fprintf(f, "}\n");
     return ferror(f) ? -1 : 0;
 }

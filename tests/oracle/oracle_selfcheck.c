@@ -289,6 +289,54 @@ static void test_neighbours(void)
     free(pp);
 }
 
+/* The neighbour cap by hand (docs/models.md, max_neighbors). */
+static void test_cap_by_hand(void)
+{
+    /* Four nodes on the x axis at 0, 10, 30, 31 mm, all within range: six links.
+     * K = 1: each keeps its nearest, 0-1 and 2-3 are mutual, the other four are cut.
+     * K = 2: 0 keeps {1, 2}, 1 keeps {0, 2}, 2 keeps {3, 1}, 3 keeps {2, 1}: 0-1, 1-2 and 2-3
+     * stay; 0-2 (2 does not keep 0), 1-3 (1 does not keep 3) and 0-3 go.
+     * K = 3: nothing is cut. */
+    const int64_t line[4][3] = {{0, 0, 0}, {10, 0, 0}, {30, 0, 0}, {31, 0, 0}};
+    static const struct {
+        int64_t k, links, cut;
+        int deg[4];
+        int32_t first[4]; /* each node's first kept neighbour */
+    } want[] = {
+        {1, 2, 4, {1, 1, 1, 1}, {1, 0, 3, 2}},
+        {2, 3, 3, {1, 2, 2, 1}, {1, 0, 1, 2}},
+        {3, 6, 0, {3, 3, 3, 3}, {1, 0, 0, 0}},
+    };
+    for (size_t c = 0; c < sizeof want / sizeof want[0]; c++) {
+        int64_t *off, links = -1, cut = -1;
+        int32_t *lst;
+        CHECK_EQ(oracle_neighbours(line, 4, 100, &off, &lst), ORACLE_OK);
+        CHECK_EQ(oracle_cap_filter(line, 4, want[c].k, off, lst, &links, &cut), ORACLE_OK);
+        CHECK_EQ(links, want[c].links);
+        CHECK_EQ(cut, want[c].cut);
+        for (int i = 0; i < 4; i++) {
+            CHECK_EQ(off[i + 1] - off[i], want[c].deg[i]);
+            CHECK_EQ(lst[off[i]], want[c].first[i]);
+        }
+        free(off);
+        free(lst);
+    }
+    /* Ties of distance go to the lower id: 0 at 50 has 1 (at 40) and 2 (at 60) 10 mm away and
+     * keeps 1 with K = 1; 2 keeps 0, which does not keep it: only 0-1 stays. */
+    const int64_t tie[3][3] = {{50, 0, 0}, {40, 0, 0}, {60, 0, 0}};
+    int64_t *off, links = -1, cut = -1;
+    int32_t *lst;
+    CHECK_EQ(oracle_neighbours(tie, 3, 100, &off, &lst), ORACLE_OK);
+    CHECK_EQ(oracle_cap_filter(tie, 3, 1, off, lst, &links, &cut), ORACLE_OK);
+    CHECK_EQ(links, 1);
+    CHECK_EQ(cut, 2);
+    CHECK_EQ(off[1] - off[0], 1);
+    CHECK_EQ(lst[off[0]], 1);
+    CHECK_EQ(off[3] - off[2], 0);
+    free(off);
+    free(lst);
+}
+
 /* ------------------------------------------------------------------ flooding by hand */
 
 static void test_flood_by_hand(void)
@@ -901,6 +949,19 @@ static void test_json_compare(const char *jc)
     CHECK_EQ(compare2(jc, "m.json", "a.json", NULL), 1);
     CHECK(output_has(1, "windows: A=<missing> B=5"));
 
+    /* Extension counters (docs/models.md) count as soon as either file has them. */
+    write_file("x1.json", "{\"model\": \"flood\", " RESULT_BODY ", \"links\": 7, \"links_cut\": 2}");
+    write_file("x2.json", "{\"model\": \"flood\", " RESULT_BODY ", \"links_cut\": 2, \"links\": 7}");
+    write_file("x3.json", "{\"model\": \"flood\", " RESULT_BODY ", \"links\": 7, \"links_cut\": 3}");
+    CHECK_EQ(compare2(jc, "x1.json", "x2.json", NULL), 0);
+    CHECK_EQ(compare2(jc, "x1.json", "x3.json", NULL), 1);
+    CHECK(output_has(1, "links_cut: A=2 B=3"));
+    CHECK_EQ(compare2(jc, "x1.json", "a.json", NULL), 1);
+    CHECK(output_has(1, "links: A=7 B=<missing>"));
+    CHECK_EQ(compare2(jc, "a.json", "x1.json", NULL), 1);
+    CHECK(output_has(1, "links_cut: A=<missing> B=2"));
+    CHECK_EQ(compare2(jc, "a.json", "x1.json", "windows,nodes"), 0); /* unless listed out */
+
     /* Malformed files: exit 1 with the file name and the byte offset of the fault. */
     static const struct {
         const char *text;
@@ -1023,6 +1084,7 @@ int main(int argc, char **argv)
     test_philox();
     test_isqrt();
     test_neighbours();
+    test_cap_by_hand();
     test_flood_by_hand();
     test_flood_random_drop();
     test_mobility_by_hand();

@@ -381,10 +381,11 @@ int main(int argc, char **argv)
         return CN_ERR_INPUT;
     }
     if (std::strcmp(sc.model, "flood") != 0 || scenario_is_mobile(&sc) ||
-        sc.connectivity != CONNECTIVITY_UDG) {
+        sc.connectivity != CONNECTIVITY_UDG || sc.max_neighbors > 0) {
         std::fprintf(stderr,
                      "clnetsim-ns3: %s: the ns-3 flood program covers static udg flood scenarios "
-                     "only (every node static: mobility.model = static and no moving group)\n",
+                     "only (every node static: mobility.model = static and no moving group; "
+                     "no max_neighbors)\n",
                      file);
         return CN_ERR_INPUT;
     }

@@ -563,7 +563,7 @@ int flood_catch_up(struct model *m, flood_replica *r, int64_t w, int bin, cl_eve
     /* With several partitions a device lists only the nodes of the partitions it holds,
      * as of this window's tiling and the current placement (a migration or a re-tiling
      * makes it bin again). */
-    int filtered = m->n_parts > 1;
+    int filtered = m->n_parts > 1 && !m->cap; /* the cap needs every node (flood_cap.c) */
     if (!rc && bin && filtered)
         rc = flood_part_of_current(m, r, w, err);
     if (!rc && bin && filtered)
@@ -584,6 +584,9 @@ int flood_catch_up(struct model *m, flood_replica *r, int64_t w, int bin, cl_eve
             r->bin_placement = m->placement;
         }
     }
+    /* the neighbour cap of this window's graph, from the lists just made */
+    if (!rc && bin && m->cap_live && r->capped != w)
+        rc = flood_cap_select(m, r, w, evs ? &evs[(*n_evs)++] : NULL, err);
     return rc;
 }
 

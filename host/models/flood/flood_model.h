@@ -50,7 +50,7 @@ typedef struct flood_replica {
     cl_kernel k_init[6];
     cl_kernel k_place, k_move, k_csr_count, k_csr_fill, k_transmit, k_gather,
         k_export, k_retile, k_gather_moved, k_scatter_moved, k_stamp, k_packets,
-        k_packets_local, k_packets_one;
+        k_packets_local, k_packets_one, k_cap_select, k_cap_count;
     size_t ls_packets;
     /* whole packets (flood_packets.c): per work-group frontier, seen bitset, statistics; the
      * CSR lists of the whole graph when this replica is not partition 0's home; its groups,
@@ -61,13 +61,16 @@ typedef struct flood_replica {
     int pk_local, pk_ran;
     int64_t *pk_stats;
     size_t ls_place, ls_move, ls_csr, ls_transmit, ls_gather, ls_export,
-        ls_retile;
+        ls_retile, ls_cap;
     size_t max_groups;      /* work-groups of a transmit launch that fill the device */
     uint32_t lcap;          /* work-group relay buffer entries */
 
     dbuf pos, waypoint, speed, leg, pause_end;
     dbuf segtab;            /* move_groups: the runs of ids and their parameters */
     cell_lists cells;
+    /* the neighbour cap (flood_cap.c): each node's threshold (d2, id), of window CAPPED */
+    dbuf cap_thr;
+    int64_t capped;
     dbuf part_of;           /* ushort per node (a placeholder word with one partition) */
     int64_t part_epoch;     /* the tiling (flood_epoch) its part_of holds */
     /* re-tiling (flood_retile.c): the tile cuts, the partitions it holds (a byte each, from
@@ -126,7 +129,7 @@ typedef struct flood_replica {
     /* mobile: the next window's mobility step and cell lists, queued at the end of the last
      * one (flood_premove), and their events, handed to that window's sets */
     int64_t pre_window;
-    cl_event pre_move_ev, pre_bin_ev[4];
+    cl_event pre_move_ev, pre_bin_ev[5]; /* cell lists (3 at most), the cap's thresholds */
     int n_pre_bin;
 
     int64_t counts_clean;   /* window whose three count words are known to be right */
@@ -159,6 +162,13 @@ struct model {
     int64_t move_first, move_end, speed_max;
     int wraps;
     int64_t L;              /* window length = relay delay */
+    /* The neighbour cap K (0: none; flood_cap.c). CAP_LIVE: the graph changes with the
+     * window (qudg or mobile), so the thresholds are computed per window and the transmit
+     * kernels test them; else the CSR lists are capped once. LINKS and LINKS_CUT: window 0's
+     * graph, for the results. */
+    uint32_t cap;
+    int cap_live;
+    int64_t links, links_cut;
     uint64_t extent[3];     /* area sides in mm for placement and waypoints */
     /* Static scenario, one partition, one device: each packet flooded whole in one launch
      * (flood_packets.c); the window loop's rounds are then batches of packets. */
@@ -357,6 +367,15 @@ int flood_part_host_current(struct model *m, int64_t w, cn_error *err);
 int flood_part_of_current(struct model *m, flood_replica *r, int64_t w, cn_error *err);
 /* Replica R's HELD as of the current placement (mobile, several partitions). */
 int flood_held_current(struct model *m, flood_replica *r, cn_error *err);
+
+/* flood_cap.c: the neighbour cap ([connectivity] max_neighbors) */
+/* Replica R's cap thresholds for window W, from its positions and cell lists of window W. */
+int flood_cap_select(struct model *m, flood_replica *r, int64_t w, cl_event *ev, cn_error *err);
+/* The links of window 0's graph that the cap keeps and cuts (m->links, m->links_cut), on
+ * replica 0 with its positions of window 0. */
+int flood_cap_count(struct model *m, cn_error *err);
+/* The thresholds' buffer for the transmit kernels (a placeholder when there is no cap). */
+const dbuf *flood_cap_buffer(const flood_replica *r);
 
 /* flood_packets.c: whole packets (static scenarios). */
 int flood_packets_enabled(void);

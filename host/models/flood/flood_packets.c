@@ -53,7 +53,9 @@ int flood_packets_enabled(void)
 
 int flood_packets_wanted(const struct model *m)
 {
-    return flood_packets_enabled() && !m->mobile && m->n_parts == 1;
+    /* a packet's levels run in different windows: a graph that changes with the window
+     * under a cap (qudg) needs each window's thresholds, which the window loop computes */
+    return flood_packets_enabled() && !m->mobile && m->n_parts == 1 && !m->cap_live;
 }
 
 /* The CSR lists replica R floods with: partition 0's own on its home, a copy elsewhere. */

@@ -1,4 +1,5 @@
 /* Flood model: allocation of the flows, placement, static neighbour lists, packet slots. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -131,8 +132,14 @@ static void mobility_plan(struct model *m)
 static int create_kernels(struct model *m, flood_replica *r, cn_error *err)
 {
     const char *sources[] = {"cells.cl", "flood.cl"};
-    /* qudg draws its links in the kernels; udg builds without that code (cl/flood.cl) */
-    const char *options = m->sc.connectivity == CONNECTIVITY_QUDG ? "-DFLOOD_QUDG=1" : "";
+    /* qudg draws its links in the kernels, and the cap sizes private arrays: without them
+     * the kernels build without that code (cl/flood.cl) */
+    char options[64] = "";
+    if (m->sc.connectivity == CONNECTIVITY_QUDG)
+        snprintf(options, sizeof options, "-DFLOOD_QUDG=1");
+    if (m->cap)
+        snprintf(options + strlen(options), sizeof options - strlen(options), "%s-DFLOOD_CAP=%u",
+                 options[0] ? " " : "", m->cap);
     int rc = device_build_program(r->dev, sources, 2, options, &r->prog, err);
     if (!rc)
         rc = make_kernel(r, m->sc.placement == PLACEMENT_GRID ? "place_grid" : "place_uniform",
@@ -150,6 +157,10 @@ static int create_kernels(struct model *m, flood_replica *r, cn_error *err)
         rc = make_kernel(r, "csr_count", &r->k_csr_count, &r->ls_csr, err);
     if (!rc)
         rc = make_kernel(r, "csr_fill", &r->k_csr_fill, NULL, err);
+    if (!rc && m->cap)
+        rc = make_kernel(r, "cap_select", &r->k_cap_select, &r->ls_cap, err);
+    if (!rc && m->cap)
+        rc = make_kernel(r, "cap_count", &r->k_cap_count, NULL, err);
     if (!rc)
         rc = make_kernel(r, m->mobile ? "transmit_mobile" : "transmit", &r->k_transmit,
                          &r->ls_transmit, err);
@@ -352,10 +363,11 @@ int flood_build_csr(struct model *m, flood_replica *r, uint32_t part, dbuf *offs
     if (!rc)
         rc = dbuf_alloc(d, offsets, ((size_t)m->n + 1) * 4, &m->acc, "neighbour offsets", err);
     if (!rc)
-        rc = kernel_args(d, r->k_csr_count, "csr_count", err, 13, KBUF(r->pos), KARG(m->n),
+        rc = kernel_args(d, r->k_csr_count, "csr_count", err, 14, KBUF(r->pos), KARG(m->n),
                          KARG(range2), KARG(g->side), KARG(g->nx), KARG(g->ny), KARG(g->nz),
                          KBUF(r->cells.start), KBUF(r->cells.nodes), KBUF(degree),
-                         KBUF(r->part_of), KARG(part), KARG(nparts));
+                         KBUF(r->part_of), KARG(part), KARG(nparts),
+                         KBUF(*flood_cap_buffer(r)));
     if (!rc)
         rc = enqueue_1d(d, r->k_csr_count, "csr_count", m->n, r->ls_csr, NULL, err);
     if (!rc)
@@ -385,10 +397,11 @@ int flood_build_csr(struct model *m, flood_replica *r, uint32_t part, dbuf *offs
         rc = dbuf_alloc(d, neighbours, total ? (size_t)total * 4 : 4, &m->acc, "neighbour lists",
                         err);
     if (!rc)
-        rc = kernel_args(d, r->k_csr_fill, "csr_fill", err, 14, KBUF(r->pos), KARG(m->n),
+        rc = kernel_args(d, r->k_csr_fill, "csr_fill", err, 15, KBUF(r->pos), KARG(m->n),
                          KARG(range2), KARG(g->side), KARG(g->nx), KARG(g->ny), KARG(g->nz),
                          KBUF(r->cells.start), KBUF(r->cells.nodes), KBUF(*offsets),
-                         KBUF(*neighbours), KBUF(r->part_of), KARG(part), KARG(nparts));
+                         KBUF(*neighbours), KBUF(r->part_of), KARG(part), KARG(nparts),
+                         KBUF(*flood_cap_buffer(r)));
     if (!rc)
         rc = enqueue_1d(d, r->k_csr_fill, "csr_fill", m->n, r->ls_csr, NULL, err);
     return rc;
@@ -410,7 +423,7 @@ static int make_partitions(struct model *m, cn_error *err)
                                       : partition_default_count(m->n, mixed ? 1 : m->n_rep);
     /* Static scenarios flood whole packets, spread over the devices by packet, not by space
      * (flood_packets.c): one partition, unless the scenario asks for more. */
-    if (!m->mobile && m->sc.partitions == 0 && flood_packets_enabled())
+    if (!m->mobile && m->sc.partitions == 0 && flood_packets_enabled() && !m->cap_live)
         m->n_parts = 1;
     m->offsets = calloc(m->n_parts, sizeof *m->offsets);
     m->neighbours = calloc(m->n_parts, sizeof *m->neighbours);
@@ -682,6 +695,9 @@ static int build_static_lists(struct model *m, cn_error *err)
         for (int i = 0; i < n_evs; i++)
             if (evs[i])
                 clReleaseEvent(evs[i]);
+        /* the cap of a graph that never changes: the lists are capped once (flood_cap.c) */
+        if (!rc && m->cap && !m->cap_live)
+            rc = flood_cap_select(m, &m->rep[d], 0, NULL, err);
     }
     /* The degree bound is over all partitions: a transmitter's relays in every partition
      * together. */
@@ -721,6 +737,8 @@ int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs
     m->n = (uint32_t)n;
     m->words = (m->n + 31) / 32;
     mobility_plan(m);
+    m->cap = (uint32_t)sc->max_neighbors;
+    m->cap_live = m->cap && (m->mobile || sc->connectivity == CONNECTIVITY_QUDG);
     m->retile = sc->retile;
     m->retile_queued = m->retile_in_rb = -1;
     /* CLNETSIM_TEST_RECORDS=K: room for K moved-node records at first, and K read with the
@@ -742,6 +760,7 @@ int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs
     int rc = cell_grid_choose(&m->grid, ext, sc->range_mm, m->n, err);
     for (int d = 0; d < n_devs && !rc; d++) {
         flood_replica *r = &m->rep[d];
+        r->capped = -1;
         rc = create_kernels(m, r, err);
         if (!rc)
             rc = place_nodes(m, r, err);
@@ -754,6 +773,8 @@ int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs
         rc = make_partitions(m, err);
     if (!rc && !m->mobile)
         rc = build_static_lists(m, err);
+    if (!rc && m->cap)
+        rc = flood_cap_count(m, err);
     if (!rc)
         rc = alloc_packets(m, err);
     if (!rc && (m->whole = flood_packets_wanted(m)) != 0)
@@ -769,7 +790,7 @@ static void destroy_replica(struct model *m, flood_replica *r)
     flood_premove_release(r);
     flood_release_export_areas(r);
     dbuf *bufs[] = {&r->pos, &r->waypoint, &r->speed, &r->leg, &r->pause_end, &r->segtab,
-                    &r->part_of,
+                    &r->part_of, &r->cap_thr,
                     &r->seen, &r->spill, &r->slot_packet, &r->ctl, &r->desc,
                     &r->frontier[0], &r->frontier[1], &r->exported,
                     &r->boxes, &r->cuts, &r->held, &r->leaving, &r->records};
@@ -782,7 +803,8 @@ static void destroy_replica(struct model *m, flood_replica *r)
             clReleaseKernel(r->k_init[i]);
     cl_kernel ks[] = {r->k_place, r->k_move, r->k_csr_count, r->k_csr_fill,
                       r->k_transmit, r->k_gather, r->k_export, r->k_retile,
-                      r->k_gather_moved, r->k_scatter_moved, r->k_stamp};
+                      r->k_gather_moved, r->k_scatter_moved, r->k_stamp, r->k_cap_select,
+                      r->k_cap_count};
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
         if (ks[i])
             clReleaseKernel(ks[i]);

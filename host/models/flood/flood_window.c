@@ -292,7 +292,7 @@ static int can_run_ahead(const struct model *m)
  * (slots, descriptor, frontier bounds), each replica is brought to the window before its first
  * set, and the last partition's set queues the read-backs and flips the frontiers. */
 static int run_transmit(struct model *m, const window_plan *plan, uint32_t part,
-                        flood_replica *r, cl_event *ev, cn_error *err)
+                        flood_replica *r, cl_event *evs, int *n_evs, cn_error *err)
 {
     device_ctx *d = r->dev;
     const scenario *sc = &m->sc;
@@ -313,6 +313,9 @@ static int run_transmit(struct model *m, const window_plan *plan, uint32_t part,
     }
     if (!rc)
         rc = flood_replica_ready(m, r, w, err);
+    /* static qudg under a cap: the window's thresholds (mobile: with the cell lists) */
+    if (!rc && m->cap_live && r->capped != w)
+        rc = flood_cap_select(m, r, w, &evs[(*n_evs)++], err);
     if (!rc && m->mobile && r->x_window != w)
         rc = flood_export_setup(m, r, w, err);
     cl_uint n_new = m->n_new, nparts = m->n_parts;
@@ -337,8 +340,8 @@ static int run_transmit(struct model *m, const window_plan *plan, uint32_t part,
     cl_ulong rmin2 = (cl_ulong)sc->range_min_mm * (cl_ulong)sc->range_min_mm;
     cl_ulong link_thr = sc->link_threshold;
     if (!rc)
-        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 35, 2,
-                                KARG(rmin2), KARG(link_thr));
+        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 35, 3,
+                                KARG(rmin2), KARG(link_thr), KBUF(*flood_cap_buffer(r)));
     if (!rc && m->mobile) {
         cl_ulong range2 = (cl_ulong)sc->range_mm * (cl_ulong)sc->range_mm;
         const cell_grid *g = &m->grid;
@@ -348,13 +351,13 @@ static int run_transmit(struct model *m, const window_plan *plan, uint32_t part,
         cl_mem xbuf = r->exported.mem ? r->exported.mem : r->spill.mem;
         cl_uint xcap = r->exported.mem ? (cl_uint)(r->exported.bytes / 8) : 0;
         cl_uint xword = CTL_EXPORT + (cl_uint)(w & 1);
-        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 37, 15,
+        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 38, 15,
                                 KBUF(r->pos), KARG(range2), KARG(g->side), KARG(g->nx),
                                 KARG(g->ny), KARG(g->nz), KBUF(r->cells.start),
                                 KBUF(r->cells.nodes), KARG(lo), KARG(hi), KARG(r->x_lo),
                                 KARG(r->x_hi), KARG(xbuf), KARG(xcap), KARG(xword));
     } else if (!rc) {
-        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 37, 3,
+        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 38, 3,
                                 KBUF(m->offsets[part]), KBUF(m->neighbours[part]),
                                 KBUF(r->pos));
     }
@@ -362,7 +365,7 @@ static int run_transmit(struct model *m, const window_plan *plan, uint32_t part,
     if (groups > r->max_groups)
         groups = r->max_groups;
     if (!rc)
-        rc = enqueue_1d(d, r->k_transmit, name, groups * ls, ls, ev, err);
+        rc = enqueue_1d(d, r->k_transmit, name, groups * ls, ls, &evs[(*n_evs)++], err);
     /* partitions on several devices: this one starts while the host feeds the others */
     if (!rc && p->spread)
         rc = cl_check(clFlush(d->queue), "clFlush", d->info.name, err);
@@ -410,7 +413,7 @@ static int flood_run_set(struct model *m, const window_plan *plan, const event_s
     case FLOOD_TRANSMIT:
         if (set->partition < 0 || (uint32_t)set->partition >= m->n_parts)
             break;
-        return run_transmit(m, plan, (uint32_t)set->partition, r, &evs[(*n_evs)++], err);
+        return run_transmit(m, plan, (uint32_t)set->partition, r, evs, n_evs, err);
     case FLOOD_PACKETS:
         if (!m->whole)
             break;
@@ -498,6 +501,10 @@ static int flood_results(struct model *m, run_results *r, cn_error *err)
     r->windows = m->any_tx ? m->end_time / m->L + 1 : 0;
     if (m->whole)
         flood_packets_results(m, r);
+    if (m->cap) { /* window 0's graph (docs/models.md) */
+        results_add_counter(r, "links", m->links);
+        results_add_counter(r, "links_cut", m->links_cut);
+    }
     r->device_bytes = m->acc.peak;
     r->injector.exchanged_bytes = (uint64_t)m->exchanged;
     r->host.wait_s = m->wait_s;
@@ -550,6 +557,9 @@ int flood_neighbour_lists(struct model *m, uint32_t **offsets, uint32_t **list, 
     for (int i = 0; i < n_evs; i++)
         if (evs[i])
             clReleaseEvent(evs[i]);
+    /* the cap of the current positions (udg: the lists are capped; qudg: never) */
+    if (!rc && m->cap)
+        rc = flood_cap_select(m, &m->rep[0], m->mobile ? m->rep[0].moved : 0, NULL, err);
     /* each partition's lists, read back */
     for (uint32_t p = 0; p < P && !rc; p++) {
         rc = flood_build_csr(m, &m->rep[0], p, &off[p], &nb[p], NULL, err);

@@ -1,0 +1,103 @@
+/* Flood model: the neighbour cap ([connectivity] max_neighbors, docs/models.md).
+ *
+ * Node i ranks its links of a window by (squared distance, id) and keeps the first K; a link
+ * survives when both ends keep it. cap_select (cl/flood.cl) gives every node the key of its
+ * K-th link, its threshold, after which the test of one link reads two thresholds.
+ *   - udg, static: the graph never changes, so the thresholds of window 0 filter the CSR lists
+ *     once (csr_count, csr_fill) and every flooding path reads capped lists.
+ *   - qudg or mobile: the graph changes with the window, so each replica computes the
+ *     thresholds of every window it transmits in, after its cell lists (flood_catch_up, or
+ *     run_transmit for static qudg), and the transmit kernels test each link. Their cell lists
+ *     then hold every node, with several partitions too: a threshold needs all of a node's
+ *     links, not only those into the partitions a device holds. */
+#include <stdlib.h>
+
+#include "models/flood/flood_model.h"
+
+static cl_uint2 cap_key(const scenario *sc)
+{
+    cl_uint2 k;
+    k.s[0] = (cl_uint)sc->seed;
+    k.s[1] = (cl_uint)(sc->seed >> 32);
+    return k;
+}
+
+int flood_cap_select(struct model *m, flood_replica *r, int64_t w, cl_event *ev, cn_error *err)
+{
+    const scenario *sc = &m->sc;
+    const cell_grid *g = &m->grid;
+    device_ctx *d = r->dev;
+    cl_ulong range2 = (cl_ulong)sc->range_mm * (cl_ulong)sc->range_mm;
+    cl_ulong rmin2 = (cl_ulong)sc->range_min_mm * (cl_ulong)sc->range_min_mm;
+    cl_ulong link_thr = sc->link_threshold;
+    cl_uint2 key = cap_key(sc);
+    cl_uint win = (cl_uint)w; /* qudg draws with the window number modulo 2^32 */
+    int rc = 0;
+    if (!r->cap_thr.mem)
+        rc = dbuf_alloc(d, &r->cap_thr, (size_t)m->n * 16, &m->acc, "neighbour cap thresholds",
+                        err);
+    if (!rc)
+        rc = kernel_args(d, r->k_cap_select, "cap_select", err, 14, KBUF(r->pos), KARG(m->n),
+                         KARG(range2), KARG(g->side), KARG(g->nx), KARG(g->ny), KARG(g->nz),
+                         KBUF(r->cells.start), KBUF(r->cells.nodes), KARG(key), KARG(win),
+                         KARG(rmin2), KARG(link_thr), KBUF(r->cap_thr));
+    if (!rc)
+        rc = enqueue_1d(d, r->k_cap_select, "cap_select", m->n, r->ls_cap, ev, err);
+    if (!rc)
+        r->capped = w;
+    return rc;
+}
+
+int flood_cap_count(struct model *m, cn_error *err)
+{
+    flood_replica *r = &m->rep[0];
+    const scenario *sc = &m->sc;
+    const cell_grid *g = &m->grid;
+    device_ctx *d = r->dev;
+    int rc = 0;
+    /* mobile scenarios bin per window later; window 0's lists are made here */
+    if (m->mobile) {
+        cl_event evs[4];
+        int n_evs = 0;
+        rc = cell_lists_build(&r->cells, d, &r->pos, NULL, evs, &n_evs, err);
+        for (int i = 0; i < n_evs; i++)
+            if (evs[i])
+                clReleaseEvent(evs[i]);
+    }
+    if (!rc && r->capped != 0)
+        rc = flood_cap_select(m, r, 0, NULL, err);
+    cl_ulong range2 = (cl_ulong)sc->range_mm * (cl_ulong)sc->range_mm;
+    cl_ulong rmin2 = (cl_ulong)sc->range_min_mm * (cl_ulong)sc->range_min_mm;
+    cl_ulong link_thr = sc->link_threshold;
+    cl_uint2 key = cap_key(sc);
+    cl_uint win = 0;
+    dbuf counts = {0};
+    if (!rc)
+        rc = dbuf_alloc(d, &counts, (size_t)m->n * 8, &m->acc, "link counts", err);
+    if (!rc)
+        rc = kernel_args(d, r->k_cap_count, "cap_count", err, 15, KBUF(r->pos), KARG(m->n),
+                         KARG(range2), KARG(g->side), KARG(g->nx), KARG(g->ny), KARG(g->nz),
+                         KBUF(r->cells.start), KBUF(r->cells.nodes), KARG(key), KARG(win),
+                         KARG(rmin2), KARG(link_thr), KBUF(r->cap_thr), KBUF(counts));
+    if (!rc)
+        rc = enqueue_1d(d, r->k_cap_count, "cap_count", m->n, r->ls_cap, NULL, err);
+    cl_uint *host = rc ? NULL : malloc((size_t)m->n * 8);
+    if (!rc && !host)
+        rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for %u link counts", m->n);
+    if (!rc)
+        rc = dbuf_read(d, &counts, 0, (size_t)m->n * 8, host, 1, err);
+    m->links = m->links_cut = 0;
+    for (uint32_t i = 0; !rc && i < m->n; i++) {
+        m->links += host[2 * (size_t)i];
+        m->links_cut += host[2 * (size_t)i + 1];
+    }
+    free(host);
+    dbuf_release(&counts, &m->acc);
+    return rc;
+}
+
+const dbuf *flood_cap_buffer(const flood_replica *r)
+{
+    /* without a cap the kernels never read it, but the argument must be a valid buffer */
+    return r->cap_thr.mem ? &r->cap_thr : &r->pos;
+}
