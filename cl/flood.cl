@@ -42,6 +42,12 @@ inline void add64(volatile __global uint *c, ulong v)
 #define FLOOD_CAP 0
 #endif
 
+/* Forwarding drop probability drawn per node ([flood] drop_probability = uniform(a, b),
+ * docs/models.md): -DFLOOD_NODE_DROP=1, and each node's threshold comes from an array. */
+#ifndef FLOOD_NODE_DROP
+#define FLOOD_NODE_DROP 0
+#endif
+
 /* Node i's cap threshold THR[i] = (d2, id) of its K-th nearest link, by (distance, id), or
  * (ULONG_MAX, ULONG_MAX) when it has at most K (cap_select). Whether the link to node J at
  * squared distance D2 comes no later than threshold T: */
@@ -539,7 +545,11 @@ typedef struct window_params {
     uint2 key;
     uint source, destination, ttl, words;
     ulong rmin2, link_thr;   /* qudg: r_min^2 (mm^2) and thr(link_probability) */
+    __global const ulong *node_drop; /* FLOOD_NODE_DROP: each node's drop threshold */
 } window_params;
+
+/* Node J's drop threshold: its own under a law drawn per node, else the scenario's. */
+#define DROP_THRESHOLD(w, j) (FLOOD_NODE_DROP ? (w)->node_drop[(j)] : (w)->drop_threshold)
 
 /* QUDG (docs/models.md, "Connectivity"): nodes I and J at squared distance D2 (never more
  * than range^2: the caller's test) are linked in window WIN when D2 <= r_min^2, else when w0
@@ -551,6 +561,19 @@ inline int qudg_link(uint i, uint j, ulong d2, uint win, const window_params *w)
         return 1;
     uint4 c = (uint4)(min(i, j), max(i, j), STREAM_QUDG_LINK, win);
     return (ulong)philox4x32_10(c, w->key).x < w->link_thr;
+}
+
+/* ---- per-node drop probability ---------------------------------------------------------- */
+
+/* [flood] drop_probability = uniform(a, b) (docs/models.md): node j's threshold is
+ * thr(a) + ((w0 x (thr(b) - thr(a))) >> 32), w0 of ctr {j, 0, 11, 0}. */
+__kernel void node_drop_init(uint n, uint2 key, ulong ta, ulong tb, __global ulong *node_drop)
+{
+    uint j = get_global_id(0);
+    if (j >= n)
+        return;
+    uint4 r = philox_draw(key, j, 0u, STREAM_NODE_DROP);
+    node_drop[j] = ta + (((ulong)r.x * (tb - ta)) >> 32);
 }
 
 /* ---- neighbour cap ------------------------------------------------------------------------ */
@@ -695,7 +718,7 @@ inline int after_first_reception(uint j, uint k, long t, long tk, long h,
     if (!ttl_allows_relay(h, w))
         return 0;
     uint4 r = philox_draw(w->key, j, k, STREAM_RELAY);
-    return (ulong)r.x >= w->drop_threshold;
+    return (ulong)r.x >= DROP_THRESHOLD(w, j);
 }
 
 /* Node j hears packet k (slot) at time t with hop count h. Returns 1 when this is j's first
@@ -734,7 +757,7 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
 
 #define TRANSMIT_PROLOGUE                                                                   \
     window_params w = {T, L, start, interval, duration, drop_threshold, key,               \
-                       source, destination, ttl, words, rmin2, link_thr};                   \
+                       source, destination, ttl, words, rmin2, link_thr, node_drop};        \
     __global uint *alive = (__global uint *)ctl + CTL_WORDS;                                \
     uint lid = get_local_id(0), lsize = get_local_size(0);                                 \
     uint inline_words[16];                                                                  \
@@ -813,7 +836,7 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
         uint ttl, __local uint *l_n, __local uint *l_flush, __local uint4 *l_sums,          \
         __local uint2 *lbuf, uint lcap, __global const ushort *part_of, uint part,         \
         uint nparts, uint n_import, ulong rmin2, ulong link_thr,                           \
-        __global const ulong2 *cap_thr
+        __global const ulong2 *cap_thr, __global const ulong *node_drop
 
 #define HANDLE_NEIGHBOUR(j)                                                                 \
     if (receive(j, slot, k, t, tk, h, &w, seen, ctl, &n_first))                            \
@@ -1068,7 +1091,7 @@ inline uint relay_candidates(const uint *cand, uint n, uint k, const window_para
     uint r[16];
     vstore16(c0, 0, r);
     for (uint l = 0; l < n; l++)
-        if ((ulong)r[l] >= w->drop_threshold)
+        if ((ulong)r[l] >= DROP_THRESHOLD(w, cand[l]))
             run[at++] = cand[l];
     return at;
 }
@@ -1196,7 +1219,8 @@ inline long flood_one_packet(uint k, long tk, __global const uint *offsets,
                         delivery[2] = t - tk;                                               \
                     }                                                                       \
                     if (relays &&                                                           \
-                        (ulong)philox_draw(key, j, k, STREAM_RELAY).x >= drop_threshold) {  \
+                        (ulong)philox_draw(key, j, k, STREAM_RELAY).x >=                    \
+                            DROP_THRESHOLD(&lw, j)) {                                       \
                         uint at = atomic_inc(tail);                                         \
                         if (at - b < PACKET_LEVEL_CAP)                                      \
                             lnext[at - b] = j;                                              \
@@ -1227,7 +1251,7 @@ inline long flood_one_packet(uint k, long tk, __global const uint *offsets,
         ulong tx = 0, rx = 0, first = 0;                                                    \
         long last = -1;                                                                     \
         window_params lw = {0, L, start, interval, duration, drop_threshold, key, source,  \
-                            destination, ttl, words, rmin2, link_thr};                      \
+                            destination, ttl, words, rmin2, link_thr, node_drop};           \
         FLOOD_LEVELS(BITS);                                                                 \
         red[3 * lid] = tx;                                                                  \
         red[3 * lid + 1] = rx;                                                              \
@@ -1277,8 +1301,9 @@ __kernel void flood_packets(uint k0, uint count, __global const uint *restrict o
                             __global long *stats, long start, long interval, long L,
                             long duration, ulong drop_threshold, uint2 key, uint source,
                             uint destination, uint ttl, __global const long4 *pos,
-                            ulong rmin2, ulong link_thr, __local ulong *red, __local uint *tail,
-                            __local long *delivery, __local uint *lfront)
+                            ulong rmin2, ulong link_thr, __global const ulong *node_drop,
+                            __local ulong *red, __local uint *tail, __local long *delivery,
+                            __local uint *lfront)
 {
     uint g = get_group_id(0), groups = get_num_groups(0);
     uint lid = get_local_id(0), ls = get_local_size(0);
@@ -1296,14 +1321,14 @@ __kernel void flood_packets_one(uint k0, uint count, __global const uint *offset
                                 long start, long interval, long L, long duration,
                                 ulong drop_threshold, uint2 key, uint source, uint destination,
                                 uint ttl, __global const long4 *pos, ulong rmin2,
-                                ulong link_thr)
+                                ulong link_thr, __global const ulong *node_drop)
 {
     uint g = get_global_id(0), groups = get_global_size(0);
     __global uint *bits = seen + (size_t)g * words;
     __global uint *fr = front + (size_t)g * n;
     __global long *row = stats + (size_t)g * PACKET_STATS;
     window_params w = {0, L, start, interval, duration, drop_threshold, key,
-                       source, destination, ttl, words, rmin2, link_thr};
+                       source, destination, ttl, words, rmin2, link_thr, node_drop};
     for (uint q = g; q < count; q += groups) {
         uint k = k0 + q;
         long tk = start + (long)k * interval;
@@ -1326,9 +1351,10 @@ __kernel void flood_packets_local(uint k0, uint count, __global const uint *rest
                                   __global long *stats, long start, long interval, long L,
                                   long duration, ulong drop_threshold, uint2 key, uint source,
                                   uint destination, uint ttl, __global const long4 *pos,
-                                  ulong rmin2, ulong link_thr, __local ulong *red,
-                                  __local uint *tail, __local long *delivery,
-                                  __local uint *lfront, __local uint *lbits)
+                                  ulong rmin2, ulong link_thr, __global const ulong *node_drop,
+                                  __local ulong *red, __local uint *tail,
+                                  __local long *delivery, __local uint *lfront,
+                                  __local uint *lbits)
 {
     uint g = get_group_id(0), groups = get_num_groups(0);
     uint lid = get_local_id(0), ls = get_local_size(0);

@@ -50,14 +50,14 @@ static const selftest_case cases[] = {
      "height = 450\ndepth = 0\n[connectivity]\nrange = 90\n[mobility]\nmodel = grid_walk\n"
      "speed_min = 5\nspeed_max = 60\nstreet_spacing = 40\n[traffic]\npackets = 6\n"
      "interval = 1\n[flood]\nrelay_delay = 1\ndrop_probability = 0.1\n"},
-    {"uniform 2-D, mobility groups (static, walk, rwp, street grid)", 0,
+    {"uniform 2-D, mobility groups (static, walk, rwp, street grid), drop drawn per node", 0,
      "[simulation]\nseed = 8\n[topology]\nplacement = uniform\nnodes = 300\nwidth = 500\n"
      "height = 500\ndepth = 0\n[connectivity]\nrange = 80\n[mobility]\nspeed_min = 1\n"
      "speed_max = 15\n[mobility.group walk]\nnodes = 60-149\nmodel = random_walk\n"
      "boundary = wrap\n[mobility.group rwp]\nnodes = 150-219, 290-299\nmodel = rwp\n"
      "pause_max = 2\n[mobility.group cars]\nnodes = 220-289\nmodel = grid_walk\n"
      "street_spacing = 50\n[traffic]\npackets = 6\ninterval = 1\n[flood]\nrelay_delay = 1\n"
-     "drop_probability = 0.1\n"},
+     "drop_probability = uniform(0, 0.2)\n"},
     {"uniform 2-D, qudg under a neighbour cap of 6", 0,
      "[simulation]\nseed = 10\n[topology]\nplacement = uniform\nnodes = 400\nwidth = 500\n"
      "height = 500\ndepth = 0\n[connectivity]\nmodel = qudg\nrange = 90\nrange_min = 50\n"

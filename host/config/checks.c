@@ -281,7 +281,9 @@ int config_finish(load_ctx *ctx)
     if (rc == 0)
         rc = check_connectivity(ctx);
     if (rc == 0)
-        ctx->sc.drop_threshold = philox_threshold(ctx->sc.drop_probability);
+        ctx->sc.drop_threshold = philox_threshold(ctx->sc.drop.p);
+    if (rc == 0)
+        ctx->sc.drop_threshold_max = philox_threshold(ctx->sc.drop.p_max);
     if (rc == 0)
         ctx->sc.link_threshold = philox_threshold(ctx->sc.link_probability);
     return rc;

@@ -14,6 +14,15 @@
 
 enum placement_kind { PLACEMENT_GRID = 0, PLACEMENT_UNIFORM = 1 };
 enum connectivity_kind { CONNECTIVITY_UDG = 0, CONNECTIVITY_QUDG = 1 };
+/* Laws of values drawn per node (docs/models.md, "Laws"). */
+enum law_kind { LAW_CONSTANT = 0, LAW_UNIFORM = 1 };
+
+/* A probability given as a constant P, or as uniform(P, P_MAX): drawn per node at the start. */
+typedef struct prob_law {
+    int law;                  /* enum law_kind */
+    double p;                 /* the constant, or the lower bound */
+    double p_max;             /* uniform: the upper bound; a constant: = p */
+} prob_law;
 enum mobility_kind {
     MOBILITY_STATIC = 0,
     MOBILITY_RWP = 1,
@@ -102,8 +111,9 @@ typedef struct scenario {
 
     /* [flood] */
     int64_t relay_delay_ns;   /* the lookahead: window length */
-    double drop_probability;
-    uint64_t drop_threshold;  /* floor(p * 2^32), 2^32 for p = 1 */
+    prob_law drop;            /* a constant, or uniform(a, b): each node draws its own */
+    uint64_t drop_threshold;  /* floor(p * 2^32), 2^32 for p = 1 (uniform: of a) */
+    uint64_t drop_threshold_max; /* uniform: thr(b); a constant: = drop_threshold */
     int64_t ttl;              /* 0: none */
 
     /* [partition] */

@@ -20,6 +20,7 @@ enum key_type {
     KT_SPEED_MM_S,  /* m/s in the INI, int64 mm/s in the struct */
     KT_PROBABILITY, /* double in [0, 1] */
     KT_IDS,         /* node id ranges "0-99, 200": a mobility group's nodes (groups.c) */
+    KT_PROB_LAW,    /* a probability, or uniform(a, b) drawn per node: a prob_law */
 };
 
 /* Key ids: the index of each key in config_keys[], in the order of MODEL.md (which is also

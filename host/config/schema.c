@@ -162,10 +162,12 @@ const config_key config_keys[K_COUNT] = {
                        KEY_MIN_OPEN, NULL, NULL, "1",
                        "Delay between the first reception of a packet and its relay. It is the "
                        "lookahead: the window length of the parallel engine."},
-    [K_DROP_PROBABILITY] = {"flood", "drop_probability", KT_PROBABILITY, FIELD(drop_probability),
-                            0, 0, 0, NULL, NULL, "0",
+    [K_DROP_PROBABILITY] = {"flood", "drop_probability", KT_PROB_LAW, FIELD(drop), 0, 0, 0,
+                            NULL, NULL, "0",
                             "Probability that a node does not relay a packet it received for "
-                            "the first time (the source never drops its own packets)."},
+                            "the first time (the source never drops its own packets). "
+                            "uniform(a, b): each node draws its own probability in [a, b) at "
+                            "the start (exact rule: docs/models.md)."},
     [K_TTL] = {"flood", "ttl", KT_INT, FIELD(ttl), 0, INT32_LIMIT, 0, "hops", NULL, "0",
                "A packet received with hop count h >= ttl is not relayed. 0 means no limit."},
 
@@ -299,6 +301,9 @@ void config_expected(int key, char *buf, size_t size)
     case KT_PROBABILITY:
         snprintf(buf, size, "a probability in [0, 1]");
         break;
+    case KT_PROB_LAW:
+        snprintf(buf, size, "a probability in [0, 1] or uniform(a, b) with 0 <= a <= b <= 1");
+        break;
     case KT_IDS:
         snprintf(buf, size, "node id ranges such as 0-99, 250, 300-399 (first <= last, at most "
                             "%d ranges)", GROUP_MAX_RANGES);
@@ -327,6 +332,8 @@ static const char *type_text(const config_key *k)
         return "speed (m/s)";
     case KT_PROBABILITY:
         return "probability";
+    case KT_PROB_LAW:
+        return "probability law";
     case KT_IDS:
         return "id ranges";
     }
@@ -345,6 +352,9 @@ static void reference_range(const config_key *k, char *buf, size_t size)
         break;
     case KT_PROBABILITY:
         snprintf(buf, size, "[0, 1]");
+        break;
+    case KT_PROB_LAW:
+        snprintf(buf, size, "[0, 1], or uniform(a, b) per node");
         break;
     case KT_IDS:
         snprintf(buf, size, "first-last, ..., ids < nodes");

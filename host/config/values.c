@@ -115,7 +115,8 @@ static int set_seed(const target *t, int key, const char *text, const char *wher
 /* strtod gives the double nearest to the text (what MODEL.md's threshold is defined on); our
  * own grammar check first keeps out what strtod would also take: "nan", "inf", hex floats,
  * leading spaces. Note: strtod follows LC_NUMERIC, and clnetsim never changes the C locale. */
-static int set_probability(const target *t, int key, const char *text, const char *where)
+static int parse_probability_text(const target *t, int key, const char *text,
+                                  const char *where, double *out)
 {
     if (!decimal_syntax_ok(text))
         return fail_value(t, key, text, where, syntax_reason(text));
@@ -126,7 +127,70 @@ static int set_probability(const target *t, int key, const char *text, const cha
         return fail_value(t, key, text, where, "");
     if (p == 0.0)
         p = 0.0; /* "-0" would otherwise dump as "-0" */
-    *(double *)field(t->sc, &config_keys[key]) = p;
+    *out = p;
+    return 0;
+}
+
+static int set_probability(const target *t, int key, const char *text, const char *where)
+{
+    return parse_probability_text(t, key, text, where,
+                                  (double *)field(t->sc, &config_keys[key]));
+}
+
+/* [FROM, TO) without surrounding blanks into BUF; 0 when empty or too long. */
+static int trim_copy(const char *from, const char *to, char *buf, size_t size)
+{
+    while (from < to && (*from == ' ' || *from == '\t'))
+        from++;
+    while (to > from && (to[-1] == ' ' || to[-1] == '\t'))
+        to--;
+    size_t n = (size_t)(to - from);
+    if (n == 0 || n >= size)
+        return 0;
+    memcpy(buf, from, n);
+    buf[n] = '\0';
+    return 1;
+}
+
+/* A probability, or "uniform(a, b)" (spaces allowed around the numbers) with a <= b. */
+static int set_prob_law(const target *t, int key, const char *text, const char *where)
+{
+    prob_law *law = (prob_law *)field(t->sc, &config_keys[key]);
+    const char *open = "uniform(";
+    const char *paren = strchr(text, '(');
+    if (paren && strncmp(text, open, strlen(open)) != 0)
+        return fail_value(t, key, text, where, "unknown law (only uniform is drawn per node); ");
+    if (strncmp(text, open, strlen(open)) != 0) {
+        double p;
+        int rc = parse_probability_text(t, key, text, where, &p);
+        if (rc == 0)
+            *law = (prob_law){LAW_CONSTANT, p, p};
+        return rc;
+    }
+    const char *s = text + strlen(open);
+    const char *comma = strchr(s, ',');
+    const char *close = comma ? strchr(comma, ')') : NULL;
+    if (!comma || !close || close[1] != '\0')
+        return fail_value(t, key, text, where, "not uniform(a, b); ");
+    char a[64], b[64];
+    if (!trim_copy(s, comma, a, sizeof a) || !trim_copy(comma + 1, close, b, sizeof b))
+        return fail_value(t, key, text, where, "not uniform(a, b); ");
+    double pa = -1, pb = -1;
+    char *end = NULL;
+    if (decimal_syntax_ok(a))
+        pa = strtod(a, &end);
+    if (!(pa >= 0.0 && pa <= 1.0) || !end || *end != '\0')
+        return fail_value(t, key, text, where, "the lower bound is not a probability; ");
+    end = NULL;
+    if (decimal_syntax_ok(b))
+        pb = strtod(b, &end);
+    if (!(pb >= 0.0 && pb <= 1.0) || !end || *end != '\0')
+        return fail_value(t, key, text, where, "the upper bound is not a probability; ");
+    pa = pa == 0.0 ? 0.0 : pa; /* no "-0" in the dump */
+    pb = pb == 0.0 ? 0.0 : pb;
+    if (pa > pb)
+        return fail_value(t, key, text, where, "the lower bound is above the upper one; ");
+    *law = (prob_law){LAW_UNIFORM, pa, pb};
     return 0;
 }
 
@@ -142,6 +206,8 @@ int config_set_value_in(load_ctx *ctx, scenario *sc, const char *section, int ke
         return set_seed(&t, key, text, where);
     case KT_PROBABILITY:
         return set_probability(&t, key, text, where);
+    case KT_PROB_LAW:
+        return set_prob_law(&t, key, text, where);
     case KT_IDS: /* a group's, set by config_assign_group */
         return cn_fail(ctx->err, CN_ERR_RUNTIME, "internal error: %s set as a plain key",
                        config_keys[key].name);
@@ -189,6 +255,18 @@ void config_format_value(const scenario *sc, int key, char *buf, size_t size)
     case KT_PROBABILITY:
         format_probability(*(const double *)f, buf, size);
         break;
+    case KT_PROB_LAW: {
+        const prob_law *law = f;
+        if (law->law == LAW_UNIFORM) {
+            char a[32], b[32];
+            format_probability(law->p, a, sizeof a);
+            format_probability(law->p_max, b, sizeof b);
+            snprintf(buf, size, "uniform(%s, %s)", a, b);
+        } else {
+            format_probability(law->p, buf, size);
+        }
+        break;
+    }
     case KT_IDS: /* per group: config_format_ranges */
         snprintf(buf, size, "%s", "");
         break;

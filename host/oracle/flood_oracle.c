@@ -317,6 +317,9 @@ static bool scenario_ok(const scenario *sc)
         return false;
     if (sc->ttl < 0 || sc->drop_threshold > (UINT64_C(1) << 32))
         return false;
+    if (sc->drop.law == LAW_UNIFORM && (sc->drop_threshold_max < sc->drop_threshold ||
+                                        sc->drop_threshold_max > (UINT64_C(1) << 32)))
+        return false;
     /* Every creation time start + k * interval must be representable. */
     if (sc->packets > 0 && sc->interval_ns > 0 &&
         sc->packets - 1 > (INT64_MAX - sc->start_ns) / sc->interval_ns)
@@ -680,12 +683,25 @@ static void live_free(live_packet *p)
     p->front = NULL;
 }
 
+/* Node J's drop threshold: the scenario's, or under drop_probability = uniform(a, b) its own,
+ * thr(a) + ((w0 * (thr(b) - thr(a))) >> 32) with w0 of ctr {j, 0, 11, 0} (docs/models.md).
+ * Drawn again at every decision: the reference favours the plain statement over speed. */
+static uint64_t drop_threshold_of(const scenario *sc, int64_t j)
+{
+    if (sc->drop.law != LAW_UNIFORM)
+        return sc->drop_threshold;
+    uint32_t w[4];
+    oracle_philox(sc->seed, (uint32_t)j, 0, 11, w);
+    return sc->drop_threshold +
+           (((uint64_t)w[0] * (sc->drop_threshold_max - sc->drop_threshold)) >> 32);
+}
+
 /* The node drops packet K instead of relaying it (relay decision, stream 1). */
 static bool relay_dropped(const scenario *sc, int64_t j, int64_t k)
 {
     uint32_t w[4];
     oracle_philox(sc->seed, (uint32_t)j, (uint32_t)k, 1, w);
-    return (uint64_t)w[0] < sc->drop_threshold;
+    return (uint64_t)w[0] < drop_threshold_of(sc, j);
 }
 
 /* Executes the transmissions of P's frontier (all at P->t, in the current window, under the

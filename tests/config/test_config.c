@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/philox.h"
 #include "config/config.h"
 
 #include "../common/check.h"
@@ -126,9 +127,13 @@ static void check_same_scenario_at(const char *file, int line, const scenario *a
     SAME(start_ns);
     SAME(size_bytes);
     SAME(relay_delay_ns);
-    check_at(file, line, memcmp(&a->drop_probability, &b->drop_probability, sizeof(double)) == 0,
+    check_at(file, line,
+             a->drop.law == b->drop.law &&
+                 memcmp(&a->drop.p, &b->drop.p, sizeof(double)) == 0 &&
+                 memcmp(&a->drop.p_max, &b->drop.p_max, sizeof(double)) == 0,
              "field drop_probability differs after reload");
     SAME(drop_threshold);
+    SAME(drop_threshold_max);
     SAME(ttl);
 #undef SAME
     check_at(file, line, memcmp(a, b, sizeof *a) == 0, "structs differ bytewise");
@@ -292,7 +297,7 @@ static void test_defaults(void)
     CHECK_I64(sc.start_ns, 0);
     CHECK_I64(sc.size_bytes, 512);
     CHECK_I64(sc.relay_delay_ns, 1000000000);
-    CHECK(sc.drop_probability == 0.0);
+    CHECK(sc.drop.p == 0.0);
     CHECK_U64(sc.drop_threshold, 0);
     CHECK_I64(sc.ttl, 0);
 
@@ -339,7 +344,7 @@ static void test_units(void)
     CHECK_I64(sc.start_ns, 1);
     CHECK_I64(sc.size_bytes, 1500);
     CHECK_I64(sc.relay_delay_ns, 1000000);
-    CHECK(sc.drop_probability == 0.25);
+    CHECK(sc.drop.p == 0.25);
     CHECK_U64(sc.drop_threshold, 1073741824);
     CHECK_I64(sc.ttl, 12);
 
@@ -381,7 +386,7 @@ static void test_drop_threshold(void)
     }
     scenario sc;
     if (LOAD_OK("[flood]\ndrop_probability = -0\n", &sc) == 0)
-        CHECK(!signbit(sc.drop_probability)); /* stored as +0, so the dump writes "0" */
+        CHECK(!signbit(sc.drop.p)); /* stored as +0, so the dump writes "0" */
 }
 
 static void test_derived(void)
@@ -579,6 +584,31 @@ static void test_errors_values(void)
         if (LOAD_OK("[connectivity]\nmodel = qudg\nlink_probability = 1\n", &q) == 0)
             CHECK_I64((int64_t)q.link_threshold, (int64_t)1 << 32);
     }
+    /* drop_probability: a constant, or uniform(a, b) drawn per node */
+    {
+        scenario q;
+        if (LOAD_OK("[flood]\ndrop_probability = uniform( 0.05 ,0.3)\n", &q) == 0) {
+            CHECK_I64(q.drop.law, LAW_UNIFORM);
+            CHECK(q.drop.p == 0.05 && q.drop.p_max == 0.3);
+            CHECK_I64((int64_t)q.drop_threshold, (int64_t)philox_threshold(0.05));
+            CHECK_I64((int64_t)q.drop_threshold_max, (int64_t)philox_threshold(0.3));
+            CHECK_ROUND_TRIP(&q);
+        }
+        if (LOAD_OK("[flood]\ndrop_probability = 0.3\n", &q) == 0) {
+            CHECK_I64(q.drop.law, LAW_CONSTANT);
+            CHECK_I64((int64_t)q.drop_threshold_max, (int64_t)q.drop_threshold);
+        }
+    }
+    EXPECT_ERROR("[flood]\ndrop_probability = uniform(0.3, 0.2)\n", NULL,
+                 "t.ini:2: [flood] drop_probability = uniform(0.3, 0.2): the lower bound is "
+                 "above the upper one; expected a probability in [0, 1] or uniform(a, b)");
+    EXPECT_ERROR("[flood]\ndrop_probability = uniform(0.3, 2)\n", NULL,
+                 "uniform(0.3, 2): the upper bound is not a probability");
+    EXPECT_ERROR("[flood]\ndrop_probability = uniform(nan, 0.2)\n", NULL,
+                 "the lower bound is not a probability");
+    EXPECT_ERROR("[flood]\ndrop_probability = uniform(0.3)\n", NULL, "not uniform(a, b)");
+    EXPECT_ERROR("[flood]\ndrop_probability = normal(0.3, 0.1)\n", NULL,
+                 "unknown law (only uniform is drawn per node)");
     /* max_neighbors: an integer cap up to SCENARIO_MAX_NEIGHBORS, 0 for none */
     EXPECT_ERROR("[connectivity]\nmax_neighbors = 1025\n", NULL,
                  "t.ini:2: [connectivity] max_neighbors = 1025: expected an integer in [0, "
@@ -872,7 +902,7 @@ static void check_reference_scenario(const char *name, const scenario *sc)
     CHECK_I64(sc->interval_ns, 1000000000);
     CHECK_I64(sc->start_ns, 0);
     CHECK_I64(sc->relay_delay_ns, 1000000000);
-    CHECK(sc->drop_probability == 0.1);
+    CHECK(sc->drop.p == 0.1);
     CHECK_I64(sc->ttl, 0);
 }
 

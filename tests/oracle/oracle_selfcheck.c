@@ -362,7 +362,7 @@ static void test_flood_by_hand(void)
 
     /* drop 1 (threshold 2^32): only the source transmits, node 1 hears it. */
     s = line;
-    s.drop_probability = 1.0;
+    s.drop = (prob_law){LAW_CONSTANT, 1.0, 1.0};
     s.drop_threshold = UINT64_C(1) << 32;
     check_run("line drop 1", &s, (expect){1, 1, 1, 0, 0, 0, 0, 1});
 
@@ -462,7 +462,11 @@ static expect line_drops(const scenario *s, int *drops)
                 e.latency_sum_ns += 3 * L1;
             }
             philox4x32 d = philox_draw(s->seed, j, (uint32_t)k, STREAM_RELAY);
-            if (d.v[0] < s->drop_threshold) {
+            uint64_t thr = s->drop_threshold; /* a law drawn per node: ctr {j, 0, 11, 0} */
+            if (s->drop.law == LAW_UNIFORM)
+                thr += ((uint64_t)philox_draw(s->seed, j, 0, 11).v[0] *
+                        (s->drop_threshold_max - s->drop_threshold)) >> 32;
+            if (d.v[0] < thr) {
                 (*drops)++;
                 break;
             }
@@ -483,7 +487,7 @@ static void test_flood_random_drop(void)
     s.seed = 3;
     s.packets = 40;
     s.interval_ns = L1 / 3;
-    s.drop_probability = 0.25;
+    s.drop = (prob_law){LAW_CONSTANT, 0.25, 0.25};
     s.drop_threshold = UINT64_C(1) << 30;
     int drops;
     expect e = line_drops(&s, &drops);
@@ -501,6 +505,16 @@ static void test_flood_random_drop(void)
     e = line_drops(&s, &drops);
     CHECK_EQ(e.transmissions, 1);
     check_run("line threshold = draw + 1", &s, e);
+
+    /* A drop probability drawn per node, uniform in [0.05, 0.6): thresholds spread enough
+     * that some relays drop and some pass. */
+    s.packets = 60;
+    s.drop = (prob_law){LAW_UNIFORM, 0.05, 0.6};
+    s.drop_threshold = philox_threshold(0.05);
+    s.drop_threshold_max = philox_threshold(0.6);
+    e = line_drops(&s, &drops);
+    CHECK(drops > 3 && e.delivered > 1);
+    check_run("line drop uniform per node", &s, e);
 }
 
 /* ------------------------------------------------------------------ mobility by hand */
@@ -761,7 +775,7 @@ static void test_mobile_flood(void)
     st.seed = 11;
     st.packets = 6;
     st.interval_ns = 3 * L1 / 4;
-    st.drop_probability = 0.1;
+    st.drop = (prob_law){LAW_CONSTANT, 0.1, 0.1};
     st.drop_threshold = 429496729;
     scenario mo = st;
     mo.mob.model = MOBILITY_RWP;

@@ -381,11 +381,12 @@ int main(int argc, char **argv)
         return CN_ERR_INPUT;
     }
     if (std::strcmp(sc.model, "flood") != 0 || scenario_is_mobile(&sc) ||
-        sc.connectivity != CONNECTIVITY_UDG || sc.max_neighbors > 0) {
+        sc.connectivity != CONNECTIVITY_UDG || sc.max_neighbors > 0 ||
+        sc.drop.law != LAW_CONSTANT) {
         std::fprintf(stderr,
                      "clnetsim-ns3: %s: the ns-3 flood program covers static udg flood scenarios "
                      "only (every node static: mobility.model = static and no moving group; "
-                     "no max_neighbors)\n",
+                     "no max_neighbors, a constant drop_probability)\n",
                      file);
         return CN_ERR_INPUT;
     }

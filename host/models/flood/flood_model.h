@@ -71,6 +71,7 @@ typedef struct flood_replica {
     /* the neighbour cap (flood_cap.c): each node's threshold (d2, id), of window CAPPED */
     dbuf cap_thr;
     int64_t capped;
+    dbuf node_drop;         /* drop_probability drawn per node: each node's threshold */
     dbuf part_of;           /* ushort per node (a placeholder word with one partition) */
     int64_t part_epoch;     /* the tiling (flood_epoch) its part_of holds */
     /* re-tiling (flood_retile.c): the tile cuts, the partitions it holds (a byte each, from
@@ -299,6 +300,8 @@ void flood_forget_args(flood_replica *r);
 /* (Re)makes R's pinned read-back areas for the current slot count; none may be pending. */
 int flood_readback_areas(struct model *m, flood_replica *r, cn_error *err);
 int flood_replica_index(const struct model *m, const device_ctx *dev);
+/* The per-node drop thresholds' buffer (a placeholder under a constant drop probability). */
+const dbuf *flood_node_drop_buffer(const flood_replica *r);
 
 /* flood_exchange.c: read-backs, the exchange of relays between replicas, migrations */
 /* Queues the read-back of window W on every replica that ran it (m->ran_mask). */

@@ -233,17 +233,17 @@ int flood_packets_run(struct model *m, flood_replica *r, int chunk, cl_event *ev
     /* qudg: links beyond range_min are drawn per pair and window (docs/models.md) */
     cl_ulong rmin2 = (cl_ulong)sc->range_min_mm * (cl_ulong)sc->range_min_mm;
     cl_ulong link_thr = sc->link_threshold;
-    int rc = kernel_args(d, k, "flood_packets", err, 21, KARG(k0), KARG(count),
+    int rc = kernel_args(d, k, "flood_packets", err, 22, KARG(k0), KARG(count),
                          KBUF(*csr_offsets(m, r)), KBUF(*csr_neighbours(m, r)), KARG(n),
                          KBUF(r->pk_seen), KARG(words), KBUF(r->pk_front), KBUF(r->pk_rows),
                          KARG(start), KARG(interval), KARG(L), KARG(dur), KARG(thr), KARG(key),
                          KARG(source), KARG(dest), KARG(ttl), KBUF(r->pos), KARG(rmin2),
-                         KARG(link_thr));
+                         KARG(link_thr), KBUF(*flood_node_drop_buffer(r)));
     if (!rc && ls > 1)
-        rc = kernel_args_from(d, k, "flood_packets", err, 21, 4, KLOCAL(ls * 3 * 8), KLOCAL(4),
+        rc = kernel_args_from(d, k, "flood_packets", err, 22, 4, KLOCAL(ls * 3 * 8), KLOCAL(4),
                               KLOCAL(3 * 8), KLOCAL((size_t)2 * PACKET_LEVEL_CAP * 4));
     if (!rc && r->pk_local)
-        rc = kernel_args_from(d, k, "flood_packets_local", err, 25, 1,
+        rc = kernel_args_from(d, k, "flood_packets_local", err, 26, 1,
                               KLOCAL((size_t)m->words * 4));
     uint64_t groups = r->pk_groups < count ? r->pk_groups : count;
     if (!rc)

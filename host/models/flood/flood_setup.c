@@ -140,6 +140,9 @@ static int create_kernels(struct model *m, flood_replica *r, cn_error *err)
     if (m->cap)
         snprintf(options + strlen(options), sizeof options - strlen(options), "%s-DFLOOD_CAP=%u",
                  options[0] ? " " : "", m->cap);
+    if (m->sc.drop.law == LAW_UNIFORM)
+        snprintf(options + strlen(options), sizeof options - strlen(options),
+                 "%s-DFLOOD_NODE_DROP=1", options[0] ? " " : "");
     int rc = device_build_program(r->dev, sources, 2, options, &r->prog, err);
     if (!rc)
         rc = make_kernel(r, m->sc.placement == PLACEMENT_GRID ? "place_grid" : "place_uniform",
@@ -216,6 +219,33 @@ static int mobility_init_run(struct model *m, flood_replica *r, const mobility_s
         rc = enqueue_1d_from(d, k, name, (size_t)seg->first, (size_t)(seg->end - seg->first),
                              r->ls_move, NULL, err);
     return rc;
+}
+
+/* [flood] drop_probability = uniform(a, b): each node's threshold, drawn on the device
+ * (node_drop_init); every replica draws the same ones. */
+static int draw_node_drops(struct model *m, flood_replica *r, cn_error *err)
+{
+    device_ctx *d = r->dev;
+    cl_kernel k = NULL;
+    cl_uint2 key = seed_key(&m->sc);
+    cl_ulong ta = m->sc.drop_threshold, tb = m->sc.drop_threshold_max;
+    int rc = dbuf_alloc(d, &r->node_drop, (size_t)m->n * 8, &m->acc, "drop thresholds", err);
+    if (!rc)
+        rc = make_kernel(r, "node_drop_init", &k, NULL, err);
+    if (!rc)
+        rc = kernel_args(d, k, "node_drop_init", err, 5, KARG(m->n), KARG(key), KARG(ta),
+                         KARG(tb), KBUF(r->node_drop));
+    if (!rc)
+        rc = enqueue_1d(d, k, "node_drop_init", m->n, r->ls_place, NULL, err);
+    if (k)
+        clReleaseKernel(k);
+    return rc;
+}
+
+const dbuf *flood_node_drop_buffer(const flood_replica *r)
+{
+    /* under a constant probability the kernels never read it: any valid buffer will do */
+    return r->node_drop.mem ? &r->node_drop : &r->pos;
 }
 
 /* move_groups' table: a row of SEG_WORDS longs per run of ids (cl/flood.cl). */
@@ -764,6 +794,8 @@ int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs
         rc = create_kernels(m, r, err);
         if (!rc)
             rc = place_nodes(m, r, err);
+        if (!rc && m->sc.drop.law == LAW_UNIFORM)
+            rc = draw_node_drops(m, r, err);
         if (!rc)
             rc = cell_lists_init(&r->cells, r->dev, r->prog, &m->grid, m->n, &m->acc, err);
         if (!rc)
@@ -790,7 +822,7 @@ static void destroy_replica(struct model *m, flood_replica *r)
     flood_premove_release(r);
     flood_release_export_areas(r);
     dbuf *bufs[] = {&r->pos, &r->waypoint, &r->speed, &r->leg, &r->pause_end, &r->segtab,
-                    &r->part_of, &r->cap_thr,
+                    &r->part_of, &r->cap_thr, &r->node_drop,
                     &r->seen, &r->spill, &r->slot_packet, &r->ctl, &r->desc,
                     &r->frontier[0], &r->frontier[1], &r->exported,
                     &r->boxes, &r->cuts, &r->held, &r->leaving, &r->records};

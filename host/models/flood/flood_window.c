@@ -340,8 +340,9 @@ static int run_transmit(struct model *m, const window_plan *plan, uint32_t part,
     cl_ulong rmin2 = (cl_ulong)sc->range_min_mm * (cl_ulong)sc->range_min_mm;
     cl_ulong link_thr = sc->link_threshold;
     if (!rc)
-        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 35, 3,
-                                KARG(rmin2), KARG(link_thr), KBUF(*flood_cap_buffer(r)));
+        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 35, 4,
+                                KARG(rmin2), KARG(link_thr), KBUF(*flood_cap_buffer(r)),
+                                KBUF(*flood_node_drop_buffer(r)));
     if (!rc && m->mobile) {
         cl_ulong range2 = (cl_ulong)sc->range_mm * (cl_ulong)sc->range_mm;
         const cell_grid *g = &m->grid;
@@ -351,13 +352,13 @@ static int run_transmit(struct model *m, const window_plan *plan, uint32_t part,
         cl_mem xbuf = r->exported.mem ? r->exported.mem : r->spill.mem;
         cl_uint xcap = r->exported.mem ? (cl_uint)(r->exported.bytes / 8) : 0;
         cl_uint xword = CTL_EXPORT + (cl_uint)(w & 1);
-        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 38, 15,
+        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 39, 15,
                                 KBUF(r->pos), KARG(range2), KARG(g->side), KARG(g->nx),
                                 KARG(g->ny), KARG(g->nz), KBUF(r->cells.start),
                                 KBUF(r->cells.nodes), KARG(lo), KARG(hi), KARG(r->x_lo),
                                 KARG(r->x_hi), KARG(xbuf), KARG(xcap), KARG(xword));
     } else if (!rc) {
-        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 38, 3,
+        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 39, 3,
                                 KBUF(m->offsets[part]), KBUF(m->neighbours[part]),
                                 KBUF(r->pos));
     }
