@@ -550,6 +550,22 @@ static void print_value(const doc *d, const member *m)
     printf("%.*s%s", (int)(n > max ? max : n), d->text + m->start, n > max ? "..." : "");
 }
 
+/* Member NAME in A and B: 0 when equal (or, when OPTIONAL, absent from both), else 1 after
+ * printing both values. */
+static int compare_member(const doc *a, const doc *b, const char *name, bool optional)
+{
+    const member *ma = find_member(a, name, strlen(name));
+    const member *mb = find_member(b, name, strlen(name));
+    if ((optional && !ma && !mb) || (ma && mb && values_equal(a, ma, b, mb)))
+        return 0;
+    printf("%s: A=", name);
+    print_value(a, ma);
+    printf(" B=");
+    print_value(b, mb);
+    printf("\n");
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     const char *files[2];
@@ -602,33 +618,11 @@ int main(int argc, char **argv)
     if (!ok_a || !ok_b) {
         status = 1;
     } else {
-        for (size_t k = 0; k < nnames; k++) {
-            const char *name = list ? names[k] : default_members[k];
-            const member *ma = find_member(&a, name, strlen(name));
-            const member *mb = find_member(&b, name, strlen(name));
-            if (ma && mb && values_equal(&a, ma, &b, mb))
-                continue;
-            printf("%s: A=", name);
-            print_value(&a, ma);
-            printf(" B=");
-            print_value(&b, mb);
-            printf("\n");
-            status = 1;
-        }
+        for (size_t k = 0; k < nnames; k++)
+            status |= compare_member(&a, &b, list ? names[k] : default_members[k], false);
         size_t n_ext = list ? 0 : sizeof extension_members / sizeof extension_members[0];
-        for (size_t k = 0; k < n_ext; k++) {
-            const char *name = extension_members[k];
-            const member *ma = find_member(&a, name, strlen(name));
-            const member *mb = find_member(&b, name, strlen(name));
-            if ((!ma && !mb) || (ma && mb && values_equal(&a, ma, &b, mb)))
-                continue;
-            printf("%s: A=", name);
-            print_value(&a, ma);
-            printf(" B=");
-            print_value(&b, mb);
-            printf("\n");
-            status = 1;
-        }
+        for (size_t k = 0; k < n_ext; k++)
+            status |= compare_member(&a, &b, extension_members[k], true);
     }
     free_doc(&a);
     free_doc(&b);

@@ -115,19 +115,26 @@ static int set_seed(const target *t, int key, const char *text, const char *wher
 /* strtod gives the double nearest to the text (what MODEL.md's threshold is defined on); our
  * own grammar check first keeps out what strtod would also take: "nan", "inf", hex floats,
  * leading spaces. Note: strtod follows LC_NUMERIC, and clnetsim never changes the C locale. */
-static int parse_probability_text(const target *t, int key, const char *text,
-                                  const char *where, double *out)
+/* TEXT as a probability in [0, 1] into *OUT: 0, -1 bad syntax, -2 out of range. */
+static int probability_value(const char *text, double *out)
 {
     if (!decimal_syntax_ok(text))
-        return fail_value(t, key, text, where, syntax_reason(text));
+        return -1;
     char *end = NULL;
     errno = 0;
     double p = strtod(text, &end);
     if (end == text || *end != '\0' || !(p >= 0.0 && p <= 1.0))
-        return fail_value(t, key, text, where, "");
-    if (p == 0.0)
-        p = 0.0; /* "-0" would otherwise dump as "-0" */
-    *out = p;
+        return -2;
+    *out = p == 0.0 ? 0.0 : p; /* "-0" would otherwise dump as "-0" */
+    return 0;
+}
+
+static int parse_probability_text(const target *t, int key, const char *text,
+                                  const char *where, double *out)
+{
+    int rc = probability_value(text, out);
+    if (rc != 0)
+        return fail_value(t, key, text, where, rc == -1 ? syntax_reason(text) : "");
     return 0;
 }
 
@@ -161,7 +168,7 @@ static int set_prob_law(const target *t, int key, const char *text, const char *
     if (paren && strncmp(text, open, strlen(open)) != 0)
         return fail_value(t, key, text, where, "unknown law (only uniform is drawn per node); ");
     if (strncmp(text, open, strlen(open)) != 0) {
-        double p;
+        double p = 0;
         int rc = parse_probability_text(t, key, text, where, &p);
         if (rc == 0)
             *law = (prob_law){LAW_CONSTANT, p, p};
@@ -175,19 +182,11 @@ static int set_prob_law(const target *t, int key, const char *text, const char *
     char a[64], b[64];
     if (!trim_copy(s, comma, a, sizeof a) || !trim_copy(comma + 1, close, b, sizeof b))
         return fail_value(t, key, text, where, "not uniform(a, b); ");
-    double pa = -1, pb = -1;
-    char *end = NULL;
-    if (decimal_syntax_ok(a))
-        pa = strtod(a, &end);
-    if (!(pa >= 0.0 && pa <= 1.0) || !end || *end != '\0')
+    double pa = 0, pb = 0;
+    if (probability_value(a, &pa) != 0)
         return fail_value(t, key, text, where, "the lower bound is not a probability; ");
-    end = NULL;
-    if (decimal_syntax_ok(b))
-        pb = strtod(b, &end);
-    if (!(pb >= 0.0 && pb <= 1.0) || !end || *end != '\0')
+    if (probability_value(b, &pb) != 0)
         return fail_value(t, key, text, where, "the upper bound is not a probability; ");
-    pa = pa == 0.0 ? 0.0 : pa; /* no "-0" in the dump */
-    pb = pb == 0.0 ? 0.0 : pb;
     if (pa > pb)
         return fail_value(t, key, text, where, "the lower bound is above the upper one; ");
     *law = (prob_law){LAW_UNIFORM, pa, pb};

@@ -14,33 +14,35 @@
 
 #include "models/flood/flood_model.h"
 
-static cl_uint2 cap_key(const scenario *sc)
+/* The arguments cap_select and cap_count share (0 to 12): positions, the cell lists of R and
+ * the graph of window W (udg range, qudg draws). */
+static int graph_args(struct model *m, flood_replica *r, cl_kernel k, const char *name, int64_t w,
+                      cn_error *err)
 {
-    cl_uint2 k;
-    k.s[0] = (cl_uint)sc->seed;
-    k.s[1] = (cl_uint)(sc->seed >> 32);
-    return k;
+    const scenario *sc = &m->sc;
+    const cell_grid *g = &m->grid;
+    cl_ulong range2 = (cl_ulong)sc->range_mm * (cl_ulong)sc->range_mm;
+    cl_ulong rmin2 = (cl_ulong)sc->range_min_mm * (cl_ulong)sc->range_min_mm;
+    cl_ulong link_thr = sc->link_threshold;
+    cl_uint2 key = flood_seed_key(sc);
+    cl_uint win = (cl_uint)w; /* qudg draws with the window number modulo 2^32 */
+    return kernel_args(r->dev, k, name, err, 13, KBUF(r->pos), KARG(m->n), KARG(range2),
+                       KARG(g->side), KARG(g->nx), KARG(g->ny), KARG(g->nz),
+                       KBUF(r->cells.start), KBUF(r->cells.nodes), KARG(key), KARG(win),
+                       KARG(rmin2), KARG(link_thr));
 }
 
 int flood_cap_select(struct model *m, flood_replica *r, int64_t w, cl_event *ev, cn_error *err)
 {
-    const scenario *sc = &m->sc;
-    const cell_grid *g = &m->grid;
     device_ctx *d = r->dev;
-    cl_ulong range2 = (cl_ulong)sc->range_mm * (cl_ulong)sc->range_mm;
-    cl_ulong rmin2 = (cl_ulong)sc->range_min_mm * (cl_ulong)sc->range_min_mm;
-    cl_ulong link_thr = sc->link_threshold;
-    cl_uint2 key = cap_key(sc);
-    cl_uint win = (cl_uint)w; /* qudg draws with the window number modulo 2^32 */
     int rc = 0;
     if (!r->cap_thr.mem)
         rc = dbuf_alloc(d, &r->cap_thr, (size_t)m->n * 16, &m->acc, "neighbour cap thresholds",
                         err);
     if (!rc)
-        rc = kernel_args(d, r->k_cap_select, "cap_select", err, 14, KBUF(r->pos), KARG(m->n),
-                         KARG(range2), KARG(g->side), KARG(g->nx), KARG(g->ny), KARG(g->nz),
-                         KBUF(r->cells.start), KBUF(r->cells.nodes), KARG(key), KARG(win),
-                         KARG(rmin2), KARG(link_thr), KBUF(r->cap_thr));
+        rc = graph_args(m, r, r->k_cap_select, "cap_select", w, err);
+    if (!rc)
+        rc = kernel_args_from(d, r->k_cap_select, "cap_select", err, 13, 1, KBUF(r->cap_thr));
     if (!rc)
         rc = enqueue_1d(d, r->k_cap_select, "cap_select", m->n, r->ls_cap, ev, err);
     if (!rc)
@@ -51,8 +53,6 @@ int flood_cap_select(struct model *m, flood_replica *r, int64_t w, cl_event *ev,
 int flood_cap_count(struct model *m, cn_error *err)
 {
     flood_replica *r = &m->rep[0];
-    const scenario *sc = &m->sc;
-    const cell_grid *g = &m->grid;
     device_ctx *d = r->dev;
     int rc = 0;
     /* mobile scenarios bin per window later; window 0's lists are made here */
@@ -66,19 +66,14 @@ int flood_cap_count(struct model *m, cn_error *err)
     }
     if (!rc && r->capped != 0)
         rc = flood_cap_select(m, r, 0, NULL, err);
-    cl_ulong range2 = (cl_ulong)sc->range_mm * (cl_ulong)sc->range_mm;
-    cl_ulong rmin2 = (cl_ulong)sc->range_min_mm * (cl_ulong)sc->range_min_mm;
-    cl_ulong link_thr = sc->link_threshold;
-    cl_uint2 key = cap_key(sc);
-    cl_uint win = 0;
     dbuf counts = {0};
     if (!rc)
         rc = dbuf_alloc(d, &counts, (size_t)m->n * 8, &m->acc, "link counts", err);
     if (!rc)
-        rc = kernel_args(d, r->k_cap_count, "cap_count", err, 15, KBUF(r->pos), KARG(m->n),
-                         KARG(range2), KARG(g->side), KARG(g->nx), KARG(g->ny), KARG(g->nz),
-                         KBUF(r->cells.start), KBUF(r->cells.nodes), KARG(key), KARG(win),
-                         KARG(rmin2), KARG(link_thr), KBUF(r->cap_thr), KBUF(counts));
+        rc = graph_args(m, r, r->k_cap_count, "cap_count", 0, err);
+    if (!rc)
+        rc = kernel_args_from(d, r->k_cap_count, "cap_count", err, 13, 2, KBUF(r->cap_thr),
+                              KBUF(counts));
     if (!rc)
         rc = enqueue_1d(d, r->k_cap_count, "cap_count", m->n, r->ls_cap, NULL, err);
     cl_uint *host = rc ? NULL : malloc((size_t)m->n * 8);

@@ -300,6 +300,8 @@ void flood_forget_args(flood_replica *r);
 /* (Re)makes R's pinned read-back areas for the current slot count; none may be pending. */
 int flood_readback_areas(struct model *m, flood_replica *r, cn_error *err);
 int flood_replica_index(const struct model *m, const device_ctx *dev);
+/* The Philox key of the scenario's seed (MODEL.md): (seed lo, seed hi). */
+cl_uint2 flood_seed_key(const scenario *sc);
 /* The per-node drop thresholds' buffer (a placeholder under a constant drop probability). */
 const dbuf *flood_node_drop_buffer(const flood_replica *r);
 

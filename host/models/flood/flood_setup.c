@@ -69,7 +69,7 @@ int flood_replica_index(const struct model *m, const device_ctx *dev)
     return -1;
 }
 
-static cl_uint2 seed_key(const scenario *sc)
+cl_uint2 flood_seed_key(const scenario *sc)
 {
     cl_uint2 k;
     k.s[0] = (cl_uint)sc->seed;
@@ -192,7 +192,7 @@ static int mobility_init_run(struct model *m, flood_replica *r, const mobility_s
     if (!name)
         return 0;
     cl_kernel k = r->k_init[mp->model];
-    cl_uint2 key = seed_key(&m->sc);
+    cl_uint2 key = flood_seed_key(&m->sc);
     cl_ulong W = m->extent[0], H = m->extent[1], D = m->extent[2];
     cl_long vmin = mp->speed_min_mm_s, vmax = mp->speed_max_mm_s;
     cl_long tmin = mp->travel_min_ms, tmax = mp->travel_max_ms;
@@ -227,7 +227,7 @@ static int draw_node_drops(struct model *m, flood_replica *r, cn_error *err)
 {
     device_ctx *d = r->dev;
     cl_kernel k = NULL;
-    cl_uint2 key = seed_key(&m->sc);
+    cl_uint2 key = flood_seed_key(&m->sc);
     cl_ulong ta = m->sc.drop_threshold, tb = m->sc.drop_threshold_max;
     int rc = dbuf_alloc(d, &r->node_drop, (size_t)m->n * 8, &m->acc, "drop thresholds", err);
     if (!rc)
@@ -285,7 +285,7 @@ static int place_nodes(struct model *m, flood_replica *r, cn_error *err)
         rc = kernel_args(d, r->k_place, "place_grid", err, 4, KBUF(r->pos), KARG(m->n),
                          KARG(cols), KARG(spacing));
     } else {
-        cl_uint2 key = seed_key(sc);
+        cl_uint2 key = flood_seed_key(sc);
         cl_ulong W = m->extent[0], H = m->extent[1], D = m->extent[2];
         rc = kernel_args(d, r->k_place, "place_uniform", err, 6, KBUF(r->pos), KARG(m->n),
                          KARG(key), KARG(W), KARG(H), KARG(D));
@@ -318,7 +318,7 @@ static int move_run_args(struct model *m, flood_replica *r, const mobility_segme
 {
     const mobility_params *mp = seg->mob;
     const char *name = mobility_move_kernel(mp->model);
-    cl_uint2 key = seed_key(&m->sc);
+    cl_uint2 key = flood_seed_key(&m->sc);
     cl_ulong W = m->extent[0], H = m->extent[1], D = m->extent[2];
     cl_long vmin = mp->speed_min_mm_s, vmax = mp->speed_max_mm_s;
     cl_long pmin = mp->pause_min_ms, pmax = mp->pause_max_ms;
@@ -361,7 +361,7 @@ int flood_move(struct model *m, flood_replica *r, int64_t window, cl_event *ev, 
     if (m->n_moving == 1) {
         rc = move_run_args(m, r, &m->segs[m->moving_seg], window, err);
     } else {
-        cl_uint2 key = seed_key(&m->sc);
+        cl_uint2 key = flood_seed_key(&m->sc);
         cl_ulong W = m->extent[0], H = m->extent[1], D = m->extent[2];
         cl_long T = window * m->L, L = m->L;
         cl_uint w = (cl_uint)window, end = (cl_uint)m->move_end, nseg = (cl_uint)m->n_segs;
