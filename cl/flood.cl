@@ -48,6 +48,22 @@ inline void add64(volatile __global uint *c, ulong v)
 #define FLOOD_NODE_DROP 0
 #endif
 
+/* Traffic flows ([traffic.flow NAME] sections, docs/models.md): -DFLOOD_FLOWS=1. Each packet
+ * then has its own source, creation time and destination (or broadcast), which the window
+ * descriptor brings with the new packet (NEW_WORDS words: slot, packet, source, time lo, time
+ * hi, destination, flow) and the slot tables keep; and each window counts the deliveries of
+ * every slot, so that the host can sum them per flow and per packet. Without flows a packet
+ * is (slot, packet) and its time start + k x interval. */
+#ifndef FLOOD_FLOWS
+#define FLOOD_FLOWS 0
+#endif
+#if FLOOD_FLOWS
+#define NEW_WORDS 7u
+#else
+#define NEW_WORDS 2u
+#endif
+#define BROADCAST 0xffffffffu
+
 /* Node i's cap threshold THR[i] = (d2, id) of its K-th nearest link, by (distance, id), or
  * (ULONG_MAX, ULONG_MAX) when it has at most K (cap_select). Whether the link to node J at
  * squared distance D2 comes no later than threshold T: */
@@ -546,6 +562,7 @@ typedef struct window_params {
     uint source, destination, ttl, words;
     ulong rmin2, link_thr;   /* qudg: r_min^2 (mm^2) and thr(link_probability) */
     __global const ulong *node_drop; /* FLOOD_NODE_DROP: each node's drop threshold */
+    __global uint *deliv;    /* FLOOD_FLOWS: the window's deliveries per slot */
 } window_params;
 
 /* Node J's drop threshold: its own under a law drawn per node, else the scenario's. */
@@ -691,11 +708,19 @@ inline void append_relay(uint j, uint slot, __local uint *l_n, __local uint2 *lb
     alive[slot] = stamp;
 }
 
-/* A first reception at the destination is a delivery with hop count h and latency t - tk. */
-inline void count_delivery(uint j, long t, long tk, long h, const window_params *w,
+/* A first reception at the destination is a delivery with hop count h and latency t - tk;
+ * with flows the destination is the packet's (W's, set per entry), and under broadcast every
+ * first reception is one. Each is also counted for the packet's slot. */
+inline void count_delivery(uint j, uint slot, long t, long tk, long h, const window_params *w,
                            volatile __global uint *ctl)
 {
-    if (j == w->destination) {
+    int hit = j == w->destination;
+    if (FLOOD_FLOWS) {
+        hit = hit || w->destination == BROADCAST;
+        if (hit)
+            atomic_inc(&w->deliv[slot]);
+    }
+    if (hit) {
         atomic_inc(&ctl[CTL_DELIVERED]);
         add64(&ctl[CTL_HOPS], (ulong)h);
         add64(&ctl[CTL_LATENCY], (ulong)(t - tk));
@@ -711,10 +736,10 @@ inline int ttl_allows_relay(long h, const window_params *w)
 /* What follows node j's first reception of packet k at time t with hop count h (MODEL.md):
  * a delivery at the destination, then j relays unless the ttl stops it or the relay draw
  * {j, k, 1, 0} says drop. Returns 1 when j relays. */
-inline int after_first_reception(uint j, uint k, long t, long tk, long h,
+inline int after_first_reception(uint j, uint slot, uint k, long t, long tk, long h,
                                  const window_params *w, volatile __global uint *ctl)
 {
-    count_delivery(j, t, tk, h, w, ctl);
+    count_delivery(j, slot, t, tk, h, w, ctl);
     if (!ttl_allows_relay(h, w))
         return 0;
     uint4 r = philox_draw(w->key, j, k, STREAM_RELAY);
@@ -734,7 +759,7 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
     if (atomic_or(word, bit) & bit)
         return 0;
     (*first)++;
-    return after_first_reception(j, k, t, tk, h, w, ctl);
+    return after_first_reception(j, slot, k, t, tk, h, w, ctl);
 }
 
 /* A window's entries are in[0 .. ctl[in_word] + n_import), the relays of the last window (this
@@ -762,12 +787,18 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
     uint lid = get_local_id(0), lsize = get_local_size(0);                                 \
     uint inline_words[16];                                                                  \
     vstore16(inline_desc, 0, inline_words);                                                 \
-    int use_inline = 2 * n_new + n_clear <= 16;                                             \
+    int use_inline = NEW_WORDS * n_new + n_clear <= 16;                                     \
     uint relayed = ctl[in_word] + n_import, count = relayed + n_new;                        \
     if (get_global_id(0) == 0)                                                              \
         ctl[clear_word] = 0u;                                                               \
     for (size_t c = get_global_id(0); c < (size_t)n_clear * words; c += get_global_size(0)) \
-        seen[(size_t)DESCRIPTOR(2 * n_new + (uint)(c / words)) * words + c % words] = 0u;  \
+        seen[(size_t)DESCRIPTOR(NEW_WORDS * n_new + (uint)(c / words)) * words + c % words] = \
+            0u;                                                                             \
+    if (FLOOD_FLOWS) { /* the next window's deliveries start from zero */                  \
+        w.deliv = deliv + (size_t)parity * slots;                                           \
+        for (uint c = (uint)get_global_id(0); c < slots; c += (uint)get_global_size(0))     \
+            deliv[(size_t)(parity ^ 1u) * slots + c] = 0u;                                  \
+    }                                                                                       \
     for (uint first = (uint)get_group_id(0) * lsize; first < count;                         \
          first += (uint)get_global_size(0)) {                                               \
         uint gid = first + lid;                                                             \
@@ -777,19 +808,31 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
         barrier(CLK_LOCAL_MEM_FENCE);                                                       \
         if (gid < count) {                                                                  \
             uint i, slot, k;                                                                \
+            long tk;                                                                        \
             if (gid < relayed) {                                                            \
                 i = in[gid].x;                                                              \
                 slot = in[gid].y;                                                           \
                 k = slot_packet[slot];                                                      \
+                tk = FLOOD_FLOWS ? slot_time[slot] : start + (long)k * interval;            \
+                if (FLOOD_FLOWS)                                                            \
+                    w.destination = slot_route[slot].x;                                     \
             } else { /* a new packet: the source has seen it from the start */             \
                 uint q = gid - relayed;                                                     \
+                slot = DESCRIPTOR(NEW_WORDS * q);                                           \
+                k = DESCRIPTOR(NEW_WORDS * q + 1);                                          \
                 i = source;                                                                 \
-                slot = DESCRIPTOR(2 * q);                                                   \
-                k = DESCRIPTOR(2 * q + 1);                                                  \
+                tk = start + (long)k * interval;                                            \
+                if (FLOOD_FLOWS) { /* its source, time, destination and flow */             \
+                    i = DESCRIPTOR(NEW_WORDS * q + 2);                                      \
+                    tk = (long)(((ulong)DESCRIPTOR(NEW_WORDS * q + 4) << 32) |              \
+                                DESCRIPTOR(NEW_WORDS * q + 3));                             \
+                    w.destination = DESCRIPTOR(NEW_WORDS * q + 5);                          \
+                    slot_time[slot] = tk;                                                   \
+                    slot_route[slot] = (uint2)(w.destination, DESCRIPTOR(NEW_WORDS * q + 6)); \
+                }                                                                           \
                 slot_packet[slot] = k;                                                      \
-                atomic_or(&seen[(size_t)slot * words + (source >> 5)], 1u << (source & 31u)); \
+                atomic_or(&seen[(size_t)slot * words + (i >> 5)], 1u << (i & 31u));         \
             }                                                                               \
-            long tk = start + (long)k * interval;                                           \
             long h = packet_hop(T, L, tk);                                                  \
             long t = tk + (h - 1) * L;                                                      \
             if (duration == 0 || t < duration) {                                            \
@@ -838,6 +881,13 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
         uint nparts, uint n_import, ulong rmin2, ulong link_thr,                           \
         __global const ulong2 *cap_thr, __global const ulong *node_drop
 
+/* Traffic flows (FLOOD_FLOWS; placeholders without): per slot the packet's creation time, its
+ * (destination, flow), and the deliveries of the window of parity PARITY (two regions of
+ * SLOTS words, by window parity: the window clears the other one). Last in both kernels. */
+#define TRANSMIT_FLOW_ARGS                                                                  \
+    __global long *slot_time, __global uint2 *slot_route, __global uint *deliv, uint slots, \
+        uint parity
+
 #define HANDLE_NEIGHBOUR(j)                                                                 \
     if (receive(j, slot, k, t, tk, h, &w, seen, ctl, &n_first))                            \
         append_relay(j, slot, l_n, lbuf, lcap, ctl, out_word, out, capacity, spill, words,  \
@@ -846,7 +896,8 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
 /* Static scenarios: neighbours from the CSR lists built once (under qudg, every pair within
  * range, each link drawn for the window; POS then gives the distances). */
 __kernel void transmit(TRANSMIT_COMMON_ARGS, __global const uint *offsets,
-                       __global const uint *neighbours, __global const long4 *pos)
+                       __global const uint *neighbours, __global const long4 *pos,
+                       TRANSMIT_FLOW_ARGS)
 {
     TRANSMIT_PROLOGUE
     /* one loop for both models: two loops, one per case, make PoCL 5.0's work-group
@@ -910,7 +961,8 @@ __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, u
                               long side, uint nx, uint ny, uint nz,
                               __global const uint *cell_start, __global const uint *cell_nodes,
                               long4 box_lo, long4 box_hi, long4 x_lo, long4 x_hi,
-                              __global uint2 *exported, uint export_cap, uint export_word)
+                              __global uint2 *exported, uint export_cap, uint export_word,
+                              TRANSMIT_FLOW_ARGS)
 {
     if (get_global_id(0) == 0)
         ctl[CTL_EXPORT + ((export_word - CTL_EXPORT) ^ 1u)] = 0u;

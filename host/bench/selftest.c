@@ -69,6 +69,13 @@ static const selftest_case cases[] = {
      "[mobility]\nmodel = random_walk\nspeed_min = 1\nspeed_max = 20\nboundary = wrap\n"
      "[traffic]\npackets = 6\ninterval = 1\n[flood]\nrelay_delay = 1\n"
      "drop_probability = 0.1\n"},
+    {"grid, traffic flows (unicast from ranges, broadcast, per-node laws)", 0,
+     "[simulation]\nseed = 13\nduration = 4\n[topology]\nplacement = grid\nrows = 12\n"
+     "cols = 12\nspacing = 100\n[connectivity]\nrange = 100\n[traffic]\ndestination = 0\n"
+     "[traffic.flow up]\nsource = 120-131, 60\npackets = 0\ninterval = exponential(0.6)\n"
+     "start = uniform(0, 0.4)\n[traffic.flow all]\nsource = all\ndestination = broadcast\n"
+     "packets = 2\ninterval = uniform(0.5, 1.5)\ninterval_draw = node\n"
+     "start = uniform(0, 2)\n[flood]\nrelay_delay = 0.05\ndrop_probability = 0.1\n"},
 };
 
 /* The first difference between the device's counters and the reference's, in BUF. */
@@ -106,6 +113,30 @@ static int differs(const run_results *r, const flood_oracle_result *o, char *buf
                      (long long)r->counters[i].value, ext[i].name, (long long)ext[i].want);
             return 1;
         }
+    /* traffic flows: the deliverable total and every flow's results */
+    if (r->n_flows != o->n_flows) {
+        snprintf(buf, cap, "%d flows, reference %d", r->n_flows, o->n_flows);
+        return 1;
+    }
+    if (r->n_flows > 0 && r->deliverable != o->deliverable) {
+        snprintf(buf, cap, "deliverable %lld, reference %lld", (long long)r->deliverable,
+                 (long long)o->deliverable);
+        return 1;
+    }
+    for (int f = 0; f < r->n_flows; f++) {
+        const flow_result *a = &r->flows[f];
+        const int64_t got[] = {a->generated, a->deliverable, a->delivered, a->hops_sum,
+                               a->latency_sum_ns};
+        const int64_t want[] = {o->flows[f].generated, o->flows[f].deliverable,
+                                o->flows[f].delivered, o->flows[f].hops_sum,
+                                o->flows[f].latency_sum_ns};
+        for (int q = 0; q < 5; q++)
+            if (got[q] != want[q]) {
+                snprintf(buf, cap, "flow %s: member %d is %lld, reference %lld", a->name, q,
+                         (long long)got[q], (long long)want[q]);
+                return 1;
+            }
+    }
     return 0;
 }
 

@@ -17,6 +17,7 @@ typedef struct run_args {
     int n_overrides;
     const char *devices;
     const char *json;
+    const char *packets;
     int quiet;
     int dump_config;
     size_t work_group;
@@ -39,6 +40,8 @@ static void print_run_usage(FILE *out)
             "                               platform-text:device-text (default: the GPUs,\n"
             "                               else every device); one run uses them all\n"
             "  -j, --json FILE              write the results as JSON (atomically)\n"
+            "      --packets FILE.csv       one row per packet: flow, packet, source,\n"
+            "                               created_ns, delivered, latency_ns, hops\n"
             "  -q, --quiet                  no summary, no progress line\n"
             "      --dump-config            print the effective configuration and exit\n"
             "      --work-group N           work-group size for every kernel (power of two)\n"
@@ -80,6 +83,10 @@ static int parse_run_args(int argc, char **argv, run_args *ra)
             if (!(v = cli_option_value(argc, argv, &i, "--json")))
                 return usage_error("%s needs a file name", a);
             ra->json = v;
+        } else if (cli_is_opt(a, NULL, "--packets")) {
+            if (!(v = cli_option_value(argc, argv, &i, "--packets")))
+                return usage_error("%s needs a file name", a);
+            ra->packets = v;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             ra->quiet = 1;
         } else if (!strcmp(a, "--dump-config")) {
@@ -136,11 +143,19 @@ int cli_run(int argc, char **argv)
         free(sc);
         return CN_OK;
     }
-    json_output json = {0};
+    json_output json = {0}, csv = {0};
     if (ra.json && json_output_open(&json, ra.json, &err) != 0) {
         free(sc);
         return fail(&err);
     }
+    /* per-packet records (docs/models.md, "Traffic"): the CSV is written only once the run
+     * has succeeded, like the JSON */
+    if (ra.packets && output_file_open(&csv, ra.packets, "packets CSV", &err) != 0) {
+        json_output_abort(&json);
+        free(sc);
+        return fail(&err);
+    }
+    sc->record_packets = ra.packets != NULL;
     device_list list = {0};
     device_ctx *devs = calloc(ENGINE_MAX_DEVICES, sizeof *devs);
     int n_open = 0;
@@ -157,10 +172,21 @@ int cli_run(int argc, char **argv)
             ptrs[d] = &devs[d];
         rc = engine_run(sc, ptrs, n_open, &opt, res, &err);
     }
+    if (rc == 0 && ra.packets) {
+        if (report_print_packets(res, csv.file) != 0)
+            rc = cn_fail(&err, CN_ERR_RUNTIME, "cannot write the packets CSV '%s'", ra.packets);
+        else
+            rc = output_file_commit(&csv, &err);
+    }
     if (rc == 0 && ra.json)
         rc = json_output_commit(&json, res, &err);
-    if (rc != 0)
+    if (rc != 0) {
         json_output_abort(&json);
+        if (ra.packets)
+            json_output_abort(&csv);
+    }
+    if (res)
+        results_free_packets(res);
     if (rc == 0 && !ra.quiet)
         report_print_summary(res, stdout);
     for (int d = 0; d < n_open; d++)

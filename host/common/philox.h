@@ -16,6 +16,7 @@ enum {
     STREAM_MOBILITY_PAUSE = 4,
     STREAM_QUDG_LINK = 5,
     STREAM_TRAFFIC = 6,
+    STREAM_TRAFFIC_START = 12, /* docs/models.md, "Traffic" */
 };
 
 philox4x32 philox4x32_10(philox4x32 ctr, uint32_t key0, uint32_t key1);

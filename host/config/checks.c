@@ -135,6 +135,10 @@ static int check_traffic(load_ctx *ctx)
                        "(the last node; the scenario has %lld nodes)",
                        WHERE(K_DESTINATION, K_NODES, K_ROWS, K_COLS, K_PLACEMENT),
                        (long long)sc->destination, (long long)(n - 1), (long long)n);
+    /* With flows, [traffic] only gives the defaults of their keys: its rules between keys
+     * are checked on each flow that inherits the values (flows.c). */
+    if (sc->n_flows > 0)
+        return 0;
     if (sc->source == sc->destination)
         return cn_fail(ctx->err, CN_ERR_INPUT,
                        "%s: [traffic] source = %lld and destination = %s are the same node: "
@@ -272,6 +276,8 @@ int config_finish(load_ctx *ctx)
         default_grid_area(&ctx->sc);
     if (rc == 0)
         rc = check_traffic(ctx);
+    if (rc == 0)
+        rc = config_finish_flows(ctx);
     if (rc == 0)
         rc = check_mobility(ctx, "[mobility]");
     for (int g = 0; rc == 0 && g < ctx->sc.n_groups; g++)

@@ -15,8 +15,8 @@
 /* Scenario files are a few dozen lines; anything this large is the wrong file. */
 #define MAX_FILE_BYTES ((size_t)1 << 20)
 #define SECTION_LIST                                                                        \
-    "simulation, topology, connectivity, mobility, mobility.group NAME, traffic, flood, "   \
-    "partition, inject"
+    "simulation, topology, connectivity, mobility, mobility.group NAME, traffic, "          \
+    "traffic.flow NAME, flood, partition, inject"
 
 /* ---- names: suggestions for typing mistakes ------------------------------------------ */
 
@@ -167,6 +167,8 @@ static int assign(load_ctx *ctx, const char *raw_section, const char *name, cons
                        where, name, value);
     if (config_is_group_section(section))
         return config_assign_group(ctx, section, name, value, where, origin);
+    if (config_is_flow_section(section))
+        return config_assign_flow(ctx, section, name, value, where, origin);
     if (!config_section_known(section))
         return fail_unknown_section(ctx, section, name, where);
     if (name[0] == '\0')
@@ -202,6 +204,36 @@ typedef struct ini_source {
     int first_line;         /* ... and its line, 0 if none */
 } ini_source;
 
+/* A section line "[traffic.flow NAME]" makes a flow even when no key follows: inih calls the
+ * handler only for keys, so the reader looks at section lines itself, as inih reads them (a
+ * BOM on line 1, the name up to the first ']' unless a " ;" comment comes first). */
+static int open_section(ini_source *src, const char *s, size_t len)
+{
+    if (src->lineno == 1 && len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) {
+        s += 3;
+        len -= 3;
+    }
+    if (len == 0 || s[0] != '[')
+        return 0;
+    size_t close = 1;
+    while (close < len && s[close] != ']' &&
+           !(s[close] == ';' && (s[close - 1] == ' ' || s[close - 1] == '\t')))
+        close++;
+    if (close >= len || s[close] != ']')
+        return 0; /* inih reports the line */
+    char section[64], where[1100];
+    copy_trimmed(section, sizeof section, s + 1, close - 1);
+    snprintf(where, sizeof where, "%s:%d", src->ctx->name, src->lineno);
+    key_state origin = {ORIGIN_FILE, src->lineno, NULL};
+    cn_error *caller = src->ctx->err;
+    src->ctx->err = &src->first;
+    int rc = config_open_flow(src->ctx, section, where, origin);
+    src->ctx->err = caller;
+    if (rc != 0)
+        src->first_line = src->lineno;
+    return rc;
+}
+
 static char *read_line(char *str, int num, void *stream)
 {
     ini_source *src = stream;
@@ -233,6 +265,8 @@ static char *read_line(char *str, int num, void *stream)
     str[len + 1] = '\0';
     src->pos = nl ? nl + 1 : src->end;
     src->lineno++;
+    if (open_section(src, s, len) != 0)
+        return NULL;
     return str;
 }
 
@@ -291,7 +325,8 @@ static int parse_text(load_ctx *ctx, const char *text, size_t len)
     src.pos = text;
     src.end = text + len;
     int rc = ini_parse_stream(read_line, &src, on_pair, &src);
-    if (rc > 0 && rc == src.first_line)
+    /* an error of the reader (open_section) ends the text early: inih sees no error */
+    if (src.first_line && (rc == 0 || rc == src.first_line))
         return cn_fail(ctx->err, src.first.code, "%s", src.first.msg);
     if (rc > 0)
         return fail_syntax(ctx, text, len, rc);
@@ -341,8 +376,8 @@ static int apply_override(load_ctx *ctx, const char *text)
 
 static int apply_defaults(load_ctx *ctx)
 {
-    for (int k = 0; k < K_COUNT; k++)
-        if (config_keys[k].def &&
+    for (int k = 0; k < K_COUNT; k++) /* a flow's keys default to [traffic]'s, at the end */
+        if (config_keys[k].def && !config_is_flow_key(k) &&
             config_set_value(ctx, k, config_keys[k].def, "built-in default") != 0)
             return CN_ERR_RUNTIME; /* a bug in the schema table; test_config catches it */
     return 0;
@@ -468,6 +503,8 @@ void config_dump(const scenario *sc, FILE *out)
             config_dump_groups(sc, out);
             continue;
         }
+        if (config_is_flow_key(k)) /* the flows, after the fixed sections */
+            continue;
         if (strcmp(section, key->section) != 0) {
             section = key->section;
             fprintf(out, "\n[%s]\n", section);
@@ -480,6 +517,7 @@ void config_dump(const scenario *sc, FILE *out)
         else
             fprintf(out, "%s = %s\n", key->name, value);
     }
+    config_dump_flows(sc, out);
 }
 
 int64_t scenario_node_count(const scenario *sc)

@@ -68,6 +68,34 @@ typedef struct mobility_segment {
     const mobility_params *mob; /* points into the scenario */
     int group;                  /* index into groups[], -1 for [mobility] */
 } mobility_segment;
+/* Traffic flows: [traffic.flow NAME] sections (docs/models.md, "Traffic"). Without any,
+ * [traffic] is the one source of MODEL.md and n_flows is 0. */
+#define SCENARIO_MAX_FLOWS 16
+#define FLOW_MAX_RANGES 8
+#define FLOW_BROADCAST ((int64_t)-2) /* destination = broadcast */
+/* Laws of a time: a constant, uniform(a, b), exponential(mean). */
+enum time_law_kind { TLAW_CONSTANT = 0, TLAW_UNIFORM = 1, TLAW_EXPONENTIAL = 2 };
+enum interval_draw_kind { DRAW_PACKET = 0, DRAW_NODE = 1 };
+
+typedef struct time_law {
+    int law;                  /* enum time_law_kind */
+    int64_t a_ns;             /* the constant, uniform's lower bound, or exponential's mean */
+    int64_t b_ns;             /* uniform's upper bound; otherwise = a_ns */
+} time_law;
+
+typedef struct traffic_flow {
+    char name[GROUP_NAME_MAX];
+    int all_sources;          /* source = all (every node but a unicast destination) */
+    int n_ranges;             /* else the sources: ids first[r] .. last[r], both included */
+    int64_t first[FLOW_MAX_RANGES], last[FLOW_MAX_RANGES];
+    int64_t destination;      /* node id (-1 resolved to the last node), or FLOW_BROADCAST */
+    int64_t packets;          /* per source; 0: until simulation.duration */
+    time_law interval;        /* between two departures of a source */
+    int interval_draw;        /* enum interval_draw_kind */
+    time_law start;           /* first departure (TLAW_CONSTANT or TLAW_UNIFORM) */
+    int64_t size_bytes;
+} traffic_flow;
+
 /* Largest max_neighbors: the kernels keep each node's K nearest in private memory. */
 #define SCENARIO_MAX_NEIGHBORS 1024
 #define SCENARIO_MAX_SEGMENTS (2 * SCENARIO_MAX_GROUPS * GROUP_MAX_RANGES + 1)
@@ -108,6 +136,12 @@ typedef struct scenario {
     int64_t interval_ns;
     int64_t start_ns;
     int64_t size_bytes;
+
+    /* [traffic.flow NAME] sections, in the order they first appear (0: none) */
+    int n_flows;
+    traffic_flow flows[SCENARIO_MAX_FLOWS];
+    /* not a key: `clnetsim run --packets` asks the model for a record of every packet */
+    int record_packets;
 
     /* [flood] */
     int64_t relay_delay_ns;   /* the lookahead: window length */

@@ -21,6 +21,9 @@ enum key_type {
     KT_PROBABILITY, /* double in [0, 1] */
     KT_IDS,         /* node id ranges "0-99, 200": a mobility group's nodes (groups.c) */
     KT_PROB_LAW,    /* a probability, or uniform(a, b) drawn per node: a prob_law */
+    KT_SOURCES,     /* a flow's sources: "all" or node id ranges (flows.c) */
+    KT_DESTINATION, /* int64 node id, -1 (the last node) or "broadcast" (FLOW_BROADCAST) */
+    KT_TIME_LAW,    /* seconds, uniform(a, b) or exponential(mean): a time_law in ns */
 };
 
 /* Key ids: the index of each key in config_keys[], in the order of MODEL.md (which is also
@@ -58,6 +61,13 @@ enum key_id {
     K_INTERVAL,
     K_START,
     K_SIZE,
+    K_FLOW_SOURCE, /* the keys of [traffic.flow NAME]: offsets into traffic_flow */
+    K_FLOW_DESTINATION,
+    K_FLOW_PACKETS,
+    K_FLOW_INTERVAL,
+    K_FLOW_INTERVAL_DRAW,
+    K_FLOW_START,
+    K_FLOW_SIZE,
     K_RELAY_DELAY,
     K_DROP_PROBABILITY,
     K_TTL,
@@ -74,17 +84,24 @@ enum key_id {
 
 /* The minimum itself is not allowed: the value must be > min (relay_delay, range). */
 #define KEY_MIN_OPEN 1u
+/* KT_TIME_LAW: exponential(mean) is refused (a flow's start). */
+#define KEY_NO_EXPONENTIAL 2u
+
+/* The section of the flow keys, and whether KEY is one of them. */
+#define FLOW_SECTION "traffic.flow NAME"
+static inline int config_is_flow_key(int key) { return key >= K_FLOW_SOURCE && key <= K_FLOW_SIZE; }
 
 typedef struct config_key {
     const char *section;
     const char *name;
     enum key_type type;
-    size_t offset;               /* of the field in struct scenario */
+    size_t offset;               /* of the field in struct scenario (flow keys: traffic_flow) */
     int64_t min, max;            /* in the stored unit (ns, ms, mm, mm/s); KT_INT, KT_* units */
-    unsigned flags;              /* KEY_MIN_OPEN */
+    unsigned flags;              /* KEY_MIN_OPEN, KEY_NO_EXPONENTIAL */
     const char *unit;            /* KT_INT: what is counted, for the reference ("bytes") */
     const char *const *choices;  /* KT_CHOICE, KT_NAME: NULL-terminated, index = enum value */
-    const char *def;             /* default, as INI text (parsed like any value) */
+    const char *def;             /* default, as INI text (parsed like any value); flow keys:
+                                    what the reference shows (the defaults are [traffic]'s) */
     const char *help;
 } config_key;
 
@@ -117,12 +134,21 @@ typedef struct group_state {
     key_state opened;            /* where the group was first named */
 } group_state;
 
+/* What a [traffic.flow NAME] section set: its values sit in sc.flows[f] as they are read;
+ * KEYS says which of them the section set (the others are [traffic]'s, filled in once every
+ * value is in). */
+typedef struct flow_state {
+    key_state keys[K_COUNT];     /* only the K_FLOW_* entries are used */
+    key_state opened;            /* where the flow was first named */
+} flow_state;
+
 /* State of one load: shared by the loader and the cross-key checks. */
 typedef struct load_ctx {
     const char *name;            /* file name used in messages */
     scenario sc;
     key_state keys[K_COUNT];
     group_state groups[SCENARIO_MAX_GROUPS]; /* sc.n_groups of them */
+    flow_state flows[SCENARIO_MAX_FLOWS];    /* sc.n_flows of them */
     cn_error *err;
 } load_ctx;
 
@@ -135,9 +161,24 @@ int config_set_value(load_ctx *ctx, int key, const char *text, const char *where
 /* Same into SC, with SECTION in messages (a group's section name). */
 int config_set_value_in(load_ctx *ctx, scenario *sc, const char *section, int key,
                         const char *text, const char *where);
+/* Same into the struct at BASE that KEY's offset refers to (a traffic_flow for flow keys). */
+int config_set_value_at(load_ctx *ctx, void *base, const char *section, int key,
+                        const char *text, const char *where);
 
 /* Formats the value of KEY in SC as INI text (reads back to the same field). */
 void config_format_value(const scenario *sc, int key, char *buf, size_t size);
+/* Same from the struct at BASE (a traffic_flow for flow keys). */
+void config_format_value_at(const void *base, int key, char *buf, size_t size);
+
+/* Node id ranges "0-99, 250" (ids <= SCENARIO_MAX_NODES - 1, first <= last, at most MAX) into
+ * FIRST, LAST (MAX entries each, those after the N_OUT read set to 0). On error fills
+ * CTX->err: "WHERE: [SECTION] KEY = TEXT: why; expected (config_expected of KEY)". */
+int config_parse_id_ranges(load_ctx *ctx, const char *section, int key, const char *text,
+                           const char *where, int max, int64_t *first, int64_t *last,
+                           int *n_out);
+/* "0-99, 200" for N ranges. */
+void config_format_id_ranges(const int64_t *first, const int64_t *last, int n, char *buf,
+                             size_t size);
 
 /* Formats V / 10^SCALE exactly, without trailing zeros ("0.1", "-2", "0.000000001"). */
 void format_scaled(int64_t v, int scale, char *buf, size_t size);
@@ -156,6 +197,10 @@ int decimal_syntax_ok(const char *text);
 
 /* ---- mobility groups (groups.c) ---- */
 
+/* The NAME of a named section "PREFIX NAME" or "PREFIX.NAME" (-s), NAME of 1 to
+ * GROUP_NAME_MAX - 1 letters, digits, '_' or '-': 0, or -1 when SECTION holds none. */
+int config_section_name(const char *section, const char *prefix, char name[GROUP_NAME_MAX]);
+
 /* Whether SECTION is meant as a group: it starts with "mobility.group". */
 int config_is_group_section(const char *section);
 /* Assigns NAME = VALUE in the group SECTION names ("mobility.group NAME", or
@@ -171,6 +216,24 @@ const char *config_group_key_where(const load_ctx *ctx, int g, int key, char *bu
 void config_dump_groups(const scenario *sc, FILE *out);
 /* "0-99, 200" for group G's ranges. */
 void config_format_ranges(const mobility_group *g, char *buf, size_t size);
+
+/* ---- traffic flows (flows.c) ---- */
+
+/* Whether SECTION is meant as a flow: it starts with "traffic.flow". */
+int config_is_flow_section(const char *section);
+/* Creates the flow of the section line [SECTION] (first seen at WHERE) when it names one, so
+ * that a section without keys is a flow too; other sections and bad names are left to their
+ * keys. CN_ERR_INPUT with CTX->err set beyond SCENARIO_MAX_FLOWS. */
+int config_open_flow(load_ctx *ctx, const char *section, const char *where, key_state origin);
+/* Assigns NAME = VALUE in the flow SECTION names ("traffic.flow NAME", or "traffic.flow.NAME"
+ * as -s writes it), creating the flow on first use. */
+int config_assign_flow(load_ctx *ctx, const char *section, const char *name, const char *value,
+                       const char *where, key_state origin);
+/* Once [traffic] is final (destination -1 resolved): keys a flow did not set take [traffic]'s
+ * values, then every flow's rules are checked. */
+int config_finish_flows(load_ctx *ctx);
+/* Writes the flows' sections, every key with its effective value. */
+void config_dump_flows(const scenario *sc, FILE *out);
 
 /* Cross-key rules and derived fields (nodes of a grid, destination -1, grid area for rwp,
  * drop threshold). Run once after the file and the overrides. */

@@ -18,11 +18,11 @@ int config_is_group_section(const char *section)
 
 static int name_char(char c) { return isalnum((unsigned char)c) || c == '_' || c == '-'; }
 
-/* The group name of SECTION ("mobility.group NAME" or "mobility.group.NAME") into NAME, or
- * -1 when it has none or holds other characters. */
-static int group_name(const char *section, char name[GROUP_NAME_MAX])
+int config_section_name(const char *section, const char *prefix, char name[GROUP_NAME_MAX])
 {
-    const char *s = section + strlen(GROUP_PREFIX);
+    if (strncmp(section, prefix, strlen(prefix)) != 0)
+        return -1;
+    const char *s = section + strlen(prefix);
     if (*s != ' ' && *s != '\t' && *s != '.')
         return -1;
     if (*s == '.')
@@ -64,96 +64,9 @@ static int group_index(load_ctx *ctx, const char *name, const char *where, key_s
     return g;
 }
 
-/* ---- nodes = 0-99, 250, 300-399 -------------------------------------------------------- */
-
-static const char *skip_blanks(const char *s)
-{
-    while (*s == ' ' || *s == '\t')
-        s++;
-    return s;
-}
-
-/* A node id at *S (digits only), advancing *S; -1 on syntax, -2 when too large. */
-static int parse_id(const char **s, int64_t *out)
-{
-    const char *p = *s;
-    if (!isdigit((unsigned char)*p))
-        return -1;
-    int64_t v = 0;
-    for (; isdigit((unsigned char)*p); p++) {
-        if (v > (INT64_MAX - 9) / 10)
-            return -2;
-        v = v * 10 + (*p - '0');
-    }
-    *out = v;
-    *s = p;
-    return 0;
-}
-
-static int fail_ranges(load_ctx *ctx, const char *group, const char *text, const char *where,
-                       const char *reason)
-{
-    char expected[160];
-    config_expected(K_GROUP_NODES, expected, sizeof expected);
-    return cn_fail(ctx->err, CN_ERR_INPUT, "%s: [mobility.group %s] nodes = %.200s: %sexpected %s",
-                   where, group, text, reason, expected);
-}
-
-static int parse_ranges(load_ctx *ctx, mobility_group *g, const char *text, const char *where)
-{
-    const char *s = skip_blanks(text);
-    int n = 0;
-    if (*s == '\0')
-        return fail_ranges(ctx, g->name, text, where, "empty value; ");
-    for (;;) {
-        int64_t a = 0, b = 0;
-        int rc = parse_id(&s, &a);
-        s = skip_blanks(s);
-        b = a;
-        if (rc == 0 && *s == '-') {
-            s = skip_blanks(s + 1);
-            rc = parse_id(&s, &b);
-            s = skip_blanks(s);
-        }
-        if (rc == -2 || (rc == 0 && (a > SCENARIO_MAX_NODES - 1 || b > SCENARIO_MAX_NODES - 1)))
-            return fail_ranges(ctx, g->name, text, where, "an id is too large; ");
-        if (rc != 0)
-            return fail_ranges(ctx, g->name, text, where, "");
-        if (a > b) {
-            char why[96];
-            snprintf(why, sizeof why, "range %lld-%lld ends before it starts; ", (long long)a,
-                     (long long)b);
-            return fail_ranges(ctx, g->name, text, where, why);
-        }
-        if (n == GROUP_MAX_RANGES)
-            return fail_ranges(ctx, g->name, text, where, "too many ranges; ");
-        g->first[n] = a;
-        g->last[n] = b;
-        n++;
-        if (*s == '\0')
-            break;
-        if (*s != ',')
-            return fail_ranges(ctx, g->name, text, where, "");
-        s = skip_blanks(s + 1);
-    }
-    g->n_ranges = n;
-    return 0;
-}
-
 void config_format_ranges(const mobility_group *g, char *buf, size_t size)
 {
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int r = 0; r < g->n_ranges && used < size; r++) {
-        int n = g->first[r] == g->last[r]
-                    ? snprintf(buf + used, size - used, "%s%lld", r ? ", " : "",
-                               (long long)g->first[r])
-                    : snprintf(buf + used, size - used, "%s%lld-%lld", r ? ", " : "",
-                               (long long)g->first[r], (long long)g->last[r]);
-        if (n < 0)
-            break;
-        used += (size_t)n;
-    }
+    config_format_id_ranges(g->first, g->last, g->n_ranges, buf, size);
 }
 
 /* ---- one key of a group ---------------------------------------------------------------- */
@@ -185,7 +98,7 @@ int config_assign_group(load_ctx *ctx, const char *section, const char *name, co
                         const char *where, key_state origin)
 {
     char gname[GROUP_NAME_MAX];
-    if (group_name(section, gname) != 0)
+    if (config_section_name(section, GROUP_PREFIX, gname) != 0)
         return cn_fail(ctx->err, CN_ERR_INPUT,
                        "%s: section [%.64s] (key '%.64s'): expected [mobility.group NAME], NAME "
                        "of 1 to %d letters, digits, '_' or '-'",
@@ -208,8 +121,10 @@ int config_assign_group(load_ctx *ctx, const char *section, const char *name, co
                        where, gname, name, st->keys[key].line);
     char label[GROUP_NAME_MAX + 16];
     snprintf(label, sizeof label, "mobility.group %s", gname);
+    mobility_group *grp = &ctx->sc.groups[g];
     int rc = key == K_GROUP_NODES
-                 ? parse_ranges(ctx, &ctx->sc.groups[g], value, where)
+                 ? config_parse_id_ranges(ctx, label, key, value, where, GROUP_MAX_RANGES,
+                                          grp->first, grp->last, &grp->n_ranges)
                  : config_set_value_in(ctx, &st->sc, label, key, value, where);
     if (rc != 0)
         return CN_ERR_INPUT;

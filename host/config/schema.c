@@ -8,12 +8,17 @@
 #include "config/config_internal.h"
 
 #define FIELD(f) offsetof(scenario, f)
+#define FLOW_FIELD(f) offsetof(traffic_flow, f)
 
 /* Largest speed and pause: the draws of MODEL.md compute (w * (max - min + 1)) >> 32 with a
  * 64-bit product, so the span must stay below 2^32. */
 #define SPAN32_MAX ((int64_t)4294967295)
 /* Node ids and hop counts are 32-bit on the devices. */
 #define INT32_LIMIT ((int64_t)2147483647)
+/* A flow's largest interval (10^6 s) and latest start (10^9 s), in ns: a source's departure
+ * time plus one interval never overflows int64. */
+#define FLOW_INTERVAL_MAX_NS ((int64_t)1000000 * 1000000000)
+#define FLOW_START_MAX_NS ((int64_t)1000000000 * 1000000000)
 
 static const char *const model_choices[] = {"flood", NULL};
 static const char *const placement_choices[] = {"grid", "uniform", NULL};
@@ -22,6 +27,7 @@ static const char *const mobility_choices[] = {"static", "rwp", "linear", "rando
                                                "random_direction", "grid_walk", NULL};
 static const char *const boundary_choices[] = {"stop", "slide", "bounce", "wrap", NULL};
 static const char *const policy_choices[] = {"static", "rapid", "advanced", "hybrid", NULL};
+static const char *const draw_choices[] = {"packet", "node", NULL};
 
 const char *const config_sections[] = {"simulation", "topology", "connectivity",
                                        "mobility",   "traffic",  "flood",
@@ -157,6 +163,40 @@ const config_key config_keys[K_COUNT] = {
                  "Creation time of the first packet."},
     [K_SIZE] = {"traffic", "size", KT_INT, FIELD(size_bytes), 1, INT32_LIMIT, 0, "bytes", NULL,
                 "512", "Packet size, reported with the results (flooding itself ignores it)."},
+
+    [K_FLOW_SOURCE] = {FLOW_SECTION, "source", KT_SOURCES, FLOW_FIELD(all_sources), 0,
+                       SCENARIO_MAX_NODES - 1, 0, "node ids", NULL, "[traffic] source",
+                       "A traffic flow's sources, each sending its own packets: all (every node "
+                       "but a unicast destination) or id ranges such as 0-99, 250 (at most 8, "
+                       "no overlap, without a unicast destination). With any flow, [traffic] "
+                       "only gives the values of the keys a flow does not set. At most 16 "
+                       "flows, numbered in the order they appear; NAME is letters, digits, '_' "
+                       "and '-'. Exact rules: docs/models.md."},
+    [K_FLOW_DESTINATION] = {FLOW_SECTION, "destination", KT_DESTINATION,
+                            FLOW_FIELD(destination), -1, SCENARIO_MAX_NODES - 1, 0, "node id",
+                            NULL, "[traffic] destination",
+                            "A node id, -1 (the last node) or broadcast (every first reception "
+                            "by another node is a delivery)."},
+    [K_FLOW_PACKETS] = {FLOW_SECTION, "packets", KT_INT, FLOW_FIELD(packets), 0,
+                        SCENARIO_MAX_PACKETS, 0, "packets", NULL, "[traffic] packets",
+                        "Packets each source sends; 0: no limit, until simulation.duration "
+                        "(which must then be > 0)."},
+    [K_FLOW_INTERVAL] = {FLOW_SECTION, "interval", KT_TIME_LAW, FLOW_FIELD(interval), 0,
+                         FLOW_INTERVAL_MAX_NS, 0, NULL, NULL, "[traffic] interval",
+                         "Time between two departures of a source: a constant, uniform(a, b) "
+                         "(0 <= a <= b) or exponential(mean) (mean > 0), in seconds. An "
+                         "interval that is always 0 (b = 0) needs packets = 1."},
+    [K_FLOW_INTERVAL_DRAW] = {FLOW_SECTION, "interval_draw", KT_CHOICE,
+                              FLOW_FIELD(interval_draw), 0, 0, 0, NULL, draw_choices, "packet",
+                              "packet: a new interval drawn for every packet; node: each source "
+                              "draws its interval once and keeps it."},
+    [K_FLOW_START] = {FLOW_SECTION, "start", KT_TIME_LAW, FLOW_FIELD(start), 0,
+                      FLOW_START_MAX_NS, KEY_NO_EXPONENTIAL, NULL, NULL, "[traffic] start",
+                      "First departure of each source: a constant or uniform(a, b) (0 <= a <= "
+                      "b, drawn once per source), in seconds."},
+    [K_FLOW_SIZE] = {FLOW_SECTION, "size", KT_INT, FLOW_FIELD(size_bytes), 1, INT32_LIMIT, 0,
+                     "bytes", NULL, "[traffic] size",
+                     "Packet size, reported with the results (flooding itself ignores it)."},
 
     [K_RELAY_DELAY] = {"flood", "relay_delay", KT_TIME_NS, FIELD(relay_delay_ns), 0, INT64_MAX,
                        KEY_MIN_OPEN, NULL, NULL, "1",
@@ -308,6 +348,26 @@ void config_expected(int key, char *buf, size_t size)
         snprintf(buf, size, "node id ranges such as 0-99, 250, 300-399 (first <= last, at most "
                             "%d ranges)", GROUP_MAX_RANGES);
         break;
+    case KT_SOURCES:
+        snprintf(buf, size, "all, or node id ranges such as 0-99, 250, 300-399 (first <= last, "
+                            "at most %d ranges)", FLOW_MAX_RANGES);
+        break;
+    case KT_DESTINATION:
+        range_text(k, range, sizeof range);
+        snprintf(buf, size, "an integer %s (node id; -1: the last node) or broadcast", range);
+        break;
+    case KT_TIME_LAW: {
+        char hi[32];
+        format_scaled(k->max, 9, hi, sizeof hi);
+        if (k->flags & KEY_NO_EXPONENTIAL)
+            snprintf(buf, size, "a time in seconds in [0, %s] or uniform(a, b) with 0 <= a <= b "
+                                "<= %s (seconds)", hi, hi);
+        else
+            snprintf(buf, size, "a time in seconds in [0, %s], uniform(a, b) with 0 <= a <= b "
+                                "<= %s or exponential(mean) with 0 < mean <= %s (seconds)",
+                     hi, hi, hi);
+        break;
+    }
     }
 }
 
@@ -336,6 +396,12 @@ static const char *type_text(const config_key *k)
         return "probability law";
     case KT_IDS:
         return "id ranges";
+    case KT_SOURCES:
+        return "id ranges or all";
+    case KT_DESTINATION:
+        return "node id or broadcast";
+    case KT_TIME_LAW:
+        return "time law (s)";
     }
     return "";
 }
@@ -359,6 +425,20 @@ static void reference_range(const config_key *k, char *buf, size_t size)
     case KT_IDS:
         snprintf(buf, size, "first-last, ..., ids < nodes");
         break;
+    case KT_SOURCES:
+        snprintf(buf, size, "all, or first-last, ..., ids < nodes");
+        break;
+    case KT_DESTINATION:
+        snprintf(buf, size, "[-1, %lld] node id, or broadcast", (long long)k->max);
+        break;
+    case KT_TIME_LAW: {
+        char hi[32];
+        format_scaled(k->max, 9, hi, sizeof hi);
+        snprintf(buf, size, "[0, %s]%s", hi,
+                 (k->flags & KEY_NO_EXPONENTIAL) ? ", or uniform(a, b)"
+                                                 : ", uniform(a, b) or exponential(mean)");
+        break;
+    }
     default: {
         char range[96];
         range_text(k, range, sizeof range);
@@ -377,8 +457,10 @@ void config_print_reference(FILE *out)
             "millimetres), times in seconds (kept in nanoseconds, pauses in milliseconds) and\n"
             "speeds in m/s (kept in mm/s); decimal values are converted exactly, rounded to the\n"
             "nearest unit, ties away from zero. Any key can be set on the command line with\n"
-            "`-s section.key=value`, which replaces the value of the file. Unknown sections or\n"
-            "keys, repeated keys and values out of range are errors.\n\n"
+            "`-s section.key=value`, which replaces the value of the file; for a named section,\n"
+            "`-s \"traffic.flow NAME.key=value\"` or `-s traffic.flow.NAME.key=value` (which may\n"
+            "create it). Unknown sections or keys, repeated keys and values out of range are\n"
+            "errors.\n\n"
             "| Section | Key | Type | Range | Default | Description |\n"
             "|---|---|---|---|---|---|\n");
     for (int i = 0; i < K_COUNT; i++) {

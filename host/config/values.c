@@ -1,5 +1,6 @@
 /* One key's text <-> one field of struct scenario, in both directions, so that what
  * --dump-config writes is exactly what the parser reads back. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,11 +8,6 @@
 
 #include "config/config_internal.h"
 
-static void *field(scenario *sc, const config_key *k) { return (char *)sc + k->offset; }
-static const void *cfield(const scenario *sc, const config_key *k)
-{
-    return (const char *)sc + k->offset;
-}
 
 const char *config_key_where(const load_ctx *ctx, int key, char *buf, size_t size)
 {
@@ -39,9 +35,17 @@ static const char *syntax_reason(const char *text)
 /* Where a value goes and how messages name it. */
 typedef struct target {
     load_ctx *ctx;
-    scenario *sc;
+    void *base;                  /* the struct KEY's offset refers to */
     const char *section;
 } target;
+
+static void *field(const target *t, const config_key *k) { return (char *)t->base + k->offset; }
+static const void *cfield(const void *base, const config_key *k)
+{
+    return (const char *)base + k->offset;
+}
+
+#define NAME_FIELD_SIZE sizeof(((scenario *)0)->model) /* the char[32] of KT_NAME */
 
 static int fail_value(const target *t, int key, const char *text, const char *where,
                       const char *reason)
@@ -60,9 +64,9 @@ static int set_choice(const target *t, int key, const char *text, const char *wh
         if (strcmp(k->choices[i], text) != 0)
             continue;
         if (k->type == KT_CHOICE)
-            *(int *)field(t->sc, k) = i;
+            *(int *)field(t, k) = i;
         else
-            snprintf((char *)field(t->sc, k), sizeof t->sc->model, "%s", k->choices[i]);
+            snprintf((char *)field(t, k), NAME_FIELD_SIZE, "%s", k->choices[i]);
         return 0;
     }
     return fail_value(t, key, text, where, text[0] ? "" : "empty value; ");
@@ -97,7 +101,7 @@ static int set_scaled(const target *t, int key, const char *text, const char *wh
     }
     if (!in_range(k, v))
         return fail_value(t, key, text, where, "");
-    *(int64_t *)field(t->sc, k) = v;
+    *(int64_t *)field(t, k) = v;
     return 0;
 }
 
@@ -108,7 +112,7 @@ static int set_seed(const target *t, int key, const char *text, const char *wher
     if (rc != 0)
         return fail_value(t, key, text, where,
                           rc == -2 ? "does not fit in 64 bits; " : syntax_reason(text));
-    *(uint64_t *)field(t->sc, &config_keys[key]) = v;
+    *(uint64_t *)field(t, &config_keys[key]) = v;
     return 0;
 }
 
@@ -141,7 +145,7 @@ static int parse_probability_text(const target *t, int key, const char *text,
 static int set_probability(const target *t, int key, const char *text, const char *where)
 {
     return parse_probability_text(t, key, text, where,
-                                  (double *)field(t->sc, &config_keys[key]));
+                                  (double *)field(t, &config_keys[key]));
 }
 
 /* [FROM, TO) without surrounding blanks into BUF; 0 when empty or too long. */
@@ -162,7 +166,7 @@ static int trim_copy(const char *from, const char *to, char *buf, size_t size)
 /* A probability, or "uniform(a, b)" (spaces allowed around the numbers) with a <= b. */
 static int set_prob_law(const target *t, int key, const char *text, const char *where)
 {
-    prob_law *law = (prob_law *)field(t->sc, &config_keys[key]);
+    prob_law *law = (prob_law *)field(t, &config_keys[key]);
     const char *open = "uniform(";
     const char *paren = strchr(text, '(');
     if (paren && strncmp(text, open, strlen(open)) != 0)
@@ -193,10 +197,216 @@ static int set_prob_law(const target *t, int key, const char *text, const char *
     return 0;
 }
 
+/* ---- node id ranges: 0-99, 250, 300-399 (mobility groups, flow sources) ------------------- */
+
+static const char *skip_blanks(const char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    return s;
+}
+
+/* A node id at *S (digits only), advancing *S; -1 on syntax, -2 when too large. */
+static int parse_id(const char **s, int64_t *out)
+{
+    const char *p = *s;
+    if (!isdigit((unsigned char)*p))
+        return -1;
+    int64_t v = 0;
+    for (; isdigit((unsigned char)*p); p++) {
+        if (v > (INT64_MAX - 9) / 10)
+            return -2;
+        v = v * 10 + (*p - '0');
+    }
+    *out = v;
+    *s = p;
+    return 0;
+}
+
+static int fail_ranges(load_ctx *ctx, const char *section, int key, const char *text,
+                       const char *where, const char *reason)
+{
+    char expected[200];
+    config_expected(key, expected, sizeof expected);
+    return cn_fail(ctx->err, CN_ERR_INPUT, "%s: [%s] %s = %.200s: %sexpected %s", where, section,
+                   config_keys[key].name, text, reason, expected);
+}
+
+int config_parse_id_ranges(load_ctx *ctx, const char *section, int key, const char *text,
+                           const char *where, int max, int64_t *first, int64_t *last,
+                           int *n_out)
+{
+    int64_t a_list[64], b_list[64];
+    if (max > 64)
+        max = 64;
+    const char *s = skip_blanks(text);
+    int n = 0;
+    if (*s == '\0')
+        return fail_ranges(ctx, section, key, text, where, "empty value; ");
+    for (;;) {
+        int64_t a = 0, b = 0;
+        int rc = parse_id(&s, &a);
+        s = skip_blanks(s);
+        b = a;
+        if (rc == 0 && *s == '-') {
+            s = skip_blanks(s + 1);
+            rc = parse_id(&s, &b);
+            s = skip_blanks(s);
+        }
+        if (rc == -2 || (rc == 0 && (a > SCENARIO_MAX_NODES - 1 || b > SCENARIO_MAX_NODES - 1)))
+            return fail_ranges(ctx, section, key, text, where, "an id is too large; ");
+        if (rc != 0)
+            return fail_ranges(ctx, section, key, text, where, "");
+        if (a > b) {
+            char why[96];
+            snprintf(why, sizeof why, "range %lld-%lld ends before it starts; ", (long long)a,
+                     (long long)b);
+            return fail_ranges(ctx, section, key, text, where, why);
+        }
+        if (n == max)
+            return fail_ranges(ctx, section, key, text, where, "too many ranges; ");
+        a_list[n] = a;
+        b_list[n] = b;
+        n++;
+        if (*s == '\0')
+            break;
+        if (*s != ',')
+            return fail_ranges(ctx, section, key, text, where, "");
+        s = skip_blanks(s + 1);
+    }
+    /* only once the whole text is good, and without leftovers of an earlier value */
+    for (int r = 0; r < max; r++) {
+        first[r] = r < n ? a_list[r] : 0;
+        last[r] = r < n ? b_list[r] : 0;
+    }
+    *n_out = n;
+    return 0;
+}
+
+void config_format_id_ranges(const int64_t *first, const int64_t *last, int n, char *buf,
+                             size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int r = 0; r < n && used < size; r++) {
+        int k = first[r] == last[r]
+                    ? snprintf(buf + used, size - used, "%s%lld", r ? ", " : "",
+                               (long long)first[r])
+                    : snprintf(buf + used, size - used, "%s%lld-%lld", r ? ", " : "",
+                               (long long)first[r], (long long)last[r]);
+        if (k < 0)
+            break;
+        used += (size_t)k;
+    }
+}
+
+/* TEXT as a time in seconds, in ns within KEY's [min, max]: 0, -1 syntax, -2 out of range. */
+static int law_time(const config_key *k, const char *text, int64_t *out)
+{
+    int64_t v = 0;
+    int rc = decimal_to_scaled_int(text, 9, &v);
+    if (rc == -1)
+        return -1;
+    if (rc != 0 || v < k->min || v > k->max)
+        return -2;
+    *out = v;
+    return 0;
+}
+
+/* A time in seconds (a constant), "uniform(a, b)" with a <= b, or "exponential(mean)" with
+ * mean > 0 (refused with KEY_NO_EXPONENTIAL); spaces allowed around the numbers. Every value
+ * within the key's [min, max]. */
+static int set_time_law(const target *t, int key, const char *text, const char *where)
+{
+    const config_key *k = &config_keys[key];
+    time_law *law = (time_law *)field(t, k);
+    const char *uni = "uniform(", *expo = "exponential(";
+    int is_uni = strncmp(text, uni, strlen(uni)) == 0;
+    int is_expo = strncmp(text, expo, strlen(expo)) == 0;
+    if (!is_uni && !is_expo && strchr(text, '('))
+        return fail_value(t, key, text, where,
+                          (k->flags & KEY_NO_EXPONENTIAL) ? "unknown law (only uniform); "
+                                                          : "unknown law; ");
+    if (!is_uni && !is_expo) {
+        int64_t v = 0;
+        int rc = law_time(k, text, &v);
+        if (rc != 0)
+            return fail_value(t, key, text, where, rc == -1 ? syntax_reason(text) : "");
+        *law = (time_law){TLAW_CONSTANT, v, v};
+        return 0;
+    }
+    if (is_expo && (k->flags & KEY_NO_EXPONENTIAL)) {
+        char why[96];
+        snprintf(why, sizeof why, "exponential is not a law of %s; ", k->name);
+        return fail_value(t, key, text, where, why);
+    }
+    const char *s = text + strlen(is_uni ? uni : expo);
+    const char *comma = strchr(s, ',');
+    const char *close = strchr(is_uni && comma ? comma : s, ')');
+    const char *not_law = is_uni ? "not uniform(a, b); " : "not exponential(mean); ";
+    if (!close || close[1] != '\0' || (is_uni && !comma) || (is_expo && comma))
+        return fail_value(t, key, text, where, not_law);
+    char a[64], b[64];
+    if (!trim_copy(s, is_uni ? comma : close, a, sizeof a) ||
+        (is_uni && !trim_copy(comma + 1, close, b, sizeof b)))
+        return fail_value(t, key, text, where, not_law);
+    int64_t va = 0, vb = 0;
+    int rc = law_time(k, a, &va);
+    if (is_expo) {
+        if (rc == -1)
+            return fail_value(t, key, text, where, "the mean is not a number; ");
+        /* 0 and negative means are "not > 0"; the others out of range are too large */
+        if ((rc == 0 && va == 0) || (rc != 0 && a[0] == '-'))
+            return fail_value(t, key, text, where, "the mean is not > 0; ");
+        if (rc != 0)
+            return fail_value(t, key, text, where, "the mean is out of range; ");
+        *law = (time_law){TLAW_EXPONENTIAL, va, va};
+        return 0;
+    }
+    if (rc != 0)
+        return fail_value(t, key, text, where,
+                          rc == -1 ? "the lower bound is not a number; "
+                                   : "the lower bound is out of range; ");
+    rc = law_time(k, b, &vb);
+    if (rc != 0)
+        return fail_value(t, key, text, where,
+                          rc == -1 ? "the upper bound is not a number; "
+                                   : "the upper bound is out of range; ");
+    if (va > vb)
+        return fail_value(t, key, text, where, "the lower bound is above the upper one; ");
+    *law = (time_law){TLAW_UNIFORM, va, vb};
+    return 0;
+}
+
+/* A node id, -1 (the last node) or "broadcast". */
+static int set_destination(const target *t, int key, const char *text, const char *where)
+{
+    const config_key *k = &config_keys[key];
+    if (strcmp(text, "broadcast") == 0) {
+        *(int64_t *)field(t, k) = FLOW_BROADCAST;
+        return 0;
+    }
+    int64_t v = 0;
+    int rc = parse_int64_strict(text, &v);
+    if (rc == -1)
+        return fail_value(t, key, text, where,
+                          decimal_syntax_ok(text) ? "not an integer; " : syntax_reason(text));
+    if (rc != 0 || v < k->min || v > k->max)
+        return fail_value(t, key, text, where, "");
+    *(int64_t *)field(t, k) = v;
+    return 0;
+}
+
 int config_set_value_in(load_ctx *ctx, scenario *sc, const char *section, int key,
                         const char *text, const char *where)
 {
-    target t = {ctx, sc, section};
+    return config_set_value_at(ctx, sc, section, key, text, where);
+}
+
+int config_set_value_at(load_ctx *ctx, void *base, const char *section, int key,
+                        const char *text, const char *where)
+{
+    target t = {ctx, base, section};
     switch (config_keys[key].type) {
     case KT_CHOICE:
     case KT_NAME:
@@ -207,7 +417,12 @@ int config_set_value_in(load_ctx *ctx, scenario *sc, const char *section, int ke
         return set_probability(&t, key, text, where);
     case KT_PROB_LAW:
         return set_prob_law(&t, key, text, where);
-    case KT_IDS: /* a group's, set by config_assign_group */
+    case KT_TIME_LAW:
+        return set_time_law(&t, key, text, where);
+    case KT_DESTINATION:
+        return set_destination(&t, key, text, where);
+    case KT_IDS:     /* a group's, set by config_assign_group */
+    case KT_SOURCES: /* a flow's, set by config_assign_flow */
         return cn_fail(ctx->err, CN_ERR_RUNTIME, "internal error: %s set as a plain key",
                        config_keys[key].name);
     default:
@@ -235,8 +450,13 @@ static void format_probability(double p, char *buf, size_t size)
 
 void config_format_value(const scenario *sc, int key, char *buf, size_t size)
 {
+    config_format_value_at(sc, key, buf, size);
+}
+
+void config_format_value_at(const void *base, int key, char *buf, size_t size)
+{
     const config_key *k = &config_keys[key];
-    const void *f = cfield(sc, k);
+    const void *f = cfield(base, k);
     switch (k->type) {
     case KT_CHOICE: {
         int v = *(const int *)f, n = 0;
@@ -266,7 +486,29 @@ void config_format_value(const scenario *sc, int key, char *buf, size_t size)
         }
         break;
     }
-    case KT_IDS: /* per group: config_format_ranges */
+    case KT_TIME_LAW: {
+        const time_law *law = f;
+        char a[32], b[32];
+        format_scaled(law->a_ns, 9, a, sizeof a);
+        format_scaled(law->b_ns, 9, b, sizeof b);
+        if (law->law == TLAW_UNIFORM)
+            snprintf(buf, size, "uniform(%s, %s)", a, b);
+        else if (law->law == TLAW_EXPONENTIAL)
+            snprintf(buf, size, "exponential(%s)", a);
+        else
+            snprintf(buf, size, "%s", a);
+        break;
+    }
+    case KT_DESTINATION: {
+        int64_t v = *(const int64_t *)f;
+        if (v == FLOW_BROADCAST)
+            snprintf(buf, size, "broadcast");
+        else
+            snprintf(buf, size, "%lld", (long long)v);
+        break;
+    }
+    case KT_IDS:     /* per group: config_format_ranges */
+    case KT_SOURCES: /* per flow: flows.c */
         snprintf(buf, size, "%s", "");
         break;
     default:

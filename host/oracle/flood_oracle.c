@@ -7,7 +7,13 @@
  * in each, advances every live packet's frontier by one hop. Packets never interact (each has
  * its own "seen" set), so the order in which packets are handled inside a window does not
  * matter; only positions (hence neighbour sets) are shared, and those depend on the window
- * alone. */
+ * alone.
+ *
+ * Traffic flows (docs/models.md "Traffic") only change where packets come from: every
+ * departure of every (flow, source) is listed until its stop condition, the list is sorted by
+ * (t, f, s, m) to give the packet ids, and each packet then floods as above from its own
+ * source, at its own creation time, towards its flow's destination (every node for a
+ * broadcast). Without flows the list is MODEL.md's packets k = 0 .. P - 1. */
 #include "oracle/flood_oracle.h"
 
 #include <stdbool.h>
@@ -286,6 +292,56 @@ static bool groups_ok(const scenario *sc, int64_t n)
     return true;
 }
 
+/* A time law of docs/models.md: a constant >= 0, uniform(a, b) with 0 <= a <= b, or (when
+ * EXP_OK, for intervals) exponential(mean) with mean > 0. */
+static bool time_law_ok(const time_law *tl, bool exp_ok)
+{
+    switch (tl->law) {
+    case TLAW_CONSTANT:
+        return tl->a_ns >= 0;
+    case TLAW_UNIFORM:
+        return tl->a_ns >= 0 && tl->b_ns >= tl->a_ns;
+    case TLAW_EXPONENTIAL:
+        return exp_ok && tl->a_ns > 0;
+    default:
+        return false;
+    }
+}
+
+/* The flows of docs/models.md "Traffic", as the configuration accepts them: a known
+ * destination, sources that are node ids (never a unicast destination), laws in range, a
+ * duration when packets are unlimited, packets = 1 for an interval that can only be 0. */
+static bool flows_ok(const scenario *sc, int64_t n)
+{
+    if (sc->n_flows < 0 || sc->n_flows > SCENARIO_MAX_FLOWS)
+        return false;
+    for (int f = 0; f < sc->n_flows; f++) {
+        const traffic_flow *fl = &sc->flows[f];
+        const int64_t dest = fl->destination == -1 ? n - 1 : fl->destination;
+        if (dest != FLOW_BROADCAST && (dest < 0 || dest >= n))
+            return false;
+        if (!fl->all_sources) {
+            if (fl->n_ranges < 1 || fl->n_ranges > FLOW_MAX_RANGES)
+                return false;
+            for (int r = 0; r < fl->n_ranges; r++)
+                if (fl->first[r] < 0 || fl->last[r] < fl->first[r] || fl->last[r] >= n ||
+                    (fl->first[r] <= dest && dest <= fl->last[r]))
+                    return false;
+        }
+        if (fl->packets < 0 || (fl->packets == 0 && sc->duration_ns <= 0))
+            return false;
+        if (!time_law_ok(&fl->interval, true) || !time_law_ok(&fl->start, false))
+            return false;
+        const int64_t upper = fl->interval.law == TLAW_UNIFORM ? fl->interval.b_ns
+                                                                : fl->interval.a_ns;
+        if (fl->interval.law != TLAW_EXPONENTIAL && upper == 0 && fl->packets != 1)
+            return false;
+        if (fl->interval_draw != DRAW_PACKET && fl->interval_draw != DRAW_NODE)
+            return false;
+    }
+    return true;
+}
+
 /* The oracle refuses what the model does not define rather than guess; node ids must fit the
  * int32 neighbour lists (and therefore the 32-bit counter words). */
 static bool scenario_ok(const scenario *sc)
@@ -311,14 +367,18 @@ static bool scenario_ok(const scenario *sc)
         return false;
     if (!mobility_ok(sc, &sc->mob) || !groups_ok(sc, n))
         return false;
-    if (sc->source < 0 || sc->source >= n || sc->destination < -1 || sc->destination >= n)
-        return false;
-    if (sc->packets < 0 || sc->interval_ns < 0 || sc->start_ns < 0 || sc->duration_ns < 0)
+    if (sc->duration_ns < 0)
         return false;
     if (sc->ttl < 0 || sc->drop_threshold > (UINT64_C(1) << 32))
         return false;
     if (sc->drop.law == LAW_UNIFORM && (sc->drop_threshold_max < sc->drop_threshold ||
                                         sc->drop_threshold_max > (UINT64_C(1) << 32)))
+        return false;
+    if (sc->n_flows != 0) /* [traffic] then only gives the flows' defaults */
+        return flows_ok(sc, n);
+    if (sc->source < 0 || sc->source >= n || sc->destination < -1 || sc->destination >= n)
+        return false;
+    if (sc->packets < 0 || sc->interval_ns < 0 || sc->start_ns < 0)
         return false;
     /* Every creation time start + k * interval must be representable. */
     if (sc->packets > 0 && sc->interval_ns > 0 &&
@@ -662,12 +722,203 @@ void oracle_mobility_advance(const scenario *sc, oracle_mobility *m, int64_t w)
     }
 }
 
+/* ---------------------------------------------------------------- traffic flows */
+
+/* Exact 128-bit products for the laws of docs/models.md (GCC and Clang's unsigned __int128:
+ * an implementation independent of the kernels' 32-bit limbs). */
+typedef unsigned __int128 u128;
+
+uint32_t oracle_lg_q16(uint64_t x)
+{
+    if (x < 1 || x > (UINT64_C(1) << 32))
+        return 0;
+    uint64_t e = 0; /* the highest set bit */
+    while ((x >> (e + 1)) != 0)
+        e++;
+    uint64_t v = e <= 31 ? x << (31 - e) : x >> 1; /* 2^31 <= v < 2^32: the mantissa, Q31 */
+    uint64_t g = e << 16;
+    for (int i = 15; i >= 0; i--) {
+        v = (v * v) >> 31; /* v < 2^32, so v * v < 2^64 */
+        if (v >= (UINT64_C(1) << 32)) {
+            v >>= 1;
+            g |= UINT64_C(1) << i;
+        }
+    }
+    return (uint32_t)g;
+}
+
+int64_t oracle_exponential_ns(int64_t mean_ns, uint32_t w0)
+{
+    const uint64_t x = (uint64_t)w0 + 1;                        /* 1 .. 2^32 */
+    const uint64_t neg_log = (UINT64_C(32) << 16) - oracle_lg_q16(x); /* -log2(x / 2^32), Q16 */
+    const u128 p = (u128)(uint64_t)mean_ns * neg_log * UINT64_C(744261118); /* < 2^114 */
+    const u128 i = p >> 46;
+    return i > (u128)INT64_MAX ? -1 : (int64_t)i;
+}
+
+/* a + ((w0 * (b - a + 1)) >> 32) for 0 <= a <= b: b - a + 1 <= 2^63, so the product needs up
+ * to 95 bits; the result is at most b. */
+static int64_t uniform_between(uint32_t w0, int64_t a, int64_t b)
+{
+    const u128 span = (u128)(uint64_t)(b - a) + 1;
+    return a + (int64_t)(((u128)w0 * span) >> 32);
+}
+
+/* w0 of the draw ctr {s, item, stream, f} (streams 6 and 12 put the flow in the 4th word). */
+static uint32_t flow_draw(const scenario *sc, int f, int64_t s, uint32_t item, uint32_t stream)
+{
+    const uint32_t ctr[4] = {(uint32_t)s, item, stream, (uint32_t)f};
+    uint32_t w[4];
+    oracle_philox4x32_10(ctr, (uint32_t)(sc->seed & 0xffffffffu), (uint32_t)(sc->seed >> 32), w);
+    return w[0];
+}
+
+int64_t oracle_flow_start(const scenario *sc, int f, int64_t s)
+{
+    const time_law *tl = &sc->flows[f].start;
+    if (tl->law != TLAW_UNIFORM)
+        return tl->a_ns;
+    return uniform_between(flow_draw(sc, f, s, 0, 12), tl->a_ns, tl->b_ns);
+}
+
+int64_t oracle_flow_interval(const scenario *sc, int f, int64_t s, int64_t m, uint32_t *w0)
+{
+    const traffic_flow *fl = &sc->flows[f];
+    const time_law *tl = &fl->interval;
+    if (w0)
+        *w0 = 0;
+    if (tl->law == TLAW_CONSTANT)
+        return tl->a_ns;
+    const uint32_t item = fl->interval_draw == DRAW_NODE ? 0 : (uint32_t)m; /* m mod 2^32 */
+    const uint32_t w = flow_draw(sc, f, s, item, 6);
+    if (w0)
+        *w0 = w;
+    if (tl->law == TLAW_UNIFORM)
+        return uniform_between(w, tl->a_ns, tl->b_ns);
+    return oracle_exponential_ns(tl->a_ns, w);
+}
+
+/* Whether node S is a source of flow F (N nodes, destination DEST resolved). */
+static bool is_source(const traffic_flow *fl, int64_t dest, int64_t s)
+{
+    if (fl->all_sources)
+        return s != dest; /* never true for broadcast (DEST < 0) */
+    for (int r = 0; r < fl->n_ranges; r++)
+        if (fl->first[r] <= s && s <= fl->last[r])
+            return true;
+    return false;
+}
+
+static int departure_order(const void *a, const void *b)
+{
+    const oracle_departure *x = a, *y = b;
+    if (x->t_ns != y->t_ns)
+        return x->t_ns < y->t_ns ? -1 : 1;
+    if (x->flow != y->flow)
+        return x->flow < y->flow ? -1 : 1;
+    if (x->source != y->source)
+        return x->source < y->source ? -1 : 1;
+    return (x->m > y->m) - (x->m < y->m);
+}
+
+/* Packet ids are kept below 2^31 (they are counter words of the relay draws). */
+#define MAX_DEPARTURES INT64_C(2147483647)
+
+static int departure_push(oracle_departure **d, int64_t *n, int64_t *cap, oracle_departure x)
+{
+    if (*n >= MAX_DEPARTURES)
+        return ORACLE_ERR_INPUT;
+    if (*n == *cap) {
+        const int64_t c = *cap ? 2 * *cap : 64;
+        void *q = realloc(*d, (size_t)c * sizeof **d);
+        if (!q)
+            return ORACLE_ERR_NOMEM;
+        *d = q;
+        *cap = c;
+    }
+    (*d)[(*n)++] = x;
+    return ORACLE_OK;
+}
+
+int oracle_flow_departures(const scenario *sc, oracle_departure **out, int64_t *n_out)
+{
+    *out = NULL;
+    *n_out = 0;
+    const int64_t n = oracle_node_count(sc);
+    if (n < 1 || sc->n_flows < 1 || sc->duration_ns < 0 || !flows_ok(sc, n))
+        return ORACLE_ERR_INPUT;
+    const int64_t dur = sc->duration_ns;
+    oracle_departure *d = NULL;
+    int64_t nd = 0, cap = 0;
+    int rc = ORACLE_OK;
+    /* Every departure of every (flow, source), each source until its stop condition. */
+    for (int f = 0; f < sc->n_flows && rc == ORACLE_OK; f++) {
+        const traffic_flow *fl = &sc->flows[f];
+        const int64_t dest = fl->destination == -1 ? n - 1 : fl->destination;
+        for (int64_t s = 0; s < n && rc == ORACLE_OK; s++) {
+            if (!is_source(fl, dest, s))
+                continue;
+            int64_t t = oracle_flow_start(sc, f, s);
+            for (int64_t m = 0;; m++) {
+                if (fl->packets > 0 && m >= fl->packets)
+                    break; /* its packets-th departure was the last */
+                if (dur > 0 && t >= dur)
+                    break; /* at or after the end of the run: does not happen */
+                rc = departure_push(&d, &nd, &cap, (oracle_departure){t, f, (int32_t)s, m});
+                if (rc != ORACLE_OK)
+                    break;
+                int64_t in = oracle_flow_interval(sc, f, s, m, NULL);
+                if (in == 0 && fl->packets == 0)
+                    in = 1; /* without a packet limit a drawn 0 counts as 1 ns */
+                if (in < 0 || t > INT64_MAX - in)
+                    break; /* the next time would exceed 2^63 - 1 ns */
+                t += in;
+            }
+        }
+    }
+    if (rc != ORACLE_OK) {
+        free(d);
+        return rc;
+    }
+    /* Packet ids: increasing (t, f, s, m). */
+    if (nd > 1)
+        qsort(d, (size_t)nd, sizeof *d, departure_order);
+    *out = d;
+    *n_out = nd;
+    return ORACLE_OK;
+}
+
+/* Without flows: MODEL.md's packets k = 0 .. P - 1 at start + k * interval from [traffic]
+ * source, those created before the duration (creation times do not decrease with k). */
+static int legacy_departures(const scenario *sc, oracle_departure **out, int64_t *n_out)
+{
+    *out = NULL;
+    *n_out = 0;
+    oracle_departure *d = NULL;
+    int64_t nd = 0, cap = 0;
+    for (int64_t k = 0; k < sc->packets; k++) {
+        const int64_t t = sc->start_ns + k * sc->interval_ns;
+        if (sc->duration_ns > 0 && t >= sc->duration_ns)
+            break;
+        const int rc = departure_push(&d, &nd, &cap, (oracle_departure){t, 0, (int32_t)sc->source, k});
+        if (rc != ORACLE_OK) {
+            free(d);
+            return rc;
+        }
+    }
+    *out = d;
+    *n_out = nd;
+    return ORACLE_OK;
+}
+
 /* ---------------------------------------------------------------- flooding */
 
 /* One packet in flight: the nodes that transmit it at time T with hop count HOP. */
 typedef struct live_packet {
     int64_t k;        /* packet number */
     int64_t t_k;      /* creation time */
+    int64_t dest;     /* its destination, or FLOW_BROADCAST */
+    int32_t flow;     /* its flow (0 without flows) */
     int64_t t;        /* time of the frontier's transmissions */
     int64_t hop;      /* hop count carried by those transmissions */
     uint8_t *seen;    /* per node: has it received (or created) this packet */
@@ -704,11 +955,29 @@ static bool relay_dropped(const scenario *sc, int64_t j, int64_t k)
     return (uint64_t)w[0] < drop_threshold_of(sc, j);
 }
 
+/* A delivery of P at hop count H with latency LAT: counted in the totals, in its flow and in
+ * its packet's record (whose last delivery it now is: hop counts only grow along a flood). */
+static void deliver(const live_packet *p, int64_t h, int64_t lat, flood_oracle_result *r,
+                    oracle_packet *rec)
+{
+    r->delivered++;
+    r->hops_sum += h;
+    r->latency_sum_ns += lat;
+    oracle_flow_result *fr = &r->flows[p->flow];
+    fr->delivered++;
+    fr->hops_sum += h;
+    fr->latency_sum_ns += lat;
+    rec[p->k].delivered++;
+    rec[p->k].latency_ns = lat;
+    rec[p->k].hops = h;
+}
+
 /* Executes the transmissions of P's frontier (all at P->t, in the current window, under the
  * neighbour lists OFF/LST) and replaces the frontier by the relays at P->t + L. SCRATCH holds
- * at least N ids. Returns ORACLE_OK or ORACLE_ERR_*. */
-static int advance_packet(const scenario *sc, int64_t dest, live_packet *p, const int64_t *off,
-                          const int32_t *lst, int32_t *scratch, flood_oracle_result *r)
+ * at least N ids; REC the packets' records. Returns ORACLE_OK or ORACLE_ERR_*. */
+static int advance_packet(const scenario *sc, live_packet *p, const int64_t *off,
+                          const int32_t *lst, int32_t *scratch, flood_oracle_result *r,
+                          oracle_packet *rec)
 {
     const int64_t t = p->t, h = p->hop;
     const bool ttl_stops = sc->ttl > 0 && h >= sc->ttl;
@@ -728,11 +997,9 @@ static int advance_packet(const scenario *sc, int64_t dest, live_packet *p, cons
                 continue;
             p->seen[j] = 1;
             r->first_receptions++;
-            if (j == dest) {
-                r->delivered++;
-                r->hops_sum += h;
-                r->latency_sum_ns += t - p->t_k;
-            }
+            /* broadcast: every first reception is a delivery (the source has none) */
+            if (p->dest == FLOW_BROADCAST || j == p->dest)
+                deliver(p, h, t - p->t_k, r, rec);
             if (!ttl_stops && !relay_dropped(sc, j, p->k))
                 scratch[nnext++] = j;
         }
@@ -888,29 +1155,94 @@ static int window_graph(const scenario *sc, const int64_t (*pos)[3], int64_t n, 
 
 int flood_oracle_run(const scenario *sc, flood_oracle_result *out)
 {
+    return flood_oracle_run_packets(sc, out, NULL, NULL);
+}
+
+int flood_oracle_run_packets(const scenario *sc, flood_oracle_result *out, oracle_packet **packets,
+                             int64_t *n_packets)
+{
     memset(out, 0, sizeof *out);
+    if (packets)
+        *packets = NULL;
+    if (n_packets)
+        *n_packets = 0;
     if (!scenario_ok(sc))
         return ORACLE_ERR_INPUT;
 
     const int64_t n = oracle_node_count(sc);
     const int64_t l = sc->relay_delay_ns;
-    const int64_t dest = sc->destination == -1 ? n - 1 : sc->destination;
-    const int64_t dur = sc->duration_ns;
+    const bool flows = sc->n_flows > 0;
     bool mobile = false;
     const bool qudg = sc->connectivity == CONNECTIVITY_QUDG;
     out->seed = sc->seed;
     out->nodes = n;
-    out->generated = sc->packets;
+
+    /* The packets: every departure, in packet id order (without flows, MODEL.md's). */
+    oracle_departure *dep = NULL;
+    int64_t n_dep = 0;
+    int rc = flows ? oracle_flow_departures(sc, &dep, &n_dep) : legacy_departures(sc, &dep, &n_dep);
+    if (rc != ORACLE_OK) {
+        memset(out, 0, sizeof *out);
+        return rc;
+    }
+    /* Without flows, MODEL.md's packets that the duration keeps from being created still
+     * count as generated, but only packets created get a record. */
+    const int64_t n_rec = n_dep;
+    oracle_packet *rec = calloc((size_t)(n_rec > 0 ? n_rec : 1), sizeof *rec);
+    int64_t *dest_of_flow = calloc(SCENARIO_MAX_FLOWS, sizeof *dest_of_flow);
+    if (!rec || !dest_of_flow) {
+        free(dep);
+        free(rec);
+        free(dest_of_flow);
+        return ORACLE_ERR_NOMEM;
+    }
+    if (flows) {
+        out->n_flows = sc->n_flows;
+        for (int f = 0; f < sc->n_flows; f++) {
+            const int64_t d = sc->flows[f].destination;
+            dest_of_flow[f] = d == -1 ? n - 1 : d;
+            memcpy(out->flows[f].name, sc->flows[f].name, sizeof out->flows[f].name);
+            out->flows[f].name[GROUP_NAME_MAX - 1] = '\0';
+        }
+        for (int64_t k = 0; k < n_dep; k++) {
+            oracle_flow_result *fr = &out->flows[dep[k].flow];
+            fr->generated++;
+            fr->deliverable += dest_of_flow[dep[k].flow] == FLOW_BROADCAST ? n - 1 : 1;
+        }
+        for (int f = 0; f < sc->n_flows; f++) {
+            out->generated += out->flows[f].generated;
+            out->deliverable += out->flows[f].deliverable;
+        }
+    } else {
+        dest_of_flow[0] = sc->destination == -1 ? n - 1 : sc->destination;
+        strcpy(out->flows[0].name, "traffic");
+        out->generated = out->deliverable = sc->packets;
+        out->flows[0].generated = out->flows[0].deliverable = sc->packets;
+    }
+    for (int64_t k = 0; k < n_rec; k++) {
+        rec[k].flow = k < n_dep ? dep[k].flow : 0;
+        rec[k].source = k < n_dep ? dep[k].source : (int32_t)sc->source;
+        rec[k].created_ns = k < n_dep ? dep[k].t_ns : sc->start_ns + k * sc->interval_ns;
+    }
 
     oracle_mobility mob;
-    int rc = oracle_mobility_init(&mob, sc);
+    rc = oracle_mobility_init(&mob, sc);
     if (rc != ORACLE_OK) {
         oracle_mobility_free(&mob);
+        free(dep);
+        free(rec);
+        free(dest_of_flow);
+        memset(out, 0, sizeof *out);
         return rc;
     }
     mobile = mob.mobile;
     int64_t *off = NULL;
     int32_t *lst = NULL;
+    int32_t *scratch = NULL;
+    live_packet *live = NULL;
+    int64_t nlive = 0, cap_live = 0;
+    int64_t next_k = 0;
+    bool executed = false;
     /* the cap reports window 0's graph, whatever the traffic */
     if (sc->max_neighbors > 0) {
         out->capped = true;
@@ -920,39 +1252,26 @@ int flood_oracle_run(const scenario *sc, flood_oracle_result *out)
         free(lst);
         off = NULL;
         lst = NULL;
-        if (rc != ORACLE_OK) {
-            oracle_mobility_free(&mob);
-            memset(out, 0, sizeof *out);
-            return rc;
-        }
+        if (rc != ORACLE_OK)
+            goto done;
     }
     int64_t nb_window = -1; /* window of the positions OFF/LST were built from, -1: none */
-    int32_t *scratch = malloc((size_t)n * sizeof *scratch);
-    live_packet *live = NULL;
-    int64_t nlive = 0, cap_live = 0;
-    int64_t next_k = 0;
-    bool executed = false;
+    scratch = malloc((size_t)n * sizeof *scratch);
     if (!scratch) {
         rc = ORACLE_ERR_NOMEM;
         goto done;
     }
 
     for (int64_t w = 0;; w++) {
-        /* Packets whose creation time is at or after the end of the run never start, and
-         * creation times do not decrease with k, so the first such packet ends creation. */
-        const bool more = next_k < sc->packets &&
-                          (dur == 0 || sc->start_ns + next_k * sc->interval_ns < dur);
-        if (!more && nlive == 0)
+        /* Every departure in DEP happens (none at or after the duration). */
+        if (next_k >= n_dep && nlive == 0)
             break;
         if (nlive == 0) /* nothing in flight: go straight to the next creation's window */
-            w = (sc->start_ns + next_k * sc->interval_ns) / l;
+            w = dep[next_k].t_ns / l;
         oracle_mobility_advance(sc, &mob, w);
 
-        /* Packets created in this window. */
-        while (next_k < sc->packets) {
-            const int64_t t_k = sc->start_ns + next_k * sc->interval_ns;
-            if (t_k / l != w || (dur > 0 && t_k >= dur))
-                break;
+        /* Packets created in this window (DEP is in packet id order, so in time order). */
+        while (next_k < n_dep && dep[next_k].t_ns / l == w) {
             if (nlive == cap_live) {
                 int64_t cap = cap_live ? 2 * cap_live : 16;
                 void *q = realloc(live, (size_t)cap * sizeof *live);
@@ -963,10 +1282,13 @@ int flood_oracle_run(const scenario *sc, flood_oracle_result *out)
                 live = q;
                 cap_live = cap;
             }
+            const oracle_departure *dp = &dep[next_k];
             live_packet *p = &live[nlive++];
             memset(p, 0, sizeof *p);
             p->k = next_k;
-            p->t_k = p->t = t_k;
+            p->t_k = p->t = dp->t_ns;
+            p->dest = dest_of_flow[dp->flow];
+            p->flow = dp->flow;
             p->hop = 1;
             p->seen = calloc((size_t)n, 1);
             p->front = malloc(sizeof *p->front);
@@ -974,8 +1296,8 @@ int flood_oracle_run(const scenario *sc, flood_oracle_result *out)
                 rc = ORACLE_ERR_NOMEM;
                 goto done;
             }
-            p->seen[sc->source] = 1; /* the source has its own packet from creation */
-            p->front[0] = (int32_t)sc->source;
+            p->seen[dp->source] = 1; /* the source has its own packet from creation */
+            p->front[0] = dp->source;
             p->nfront = 1;
             next_k++;
         }
@@ -995,11 +1317,11 @@ int flood_oracle_run(const scenario *sc, flood_oracle_result *out)
 
         for (int64_t a = 0; a < nlive;) {
             live_packet *p = &live[a];
-            if (dur > 0 && p->t >= dur) {
+            if (sc->duration_ns > 0 && p->t >= sc->duration_ns) {
                 p->nfront = 0; /* cut by the duration: neither executed nor counted */
             } else {
                 executed = true;
-                rc = advance_packet(sc, dest, p, off, lst, scratch, out);
+                rc = advance_packet(sc, p, off, lst, scratch, out, rec);
                 if (rc != ORACLE_OK)
                     goto done;
             }
@@ -1022,11 +1344,22 @@ done:
     free(scratch);
     free(off);
     free(lst);
+    free(dep);
+    free(dest_of_flow);
     oracle_mobility_free(&mob);
     if (rc != ORACLE_OK) {
+        free(rec);
         flood_oracle_result zero;
         memset(&zero, 0, sizeof zero);
         *out = zero;
+        return rc;
+    }
+    if (packets) {
+        *packets = rec;
+        if (n_packets)
+            *n_packets = n_rec;
+    } else {
+        free(rec);
     }
     return rc;
 }

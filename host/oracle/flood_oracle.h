@@ -22,11 +22,21 @@ enum {
     ORACLE_ERR_NOMEM = -2,
 };
 
+/* One traffic flow's results (docs/models.md, "Traffic"): over the packets of that flow. */
+typedef struct oracle_flow_result {
+    char name[GROUP_NAME_MAX];
+    int64_t generated;        /* departures that happen */
+    int64_t deliverable;      /* 1 per unicast packet, N - 1 per broadcast packet */
+    int64_t delivered;        /* deliveries (a broadcast packet has up to N - 1) */
+    int64_t hops_sum;         /* over the deliveries */
+    int64_t latency_sum_ns;   /* over the deliveries: reception time - creation time */
+} oracle_flow_result;
+
 /* The determinism-contract counters of MODEL.md "Outputs" (loss is derived when printing). */
 typedef struct flood_oracle_result {
     uint64_t seed;
     int64_t nodes;
-    int64_t generated;        /* = packets, always */
+    int64_t generated;        /* without flows: = packets, always; with: departures that happen */
     int64_t delivered;
     int64_t transmissions;
     int64_t receptions;       /* duplicates included */
@@ -39,10 +49,33 @@ typedef struct flood_oracle_result {
      * those it cut (docs/models.md) */
     bool capped;
     int64_t links, links_cut;
+    /* Traffic flows (docs/models.md, "Traffic"): N_FLOWS = sc->n_flows. DELIVERABLE sums the
+     * flows' (without flows: = generated). FLOWS[f] holds flow f's results; without flows,
+     * FLOWS[0] is the [traffic] source's, named "traffic", and N_FLOWS stays 0. */
+    int n_flows;
+    int64_t deliverable;
+    oracle_flow_result flows[SCENARIO_MAX_FLOWS];
 } flood_oracle_result;
+
+/* One packet of a run (docs/models.md, the --packets CSV), indexed by its id k. */
+typedef struct oracle_packet {
+    int32_t flow;             /* index into flows[] (0 without flows) */
+    int32_t source;
+    int64_t created_ns;
+    int64_t delivered;        /* its deliveries */
+    int64_t latency_ns;       /* of its last delivery (the largest hop count) */
+    int64_t hops;             /* of its last delivery; 0: it has none (latency_ns is 0 then) */
+} oracle_packet;
 
 /* Runs the flood model of SC. Returns ORACLE_OK or ORACLE_ERR_*; OUT is zeroed first. */
 int flood_oracle_run(const scenario *sc, flood_oracle_result *out);
+
+/* Same, and when PACKETS is not NULL, *PACKETS gets a malloc'ed array of *N_PACKETS records,
+ * record k for packet id k (free it with free()). With flows: one per departure that happens.
+ * Without flows: one per packet k = 0 .. P - 1 of MODEL.md, including those that the duration
+ * keeps from being created (delivered 0). On error *PACKETS is NULL and *N_PACKETS 0. */
+int flood_oracle_run_packets(const scenario *sc, flood_oracle_result *out, oracle_packet **packets,
+                             int64_t *n_packets);
 
 /* ---- Pieces exposed so that other tests can compare intermediate state ---- */
 
@@ -51,6 +84,40 @@ void oracle_philox(uint64_t seed, uint32_t a, uint32_t b, uint32_t s, uint32_t w
 
 /* The raw block function, for the known-answer tests. */
 void oracle_philox4x32_10(const uint32_t ctr[4], uint32_t key0, uint32_t key1, uint32_t out[4]);
+
+/* lg(x) of docs/models.md ("Traffic"): log2(x) with 16 fraction bits by repeated squaring,
+ * for 1 <= x <= 2^32 (0 outside). Exact for powers of two; otherwise at most a few units
+ * below floor(log2(x) * 2^16). */
+uint32_t oracle_lg_q16(uint64_t x);
+
+/* The exponential interval of docs/models.md for mean MEAN_NS > 0 and draw W0:
+ * (mean * ((32 << 16) - lg(w0 + 1)) * 744261118) >> 46 with an exact 128-bit product. Returns
+ * -1 when the value exceeds 2^63 - 1 (no departure can follow such an interval). */
+int64_t oracle_exponential_ns(int64_t mean_ns, uint32_t w0);
+
+/* start(f, s) of flow F of SC for source S (the constant, or uniform(a, b) from w0 of
+ * ctr {s, 0, 12, f}). */
+int64_t oracle_flow_start(const scenario *sc, int f, int64_t s);
+
+/* I(f, s, m) of flow F of SC for source S and its packet M (the time from departure m to
+ * departure m + 1): the constant, or the uniform or exponential law from w0 of ctr {s, m, 6, f}
+ * (m mod 2^32; m = 0 under interval_draw = node). -1 when it exceeds 2^63 - 1. If W0 is not
+ * NULL it gets the draw's w0 (0 for a constant). */
+int64_t oracle_flow_interval(const scenario *sc, int f, int64_t s, int64_t m, uint32_t *w0);
+
+/* One departure: packet m of source s of flow f at time t_ns. */
+typedef struct oracle_departure {
+    int64_t t_ns;
+    int32_t flow;
+    int32_t source;
+    int64_t m;
+} oracle_departure;
+
+/* Every departure of the flows of SC (sc->n_flows > 0) that happens, sorted by (t, f, s, m):
+ * element k is packet id k. *OUT is malloc'ed (NULL when there is none). Returns ORACLE_OK or
+ * ORACLE_ERR_* (ORACLE_ERR_INPUT for flows outside what the model defines, or departures that
+ * would never stop). */
+int oracle_flow_departures(const scenario *sc, oracle_departure **out, int64_t *n_out);
 
 /* floor(sqrt(x)), exact for every 64-bit x. */
 uint64_t oracle_isqrt_u64(uint64_t x);

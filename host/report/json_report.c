@@ -9,7 +9,31 @@
 
 double results_loss(const run_results *r)
 {
-    return r->generated > 0 ? 1.0 - (double)r->delivered / (double)r->generated : 0.0;
+    int64_t d = r->n_flows > 0 ? r->deliverable : r->generated;
+    return d > 0 ? 1.0 - (double)r->delivered / (double)d : 0.0;
+}
+
+double results_flow_loss(const flow_result *f)
+{
+    return f->deliverable > 0 ? 1.0 - (double)f->delivered / (double)f->deliverable : 0.0;
+}
+
+/* The flows' members (docs/models.md "Traffic"), one flow per line: a reference model prints
+ * the same text, which json_compare compares as is. */
+static void print_flows(const run_results *r, FILE *out)
+{
+    fprintf(out, "  \"deliverable\": %lld,\n  \"flows\": [\n", (long long)r->deliverable);
+    for (int i = 0; i < r->n_flows; i++) {
+        const flow_result *f = &r->flows[i];
+        fprintf(out, "    {\"name\": ");
+        json_print_string(out, f->name);
+        fprintf(out, ", \"generated\": %lld, \"deliverable\": %lld, \"delivered\": %lld, "
+                "\"loss\": %.17g, \"hops_sum\": %lld, \"latency_sum_ns\": %lld}%s\n",
+                (long long)f->generated, (long long)f->deliverable, (long long)f->delivered,
+                results_flow_loss(f), (long long)f->hops_sum, (long long)f->latency_sum_ns,
+                i + 1 < r->n_flows ? "," : "");
+    }
+    fprintf(out, "  ],\n");
 }
 
 uint64_t results_events(const run_results *r)
@@ -72,6 +96,8 @@ void report_print_json(const run_results *r, FILE *out)
     fprintf(out, "  \"windows\": %lld,\n", (long long)r->windows);
     for (int i = 0; i < r->n_counters; i++)
         fprintf(out, "  \"%s\": %lld,\n", r->counters[i].name, (long long)r->counters[i].value);
+    if (r->n_flows > 0)
+        print_flows(r, out);
     fprintf(out, "  \"wall_s\": %.6f,\n", r->wall_s);
     fprintf(out, "  \"events_per_s\": %.1f,\n", events_per_s);
     fprintf(out, "  \"setup_s\": %.6f,\n", r->setup_s);
@@ -177,4 +203,35 @@ int json_output_commit(json_output *o, const run_results *r, cn_error *err)
         return 0;
     report_print_json(r, o->file);
     return output_file_commit(o, err);
+}
+
+static int by_packet(const void *a, const void *b)
+{
+    int64_t x = ((const packet_record *)a)->packet, y = ((const packet_record *)b)->packet;
+    return x < y ? -1 : x > y;
+}
+
+int report_print_packets(run_results *r, FILE *out)
+{
+    if (r->n_packets > 0)
+        qsort(r->packets, (size_t)r->n_packets, sizeof *r->packets, by_packet);
+    fprintf(out, "flow,packet,source,created_ns,delivered,latency_ns,hops\n");
+    for (int64_t i = 0; i < r->n_packets; i++) {
+        const packet_record *p = &r->packets[i];
+        csv_print_field(out, p->flow < REPORT_MAX_FLOWS ? r->packet_flows[p->flow] : "");
+        fprintf(out, ",%lld,%u,%lld,%lld,", (long long)p->packet, p->source,
+                (long long)p->created_ns, (long long)p->delivered);
+        if (p->hops >= 0)
+            fprintf(out, "%lld,%lld\n", (long long)p->latency_ns, (long long)p->hops);
+        else
+            fprintf(out, ",\n");
+    }
+    return ferror(out) ? -1 : 0;
+}
+
+void results_free_packets(run_results *r)
+{
+    free(r->packets);
+    r->packets = NULL;
+    r->n_packets = 0;
 }

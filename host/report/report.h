@@ -38,6 +38,21 @@ typedef struct host_report {
 } host_report;
 
 #define REPORT_MAX_COUNTERS 8
+#define REPORT_MAX_FLOWS 16
+
+/* One packet's outcome (clnetsim run --packets FILE.csv, docs/models.md "Traffic"). */
+typedef struct packet_record {
+    int64_t packet, created_ns;
+    uint32_t flow, source;
+    int64_t delivered;       /* deliveries (0 or 1 for unicast) */
+    int64_t latency_ns, hops; /* of the last delivery; -1 when none */
+} packet_record;
+
+/* One traffic flow's results (docs/models.md, "Traffic"). */
+typedef struct flow_result {
+    char name[32];
+    int64_t generated, deliverable, delivered, hops_sum, latency_sum_ns;
+} flow_result;
 
 typedef struct run_results {
     /* the determinism contract: identical on every device, policy and partition count */
@@ -60,6 +75,16 @@ typedef struct run_results {
         const char *name;   /* a string literal */
         int64_t value;
     } counters[REPORT_MAX_COUNTERS];
+    /* traffic flows ([traffic.flow NAME] sections): N_FLOWS > 0 adds deliverable and flows
+     * to the JSON, and loss is then 1 - delivered / deliverable */
+    int n_flows;
+    int64_t deliverable;
+    flow_result flows[REPORT_MAX_FLOWS];
+    /* per-packet records when the scenario asked for them (scenario.record_packets):
+     * malloc'ed, released by results_free_packets; the names of their flows */
+    packet_record *packets;
+    int64_t n_packets;
+    char packet_flows[REPORT_MAX_FLOWS][32];
     /* measurements */
     double wall_s;          /* simulation: from the first window to the final counters */
     double setup_s;         /* device open, kernel build, allocation and placement */
@@ -71,8 +96,13 @@ typedef struct run_results {
     char scenario_path[1024];
 } run_results;
 
-/* loss = 1 - delivered / generated */
+/* loss = 1 - delivered / generated (with flows: / deliverable); 0 with nothing to deliver */
 double results_loss(const run_results *r);
+/* A flow's loss, by the same rule. */
+double results_flow_loss(const flow_result *f);
+/* The per-packet CSV (header, then R's records in packet id order: they are sorted here). */
+int report_print_packets(run_results *r, FILE *out);
+void results_free_packets(run_results *r);
 uint64_t results_events(const run_results *r); /* transmissions + receptions */
 /* Appends an extension counter (ignored beyond REPORT_MAX_COUNTERS: a model defines few). */
 void results_add_counter(run_results *r, const char *name, int64_t value);

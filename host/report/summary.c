@@ -17,8 +17,13 @@ void report_print_summary(const run_results *r, FILE *out)
     fprintf(out, "scenario     %s\n", r->scenario_path[0] ? r->scenario_path : "(defaults)");
     fprintf(out, "model        %s, %lld nodes, seed %llu\n", r->model, (long long)r->nodes,
             (unsigned long long)r->seed);
-    fprintf(out, "delivered    %lld of %lld packets (loss %.4f)\n", (long long)r->delivered,
-            (long long)r->generated, results_loss(r));
+    if (r->n_flows > 0) /* broadcast packets have several deliveries each */
+        fprintf(out, "delivered    %lld of %lld deliverable, %lld packets (loss %.4f)\n",
+                (long long)r->delivered, (long long)r->deliverable, (long long)r->generated,
+                results_loss(r));
+    else
+        fprintf(out, "delivered    %lld of %lld packets (loss %.4f)\n", (long long)r->delivered,
+                (long long)r->generated, results_loss(r));
     if (r->delivered > 0)
         fprintf(out, "latency      mean %.6f s, mean hops %.3f\n",
                 (double)r->latency_sum_ns / (double)r->delivered * 1e-9,
@@ -32,6 +37,17 @@ void report_print_summary(const run_results *r, FILE *out)
             (long long)r->windows);
     for (int i = 0; i < r->n_counters; i++)
         fprintf(out, "%-12s %lld\n", r->counters[i].name, (long long)r->counters[i].value);
+    for (int i = 0; i < r->n_flows; i++) {
+        const flow_result *f = &r->flows[i];
+        fprintf(out, "flow         %s: %lld packets, %lld of %lld delivered (loss %.4f)", f->name,
+                (long long)f->generated, (long long)f->delivered, (long long)f->deliverable,
+                results_flow_loss(f));
+        if (f->delivered > 0)
+            fprintf(out, ", mean latency %.6f s, mean hops %.3f",
+                    (double)f->latency_sum_ns / (double)f->delivered * 1e-9,
+                    (double)f->hops_sum / (double)f->delivered);
+        fputc('\n', out);
+    }
     fprintf(out, "wall         %.3f s simulation + %.3f s setup, %.3g events/s\n", r->wall_s,
             r->setup_s, r->wall_s > 0 ? (double)events / r->wall_s : 0.0);
     for (int i = 0; i < r->n_devices; i++)

@@ -50,4 +50,17 @@ else
     echo "FAIL dump_config: round trip differs"; diff "$tmp/dump1.ini" "$tmp/dump2.ini"; fail=$((fail + 1))
 fi
 
+# --packets: an unwritable path is refused before the run (exit 2, nothing written); a bad
+# flow key leaves neither file; a good run writes one row per packet with the flows' names
+# and the summary prints a line per flow.
+check packets_missing_dir 2 "cannot write the packets CSV '$tmp/no/dir/p.csv'" "$bin" run "$scn/small_grid.ini" --json "$tmp/pk.json" --packets "$tmp/no/dir/p.csv"
+[ -e "$tmp/pk.json" ] && { echo "FAIL packets_missing_dir: JSON file written"; fail=$((fail + 1)); }
+check packets_bad_flow 2 "\[traffic\.flow x\] unknown key 'intervall'; did you mean 'interval'\?" "$bin" run "$scn/small_flows.ini" -s traffic.flow.x.intervall=1 --packets "$tmp/bad.csv" --json "$tmp/bad2.json"
+[ -e "$tmp/bad.csv" ] || [ -e "$tmp/bad2.json" ] && { echo "FAIL packets_bad_flow: a file was written"; fail=$((fail + 1)); }
+check packets_flows 0 '^flow +alarm: 4 packets, 1596 of 1596 delivered' "$bin" run "$scn/small_flows.ini" --packets "$tmp/p.csv" --json "$tmp/p.json"
+expect packets_header sh -c "head -1 '$tmp/p.csv' | grep -qx 'flow,packet,source,created_ns,delivered,latency_ns,hops'"
+generated=$(grep -o '"generated": [0-9]*' "$tmp/p.json" | head -1 | grep -o '[0-9]*$')
+expect packets_rows test "$(grep -c '^alarm,' "$tmp/p.csv")" -eq 4 -a "$(wc -l < "$tmp/p.csv")" -eq $((generated + 1))
+expect packets_no_temp sh -c "! ls '$tmp' | grep -q '\.tmp\.'"
+
 finish

@@ -24,13 +24,13 @@
 
 /* ---- helpers ----------------------------------------------------------------------------- */
 
-/* Loads TEXT as "t.ini" with up to 4 overrides (NULL-terminated); fails the test on error. */
+/* Loads TEXT as "t.ini" with up to 24 overrides (NULL-terminated); fails the test on error. */
 static int load_ok_at(const char *file, int line, const char *text, const char *const *ov,
                       scenario *sc)
 {
-    config_override o[4] = {{NULL}, {NULL}, {NULL}, {NULL}};
+    config_override o[24] = {{0}};
     int n = 0;
-    while (ov && ov[n] && n < 4) {
+    while (ov && ov[n] && n < 24) {
         o[n].text = ov[n];
         n++;
     }
@@ -61,6 +61,29 @@ static void expect_error_at(const char *file, int line, const char *text, const 
 }
 #define EXPECT_ERROR(text, ov, ...)                                                                \
     expect_error_at(__FILE__, __LINE__, text, ov, (const char *const[]){__VA_ARGS__, NULL})
+
+/* Loads TEXT with the overrides OV (NULL-terminated, may be NULL) and expects CN_ERR_INPUT
+ * with exactly the message WANT. */
+static void expect_message_at(const char *file, int line, const char *text,
+                              const char *const *ov, const char *want)
+{
+    config_override o[20];
+    int n = 0;
+    while (ov && ov[n] && n < 20) {
+        o[n].text = ov[n];
+        n++;
+    }
+    cn_error err = {0, ""};
+    scenario sc;
+    int rc = config_load_string("t.ini", text, o, n, &sc, &err);
+    check_at(file, line, rc == CN_ERR_INPUT && err.code == CN_ERR_INPUT,
+             "expected CN_ERR_INPUT, got rc %d (%s)", rc, err.msg);
+    check_at(file, line, strcmp(err.msg, want) == 0, "message\n  '%s'\nexpected\n  '%s'", err.msg,
+             want);
+}
+#define EXPECT_MESSAGE(text, want) expect_message_at(__FILE__, __LINE__, text, NULL, want)
+#define EXPECT_MESSAGE_OV(text, want, ...)                                                         \
+    expect_message_at(__FILE__, __LINE__, text, (const char *const[]){__VA_ARGS__, NULL}, want)
 
 static void expect_file_error_at(const char *file, int line, const char *path,
                                  const char *const *want)
@@ -120,6 +143,7 @@ static void check_same_scenario_at(const char *file, int line, const scenario *a
     SAME(mob.street_spacing_mm);
     SAME(mob.boundary);
     SAME(n_groups);
+    SAME(n_flows);
     SAME(source);
     SAME(destination);
     SAME(packets);
@@ -469,7 +493,7 @@ static void test_errors_names(void)
                  "t.ini:4: unknown section [flod] (key 'relay_delay'); did you mean [flood]?");
     EXPECT_ERROR("[network]\nx = 1\n", NULL, "t.ini:2: unknown section [network]",
                  "expected one of: simulation, topology, connectivity, mobility, mobility.group NAME, "
-                 "traffic, flood, partition, inject");
+                 "traffic, traffic.flow NAME, flood, partition, inject");
     EXPECT_ERROR("\n[flood]\nrelay_dealy = 1\n", NULL,
                  "t.ini:3: [flood] unknown key 'relay_dealy'; did you mean 'relay_delay'?");
     EXPECT_ERROR("[flood]\ndrop = 0.1\n", NULL, "t.ini:2: [flood] unknown key 'drop'",
@@ -1024,9 +1048,26 @@ static void test_reference(void)
     int rows = 0;
     for (char *line = strstr(buf, "\n| "); line; line = strstr(line + 1, "\n| "))
         rows++;
-    CHECK_I64(rows, 44); /* header + 43 keys */
+    CHECK_I64(rows, 51); /* header + 50 keys */
     CHECK(strstr(buf, "| mobility.group NAME | nodes | id ranges | first-last, ..., ids < nodes | "
                       "(required) |"));
+    /* the keys of a flow, their defaults [traffic]'s */
+    CHECK(strstr(buf, "\n| traffic.flow NAME | source | id ranges or all | all, or first-last, "
+                      "..., ids < nodes | [traffic] source | "));
+    CHECK(strstr(buf, "\n| traffic.flow NAME | destination | node id or broadcast | [-1, "
+                      "1999999999] node id, or broadcast | [traffic] destination | "));
+    CHECK(strstr(buf, "\n| traffic.flow NAME | packets | integer | [0, 2000000000] packets | "
+                      "[traffic] packets | "));
+    CHECK(strstr(buf, "\n| traffic.flow NAME | interval | time law (s) | [0, 1000000], "
+                      "uniform(a, b) or exponential(mean) | [traffic] interval | "));
+    CHECK(strstr(buf, "\n| traffic.flow NAME | interval_draw | choice | packet, node | packet | "));
+    CHECK(strstr(buf, "\n| traffic.flow NAME | start | time law (s) | [0, 1000000000], or "
+                      "uniform(a, b) | [traffic] start | "));
+    CHECK(strstr(buf, "\n| traffic.flow NAME | size | integer | [1, 2147483647] bytes | "
+                      "[traffic] size | "));
+    /* in table order: right after [traffic] */
+    CHECK(strstr(buf, "| traffic | size |") < strstr(buf, "| traffic.flow NAME | source |"));
+    CHECK(strstr(buf, "| traffic.flow NAME | size |") < strstr(buf, "| flood | relay_delay |"));
     for (char *line = buf; line && *line;) {
         char *next = strchr(line, '\n');
         int bars = 0;
@@ -1174,6 +1215,535 @@ static void test_groups(void)
     EXPECT_ERROR(text, NULL, "[mobility.group g16] would be group 17: expected at most 16");
 }
 
+/* ---- traffic flows -------------------------------------------------------------------------- */
+
+/* 12 lines: the flow sections of the tests start on line 13, their first key on line 14. */
+static const char flow_base[] =
+    "[topology]\nplacement = uniform\nnodes = 100\nwidth = 500\nheight = 400\n"
+    "[traffic]\nsource = 3\ndestination = 7\npackets = 4\ninterval = 0.5\nstart = 2\nsize = 100\n";
+
+/* flow_base followed by MORE (in a buffer that the next call reuses). */
+static const char *flow_text(const char *more)
+{
+    static char buf[8192];
+    snprintf(buf, sizeof buf, "%s%s", flow_base, more);
+    return buf;
+}
+
+static void check_law_at(const char *file, int line, const time_law *law, int kind, int64_t a,
+                         int64_t b)
+{
+    check_at(file, line, law->law == kind && law->a_ns == a && law->b_ns == b,
+             "time law {%d, %lld, %lld}, expected {%d, %lld, %lld}", law->law,
+             (long long)law->a_ns, (long long)law->b_ns, kind, (long long)a, (long long)b);
+}
+#define CHECK_LAW(law, kind, a, b) check_law_at(__FILE__, __LINE__, law, kind, a, b)
+
+static void test_flows_values(void)
+{
+    scenario sc;
+    /* without any flow section: n_flows 0 and [traffic] as before */
+    if (LOAD_OK(flow_base, &sc) == 0) {
+        CHECK_I64(sc.n_flows, 0);
+        CHECK_I64(sc.source, 3);
+        CHECK_I64(sc.destination, 7);
+        char *text = dump_to_string(&sc);
+        CHECK(text && !strstr(text, "traffic.flow"));
+        free(text);
+    }
+    if (LOAD_OK("", &sc) == 0) {
+        CHECK_I64(sc.n_flows, 0);
+        static const traffic_flow zero;
+        CHECK(memcmp(&sc.flows[0], &zero, sizeof zero) == 0);
+    }
+    /* every value form; keys a flow does not set are [traffic]'s; a section without keys is a
+     * flow too */
+    const char *text =
+        flow_text("[simulation]\nduration = 100\n"
+                  "[traffic.flow a]\nsource = 0-2, 20, 30 - 39\ndestination = broadcast\n"
+                  "packets = 0\ninterval = uniform( 0.1 , 2 )\ninterval_draw = node\n"
+                  "start = uniform(1,1.5)\nsize = 1500\n"
+                  "[traffic.flow b]\nsource = all\ndestination = -1\ninterval = exponential(1)\n"
+                  "start = 0.25\n"
+                  "[traffic.flow c]\ndestination = 50\n"
+                  "[traffic.flow d]\ninterval = exponential( 0.001 )\nsource = 99\n"
+                  "interval_draw = packet\n"
+                  "[traffic.flow e]\n"
+                  "[traffic.flow f_-9]\ninterval = 0.0000000015\n"
+                  "start = uniform(1e-9, 1000000000)\n"
+                  "packets = 2000000000\nsize = 2147483647\n");
+    if (LOAD_OK(text, &sc) == 0) {
+        CHECK_I64(sc.n_flows, 6);
+        static const char *const names[] = {"a", "b", "c", "d", "e", "f_-9"};
+        for (int f = 0; f < 6 && f < sc.n_flows; f++)
+            CHECK(strcmp(sc.flows[f].name, names[f]) == 0);
+        const traffic_flow *a = &sc.flows[0], *b = &sc.flows[1], *c = &sc.flows[2],
+                           *d = &sc.flows[3], *e = &sc.flows[4], *g = &sc.flows[5];
+        CHECK_I64(a->all_sources, 0);
+        CHECK_I64(a->n_ranges, 3);
+        CHECK_I64(a->first[0], 0);
+        CHECK_I64(a->last[0], 2);
+        CHECK_I64(a->first[1], 20);
+        CHECK_I64(a->last[1], 20);
+        CHECK_I64(a->first[2], 30);
+        CHECK_I64(a->last[2], 39);
+        CHECK_I64(a->destination, FLOW_BROADCAST);
+        CHECK_I64(a->packets, 0);
+        CHECK_LAW(&a->interval, TLAW_UNIFORM, 100000000, 2000000000);
+        CHECK_I64(a->interval_draw, DRAW_NODE);
+        CHECK_LAW(&a->start, TLAW_UNIFORM, 1000000000, 1500000000);
+        CHECK_I64(a->size_bytes, 1500);
+
+        CHECK_I64(b->all_sources, 1);
+        CHECK_I64(b->n_ranges, 0);
+        CHECK_I64(b->destination, 99); /* -1: the last node */
+        CHECK_I64(b->packets, 4);      /* [traffic]'s */
+        CHECK_LAW(&b->interval, TLAW_EXPONENTIAL, 1000000000, 1000000000);
+        CHECK_I64(b->interval_draw, DRAW_PACKET);
+        CHECK_LAW(&b->start, TLAW_CONSTANT, 250000000, 250000000);
+        CHECK_I64(b->size_bytes, 100);
+
+        CHECK_I64(c->all_sources, 0); /* [traffic] source: one id */
+        CHECK_I64(c->n_ranges, 1);
+        CHECK_I64(c->first[0], 3);
+        CHECK_I64(c->last[0], 3);
+        CHECK_I64(c->destination, 50);
+        CHECK_I64(c->packets, 4);
+        CHECK_LAW(&c->interval, TLAW_CONSTANT, 500000000, 500000000);
+        CHECK_I64(c->interval_draw, DRAW_PACKET);
+        CHECK_LAW(&c->start, TLAW_CONSTANT, 2000000000, 2000000000);
+        CHECK_I64(c->size_bytes, 100);
+
+        CHECK_LAW(&d->interval, TLAW_EXPONENTIAL, 1000000, 1000000);
+        CHECK_I64(d->first[0], 99);
+        CHECK_I64(d->destination, 7);
+
+        CHECK_I64(e->n_ranges, 1);
+        CHECK_I64(e->first[0], 3);
+        CHECK_I64(e->destination, 7);
+        CHECK_I64(e->packets, 4);
+        CHECK_LAW(&e->interval, TLAW_CONSTANT, 500000000, 500000000);
+
+        CHECK_LAW(&g->interval, TLAW_CONSTANT, 2, 2); /* exact, ties away from zero */
+        CHECK_LAW(&g->start, TLAW_UNIFORM, 1, 1000000000000000000);
+        CHECK_I64(g->packets, 2000000000);
+        CHECK_I64(g->size_bytes, 2147483647);
+        /* [traffic] itself is unchanged */
+        CHECK_I64(sc.source, 3);
+        CHECK_I64(sc.destination, 7);
+        CHECK_I64(sc.packets, 4);
+        CHECK_ROUND_TRIP(&sc);
+        /* the flows come after the fixed sections, every key with its effective value */
+        char *dump = dump_to_string(&sc);
+        CHECK(dump && strstr(dump, "\n[traffic.flow a]\nsource = 0-2, 20, 30-39\n"
+                                   "destination = broadcast\npackets = 0\n"
+                                   "interval = uniform(0.1, 2)\ninterval_draw = node\n"
+                                   "start = uniform(1, 1.5)\nsize = 1500\n"));
+        CHECK(dump && strstr(dump, "\n[traffic.flow b]\nsource = all\ndestination = 99\n"
+                                   "packets = 4\ninterval = exponential(1)\n"
+                                   "interval_draw = packet\nstart = 0.25\nsize = 100\n"));
+        CHECK(dump && strstr(dump, "\n[traffic.flow e]\nsource = 3\ndestination = 7\npackets = 4\n"
+                                   "interval = 0.5\ninterval_draw = packet\nstart = 2\n"
+                                   "size = 100\n\n[traffic.flow f_-9]\n"));
+        CHECK(dump && strstr(dump, "\ninterval = 0.000000002\n"));
+        CHECK(dump && strstr(dump, "\nstart = uniform(0.000000001, 1000000000)\n"));
+        CHECK(dump && strstr(dump, "[inject]") < strstr(dump, "[traffic.flow a]"));
+        free(dump);
+    }
+    /* the largest values */
+    if (LOAD_OK(flow_text("[traffic.flow a]\ninterval = 1000000\nstart = 1000000000\n"
+                          "source = 0-1, 10, 12, 14, 16, 18, 20, 30-98\n"
+                          "[traffic.flow abcdefghijklmnopqrstuvwxyz01234]\n"
+                          "interval = uniform(1000000, 1000000)\n"),
+                &sc) == 0) {
+        CHECK_LAW(&sc.flows[0].interval, TLAW_CONSTANT, 1000000000000000, 1000000000000000);
+        CHECK_LAW(&sc.flows[0].start, TLAW_CONSTANT, 1000000000000000000,
+                  1000000000000000000);
+        CHECK_I64(sc.flows[0].n_ranges, 8);
+        CHECK_I64(sc.flows[0].last[7], 98);
+        CHECK(strcmp(sc.flows[1].name, "abcdefghijklmnopqrstuvwxyz01234") == 0);
+        CHECK_ROUND_TRIP(&sc);
+    }
+    /* a zero interval is fine for one packet each */
+    if (LOAD_OK(flow_text("[traffic.flow a]\npackets = 1\ninterval = 0\n[traffic.flow b]\n"
+                          "packets = 1\ninterval = uniform(0, 0)\n"),
+                &sc) == 0) {
+        CHECK_LAW(&sc.flows[0].interval, TLAW_CONSTANT, 0, 0);
+        CHECK_LAW(&sc.flows[1].interval, TLAW_UNIFORM, 0, 0);
+    }
+    /* a broadcast flow may send from any node; all leaves out a unicast destination */
+    if (LOAD_OK(flow_text("[traffic.flow a]\nsource = 7\ndestination = broadcast\n"
+                          "[traffic.flow b]\nsource = all\n"),
+                &sc) == 0) {
+        CHECK_I64(sc.flows[0].first[0], 7);
+        CHECK_I64(sc.flows[1].all_sources, 1);
+        CHECK_I64(sc.flows[1].destination, 7);
+    }
+    /* a keyless section right after a BOM, or before a comment, is a flow */
+    if (LOAD_OK("\xEF\xBB\xBF[traffic.flow a]\n[traffic.flow b] ; the second\n", &sc) == 0) {
+        CHECK_I64(sc.n_flows, 2);
+        CHECK(strcmp(sc.flows[1].name, "b") == 0);
+    }
+    /* packets = 0 once there is a duration */
+    if (LOAD_OV(flow_text("[traffic.flow a]\npackets = 0\n"), &sc, "simulation.duration=10") == 0)
+        CHECK_I64(sc.flows[0].packets, 0);
+}
+
+static void test_flows_inheritance(void)
+{
+    scenario sc;
+    /* [traffic]'s values after every override */
+    if (LOAD_OV(flow_text("[traffic.flow c]\ndestination = 50\n[traffic.flow a]\npackets = 2\n"),
+                &sc, "traffic.packets=9", "traffic.interval=0.25", "traffic.source=60",
+                "traffic.destination=-1", "traffic.size=64", "traffic.start=3") == 0) {
+        CHECK_I64(sc.n_flows, 2);
+        const traffic_flow *c = &sc.flows[0], *a = &sc.flows[1];
+        CHECK(strcmp(c->name, "c") == 0);
+        CHECK_I64(c->packets, 9);
+        CHECK_LAW(&c->interval, TLAW_CONSTANT, 250000000, 250000000);
+        CHECK_LAW(&c->start, TLAW_CONSTANT, 3000000000, 3000000000);
+        CHECK_I64(c->first[0], 60);
+        CHECK_I64(c->destination, 50);
+        CHECK_I64(c->size_bytes, 64);
+        CHECK_I64(a->packets, 2);
+        CHECK_I64(a->destination, 99); /* -1 resolved */
+        CHECK_I64(a->first[0], 60);
+        CHECK_ROUND_TRIP(&sc);
+    }
+    /* the rules between [traffic]'s keys are a flow's now: [traffic] alone may break them */
+    if (LOAD_OK("[traffic]\nsource = 5\ndestination = 5\npackets = 2\ninterval = 0\n"
+                "[traffic.flow a]\nsource = 1\ninterval = 1\n",
+                &sc) == 0) {
+        CHECK_I64(sc.flows[0].first[0], 1);
+        CHECK_I64(sc.flows[0].destination, 5);
+        CHECK_I64(sc.flows[0].packets, 2);
+        CHECK_LAW(&sc.flows[0].interval, TLAW_CONSTANT, 1000000000, 1000000000);
+        CHECK_ROUND_TRIP(&sc);
+    }
+    if (LOAD_OK("[traffic]\npackets = 2000000000\ninterval = 1e9\n[traffic.flow a]\n"
+                "interval = 1\n",
+                &sc) == 0) {
+        CHECK_I64(sc.flows[0].packets, 2000000000);
+        CHECK_I64(sc.interval_ns, 1000000000000000000);
+    }
+}
+
+static void test_flows_overrides(void)
+{
+    scenario sc;
+    /* both -s forms name one flow; -s may create flows, numbered after the file's; an override
+     * replaces a file value */
+    if (LOAD_OV(flow_text("[traffic.flow a]\nsize = 1\n"), &sc, "traffic.flow z.source=10-12",
+                "traffic.flow.z.destination=broadcast", "traffic.flow.a.size=2",
+                "traffic.flow y.packets=1", " traffic.flow  z .interval = uniform(1, 2) ") == 0) {
+        CHECK_I64(sc.n_flows, 3);
+        CHECK(strcmp(sc.flows[0].name, "a") == 0);
+        CHECK(strcmp(sc.flows[1].name, "z") == 0);
+        CHECK(strcmp(sc.flows[2].name, "y") == 0);
+        CHECK_I64(sc.flows[0].size_bytes, 2);
+        CHECK_I64(sc.flows[1].n_ranges, 1);
+        CHECK_I64(sc.flows[1].first[0], 10);
+        CHECK_I64(sc.flows[1].last[0], 12);
+        CHECK_I64(sc.flows[1].destination, FLOW_BROADCAST);
+        CHECK_LAW(&sc.flows[1].interval, TLAW_UNIFORM, 1000000000, 2000000000);
+        CHECK_I64(sc.flows[2].packets, 1);
+        CHECK_I64(sc.flows[2].first[0], 3);
+        CHECK_ROUND_TRIP(&sc);
+    }
+    /* an override replaces every range of an earlier value */
+    if (LOAD_OV(flow_text("[traffic.flow a]\nsource = 10-20, 30, 40\n"), &sc,
+                "traffic.flow.a.source=50", "traffic.flow.b.source=all",
+                "traffic.flow.b.source=60-61") == 0) {
+        CHECK_I64(sc.flows[0].n_ranges, 1);
+        CHECK_I64(sc.flows[0].first[0], 50);
+        CHECK_I64(sc.flows[0].first[1], 0);
+        CHECK_I64(sc.flows[0].last[2], 0);
+        CHECK_I64(sc.flows[1].all_sources, 0);
+        CHECK_I64(sc.flows[1].last[0], 61);
+        CHECK_ROUND_TRIP(&sc);
+    }
+    /* no file at all */
+    cn_error err = {0, ""};
+    config_override o[2] = {{"traffic.flow.x.destination=broadcast"},
+                            {"traffic.flow.x.source=all"}};
+    CHECK(config_load(NULL, o, 2, &sc, &err) == 0);
+    CHECK_I64(sc.n_flows, 1);
+    CHECK_I64(sc.flows[0].all_sources, 1);
+    /* flows keep the order of their first section, reopened or not */
+    if (LOAD_OK("[traffic.flow b]\nsize = 1\n[traffic.flow a]\nsize = 2\n[traffic.flow b]\n"
+                "packets = 2\n",
+                &sc) == 0) {
+        CHECK_I64(sc.n_flows, 2);
+        CHECK(strcmp(sc.flows[0].name, "b") == 0);
+        CHECK_I64(sc.flows[0].packets, 2);
+        CHECK_I64(sc.flows[0].size_bytes, 1);
+        CHECK(strcmp(sc.flows[1].name, "a") == 0);
+    }
+    /* at most SCENARIO_MAX_FLOWS, in the file, with sections without keys, or by -s */
+    char text[4096];
+    size_t used = (size_t)snprintf(text, sizeof text, "%s", flow_base);
+    for (int f = 0; f < SCENARIO_MAX_FLOWS; f++)
+        used += (size_t)snprintf(text + used, sizeof text - used,
+                                 "[traffic.flow f%d]\nsize = %d\n", f, f + 1);
+    if (LOAD_OK(text, &sc) == 0) {
+        CHECK_I64(sc.n_flows, 16);
+        CHECK(strcmp(sc.flows[15].name, "f15") == 0);
+        CHECK_I64(sc.flows[15].size_bytes, 16);
+        CHECK_ROUND_TRIP(&sc);
+    }
+    EXPECT_MESSAGE_OV(text,
+                      "-s argument 'traffic.flow.z.size=1': [traffic.flow z] would be flow 17: "
+                      "expected at most 16 traffic flows",
+                      "traffic.flow.z.size=1");
+    snprintf(text + used, sizeof text - used, "[traffic.flow f16]\nsize = 1\n");
+    EXPECT_MESSAGE(text, "t.ini:45: [traffic.flow f16] would be flow 17: expected at most 16 "
+                         "traffic flows");
+    used = (size_t)snprintf(text, sizeof text, "%s", flow_base);
+    for (int f = 0; f <= SCENARIO_MAX_FLOWS; f++)
+        used += (size_t)snprintf(text + used, sizeof text - used, "[traffic.flow f%d]\n", f);
+    EXPECT_MESSAGE(text, "t.ini:29: [traffic.flow f16] would be flow 17: expected at most 16 "
+                         "traffic flows");
+    if (LOAD_OV(flow_base, &sc, "traffic.flow.f0.size=1", "traffic.flow.f1.size=1",
+                "traffic.flow.f2.size=1", "traffic.flow.f3.size=1", "traffic.flow.f4.size=1",
+                "traffic.flow.f5.size=1", "traffic.flow.f6.size=1", "traffic.flow.f7.size=1",
+                "traffic.flow.f8.size=1", "traffic.flow.f9.size=1", "traffic.flow.f10.size=1",
+                "traffic.flow.f11.size=1", "traffic.flow.f12.size=1", "traffic.flow.f13.size=1",
+                "traffic.flow.f14.size=1", "traffic.flow.f15.size=1") == 0)
+        CHECK_I64(sc.n_flows, 16);
+}
+
+static void test_flows_errors(void)
+{
+    const char *expected_sources = "expected all, or node id ranges such as 0-99, 250, 300-399 "
+                                   "(first <= last, at most 8 ranges)";
+    const char *expected_interval =
+        "expected a time in seconds in [0, 1000000], uniform(a, b) with 0 <= a <= b <= 1000000 "
+        "or exponential(mean) with 0 < mean <= 1000000 (seconds)";
+    const char *expected_start = "expected a time in seconds in [0, 1000000000] or uniform(a, b) "
+                                 "with 0 <= a <= b <= 1000000000 (seconds)";
+    const char *expected_destination =
+        "expected an integer in [-1, 1999999999] (node id; -1: the last node) or broadcast";
+    const char *not_always_zero = "expected an interval that is not always 0 (> 0 s, or "
+                                  "uniform(a, b) with b > 0) when packets is not 1";
+    char want[1024];
+
+    /* names, keys */
+    EXPECT_MESSAGE(flow_text("[traffic.flow a b]\nsize = 1\n"),
+                   "t.ini:14: section [traffic.flow a b] (key 'size'): expected [traffic.flow "
+                   "NAME], NAME of 1 to 31 letters, digits, '_' or '-'");
+    EXPECT_MESSAGE(flow_text("[traffic.flow]\nsize = 1\n"),
+                   "t.ini:14: section [traffic.flow] (key 'size'): expected [traffic.flow NAME], "
+                   "NAME of 1 to 31 letters, digits, '_' or '-'");
+    EXPECT_MESSAGE(flow_text("[traffic.flow abcdefghijklmnopqrstuvwxyz012345]\nsize = 1\n"),
+                   "t.ini:14: section [traffic.flow abcdefghijklmnopqrstuvwxyz012345] (key "
+                   "'size'): expected [traffic.flow NAME], NAME of 1 to 31 letters, digits, '_' "
+                   "or '-'");
+    EXPECT_MESSAGE_OV(flow_base,
+                      "-s argument 'traffic.flow.size=1': section [traffic.flow] (key 'size'): "
+                      "expected [traffic.flow NAME], NAME of 1 to 31 letters, digits, '_' or '-'",
+                      "traffic.flow.size=1");
+    EXPECT_MESSAGE(flow_text("[traffic.flow a]\nintervall = 1\n"),
+                   "t.ini:14: [traffic.flow a] unknown key 'intervall'; did you mean 'interval'?");
+    EXPECT_MESSAGE_OV(flow_base,
+                      "-s argument 'traffic.flow.a.destnation=1': [traffic.flow a] unknown key "
+                      "'destnation'; did you mean 'destination'?",
+                      "traffic.flow.a.destnation=1");
+    EXPECT_MESSAGE(flow_text("[traffic.flow a]\nnodes = 1\n"),
+                   "t.ini:14: [traffic.flow a] unknown key 'nodes'; a flow takes the keys "
+                   "source, destination, packets, interval, interval_draw, start, size");
+    EXPECT_MESSAGE(flow_text("[traffic.flow a]\nsize = 1\nsize = 2\n"),
+                   "t.ini:15: [traffic.flow a] size is set twice (first on line 14); keep only "
+                   "one of them");
+    EXPECT_MESSAGE(flow_text("[traffic.flow a]\n= 3\n"),
+                   "t.ini:14: [traffic.flow a] '= 3' has no key name before '='");
+    EXPECT_MESSAGE("[traffic]\ninterval_draw = node\n",
+                   "t.ini:2: [traffic] unknown key 'interval_draw'; 'interval_draw' is a key of "
+                   "[traffic.flow NAME], not of [traffic]");
+    EXPECT_MESSAGE("[network]\nx = 1\n",
+                   "t.ini:2: unknown section [network] (key 'x'); expected one of: simulation, "
+                   "topology, connectivity, mobility, mobility.group NAME, traffic, traffic.flow "
+                   "NAME, flood, partition, inject");
+
+    /* source */
+    static const struct {
+        const char *value, *why;
+    } bad_sources[] = {
+        {"5-2", "range 5-2 ends before it starts; "},
+        {"1,2,3,4,5,6,8,9,10", "too many ranges; "},
+        {"", "empty value; "},
+        {"al", ""},
+        {"-1", ""},
+        {"99999999999999999999", "an id is too large; "},
+        {"2000000000", "an id is too large; "},
+    };
+    for (size_t i = 0; i < sizeof bad_sources / sizeof bad_sources[0]; i++) {
+        char more[128];
+        snprintf(more, sizeof more, "[traffic.flow a]\nsource = %s\n", bad_sources[i].value);
+        snprintf(want, sizeof want, "t.ini:14: [traffic.flow a] source = %s: %s%s",
+                 bad_sources[i].value, bad_sources[i].why, expected_sources);
+        EXPECT_MESSAGE(flow_text(more), want);
+    }
+    EXPECT_MESSAGE(flow_text("[traffic.flow a]\nsource = 90-100\n"),
+                   "t.ini:14: [traffic.flow a] source = 90-100: node 100 does not exist; "
+                   "expected ids in [0, 99] (the scenario has 100 nodes)");
+    EXPECT_MESSAGE(flow_text("[traffic.flow a]\nsource = 0-5, 10-20, 5\n"),
+                   "t.ini:14: [traffic.flow a] source = 0-5, 10-20, 5: node 5 is in two of its "
+                   "ranges; expected ranges that do not overlap");
+    EXPECT_MESSAGE(flow_text("[traffic.flow a]\nsource = 0-10\n"),
+                   "t.ini:14: [traffic.flow a] source = 0-10 includes destination = 7 (from "
+                   "[traffic]): expected sources without the destination of a unicast flow "
+                   "(source = all leaves it out)");
+    EXPECT_MESSAGE(flow_text("[traffic.flow a]\nsource = 20\ndestination = 20\n"),
+                   "t.ini:15: [traffic.flow a] source = 20 includes destination = 20: expected "
+                   "sources without the destination of a unicast flow (source = all leaves it "
+                   "out)");
+    EXPECT_MESSAGE(flow_text("[traffic.flow a]\nsource = 90-99\ndestination = -1\n"),
+                   "t.ini:15: [traffic.flow a] source = 90-99 includes destination = 99: expected "
+                   "sources without the destination of a unicast flow (source = all leaves it "
+                   "out)");
+    EXPECT_MESSAGE(flow_text("[traffic.flow a]\ndestination = 3\n"),
+                   "t.ini:14: [traffic.flow a] source = 3 (from [traffic]) includes destination "
+                   "= 3: expected sources without the destination of a unicast flow (source = "
+                   "all leaves it out)");
+    EXPECT_MESSAGE_OV(flow_text("[traffic.flow a]\nsize = 1\n"),
+                      "-s argument 'traffic.destination=3': [traffic.flow a] source = 3 (from "
+                      "[traffic]) includes destination = 3 (from [traffic]): expected sources "
+                      "without the destination of a unicast flow (source = all leaves it out)",
+                      "traffic.destination=3");
+    EXPECT_MESSAGE("[traffic]\nsource = 99\n[traffic.flow a]\nsize = 1\n",
+                   "t.ini:2: [traffic.flow a] source = 99 (from [traffic]) includes destination "
+                   "= 99 (from [traffic]): expected sources without the destination of a unicast "
+                   "flow (source = all leaves it out)");
+
+    /* destination */
+    EXPECT_MESSAGE(flow_text("[traffic.flow a]\ndestination = 100\n"),
+                   "t.ini:14: [traffic.flow a] destination = 100: expected a node id in [0, 99], "
+                   "-1 (the last node) or broadcast (the scenario has 100 nodes)");
+    snprintf(want, sizeof want, "t.ini:14: [traffic.flow a] destination = -2: %s",
+             expected_destination);
+    EXPECT_MESSAGE(flow_text("[traffic.flow a]\ndestination = -2\n"), want);
+    snprintf(want, sizeof want, "t.ini:14: [traffic.flow a] destination = all: not a number; %s",
+             expected_destination);
+    EXPECT_MESSAGE(flow_text("[traffic.flow a]\ndestination = all\n"), want);
+    snprintf(want, sizeof want,
+             "t.ini:14: [traffic.flow a] destination = 1.5: not an integer; %s",
+             expected_destination);
+    EXPECT_MESSAGE(flow_text("[traffic.flow a]\ndestination = 1.5\n"), want);
+
+    /* packets */
+    EXPECT_MESSAGE(flow_text("[traffic.flow a]\npackets = -1\n"),
+                   "t.ini:14: [traffic.flow a] packets = -1: expected an integer in [0, "
+                   "2000000000] (packets)");
+    EXPECT_MESSAGE(flow_text("[traffic.flow a]\npackets = 0\n"),
+                   "t.ini:14: [traffic.flow a] packets = 0 (no limit) with [simulation] "
+                   "duration = 0: expected duration > 0 s when packets = 0");
+    EXPECT_MESSAGE_OV(flow_text("[traffic.flow a]\npackets = 0\n"),
+                      "-s argument 'simulation.duration=0': [traffic.flow a] packets = 0 (no "
+                      "limit) with [simulation] duration = 0: expected duration > 0 s when "
+                      "packets = 0",
+                      "simulation.duration=0");
+
+    /* interval */
+    static const struct {
+        const char *value, *why;
+    } bad_intervals[] = {
+        {"-1", ""},
+        {"1000000.000000001", ""},
+        {"1e99", ""},
+        {"x", "not a number; "},
+        {"", "empty value; "},
+        {"uniform(2, 1)", "the lower bound is above the upper one; "},
+        {"uniform(-1, 1)", "the lower bound is out of range; "},
+        {"uniform(1, 2000000)", "the upper bound is out of range; "},
+        {"uniform(y, 1)", "the lower bound is not a number; "},
+        {"uniform(1, x)", "the upper bound is not a number; "},
+        {"uniform(1)", "not uniform(a, b); "},
+        {"uniform(1, )", "not uniform(a, b); "},
+        {"uniform(1, 2) s", "not uniform(a, b); "},
+        {"uniform(1, 2", "not uniform(a, b); "},
+        {"uniform (1, 2)", "unknown law; "},
+        {"exponential(0)", "the mean is not > 0; "},
+        {"exponential(-1)", "the mean is not > 0; "},
+        {"exponential(2000000)", "the mean is out of range; "},
+        {"exponential(1, 2)", "not exponential(mean); "},
+        {"exponential()", "not exponential(mean); "},
+        {"exponential(z)", "the mean is not a number; "},
+        {"normal(1, 2)", "unknown law; "},
+    };
+    for (size_t i = 0; i < sizeof bad_intervals / sizeof bad_intervals[0]; i++) {
+        char more[128];
+        snprintf(more, sizeof more, "[traffic.flow a]\ninterval = %s\n", bad_intervals[i].value);
+        snprintf(want, sizeof want, "t.ini:14: [traffic.flow a] interval = %s: %s%s",
+                 bad_intervals[i].value, bad_intervals[i].why, expected_interval);
+        EXPECT_MESSAGE(flow_text(more), want);
+    }
+    snprintf(want, sizeof want,
+             "t.ini:14: [traffic.flow a] interval = 0 with packets = 4 (from [traffic]): %s",
+             not_always_zero);
+    EXPECT_MESSAGE(flow_text("[traffic.flow a]\ninterval = 0\n"), want);
+    snprintf(want, sizeof want,
+             "t.ini:15: [traffic.flow a] interval = uniform(0, 0) with packets = 0: %s",
+             not_always_zero);
+    EXPECT_MESSAGE_OV(flow_text("[traffic.flow a]\ninterval = uniform(0, 0)\npackets = 0\n"), want,
+                      "simulation.duration=5");
+    snprintf(want, sizeof want,
+             "-s argument 'traffic.interval=0': [traffic.flow a] interval = 0 (from [traffic]) "
+             "with packets = 4 (from [traffic]): %s",
+             not_always_zero);
+    EXPECT_MESSAGE_OV(flow_text("[traffic.flow a]\nsize = 1\n"), want, "traffic.interval=0");
+    EXPECT_MESSAGE_OV(flow_text("[traffic.flow a]\nsize = 1\n"),
+                      "-s argument 'traffic.interval=2000000': [traffic.flow a] interval = "
+                      "2000000 s (from [traffic]): expected at most 1000000 s (the largest "
+                      "interval of a flow)",
+                      "traffic.interval=2000000");
+
+    /* interval_draw, start, size */
+    EXPECT_MESSAGE(flow_text("[traffic.flow a]\ninterval_draw = sometimes\n"),
+                   "t.ini:14: [traffic.flow a] interval_draw = sometimes: expected one of: "
+                   "packet, node");
+    static const struct {
+        const char *value, *why;
+    } bad_starts[] = {
+        {"exponential(1)", "exponential is not a law of start; "},
+        {"1000000000.000000001", ""},
+        {"-0.5", ""},
+        {"uniform(5, 1)", "the lower bound is above the upper one; "},
+        {"uniform(0, 1000000001)", "the upper bound is out of range; "},
+        {"gauss(1)", "unknown law (only uniform); "},
+    };
+    for (size_t i = 0; i < sizeof bad_starts / sizeof bad_starts[0]; i++) {
+        char more[128];
+        snprintf(more, sizeof more, "[traffic.flow a]\nstart = %s\n", bad_starts[i].value);
+        snprintf(want, sizeof want, "t.ini:14: [traffic.flow a] start = %s: %s%s",
+                 bad_starts[i].value, bad_starts[i].why, expected_start);
+        EXPECT_MESSAGE(flow_text(more), want);
+    }
+    EXPECT_MESSAGE_OV(flow_text("[traffic.flow a]\nsize = 1\n"),
+                      "-s argument 'traffic.start=1000000000.5': [traffic.flow a] start = "
+                      "1000000000.5 s (from [traffic]): expected at most 1000000000 s (the latest "
+                      "start of a flow)",
+                      "traffic.start=1000000000.5");
+    EXPECT_MESSAGE(flow_text("[traffic.flow a]\nsize = 0\n"),
+                   "t.ini:14: [traffic.flow a] size = 0: expected an integer in [1, 2147483647] "
+                   "(bytes)");
+    EXPECT_MESSAGE_OV(flow_base,
+                      "-s argument 'traffic.flow z.size=x': [traffic.flow z] size = x: not a "
+                      "number; expected an integer in [1, 2147483647] (bytes)",
+                      "traffic.flow z.size=x");
+    /* the first error of the file is the one reported, before any rule between keys */
+    EXPECT_MESSAGE(flow_text("[traffic.flow a]\nsource = 0-10\nsize = 0\n"),
+                   "t.ini:15: [traffic.flow a] size = 0: expected an integer in [1, 2147483647] "
+                   "(bytes)");
+}
+
+static void test_flows(void)
+{
+    test_flows_values();
+    test_flows_inheritance();
+    test_flows_overrides();
+    test_flows_errors();
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--print-reference") == 0) {
@@ -1202,6 +1772,7 @@ int main(int argc, char **argv)
         test_overrides();
         test_round_trips();
         test_groups();
+        test_flows();
         test_reference();
     }
     printf("%d checks, %d failed\n", checks, failures);

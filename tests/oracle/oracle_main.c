@@ -1,30 +1,76 @@
-/* flood_oracle FILE.ini [-s section.key=value]... [--json OUT.json]
+/* flood_oracle FILE.ini [-s section.key=value]... [--json OUT.json] [--packets OUT.csv]
  *
  * Runs the sequential reference model on a scenario loaded exactly as the simulator loads it
  * (config_load) and writes the determinism-contract members of MODEL.md "Outputs" as one JSON
  * object, so that json_compare can check a simulator run against it. Without --json (or with
- * "--json -") the object goes to stdout. Exit status: 0 ok, 1 the oracle failed, 2 bad input. */
+ * "--json -") the object goes to stdout. With traffic flows (docs/models.md "Traffic") the
+ * object ends with "deliverable" and "flows", as the simulator prints them. --packets writes
+ * the per-packet CSV of docs/models.md (through a temporary file renamed at the end, so that
+ * a failure leaves no partial file). Exit status: 0 ok, 1 the oracle failed, 2 bad input. */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config/config.h"
 #include "oracle/flood_oracle.h"
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: flood_oracle FILE.ini [-s section.key=value]... [--json OUT.json]\n");
+    fprintf(f, "usage: flood_oracle FILE.ini [-s section.key=value]... [--json OUT.json]"
+               " [--packets OUT.csv]\n");
 }
 
 /* loss = 1 - delivered / generated, computed literally as MODEL.md writes it, printed with 17
  * significant digits so that the text identifies the double exactly. With no packets there is
- * nothing to lose: 0. */
+ * nothing to lose: 0. With flows (docs/models.md) the denominator is the deliverable count. */
+static double ratio_loss(int64_t delivered, int64_t of)
+{
+    if (of <= 0)
+        return 0.0;
+    return 1.0 - (double)delivered / (double)of;
+}
+
 static double loss_of(const flood_oracle_result *r)
 {
-    if (r->generated <= 0)
-        return 0.0;
-    return 1.0 - (double)r->delivered / (double)r->generated;
+    return ratio_loss(r->delivered, r->n_flows > 0 ? r->deliverable : r->generated);
+}
+
+/* A JSON string: '"' and '\\' escaped, control characters as \u00XX, the rest as is. */
+static void print_json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+/* "deliverable" and "flows" (docs/models.md "Traffic"): one flow object per line. */
+static void write_flows(FILE *f, const flood_oracle_result *r)
+{
+    fprintf(f, "  \"deliverable\": %" PRId64 ",\n", r->deliverable);
+    fprintf(f, "  \"flows\": [\n");
+    for (int i = 0; i < r->n_flows; i++) {
+        const oracle_flow_result *fr = &r->flows[i];
+        fprintf(f, "    {\"name\": ");
+        print_json_string(f, fr->name);
+        fprintf(f,
+                ", \"generated\": %" PRId64 ", \"deliverable\": %" PRId64
+                ", \"delivered\": %" PRId64 ", \"loss\": %.17g, \"hops_sum\": %" PRId64
+                ", \"latency_sum_ns\": %" PRId64 "}%s\n",
+                fr->generated, fr->deliverable, fr->delivered,
+                ratio_loss(fr->delivered, fr->deliverable), fr->hops_sum, fr->latency_sum_ns,
+                i + 1 < r->n_flows ? "," : "");
+    }
+    fprintf(f, "  ]\n");
 }
 
 static int write_json(FILE *f, const flood_oracle_result *r)
@@ -42,17 +88,90 @@ static int write_json(FILE *f, const flood_oracle_result *r)
     fprintf(f, "  \"hops_sum\": %" PRId64 ",\n", r->hops_sum);
     fprintf(f, "  \"latency_sum_ns\": %" PRId64 ",\n", r->latency_sum_ns);
     fprintf(f, "  \"end_time_ns\": %" PRId64 ",\n", r->end_time_ns);
-    fprintf(f, "  \"windows\": %" PRId64 "%s\n", r->windows, r->capped ? "," : "");
+    const bool flows = r->n_flows > 0;
+    fprintf(f, "  \"windows\": %" PRId64 "%s\n", r->windows, r->capped || flows ? "," : "");
     if (r->capped) /* the neighbour cap's counters (docs/models.md) */
-        fprintf(f, "  \"links\": %" PRId64 ",\n  \"links_cut\": %" PRId64 "\n", r->links,
-                r->links_cut);
+        fprintf(f, "  \"links\": %" PRId64 ",\n  \"links_cut\": %" PRId64 "%s\n", r->links,
+                r->links_cut, flows ? "," : "");
+    if (flows)
+        write_flows(f, r);
     fprintf(f, "}\n");
     return ferror(f) ? -1 : 0;
 }
 
+/* A CSV field: as is, or quoted (inner quotes doubled) when it holds a comma, a quote or a
+ * line break (RFC 4180). */
+static void print_csv_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* The per-packet CSV (docs/models.md "Traffic"): one row per packet in packet id order;
+ * latency_ns and hops of the last delivery, both empty when there is none. */
+static int write_packets_csv(FILE *f, const flood_oracle_result *r, const oracle_packet *pk,
+                             int64_t n)
+{
+    fprintf(f, "flow,packet,source,created_ns,delivered,latency_ns,hops\n");
+    for (int64_t k = 0; k < n && !ferror(f); k++) {
+        print_csv_field(f, r->flows[pk[k].flow].name);
+        fprintf(f, ",%" PRId64 ",%" PRId32 ",%" PRId64 ",%" PRId64 ",", k, pk[k].source,
+                pk[k].created_ns, pk[k].delivered);
+        if (pk[k].hops > 0)
+            fprintf(f, "%" PRId64 ",%" PRId64 "\n", pk[k].latency_ns, pk[k].hops);
+        else
+            fprintf(f, ",\n");
+    }
+    return ferror(f) ? -1 : 0;
+}
+
+/* Writes the CSV to PATH through PATH.tmp.XXXXXX in the same directory, renamed over PATH
+ * only when everything was written. Returns 0 or -1 (after a message). */
+static int save_packets_csv(const char *path, const flood_oracle_result *r,
+                            const oracle_packet *pk, int64_t n)
+{
+    const size_t len = strlen(path) + sizeof ".tmp.XXXXXX";
+    char *tmp = malloc(len);
+    if (!tmp) {
+        fprintf(stderr, "flood_oracle: out of memory\n");
+        return -1;
+    }
+    snprintf(tmp, len, "%s.tmp.XXXXXX", path);
+    const int fd = mkstemp(tmp);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
+        }
+        fprintf(stderr, "flood_oracle: cannot write %s\n", path);
+        free(tmp);
+        return -1;
+    }
+    int bad = write_packets_csv(f, r, pk, n);
+    bad |= fclose(f) != 0;
+    if (!bad)
+        bad = rename(tmp, path) != 0;
+    if (bad) {
+        unlink(tmp);
+        fprintf(stderr, "flood_oracle: error writing %s\n", path);
+    }
+    free(tmp);
+    return bad ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
-    const char *ini = NULL, *json = "-";
+    const char *ini = NULL, *json = "-", *csv = NULL;
     config_override *ov = calloc((size_t)argc, sizeof *ov);
     int nov = 0;
     if (!ov) {
@@ -74,6 +193,13 @@ int main(int argc, char **argv)
                 return 2;
             }
             json = argv[++a];
+        } else if (strcmp(argv[a], "--packets") == 0) {
+            if (a + 1 >= argc) {
+                fprintf(stderr, "flood_oracle: --packets needs a file name\n");
+                free(ov);
+                return 2;
+            }
+            csv = argv[++a];
         } else if (strcmp(argv[a], "-h") == 0 || strcmp(argv[a], "--help") == 0) {
             usage(stdout);
             free(ov);
@@ -113,12 +239,21 @@ int main(int argc, char **argv)
     }
 
     flood_oracle_result r;
-    int rc = flood_oracle_run(&sc, &r);
+    oracle_packet *pk = NULL;
+    int64_t npk = 0;
+    int rc = flood_oracle_run_packets(&sc, &r, csv ? &pk : NULL, &npk);
     if (rc != ORACLE_OK) {
         fprintf(stderr, "flood_oracle: %s: %s\n", ini,
                 rc == ORACLE_ERR_NOMEM ? "out of memory"
                                        : "scenario outside what the oracle models");
         return rc == ORACLE_ERR_NOMEM ? 1 : 2;
+    }
+
+    if (csv) {
+        const int bad = save_packets_csv(csv, &r, pk, npk);
+        free(pk);
+        if (bad)
+            return 1;
     }
 
     FILE *f = strcmp(json, "-") == 0 ? stdout : fopen(json, "w");

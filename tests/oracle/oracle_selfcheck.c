@@ -7,6 +7,7 @@
  * end to end. Prints every failed check and exits 1 if there was any. */
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 
 #include "common/philox.h"
 #include "config/config.h"
+#include "models/traffic/departures.h"
 #include "oracle/flood_oracle.h"
 
 #define L1 INT64_C(1000000000) /* one second in ns: the window length of most cases */
@@ -835,6 +837,725 @@ static void test_mobile_flood(void)
     }
 }
 
+/* ------------------------------------------------------------------ traffic flows */
+
+/* lg(x) (docs/models.md "Traffic") against floor(log2(x) * 2^16) in long double. The repeated
+ * squaring truncates, so it may fall below the true value: we allow 2 units below, none above
+ * (a scan of 9 million x found at most 1 below). Powers of two are exact: v stays 2^31. */
+static void check_lg_near(uint64_t x)
+{
+    const long double t = floorl(log2l((long double)x) * 65536.0L);
+    const long double g = (long double)oracle_lg_q16(x);
+    checks++;
+    if (!(g <= t && g >= t - 2)) {
+        failures++;
+        fprintf(stderr, "lg(%" PRIu64 ") = %u, floor(log2 x * 2^16) = %.0Lf\n", x,
+                oracle_lg_q16(x), t);
+    }
+}
+
+static void test_lg(void)
+{
+    /* e = highest bit, v = 2^31 for a power of two: v * v >> 31 = 2^31 < 2^32 at every step,
+     * no fraction bit: lg(2^e) = e << 16. */
+    for (uint64_t e = 0; e <= 32; e++)
+        CHECK_EQ(oracle_lg_q16(UINT64_C(1) << e), e << 16);
+    CHECK_EQ(oracle_lg_q16(1), 0);
+    CHECK_EQ(oracle_lg_q16(2), 65536);
+    CHECK_EQ(oracle_lg_q16(UINT64_C(1) << 31), 2031616);       /* 31 * 2^16 */
+    CHECK_EQ(oracle_lg_q16(UINT64_C(1) << 32), 2097152);       /* 32 * 2^16 */
+    /* 2^32 - 1: e = 31, v = 2^32 - 1; (2^32 - 2^j)^2 >> 31 = 2^33 - 2^(j+2) (+ a dropped
+     * fraction) >= 2^32, halved to 2^32 - 2^(j+1): every bit is set, g = 31 * 2^16 + 0xffff =
+     * 2097151 = floor(2^16 log2(2^32 - 1)) (log2 is 32 - 3.4e-10). */
+    CHECK_EQ(oracle_lg_q16(UINT64_C(0xffffffff)), 2097151);
+    /* 3: v = 1.5 (Q31); 1.5^2 = 2.25 -> bit 15, v = 1.125; ... floor(2^16 log2 3) =
+     * floor(103872.10) = 103872; 5, 10, 10^9: floor of 152169.88, 217705.88, 1959352.92. */
+    CHECK_EQ(oracle_lg_q16(3), 103872);
+    CHECK_EQ(oracle_lg_q16(5), 152169);
+    CHECK_EQ(oracle_lg_q16(10), 217705);
+    CHECK_EQ(oracle_lg_q16(1000000000), 1959352);
+    /* outside 1 .. 2^32 */
+    CHECK_EQ(oracle_lg_q16(0), 0);
+    CHECK_EQ(oracle_lg_q16((UINT64_C(1) << 32) + 1), 0);
+    for (uint64_t x = 1; x <= 70000; x++)
+        check_lg_near(x);
+    for (uint64_t x = (UINT64_C(1) << 32) - 70000; x <= (UINT64_C(1) << 32); x++)
+        check_lg_near(x);
+    for (uint32_t k = 0; k < 100000; k++) { /* spread over the whole range */
+        uint32_t w[4];
+        oracle_philox(99, k, 0, 6, w);
+        check_lg_near((uint64_t)w[0] + 1);
+        check_lg_near(((uint64_t)w[1] >> (w[2] & 31)) + 1);
+    }
+}
+
+/* The exponential interval against -mean ln(x / 2^32), x = w0 + 1. One unit of lg below the
+ * truth is 2^-16 ln 2 mean too much, so the error is bounded relative to the MEAN (2^-15
+ * mean + 1 ns for the final floor) everywhere, and relative to the value itself only where
+ * the value is not tiny: for w0 < 2^31 (value >= mean ln 2) within 2^-15 relative + 1 ns. */
+static void check_exponential(int64_t mean, uint32_t w0)
+{
+    const int64_t got = oracle_exponential_ns(mean, w0);
+    const long double x = (long double)w0 + 1.0L;
+    const long double want = (long double)mean * (32.0L * logl(2.0L) - logl(x));
+    const long double err = fabsl((long double)got - want);
+    const long double tol_mean = (long double)mean / 32768.0L + 1.0L;
+    const long double tol_rel = want / 32768.0L + 1.0L;
+    checks++;
+    if (got < 0 || err > tol_mean || (w0 < (UINT32_C(1) << 31) && err > tol_rel)) {
+        failures++;
+        fprintf(stderr, "exponential(mean %" PRId64 ", w0 %u) = %" PRId64 ", -mean ln = %.3Lf\n",
+                mean, w0, got, want);
+    }
+}
+
+static void test_exponential(void)
+{
+    /* w0 = 2^32 - 1: x = 2^32, lg = 32 << 16, I = 0. */
+    CHECK_EQ(oracle_exponential_ns(INT64_C(1000000000), UINT32_C(0xffffffff)), 0);
+    /* w0 = 0: x = 1, lg = 0: I = (10^9 2^21 744261118) >> 46 = (10^9 744261118) >> 25 =
+     * 22180709779 (32 ln 2 10^9 = 22180709777.9; round(ln 2 2^30) is 6e-10 high). */
+    CHECK_EQ(oracle_exponential_ns(INT64_C(1000000000), 0), INT64_C(22180709779));
+    /* w0 = 2^31 - 1: x = 2^31, lg = 31 << 16: I = (mean 2^16 744261118) >> 46 =
+     * (mean 744261118) >> 30, for mean 2^30: 744261118 (ln 2 2^30). */
+    CHECK_EQ(oracle_exponential_ns(INT64_C(1) << 30, UINT32_C(0x7fffffff)), 744261118);
+    /* The 128-bit product: mean 2^62 at w0 = 2^31 - 1 gives 744261118 2^32 (fits); mean
+     * 2^63 - 1 at w0 = 0 gives about 22 x 2^63: does not fit, -1. */
+    CHECK_EQ(oracle_exponential_ns(INT64_C(1) << 62, UINT32_C(0x7fffffff)),
+             INT64_C(744261118) << 32);
+    CHECK_EQ(oracle_exponential_ns(INT64_MAX, 0), -1);
+    const int64_t means[] = {1, 1000, INT64_C(1000000000), INT64_C(3700000000013),
+                             INT64_C(1) << 40};
+    for (size_t i = 0; i < sizeof means / sizeof means[0]; i++) {
+        check_exponential(means[i], 0);
+        check_exponential(means[i], 1);
+        check_exponential(means[i], UINT32_C(0x7fffffff));
+        check_exponential(means[i], UINT32_C(0xfffffffe));
+        check_exponential(means[i], UINT32_C(0xffffffff));
+        for (uint32_t k = 0; k < 20000; k++) {
+            uint32_t w[4];
+            oracle_philox(5, k, (uint32_t)i, 6, w);
+            check_exponential(means[i], w[0]);
+        }
+    }
+}
+
+static time_law tconst(int64_t a) { return (time_law){TLAW_CONSTANT, a, a}; }
+static time_law tuniform(int64_t a, int64_t b) { return (time_law){TLAW_UNIFORM, a, b}; }
+static time_law texp(int64_t mean) { return (time_law){TLAW_EXPONENTIAL, mean, mean}; }
+
+static traffic_flow make_flow(const char *name, int64_t dest, int64_t packets, time_law interval,
+                              int draw, time_law start)
+{
+    traffic_flow f;
+    memset(&f, 0, sizeof f);
+    snprintf(f.name, sizeof f.name, "%s", name);
+    f.destination = dest;
+    f.packets = packets;
+    f.interval = interval;
+    f.interval_draw = draw;
+    f.start = start;
+    f.size_bytes = 1000;
+    return f;
+}
+
+static void add_range(traffic_flow *f, int64_t first, int64_t last)
+{
+    f->first[f->n_ranges] = first;
+    f->last[f->n_ranges] = last;
+    f->n_ranges++;
+}
+
+/* w0 of ctr {s, item, stream, f} (streams 6 and 12: the flow in the fourth word). */
+static uint32_t draw4(uint64_t seed, uint32_t s, uint32_t item, uint32_t stream, uint32_t f)
+{
+    const uint32_t ctr[4] = {s, item, stream, f};
+    uint32_t w[4];
+    oracle_philox4x32_10(ctr, (uint32_t)seed, (uint32_t)(seed >> 32), w);
+    return w[0];
+}
+
+/* The departures of flow F recomputed here from docs/models.md for the laws the tests use
+ * (bounds small enough for 64-bit products, so no 128-bit arithmetic is needed): appended to
+ * D in (s, m) order. SOURCES lists the ids by hand. */
+static void my_departures(const scenario *sc, int f, const int64_t *sources, int ns,
+                          oracle_departure *d, int64_t *nd, int64_t cap)
+{
+    const traffic_flow *fl = &sc->flows[f];
+    for (int q = 0; q < ns; q++) {
+        const int64_t s = sources[q];
+        int64_t t = fl->start.a_ns;
+        if (fl->start.law == TLAW_UNIFORM)
+            t += (int64_t)(((uint64_t)draw4(sc->seed, (uint32_t)s, 0, 12, (uint32_t)f) *
+                            (uint64_t)(fl->start.b_ns - fl->start.a_ns + 1)) >> 32);
+        CHECK_EQ(oracle_flow_start(sc, f, s), t);
+        for (int64_t m = 0; fl->packets == 0 || m < fl->packets; m++) {
+            if (sc->duration_ns > 0 && t >= sc->duration_ns)
+                break;
+            CHECK(*nd < cap);
+            if (*nd >= cap)
+                return;
+            d[(*nd)++] = (oracle_departure){t, f, (int32_t)s, m};
+            const uint32_t w0 = draw4(sc->seed, (uint32_t)s,
+                                      fl->interval_draw == DRAW_NODE ? 0 : (uint32_t)m, 6,
+                                      (uint32_t)f);
+            int64_t in = fl->interval.a_ns;
+            if (fl->interval.law == TLAW_UNIFORM)
+                in += (int64_t)(((uint64_t)w0 * (uint64_t)(fl->interval.b_ns - fl->interval.a_ns + 1)) >> 32);
+            if (fl->interval.law == TLAW_EXPONENTIAL) { /* mean < 2^31 here: < 2^82, split */
+                const uint64_t neg = (UINT64_C(32) << 16) - oracle_lg_q16((uint64_t)w0 + 1);
+                const uint64_t a = (uint64_t)fl->interval.a_ns * neg; /* < 2^52 */
+                /* (a * 744261118) >> 46 with a = ah 2^26 + al: both partial products < 2^56 */
+                const uint64_t ah = a >> 26, al = a & ((UINT64_C(1) << 26) - 1);
+                in = (int64_t)(((ah * UINT64_C(744261118)) +
+                                ((al * UINT64_C(744261118)) >> 26)) >> 20);
+            }
+            uint32_t got_w0;
+            CHECK_EQ(oracle_flow_interval(sc, f, s, m, &got_w0), in);
+            if (fl->interval.law != TLAW_CONSTANT)
+                CHECK_EQ(got_w0, w0);
+            t += in;
+        }
+    }
+}
+
+/* Insertion sort by (t, f, s, m): the packet ids, done the slow obvious way. */
+static void my_sort(oracle_departure *d, int64_t n)
+{
+    for (int64_t i = 1; i < n; i++) {
+        oracle_departure x = d[i];
+        int64_t j = i;
+        while (j > 0) {
+            const oracle_departure *y = &d[j - 1];
+            bool after = y->t_ns != x.t_ns     ? y->t_ns > x.t_ns
+                         : y->flow != x.flow   ? y->flow > x.flow
+                         : y->source != x.source ? y->source > x.source
+                                                 : y->m > x.m;
+            if (!after)
+                break;
+            d[j] = d[j - 1];
+            j--;
+        }
+        d[j] = x;
+    }
+}
+
+/* Expected results of a static run, packet by packet (packets never interact when nothing
+ * moves): a breadth-first flood from each packet's source over ADJ, the frontier of hop h at
+ * t_k + (h - 1) L, cut at the duration, relays dropped by ctr {j, k, 1, 0}. */
+static void static_flows(const scenario *sc, const uint8_t *adj, int64_t n,
+                         const oracle_departure *d, int64_t nd, flood_oracle_result *r,
+                         oracle_packet *pk)
+{
+    memset(r, 0, sizeof *r);
+    uint8_t *seen = calloc((size_t)n, 1), *front = calloc((size_t)n, 1),
+            *next = calloc((size_t)n, 1);
+    bool any = false;
+    for (int64_t k = 0; k < nd; k++) {
+        const traffic_flow *fl = &sc->flows[d[k].flow];
+        const int64_t dest = fl->destination == -1 ? n - 1 : fl->destination;
+        memset(&pk[k], 0, sizeof pk[k]);
+        pk[k].flow = d[k].flow;
+        pk[k].source = d[k].source;
+        pk[k].created_ns = d[k].t_ns;
+        r->generated++;
+        r->deliverable += dest == FLOW_BROADCAST ? n - 1 : 1;
+        memset(seen, 0, (size_t)n);
+        memset(front, 0, (size_t)n);
+        seen[d[k].source] = front[d[k].source] = 1;
+        for (int64_t h = 1, t = d[k].t_ns;; h++, t += sc->relay_delay_ns) {
+            if (sc->duration_ns > 0 && t >= sc->duration_ns)
+                break;
+            memset(next, 0, (size_t)n);
+            bool sent = false;
+            for (int64_t i = 0; i < n; i++) {
+                if (!front[i])
+                    continue;
+                sent = any = true;
+                r->transmissions++;
+                if (t > r->end_time_ns)
+                    r->end_time_ns = t;
+                for (int64_t j = 0; j < n; j++) {
+                    if (!adj[i * n + j])
+                        continue;
+                    r->receptions++;
+                    if (seen[j])
+                        continue;
+                    seen[j] = 1;
+                    r->first_receptions++;
+                    if (dest == FLOW_BROADCAST || j == dest) {
+                        r->delivered++;
+                        r->hops_sum += h;
+                        r->latency_sum_ns += t - d[k].t_ns;
+                        pk[k].delivered++;
+                        pk[k].hops = h;
+                        pk[k].latency_ns = t - d[k].t_ns;
+                    }
+                    uint32_t w[4];
+                    oracle_philox(sc->seed, (uint32_t)j, (uint32_t)k, 1, w);
+                    if (!(sc->ttl > 0 && h >= sc->ttl) && (uint64_t)w[0] >= sc->drop_threshold)
+                        next[j] = 1;
+                }
+            }
+            if (!sent)
+                break;
+            memcpy(front, next, (size_t)n);
+        }
+    }
+    if (any)
+        r->windows = r->end_time_ns / sc->relay_delay_ns + 1;
+    free(seen);
+    free(front);
+    free(next);
+}
+
+/* Two flows on a 4x4 grid: "uni" from the ranges {9-10, 1-2} (given out of order: sources 1,
+ * 2, 9, 10) to node 15, 3 packets each, intervals uniform(0.5 s, 1.5 s) per packet, starts
+ * uniform(0, 2 s); "bc" a broadcast from all 16 nodes, exponential(2 s) intervals, no packet
+ * limit (duration 7 s), start 0.5 s (16 departures tied at 0.5 s, ordered by source). */
+static void test_flow_departures(void)
+{
+    scenario sc = grid_scenario(4, 4);
+    sc.seed = 7;
+    sc.duration_ns = 7 * L1;
+    sc.drop = (prob_law){LAW_CONSTANT, 0.2, 0.2};
+    sc.drop_threshold = 858993459; /* floor(0.2 2^32) */
+    sc.n_flows = 2;
+    sc.flows[0] = make_flow("uni", 15, 3, tuniform(L1 / 2, 3 * L1 / 2), DRAW_PACKET,
+                            tuniform(0, 2 * L1));
+    add_range(&sc.flows[0], 9, 10);
+    add_range(&sc.flows[0], 1, 2);
+    sc.flows[1] = make_flow("bc", FLOW_BROADCAST, 0, texp(2 * L1), DRAW_PACKET, tconst(L1 / 2));
+    sc.flows[1].all_sources = 1;
+
+    enum { CAP = 4096 };
+    static oracle_departure want[CAP];
+    int64_t nw = 0;
+    const int64_t uni_src[] = {1, 2, 9, 10};
+    int64_t all_src[16];
+    for (int i = 0; i < 16; i++)
+        all_src[i] = i;
+    my_departures(&sc, 0, uni_src, 4, want, &nw, CAP);
+    const int64_t n_uni = nw;
+    my_departures(&sc, 1, all_src, 16, want, &nw, CAP);
+    CHECK_EQ(n_uni, 12); /* 3 packets x 4 sources, all before 7 s (at most 2 + 2 x 1.5 s) */
+    CHECK(nw - n_uni > 40); /* about 16 x (1 + 6.5 / 2) broadcast packets */
+    my_sort(want, nw);
+    /* the first broadcast departures: all 16 sources at 0.5 s, in id order, after any "uni"
+     * departure before 0.5 s */
+    int64_t first_bc = 0;
+    while (first_bc < nw && want[first_bc].flow == 0)
+        first_bc++;
+    CHECK(first_bc < 5);
+    for (int64_t q = 0; q < 16 && first_bc + q < nw; q++) {
+        CHECK_EQ(want[first_bc + q].t_ns, L1 / 2);
+        CHECK_EQ(want[first_bc + q].source, q);
+        CHECK_EQ(want[first_bc + q].m, 0);
+    }
+
+    oracle_departure *got = NULL;
+    int64_t ng = 0;
+    CHECK_EQ(oracle_flow_departures(&sc, &got, &ng), ORACLE_OK);
+    CHECK_EQ(ng, nw);
+    for (int64_t k = 0; k < ng && k < nw; k++) {
+        const int before = failures;
+        CHECK_EQ(got[k].t_ns, want[k].t_ns);
+        CHECK_EQ(got[k].flow, want[k].flow);
+        CHECK_EQ(got[k].source, want[k].source);
+        CHECK_EQ(got[k].m, want[k].m);
+        if (failures != before) {
+            fprintf(stderr, "  (departure %" PRId64 ")\n", k);
+            break;
+        }
+    }
+    free(got);
+
+    /* The run against the packet-by-packet flood of the same departures. */
+    uint8_t adj[16 * 16];
+    for (int i = 0; i < 16; i++)
+        for (int j = 0; j < 16; j++) {
+            const int dr = i / 4 - j / 4, dc = i % 4 - j % 4;
+            adj[i * 16 + j] = (uint8_t)((dr == 0 && (dc == 1 || dc == -1)) ||
+                                        (dc == 0 && (dr == 1 || dr == -1)));
+        }
+    static oracle_packet want_pk[CAP];
+    flood_oracle_result e, r;
+    static_flows(&sc, adj, 16, want, nw, &e, want_pk);
+    oracle_packet *pk = NULL;
+    int64_t npk = 0;
+    CHECK_EQ(flood_oracle_run_packets(&sc, &r, &pk, &npk), ORACLE_OK);
+    compare_results("two flows vs packet by packet", &r, &e);
+    CHECK_EQ(r.deliverable, e.deliverable);
+    CHECK_EQ(r.deliverable, n_uni + (nw - n_uni) * 15);
+    CHECK_EQ(r.n_flows, 2);
+    CHECK(strcmp(r.flows[0].name, "uni") == 0 && strcmp(r.flows[1].name, "bc") == 0);
+    CHECK_EQ(r.flows[0].generated, n_uni);
+    CHECK_EQ(r.flows[0].deliverable, n_uni);
+    CHECK_EQ(r.flows[1].generated, nw - n_uni);
+    CHECK_EQ(r.flows[1].deliverable, (nw - n_uni) * 15);
+    CHECK_EQ(r.flows[0].delivered + r.flows[1].delivered, r.delivered);
+    CHECK_EQ(r.flows[0].hops_sum + r.flows[1].hops_sum, r.hops_sum);
+    CHECK_EQ(r.flows[0].latency_sum_ns + r.flows[1].latency_sum_ns, r.latency_sum_ns);
+    CHECK(r.flows[0].delivered > 0 && r.flows[0].delivered < n_uni); /* drops do matter */
+    CHECK(r.flows[1].delivered > 0 && r.flows[1].delivered < r.flows[1].deliverable);
+    CHECK_EQ(npk, nw);
+    int64_t sums[2][3] = {{0, 0, 0}, {0, 0, 0}};
+    for (int64_t k = 0; k < npk && k < nw; k++) {
+        const int before = failures;
+        CHECK_EQ(pk[k].flow, want_pk[k].flow);
+        CHECK_EQ(pk[k].source, want_pk[k].source);
+        CHECK_EQ(pk[k].created_ns, want_pk[k].created_ns);
+        CHECK_EQ(pk[k].delivered, want_pk[k].delivered);
+        CHECK_EQ(pk[k].latency_ns, want_pk[k].latency_ns);
+        CHECK_EQ(pk[k].hops, want_pk[k].hops);
+        sums[pk[k].flow][0] += pk[k].delivered;
+        if (failures != before) {
+            fprintf(stderr, "  (packet %" PRId64 ")\n", k);
+            break;
+        }
+    }
+    CHECK_EQ(sums[0][0], r.flows[0].delivered);
+    CHECK_EQ(sums[1][0], r.flows[1].delivered);
+    free(pk);
+
+    /* interval_draw = node: every interval of a source is its draw of m = 0. */
+    scenario nd = sc;
+    nd.flows[0].interval_draw = DRAW_NODE;
+    nd.flows[1].interval_draw = DRAW_NODE;
+    for (int64_t s = 0; s < 16; s++)
+        for (int64_t m = 1; m < 5; m++) {
+            CHECK_EQ(oracle_flow_interval(&nd, 1, s, m, NULL), oracle_flow_interval(&nd, 1, s, 0, NULL));
+            CHECK_EQ(oracle_flow_interval(&nd, 0, s, m, NULL), oracle_flow_interval(&nd, 0, s, 0, NULL));
+        }
+    nw = 0;
+    my_departures(&nd, 0, uni_src, 4, want, &nw, CAP);
+    my_departures(&nd, 1, all_src, 16, want, &nw, CAP);
+    my_sort(want, nw);
+    CHECK_EQ(oracle_flow_departures(&nd, &got, &ng), ORACLE_OK);
+    CHECK_EQ(ng, nw);
+    for (int64_t k = 0; k < ng && k < nw; k++)
+        if (got[k].t_ns != want[k].t_ns || got[k].flow != want[k].flow ||
+            got[k].source != want[k].source || got[k].m != want[k].m) {
+            CHECK(!"node draw departures differ");
+            break;
+        }
+    free(got);
+}
+
+/* Ties by hand on a 1x4 line (0-1-2-3): "a" from the ranges {2, 0-1} to node 3, 2 packets 1 s
+ * apart from 0; "b" a broadcast from all at 1 s, one packet (constant interval 0). Ids:
+ * 0..2: t 0, a, sources 0, 1, 2; 3..5: t 1 s, a, sources 0, 1, 2, m 1; 6..9: t 1 s, b,
+ * sources 0..3. */
+static void test_flow_ties(void)
+{
+    scenario sc = grid_scenario(1, 4);
+    sc.n_flows = 2;
+    sc.flows[0] = make_flow("a", 3, 2, tconst(L1), DRAW_PACKET, tconst(0));
+    add_range(&sc.flows[0], 2, 2);
+    add_range(&sc.flows[0], 0, 1);
+    sc.flows[1] = make_flow("b", FLOW_BROADCAST, 1, tconst(0), DRAW_PACKET, tconst(L1));
+    sc.flows[1].all_sources = 1;
+    static const oracle_departure want[10] = {
+        {0, 0, 0, 0},  {0, 0, 1, 0},  {0, 0, 2, 0},  {L1, 0, 0, 1}, {L1, 0, 1, 1},
+        {L1, 0, 2, 1}, {L1, 1, 0, 0}, {L1, 1, 1, 0}, {L1, 1, 2, 0}, {L1, 1, 3, 0},
+    };
+    oracle_departure *got = NULL;
+    int64_t ng = 0;
+    CHECK_EQ(oracle_flow_departures(&sc, &got, &ng), ORACLE_OK);
+    CHECK_EQ(ng, 10);
+    for (int64_t k = 0; k < ng && k < 10; k++) {
+        CHECK_EQ(got[k].t_ns, want[k].t_ns);
+        CHECK_EQ(got[k].flow, want[k].flow);
+        CHECK_EQ(got[k].source, want[k].source);
+        CHECK_EQ(got[k].m, want[k].m);
+    }
+    free(got);
+    /* all under a unicast flow means every node but the destination */
+    sc.flows[0].n_ranges = 0;
+    sc.flows[0].all_sources = 1;
+    sc.flows[0].packets = 1;
+    CHECK_EQ(oracle_flow_departures(&sc, &got, &ng), ORACLE_OK);
+    CHECK_EQ(ng, 3 + 4);
+    for (int64_t k = 0; k < 3 && k < ng; k++)
+        CHECK_EQ(got[k].source, k); /* 0, 1, 2: not 3 */
+    free(got);
+
+    /* Refused: a range holding the unicast destination; no packet limit without a duration;
+     * an interval that is always 0 with more than one packet. */
+    flood_oracle_result r;
+    scenario bad = sc;
+    bad.flows[0].all_sources = 0;
+    bad.flows[0].n_ranges = 0;
+    add_range(&bad.flows[0], 2, 3);
+    CHECK_EQ(flood_oracle_run(&bad, &r), ORACLE_ERR_INPUT);
+    bad = sc;
+    bad.flows[0].packets = 0;
+    CHECK_EQ(flood_oracle_run(&bad, &r), ORACLE_ERR_INPUT);
+    bad = sc;
+    bad.flows[1].packets = 2;
+    CHECK_EQ(flood_oracle_run(&bad, &r), ORACLE_ERR_INPUT);
+    /* Without a packet limit a drawn interval of 0 counts as 1 ns: uniform(0, 1 ns), kept
+     * by each source (0 when w0 < 2^31, which some source draws) or drawn per packet, sends
+     * one packet per ns from every source until the duration (40 ns: 4 x 40 packets). */
+    bad = sc;
+    bad.duration_ns = 40;
+    bad.flows[1] = make_flow("z", FLOW_BROADCAST, 0, tuniform(0, 1), DRAW_NODE, tconst(0));
+    bad.flows[1].all_sources = 1;
+    bad.flows[0].packets = 1;
+    bool zero = false;
+    for (uint32_t s = 0; s < 4; s++)
+        zero = zero || draw4(bad.seed, s, 0, 6, 1) < (UINT32_C(1) << 31);
+    CHECK(zero);
+    CHECK_EQ(oracle_flow_departures(&bad, &got, &ng), ORACLE_OK);
+    int64_t in_z = 0;
+    for (int64_t k = 0; k < ng; k++)
+        in_z += got[k].flow == 1;
+    CHECK_EQ(in_z, 4 * 40);
+    free(got);
+    bad.flows[1].interval_draw = DRAW_PACKET;
+    CHECK_EQ(oracle_flow_departures(&bad, &got, &ng), ORACLE_OK);
+    in_z = 0;
+    for (int64_t k = 0; k < ng; k++)
+        in_z += got[k].flow == 1;
+    CHECK_EQ(in_z, 4 * 40);
+    free(got);
+}
+
+static void check_packet(const oracle_packet *p, int32_t flow, int32_t source, int64_t created,
+                         int64_t delivered, int64_t latency, int64_t hops)
+{
+    const int before = failures;
+    CHECK_EQ(p->flow, flow);
+    CHECK_EQ(p->source, source);
+    CHECK_EQ(p->created_ns, created);
+    CHECK_EQ(p->delivered, delivered);
+    CHECK_EQ(p->latency_ns, latency);
+    CHECK_EQ(p->hops, hops);
+    if (failures != before)
+        fprintf(stderr, "  (packet of source %d created at %" PRId64 ")\n", source, created);
+}
+
+/* Broadcast floods on the 1x3 line 0-1-2, by hand. */
+static void test_broadcast_by_hand(void)
+{
+    scenario sc = grid_scenario(1, 3);
+    sc.n_flows = 1;
+    sc.flows[0] = make_flow("bc", FLOW_BROADCAST, 1, tconst(L1), DRAW_PACKET, tconst(0));
+    add_range(&sc.flows[0], 0, 0);
+    /* From 0 at 0: 0 sends (hop 1), 1 first -> delivery (hop 1, latency 0); 1 sends at L
+     * (hop 2): 0 dup, 2 first -> delivery (hop 2, latency L); 2 sends at 2L: 1 dup.
+     * Transmissions 3, receptions 1 + 2 + 1, first 2, delivered 2 of 2, hops 3, latency L,
+     * end 2L, 3 windows. The packet's last delivery: hop 2, latency L. */
+    flood_oracle_result r;
+    oracle_packet *pk = NULL;
+    int64_t npk = 0;
+    CHECK_EQ(flood_oracle_run_packets(&sc, &r, &pk, &npk), ORACLE_OK);
+    flood_oracle_result e;
+    memset(&e, 0, sizeof e);
+    e.transmissions = 3, e.receptions = 4, e.first_receptions = 2, e.delivered = 2;
+    e.hops_sum = 3, e.latency_sum_ns = L1, e.end_time_ns = 2 * L1, e.windows = 3;
+    e.generated = 1;
+    compare_results("broadcast line from 0", &r, &e);
+    CHECK_EQ(r.deliverable, 2);
+    CHECK_EQ(r.flows[0].deliverable, 2);
+    CHECK_EQ(r.flows[0].delivered, 2);
+    CHECK_EQ(r.flows[0].hops_sum, 3);
+    CHECK_EQ(r.flows[0].latency_sum_ns, L1);
+    CHECK_EQ(npk, 1);
+    if (npk == 1)
+        check_packet(&pk[0], 0, 0, 0, 2, L1, 2);
+    free(pk);
+
+    /* From the middle, two packets at 0 and 0.5L: 1 sends (hop 1), 0 and 2 first (two
+     * deliveries at hop 1, latency 0); they send at L (hop 2), 1 hears both (dup). Per packet
+     * 3 transmissions, 2 + 2 receptions, 2 first receptions, 2 deliveries of hop 1. Totals
+     * doubled; the last transmission at 1.5L: 2 windows. */
+    sc.flows[0].n_ranges = 0;
+    add_range(&sc.flows[0], 1, 1);
+    sc.flows[0].packets = 2;
+    sc.flows[0].interval = tconst(L1 / 2);
+    CHECK_EQ(flood_oracle_run_packets(&sc, &r, &pk, &npk), ORACLE_OK);
+    e.transmissions = 6, e.receptions = 8, e.first_receptions = 4, e.delivered = 4;
+    e.hops_sum = 4, e.latency_sum_ns = 0, e.end_time_ns = 3 * L1 / 2, e.windows = 2;
+    e.generated = 2;
+    compare_results("broadcast line from 1", &r, &e);
+    CHECK_EQ(r.deliverable, 4);
+    CHECK_EQ(npk, 2);
+    if (npk == 2) {
+        check_packet(&pk[0], 0, 1, 0, 2, 0, 1);
+        check_packet(&pk[1], 0, 1, L1 / 2, 2, 0, 1);
+    }
+    free(pk);
+
+    /* From 0 with a duration of L: only the transmission at 0 runs: node 1's delivery; loss
+     * would be 1 - 1/2. With drop 1 (nobody relays) and duration 0: the same. */
+    sc.flows[0].n_ranges = 0;
+    add_range(&sc.flows[0], 0, 0);
+    sc.flows[0].packets = 1;
+    sc.duration_ns = L1;
+    CHECK_EQ(flood_oracle_run_packets(&sc, &r, &pk, &npk), ORACLE_OK);
+    e.transmissions = 1, e.receptions = 1, e.first_receptions = 1, e.delivered = 1;
+    e.hops_sum = 1, e.latency_sum_ns = 0, e.end_time_ns = 0, e.windows = 1, e.generated = 1;
+    compare_results("broadcast line duration L", &r, &e);
+    CHECK_EQ(r.deliverable, 2);
+    if (npk == 1)
+        check_packet(&pk[0], 0, 0, 0, 1, 0, 1);
+    free(pk);
+    sc.duration_ns = 0;
+    sc.drop = (prob_law){LAW_CONSTANT, 1.0, 1.0};
+    sc.drop_threshold = UINT64_C(1) << 32;
+    CHECK_EQ(flood_oracle_run(&sc, &r), ORACLE_OK);
+    compare_results("broadcast line drop 1", &r, &e);
+
+    /* A single node: a broadcast has nothing to deliver (deliverable 0). */
+    scenario one = grid_scenario(1, 1);
+    one.n_flows = 1;
+    one.flows[0] = make_flow("solo", FLOW_BROADCAST, 2, tconst(L1), DRAW_PACKET, tconst(0));
+    one.flows[0].all_sources = 1;
+    CHECK_EQ(flood_oracle_run(&one, &r), ORACLE_OK);
+    CHECK_EQ(r.generated, 2);
+    CHECK_EQ(r.deliverable, 0);
+    CHECK_EQ(r.transmissions, 2);
+    CHECK_EQ(r.receptions, 0);
+}
+
+/* A single flow equal to [traffic] (same source, destination, packets, constant interval and
+ * start) gives exactly the legacy counters and packet records. */
+static void check_same_as_legacy(const char *name, const scenario *legacy)
+{
+    scenario fl = *legacy;
+    fl.n_flows = 1;
+    fl.flows[0] = make_flow("f", legacy->destination, legacy->packets,
+                            tconst(legacy->interval_ns), DRAW_PACKET, tconst(legacy->start_ns));
+    add_range(&fl.flows[0], legacy->source, legacy->source);
+    /* [traffic] itself must not matter any more */
+    fl.source = 1;
+    fl.packets = 99;
+    fl.interval_ns = 17;
+    flood_oracle_result a, b;
+    oracle_packet *pa = NULL, *pb = NULL;
+    int64_t na = 0, nb = 0;
+    CHECK_EQ(flood_oracle_run_packets(legacy, &a, &pa, &na), ORACLE_OK);
+    CHECK_EQ(flood_oracle_run_packets(&fl, &b, &pb, &nb), ORACLE_OK);
+    const int before = failures;
+    compare_results(name, &b, &a);
+    CHECK_EQ(a.n_flows, 0);
+    CHECK_EQ(b.n_flows, 1);
+    CHECK_EQ(a.deliverable, legacy->packets);
+    CHECK_EQ(b.deliverable, legacy->packets);
+    CHECK(strcmp(a.flows[0].name, "traffic") == 0);
+    CHECK_EQ(a.flows[0].delivered, a.delivered);
+    CHECK_EQ(b.flows[0].delivered, b.delivered);
+    CHECK_EQ(b.flows[0].hops_sum, a.hops_sum);
+    CHECK_EQ(b.flows[0].latency_sum_ns, a.latency_sum_ns);
+    CHECK_EQ(na, legacy->packets);
+    CHECK_EQ(nb, na);
+    for (int64_t k = 0; k < na && k < nb; k++)
+        check_packet(&pb[k], 0, pa[k].source, pa[k].created_ns, pa[k].delivered,
+                     pa[k].latency_ns, pa[k].hops);
+    if (failures != before)
+        fprintf(stderr, "  (in case \"%s\")\n", name);
+    free(pa);
+    free(pb);
+}
+
+static void test_flow_as_legacy(void)
+{
+    scenario g = grid_scenario(4, 5);
+    g.seed = 31;
+    g.packets = 7;
+    g.interval_ns = 3 * L1 / 10;
+    g.start_ns = L1 / 5;
+    g.source = 6;
+    g.destination = 18;
+    g.drop = (prob_law){LAW_CONSTANT, 0.2, 0.2};
+    g.drop_threshold = 858993459;
+    check_same_as_legacy("grid as one flow", &g);
+    g.ttl = 4;
+    check_same_as_legacy("grid ttl 4 as one flow", &g);
+
+    scenario c = uniform_scenario(60, 600000, 100000, 150000);
+    c.seed = 2024;
+    c.mob.model = MOBILITY_RWP;
+    c.mob.speed_min_mm_s = 5000;
+    c.mob.speed_max_mm_s = 40000;
+    c.mob.pause_max_ms = 2500;
+    c.packets = 12;
+    c.interval_ns = 1700 * INT64_C(1000000);
+    c.start_ns = 300 * INT64_C(1000000);
+    c.drop_threshold = UINT64_C(1) << 29;
+    c.source = 3;
+    c.destination = 41;
+    check_same_as_legacy("mobile as one flow", &c);
+    flood_oracle_result r;
+    CHECK_EQ(flood_oracle_run(&c, &r), ORACLE_OK);
+    CHECK(r.transmissions > 20 && r.delivered > 0);
+
+    /* With a duration that stops creation, legacy still counts P generated (MODEL.md); both
+     * list only the packets created, and the rest agrees. */
+    c.duration_ns = 9 * L1 + 1;
+    scenario fl = c;
+    fl.n_flows = 1;
+    fl.flows[0] = make_flow("f", c.destination, c.packets, tconst(c.interval_ns), DRAW_PACKET,
+                            tconst(c.start_ns));
+    add_range(&fl.flows[0], c.source, c.source);
+    flood_oracle_result a, b;
+    oracle_packet *pa = NULL, *pb = NULL;
+    int64_t na = 0, nb = 0;
+    CHECK_EQ(flood_oracle_run_packets(&c, &a, &pa, &na), ORACLE_OK);
+    CHECK_EQ(flood_oracle_run_packets(&fl, &b, &pb, &nb), ORACLE_OK);
+    CHECK_EQ(a.generated, 12);
+    CHECK_EQ(na, 6);
+    CHECK_EQ(b.generated, 6); /* 0.3 + 1.7 k < 9 s: k = 0 .. 5 */
+    CHECK_EQ(nb, 6);
+    b.generated = a.generated;
+    compare_results("mobile duration as one flow", &b, &a);
+    for (int64_t k = 0; k < na && k < nb; k++)
+        check_packet(&pa[k], 0, 3, c.start_ns + k * c.interval_ns, pb[k].delivered,
+                     pb[k].latency_ns, pb[k].hops);
+    free(pa);
+    free(pb);
+}
+
+/* The engine's laws (models/traffic/departures.c), written separately, against the oracle's:
+ * lg on the edges and a million spread x, and starts and intervals of every law for many
+ * (flow, source, m), including a duration-free flow and interval_draw = node. */
+static void test_engine_departure_laws(void)
+{
+    const uint64_t edges[] = {1, 2, 3, 4, 5, 7, 8, 1000, 65535, 65536, 65537,
+                              UINT64_C(2147483647), UINT64_C(2147483648),
+                              UINT64_C(2147483649), UINT64_C(4294967295), UINT64_C(4294967296)};
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
+        CHECK_EQ(traffic_lg_q16(edges[i]), oracle_lg_q16(edges[i]));
+    uint64_t x = 88172645463325252u;
+    int lg_bad = 0;
+    for (int i = 0; i < 1000000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        uint64_t v = (x & 0xffffffffu) + 1;
+        lg_bad += traffic_lg_q16(v) != oracle_lg_q16(v);
+    }
+    CHECK_EQ(lg_bad, 0);
+    scenario sc;
+    memset(&sc, 0, sizeof sc);
+    sc.seed = UINT64_C(0x123456789abcdef);
+    sc.n_flows = 3;
+    sc.flows[0] = make_flow("u", 5, 0, tuniform(3, 2000000000), DRAW_PACKET,
+                            tuniform(0, 1000000000));
+    sc.flows[1] = make_flow("e", FLOW_BROADCAST, 7, texp(INT64_C(1500000000)), DRAW_PACKET,
+                            tconst(250));
+    sc.flows[2] = make_flow("n", 1, 3, texp(INT64_C(7)), DRAW_NODE, tuniform(10, 11));
+    int bad = 0;
+    for (int f = 0; f < 3; f++)
+        for (uint32_t s = 0; s < 200; s++) {
+            bad += traffic_start(&sc.flows[f], sc.seed, (uint32_t)f, s) !=
+                   oracle_flow_start(&sc, f, s);
+            for (int64_t m = 0; m < 50; m++)
+                bad += traffic_interval(&sc.flows[f], sc.seed, (uint32_t)f, s, m) !=
+                       oracle_flow_interval(&sc, f, s, m, NULL);
+        }
+    CHECK_EQ(bad, 0);
+}
+
 /* ------------------------------------------------------------------ executables */
 
 static char tmpdir[256];
@@ -1041,6 +1762,109 @@ static const char line_ini[] =
     "[traffic]\nsource = 0\ndestination = -1\npackets = 1\ninterval = 1\nstart = 0\nsize = 1000\n"
     "[flood]\nrelay_delay = 1\ndrop_probability = 0\nttl = 0\n";
 
+/* The whole text of the file NAME in TMPDIR equals WANT. */
+static bool file_is(const char *name, const char *want)
+{
+    char path[512], buf[4096];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    if (strcmp(buf, want) != 0) {
+        fprintf(stderr, "%s holds:\n%s\nexpected:\n%s\n", name, buf, want);
+        return false;
+    }
+    return true;
+}
+
+static bool file_exists(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    return access(path, F_OK) == 0;
+}
+
+/* Flows through the executable: the JSON text (deliverable and flows after windows, and
+ * after links and links_cut when capped) and the per-packet CSV. */
+static void test_oracle_exe_flows(const char *jc, const char *fo)
+{
+    char ini[512], out[512], csv[512];
+    snprintf(ini, sizeof ini, "%s/line.ini", tmpdir);
+    snprintf(out, sizeof out, "%s/out.json", tmpdir);
+    snprintf(csv, sizeof csv, "%s/out.csv", tmpdir);
+
+    /* [traffic] alone: its flow is "traffic", packets k = 0 .. P - 1 that are created. Two
+     * packets 10 s apart, duration 10 s: packet 0 delivered at hop 4 after 3 s; packet 1 (at
+     * 10 s) never created, so not listed (though generated counts it, MODEL.md). */
+    char *argv1[] = {(char *)fo, ini, "-s", "traffic.packets=2", "-s", "traffic.interval=10",
+                     "-s", "simulation.duration=10", "--json", out, "--packets", csv, NULL};
+    CHECK_EQ(run_prog(argv1), 0);
+    CHECK(file_is("out.csv", "flow,packet,source,created_ns,delivered,latency_ns,hops\n"
+                             "traffic,0,0,0,1,3000000000,4\n"));
+
+    /* Two flows on the line 0-1-2-3-4 with ttl 2 (a node hearing hop >= 2 does not relay):
+     * "bg" broadcasts from 0 and 1 at 0; "u" sends one packet from 4 to 0 at 0.5 s. Ids: 0
+     * (bg, 0), 1 (bg, 1), 2 (u, 4).
+     * - packet 0: 0 sends (1 hears, first, hop 1); 1 sends at 1 s (0 dup, 2 first, hop 2,
+     *   no relay). 2 transmissions, 3 receptions, deliveries 1 (h 1, 0 s), 2 (h 2, 1 s).
+     * - packet 1: 1 sends (0, 2 first, hop 1); 0 and 2 send at 1 s (1 dup twice, 3 first at
+     *   hop 2). 3 transmissions, 5 receptions, deliveries 0, 2 (h 1, 0 s), 3 (h 2, 1 s).
+     * - packet 2: 4 sends at 0.5 s (3 first, hop 1); 3 at 1.5 s (4 dup, 2 first at hop 2).
+     *   2 transmissions, 3 receptions, 0 never reached.
+     * bg: 2 generated, deliverable 2 x 4, delivered 5, loss 0.375, hops 3 + 4, latency 2 s;
+     * u: 1, 1, 0, loss 1. Totals: 3 generated, deliverable 9, delivered 5, loss 1 - 5/9;
+     * transmissions 7, receptions 11, first receptions 7, end 1.5 s: 2 windows. */
+    static const char flows_ini[] = "[traffic.flow bg]\nsource = 0-1\ndestination = broadcast\n"
+                                    "[traffic.flow u]\nsource = 4\ndestination = 0\nstart = 0.5\n";
+    char text[2048];
+    snprintf(text, sizeof text, "%s%s", line_ini, flows_ini);
+    write_file("flows.ini", text);
+    char fini[512];
+    snprintf(fini, sizeof fini, "%s/flows.ini", tmpdir);
+    static const char head[] =
+        "{\n  \"model\": \"flood\",\n  \"seed\": 1,\n  \"nodes\": 5,\n  \"generated\": 3,\n"
+        "  \"delivered\": 5,\n  \"loss\": 0.44444444444444442,\n  \"transmissions\": 7,\n"
+        "  \"receptions\": 11,\n  \"first_receptions\": 7,\n  \"hops_sum\": 7,\n"
+        "  \"latency_sum_ns\": 2000000000,\n  \"end_time_ns\": 1500000000,\n"
+        "  \"windows\": 2,\n";
+    static const char tail[] =
+        "  \"deliverable\": 9,\n  \"flows\": [\n"
+        "    {\"name\": \"bg\", \"generated\": 2, \"deliverable\": 8, \"delivered\": 5, "
+        "\"loss\": 0.375, \"hops_sum\": 7, \"latency_sum_ns\": 2000000000},\n"
+        "    {\"name\": \"u\", \"generated\": 1, \"deliverable\": 1, \"delivered\": 0, "
+        "\"loss\": 1, \"hops_sum\": 0, \"latency_sum_ns\": 0}\n  ]\n}\n";
+    char *argv2[] = {(char *)fo, fini, "-s", "flood.ttl=2", "--json", out, "--packets", csv, NULL};
+    CHECK_EQ(run_prog(argv2), 0);
+    snprintf(text, sizeof text, "%s%s", head, tail);
+    CHECK(file_is("out.json", text));
+    write_file("want.json", text);
+    CHECK_EQ(compare2(jc, "out.json", "want.json", NULL), 0); /* valid JSON too */
+    CHECK(file_is("out.csv", "flow,packet,source,created_ns,delivered,latency_ns,hops\n"
+                             "bg,0,0,0,2,1000000000,2\n"
+                             "bg,1,1,0,3,1000000000,2\n"
+                             "u,2,4,500000000,0,,\n"));
+    /* Capped (max_neighbors 2 cuts nothing on a line: 4 links): links, links_cut, then the
+     * flows. */
+    char *argv3[] = {(char *)fo, fini, "-s", "flood.ttl=2", "-s", "connectivity.max_neighbors=2",
+                     "--json", out, NULL};
+    CHECK_EQ(run_prog(argv3), 0);
+    snprintf(text, sizeof text, "%s  \"links\": 4,\n  \"links_cut\": 0,\n%s", head, tail);
+    CHECK(file_is("out.json", text));
+    write_file("want.json", text);
+    CHECK_EQ(compare2(jc, "out.json", "want.json", NULL), 0);
+
+    /* A CSV that cannot be written: exit 1 and no file left, not even a temporary one. */
+    char bad[512];
+    snprintf(bad, sizeof bad, "%s/no_such_dir/p.csv", tmpdir);
+    char *argv4[] = {(char *)fo, fini, "--json", out, "--packets", bad, NULL};
+    CHECK_EQ(run_prog(argv4), 1);
+    CHECK(output_has(2, "p.csv"));
+    CHECK(!file_exists("no_such_dir"));
+}
+
 static void test_oracle_exe(const char *jc, const char *fo)
 {
     char ini[512], out[512];
@@ -1070,6 +1894,7 @@ static void test_oracle_exe(const char *jc, const char *fo)
     /* A bad override is an input error (2). */
     char *argv4[] = {(char *)fo, ini, "-s", "flood.no_such_key=1", "--json", out, NULL};
     CHECK_EQ(run_prog(argv4), 2);
+    test_oracle_exe_flows(jc, fo);
 }
 
 /* ------------------------------------------------------------------ main */
@@ -1079,6 +1904,7 @@ static void cleanup_tmp(void)
     static const char *const names[] = {
         "a.json", "b.json", "c.json", "d.json", "e.json", "m.json", "bad.json", "deep.json",
         "line.ini", "out.json", "want.json", "want2.json", "want3.json", "stdout.txt",
+        "flows.ini", "out.csv", "x1.json", "x2.json", "x3.json",
         "stderr.txt",
     };
     char path[512];
@@ -1103,6 +1929,13 @@ int main(int argc, char **argv)
     test_flood_random_drop();
     test_mobility_by_hand();
     test_mobile_flood();
+    test_lg();
+    test_exponential();
+    test_flow_departures();
+    test_flow_ties();
+    test_broadcast_by_hand();
+    test_flow_as_legacy();
+    test_engine_departure_laws();
 
     const char *t = getenv("TMPDIR");
     snprintf(tmpdir, sizeof tmpdir, "%s/oracle_selfcheck.XXXXXX", t && *t ? t : "/tmp");

@@ -139,6 +139,16 @@ int flood_queue_readback(struct model *m, int64_t w, cl_uint out_word, int out_b
                 return cl_check(st, "clEnqueueReadBuffer(exported relays)", r->dev->info.name,
                                 err);
         }
+        if (m->flows) { /* the deliveries of the window's parity, after the liveness words */
+            st = clEnqueueReadBuffer(r->dev->queue, r->deliv.mem, CL_FALSE,
+                                     (size_t)(w & 1) * m->slots * 4, (size_t)m->slots * 4,
+                                     r->pinned_map + (size_t)idx * r->area + CTL_WORDS +
+                                         m->slots,
+                                     0, NULL, NULL);
+            if (st != CL_SUCCESS)
+                return cl_check(st, "clEnqueueReadBuffer(deliveries)", r->dev->info.name, err);
+        }
+        /* an in-order queue: this read completes after the one above */
         st = clEnqueueReadBuffer(r->dev->queue, r->ctl.mem, CL_FALSE, 0,
                                  ((size_t)CTL_WORDS + m->slots) * 4,
                                  r->pinned_map + (size_t)idx * r->area, 0, NULL, &rb->ev[k]);
@@ -172,14 +182,9 @@ static int gather_spill(struct model *m, flood_replica *r, int b, uint32_t next,
     return rc;
 }
 
-static int64_t packet_time(const struct model *m, int64_t k)
-{
-    return m->sc.start_ns + k * m->sc.interval_ns;
-}
-
 /* Packets that transmitted in window W (those created by then and still in flight): note
  * their time, and free the slots of those that made no relay (nothing of them remains). */
-static void retire_packets(struct model *m, int64_t w, const uint32_t *alive)
+static int retire_packets(struct model *m, int64_t w, const uint32_t *alive, cn_error *err)
 {
     cl_uint stamp = (cl_uint)(w + 1);
     int64_t begin = w * m->L;
@@ -187,7 +192,7 @@ static void retire_packets(struct model *m, int64_t w, const uint32_t *alive)
         int64_t k = m->slot_pkt[s];
         if (k < 0 || m->born_window[s] > w)
             continue;
-        int64_t tk = packet_time(m, k);
+        int64_t tk = m->slot_time[s];
         int64_t h = tk >= begin ? 1 : (begin - tk + m->L - 1) / m->L + 1;
         int64_t t = tk + (h - 1) * m->L;
         if (m->sc.duration_ns == 0 || t < m->sc.duration_ns) {
@@ -199,10 +204,13 @@ static void retire_packets(struct model *m, int64_t w, const uint32_t *alive)
             int64_t life = w - m->born_window[s] + 1;
             if (life > m->longest_life)
                 m->longest_life = life;
+            if (flood_retire_slot(m, s) != 0)
+                return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for packet records");
             m->slot_pkt[s] = -1;
             m->dirty_slots[m->n_dirty++] = s;
         }
     }
+    return 0;
 }
 
 /* The host's copy of exchanged relays (m->entries). Non-blocking writes from it may still be
@@ -490,6 +498,8 @@ int flood_process_until(struct model *m, int64_t w, cn_error *err)
                     return rc;
             }
             memcpy(r->counters, words, sizeof r->counters);
+            if (m->flows) /* the window's deliveries per slot, after the liveness words */
+                flood_add_deliveries(m, rb->window, words + CTL_WORDS + m->slots);
             for (uint32_t s = 0; s < m->slots; s++)
                 if (words[CTL_WORDS + s] == stamp)
                     m->alive[s] = stamp;
@@ -507,7 +517,8 @@ int flood_process_until(struct model *m, int64_t w, cn_error *err)
             m->relays_mask |= 1 << rb->dev[k];
             m->relays_of[rb->dev[k]] = relays[k];
         }
-        retire_packets(m, rb->window, m->alive);
+        if ((rc = retire_packets(m, rb->window, m->alive, err)) != 0)
+            return rc;
         m->relays_known = (uint32_t)total;
         m->processed = rb->window;
     }
@@ -667,6 +678,23 @@ static int gather_relays(struct model *m, int64_t w, uint32_t count, cn_error *e
     return rc;
 }
 
+/* Traffic flows: the slot tables of R from the host's copies. */
+static int write_slot_tables(struct model *m, flood_replica *r, cn_error *err)
+{
+    cl_uint *route = malloc((size_t)m->slots * 8);
+    if (!route)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    for (uint32_t s = 0; s < m->slots; s++) {
+        route[2 * s] = m->slot_pkt[s] >= 0 ? m->slot_dst[s] : 0;
+        route[2 * s + 1] = m->slot_pkt[s] >= 0 ? m->slot_flow[s] : 0;
+    }
+    int rc = dbuf_write(r->dev, &r->slot_time, 0, (size_t)m->slots * 8, m->slot_time, 1, err);
+    if (!rc)
+        rc = dbuf_write(r->dev, &r->slot_route, 0, (size_t)m->slots * 8, route, 1, err);
+    free(route);
+    return rc;
+}
+
 /* Every transmission of window W for replica R, which did not run window W - 1 or gained a
  * partition since: from the host's gathered copy, gathered first when needed. When R already
  * ran a transmit set in window W, its relays of W are on their way: only W's count word is
@@ -700,6 +728,8 @@ static int sync_entries(struct model *m, flood_replica *r, int64_t w, cn_error *
     if (!rc)
         rc = dbuf_write(r->dev, &r->slot_packet, 0, (size_t)m->slots * 4, packets, 1, err);
     free(packets);
+    if (!rc && m->flows) /* and each packet's time and (destination, flow) */
+        rc = write_slot_tables(m, r, err);
     if (!rc) {
         r->counts_clean = w;
         r->synced = w;
@@ -730,6 +760,12 @@ int flood_replica_ready(struct model *m, flood_replica *r, int64_t w, cn_error *
     if (!rc && m->mobile && r->exports_clean != w) {
         rc = dbuf_zero(r->dev, &r->ctl, CTL_EXPORT * 4, 2 * 4, err);
         r->exports_clean = w;
+    }
+    /* and the deliveries of the window's parity, which window W - 1 clears where it ran */
+    if (!rc && m->flows && r->deliv_clean != w && r->deliv_clean != FLOOD_DELIV_ZERO) {
+        rc = dbuf_zero(r->dev, &r->deliv, (size_t)(w & 1) * m->slots * 4, (size_t)m->slots * 4,
+                       err);
+        r->deliv_clean = w;
     }
     uint32_t need = m->desc_len;
     if (!rc && need > 16) {

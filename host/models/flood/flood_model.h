@@ -8,6 +8,7 @@
 #include "engine/dbuf.h"
 #include "engine/partition.h"
 #include "models/flood/flood.h"
+#include "models/traffic/departures.h"
 
 /* The scenario's parameters of a window, as the transmit kernels take them. */
 typedef struct window_args {
@@ -35,6 +36,8 @@ typedef struct transmit_prep {
 /* A replica further behind than this many mobility steps copies another's state instead of
  * replaying the steps (flood_catch_up); CLNETSIM_TEST_REPLAY_STEPS overrides, for the tests. */
 #define FLOOD_REPLAY_STEPS 4
+/* flood_replica.deliv_clean when both parities' delivery counts are zero */
+#define FLOOD_DELIV_ZERO ((int64_t)-2)
 
 /* What one device holds. Positions, mobility state, cell lists, packet slots and the frontier
  * are replicated on every selected device; the static neighbour lists of a partition live only
@@ -72,6 +75,10 @@ typedef struct flood_replica {
     dbuf cap_thr;
     int64_t capped;
     dbuf node_drop;         /* drop_probability drawn per node: each node's threshold */
+    /* traffic flows (m->flows): each slot's creation time and (destination, flow), and the
+     * deliveries per slot of the two window parities (clean for window DELIV_CLEAN) */
+    dbuf slot_time, slot_route, deliv;
+    int64_t deliv_clean;
     dbuf part_of;           /* ushort per node (a placeholder word with one partition) */
     int64_t part_epoch;     /* the tiling (flood_epoch) its part_of holds */
     /* re-tiling (flood_retile.c): the tile cuts, the partitions it holds (a byte each, from
@@ -270,6 +277,28 @@ struct model {
     int any_tx;
     int64_t longest_life;   /* most windows a packet stayed in flight, for the ETA */
     int64_t *born_window;   /* window each slot's packet was created in */
+
+    /* Traffic (models/traffic/departures.h): departures come in packet id order; those of
+     * the windows planned so far wait in PEND (a ring of PEND_CAP) until their window.
+     * FLOWS: the packets are those of traffic flows (or per-packet records are wanted), so
+     * the kernels take each packet's source, time and destination from the descriptor
+     * (-DFLOOD_FLOWS=1) and count deliveries per slot; the host sums them per packet (SLOT_*)
+     * and, when the packet retires, per flow and into its record. */
+    departures *deps;
+    departure *pend;
+    size_t pend_head, pend_n, pend_cap;
+    int flows;
+    int n_flowdefs;
+    traffic_flow flowdefs[SCENARIO_MAX_FLOWS];
+    int64_t *slot_time;     /* creation time of each slot's packet */
+    uint32_t *slot_src, *slot_dst, *slot_flow;
+    int64_t *slot_deliv, *slot_hops, *slot_last_h; /* deliveries, their hops, the last's */
+    int64_t f_generated[SCENARIO_MAX_FLOWS], f_deliverable[SCENARIO_MAX_FLOWS];
+    int64_t f_delivered[SCENARIO_MAX_FLOWS], f_hops[SCENARIO_MAX_FLOWS];
+    /* --packets: one record per packet, appended as packets retire */
+    int want_records;
+    packet_record *recs;
+    int64_t n_recs, cap_recs;
 };
 
 /* flood_setup.c */
@@ -302,6 +331,25 @@ int flood_readback_areas(struct model *m, flood_replica *r, cn_error *err);
 int flood_replica_index(const struct model *m, const device_ctx *dev);
 /* The Philox key of the scenario's seed (MODEL.md): (seed lo, seed hi). */
 cl_uint2 flood_seed_key(const scenario *sc);
+/* Allocates the flows' slot tables and delivery counts of R for the current slots (zeroed). */
+int flood_flow_buffers(struct model *m, flood_replica *r, cn_error *err);
+
+/* flood_traffic.c: departures, per-slot deliveries, per-flow results and packet records */
+int flood_traffic_setup(struct model *m, cn_error *err);
+void flood_traffic_free(struct model *m);
+/* Departures with a time before END waiting for their window: how many. */
+uint32_t flood_packets_due(struct model *m, int64_t end);
+/* Whether any packet remains to be created, and the time of the next one. */
+int flood_packet_pending(struct model *m, int64_t *t);
+/* Takes the next departure (one flood_packets_due counted) into slot SLOT of window W. */
+void flood_take_packet(struct model *m, uint32_t slot, int64_t w, departure *dep);
+/* Window W's deliveries per slot, read back from one replica (SLOTS words). */
+void flood_add_deliveries(struct model *m, int64_t w, const uint32_t *deliv);
+/* Slot S's packet is done: its flow's sums and its record. */
+int flood_retire_slot(struct model *m, uint32_t s);
+/* Per-flow results and records into R (the packets still in flight retired first). */
+int flood_traffic_results(struct model *m, run_results *r, cn_error *err);
+
 /* The per-node drop thresholds' buffer (a placeholder under a constant drop probability). */
 const dbuf *flood_node_drop_buffer(const flood_replica *r);
 

@@ -54,8 +54,10 @@ int flood_packets_enabled(void)
 int flood_packets_wanted(const struct model *m)
 {
     /* a packet's levels run in different windows: a graph that changes with the window
-     * under a cap (qudg) needs each window's thresholds, which the window loop computes */
-    return flood_packets_enabled() && !m->mobile && m->n_parts == 1 && !m->cap_live;
+     * under a cap (qudg) needs each window's thresholds, which the window loop computes;
+     * traffic flows and per-packet records are the window loop's too (flood_traffic.c) */
+    return flood_packets_enabled() && !m->mobile && m->n_parts == 1 && !m->cap_live &&
+           !m->flows;
 }
 
 /* The CSR lists replica R floods with: partition 0's own on its home, a copy elsewhere. */

@@ -27,7 +27,8 @@ static void release_pinned(flood_replica *r)
 int flood_readback_areas(struct model *m, flood_replica *r, cn_error *err)
 {
     release_pinned(r);
-    r->area = (size_t)CTL_WORDS + m->slots;
+    /* the control words and liveness, then with flows the window's deliveries per slot */
+    r->area = (size_t)CTL_WORDS + m->slots + (m->flows ? m->slots : 0);
     size_t bytes = 2 * r->area * 4;
     r->pinned_map = host_area_alloc(r->dev, bytes, &r->pinned);
     if (!r->pinned_map)
@@ -134,7 +135,7 @@ static int create_kernels(struct model *m, flood_replica *r, cn_error *err)
     const char *sources[] = {"cells.cl", "flood.cl"};
     /* qudg draws its links in the kernels, and the cap sizes private arrays: without them
      * the kernels build without that code (cl/flood.cl) */
-    char options[64] = "";
+    char options[128] = "";
     if (m->sc.connectivity == CONNECTIVITY_QUDG)
         snprintf(options, sizeof options, "-DFLOOD_QUDG=1");
     if (m->cap)
@@ -143,6 +144,9 @@ static int create_kernels(struct model *m, flood_replica *r, cn_error *err)
     if (m->sc.drop.law == LAW_UNIFORM)
         snprintf(options + strlen(options), sizeof options - strlen(options),
                  "%s-DFLOOD_NODE_DROP=1", options[0] ? " " : "");
+    if (m->flows)
+        snprintf(options + strlen(options), sizeof options - strlen(options),
+                 "%s-DFLOOD_FLOWS=1", options[0] ? " " : "");
     int rc = device_build_program(r->dev, sources, 2, options, &r->prog, err);
     if (!rc)
         rc = make_kernel(r, m->sc.placement == PLACEMENT_GRID ? "place_grid" : "place_uniform",
@@ -572,15 +576,57 @@ static int alloc_replica_packets(struct model *m, flood_replica *r, cn_error *er
         rc = dbuf_alloc(d, &r->frontier[b], (size_t)cap * 8, &m->acc, "frontier", err);
     if (!rc)
         rc = dbuf_alloc(d, &r->desc, 64 * 4, &m->acc, "window descriptors", err);
+    if (!rc && m->flows)
+        rc = flood_flow_buffers(m, r, err);
     if (!rc)
         rc = flood_readback_areas(m, r, err);
     return rc;
 }
 
+int flood_flow_buffers(struct model *m, flood_replica *r, cn_error *err)
+{
+    device_ctx *d = r->dev;
+    size_t s = m->slots, had = r->slot_time.bytes / 8;
+    if (had > s)
+        had = s;
+    flood_forget_args(r);
+    /* the tables keep their live slots' entries; the counts have all been read back */
+    int rc = dbuf_grow(d, &r->slot_time, s * 8, had * 8, &m->acc, "slot times", err);
+    if (!rc)
+        rc = dbuf_grow(d, &r->slot_route, s * 8, had * 8, &m->acc, "slot routes", err);
+    if (!rc)
+        rc = dbuf_grow(d, &r->deliv, 2 * s * 4, 0, &m->acc, "deliveries", err);
+    if (!rc)
+        rc = dbuf_zero(d, &r->deliv, 0, 2 * s * 4, err);
+    r->deliv_clean = FLOOD_DELIV_ZERO;
+    return rc;
+}
+
+/* The host's per-slot traffic arrays for S slots (entries from OLD on are new). */
+static int traffic_slot_arrays(struct model *m, uint32_t old, uint32_t s)
+{
+    int ok = 1;
+    void **arrays[] = {(void **)&m->slot_time, (void **)&m->slot_src, (void **)&m->slot_dst,
+                       (void **)&m->slot_flow, (void **)&m->slot_deliv, (void **)&m->slot_hops,
+                       (void **)&m->slot_last_h};
+    size_t sizes[] = {8, 4, 4, 4, 8, 8, 8};
+    int n = m->flows ? 7 : 1;
+    for (int i = 0; i < n; i++) {
+        void *q = realloc(*arrays[i], (size_t)s * sizes[i]);
+        if (!q) {
+            ok = 0;
+            continue;
+        }
+        memset((char *)q + (size_t)old * sizes[i], 0, (size_t)(s - old) * sizes[i]);
+        *arrays[i] = q;
+    }
+    return ok;
+}
+
 static int alloc_packets(struct model *m, cn_error *err)
 {
     uint32_t s = env_u32("CLNETSIM_TEST_SLOTS", 32);
-    if ((int64_t)s > m->sc.packets)
+    if (m->sc.n_flows == 0 && (int64_t)s > m->sc.packets)
         s = (uint32_t)m->sc.packets;
     m->slots = s;
     /* Running a window ahead hides the read-back on devices with their own processors; on a
@@ -615,7 +661,7 @@ static int alloc_packets(struct model *m, cn_error *err)
     m->desc_host[1] = malloc((size_t)64 * sizeof *m->desc_host[1]);
     m->dirty_slots = malloc((size_t)s * sizeof *m->dirty_slots);
     if (!m->slot_pkt || !m->born_window || !m->free_slots || !m->desc_host[0] ||
-        !m->desc_host[1] || !m->dirty_slots || !m->alive)
+        !m->desc_host[1] || !m->dirty_slots || !m->alive || !traffic_slot_arrays(m, 0, s))
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for packet slots");
     for (uint32_t i = 0; i < s; i++) {
         m->slot_pkt[i] = -1;
@@ -651,6 +697,14 @@ static int grow_replica_slots(struct model *m, flood_replica *r, uint32_t old, c
     return rc;
 }
 
+static int grow_flow_buffers(struct model *m, cn_error *err)
+{
+    int rc = 0;
+    for (int d = 0; d < m->n_rep && !rc && m->flows; d++)
+        rc = flood_flow_buffers(m, &m->rep[d], err);
+    return rc;
+}
+
 /* Resizes host array ARR to N elements; on failure ARR is kept and OK cleared. */
 #define GROW_ARRAY(arr, n, ok)                                                              \
     do {                                                                                    \
@@ -681,6 +735,8 @@ int flood_grow_slots(struct model *m, cn_error *err)
     GROW_ARRAY(m->free_slots, s, ok);
     GROW_ARRAY(m->dirty_slots, s, ok);
     GROW_ARRAY(m->alive, s, ok);
+    if (ok)
+        ok = traffic_slot_arrays(m, old, s);
     if (!ok)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for packet slots");
     for (uint32_t i = old; i < s; i++)
@@ -688,6 +744,7 @@ int flood_grow_slots(struct model *m, cn_error *err)
     for (uint32_t i = s; i > old; i--)
         m->free_slots[m->n_free++] = i - 1;
     m->slots = s;
+    rc = grow_flow_buffers(m, err);
     for (int d = 0; d < m->n_rep && !rc; d++)
         rc = flood_readback_areas(m, &m->rep[d], err);
     return rc;
@@ -776,6 +833,9 @@ int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs
     m->record_test = env_u32("CLNETSIM_TEST_RECORDS", 0);
     m->L = sc->relay_delay_ns;
     area_extent(m);
+    int rc = flood_traffic_setup(m, err);
+    if (rc)
+        return rc;
     int64_t ext[3];
     /* The cell grid covers every position a node can take: placements and waypoints. */
     ext[0] = (int64_t)m->extent[0];
@@ -787,7 +847,7 @@ int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs
         if ((sc->rows - 1) * sc->spacing_mm > ext[1])
             ext[1] = (sc->rows - 1) * sc->spacing_mm;
     }
-    int rc = cell_grid_choose(&m->grid, ext, sc->range_mm, m->n, err);
+    rc = cell_grid_choose(&m->grid, ext, sc->range_mm, m->n, err);
     for (int d = 0; d < n_devs && !rc; d++) {
         flood_replica *r = &m->rep[d];
         r->capped = -1;
@@ -822,7 +882,8 @@ static void destroy_replica(struct model *m, flood_replica *r)
     flood_premove_release(r);
     flood_release_export_areas(r);
     dbuf *bufs[] = {&r->pos, &r->waypoint, &r->speed, &r->leg, &r->pause_end, &r->segtab,
-                    &r->part_of, &r->cap_thr, &r->node_drop,
+                    &r->part_of, &r->cap_thr, &r->node_drop, &r->slot_time,
+                    &r->slot_route, &r->deliv,
                     &r->seen, &r->spill, &r->slot_packet, &r->ctl, &r->desc,
                     &r->frontier[0], &r->frontier[1], &r->exported,
                     &r->boxes, &r->cuts, &r->held, &r->leaving, &r->records};
@@ -872,6 +933,7 @@ void flood_destroy(struct model *m)
         flood_release_export_areas(&m->rep[d]);
     for (int d = 0; d < m->n_rep; d++)
         destroy_replica(m, &m->rep[d]);
+    flood_traffic_free(m);
     free(m->slot_pkt);
     free(m->born_window);
     free(m->free_slots);

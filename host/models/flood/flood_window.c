@@ -17,17 +17,11 @@ static const event_kind flood_kinds[FLOOD_N_KINDS] = {
 };
 static const char *const flood_flows[] = {"positions", "cells", "seen", "frontier", "counters"};
 
-static int64_t packet_time(const struct model *m, int64_t k)
+/* Words of a new packet in the window descriptor: (slot, packet), and with flows its source,
+ * time (lo, hi), destination and flow (cl/flood.cl, NEW_WORDS). */
+static uint32_t new_words(const struct model *m)
 {
-    return m->sc.start_ns + k * m->sc.interval_ns;
-}
-
-/* Can packet K still be created (exists and falls before the duration)? */
-static int packet_pending(const struct model *m, int64_t k)
-{
-    if (k >= m->sc.packets)
-        return 0;
-    return m->sc.duration_ns == 0 || packet_time(m, k) < m->sc.duration_ns;
+    return m->flows ? 7u : 2u;
 }
 
 static sim_time_ns flood_lookahead(const struct model *m)
@@ -46,15 +40,6 @@ static void add_set(window_plan *plan, int kind, int partition, uint64_t multipl
 static uint64_t min_u64(uint64_t a, uint64_t b)
 {
     return a < b ? a : b;
-}
-
-/* Packets due in window W from packet K on. */
-static uint32_t packets_due(const struct model *m, int64_t k, sim_time_ns end)
-{
-    uint32_t n = 0;
-    while (packet_pending(m, k + n) && packet_time(m, k + n) < end)
-        n++;
-    return n;
 }
 
 /* Bound on the entries of window W (its relays-in plus its new packets). Exact when the host
@@ -103,7 +88,7 @@ static int flood_plan(struct model *m, window_plan *plan, cn_error *err)
     /* After a jump over idle windows nothing was in flight: they count as read back. */
     if (m->rb_count == 0 && m->processed < plan->index - 1)
         m->processed = plan->index - 1;
-    m->n_new = packets_due(m, m->next_packet, plan->end);
+    m->n_new = flood_packets_due(m, plan->end);
     m->n_new_of[plan->index & 3] = m->n_new;
     m->planned = plan->index;
     m->entries_bound = entries_bound(m, plan->index, m->n_new);
@@ -161,7 +146,7 @@ static int assign_packets(struct model *m, const window_plan *plan, uint32_t **d
         return rc;
     /* This parity's last write (window - 2) has completed: that window has been read back. */
     int par = (int)(plan->index & 1);
-    uint32_t need = 2 * m->n_new + m->n_dirty;
+    uint32_t nw = new_words(m), need = nw * m->n_new + m->n_dirty;
     if (need > m->desc_cap[par]) {
         uint32_t *nd = realloc(m->desc_host[par], (size_t)need * 2 * sizeof *nd);
         if (!nd)
@@ -172,15 +157,22 @@ static int assign_packets(struct model *m, const window_plan *plan, uint32_t **d
     uint32_t *dh = m->desc_host[par];
     for (uint32_t q = 0; q < m->n_new; q++) {
         uint32_t slot = m->free_slots[--m->n_free];
-        int64_t k = m->next_packet++;
-        m->slot_pkt[slot] = k;
-        m->born_window[slot] = plan->index;
-        dh[2 * q] = slot;
-        dh[2 * q + 1] = (uint32_t)k;
+        departure dep;
+        flood_take_packet(m, slot, plan->index, &dep);
+        uint32_t *e = dh + (size_t)nw * q;
+        e[0] = slot;
+        e[1] = (uint32_t)m->slot_pkt[slot];
+        if (m->flows) {
+            e[2] = dep.source;
+            e[3] = (uint32_t)(uint64_t)dep.t;
+            e[4] = (uint32_t)((uint64_t)dep.t >> 32);
+            e[5] = dep.destination;
+            e[6] = dep.flow;
+        }
     }
     /* Cleared by this window's kernel: free for any later window (the queue is in order). */
     for (uint32_t i = 0; i < m->n_dirty; i++) {
-        dh[2 * m->n_new + i] = m->dirty_slots[i];
+        dh[nw * m->n_new + i] = m->dirty_slots[i];
         m->free_slots[m->n_free++] = m->dirty_slots[i];
     }
     *desc = dh;
@@ -343,6 +335,15 @@ static int run_transmit(struct model *m, const window_plan *plan, uint32_t part,
         rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 35, 4,
                                 KARG(rmin2), KARG(link_thr), KBUF(*flood_cap_buffer(r)),
                                 KBUF(*flood_node_drop_buffer(r)));
+    /* traffic flows: the slot tables and this window's delivery counts (cl/flood.cl) */
+    cl_uint slots = m->slots, parity = (cl_uint)(w & 1);
+    const dbuf *ftime = m->flows ? &r->slot_time : &r->spill;
+    const dbuf *froute = m->flows ? &r->slot_route : &r->spill;
+    const dbuf *fdeliv = m->flows ? &r->deliv : &r->spill;
+    if (!rc)
+        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err,
+                                m->mobile ? 54 : 42, 5, KBUF(*ftime), KBUF(*froute),
+                                KBUF(*fdeliv), KARG(slots), KARG(parity));
     if (!rc && m->mobile) {
         cl_ulong range2 = (cl_ulong)sc->range_mm * (cl_ulong)sc->range_mm;
         const cell_grid *g = &m->grid;
@@ -391,7 +392,7 @@ static int run_transmit(struct model *m, const window_plan *plan, uint32_t part,
      * relays; the exchange adds the others' when there were several. */
     for (int k = 0; k < m->n_rep; k++)
         if (m->ran_mask & (1 << k))
-            m->rep[k].counts_clean = m->rep[k].synced = w + 1;
+            m->rep[k].counts_clean = m->rep[k].synced = m->rep[k].deliv_clean = w + 1;
     m->cur = nxt;
     return rc;
 }
@@ -451,7 +452,7 @@ static int flood_end_window(struct model *m, const window_plan *plan, window_out
     int lag = m->transmitted && m->rb_count == 1 && m->rb[m->rb_head].overflow_safe &&
               m->rb[m->rb_head].n_dev == 1 && can_run_ahead(m);
     if (lag) {
-        uint32_t n_next = packets_due(m, m->next_packet, plan->end + m->L);
+        uint32_t n_next = flood_packets_due(m, plan->end + m->L);
         uint64_t entries = entries_bound(m, w + 1, n_next);
         lag = entries * (uint64_t)m->max_degree <= m->lag_budget;
     }
@@ -463,7 +464,8 @@ static int flood_end_window(struct model *m, const window_plan *plan, window_out
     if ((rc = flood_retile_finish(m, w, err)) != 0)
         return rc;
 
-    int more_packets = packet_pending(m, m->next_packet);
+    int64_t next_time = 0;
+    int more_packets = flood_packet_pending(m, &next_time);
     int64_t next_entries = m->processed == w ? (int64_t)m->relays_known : -1; /* -1: unknown */
     out->finished = next_entries == 0 && !more_packets;
     if (sc->duration_ns > 0 && plan->end >= sc->duration_ns)
@@ -471,9 +473,11 @@ static int flood_end_window(struct model *m, const window_plan *plan, window_out
     if (m->mobile || next_entries != 0 || !more_packets)
         out->next_window = w + 1;
     else /* nothing in flight and nobody moves: jump to the next packet's window */
-        out->next_window = window_of(packet_time(m, m->next_packet), m->L);
+        out->next_window = window_of(next_time, m->L);
     out->events = flood_counter(m, CTL_TX) + flood_counter(m, CTL_RX);
-    int64_t last = packet_time(m, sc->packets - 1);
+    /* the last packet's time: known for [traffic]; with flows, the next one is a guess */
+    int64_t last = sc->n_flows > 0 ? (more_packets ? next_time : plan->end)
+                                   : sc->start_ns + (sc->packets - 1) * sc->interval_ns;
     out->estimated_end = last + (m->longest_life > 0 ? m->longest_life : 1) * m->L;
     if (sc->duration_ns > 0 && out->estimated_end > sc->duration_ns)
         out->estimated_end = sc->duration_ns;
@@ -502,6 +506,8 @@ static int flood_results(struct model *m, run_results *r, cn_error *err)
     r->windows = m->any_tx ? m->end_time / m->L + 1 : 0;
     if (m->whole)
         flood_packets_results(m, r);
+    else if ((rc = flood_traffic_results(m, r, err)) != 0)
+        return rc;
     if (m->cap) { /* window 0's graph (docs/models.md) */
         results_add_counter(r, "links", m->links);
         results_add_counter(r, "links_cut", m->links_cut);

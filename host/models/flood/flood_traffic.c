@@ -1,0 +1,180 @@
+/* Flood model: its traffic on the host. Departures (models/traffic/departures.h) come in
+ * packet id order and wait for their window; with traffic flows the kernels count each
+ * window's deliveries per slot, which are summed here per packet and, when the packet
+ * retires, per flow and into its record (docs/models.md, "Traffic"). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/flood/flood_model.h"
+
+int flood_traffic_setup(struct model *m, cn_error *err)
+{
+    m->n_flowdefs = traffic_flows(&m->sc, m->flowdefs);
+    m->want_records = m->sc.record_packets;
+    m->flows = m->sc.n_flows > 0 || m->want_records;
+    m->pend_cap = 64;
+    m->pend = malloc(m->pend_cap * sizeof *m->pend);
+    if (!m->pend)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the traffic");
+    return departures_open(&m->deps, &m->sc, err);
+}
+
+void flood_traffic_free(struct model *m)
+{
+    departures_close(m->deps);
+    m->deps = NULL;
+    free(m->pend);
+    free(m->slot_time);
+    free(m->slot_src);
+    free(m->slot_dst);
+    free(m->slot_flow);
+    free(m->slot_deliv);
+    free(m->slot_hops);
+    free(m->slot_last_h);
+    free(m->recs);
+}
+
+/* Appends departure D to the ring of waiting ones; 0, or -1 out of memory. */
+static int pend_push(struct model *m, const departure *d)
+{
+    if (m->pend_n == m->pend_cap) {
+        size_t cap = 2 * m->pend_cap;
+        departure *p = malloc(cap * sizeof *p);
+        if (!p)
+            return -1;
+        for (size_t i = 0; i < m->pend_n; i++)
+            p[i] = m->pend[(m->pend_head + i) % m->pend_cap];
+        free(m->pend);
+        m->pend = p;
+        m->pend_cap = cap;
+        m->pend_head = 0;
+    }
+    m->pend[(m->pend_head + m->pend_n++) % m->pend_cap] = *d;
+    return 0;
+}
+
+uint32_t flood_packets_due(struct model *m, int64_t end)
+{
+    departure d;
+    while (departures_peek(m->deps, &d) && d.t < end) {
+        if (pend_push(m, &d) != 0)
+            break; /* out of memory: the packets come in a later window's count */
+        departures_pop(m->deps);
+    }
+    uint32_t n = 0;
+    while (n < m->pend_n && n < 0xffffffffu &&
+           m->pend[(m->pend_head + n) % m->pend_cap].t < end)
+        n++;
+    return n;
+}
+
+int flood_packet_pending(struct model *m, int64_t *t)
+{
+    if (m->pend_n > 0) {
+        *t = m->pend[m->pend_head].t;
+        return 1;
+    }
+    departure d;
+    if (!departures_peek(m->deps, &d))
+        return 0;
+    *t = d.t;
+    return 1;
+}
+
+void flood_take_packet(struct model *m, uint32_t slot, int64_t w, departure *dep)
+{
+    *dep = m->pend[m->pend_head];
+    m->pend_head = (m->pend_head + 1) % m->pend_cap;
+    m->pend_n--;
+    int64_t k = m->next_packet++;
+    m->slot_pkt[slot] = k;
+    m->born_window[slot] = w;
+    m->slot_time[slot] = dep->t;
+    if (!m->flows)
+        return;
+    m->slot_src[slot] = dep->source;
+    m->slot_dst[slot] = dep->destination;
+    m->slot_flow[slot] = dep->flow;
+    m->slot_deliv[slot] = m->slot_hops[slot] = 0;
+    m->slot_last_h[slot] = -1;
+    m->f_generated[dep->flow]++;
+    m->f_deliverable[dep->flow] += dep->destination == DEPARTURE_BROADCAST ? (int64_t)m->n - 1 : 1;
+}
+
+void flood_add_deliveries(struct model *m, int64_t w, const uint32_t *deliv)
+{
+    int64_t begin = w * m->L;
+    for (uint32_t s = 0; s < m->slots; s++) {
+        if (deliv[s] == 0 || m->slot_pkt[s] < 0)
+            continue;
+        /* every transmission of a packet in a window has the same hop count (MODEL.md) */
+        int64_t tk = m->slot_time[s];
+        int64_t h = tk >= begin ? 1 : (begin - tk + m->L - 1) / m->L + 1;
+        m->slot_deliv[s] += deliv[s];
+        m->slot_hops[s] += (int64_t)deliv[s] * h;
+        if (h > m->slot_last_h[s])
+            m->slot_last_h[s] = h;
+    }
+}
+
+int flood_retire_slot(struct model *m, uint32_t s)
+{
+    if (!m->flows)
+        return 0;
+    uint32_t f = m->slot_flow[s];
+    m->f_delivered[f] += m->slot_deliv[s];
+    m->f_hops[f] += m->slot_hops[s];
+    if (!m->want_records)
+        return 0;
+    if (m->n_recs == m->cap_recs) {
+        int64_t cap = m->cap_recs ? 2 * m->cap_recs : 1024;
+        packet_record *p = realloc(m->recs, (size_t)cap * sizeof *p);
+        if (!p)
+            return -1;
+        m->recs = p;
+        m->cap_recs = cap;
+    }
+    int64_t h = m->slot_last_h[s];
+    m->recs[m->n_recs++] = (packet_record){m->slot_pkt[s], m->slot_time[s], f, m->slot_src[s],
+                                           m->slot_deliv[s], h > 0 ? (h - 1) * m->L : -1,
+                                           h > 0 ? h : -1};
+    return 0;
+}
+
+int flood_traffic_results(struct model *m, run_results *r, cn_error *err)
+{
+    if (!m->flows)
+        return 0;
+    /* packets still in flight when the run ended (the duration) */
+    for (uint32_t s = 0; s < m->slots; s++)
+        if (m->slot_pkt[s] >= 0) {
+            if (flood_retire_slot(m, s) != 0)
+                return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for packet records");
+            m->slot_pkt[s] = -1;
+        }
+    if (m->sc.n_flows > 0) {
+        r->n_flows = m->n_flowdefs;
+        r->generated = m->next_packet;
+        r->deliverable = 0;
+        for (int f = 0; f < m->n_flowdefs; f++) {
+            flow_result *o = &r->flows[f];
+            snprintf(o->name, sizeof o->name, "%s", m->flowdefs[f].name);
+            o->generated = m->f_generated[f];
+            o->deliverable = m->f_deliverable[f];
+            o->delivered = m->f_delivered[f];
+            o->hops_sum = m->f_hops[f];
+            /* every delivery at hop count h happens (h - 1) L after the packet's creation */
+            o->latency_sum_ns = (o->hops_sum - o->delivered) * m->L;
+            r->deliverable += o->deliverable;
+        }
+    }
+    if (m->want_records) {
+        for (int f = 0; f < m->n_flowdefs; f++)
+            snprintf(r->packet_flows[f], sizeof r->packet_flows[f], "%s", m->flowdefs[f].name);
+        r->packets = m->recs;
+        r->n_packets = m->n_recs;
+        m->recs = NULL;
+        m->n_recs = m->cap_recs = 0;
+    }
+    return 0;
+}
