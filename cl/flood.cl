@@ -1150,6 +1150,14 @@ inline uint relay_candidates(const uint *cand, uint n, uint k, const window_para
 
 /* ---- whole packets (static scenarios) --------------------------------------------------- */
 
+/* Per work-item sums reduced at the end of a packet: tx, rx, first, and with traffic flows
+ * the deliveries, their hops and the last one's hop count. */
+#if FLOOD_FLOWS
+#define RED_WIDTH 6u
+#else
+#define RED_WIDTH 3u
+#endif
+
 /* Statistics row of one work-group (PACKET_STATS longs), summed by the host at the end. */
 #define PS_TX 0
 #define PS_RX 1
@@ -1162,8 +1170,9 @@ inline uint relay_candidates(const uint *cand, uint n, uint k, const window_para
 
 /* One packet's whole flood by a work-group of one item (the CPU shape): plain loads and
  * stores, relay draws sixteen at a time (relay_candidates), the frontier appended in order.
- * Adds the packet's counts to ACC (tx, rx, first, delivered, hops, latency) and returns the
- * time of its last transmission (-1: none). */
+ * Adds the packet's counts to ACC (tx, rx, first, delivered, hops, latency), sets ACC[6] to
+ * the hop count of its last delivery, and returns the time of its last transmission (-1:
+ * none). The source and destination are W's. */
 inline long flood_one_packet(uint k, long tk, __global const uint *offsets,
                              __global const uint *neighbours, __global const long4 *pos,
                              __global uint *bits, __global uint *fr, const window_params *w,
@@ -1198,10 +1207,14 @@ inline long flood_one_packet(uint k, long tk, __global const uint *offsets,
                     continue;
                 bits[j >> 5] = v | bit;
                 acc[2]++;
-                if (j == w->destination) {
+                int hit = j == w->destination;
+                if (FLOOD_FLOWS) /* a broadcast packet: every first reception */
+                    hit = hit || w->destination == BROADCAST;
+                if (hit) {
                     acc[3]++;
                     acc[4] += h;
                     acc[5] += t - tk;
+                    acc[6] = h;
                 }
                 if (!relays)
                     continue;
@@ -1235,8 +1248,8 @@ inline long flood_one_packet(uint k, long tk, __global const uint *offsets,
             BITS[c] = 0u;                                                                   \
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);                                \
         if (lid == 0) {                                                                     \
-            BITS[source >> 5] |= 1u << (source & 31u); /* the source has its own packet */  \
-            lcur[0] = source;                                                               \
+            BITS[src >> 5] |= 1u << (src & 31u); /* the source has its own packet */        \
+            lcur[0] = src;                                                                  \
             tail[0] = 1u;                                                                   \
             delivery[0] = 0;                                                                \
         }                                                                                   \
@@ -1265,7 +1278,13 @@ inline long flood_one_packet(uint k, long tk, __global const uint *offsets,
                     if ((BITS[j >> 5] & bit) || (atomic_or(&BITS[j >> 5], bit) & bit))      \
                         continue; /* seen before, or another work-item got there first */   \
                     first++;                                                                \
-                    if (j == destination) { /* one first reception per packet */            \
+                    if (FLOOD_FLOWS) { /* the packet's destination, or everyone */          \
+                        if (j == dst || dst == BROADCAST) {                                 \
+                            dv++;                                                           \
+                            dh += (ulong)h;                                                 \
+                            dl = h;                                                         \
+                        }                                                                   \
+                    } else if (j == dst) { /* one first reception per packet */             \
                         delivery[0] = 1;                                                    \
                         delivery[1] = h;                                                    \
                         delivery[2] = t - tk;                                               \
@@ -1300,25 +1319,49 @@ inline long flood_one_packet(uint k, long tk, __global const uint *offsets,
     for (uint q = g; q < count; q += groups) {                                              \
         uint k = k0 + q;                                                                    \
         long tk = start + (long)k * interval;                                               \
-        ulong tx = 0, rx = 0, first = 0;                                                    \
-        long last = -1;                                                                     \
-        window_params lw = {0, L, start, interval, duration, drop_threshold, key, source,  \
-                            destination, ttl, words, rmin2, link_thr, node_drop};           \
+        uint src = source, dst = destination;                                               \
+        if (FLOOD_FLOWS) { /* the packet's own (traffic flows) */                           \
+            uint4 e = tab[tbase + q];                                                       \
+            tk = (long)(((ulong)e.y << 32) | e.x);                                          \
+            src = e.z;                                                                      \
+            dst = e.w;                                                                      \
+        }                                                                                   \
+        ulong tx = 0, rx = 0, first = 0, dv = 0, dh = 0;                                    \
+        long last = -1, dl = 0;                                                             \
+        window_params lw = {0, L, start, interval, duration, drop_threshold, key, src,     \
+                            dst, ttl, words, rmin2, link_thr, node_drop};                   \
         FLOOD_LEVELS(BITS);                                                                 \
-        red[3 * lid] = tx;                                                                  \
-        red[3 * lid + 1] = rx;                                                              \
-        red[3 * lid + 2] = first;                                                           \
+        red[RED_WIDTH * lid] = tx;                                                          \
+        red[RED_WIDTH * lid + 1] = rx;                                                      \
+        red[RED_WIDTH * lid + 2] = first;                                                   \
+        if (FLOOD_FLOWS) {                                                                  \
+            red[RED_WIDTH * lid + 3] = dv;                                                  \
+            red[RED_WIDTH * lid + 4] = dh;                                                  \
+            red[RED_WIDTH * lid + 5] = (ulong)dl;                                           \
+        }                                                                                   \
         barrier(CLK_LOCAL_MEM_FENCE);                                                       \
         if (lid == 0) {                                                                     \
             for (uint x = 1; x < ls; x++) {                                                 \
-                tx += red[3 * x];                                                           \
-                rx += red[3 * x + 1];                                                       \
-                first += red[3 * x + 2];                                                    \
+                tx += red[RED_WIDTH * x];                                                   \
+                rx += red[RED_WIDTH * x + 1];                                               \
+                first += red[RED_WIDTH * x + 2];                                            \
+                if (FLOOD_FLOWS) {                                                          \
+                    dv += red[RED_WIDTH * x + 3];                                           \
+                    dh += red[RED_WIDTH * x + 4];                                           \
+                    dl = max(dl, (long)red[RED_WIDTH * x + 5]);                             \
+                }                                                                           \
             }                                                                               \
             row[PS_TX] += (long)tx;                                                         \
             row[PS_RX] += (long)rx;                                                         \
             row[PS_FIRST] += (long)first;                                                   \
-            if (delivery[0]) {                                                              \
+            if (FLOOD_FLOWS) { /* a delivery at hop h comes (h - 1) L after creation */     \
+                row[PS_DELIVERED] += (long)dv;                                              \
+                row[PS_HOPS] += (long)dh;                                                   \
+                row[PS_LATENCY] += ((long)dh - (long)dv) * L;                               \
+                rec[4 * (size_t)(tbase + q)] = (long)dv;                                    \
+                rec[4 * (size_t)(tbase + q) + 1] = (long)dh;                                \
+                rec[4 * (size_t)(tbase + q) + 2] = dl;                                      \
+            } else if (delivery[0]) {                                                       \
                 row[PS_DELIVERED] += 1;                                                     \
                 row[PS_HOPS] += delivery[1];                                                \
                 row[PS_LATENCY] += delivery[2];                                             \
@@ -1329,6 +1372,11 @@ inline long flood_one_packet(uint k, long tk, __global const uint *offsets,
         /* RED, TAIL and DELIVERY are reused by the next packet */                          \
         barrier(CLK_LOCAL_MEM_FENCE);                                                       \
     }
+
+/* Traffic flows (FLOOD_FLOWS; placeholders without): packet K0 + q's (time lo, time hi,
+ * source, destination) in TAB[TBASE + q], and its record (deliveries, their hops, the last
+ * one's hop count) written to REC[4 (TBASE + q) ..]. */
+#define PACKET_FLOW_ARGS __global const uint4 *tab, __global long *rec, uint tbase
 
 /* Floods packets K0 .. K0 + COUNT - 1 from creation to their last relay, one work-group per
  * packet at a time (work-group g takes K0 + g, then K0 + g + G, ...).
@@ -1354,8 +1402,8 @@ __kernel void flood_packets(uint k0, uint count, __global const uint *restrict o
                             long duration, ulong drop_threshold, uint2 key, uint source,
                             uint destination, uint ttl, __global const long4 *pos,
                             ulong rmin2, ulong link_thr, __global const ulong *node_drop,
-                            __local ulong *red, __local uint *tail, __local long *delivery,
-                            __local uint *lfront)
+                            PACKET_FLOW_ARGS, __local ulong *red, __local uint *tail,
+                            __local long *delivery, __local uint *lfront)
 {
     uint g = get_group_id(0), groups = get_num_groups(0);
     uint lid = get_local_id(0), ls = get_local_size(0);
@@ -1373,7 +1421,8 @@ __kernel void flood_packets_one(uint k0, uint count, __global const uint *offset
                                 long start, long interval, long L, long duration,
                                 ulong drop_threshold, uint2 key, uint source, uint destination,
                                 uint ttl, __global const long4 *pos, ulong rmin2,
-                                ulong link_thr, __global const ulong *node_drop)
+                                ulong link_thr, __global const ulong *node_drop,
+                                PACKET_FLOW_ARGS)
 {
     uint g = get_global_id(0), groups = get_global_size(0);
     __global uint *bits = seen + (size_t)g * words;
@@ -1384,12 +1433,23 @@ __kernel void flood_packets_one(uint k0, uint count, __global const uint *offset
     for (uint q = g; q < count; q += groups) {
         uint k = k0 + q;
         long tk = start + (long)k * interval;
+        if (FLOOD_FLOWS) { /* the packet's own time, source and destination */
+            uint4 e = tab[tbase + q];
+            tk = (long)(((ulong)e.y << 32) | e.x);
+            w.source = e.z;
+            w.destination = e.w;
+        }
         for (uint c = 0; c < words; c++)
             bits[c] = 0u;
-        long acc[6] = {0, 0, 0, 0, 0, 0};
+        long acc[7] = {0, 0, 0, 0, 0, 0, 0};
         long last = flood_one_packet(k, tk, offsets, neighbours, pos, bits, fr, &w, acc);
         for (int c = 0; c < 6; c++)
             row[c] += acc[c];
+        if (FLOOD_FLOWS) {
+            rec[4 * (size_t)(tbase + q)] = acc[3];
+            rec[4 * (size_t)(tbase + q) + 1] = acc[4];
+            rec[4 * (size_t)(tbase + q) + 2] = acc[6];
+        }
         if (last > row[PS_END])
             row[PS_END] = last;
     }
@@ -1404,7 +1464,7 @@ __kernel void flood_packets_local(uint k0, uint count, __global const uint *rest
                                   long duration, ulong drop_threshold, uint2 key, uint source,
                                   uint destination, uint ttl, __global const long4 *pos,
                                   ulong rmin2, ulong link_thr, __global const ulong *node_drop,
-                                  __local ulong *red, __local uint *tail,
+                                  PACKET_FLOW_ARGS, __local ulong *red, __local uint *tail,
                                   __local long *delivery, __local uint *lfront,
                                   __local uint *lbits)
 {

@@ -60,6 +60,10 @@ typedef struct flood_replica {
      * whether its seen bits are in local memory, its rows as last read back, and whether it
      * ran a chunk of the round under way */
     dbuf pk_front, pk_seen, pk_rows, pk_off, pk_nbr;
+    /* with traffic flows: the round's packets (time, source, destination) as of round
+     * PK_TAB_ROUND, and their records (deliveries, hops, last hop count) */
+    dbuf pk_tab, pk_rec;
+    int64_t pk_tab_round;
     uint32_t pk_groups;
     int pk_local, pk_ran;
     int64_t *pk_stats;
@@ -189,6 +193,12 @@ struct model {
     int pk_chunks;
     int pk_home[FLOOD_MAX_CHUNKS];
     int64_t pk_k0[FLOOD_MAX_CHUNKS], pk_count[FLOOD_MAX_CHUNKS];
+    int pk_ran_on[FLOOD_MAX_CHUNKS]; /* the replica that ran each chunk of the round */
+    /* traffic flows: the round's first packet and number, its table (4 words a packet, as
+     * the kernels read it) and each packet's flow; the records read back */
+    int64_t pk_round_k0, pk_rounds;
+    uint32_t *pk_tab_host, *pk_flow_host;
+    int64_t *pk_rec_host;
     cell_grid grid;
 
     /* Partitions (host/engine/partition.h): partition p handles the receptions of the nodes
@@ -347,6 +357,10 @@ void flood_take_packet(struct model *m, uint32_t slot, int64_t w, departure *dep
 void flood_add_deliveries(struct model *m, int64_t w, const uint32_t *deliv);
 /* Slot S's packet is done: its flow's sums and its record. */
 int flood_retire_slot(struct model *m, uint32_t s);
+/* Whole packets: packet K of departure DEP is done with DELIV deliveries, HOPS their hop
+ * counts summed and LAST_H the last one's (0: none); 0, or -1 out of memory. */
+int flood_whole_packet_done(struct model *m, int64_t k, const departure *dep, int64_t deliv,
+                            int64_t hops, int64_t last_h);
 /* Per-flow results and records into R (the packets still in flight retired first). */
 int flood_traffic_results(struct model *m, run_results *r, cn_error *err);
 

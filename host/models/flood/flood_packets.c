@@ -54,10 +54,14 @@ int flood_packets_enabled(void)
 int flood_packets_wanted(const struct model *m)
 {
     /* a packet's levels run in different windows: a graph that changes with the window
-     * under a cap (qudg) needs each window's thresholds, which the window loop computes;
-     * traffic flows and per-packet records are the window loop's too (flood_traffic.c) */
-    return flood_packets_enabled() && !m->mobile && m->n_parts == 1 && !m->cap_live &&
-           !m->flows;
+     * under a cap (qudg) needs each window's thresholds, which the window loop computes */
+    return flood_packets_enabled() && !m->mobile && m->n_parts == 1 && !m->cap_live;
+}
+
+/* Longs per work-item in the end-of-packet reduction (RED_WIDTH in cl/flood.cl). */
+static size_t red_width(const struct model *m)
+{
+    return m->flows ? 6 : 3;
 }
 
 /* The CSR lists replica R floods with: partition 0's own on its home, a copy elsewhere. */
@@ -93,7 +97,8 @@ static int setup_replica(struct model *m, flood_replica *r, cn_error *err)
     /* The seen bitset in local memory (flood_packets_local) when it fits beside the reduction
      * area, leaving a quarter of the local memory to the driver, and the kernel takes groups
      * of that size; CLNETSIM_TEST_LOCAL_BITS=0 keeps it in global memory, for the tests. */
-    size_t ls = r->ls_packets, fixed = ls * 3 * 8 + 4 + 3 * 8 + 2 * PACKET_LEVEL_CAP * 4;
+    size_t ls = r->ls_packets, fixed = ls * red_width(m) * 8 + 4 + 3 * 8 +
+                                       2 * PACKET_LEVEL_CAP * 4;
     const char *lb = getenv("CLNETSIM_TEST_LOCAL_BITS");
     r->pk_local = ls > 1 && fixed + (uint64_t)m->words * 4 <= d->info.local_mem / 4 * 3 &&
                   !(lb && lb[0] == '0' && lb[1] == '\0');
@@ -142,6 +147,7 @@ static int setup_replica(struct model *m, flood_replica *r, cn_error *err)
                         "packet statistics", err);
     if (!rc)
         rc = dbuf_write(d, &r->pk_rows, 0, (size_t)groups * PS_ROW * 8, r->pk_stats, 1, err);
+
     /* the whole graph's lists, on every device but partition 0's home */
     if (!rc && r != &m->rep[m->home[0]]) {
         uint32_t *deg = calloc(m->n, sizeof *deg);
@@ -153,9 +159,30 @@ static int setup_replica(struct model *m, flood_replica *r, cn_error *err)
     return rc;
 }
 
+/* Traffic flows: the packets of the run, counted from a departures list of their own (the
+ * model's is consumed round by round); -1 with ERR set on failure. */
+static int64_t count_departures(struct model *m, cn_error *err)
+{
+    departures *d = NULL;
+    int64_t n = 0;
+    departure dep;
+    if (departures_open(&d, &m->sc, err) != 0) {
+        departures_close(d);
+        return -1;
+    }
+    while (departures_peek(d, &dep)) {
+        departures_pop(d);
+        n++;
+    }
+    departures_close(d);
+    return n;
+}
+
 int flood_packets_setup(struct model *m, cn_error *err)
 {
-    m->pk_total = packets_to_run(&m->sc);
+    m->pk_total = m->flows ? count_departures(m, err) : packets_to_run(&m->sc);
+    if (m->pk_total < 0)
+        return CN_ERR_RUNTIME;
     int rc = 0;
     for (int d = 0; d < m->n_rep && !rc; d++)
         rc = setup_replica(m, &m->rep[d], err);
@@ -188,7 +215,24 @@ int flood_packets_setup(struct model *m, cn_error *err)
     per_round = (per_round + groups - 1) / groups * groups;
     m->pk_round = per_round ? per_round : groups;
     m->pk_next = 0;
-    return 0;
+    m->pk_rounds = 0;
+    /* traffic flows: a round's packets and records (one-entry placeholders without) */
+    size_t tab = m->flows ? (size_t)m->pk_round : 1;
+    for (int d = 0; d < m->n_rep && !rc; d++) {
+        flood_replica *r = &m->rep[d];
+        r->pk_tab_round = -1;
+        rc = dbuf_alloc(r->dev, &r->pk_tab, tab * 16, &m->acc, "round packets", err);
+        if (!rc)
+            rc = dbuf_alloc(r->dev, &r->pk_rec, tab * 32, &m->acc, "packet records", err);
+    }
+    if (!rc && m->flows) {
+        m->pk_tab_host = malloc(tab * 16);
+        m->pk_flow_host = malloc(tab * 4);
+        m->pk_rec_host = malloc(tab * 32);
+        if (!m->pk_tab_host || !m->pk_flow_host || !m->pk_rec_host)
+            rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for a round of packets");
+    }
+    return rc;
 }
 
 int flood_packets_plan(struct model *m, window_plan *plan)
@@ -200,6 +244,21 @@ int flood_packets_plan(struct model *m, window_plan *plan)
     uint64_t count = (uint64_t)(m->pk_total - m->pk_next);
     if (count > m->pk_round)
         count = m->pk_round;
+    m->pk_round_k0 = m->pk_next;
+    m->pk_rounds++;
+    /* traffic flows: the round's departures, in packet id order, as the kernels read them */
+    for (uint64_t q = 0; q < count && m->flows; q++) {
+        departure dep;
+        if (!departures_peek(m->deps, &dep))
+            break; /* cannot happen: pk_total counted them */
+        departures_pop(m->deps);
+        uint32_t *e = m->pk_tab_host + 4 * q;
+        e[0] = (uint32_t)(uint64_t)dep.t;
+        e[1] = (uint32_t)((uint64_t)dep.t >> 32);
+        e[2] = dep.source;
+        e[3] = dep.destination;
+        m->pk_flow_host[q] = dep.flow;
+    }
     /* the round's packets in consecutive chunks of (nearly) equal counts */
     int64_t k = m->pk_next;
     for (int c = 0; c < m->pk_chunks; c++) {
@@ -235,17 +294,29 @@ int flood_packets_run(struct model *m, flood_replica *r, int chunk, cl_event *ev
     /* qudg: links beyond range_min are drawn per pair and window (docs/models.md) */
     cl_ulong rmin2 = (cl_ulong)sc->range_min_mm * (cl_ulong)sc->range_min_mm;
     cl_ulong link_thr = sc->link_threshold;
-    int rc = kernel_args(d, k, "flood_packets", err, 22, KARG(k0), KARG(count),
+    /* traffic flows: the round's packets, once per round on each device that runs a chunk
+     * (not blocking: the host table stays as it is until the round has been read back) */
+    int rc = 0;
+    if (m->flows && r->pk_tab_round != m->pk_rounds) {
+        size_t round = (size_t)(m->pk_next - m->pk_round_k0);
+        rc = dbuf_write(d, &r->pk_tab, 0, round * 16, m->pk_tab_host, 0, err);
+        r->pk_tab_round = m->pk_rounds;
+    }
+    cl_uint tbase = (cl_uint)(m->pk_k0[chunk] - m->pk_round_k0);
+    if (!rc)
+        rc = kernel_args(d, k, "flood_packets", err, 25, KARG(k0), KARG(count),
                          KBUF(*csr_offsets(m, r)), KBUF(*csr_neighbours(m, r)), KARG(n),
                          KBUF(r->pk_seen), KARG(words), KBUF(r->pk_front), KBUF(r->pk_rows),
                          KARG(start), KARG(interval), KARG(L), KARG(dur), KARG(thr), KARG(key),
                          KARG(source), KARG(dest), KARG(ttl), KBUF(r->pos), KARG(rmin2),
-                         KARG(link_thr), KBUF(*flood_node_drop_buffer(r)));
+                         KARG(link_thr), KBUF(*flood_node_drop_buffer(r)), KBUF(r->pk_tab),
+                         KBUF(r->pk_rec), KARG(tbase));
     if (!rc && ls > 1)
-        rc = kernel_args_from(d, k, "flood_packets", err, 22, 4, KLOCAL(ls * 3 * 8), KLOCAL(4),
-                              KLOCAL(3 * 8), KLOCAL((size_t)2 * PACKET_LEVEL_CAP * 4));
+        rc = kernel_args_from(d, k, "flood_packets", err, 25, 4,
+                              KLOCAL(ls * red_width(m) * 8), KLOCAL(4), KLOCAL(3 * 8),
+                              KLOCAL((size_t)2 * PACKET_LEVEL_CAP * 4));
     if (!rc && r->pk_local)
-        rc = kernel_args_from(d, k, "flood_packets_local", err, 26, 1,
+        rc = kernel_args_from(d, k, "flood_packets_local", err, 29, 1,
                               KLOCAL((size_t)m->words * 4));
     uint64_t groups = r->pk_groups < count ? r->pk_groups : count;
     if (!rc)
@@ -253,8 +324,35 @@ int flood_packets_run(struct model *m, flood_replica *r, int chunk, cl_event *ev
     /* with several devices each starts at once, not when the host reads it back */
     if (!rc && m->n_rep > 1)
         rc = cl_check(clFlush(d->queue), "clFlush", d->info.name, err);
-    if (!rc)
+    if (!rc) {
         r->pk_ran = 1;
+        m->pk_ran_on[chunk] = (int)(r - m->rep);
+    }
+    return rc;
+}
+
+/* Traffic flows: the round's records, from the device that ran each chunk, into the flows'
+ * sums and the packet records (flood_traffic.c). */
+static int round_records(struct model *m, cn_error *err)
+{
+    int rc = 0;
+    for (int c = 0; c < m->pk_chunks && !rc; c++) {
+        if (m->pk_count[c] == 0)
+            continue;
+        flood_replica *r = &m->rep[m->pk_ran_on[c]];
+        size_t base = (size_t)(m->pk_k0[c] - m->pk_round_k0);
+        rc = dbuf_read(r->dev, &r->pk_rec, base * 32, (size_t)m->pk_count[c] * 32,
+                       m->pk_rec_host + 4 * base, 1, err);
+    }
+    int64_t n = m->pk_next - m->pk_round_k0;
+    for (int64_t q = 0; q < n && !rc; q++) {
+        const uint32_t *e = m->pk_tab_host + 4 * q;
+        departure dep = {(int64_t)(((uint64_t)e[1] << 32) | e[0]), m->pk_flow_host[q], e[2],
+                         e[3], 0};
+        const int64_t *x = m->pk_rec_host + 4 * q;
+        if (flood_whole_packet_done(m, m->pk_round_k0 + q, &dep, x[0], x[1], x[2]) != 0)
+            rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for packet records");
+    }
     return rc;
 }
 
@@ -285,6 +383,8 @@ int flood_packets_end(struct model *m, window_outcome *out, cn_error *err)
             rc = dbuf_read(r->dev, &r->pk_rows, 0, (size_t)r->pk_groups * PS_ROW * 8,
                            r->pk_stats, 1, err);
     }
+    if (!rc && m->flows)
+        rc = round_records(m, err);
     if (rc)
         return rc;
     int64_t s[PS_ROW];
@@ -298,6 +398,12 @@ int flood_packets_end(struct model *m, window_outcome *out, cn_error *err)
     out->shown_time = m->sc.start_ns + done * m->sc.interval_ns;
     out->estimated_end = m->sc.start_ns + (m->pk_total > 0 ? m->pk_total - 1 : 0) *
                                               m->sc.interval_ns;
+    if (m->flows) { /* the last packet launched; the end is a guess from the share done */
+        int64_t q = m->pk_next - m->pk_round_k0 - 1;
+        const uint32_t *e = m->pk_tab_host + 4 * (q > 0 ? q : 0);
+        out->shown_time = (int64_t)(((uint64_t)e[1] << 32) | e[0]);
+        out->estimated_end = m->pk_next > 0 ? out->shown_time / m->pk_next * m->pk_total : 0;
+    }
     if (out->estimated_end < out->shown_time)
         out->estimated_end = out->shown_time;
     return 0;
@@ -321,7 +427,8 @@ void flood_packets_free(struct model *m)
 {
     for (int d = 0; d < m->n_rep; d++) {
         flood_replica *r = &m->rep[d];
-        dbuf *bufs[] = {&r->pk_front, &r->pk_seen, &r->pk_rows, &r->pk_off, &r->pk_nbr};
+        dbuf *bufs[] = {&r->pk_front, &r->pk_seen, &r->pk_rows, &r->pk_off, &r->pk_nbr,
+                        &r->pk_tab, &r->pk_rec};
         for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
             dbuf_release(bufs[i], &m->acc);
         cl_kernel ks[] = {r->k_packets, r->k_packets_local, r->k_packets_one};
@@ -332,4 +439,9 @@ void flood_packets_free(struct model *m)
         free(r->pk_stats);
         r->pk_stats = NULL;
     }
+    free(m->pk_tab_host);
+    free(m->pk_flow_host);
+    free(m->pk_rec_host);
+    m->pk_tab_host = m->pk_flow_host = NULL;
+    m->pk_rec_host = NULL;
 }

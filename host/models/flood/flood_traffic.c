@@ -81,6 +81,45 @@ int flood_packet_pending(struct model *m, int64_t *t)
     return 1;
 }
 
+/* A new packet of departure DEP counts for its flow. */
+static void count_created(struct model *m, const departure *dep)
+{
+    m->f_generated[dep->flow]++;
+    m->f_deliverable[dep->flow] += dep->destination == DEPARTURE_BROADCAST ? (int64_t)m->n - 1
+                                                                           : 1;
+}
+
+/* A packet is done: its flow's sums, and its record when records are kept. */
+static int packet_done(struct model *m, int64_t k, int64_t created, uint32_t flow,
+                       uint32_t source, int64_t deliv, int64_t hops, int64_t last_h)
+{
+    m->f_delivered[flow] += deliv;
+    m->f_hops[flow] += hops;
+    if (!m->want_records)
+        return 0;
+    if (m->n_recs == m->cap_recs) {
+        int64_t cap = m->cap_recs ? 2 * m->cap_recs : 1024;
+        packet_record *p = realloc(m->recs, (size_t)cap * sizeof *p);
+        if (!p)
+            return -1;
+        m->recs = p;
+        m->cap_recs = cap;
+    }
+    /* a delivery at hop count h comes (h - 1) L after the packet's creation (MODEL.md) */
+    m->recs[m->n_recs++] = (packet_record){k, created, flow, source, deliv,
+                                           last_h > 0 ? (last_h - 1) * m->L : -1,
+                                           last_h > 0 ? last_h : -1};
+    return 0;
+}
+
+int flood_whole_packet_done(struct model *m, int64_t k, const departure *dep, int64_t deliv,
+                            int64_t hops, int64_t last_h)
+{
+    count_created(m, dep);
+    m->next_packet = k + 1;
+    return packet_done(m, k, dep->t, dep->flow, dep->source, deliv, hops, last_h);
+}
+
 void flood_take_packet(struct model *m, uint32_t slot, int64_t w, departure *dep)
 {
     *dep = m->pend[m->pend_head];
@@ -97,8 +136,7 @@ void flood_take_packet(struct model *m, uint32_t slot, int64_t w, departure *dep
     m->slot_flow[slot] = dep->flow;
     m->slot_deliv[slot] = m->slot_hops[slot] = 0;
     m->slot_last_h[slot] = -1;
-    m->f_generated[dep->flow]++;
-    m->f_deliverable[dep->flow] += dep->destination == DEPARTURE_BROADCAST ? (int64_t)m->n - 1 : 1;
+    count_created(m, dep);
 }
 
 void flood_add_deliveries(struct model *m, int64_t w, const uint32_t *deliv)
@@ -121,24 +159,8 @@ int flood_retire_slot(struct model *m, uint32_t s)
 {
     if (!m->flows)
         return 0;
-    uint32_t f = m->slot_flow[s];
-    m->f_delivered[f] += m->slot_deliv[s];
-    m->f_hops[f] += m->slot_hops[s];
-    if (!m->want_records)
-        return 0;
-    if (m->n_recs == m->cap_recs) {
-        int64_t cap = m->cap_recs ? 2 * m->cap_recs : 1024;
-        packet_record *p = realloc(m->recs, (size_t)cap * sizeof *p);
-        if (!p)
-            return -1;
-        m->recs = p;
-        m->cap_recs = cap;
-    }
-    int64_t h = m->slot_last_h[s];
-    m->recs[m->n_recs++] = (packet_record){m->slot_pkt[s], m->slot_time[s], f, m->slot_src[s],
-                                           m->slot_deliv[s], h > 0 ? (h - 1) * m->L : -1,
-                                           h > 0 ? h : -1};
-    return 0;
+    return packet_done(m, m->slot_pkt[s], m->slot_time[s], m->slot_flow[s], m->slot_src[s],
+                       m->slot_deliv[s], m->slot_hops[s], m->slot_last_h[s]);
 }
 
 int flood_traffic_results(struct model *m, run_results *r, cn_error *err)

@@ -506,7 +506,7 @@ static int flood_results(struct model *m, run_results *r, cn_error *err)
     r->windows = m->any_tx ? m->end_time / m->L + 1 : 0;
     if (m->whole)
         flood_packets_results(m, r);
-    else if ((rc = flood_traffic_results(m, r, err)) != 0)
+    if ((rc = flood_traffic_results(m, r, err)) != 0)
         return rc;
     if (m->cap) { /* window 0's graph (docs/models.md) */
         results_add_counter(r, "links", m->links);
