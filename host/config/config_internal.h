@@ -155,6 +155,9 @@ typedef struct load_ctx {
 /* Location of KEY's value for messages: "a.ini:12", "-s argument 'x=y'" or "a.ini" when the
  * key kept its default. Returns BUF. */
 const char *config_key_where(const load_ctx *ctx, int key, char *buf, size_t size);
+/* The same for any value's origin ST (a group's or a flow's key). */
+const char *config_origin_where(const load_ctx *ctx, const key_state *st, char *buf,
+                                size_t size);
 
 /* Parses TEXT as the value of KEY into CTX->sc; on error fills CTX->err naming WHERE. */
 int config_set_value(load_ctx *ctx, int key, const char *text, const char *where);

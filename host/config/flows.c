@@ -167,16 +167,6 @@ static const key_state *flow_origin(const load_ctx *ctx, int f, int key)
     return st->origin == ORIGIN_DEFAULT && t >= 0 ? &ctx->keys[t] : st;
 }
 
-static const char *origin_where(const load_ctx *ctx, const key_state *st, char *buf, size_t size)
-{
-    if (st->origin == ORIGIN_FILE)
-        snprintf(buf, size, "%s:%d", ctx->name, st->line);
-    else if (st->origin == ORIGIN_OVERRIDE)
-        snprintf(buf, size, "-s argument '%.200s'", st->override);
-    else
-        snprintf(buf, size, "%s", ctx->name);
-    return buf;
-}
 
 /* For a rule about several keys: the value set last (checks.c's where_of, over the flow's
  * effective origins). */
@@ -195,7 +185,7 @@ static const char *flow_where(const load_ctx *ctx, int f, const int *keys, int n
             best_rank = rank;
         }
     }
-    return origin_where(ctx, best, buf, size);
+    return config_origin_where(ctx, best, buf, size);
 }
 
 #define KEY_LIST(...) ((const int[]){__VA_ARGS__})

@@ -11,7 +11,12 @@
 
 const char *config_key_where(const load_ctx *ctx, int key, char *buf, size_t size)
 {
-    const key_state *st = &ctx->keys[key];
+    return config_origin_where(ctx, &ctx->keys[key], buf, size);
+}
+
+const char *config_origin_where(const load_ctx *ctx, const key_state *st, char *buf,
+                                size_t size)
+{
     if (st->origin == ORIGIN_FILE)
         snprintf(buf, size, "%s:%d", ctx->name, st->line);
     else if (st->origin == ORIGIN_OVERRIDE)
