@@ -255,13 +255,28 @@ static int64_t overlap(const traffic_flow *fl)
     return -1;
 }
 
+/* Flow F's time law KEY (interval or start), whose largest value is B_NS, within the key's
+ * maximum; WHAT names that maximum in the message. */
+static int check_law_max(load_ctx *ctx, int f, int64_t b_ns, int key, const char *what)
+{
+    if (b_ns <= config_keys[key].max)
+        return 0;
+    char where[300], a[96], b[32];
+    config_format_value_at(&ctx->sc.flows[f], key, a, sizeof a);
+    format_scaled(config_keys[key].max, 9, b, sizeof b);
+    return cn_fail(ctx->err, CN_ERR_INPUT,
+                   "%s: [traffic.flow %s] %s = %s s%s: expected at most %s s (the %s of a flow)",
+                   WHERE(key), ctx->sc.flows[f].name, config_keys[key].name, a,
+                   from_traffic(ctx, f, key), b, what);
+}
+
 static int check_flow(load_ctx *ctx, int f)
 {
     const scenario *sc = &ctx->sc;
     traffic_flow *fl = &ctx->sc.flows[f];
     const char *name = fl->name;
     int64_t nodes = sc->nodes;
-    char where[300], src[256], a[96], b[32];
+    char where[300], src[256], a[96];
     format_sources(fl, src, sizeof src);
     for (int r = 0; r < fl->n_ranges; r++)
         if (fl->last[r] >= nodes)
@@ -285,22 +300,9 @@ static int check_flow(load_ctx *ctx, int f)
                        WHERE(K_FLOW_DESTINATION), name, (long long)fl->destination,
                        (long long)(nodes - 1), (long long)nodes);
     /* [traffic]'s interval and start may be larger than a flow's may */
-    if (fl->interval.b_ns > config_keys[K_FLOW_INTERVAL].max) {
-        config_format_value_at(fl, K_FLOW_INTERVAL, a, sizeof a);
-        format_scaled(config_keys[K_FLOW_INTERVAL].max, 9, b, sizeof b);
-        return cn_fail(ctx->err, CN_ERR_INPUT,
-                       "%s: [traffic.flow %s] interval = %s s%s: expected at most %s s (the "
-                       "largest interval of a flow)",
-                       WHERE(K_FLOW_INTERVAL), name, a, from_traffic(ctx, f, K_FLOW_INTERVAL), b);
-    }
-    if (fl->start.b_ns > config_keys[K_FLOW_START].max) {
-        config_format_value_at(fl, K_FLOW_START, a, sizeof a);
-        format_scaled(config_keys[K_FLOW_START].max, 9, b, sizeof b);
-        return cn_fail(ctx->err, CN_ERR_INPUT,
-                       "%s: [traffic.flow %s] start = %s s%s: expected at most %s s (the latest "
-                       "start of a flow)",
-                       WHERE(K_FLOW_START), name, a, from_traffic(ctx, f, K_FLOW_START), b);
-    }
+    if (check_law_max(ctx, f, fl->interval.b_ns, K_FLOW_INTERVAL, "largest interval") != 0 ||
+        check_law_max(ctx, f, fl->start.b_ns, K_FLOW_START, "latest start") != 0)
+        return CN_ERR_INPUT;
     int unicast = fl->destination != FLOW_BROADCAST;
     for (int r = 0; unicast && r < fl->n_ranges; r++)
         if (fl->first[r] <= fl->destination && fl->destination <= fl->last[r])
