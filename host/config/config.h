@@ -14,6 +14,7 @@
 
 enum placement_kind { PLACEMENT_GRID = 0, PLACEMENT_UNIFORM = 1 };
 enum connectivity_kind { CONNECTIVITY_UDG = 0, CONNECTIVITY_QUDG = 1 };
+enum forwarding_scheme { SCHEME_PROBABILISTIC = 0, SCHEME_COUNTER = 1, SCHEME_DISTANCE = 2 };
 /* Laws of values drawn per node (docs/models.md, "Laws"). */
 enum law_kind { LAW_CONSTANT = 0, LAW_UNIFORM = 1 };
 
@@ -149,6 +150,12 @@ typedef struct scenario {
     uint64_t drop_threshold;  /* floor(p * 2^32), 2^32 for p = 1 (uniform: of a) */
     uint64_t drop_threshold_max; /* uniform: thr(b); a constant: = drop_threshold */
     int64_t ttl;              /* 0: none */
+    /* forwarding scheme (docs/models.md, "Forwarding schemes"): enum forwarding_scheme */
+    int scheme;
+    int64_t counter_threshold;   /* counter: relay when fewer than C copies were heard */
+    int64_t distance_threshold_mm; /* distance: relay when every sender was farther */
+    int64_t assessment_delay_ns; /* counter, distance: the longest assessment delay */
+    int64_t assessment_windows;  /* = assessment_delay_ns / relay_delay_ns (a whole number) */
 
     /* [partition] */
     int64_t partitions;       /* spatial partitions; 0: chosen from nodes and devices */
