@@ -234,6 +234,75 @@ static int check_connectivity(load_ctx *ctx)
     return 0;
 }
 
+/* The bound of docs/models.md on a = A / L: the draw r = (w0 * (a + 1)) >> 32 of a 32-bit
+ * w0 needs a + 1 < 2^32, and 10^6 leaves a wide margin. */
+#define ASSESSMENT_WINDOWS_MAX ((int64_t)1000000)
+
+/* counter and distance wait a whole number of windows before deciding (docs/models.md,
+ * "Forwarding schemes"), so the delay must be a multiple of the window length. */
+static int check_assessment(load_ctx *ctx)
+{
+    scenario *sc = &ctx->sc;
+    char where[300], a[64], b[64];
+    /* relay_delay > 0: its key refuses 0 */
+    if (sc->assessment_delay_ns % sc->relay_delay_ns != 0)
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [flood] assessment_delay = %s s is not a whole number of relay "
+                       "delays (relay_delay = %s s): expected a multiple of relay_delay",
+                       WHERE(K_ASSESSMENT_DELAY, K_RELAY_DELAY, K_SCHEME),
+                       value_text(ctx, K_ASSESSMENT_DELAY, a, sizeof a),
+                       value_text(ctx, K_RELAY_DELAY, b, sizeof b));
+    int64_t windows = sc->assessment_delay_ns / sc->relay_delay_ns;
+    if (windows > ASSESSMENT_WINDOWS_MAX)
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [flood] assessment_delay = %s s is %lld relay delays (relay_delay = "
+                       "%s s): expected at most %lld relay delays",
+                       WHERE(K_ASSESSMENT_DELAY, K_RELAY_DELAY, K_SCHEME),
+                       value_text(ctx, K_ASSESSMENT_DELAY, a, sizeof a), (long long)windows,
+                       value_text(ctx, K_RELAY_DELAY, b, sizeof b),
+                       (long long)ASSESSMENT_WINDOWS_MAX);
+    sc->assessment_windows = windows;
+    return 0;
+}
+
+/* distance_threshold defaults to 0, unset: distance has no sensible default, so it must be
+ * given. Every copy comes from a neighbour, within the range (qudg: r_max), so a threshold
+ * beyond it would stop every relay. */
+static int check_distance(load_ctx *ctx)
+{
+    scenario *sc = &ctx->sc;
+    char where[300], a[64], b[64];
+    if (sc->distance_threshold_mm == 0)
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [flood] distance_threshold = 0 (unset): scheme = distance needs "
+                       "distance_threshold > 0 m, at most [connectivity] range = %s m",
+                       WHERE(K_SCHEME, K_DISTANCE_THRESHOLD),
+                       value_text(ctx, K_RANGE, a, sizeof a));
+    if (sc->distance_threshold_mm > sc->range_mm)
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [flood] distance_threshold = %s m is above [connectivity] range = "
+                       "%s m: expected distance_threshold <= range with scheme = distance (a "
+                       "threshold beyond the range stops every relay)",
+                       WHERE(K_DISTANCE_THRESHOLD, K_RANGE, K_SCHEME),
+                       value_text(ctx, K_DISTANCE_THRESHOLD, a, sizeof a),
+                       value_text(ctx, K_RANGE, b, sizeof b));
+    return 0;
+}
+
+/* The keys of a scheme are checked only under that scheme: under probabilistic they are
+ * ignored, so that -s flood.scheme=probabilistic runs a scenario written for another one. */
+static int check_scheme(load_ctx *ctx)
+{
+    scenario *sc = &ctx->sc;
+    sc->assessment_windows = 0; /* probabilistic relays L after the first reception */
+    if (sc->scheme == SCHEME_PROBABILISTIC)
+        return 0;
+    int rc = check_assessment(ctx);
+    if (rc == 0 && sc->scheme == SCHEME_DISTANCE)
+        rc = check_distance(ctx);
+    return rc;
+}
+
 static int check_partitions(load_ctx *ctx)
 {
     scenario *sc = &ctx->sc;
@@ -286,6 +355,8 @@ int config_finish(load_ctx *ctx)
         rc = check_partitions(ctx);
     if (rc == 0)
         rc = check_connectivity(ctx);
+    if (rc == 0)
+        rc = check_scheme(ctx);
     if (rc == 0)
         ctx->sc.drop_threshold = philox_threshold(ctx->sc.drop.p);
     if (rc == 0)

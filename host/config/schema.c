@@ -28,6 +28,7 @@ static const char *const mobility_choices[] = {"static", "rwp", "linear", "rando
 static const char *const boundary_choices[] = {"stop", "slide", "bounce", "wrap", NULL};
 static const char *const policy_choices[] = {"static", "rapid", "advanced", "hybrid", NULL};
 static const char *const draw_choices[] = {"packet", "node", NULL};
+static const char *const scheme_choices[] = {"probabilistic", "counter", "distance", NULL};
 
 const char *const config_sections[] = {"simulation", "topology", "connectivity",
                                        "mobility",   "traffic",  "flood",
@@ -210,6 +211,31 @@ const config_key config_keys[K_COUNT] = {
                             "the start (exact rule: docs/models.md)."},
     [K_TTL] = {"flood", "ttl", KT_INT, FIELD(ttl), 0, INT32_LIMIT, 0, "hops", NULL, "0",
                "A packet received with hop count h >= ttl is not relayed. 0 means no limit."},
+    [K_SCHEME] = {"flood", "scheme", KT_CHOICE, FIELD(scheme), 0, 0, 0, NULL, scheme_choices,
+                  "probabilistic",
+                  "Forwarding scheme: probabilistic (relay after relay_delay unless the relay "
+                  "draw drops it), counter (relay only if fewer than counter_threshold copies "
+                  "were heard during the assessment delay) or distance (relay only if every copy "
+                  "heard came from farther than distance_threshold). drop_probability and ttl "
+                  "apply under every scheme; the keys of the other schemes are ignored. Exact "
+                  "rules: docs/models.md."},
+    [K_COUNTER_THRESHOLD] = {"flood", "counter_threshold", KT_INT, FIELD(counter_threshold), 2,
+                             INT32_LIMIT, 0, "copies", NULL, "3",
+                             "Used by scheme = counter: a node relays only if it heard fewer "
+                             "than this many copies of the packet during its assessment delay "
+                             "(its first reception included)."},
+    [K_DISTANCE_THRESHOLD] = {"flood", "distance_threshold", KT_LENGTH_MM,
+                              FIELD(distance_threshold_mm), 0, SCENARIO_MAX_SIDE_MM, 0, NULL,
+                              NULL, "0",
+                              "Used by scheme = distance, which needs 0 < distance_threshold "
+                              "<= range (0: unset): a node relays only if every copy it heard "
+                              "during its assessment delay came from farther than this."},
+    [K_ASSESSMENT_DELAY] = {"flood", "assessment_delay", KT_TIME_NS, FIELD(assessment_delay_ns),
+                            0, INT64_MAX, 0, NULL, NULL, "0",
+                            "Used by scheme = counter and distance: the longest assessment "
+                            "delay, which each node draws per packet in whole relay delays "
+                            "from 0 to this. Must be a whole number of relay delays, at most "
+                            "1000000 of them."},
 
     [K_PARTITIONS] = {"partition", "count", KT_INT, FIELD(partitions), 0, 4096, 0, "partitions",
                       NULL, "0",

@@ -67,7 +67,7 @@ static void expect_error_at(const char *file, int line, const char *text, const 
 static void expect_message_at(const char *file, int line, const char *text,
                               const char *const *ov, const char *want)
 {
-    config_override o[20];
+    config_override o[20] = {{0}};
     int n = 0;
     while (ov && ov[n] && n < 20) {
         o[n].text = ov[n];
@@ -159,6 +159,11 @@ static void check_same_scenario_at(const char *file, int line, const scenario *a
     SAME(drop_threshold);
     SAME(drop_threshold_max);
     SAME(ttl);
+    SAME(scheme);
+    SAME(counter_threshold);
+    SAME(distance_threshold_mm);
+    SAME(assessment_delay_ns);
+    SAME(assessment_windows);
 #undef SAME
     check_at(file, line, memcmp(a, b, sizeof *a) == 0, "structs differ bytewise");
 }
@@ -324,6 +329,11 @@ static void test_defaults(void)
     CHECK(sc.drop.p == 0.0);
     CHECK_U64(sc.drop_threshold, 0);
     CHECK_I64(sc.ttl, 0);
+    CHECK_I64(sc.scheme, SCHEME_PROBABILISTIC);
+    CHECK_I64(sc.counter_threshold, 3);
+    CHECK_I64(sc.distance_threshold_mm, 0);
+    CHECK_I64(sc.assessment_delay_ns, 0);
+    CHECK_I64(sc.assessment_windows, 0);
 
     /* No file at all: defaults, and path "". */
     cn_error err = {0, ""};
@@ -504,7 +514,8 @@ static void test_errors_names(void)
                  "did you mean 'spacing' of [topology]?");
     EXPECT_ERROR("[flood]\nfoo = 1\n", NULL,
                  "t.ini:2: [flood] unknown key 'foo'; the keys of [flood] are: relay_delay, "
-                 "drop_probability, ttl");
+                 "drop_probability, ttl, scheme, counter_threshold, distance_threshold, "
+                 "assessment_delay");
     EXPECT_ERROR("seed = 3\n", NULL, "t.ini:1: seed = 3 is outside any section");
     EXPECT_ERROR("[flood]\n= 3\n", NULL, "t.ini:2: [flood]", "no key name");
     /* Duplicates: same section and key twice in the file, even across repeated sections. */
@@ -976,6 +987,241 @@ static int test_scenario_files(void)
     return 0;
 }
 
+/* ---- forwarding schemes ([flood] scheme) ------------------------------------------------------ */
+
+static void test_schemes_values(void)
+{
+    scenario sc;
+    if (LOAD_OK("[flood]\nrelay_delay = 0.001\nscheme = counter\ncounter_threshold = 4\n"
+                "assessment_delay = 0.005\n",
+                &sc) == 0) {
+        CHECK_I64(sc.scheme, SCHEME_COUNTER);
+        CHECK_I64(sc.counter_threshold, 4);
+        CHECK_I64(sc.distance_threshold_mm, 0);
+        CHECK_I64(sc.assessment_delay_ns, 5000000);
+        CHECK_I64(sc.assessment_windows, 5);
+    }
+    /* the smallest threshold and the largest; no assessment delay: a = 0 */
+    if (LOAD_OK("[flood]\nscheme = counter\ncounter_threshold = 2\n", &sc) == 0) {
+        CHECK_I64(sc.counter_threshold, 2);
+        CHECK_I64(sc.assessment_windows, 0);
+    }
+    if (LOAD_OK("[flood]\nscheme = counter\ncounter_threshold = 2147483647\n", &sc) == 0)
+        CHECK_I64(sc.counter_threshold, 2147483647);
+    /* metres to mm like range, ties away from zero; the threshold may equal the range */
+    if (LOAD_OK("[flood]\nscheme = distance\ndistance_threshold = 50.0005\n"
+                "assessment_delay = 3\n",
+                &sc) == 0) {
+        CHECK_I64(sc.scheme, SCHEME_DISTANCE);
+        CHECK_I64(sc.distance_threshold_mm, 50001);
+        CHECK_I64(sc.assessment_delay_ns, 3000000000);
+        CHECK_I64(sc.assessment_windows, 3);
+        CHECK_I64(sc.counter_threshold, 3);
+    }
+    if (LOAD_OK("[connectivity]\nrange = 100\n[flood]\nscheme = distance\n"
+                "distance_threshold = 100\n",
+                &sc) == 0)
+        CHECK_I64(sc.distance_threshold_mm, 100000);
+    /* under qudg the bound is r_max, the range, not range_min */
+    if (LOAD_OK("[connectivity]\nmodel = qudg\nrange_min = 20\nrange = 80\n"
+                "[flood]\nscheme = distance\ndistance_threshold = 80\n",
+                &sc) == 0)
+        CHECK_I64(sc.distance_threshold_mm, 80000);
+    /* the largest number of windows */
+    if (LOAD_OK("[flood]\nrelay_delay = 0.001\nscheme = counter\nassessment_delay = 1000\n",
+                &sc) == 0)
+        CHECK_I64(sc.assessment_windows, 1000000);
+    if (LOAD_OK("[flood]\nscheme = probabilistic\n", &sc) == 0)
+        CHECK_I64(sc.scheme, SCHEME_PROBABILISTIC);
+    /* Under probabilistic the keys of the other schemes are kept but neither checked nor
+     * used: no windows of assessment. */
+    if (LOAD_OK("[flood]\nrelay_delay = 0.001\nassessment_delay = 0.0025\n"
+                "distance_threshold = 500\n",
+                &sc) == 0) {
+        CHECK_I64(sc.scheme, SCHEME_PROBABILISTIC);
+        CHECK_I64(sc.assessment_delay_ns, 2500000);
+        CHECK_I64(sc.distance_threshold_mm, 500000);
+        CHECK_I64(sc.assessment_windows, 0);
+    }
+    /* counter does not look at distance_threshold, distance not at counter_threshold */
+    if (LOAD_OK("[flood]\nscheme = counter\ndistance_threshold = 500\n", &sc) == 0)
+        CHECK_I64(sc.distance_threshold_mm, 500000);
+}
+
+static void test_schemes_errors(void)
+{
+    EXPECT_MESSAGE("[flood]\nscheme = gossip\n",
+                   "t.ini:2: [flood] scheme = gossip: expected one of: probabilistic, counter, "
+                   "distance");
+    EXPECT_MESSAGE("[flood]\nscheme =\n",
+                   "t.ini:2: [flood] scheme = : empty value; expected one of: probabilistic, "
+                   "counter, distance");
+    EXPECT_MESSAGE("[flood]\ncounter_threshold = 1\n",
+                   "t.ini:2: [flood] counter_threshold = 1: expected an integer in [2, "
+                   "2147483647] (copies)");
+    EXPECT_MESSAGE("[flood]\ncounter_threshold = 2147483648\n",
+                   "t.ini:2: [flood] counter_threshold = 2147483648: expected an integer in [2, "
+                   "2147483647] (copies)");
+    EXPECT_MESSAGE("[flood]\ncounter_threshold = 3.5\n",
+                   "t.ini:2: [flood] counter_threshold = 3.5: not an integer; expected an "
+                   "integer in [2, 2147483647] (copies)");
+    EXPECT_MESSAGE("[flood]\ndistance_threshold = -1\n",
+                   "t.ini:2: [flood] distance_threshold = -1: expected a length in metres in "
+                   "[0, 2147483.647]");
+    EXPECT_MESSAGE("[flood]\ndistance_threshold = far\n",
+                   "t.ini:2: [flood] distance_threshold = far: not a number; expected a length "
+                   "in metres in [0, 2147483.647]");
+    EXPECT_MESSAGE("[flood]\nassessment_delay = -0.001\n",
+                   "t.ini:2: [flood] assessment_delay = -0.001: expected a time in seconds >= 0");
+    /* the values themselves are checked under every scheme; only the rules between keys wait
+     * for the scheme that uses them */
+    EXPECT_MESSAGE_OV("[flood]\ncounter_threshold = 0\n",
+                      "t.ini:2: [flood] counter_threshold = 0: expected an integer in [2, "
+                      "2147483647] (copies)",
+                      "flood.scheme=probabilistic");
+    EXPECT_MESSAGE("[flood]\nscheme = counter\nschemes = distance\n",
+                   "t.ini:3: [flood] unknown key 'schemes'; did you mean 'scheme'?");
+    EXPECT_MESSAGE("[simulation]\nscheme = counter\n",
+                   "t.ini:2: [simulation] unknown key 'scheme'; 'scheme' is a key of [flood], "
+                   "not of [simulation]");
+
+    /* a whole number of relay delays, at most 10^6 of them */
+    EXPECT_MESSAGE("[flood]\nrelay_delay = 0.001\nscheme = counter\nassessment_delay = 0.0025\n",
+                   "t.ini:4: [flood] assessment_delay = 0.0025 s is not a whole number of relay "
+                   "delays (relay_delay = 0.001 s): expected a multiple of relay_delay");
+    EXPECT_MESSAGE("[flood]\nscheme = distance\ndistance_threshold = 50\n"
+                   "assessment_delay = 0.5\n",
+                   "t.ini:4: [flood] assessment_delay = 0.5 s is not a whole number of relay "
+                   "delays (relay_delay = 1 s): expected a multiple of relay_delay");
+    EXPECT_MESSAGE("[flood]\nrelay_delay = 0.001\nscheme = counter\nassessment_delay = 1000.001\n",
+                   "t.ini:4: [flood] assessment_delay = 1000.001 s is 1000001 relay delays "
+                   "(relay_delay = 0.001 s): expected at most 1000000 relay delays");
+    /* distance: 0 < distance_threshold <= range */
+    EXPECT_MESSAGE("[flood]\nscheme = distance\n",
+                   "t.ini:2: [flood] distance_threshold = 0 (unset): scheme = distance needs "
+                   "distance_threshold > 0 m, at most [connectivity] range = 100 m");
+    EXPECT_MESSAGE("[flood]\nscheme = distance\ndistance_threshold = 0\n",
+                   "t.ini:3: [flood] distance_threshold = 0 (unset): scheme = distance needs "
+                   "distance_threshold > 0 m, at most [connectivity] range = 100 m");
+    EXPECT_MESSAGE("[flood]\nscheme = distance\ndistance_threshold = 100.001\n",
+                   "t.ini:3: [flood] distance_threshold = 100.001 m is above [connectivity] "
+                   "range = 100 m: expected distance_threshold <= range with scheme = distance "
+                   "(a threshold beyond the range stops every relay)");
+    EXPECT_MESSAGE("[connectivity]\nmodel = qudg\nrange_min = 20\nrange = 80\n"
+                   "[flood]\nscheme = distance\ndistance_threshold = 90\n",
+                   "t.ini:7: [flood] distance_threshold = 90 m is above [connectivity] range = "
+                   "80 m: expected distance_threshold <= range with scheme = distance (a "
+                   "threshold beyond the range stops every relay)");
+    /* the key set last is named: here the range, which comes after the threshold */
+    EXPECT_MESSAGE("[flood]\nscheme = distance\ndistance_threshold = 60\n"
+                   "[connectivity]\nrange = 50\n",
+                   "t.ini:5: [flood] distance_threshold = 60 m is above [connectivity] range = "
+                   "50 m: expected distance_threshold <= range with scheme = distance (a "
+                   "threshold beyond the range stops every relay)");
+}
+
+static void test_schemes_overrides(void)
+{
+    /* written for counter, run as probabilistic: its keys are ignored */
+    const char *counter = "[flood]\nrelay_delay = 0.001\nscheme = counter\ncounter_threshold = 4\n"
+                          "assessment_delay = 0.004\n";
+    scenario sc;
+    if (LOAD_OV(counter, &sc, "flood.scheme=probabilistic") == 0) {
+        CHECK_I64(sc.scheme, SCHEME_PROBABILISTIC);
+        CHECK_I64(sc.counter_threshold, 4);
+        CHECK_I64(sc.assessment_windows, 0);
+    }
+    /* ... even where they would break a rule of their scheme */
+    if (LOAD_OV(counter, &sc, "flood.relay_delay=0.003", "flood.scheme=probabilistic") == 0)
+        CHECK_I64(sc.assessment_windows, 0);
+    if (LOAD_OV(counter, &sc, "flood.counter_threshold=6", " flood.assessment_delay = 0.01 ") ==
+        0) {
+        CHECK_I64(sc.scheme, SCHEME_COUNTER);
+        CHECK_I64(sc.counter_threshold, 6);
+        CHECK_I64(sc.assessment_delay_ns, 10000000);
+        CHECK_I64(sc.assessment_windows, 10);
+    }
+    /* every key from the command line alone; the relay delay changes the windows */
+    if (LOAD_OV("", &sc, "flood.scheme=distance", "flood.distance_threshold=75.5",
+                "flood.assessment_delay=4", "flood.relay_delay=0.5") == 0) {
+        CHECK_I64(sc.scheme, SCHEME_DISTANCE);
+        CHECK_I64(sc.distance_threshold_mm, 75500);
+        CHECK_I64(sc.assessment_windows, 8);
+    }
+    if (LOAD_OV(counter, &sc, "flood.scheme=distance", "flood.distance_threshold=10") == 0) {
+        CHECK_I64(sc.scheme, SCHEME_DISTANCE);
+        CHECK_I64(sc.assessment_windows, 4);
+    }
+    /* errors point at the override that broke the rule */
+    EXPECT_MESSAGE_OV(counter,
+                      "-s argument 'flood.relay_delay=0.003': [flood] assessment_delay = 0.004 s "
+                      "is not a whole number of relay delays (relay_delay = 0.003 s): expected a "
+                      "multiple of relay_delay",
+                      "flood.relay_delay=0.003");
+    EXPECT_MESSAGE_OV(counter,
+                      "-s argument 'flood.scheme=distance': [flood] distance_threshold = 0 "
+                      "(unset): scheme = distance needs distance_threshold > 0 m, at most "
+                      "[connectivity] range = 100 m",
+                      "flood.scheme=distance");
+    EXPECT_MESSAGE_OV("[flood]\nscheme = distance\ndistance_threshold = 50\n",
+                      "-s argument 'connectivity.range=40': [flood] distance_threshold = 50 m is "
+                      "above [connectivity] range = 40 m: expected distance_threshold <= range "
+                      "with scheme = distance (a threshold beyond the range stops every relay)",
+                      "connectivity.range=40");
+    EXPECT_MESSAGE_OV("",
+                      "-s argument 'flood.scheme=Counter': [flood] scheme = Counter: expected one "
+                      "of: probabilistic, counter, distance",
+                      "flood.scheme=Counter");
+    EXPECT_MESSAGE_OV("",
+                      "-s argument 'flood.counter_threshold=x': [flood] counter_threshold = x: "
+                      "not a number; expected an integer in [2, 2147483647] (copies)",
+                      "flood.counter_threshold=x");
+    EXPECT_MESSAGE_OV("",
+                      "-s argument 'flood.sheme=counter': [flood] unknown key 'sheme'; did you "
+                      "mean 'scheme'?",
+                      "flood.sheme=counter");
+}
+
+static void test_schemes_round_trips(void)
+{
+    static const char *const texts[] = {
+        "[flood]\nrelay_delay = 0.001\nscheme = counter\ncounter_threshold = 4\n"
+        "assessment_delay = 0.005\ndrop_probability = 0.1\nttl = 9\n",
+        "[connectivity]\nmodel = qudg\nrange_min = 30\nrange = 120.5\n"
+        "[flood]\nrelay_delay = 0.25\nscheme = distance\ndistance_threshold = 120.5\n"
+        "assessment_delay = 250\n",
+        /* probabilistic keeps the values it ignores */
+        "[flood]\nrelay_delay = 0.001\ndistance_threshold = 0.0015\nassessment_delay = 0.0025\n"
+        "counter_threshold = 2147483647\n",
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        scenario sc;
+        if (LOAD_OK(texts[i], &sc) == 0)
+            CHECK_ROUND_TRIP(&sc);
+    }
+    scenario sc;
+    if (LOAD_OK(texts[0], &sc) == 0) {
+        char *text = dump_to_string(&sc);
+        CHECK(text && strstr(text, "\nttl = 9\nscheme = counter\ncounter_threshold = 4\n"
+                                   "distance_threshold = 0\nassessment_delay = 0.005\n"));
+        free(text);
+    }
+    if (LOAD_OK(texts[1], &sc) == 0) {
+        char *text = dump_to_string(&sc);
+        CHECK(text && strstr(text, "\nscheme = distance\ncounter_threshold = 3\n"
+                                   "distance_threshold = 120.5\nassessment_delay = 250\n"));
+        free(text);
+    }
+}
+
+static void test_schemes(void)
+{
+    test_schemes_values();
+    test_schemes_errors();
+    test_schemes_overrides();
+    test_schemes_round_trips();
+}
+
 /* ---- docs/keys.md ---------------------------------------------------------------------------- */
 
 #define DOCS_HEADER                                                                                \
@@ -1048,7 +1294,7 @@ static void test_reference(void)
     int rows = 0;
     for (char *line = strstr(buf, "\n| "); line; line = strstr(line + 1, "\n| "))
         rows++;
-    CHECK_I64(rows, 51); /* header + 50 keys */
+    CHECK_I64(rows, 55); /* header + 54 keys */
     CHECK(strstr(buf, "| mobility.group NAME | nodes | id ranges | first-last, ..., ids < nodes | "
                       "(required) |"));
     /* the keys of a flow, their defaults [traffic]'s */
@@ -1068,6 +1314,14 @@ static void test_reference(void)
     /* in table order: right after [traffic] */
     CHECK(strstr(buf, "| traffic | size |") < strstr(buf, "| traffic.flow NAME | source |"));
     CHECK(strstr(buf, "| traffic.flow NAME | size |") < strstr(buf, "| flood | relay_delay |"));
+    /* the forwarding schemes, after ttl */
+    CHECK(strstr(buf, "\n| flood | scheme | choice | probabilistic, counter, distance | "
+                      "probabilistic | "));
+    CHECK(strstr(buf, "\n| flood | counter_threshold | integer | [2, 2147483647] copies | 3 | "));
+    CHECK(strstr(buf, "\n| flood | distance_threshold | length (m) | [0, 2147483.647] | 0 | "));
+    CHECK(strstr(buf, "\n| flood | assessment_delay | time (s) | >= 0 | 0 | "));
+    CHECK(strstr(buf, "| flood | ttl |") < strstr(buf, "| flood | scheme |"));
+    CHECK(strstr(buf, "| flood | assessment_delay |") < strstr(buf, "| partition | count |"));
     for (char *line = buf; line && *line;) {
         char *next = strchr(line, '\n');
         int bars = 0;
@@ -1773,6 +2027,7 @@ int main(int argc, char **argv)
         test_round_trips();
         test_groups();
         test_flows();
+        test_schemes();
         test_reference();
     }
     printf("%d checks, %d failed\n", checks, failures);
