@@ -1167,6 +1167,9 @@ inline uint relay_candidates(const uint *cand, uint n, uint k, const window_para
 #define PS_LATENCY 5
 #define PS_END 6      /* latest transmission time, -1: none */
 #define PACKET_STATS 8
+/* longs of a packet's record (traffic flows): deliveries, their hops, the last one's hop
+ * count, and under a forwarding scheme their latencies and the last one's latency */
+#define PACKET_REC 8
 
 /* One packet's whole flood by a work-group of one item (the CPU shape): plain loads and
  * stores, relay draws sixteen at a time (relay_candidates), the frontier appended in order.
@@ -1358,9 +1361,9 @@ inline long flood_one_packet(uint k, long tk, __global const uint *offsets,
                 row[PS_DELIVERED] += (long)dv;                                              \
                 row[PS_HOPS] += (long)dh;                                                   \
                 row[PS_LATENCY] += ((long)dh - (long)dv) * L;                               \
-                rec[4 * (size_t)(tbase + q)] = (long)dv;                                    \
-                rec[4 * (size_t)(tbase + q) + 1] = (long)dh;                                \
-                rec[4 * (size_t)(tbase + q) + 2] = dl;                                      \
+                rec[PACKET_REC * (size_t)(tbase + q)] = (long)dv;                                    \
+                rec[PACKET_REC * (size_t)(tbase + q) + 1] = (long)dh;                                \
+                rec[PACKET_REC * (size_t)(tbase + q) + 2] = dl;                                      \
             } else if (delivery[0]) {                                                       \
                 row[PS_DELIVERED] += 1;                                                     \
                 row[PS_HOPS] += delivery[1];                                                \
@@ -1446,9 +1449,9 @@ __kernel void flood_packets_one(uint k0, uint count, __global const uint *offset
         for (int c = 0; c < 6; c++)
             row[c] += acc[c];
         if (FLOOD_FLOWS) {
-            rec[4 * (size_t)(tbase + q)] = acc[3];
-            rec[4 * (size_t)(tbase + q) + 1] = acc[4];
-            rec[4 * (size_t)(tbase + q) + 2] = acc[6];
+            rec[PACKET_REC * (size_t)(tbase + q)] = acc[3];
+            rec[PACKET_REC * (size_t)(tbase + q) + 1] = acc[4];
+            rec[PACKET_REC * (size_t)(tbase + q) + 2] = acc[6];
         }
         if (last > row[PS_END])
             row[PS_END] = last;
@@ -1475,3 +1478,276 @@ __kernel void flood_packets_local(uint k0, uint count, __global const uint *rest
     (void)seen;
     FLOOD_PACKETS_GROUP(lbits)
 }
+
+/* ---- forwarding schemes, whole packets (docs/models.md, "Forwarding schemes") ----------- */
+
+/* -DFLOOD_SCHEME=1 (counter) or 2 (distance); 0: probabilistic, MODEL.md's rule, which the
+ * kernels above implement. */
+#ifndef FLOOD_SCHEME
+#define FLOOD_SCHEME 0
+#endif
+
+#if FLOOD_SCHEME
+/* A node's state word for the packet being flooded: the copies it heard (counter), whether
+ * one came from within the distance threshold (distance), SEALED once its first reception's
+ * level has ended (its hop count is then final), DONE once it has decided (later copies
+ * change nothing, so they are not even counted). */
+#define SC_SEALED 0x80000000u
+#define SC_NEAR 0x40000000u
+#define SC_DONE 0x20000000u
+#define SC_COUNT 0x1fffffffu
+/* uints of per-node state per work-group: hop words, state words, the first-heard list, and
+ * two lists of (node, decision level) pairs waiting for their decision */
+#define SCHEME_STATE_WORDS 7u
+/* per work-item sums: tx, rx, first, delivered, hops, latency, last delivery's latency and
+ * hop count */
+#define RED_SCHEME 8u
+/* whether a transmission needs the distance to each neighbour (qudg draws links by it) */
+#if FLOOD_QUDG || FLOOD_SCHEME == 2
+#define SCHEME_DISTANCES 1
+#else
+#define SCHEME_DISTANCES 0
+#endif
+
+/* Whether a node relays at the end of its assessment, from its state word C. */
+inline int scheme_relays(uint c, uint counter_c)
+{
+#if FLOOD_SCHEME == 1
+    return (c & SC_COUNT) < counter_c;
+#else
+    (void)counter_c;
+    return (c & SC_NEAR) == 0u;
+#endif
+}
+
+/* Floods packets K0 .. K0 + COUNT - 1 under the counter or distance scheme, one work-group
+ * per packet at a time, as flood_packets does. Packets still never meet in a static
+ * scenario; what changes is that a node relays a whole number of levels (L) after its first
+ * reception, not always one, and that its decision depends on the copies it hears until then.
+ * So the flood is walked level by level in time (level m: time t_k + m L): each level first
+ * runs its transmissions (phase 1: copies counted, first receptions found, hop counts taken
+ * as the least of the level's copies by atomic_max on their complement), then, after a
+ * barrier, its decisions (phase 2: the level's first receptions, whose hop counts are now
+ * final, and the waiting nodes whose assessment ends at this level). A relay decided at
+ * level m transmits at level m + 1. Levels with nothing to transmit are skipped to the next
+ * decision. Every outcome is a set union, a minimum or a count, so neither the work-group
+ * size nor the order of work-items can change it.
+ *
+ * STATE holds per work-group SCHEME_STATE_WORDS x N uints, zero between packets (each packet
+ * clears what it touched: the nodes of its first-heard list). FRONT holds the transmitters in
+ * level order (each node transmits a packet at most once). */
+__kernel void flood_packets_scheme(uint k0, uint count, __global const uint *restrict offsets,
+                                   __global const uint *restrict neighbours, uint n,
+                                   __global uint *seen, uint words, __global uint *front,
+                                   __global long *stats, long start, long interval, long L,
+                                   long duration, ulong drop_threshold, uint2 key, uint source,
+                                   uint destination, uint ttl, __global const long4 *pos,
+                                   ulong rmin2, ulong link_thr,
+                                   __global const ulong *node_drop, PACKET_FLOW_ARGS,
+                                   __global uint *state, uint counter_c, ulong near2,
+                                   uint assess_a, __local ulong *red, __local uint *lc)
+{
+    uint g = get_group_id(0), groups = get_num_groups(0);
+    uint lid = get_local_id(0), ls = get_local_size(0);
+    __global uint *bits = seen + (size_t)g * words;
+    __global uint *fr = front + (size_t)g * n;
+    __global long *row = stats + (size_t)g * PACKET_STATS;
+    __global uint *hop = state + (size_t)g * SCHEME_STATE_WORDS * n;
+    __global uint *cnt = hop + (size_t)n, *heard = hop + 2 * (size_t)n;
+    __global uint *wcur = hop + 3 * (size_t)n, *wnext = hop + 5 * (size_t)n;
+    for (uint q = g; q < count; q += groups) {
+        uint k = k0 + q;
+        long tk = start + (long)k * interval;
+        uint src = source, dst = destination;
+        if (FLOOD_FLOWS) { /* the packet's own (traffic flows) */
+            uint4 e = tab[tbase + q];
+            tk = (long)(((ulong)e.y << 32) | e.x);
+            src = e.z;
+            dst = e.w;
+        }
+        window_params lw = {0, L, start, interval, duration, drop_threshold, key, src,
+                            dst, ttl, words, rmin2, link_thr, node_drop};
+        ulong tx = 0, rx = 0, first = 0, dv = 0, dh = 0, dlat = 0;
+        long last = -1, lt = -1, lh = 0; /* the last delivery: latency and hop count */
+        for (uint c = lid; c < words; c += ls)
+            bits[c] = 0u;
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+        if (lid == 0) {
+            bits[src >> 5] |= 1u << (src & 31u); /* the source has its own packet */
+            hop[src] = ~0u;                      /* hop count 0: it transmits with 1 */
+            cnt[src] = SC_SEALED | SC_DONE;
+            fr[0] = src;
+            heard[0] = src;
+            lc[0] = 1u;          /* transmitters appended */
+            lc[1] = 1u;          /* first-heard nodes appended */
+            lc[2] = 0u;          /* nodes waiting after this level */
+            lc[3] = UINT_MAX;    /* the nearest of their decision levels, from this one */
+        }
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+        uint a = 0, b = 1, ha = 1, nw = 0;
+        long m = 0, t = tk;
+        while ((a < b || nw > 0) && (duration == 0 || t < duration)) {
+            if (a < b)
+                last = t;
+            uint win = (uint)(t / L);
+            /* phase 1: the level's transmissions */
+            for (uint e = a + lid; e < b; e += ls) {
+                uint i = fr[e];
+                uint hi = ~hop[i] + 1u; /* its first reception's hop count, plus one */
+                uint o0 = offsets[i], o1 = offsets[i + 1];
+                long4 pi = SCHEME_DISTANCES ? pos[i] : (long4)(0);
+                tx++;
+                if (!FLOOD_QUDG)
+                    rx += o1 - o0;
+                for (uint o = o0; o < o1; o++) {
+                    uint j = neighbours[o];
+                    ulong d2 = SCHEME_DISTANCES ? dist2(pi, pos[j]) : 0ul;
+                    if (FLOOD_QUDG) {
+                        if (!qudg_link(i, j, d2, win, &lw))
+                            continue;
+                        rx++;
+                    }
+                    uint c = cnt[j]; /* its flags change only in phase 2 */
+                    if (c & SC_DONE)
+                        continue;
+                    if (!(c & SC_SEALED)) { /* heard first at this level, or never before */
+                        uint bit = 1u << (j & 31u);
+                        if (!(atomic_or(&bits[j >> 5], bit) & bit)) {
+                            first++;
+                            heard[atomic_inc(&lc[1])] = j;
+                        }
+                        atomic_max(&hop[j], ~hi);
+                    }
+                    if (FLOOD_SCHEME == 1)
+                        atomic_inc(&cnt[j]);
+                    else if (d2 <= near2)
+                        atomic_or(&cnt[j], SC_NEAR);
+                }
+            }
+            barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+            /* phase 2: the level's first receptions, then the decisions due at this level */
+            uint hb = lc[1];
+            for (uint e = ha + lid; e < hb; e += ls) {
+                uint j = heard[e];
+                uint c = cnt[j] | SC_SEALED;
+                long h = (long)~hop[j];
+                int hit = j == dst;
+                if (FLOOD_FLOWS) /* a broadcast packet: every first reception */
+                    hit = hit || dst == BROADCAST;
+                if (hit) {
+                    dv++;
+                    dh += (ulong)h;
+                    dlat += (ulong)(t - tk);
+                    if (t - tk > lt || (t - tk == lt && h > lh)) {
+                        lt = t - tk;
+                        lh = h;
+                    }
+                }
+                int go = ttl == 0u || h < (long)ttl;
+                if (go)
+                    go = (ulong)philox_draw(key, j, k, STREAM_RELAY).x >= DROP_THRESHOLD(&lw, j);
+                uint r = 0u;
+                if (go && assess_a > 0u)
+                    r = (uint)philox_uniform(philox_draw(key, j, k, STREAM_ASSESS).x,
+                                             (ulong)assess_a + 1ul);
+                if (!go) {
+                    c |= SC_DONE;
+                } else if (r == 0u) { /* no wait: decides on the copies of this level */
+                    c |= SC_DONE;
+                    if (scheme_relays(c, counter_c))
+                        fr[atomic_inc(&lc[0])] = j;
+                } else {
+                    uint at = atomic_inc(&lc[2]);
+                    wnext[2 * at] = j;
+                    wnext[2 * at + 1] = (uint)m + r; /* modulo 2^32: r <= 10^6 */
+                    atomic_min(&lc[3], r);
+                }
+                cnt[j] = c;
+            }
+            for (uint e = lid; e < nw; e += ls) {
+                uint j = wcur[2 * e], due = wcur[2 * e + 1];
+                if (due == (uint)m) {
+                    uint c = cnt[j] | SC_DONE;
+                    cnt[j] = c;
+                    if (scheme_relays(c, counter_c))
+                        fr[atomic_inc(&lc[0])] = j;
+                } else {
+                    uint at = atomic_inc(&lc[2]);
+                    wnext[2 * at] = j;
+                    wnext[2 * at + 1] = due;
+                    atomic_min(&lc[3], due - (uint)m);
+                }
+            }
+            barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+            a = b;
+            b = lc[0];
+            ha = hb;
+            nw = lc[2];
+            uint ahead = lc[3];
+            __global uint *swap = wcur;
+            wcur = wnext;
+            wnext = swap;
+            /* the next level with a transmission or a decision */
+            if (a < b)
+                m++;
+            else if (nw > 0)
+                m += (long)ahead;
+            t = tk + m * L;
+            barrier(CLK_LOCAL_MEM_FENCE); /* everyone has read the counts */
+            if (lid == 0) {
+                lc[2] = 0u;
+                lc[3] = UINT_MAX;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        red[RED_SCHEME * lid] = tx;
+        red[RED_SCHEME * lid + 1] = rx;
+        red[RED_SCHEME * lid + 2] = first;
+        red[RED_SCHEME * lid + 3] = dv;
+        red[RED_SCHEME * lid + 4] = dh;
+        red[RED_SCHEME * lid + 5] = dlat;
+        red[RED_SCHEME * lid + 6] = (ulong)lt;
+        red[RED_SCHEME * lid + 7] = (ulong)lh;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid == 0) {
+            for (uint x = 1; x < ls; x++) {
+                __local const ulong *v = red + RED_SCHEME * x;
+                tx += v[0];
+                rx += v[1];
+                first += v[2];
+                dv += v[3];
+                dh += v[4];
+                dlat += v[5];
+                if ((long)v[6] > lt || ((long)v[6] == lt && (long)v[7] > lh)) {
+                    lt = (long)v[6];
+                    lh = (long)v[7];
+                }
+            }
+            row[PS_TX] += (long)tx;
+            row[PS_RX] += (long)rx;
+            row[PS_FIRST] += (long)first;
+            row[PS_DELIVERED] += (long)dv;
+            row[PS_HOPS] += (long)dh;
+            row[PS_LATENCY] += (long)dlat;
+            if (last > row[PS_END])
+                row[PS_END] = last;
+            if (FLOOD_FLOWS) {
+                __global long *x = rec + PACKET_REC * (size_t)(tbase + q);
+                x[0] = (long)dv;
+                x[1] = (long)dh;
+                x[2] = lh;
+                x[3] = (long)dlat;
+                x[4] = lt;
+            }
+        }
+        /* the packet's state back to zero for the next: the nodes it touched */
+        uint touched = lc[1];
+        for (uint e = lid; e < touched; e += ls) {
+            uint j = heard[e];
+            hop[j] = 0u;
+            cnt[j] = 0u;
+        }
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    }
+}
+#endif

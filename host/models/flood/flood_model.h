@@ -63,6 +63,7 @@ typedef struct flood_replica {
     /* with traffic flows: the round's packets (time, source, destination) as of round
      * PK_TAB_ROUND, and their records (deliveries, hops, last hop count) */
     dbuf pk_tab, pk_rec;
+    dbuf pk_state;          /* forwarding schemes: per work-group node states (zero) */
     int64_t pk_tab_round;
     uint32_t pk_groups;
     int pk_local, pk_ran;
@@ -197,6 +198,7 @@ struct model {
     /* traffic flows: the round's first packet and number, its table (4 words a packet, as
      * the kernels read it) and each packet's flow; the records read back */
     int64_t pk_round_k0, pk_rounds;
+    int scheme;             /* whole packets under a forwarding scheme (flood_packets_scheme) */
     uint32_t *pk_tab_host, *pk_flow_host;
     int64_t *pk_rec_host;
     cell_grid grid;
@@ -305,6 +307,7 @@ struct model {
     int64_t *slot_deliv, *slot_hops, *slot_last_h; /* deliveries, their hops, the last's */
     int64_t f_generated[SCENARIO_MAX_FLOWS], f_deliverable[SCENARIO_MAX_FLOWS];
     int64_t f_delivered[SCENARIO_MAX_FLOWS], f_hops[SCENARIO_MAX_FLOWS];
+    int64_t f_latency[SCENARIO_MAX_FLOWS];
     /* --packets: one record per packet, appended as packets retire */
     int want_records;
     packet_record *recs;
@@ -358,9 +361,10 @@ void flood_add_deliveries(struct model *m, int64_t w, const uint32_t *deliv);
 /* Slot S's packet is done: its flow's sums and its record. */
 int flood_retire_slot(struct model *m, uint32_t s);
 /* Whole packets: packet K of departure DEP is done with DELIV deliveries, HOPS their hop
- * counts summed and LAST_H the last one's (0: none); 0, or -1 out of memory. */
+ * counts and LAT their latencies summed, LAST_H and LAST_LAT the last one's (0 and -1: none);
+ * 0, or -1 out of memory. */
 int flood_whole_packet_done(struct model *m, int64_t k, const departure *dep, int64_t deliv,
-                            int64_t hops, int64_t last_h);
+                            int64_t hops, int64_t lat, int64_t last_h, int64_t last_lat);
 /* Per-flow results and records into R (the packets still in flight retired first). */
 int flood_traffic_results(struct model *m, run_results *r, cn_error *err);
 

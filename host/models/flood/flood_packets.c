@@ -23,6 +23,11 @@
 
 /* Longs per work-group statistics row (PACKET_STATS in cl/flood.cl). */
 enum { PS_TX, PS_RX, PS_FIRST, PS_DELIVERED, PS_HOPS, PS_LATENCY, PS_END, PS_ROW = 8 };
+/* Longs per packet record (PACKET_REC): deliveries, their hops, the last one's hop count, and
+ * under a forwarding scheme their latencies and the last one's latency. */
+#define PACKET_REC 8
+/* Per-node uints of a work-group's state under a forwarding scheme (SCHEME_STATE_WORDS). */
+#define SCHEME_STATE_WORDS 7
 
 /* Work-groups per compute unit: GPUs hide memory latency with several resident groups; a PoCL
  * work-group runs on one thread, so a few per core balance packets of unequal cost. */
@@ -58,10 +63,10 @@ int flood_packets_wanted(const struct model *m)
     return flood_packets_enabled() && !m->mobile && m->n_parts == 1 && !m->cap_live;
 }
 
-/* Longs per work-item in the end-of-packet reduction (RED_WIDTH in cl/flood.cl). */
+/* Longs per work-item in the end-of-packet reduction (RED_WIDTH, RED_SCHEME in cl/flood.cl). */
 static size_t red_width(const struct model *m)
 {
-    return m->flows ? 6 : 3;
+    return m->scheme ? 8 : m->flows ? 6 : 3;
 }
 
 /* The CSR lists replica R floods with: partition 0's own on its home, a copy elsewhere. */
@@ -79,7 +84,8 @@ static dbuf *csr_neighbours(struct model *m, flood_replica *r)
 static int setup_replica(struct model *m, flood_replica *r, cn_error *err)
 {
     device_ctx *d = r->dev;
-    int rc = device_create_kernel(d, r->prog, "flood_packets", &r->k_packets, err);
+    const char *kname = m->scheme ? "flood_packets_scheme" : "flood_packets";
+    int rc = device_create_kernel(d, r->prog, kname, &r->k_packets, err);
     if (rc)
         return rc;
     /* A work-group handles one breadth-first level at a time: about as many items as a level
@@ -93,18 +99,18 @@ static int setup_replica(struct model *m, flood_replica *r, cn_error *err)
     size_t cap = 32;
     while ((uint64_t)cap * 2 <= target)
         cap *= 2;
-    r->ls_packets = device_local_size_capped(d, "flood_packets", r->k_packets, cap);
+    r->ls_packets = device_local_size_capped(d, kname, r->k_packets, cap);
     /* The seen bitset in local memory (flood_packets_local) when it fits beside the reduction
      * area, leaving a quarter of the local memory to the driver, and the kernel takes groups
      * of that size; CLNETSIM_TEST_LOCAL_BITS=0 keeps it in global memory, for the tests. */
     size_t ls = r->ls_packets, fixed = ls * red_width(m) * 8 + 4 + 3 * 8 +
                                        2 * PACKET_LEVEL_CAP * 4;
     const char *lb = getenv("CLNETSIM_TEST_LOCAL_BITS");
-    r->pk_local = ls > 1 && fixed + (uint64_t)m->words * 4 <= d->info.local_mem / 4 * 3 &&
+    r->pk_local = !m->scheme && ls > 1 && fixed + (uint64_t)m->words * 4 <= d->info.local_mem / 4 * 3 &&
                   !(lb && lb[0] == '0' && lb[1] == '\0');
     if (r->pk_local)
         rc = device_create_kernel(d, r->prog, "flood_packets_local", &r->k_packets_local, err);
-    if (!rc && ls == 1)
+    if (!rc && ls == 1 && !m->scheme)
         rc = device_create_kernel(d, r->prog, "flood_packets_one", &r->k_packets_one, err);
     size_t kmax = 0;
     if (!rc && r->pk_local &&
@@ -117,13 +123,14 @@ static int setup_replica(struct model *m, flood_replica *r, cn_error *err)
     /* Each work-group holds a seen bitset and a frontier of N entries. As many groups as keep
      * the device busy, no more than there are packets, and within a quarter of the device's
      * memory and its largest single allocation. */
-    uint64_t per_group = (uint64_t)m->n * 4 + (uint64_t)m->words * 4;
+    uint64_t state_words = m->scheme ? SCHEME_STATE_WORDS : 0;
+    uint64_t per_group = (uint64_t)m->n * 4 * (1 + state_words) + (uint64_t)m->words * 4;
     uint64_t cu = d->info.compute_units ? d->info.compute_units : 1;
     uint64_t groups = cu * (r->cpu ? PACKET_GROUPS_CPU : PACKET_GROUPS_GPU);
     if (groups > (uint64_t)m->pk_total)
         groups = (uint64_t)m->pk_total;
     uint64_t mem_cap = d->info.global_mem / 4 / per_group;
-    uint64_t alloc_cap = d->info.max_alloc / ((uint64_t)m->n * 4);
+    uint64_t alloc_cap = d->info.max_alloc / ((uint64_t)m->n * 4 * (state_words ? state_words : 1));
     if (groups > mem_cap)
         groups = mem_cap;
     if (groups > alloc_cap)
@@ -147,6 +154,12 @@ static int setup_replica(struct model *m, flood_replica *r, cn_error *err)
                         "packet statistics", err);
     if (!rc)
         rc = dbuf_write(d, &r->pk_rows, 0, (size_t)groups * PS_ROW * 8, r->pk_stats, 1, err);
+    /* the node states start at zero; each packet leaves them so */
+    size_t n_state = (size_t)groups * state_words * m->n * 4;
+    if (!rc && n_state)
+        rc = dbuf_alloc(d, &r->pk_state, n_state, &m->acc, "packet node states", err);
+    if (!rc && n_state)
+        rc = dbuf_zero(d, &r->pk_state, 0, n_state, err);
 
     /* the whole graph's lists, on every device but partition 0's home */
     if (!rc && r != &m->rep[m->home[0]]) {
@@ -223,12 +236,13 @@ int flood_packets_setup(struct model *m, cn_error *err)
         r->pk_tab_round = -1;
         rc = dbuf_alloc(r->dev, &r->pk_tab, tab * 16, &m->acc, "round packets", err);
         if (!rc)
-            rc = dbuf_alloc(r->dev, &r->pk_rec, tab * 32, &m->acc, "packet records", err);
+            rc = dbuf_alloc(r->dev, &r->pk_rec, tab * PACKET_REC * 8, &m->acc,
+                            "packet records", err);
     }
     if (!rc && m->flows) {
         m->pk_tab_host = malloc(tab * 16);
         m->pk_flow_host = malloc(tab * 4);
-        m->pk_rec_host = malloc(tab * 32);
+        m->pk_rec_host = malloc(tab * PACKET_REC * 8);
         if (!m->pk_tab_host || !m->pk_flow_host || !m->pk_rec_host)
             rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for a round of packets");
     }
@@ -290,7 +304,10 @@ int flood_packets_run(struct model *m, flood_replica *r, int chunk, cl_event *ev
     cl_ulong thr = sc->drop_threshold;
     cl_uint2 key = {{(cl_uint)sc->seed, (cl_uint)(sc->seed >> 32)}};
     size_t ls = r->ls_packets;
-    cl_kernel k = ls == 1 ? r->k_packets_one : r->pk_local ? r->k_packets_local : r->k_packets;
+    cl_kernel k = m->scheme   ? r->k_packets
+                  : ls == 1   ? r->k_packets_one
+                  : r->pk_local ? r->k_packets_local
+                                : r->k_packets;
     /* qudg: links beyond range_min are drawn per pair and window (docs/models.md) */
     cl_ulong rmin2 = (cl_ulong)sc->range_min_mm * (cl_ulong)sc->range_min_mm;
     cl_ulong link_thr = sc->link_threshold;
@@ -311,7 +328,13 @@ int flood_packets_run(struct model *m, flood_replica *r, int chunk, cl_event *ev
                          KARG(source), KARG(dest), KARG(ttl), KBUF(r->pos), KARG(rmin2),
                          KARG(link_thr), KBUF(*flood_node_drop_buffer(r)), KBUF(r->pk_tab),
                          KBUF(r->pk_rec), KARG(tbase));
-    if (!rc && ls > 1)
+    cl_uint counter_c = (cl_uint)sc->counter_threshold, assess_a = (cl_uint)sc->assessment_windows;
+    cl_ulong near2 = (cl_ulong)sc->distance_threshold_mm * (cl_ulong)sc->distance_threshold_mm;
+    if (!rc && m->scheme)
+        rc = kernel_args_from(d, k, "flood_packets_scheme", err, 25, 6, KBUF(r->pk_state),
+                              KARG(counter_c), KARG(near2), KARG(assess_a),
+                              KLOCAL(ls * red_width(m) * 8), KLOCAL(4 * 4));
+    else if (!rc && ls > 1)
         rc = kernel_args_from(d, k, "flood_packets", err, 25, 4,
                               KLOCAL(ls * red_width(m) * 8), KLOCAL(4), KLOCAL(3 * 8),
                               KLOCAL((size_t)2 * PACKET_LEVEL_CAP * 4));
@@ -341,16 +364,21 @@ static int round_records(struct model *m, cn_error *err)
             continue;
         flood_replica *r = &m->rep[m->pk_ran_on[c]];
         size_t base = (size_t)(m->pk_k0[c] - m->pk_round_k0);
-        rc = dbuf_read(r->dev, &r->pk_rec, base * 32, (size_t)m->pk_count[c] * 32,
-                       m->pk_rec_host + 4 * base, 1, err);
+        rc = dbuf_read(r->dev, &r->pk_rec, base * PACKET_REC * 8,
+                       (size_t)m->pk_count[c] * PACKET_REC * 8,
+                       m->pk_rec_host + PACKET_REC * base, 1, err);
     }
     int64_t n = m->pk_next - m->pk_round_k0;
     for (int64_t q = 0; q < n && !rc; q++) {
         const uint32_t *e = m->pk_tab_host + 4 * q;
         departure dep = {(int64_t)(((uint64_t)e[1] << 32) | e[0]), m->pk_flow_host[q], e[2],
                          e[3], 0};
-        const int64_t *x = m->pk_rec_host + 4 * q;
-        if (flood_whole_packet_done(m, m->pk_round_k0 + q, &dep, x[0], x[1], x[2]) != 0)
+        const int64_t *x = m->pk_rec_host + PACKET_REC * q;
+        /* without a scheme a delivery at hop count h comes (h - 1) L after the creation */
+        int64_t lat = m->scheme ? x[3] : (x[1] - x[0]) * m->L;
+        int64_t last_lat = m->scheme ? x[4] : x[2] > 0 ? (x[2] - 1) * m->L : -1;
+        if (flood_whole_packet_done(m, m->pk_round_k0 + q, &dep, x[0], x[1], lat, x[2],
+                                    last_lat) != 0)
             rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for packet records");
     }
     return rc;
@@ -428,7 +456,7 @@ void flood_packets_free(struct model *m)
     for (int d = 0; d < m->n_rep; d++) {
         flood_replica *r = &m->rep[d];
         dbuf *bufs[] = {&r->pk_front, &r->pk_seen, &r->pk_rows, &r->pk_off, &r->pk_nbr,
-                        &r->pk_tab, &r->pk_rec};
+                        &r->pk_tab, &r->pk_rec, &r->pk_state};
         for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
             dbuf_release(bufs[i], &m->acc);
         cl_kernel ks[] = {r->k_packets, r->k_packets_local, r->k_packets_one};

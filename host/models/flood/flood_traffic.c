@@ -89,12 +89,16 @@ static void count_created(struct model *m, const departure *dep)
                                                                            : 1;
 }
 
-/* A packet is done: its flow's sums, and its record when records are kept. */
+/* A packet is done: its flow's sums, and its record when records are kept. DELIV deliveries
+ * with HOPS hop counts and LAT latencies in all; the last one's hop count LAST_H and latency
+ * LAST_LAT (-1 both: none). */
 static int packet_done(struct model *m, int64_t k, int64_t created, uint32_t flow,
-                       uint32_t source, int64_t deliv, int64_t hops, int64_t last_h)
+                       uint32_t source, int64_t deliv, int64_t hops, int64_t lat, int64_t last_h,
+                       int64_t last_lat)
 {
     m->f_delivered[flow] += deliv;
     m->f_hops[flow] += hops;
+    m->f_latency[flow] += lat;
     if (!m->want_records)
         return 0;
     if (m->n_recs == m->cap_recs) {
@@ -105,19 +109,19 @@ static int packet_done(struct model *m, int64_t k, int64_t created, uint32_t flo
         m->recs = p;
         m->cap_recs = cap;
     }
-    /* a delivery at hop count h comes (h - 1) L after the packet's creation (MODEL.md) */
     m->recs[m->n_recs++] = (packet_record){k, created, flow, source, deliv,
-                                           last_h > 0 ? (last_h - 1) * m->L : -1,
+                                           last_h > 0 ? last_lat : -1,
                                            last_h > 0 ? last_h : -1};
     return 0;
 }
 
 int flood_whole_packet_done(struct model *m, int64_t k, const departure *dep, int64_t deliv,
-                            int64_t hops, int64_t last_h)
+                            int64_t hops, int64_t lat, int64_t last_h, int64_t last_lat)
 {
     count_created(m, dep);
     m->next_packet = k + 1;
-    return packet_done(m, k, dep->t, dep->flow, dep->source, deliv, hops, last_h);
+    return packet_done(m, k, dep->t, dep->flow, dep->source, deliv, hops, lat, last_h,
+                       last_lat);
 }
 
 void flood_take_packet(struct model *m, uint32_t slot, int64_t w, departure *dep)
@@ -159,8 +163,12 @@ int flood_retire_slot(struct model *m, uint32_t s)
 {
     if (!m->flows)
         return 0;
+    /* the window loop runs MODEL.md's rule: a delivery at hop count h comes (h - 1) L after
+     * the packet's creation */
+    int64_t deliv = m->slot_deliv[s], hops = m->slot_hops[s], last_h = m->slot_last_h[s];
     return packet_done(m, m->slot_pkt[s], m->slot_time[s], m->slot_flow[s], m->slot_src[s],
-                       m->slot_deliv[s], m->slot_hops[s], m->slot_last_h[s]);
+                       deliv, hops, (hops - deliv) * m->L, last_h,
+                       last_h > 0 ? (last_h - 1) * m->L : -1);
 }
 
 int flood_traffic_results(struct model *m, run_results *r, cn_error *err)
@@ -185,8 +193,7 @@ int flood_traffic_results(struct model *m, run_results *r, cn_error *err)
             o->deliverable = m->f_deliverable[f];
             o->delivered = m->f_delivered[f];
             o->hops_sum = m->f_hops[f];
-            /* every delivery at hop count h happens (h - 1) L after the packet's creation */
-            o->latency_sum_ns = (o->hops_sum - o->delivered) * m->L;
+            o->latency_sum_ns = m->f_latency[f];
             r->deliverable += o->deliverable;
         }
     }
