@@ -1,13 +1,18 @@
 /* Sequential reference implementation of the flood model (see flood_oracle.h).
  *
- * Structure: time is cut into windows [w*L, (w+1)*L), L = relay_delay. Every transmission of a
- * packet at time t is followed by its relays at exactly t + L, so a packet's live frontier (the
- * set of nodes transmitting it, all at the same time and hop count) sits in exactly one window
- * and moves to the next window as a whole. The oracle therefore walks the windows in order and,
- * in each, advances every live packet's frontier by one hop. Packets never interact (each has
- * its own "seen" set), so the order in which packets are handled inside a window does not
- * matter; only positions (hence neighbour sets) are shared, and those depend on the window
- * alone.
+ * Structure: time is cut into windows [w*L, (w+1)*L), L = relay_delay. A node relays a whole
+ * number of L after its first reception (L under probabilistic; (r + 1) L after an assessment
+ * delay of r windows under counter and distance, docs/models.md "Forwarding schemes"), so all
+ * transmissions of a packet are at t_k + m L: a packet has at most one transmission time per
+ * window, and everything it does in a window happens at that time. The oracle therefore walks
+ * the windows in order and, in each, takes every live packet one step: its transmissions of
+ * that time (the frontier, each with its own hop count), the first receptions they cause, and
+ * the decisions due then, whose relays are the frontier of the next window. Between its first
+ * reception and its decision a node holds an assessment record (the least hop count of its
+ * first copies, the copies it heard); packets with nothing to send wait, without steps, for
+ * their next decision. Packets never interact (each has its own per-node state), so the order
+ * in which packets are handled inside a window does not matter; only positions (hence
+ * neighbour sets) are shared, and those depend on the window alone.
  *
  * Traffic flows (docs/models.md "Traffic") only change where packets come from: every
  * departure of every (flow, source) is listed until its stop condition, the list is sorted by
@@ -342,6 +347,34 @@ static bool flows_ok(const scenario *sc, int64_t n)
     return true;
 }
 
+/* Largest assessment delay in relay delays (docs/models.md, "Forwarding schemes"). */
+#define MAX_ASSESSMENT_WINDOWS INT64_C(1000000)
+
+/* The forwarding scheme and, for counter and distance, their keys as the configuration
+ * accepts them: C >= 2, 0 < D <= range, and A = a L with 0 <= a <= 10^6. Under probabilistic
+ * the other schemes' keys are ignored, whatever they hold. */
+static bool scheme_ok(const scenario *sc)
+{
+    switch (sc->scheme) {
+    case SCHEME_PROBABILISTIC:
+        return true;
+    case SCHEME_COUNTER:
+        if (sc->counter_threshold < 2)
+            return false;
+        break;
+    case SCHEME_DISTANCE:
+        if (sc->distance_threshold_mm <= 0 || sc->distance_threshold_mm > sc->range_mm)
+            return false;
+        break;
+    default:
+        return false;
+    }
+    const int64_t a = sc->assessment_windows;
+    return a >= 0 && a <= MAX_ASSESSMENT_WINDOWS && sc->assessment_delay_ns >= 0 &&
+           sc->assessment_delay_ns % sc->relay_delay_ns == 0 &&
+           sc->assessment_delay_ns / sc->relay_delay_ns == a;
+}
+
 /* The oracle refuses what the model does not define rather than guess; node ids must fit the
  * int32 neighbour lists (and therefore the 32-bit counter words). */
 static bool scenario_ok(const scenario *sc)
@@ -373,6 +406,8 @@ static bool scenario_ok(const scenario *sc)
         return false;
     if (sc->drop.law == LAW_UNIFORM && (sc->drop_threshold_max < sc->drop_threshold ||
                                         sc->drop_threshold_max > (UINT64_C(1) << 32)))
+        return false;
+    if (!scheme_ok(sc))
         return false;
     if (sc->n_flows != 0) /* [traffic] then only gives the flows' defaults */
         return flows_ok(sc, n);
@@ -913,26 +948,57 @@ static int legacy_departures(const scenario *sc, oracle_departure **out, int64_t
 
 /* ---------------------------------------------------------------- flooding */
 
-/* One packet in flight: the nodes that transmit it at time T with hop count HOP. */
+/* One transmission of the packet's current time: the node and the hop count it sends. */
+typedef struct sender {
+    int32_t node;
+    int64_t hop;
+} sender;
+
+/* A node between its first reception of a packet and its decision (docs/models.md,
+ * "Forwarding schemes"). Under probabilistic the decision comes at the first reception, so
+ * such a record lives for one step only. */
+typedef struct assessment {
+    int32_t node;
+    bool fresh;       /* first heard at the packet's current time: HOP is still being settled */
+    bool near;        /* distance: some copy came from a transmitter within D */
+    int64_t hop;      /* the least hop count of the copies of its first reception */
+    int64_t copies;   /* copies heard from the first reception on, those at its time included */
+    int64_t decide_t; /* time of the decision (known once FRESH is cleared) */
+} assessment;
+
+/* What a node is to a packet: it has not heard it, it holds an assessment record, or it has
+ * nothing left to do with it (the source from creation, a node once it decided or was
+ * stopped). Copies that reach a settled node are counted as receptions and change nothing. */
+enum { NODE_UNHEARD = 0, NODE_ASSESSING = 1, NODE_SETTLED = 2 };
+
+/* One packet in flight. All its transmissions are at t_k + m L (m whole), so it has at most
+ * one transmission time per window; T is its next time with something to do: transmissions
+ * (FRONT) and the decisions due then. */
 typedef struct live_packet {
     int64_t k;        /* packet number */
     int64_t t_k;      /* creation time */
     int64_t dest;     /* its destination, or FLOW_BROADCAST */
     int32_t flow;     /* its flow (0 without flows) */
-    int64_t t;        /* time of the frontier's transmissions */
-    int64_t hop;      /* hop count carried by those transmissions */
-    uint8_t *seen;    /* per node: has it received (or created) this packet */
-    int32_t *front;
+    int64_t t;        /* the time of FRONT's transmissions, or of the next decision */
+    uint8_t *state;   /* per node: NODE_* */
+    sender *front;    /* the transmissions at T */
     int64_t nfront;
+    assessment *pending; /* the nodes in NODE_ASSESSING, in no particular order */
+    int64_t npending, cap_pending;
 } live_packet;
 
 static void live_free(live_packet *p)
 {
-    free(p->seen);
+    free(p->state);
     free(p->front);
-    p->seen = NULL;
+    free(p->pending);
+    p->state = NULL;
     p->front = NULL;
+    p->pending = NULL;
 }
+
+/* Nothing left to do: no transmission ahead and nobody assessing. */
+static bool live_done(const live_packet *p) { return p->nfront == 0 && p->npending == 0; }
 
 /* Node J's drop threshold: the scenario's, or under drop_probability = uniform(a, b) its own,
  * thr(a) + ((w0 * (thr(b) - thr(a))) >> 32) with w0 of ctr {j, 0, 11, 0} (docs/models.md).
@@ -955,8 +1021,35 @@ static bool relay_dropped(const scenario *sc, int64_t j, int64_t k)
     return (uint64_t)w[0] < drop_threshold_of(sc, j);
 }
 
+/* Node J's assessment delay for packet K in windows: r = (w0 * (a + 1)) >> 32 with w0 of
+ * ctr {j, k, 13, 0} under counter and distance; 0 without a draw when a = 0 and under
+ * probabilistic (which decides at the first reception). */
+static int64_t assessment_delay_of(const scenario *sc, int64_t j, int64_t k)
+{
+    if (sc->scheme == SCHEME_PROBABILISTIC || sc->assessment_windows == 0)
+        return 0;
+    uint32_t w[4];
+    oracle_philox(sc->seed, (uint32_t)j, (uint32_t)k, 13, w);
+    return (int64_t)uniform_below(w[0], (uint64_t)sc->assessment_windows + 1);
+}
+
+/* The scheme's verdict on what the node heard until its decision. */
+static bool assessment_relays(const scenario *sc, const assessment *a)
+{
+    switch (sc->scheme) {
+    case SCHEME_COUNTER:
+        return a->copies < sc->counter_threshold;
+    case SCHEME_DISTANCE:
+        return !a->near;
+    default: /* probabilistic: the relay draw alone decides */
+        return true;
+    }
+}
+
 /* A delivery of P at hop count H with latency LAT: counted in the totals, in its flow and in
- * its packet's record (whose last delivery it now is: hop counts only grow along a flood). */
+ * its packet's record. The record keeps the last delivery: the latest, and among deliveries
+ * at the same time the largest hop count (under assessment delays a later delivery can have
+ * fewer hops than an earlier one). Deliveries come in time order. */
 static void deliver(const live_packet *p, int64_t h, int64_t lat, flood_oracle_result *r,
                     oracle_packet *rec)
 {
@@ -967,43 +1060,127 @@ static void deliver(const live_packet *p, int64_t h, int64_t lat, flood_oracle_r
     fr->delivered++;
     fr->hops_sum += h;
     fr->latency_sum_ns += lat;
-    rec[p->k].delivered++;
-    rec[p->k].latency_ns = lat;
-    rec[p->k].hops = h;
+    oracle_packet *pk = &rec[p->k];
+    pk->delivered++;
+    if (pk->hops == 0 || lat > pk->latency_ns || (lat == pk->latency_ns && h > pk->hops)) {
+        pk->latency_ns = lat;
+        pk->hops = h;
+    }
 }
 
-/* Executes the transmissions of P's frontier (all at P->t, in the current window, under the
- * neighbour lists OFF/LST) and replaces the frontier by the relays at P->t + L. SCRATCH holds
- * at least N ids; REC the packets' records. Returns ORACLE_OK or ORACLE_ERR_*. */
-static int advance_packet(const scenario *sc, live_packet *p, const int64_t *off,
-                          const int32_t *lst, int32_t *scratch, flood_oracle_result *r,
-                          oracle_packet *rec)
+/* Node J hears a copy of P with hop count HOP from node I (positions POS of the copy's
+ * window). SLOT maps the assessing nodes to their records. A first copy opens a record. */
+static int hear(const scenario *sc, live_packet *p, int32_t *slot, const int64_t (*pos)[3],
+                int32_t i, int32_t j, int64_t hop)
 {
-    const int64_t t = p->t, h = p->hop;
-    const bool ttl_stops = sc->ttl > 0 && h >= sc->ttl;
-    int64_t nnext = 0;
+    if (p->state[j] == NODE_SETTLED)
+        return ORACLE_OK;
+    if (p->state[j] == NODE_UNHEARD) {
+        if (p->npending == p->cap_pending) {
+            const int64_t cap = p->cap_pending ? 2 * p->cap_pending : 16;
+            void *q = realloc(p->pending, (size_t)cap * sizeof *p->pending);
+            if (!q)
+                return ORACLE_ERR_NOMEM;
+            p->pending = q;
+            p->cap_pending = cap;
+        }
+        p->pending[p->npending] = (assessment){j, true, false, hop, 0, 0};
+        slot[j] = (int32_t)p->npending++;
+        p->state[j] = NODE_ASSESSING;
+    }
+    assessment *a = &p->pending[slot[j]];
+    if (a->fresh && hop < a->hop) /* the first reception takes the least hop count */
+        a->hop = hop;
+    a->copies++;
+    if (sc->scheme == SCHEME_DISTANCE) {
+        const uint64_t d = (uint64_t)sc->distance_threshold_mm;
+        if (dist2(pos[i], pos[j]) <= d * d)
+            a->near = true;
+    }
+    return ORACLE_OK;
+}
 
-    r->transmissions += p->nfront;
-    if (t > r->end_time_ns)
-        r->end_time_ns = t;
-    /* All transmissions of the frontier are simultaneous: "seen" is updated as we go, so a
-     * node reached by several of them gets one first reception, the rest are duplicates. */
-    for (int64_t f = 0; f < p->nfront; f++) {
-        const int32_t i = p->front[f];
+/* T + R * L, or -1 when it is not representable. */
+static int64_t later(int64_t t, int64_t r, int64_t l)
+{
+    int64_t d, s;
+    if (__builtin_mul_overflow(r, l, &d) || __builtin_add_overflow(t, d, &s))
+        return -1;
+    return s;
+}
+
+/* The first reception of the node of A (at P's time T, with every copy of that time heard):
+ * it is counted and may be a delivery; then the ttl and the relay draw may stop the node
+ * (false), else its decision time is set. */
+static int first_reception(const scenario *sc, const live_packet *p, assessment *a,
+                           flood_oracle_result *r, oracle_packet *rec, bool *assessing)
+{
+    r->first_receptions++;
+    /* broadcast: every first reception is a delivery (the source has none) */
+    if (p->dest == FLOW_BROADCAST || a->node == p->dest)
+        deliver(p, a->hop, p->t - p->t_k, r, rec);
+    a->fresh = false;
+    *assessing = !(sc->ttl > 0 && a->hop >= sc->ttl) && !relay_dropped(sc, a->node, p->k);
+    if (!*assessing)
+        return ORACLE_OK;
+    a->decide_t = later(p->t, assessment_delay_of(sc, a->node, p->k), sc->relay_delay_ns);
+    return a->decide_t < 0 ? ORACLE_ERR_INPUT : ORACLE_OK;
+}
+
+/* One step of P at its time T in the current window (neighbour lists OFF/LST, positions
+ * POS): FRONT's transmissions and their receptions, then the first receptions, then the
+ * decisions due at T, whose relays form the next FRONT at T + L. P->T then moves to its
+ * next time with something to do. SLOT holds at least N entries, SCRATCH at least N senders.
+ * Returns ORACLE_OK or ORACLE_ERR_*. */
+static int step_packet(const scenario *sc, live_packet *p, const int64_t *off,
+                       const int32_t *lst, const int64_t (*pos)[3], int32_t *slot,
+                       sender *scratch, flood_oracle_result *r, oracle_packet *rec)
+{
+    const int64_t t = p->t, l = sc->relay_delay_ns;
+    int rc = ORACLE_OK;
+    for (int64_t x = 0; x < p->npending; x++)
+        slot[p->pending[x].node] = (int32_t)x;
+
+    if (p->nfront > 0) {
+        r->transmissions += p->nfront;
+        if (t > r->end_time_ns)
+            r->end_time_ns = t;
+    }
+    /* All transmissions of the step are simultaneous: every copy is heard before any node's
+     * first reception is settled, so that it takes the least hop count among them. */
+    for (int64_t f = 0; f < p->nfront && rc == ORACLE_OK; f++) {
+        const int32_t i = p->front[f].node;
         r->receptions += off[i + 1] - off[i];
-        for (int64_t e = off[i]; e < off[i + 1]; e++) {
-            const int32_t j = lst[e];
-            if (p->seen[j])
-                continue;
-            p->seen[j] = 1;
-            r->first_receptions++;
-            /* broadcast: every first reception is a delivery (the source has none) */
-            if (p->dest == FLOW_BROADCAST || j == p->dest)
-                deliver(p, h, t - p->t_k, r, rec);
-            if (!ttl_stops && !relay_dropped(sc, j, p->k))
-                scratch[nnext++] = j;
+        for (int64_t e = off[i]; e < off[i + 1] && rc == ORACLE_OK; e++)
+            rc = hear(sc, p, slot, pos, i, lst[e], p->front[f].hop);
+    }
+
+    /* First receptions, then the decisions due now (a delay of 0 decides at once). */
+    int64_t nnext = 0, kept = 0, next_t = INT64_MAX;
+    for (int64_t x = 0; x < p->npending && rc == ORACLE_OK; x++) {
+        assessment a = p->pending[x];
+        bool assessing = true;
+        if (a.fresh)
+            rc = first_reception(sc, p, &a, r, rec, &assessing);
+        if (rc == ORACLE_OK && assessing && a.decide_t == t) {
+            assessing = false;
+            if (assessment_relays(sc, &a)) {
+                if (t > INT64_MAX - l)
+                    rc = ORACLE_ERR_INPUT; /* the relay time is not representable */
+                scratch[nnext++] = (sender){a.node, a.hop + 1};
+            }
+        }
+        if (assessing) {
+            p->pending[kept++] = a;
+            if (a.decide_t < next_t)
+                next_t = a.decide_t;
+        } else {
+            p->state[a.node] = NODE_SETTLED;
         }
     }
+    if (rc != ORACLE_OK)
+        return rc;
+    p->npending = kept;
 
     free(p->front);
     p->front = NULL;
@@ -1013,11 +1190,9 @@ static int advance_packet(const scenario *sc, live_packet *p, const int64_t *off
         if (!p->front)
             return ORACLE_ERR_NOMEM;
         memcpy(p->front, scratch, (size_t)nnext * sizeof *p->front);
-        if (t > INT64_MAX - sc->relay_delay_ns)
-            return ORACLE_ERR_INPUT; /* the relay time is not representable */
+        next_t = t + l; /* every pending decision is later: it is at least T + L */
     }
-    p->t = t + sc->relay_delay_ns;
-    p->hop = h + 1;
+    p->t = next_t;
     return ORACLE_OK;
 }
 
@@ -1153,6 +1328,57 @@ static int window_graph(const scenario *sc, const int64_t (*pos)[3], int64_t n, 
     return rc;
 }
 
+/* The next window with something to do: the next creation's, or the earliest next time of a
+ * live packet (windows in between hold nothing: a packet may wait for its nodes' decisions).
+ * -1 when nothing is left. */
+static int64_t next_window(const oracle_departure *dep, int64_t n_dep, int64_t next_k,
+                           const live_packet *live, int64_t nlive, int64_t l)
+{
+    int64_t w = next_k < n_dep ? dep[next_k].t_ns / l : -1;
+    for (int64_t a = 0; a < nlive; a++)
+        if (w < 0 || live[a].t / l < w)
+            w = live[a].t / l;
+    return w;
+}
+
+/* Whether a live packet transmits in window W (before the duration DUR, when it is > 0). */
+static bool sends_in(const live_packet *live, int64_t nlive, int64_t w, int64_t l, int64_t dur)
+{
+    for (int64_t a = 0; a < nlive; a++)
+        if (live[a].nfront > 0 && live[a].t / l == w && (dur <= 0 || live[a].t < dur))
+            return true;
+    return false;
+}
+
+/* Packet K of departure DP, towards DEST, joins the live packets: its source transmits it at
+ * its creation time with hop count 1, and has it from then on. */
+static int start_packet(live_packet **live, int64_t *nlive, int64_t *cap_live,
+                        const oracle_departure *dp, int64_t k, int64_t dest, int64_t n)
+{
+    if (*nlive == *cap_live) {
+        const int64_t cap = *cap_live ? 2 * *cap_live : 16;
+        void *q = realloc(*live, (size_t)cap * sizeof **live);
+        if (!q)
+            return ORACLE_ERR_NOMEM;
+        *live = q;
+        *cap_live = cap;
+    }
+    live_packet *p = &(*live)[(*nlive)++];
+    memset(p, 0, sizeof *p);
+    p->k = k;
+    p->t_k = p->t = dp->t_ns;
+    p->dest = dest;
+    p->flow = dp->flow;
+    p->state = calloc((size_t)n, 1);
+    p->front = malloc(sizeof *p->front);
+    if (!p->state || !p->front)
+        return ORACLE_ERR_NOMEM;
+    p->state[dp->source] = NODE_SETTLED;
+    p->front[0] = (sender){dp->source, 1};
+    p->nfront = 1;
+    return ORACLE_OK;
+}
+
 int flood_oracle_run(const scenario *sc, flood_oracle_result *out)
 {
     return flood_oracle_run_packets(sc, out, NULL, NULL);
@@ -1238,7 +1464,8 @@ int flood_oracle_run_packets(const scenario *sc, flood_oracle_result *out, oracl
     mobile = mob.mobile;
     int64_t *off = NULL;
     int32_t *lst = NULL;
-    int32_t *scratch = NULL;
+    sender *scratch = NULL;
+    int32_t *slot = NULL;
     live_packet *live = NULL;
     int64_t nlive = 0, cap_live = 0;
     int64_t next_k = 0;
@@ -1257,54 +1484,29 @@ int flood_oracle_run_packets(const scenario *sc, flood_oracle_result *out, oracl
     }
     int64_t nb_window = -1; /* window of the positions OFF/LST were built from, -1: none */
     scratch = malloc((size_t)n * sizeof *scratch);
-    if (!scratch) {
+    slot = malloc((size_t)n * sizeof *slot);
+    if (!scratch || !slot) {
         rc = ORACLE_ERR_NOMEM;
         goto done;
     }
 
-    for (int64_t w = 0;; w++) {
-        /* Every departure in DEP happens (none at or after the duration). */
-        if (next_k >= n_dep && nlive == 0)
-            break;
-        if (nlive == 0) /* nothing in flight: go straight to the next creation's window */
-            w = dep[next_k].t_ns / l;
+    /* Every departure in DEP happens (none at or after the duration). */
+    for (int64_t w; (w = next_window(dep, n_dep, next_k, live, nlive, l)) >= 0;) {
         oracle_mobility_advance(sc, &mob, w);
 
         /* Packets created in this window (DEP is in packet id order, so in time order). */
         while (next_k < n_dep && dep[next_k].t_ns / l == w) {
-            if (nlive == cap_live) {
-                int64_t cap = cap_live ? 2 * cap_live : 16;
-                void *q = realloc(live, (size_t)cap * sizeof *live);
-                if (!q) {
-                    rc = ORACLE_ERR_NOMEM;
-                    goto done;
-                }
-                live = q;
-                cap_live = cap;
-            }
-            const oracle_departure *dp = &dep[next_k];
-            live_packet *p = &live[nlive++];
-            memset(p, 0, sizeof *p);
-            p->k = next_k;
-            p->t_k = p->t = dp->t_ns;
-            p->dest = dest_of_flow[dp->flow];
-            p->flow = dp->flow;
-            p->hop = 1;
-            p->seen = calloc((size_t)n, 1);
-            p->front = malloc(sizeof *p->front);
-            if (!p->seen || !p->front) {
-                rc = ORACLE_ERR_NOMEM;
+            rc = start_packet(&live, &nlive, &cap_live, &dep[next_k], next_k,
+                              dest_of_flow[dep[next_k].flow], n);
+            if (rc != ORACLE_OK)
                 goto done;
-            }
-            p->seen[dp->source] = 1; /* the source has its own packet from creation */
-            p->front[0] = dp->source;
-            p->nfront = 1;
             next_k++;
         }
 
-        /* Neighbour sets of this window's positions (once for static udg scenarios; qudg
-         * draws its links for every window). */
-        if (nlive > 0 && (nb_window < 0 || ((mobile || qudg) && nb_window != w))) {
+        /* Neighbour sets of this window's positions, when something is sent in it (once for
+         * static udg scenarios; qudg draws its links for every window). */
+        if (sends_in(live, nlive, w, l, sc->duration_ns) &&
+            (nb_window < 0 || ((mobile || qudg) && nb_window != w))) {
             free(off);
             free(lst);
             off = NULL;
@@ -1317,15 +1519,21 @@ int flood_oracle_run_packets(const scenario *sc, flood_oracle_result *out, oracl
 
         for (int64_t a = 0; a < nlive;) {
             live_packet *p = &live[a];
+            if (p->t / l != w) { /* waiting for a later decision */
+                a++;
+                continue;
+            }
             if (sc->duration_ns > 0 && p->t >= sc->duration_ns) {
-                p->nfront = 0; /* cut by the duration: neither executed nor counted */
+                /* cut by the duration: nothing of it at or after T is executed or counted */
+                p->nfront = p->npending = 0;
             } else {
-                executed = true;
-                rc = advance_packet(sc, p, off, lst, scratch, out, rec);
+                executed = executed || p->nfront > 0;
+                rc = step_packet(sc, p, off, lst, (const int64_t (*)[3])mob.pos, slot, scratch,
+                                 out, rec);
                 if (rc != ORACLE_OK)
                     goto done;
             }
-            if (p->nfront == 0) {
+            if (live_done(p)) {
                 live_free(p);
                 live[a] = live[--nlive]; /* order of packets is irrelevant */
             } else {
@@ -1342,6 +1550,7 @@ done:
         live_free(&live[a]);
     free(live);
     free(scratch);
+    free(slot);
     free(off);
     free(lst);
     free(dep);

@@ -1,4 +1,6 @@
-/* Sequential reference implementation ("oracle") of the flood model of MODEL.md.
+/* Sequential reference implementation ("oracle") of the flood model of MODEL.md, with the
+ * extensions of docs/models.md (mobility models, qudg, the neighbour cap, traffic flows, drop
+ * probabilities drawn per node, the counter and distance forwarding schemes).
  *
  * It is written from MODEL.md and the project's documented choices only, independently of the
  * OpenCL engine, so that the tests and `clnetsim selftest` can check the engine's counters
@@ -63,7 +65,7 @@ typedef struct oracle_packet {
     int32_t source;
     int64_t created_ns;
     int64_t delivered;        /* its deliveries */
-    int64_t latency_ns;       /* of its last delivery (the largest hop count) */
+    int64_t latency_ns;       /* of its last delivery (the latest; ties: the largest hop count) */
     int64_t hops;             /* of its last delivery; 0: it has none (latency_ns is 0 then) */
 } oracle_packet;
 

@@ -2,9 +2,10 @@
  *
  * Checks the flood oracle on cases whose answers are worked out by hand (in the comments next
  * to each expected value), its pieces (Philox, isqrt, placement, neighbours, rwp) against
- * direct computations, its mobile flooding against a second, packet-major formulation, and the
- * json_compare executable (and, when given, the flood_oracle executable on an INI file)
- * end to end. Prints every failed check and exits 1 if there was any. */
+ * direct computations, its mobile flooding and its forwarding schemes against second,
+ * packet-major formulations, and the json_compare executable (and, when given, the
+ * flood_oracle executable on an INI file) end to end. Prints every failed check and exits 1
+ * if there was any. */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
@@ -1556,6 +1557,558 @@ static void test_engine_departure_laws(void)
     CHECK_EQ(bad, 0);
 }
 
+/* ------------------------------------------------------------------ forwarding schemes */
+
+/* The assessment delays' stream (docs/models.md, "Forwarding schemes"). */
+#define ASSESSMENT_STREAM 13u
+
+/* SC under SCHEME with counter_threshold C, distance_threshold D_MM and an assessment delay
+ * of A windows (the configuration's two fields: the delay in ns and a). */
+static scenario with_scheme(scenario sc, int scheme, int64_t c, int64_t d_mm, int64_t a)
+{
+    sc.scheme = scheme;
+    sc.counter_threshold = c;
+    sc.distance_threshold_mm = d_mm;
+    sc.assessment_windows = a;
+    sc.assessment_delay_ns = a * sc.relay_delay_ns;
+    return sc;
+}
+
+/* Node J's assessment delay r for packet K, in windows, from the shared host Philox:
+ * (w0 * (a + 1)) >> 32 with w0 of ctr {j, k, 13, 0}. */
+static int64_t assess_r(uint64_t seed, uint32_t j, uint32_t k, int64_t a)
+{
+    const uint32_t w0 = philox_draw(seed, j, k, ASSESSMENT_STREAM).v[0];
+    return (int64_t)(((uint64_t)w0 * (uint64_t)(a + 1)) >> 32);
+}
+
+/* The first seed from 1 on whose delays r(j) for packet 0 are WANT[j] for every j < N with
+ * WANT[j] >= 0 (-1: any), so that a case can pin the draws it is worked out for. */
+static uint64_t seed_with_delays(const int64_t *want, int n, int64_t a)
+{
+    for (uint64_t seed = 1; seed < 100000; seed++) {
+        bool ok = true;
+        for (int j = 0; j < n && ok; j++)
+            ok = want[j] < 0 || assess_r(seed, (uint32_t)j, 0, a) == want[j];
+        if (ok)
+            return seed;
+    }
+    fprintf(stderr, "no seed with the wanted assessment delays\n");
+    exit(1);
+}
+
+/* counter and distance with a = 0: every node decides at its first reception, from the
+ * copies of that time only. */
+static void test_schemes_no_delay(void)
+{
+    /* counter, C = 2, on the 1x5 line: every node first hears exactly one copy (from its
+     * predecessor), so every node relays, as under probabilistic ("line"). */
+    scenario s = with_scheme(grid_scenario(1, 5), SCHEME_COUNTER, 2, 0, 0);
+    check_run("counter line C 2", &s, (expect){5, 8, 4, 1, 4, 3 * L1, 4 * L1, 5});
+
+    /* counter, C = 2, on the 3x3 grid from corner 0 to corner 8:
+     *   0 1 2    t=0:  0 sends (hop 1): 1, 3 first (one copy each): relay.
+     *   3 4 5    t=L:  1 and 3 send (hop 2): 2, 6 first (one copy): relay; 4 first with two
+     *   6 7 8          copies: c = 2, not < 2: no relay. 0 hears two duplicates.
+     *          t=2L: 2 and 6 send (hop 3): 5, 7 first (one copy): relay.
+     *          t=3L: 5 and 7 send (hop 4): 8 first with two copies (delivered, hop 4,
+     *                latency 3L): no relay.
+     * Transmissions 0, 1, 3, 2, 6, 5, 7 = 7; receptions 2 + (3 + 3) + (2 + 2) + (3 + 3) = 18;
+     * first receptions 8; end 3L. Under probabilistic ("3x3"): 9 transmissions, 24. */
+    s = with_scheme(grid_scenario(3, 3), SCHEME_COUNTER, 2, 0, 0);
+    check_run("counter 3x3 C 2", &s, (expect){7, 18, 8, 1, 4, 3 * L1, 3 * L1, 4});
+    /* C = 3: two copies are fewer than 3, everybody relays: the probabilistic flood. */
+    s.counter_threshold = 3;
+    check_run("counter 3x3 C 3", &s, (expect){9, 24, 8, 1, 4, 3 * L1, 4 * L1, 5});
+
+    /* distance on the 1x6 line with a 200 m range (i linked to i +- 1 at 100 m and i +- 2 at
+     * 200 m), destination 5. Under probabilistic: 1, 2 first at 0 (hop 1); 3, 4 at L (hop 2);
+     * 5 at 2L (hop 3); everybody sends: 6 transmissions, receptions = the sum of the degrees
+     * 2 + 3 + 4 + 4 + 3 + 2 = 18, end 3L. */
+    scenario line6 = grid_scenario(1, 6);
+    line6.range_mm = 2 * M100;
+    check_run("line 6 range 200", &line6, (expect){6, 18, 5, 1, 3, 2 * L1, 3 * L1, 4});
+    /* D = 150 m: copies over 100 m are near, over 200 m far.
+     * t=0:  0 sends (hop 1): 1 first (near: no relay), 2 first (far: relays).
+     * t=L:  2 sends (hop 2): 0, 1 dup; 3 first (near: no), 4 first (far: relays).
+     * t=2L: 4 sends (hop 3): 2, 3 dup; 5 first (near: no): delivered, hop 3, latency 2L.
+     * Transmissions 3; receptions deg(0) + deg(2) + deg(4) = 2 + 4 + 3 = 9; first 5. */
+    s = with_scheme(line6, SCHEME_DISTANCE, 0, 150000, 0);
+    check_run("distance line 6 D 150", &s, (expect){3, 9, 5, 1, 3, 2 * L1, 2 * L1, 3});
+    /* The test is d2 > D^2: at D = 100 m exactly the 100 m copies are near (the same
+     * flood); at D = 99.999 m every copy is far (the probabilistic flood); at D = 200 m
+     * every copy is near: only the source sends. */
+    s.distance_threshold_mm = M100;
+    check_run("distance line 6 D 100", &s, (expect){3, 9, 5, 1, 3, 2 * L1, 2 * L1, 3});
+    s.distance_threshold_mm = M100 - 1;
+    check_run("distance line 6 D 99.999", &s, (expect){6, 18, 5, 1, 3, 2 * L1, 3 * L1, 4});
+    s.distance_threshold_mm = 2 * M100;
+    check_run("distance line 6 D 200", &s, (expect){1, 2, 2, 0, 0, 0, 0, 1});
+
+    /* distance, D = 150 m, on the 1x7 line with a 300 m range (i linked to i +- 1, 2, 3;
+     * degrees 3 4 5 6 5 4 3), destination 6.
+     * t=0:  0 sends (hop 1): 1 (100 m: near, no), 2 (200 m) and 3 (300 m) far: relay.
+     * t=L:  2 and 3 send (hop 2), 5 + 6 receptions: 4 first with copies from 2 (200 m) and 3
+     *       (100 m, near): no; 5 (300 m, 200 m) and 6 (300 m from 3) far: relay. 6 is
+     *       delivered at hop 2, latency L.
+     * t=2L: 5 and 6 send (hop 3): 4 + 3 receptions, nothing new.
+     * Transmissions 0, 2, 3, 5, 6 = 5; receptions 3 + 11 + 7 = 21; first 6; end 2L. */
+    scenario line7 = grid_scenario(1, 7);
+    line7.range_mm = 3 * M100;
+    s = with_scheme(line7, SCHEME_DISTANCE, 0, 150000, 0);
+    check_run("distance line 7 D 150", &s, (expect){5, 21, 6, 1, 2, L1, 2 * L1, 3});
+}
+
+/* Assessment delays (a > 0), the least hop count of simultaneous copies, the ttl, the
+ * duration and the packet record's last delivery, on the 2x3 grid (range 100 m)
+ *     0 1 2
+ *     3 4 5
+ * with a broadcast from 0 (every first reception is a delivery), a = 2, and a seed whose
+ * delays for packet 0 are r1 = 2, r3 = 0, r4 = 0, r5 = 0 (r2 is whatever that seed draws; the
+ * search finds seed 16, with r2 = 0). */
+static void test_schemes_delays(void)
+{
+    const int64_t want[6] = {-1, 2, -1, 0, 0, 0};
+    scenario base = grid_scenario(2, 3);
+    base.seed = seed_with_delays(want, 6, 2);
+    const int64_t r2 = assess_r(base.seed, 2, 0, 2);
+    base.n_flows = 1;
+    base.flows[0] = make_flow("bc", FLOW_BROADCAST, 1, tconst(L1), DRAW_PACKET, tconst(0));
+    add_range(&base.flows[0], 0, 0);
+    flood_oracle_result r, e;
+    oracle_packet *pk = NULL;
+    int64_t npk = 0;
+
+    /* counter with C = 100 (never reached: the delays alone act).
+     * t=0:  0 sends (hop 1): 1, 3 first (deliveries hop 1, latency 0). 3 (r = 0) relays at
+     *       L; 1 (r = 2) decides at 2L.
+     * t=L:  3 sends (hop 2): 0 dup, 4 first (hop 2, latency L); relays at 2L.
+     * t=2L: 4 sends (hop 3): 1 (a copy while it assesses), 3 dup, 5 first (hop 3, latency
+     *       2L), relays at 3L. 1 decides: 2 copies < 100, relays at 3L with hop 1 + 1 = 2.
+     * t=3L: 1 sends (hop 2) and 5 sends (hop 4): 2 first with two copies, hops 2 and 4: the
+     *       least, 2 (delivery hop 2, latency 3L); it relays at (3 + r2 + 1) L with hop 3.
+     * t=(4 + r2)L: 2 sends: 1, 5 dup.
+     * Every node sends once: 6 transmissions, receptions = the sum of the degrees
+     * 2 + 3 + 2 + 2 + 3 + 2 = 14; 5 deliveries, hops 1 + 1 + 2 + 3 + 2 = 9, latency
+     * 0 + 0 + L + 2L + 3L = 6L. The packet's last delivery is the latest: node 2's at 3L with
+     * 2 hops, after node 5's at 2L with 3 hops. */
+    scenario s = with_scheme(base, SCHEME_COUNTER, 100, 0, 2);
+    CHECK_EQ(flood_oracle_run_packets(&s, &r, &pk, &npk), ORACLE_OK);
+    e = (flood_oracle_result){.generated = 1, .transmissions = 6, .receptions = 14,
+                              .first_receptions = 5, .delivered = 5, .hops_sum = 9,
+                              .latency_sum_ns = 6 * L1, .end_time_ns = (4 + r2) * L1,
+                              .windows = 5 + r2};
+    compare_results("counter 2x3 a 2 C 100", &r, &e);
+    CHECK_EQ(npk, 1);
+    if (npk == 1)
+        check_packet(&pk[0], 0, 0, 0, 5, 3 * L1, 2);
+    free(pk);
+
+    /* C = 2: node 1 decides at 2L with 2 copies (from 0 at 0, from 4 at 2L: the end of the
+     * assessment counts) and does not relay. 3, 4, 5 each heard one copy by their decision
+     * (r = 0) and relay. 2 first hears 5's copy at 3L (hop 4), alone until its decision at
+     * (3 + r2)L, and relays at (4 + r2)L (hop 5): 1, 5 dup.
+     * Transmissions 0, 3, 4, 5, 2 = 5; receptions 2 + 2 + 3 + 2 + 2 = 11; deliveries hops
+     * 1 + 1 + 2 + 3 + 4 = 11, latency 6L; the last delivery: node 2, 3L, 4 hops. */
+    s.counter_threshold = 2;
+    CHECK_EQ(flood_oracle_run_packets(&s, &r, &pk, &npk), ORACLE_OK);
+    e.transmissions = 5, e.receptions = 11, e.hops_sum = 11;
+    compare_results("counter 2x3 a 2 C 2", &r, &e);
+    if (npk == 1)
+        check_packet(&pk[0], 0, 0, 0, 5, 3 * L1, 4);
+    free(pk);
+
+    /* C = 100, ttl 3: 5 (hop 3) is stopped, so 2 hears only 1's copy at 3L (hop 2) and
+     * relays (2 < 3). Transmissions 0, 3, 4, 1, 2 = 5; receptions 2 + 2 + 3 + 3 + 2 = 12;
+     * the deliveries as with C = 100. */
+    s.counter_threshold = 100;
+    s.ttl = 3;
+    CHECK_EQ(flood_oracle_run_packets(&s, &r, &pk, &npk), ORACLE_OK);
+    e.transmissions = 5, e.receptions = 12, e.hops_sum = 9;
+    compare_results("counter 2x3 a 2 ttl 3", &r, &e);
+    if (npk == 1)
+        check_packet(&pk[0], 0, 0, 0, 5, 3 * L1, 2);
+    free(pk);
+    /* ttl 2: 4 (hop 2) is stopped, 5 never hears the packet; 1 still relays at 3L (its hop
+     * is 1) and 2 first hears it there (hop 2: stopped). Transmissions 0, 3, 1; receptions
+     * 2 + 2 + 3 = 7; first 1, 3, 4, 2; hops 1 + 1 + 2 + 2 = 6, latency 0 + 0 + L + 3L; the
+     * last transmission at 3L. */
+    s.ttl = 2;
+    CHECK_EQ(flood_oracle_run_packets(&s, &r, &pk, &npk), ORACLE_OK);
+    e = (flood_oracle_result){.generated = 1, .transmissions = 3, .receptions = 7,
+                              .first_receptions = 4, .delivered = 4, .hops_sum = 6,
+                              .latency_sum_ns = 4 * L1, .end_time_ns = 3 * L1, .windows = 4};
+    compare_results("counter 2x3 a 2 ttl 2", &r, &e);
+    if (npk == 1)
+        check_packet(&pk[0], 0, 0, 0, 4, 3 * L1, 2);
+    free(pk);
+
+    /* Durations, C = 100. 3L: the transmissions at 3L (1's, decided at 2L, and 5's) do not
+     * run: 0, 3, 4 send, 2 never hears the packet: receptions 2 + 2 + 3 = 7, deliveries 1, 3,
+     * 4, 5 (hops 7, latency 3L). 3L + 1: those at 3L run, 2's relay at (4 + r2)L does not.
+     * (4 + r2)L + 1: everything. */
+    s.ttl = 0;
+    s.duration_ns = 3 * L1;
+    e = (flood_oracle_result){.generated = 1, .transmissions = 3, .receptions = 7,
+                              .first_receptions = 4, .delivered = 4, .hops_sum = 7,
+                              .latency_sum_ns = 3 * L1, .end_time_ns = 2 * L1, .windows = 3};
+    CHECK_EQ(flood_oracle_run(&s, &r), ORACLE_OK);
+    compare_results("counter 2x3 a 2 duration 3L", &r, &e);
+    s.duration_ns = 3 * L1 + 1;
+    e.transmissions = 5, e.receptions = 12, e.first_receptions = 5, e.delivered = 5;
+    e.hops_sum = 9, e.latency_sum_ns = 6 * L1, e.end_time_ns = 3 * L1, e.windows = 4;
+    CHECK_EQ(flood_oracle_run(&s, &r), ORACLE_OK);
+    compare_results("counter 2x3 a 2 duration 3L+1", &r, &e);
+    s.duration_ns = (4 + r2) * L1;
+    CHECK_EQ(flood_oracle_run(&s, &r), ORACLE_OK);
+    compare_results("counter 2x3 a 2 duration at 2's relay", &r, &e);
+    s.duration_ns = (4 + r2) * L1 + 1;
+    e.transmissions = 6, e.receptions = 14, e.end_time_ns = (4 + r2) * L1, e.windows = 5 + r2;
+    CHECK_EQ(flood_oracle_run(&s, &r), ORACLE_OK);
+    compare_results("counter 2x3 a 2 duration after 2's relay", &r, &e);
+
+    /* Two copies with different hop counts at once, and two deliveries at the packet's last
+     * time: the 1x6 line with a 200 m range (i linked to i +- 1, 2), a broadcast from 0,
+     * counter with C = 100, a = 1, and a seed whose delays for packet 0 are r1 = 0, r2 = 1,
+     * r3 = r4 = r5 = 0 (seed 50).
+     * t=0:  0 sends (hop 1): 1, 2 first (hop 1, latency 0). 1 relays at L; 2 decides at L.
+     * t=L:  1 sends (hop 2): 2 (a copy), 3 first (hop 2, latency L), relays at 2L with hop 3.
+     *       2 decides: relays at 2L with hop 2.
+     * t=2L: 2 sends (hop 2), 3 sends (hop 3): 4 first with copies of hops 2 and 3: hop 2;
+     *       5 first (hop 3, only from 3). Both delivered with latency 2L; they relay at 3L.
+     * t=3L: 4 and 5 send.
+     * Every node sends once: 6 transmissions, 18 receptions (the sum of the degrees); hops
+     * 1 + 1 + 2 + 2 + 3 = 9, latency 0 + 0 + L + 2L + 2L = 5L. The last delivery: of the two
+     * at 2L, the one with more hops: 5's (3). */
+    const int64_t want6[6] = {-1, 0, 1, 0, 0, 0};
+    scenario line6 = grid_scenario(1, 6);
+    line6.range_mm = 2 * M100;
+    line6.seed = seed_with_delays(want6, 6, 1);
+    line6.n_flows = 1;
+    line6.flows[0] = base.flows[0];
+    s = with_scheme(line6, SCHEME_COUNTER, 100, 0, 1);
+    CHECK_EQ(flood_oracle_run_packets(&s, &r, &pk, &npk), ORACLE_OK);
+    e = (flood_oracle_result){.generated = 1, .transmissions = 6, .receptions = 18,
+                              .first_receptions = 5, .delivered = 5, .hops_sum = 9,
+                              .latency_sum_ns = 5 * L1, .end_time_ns = 3 * L1, .windows = 4};
+    compare_results("counter line 6 a 1 least hop", &r, &e);
+    CHECK_EQ(npk, 1);
+    if (npk == 1)
+        check_packet(&pk[0], 0, 0, 0, 5, 2 * L1, 3);
+    free(pk);
+
+    /* distance, D = 150 m, a = 1 on the 1x7 line with a 300 m range (see "distance line 7
+     * D 150"), with a seed whose delays for packet 0 are r2 = 0, r3 = 1, r4 = 0, r5 = 1
+     * (seed 6, with r6 = 0):
+     * t=0:  0 sends (hop 1): 1 (near), 2 and 3 (far) first. 2 decides at once: relays at L.
+     * t=L:  2 sends (hop 2): 3 hears it from 100 m (near) and decides (r3 = 1): no relay;
+     *       4 (200 m) and 5 (300 m) first, far. 4 decides at once: relays at 2L.
+     * t=2L: 4 sends (hop 3): 5 hears it from 100 m and decides: no relay; 6 first (200 m,
+     *       far): delivered, hop 3, latency 2L; no other copy reaches it before its decision
+     *       at (2 + r6)L: it relays at (3 + r6)L (3, 4, 5 dup).
+     * Transmissions 0, 2, 4, 6; receptions 3 + 5 + 5 + 3 = 16; first 6. */
+    const int64_t want7[6] = {-1, -1, 0, 1, 0, 1};
+    scenario line7 = grid_scenario(1, 7);
+    line7.range_mm = 3 * M100;
+    line7.seed = seed_with_delays(want7, 6, 1);
+    const int64_t r6 = assess_r(line7.seed, 6, 0, 1);
+    s = with_scheme(line7, SCHEME_DISTANCE, 0, 150000, 1);
+    check_run("distance line 7 D 150 a 1", &s,
+              (expect){4, 16, 6, 1, 3, 2 * L1, (3 + r6) * L1, 4 + r6});
+
+    /* Long waits: counter, C = 100, a = 1000 on the 1x5 line. Node j (1..4) first hears the
+     * packet at T_j = T_(j-1) + (r_(j-1) + 1) L (T_1 = 0: the source sends at once) with hop
+     * j, and relays (r_j + 1) L later; the windows in between hold nothing. Delivered at T_4
+     * with 4 hops; the last transmission is 4's, at T_4 + (r4 + 1) L. */
+    s = with_scheme(grid_scenario(1, 5), SCHEME_COUNTER, 100, 0, 1000);
+    int64_t t4 = 0;
+    for (uint32_t j = 1; j <= 3; j++)
+        t4 += (assess_r(s.seed, j, 0, 1000) + 1) * L1;
+    const int64_t end = t4 + (assess_r(s.seed, 4, 0, 1000) + 1) * L1;
+    CHECK(t4 > 100 * L1); /* the delays are long indeed */
+    check_run("counter line a 1000", &s, (expect){5, 8, 4, 1, 4, t4, end, end / L1 + 1});
+}
+
+/* The scheme keys are ignored under probabilistic, whatever they hold; out of range under
+ * counter or distance, the scenario is refused. */
+static void test_schemes_keys(void)
+{
+    scenario s = grid_scenario(3, 3);
+    s.counter_threshold = 2;
+    s.distance_threshold_mm = 50000;
+    s.assessment_windows = 3;
+    s.assessment_delay_ns = 3 * L1;
+    check_run("probabilistic with scheme keys", &s, (expect){9, 24, 8, 1, 4, 3 * L1, 4 * L1, 5});
+    s.counter_threshold = 0;
+    s.distance_threshold_mm = -1;
+    s.assessment_windows = -7;
+    check_run("probabilistic with odd scheme keys", &s,
+              (expect){9, 24, 8, 1, 4, 3 * L1, 4 * L1, 5});
+
+    /* With random drops and flows, the keys change nothing either. */
+    scenario g = grid_scenario(4, 5);
+    g.seed = 31;
+    g.packets = 7;
+    g.interval_ns = 3 * L1 / 10;
+    g.drop_threshold = 858993459;
+    scenario k = g;
+    k.counter_threshold = 2;
+    k.distance_threshold_mm = 1;
+    k.assessment_windows = 5;
+    k.assessment_delay_ns = 5 * L1;
+    flood_oracle_result a, b;
+    CHECK_EQ(flood_oracle_run(&g, &a), ORACLE_OK);
+    CHECK_EQ(flood_oracle_run(&k, &b), ORACLE_OK);
+    compare_results("probabilistic drops with scheme keys", &b, &a);
+
+    flood_oracle_result r;
+    scenario bad = with_scheme(grid_scenario(3, 3), SCHEME_COUNTER, 1, 0, 0);
+    CHECK_EQ(flood_oracle_run(&bad, &r), ORACLE_ERR_INPUT); /* C < 2 */
+    bad = with_scheme(grid_scenario(3, 3), SCHEME_DISTANCE, 0, 0, 0);
+    CHECK_EQ(flood_oracle_run(&bad, &r), ORACLE_ERR_INPUT); /* D = 0 */
+    bad.distance_threshold_mm = M100 + 1;
+    CHECK_EQ(flood_oracle_run(&bad, &r), ORACLE_ERR_INPUT); /* D > range */
+    bad.distance_threshold_mm = M100;
+    CHECK_EQ(flood_oracle_run(&bad, &r), ORACLE_OK);
+    bad = with_scheme(grid_scenario(3, 3), SCHEME_COUNTER, 3, 0, 1000001);
+    CHECK_EQ(flood_oracle_run(&bad, &r), ORACLE_ERR_INPUT); /* a > 10^6 */
+    bad = with_scheme(grid_scenario(3, 3), SCHEME_COUNTER, 3, 0, 2);
+    bad.assessment_delay_ns += 1; /* not a whole number of windows */
+    CHECK_EQ(flood_oracle_run(&bad, &r), ORACLE_ERR_INPUT);
+    bad.assessment_delay_ns = 3 * L1; /* a disagrees with the delay */
+    CHECK_EQ(flood_oracle_run(&bad, &r), ORACLE_ERR_INPUT);
+    bad = grid_scenario(3, 3);
+    bad.scheme = 3;
+    CHECK_EQ(flood_oracle_run(&bad, &r), ORACLE_ERR_INPUT);
+}
+
+/* A second formulation of the forwarding schemes for cross-checking the oracle: packet by
+ * packet and time step by time step (t_k + m L), with dense per-node arrays scanned whole at
+ * every step and the neighbour test inline on per-window snapshots of the positions (udg,
+ * [traffic] alone, a constant drop probability). */
+typedef struct pm_nodes {
+    int64_t *first_t;  /* time of its first reception (the source: its creation), -1: none */
+    int64_t *hop;      /* least hop count of the copies at first_t */
+    int64_t *decide_t; /* time of its decision */
+    int64_t *copies;   /* copies heard while assessing */
+    int64_t *send_t;   /* time of its transmission, -1: none */
+    int64_t *send_hop;
+    uint8_t *near;     /* a copy came from within D while assessing */
+    uint8_t *assessing;
+} pm_nodes;
+
+static void *pm_alloc(size_t bytes)
+{
+    void *p = malloc(bytes);
+    if (!p) {
+        fprintf(stderr, "out of memory\n");
+        exit(1);
+    }
+    return p;
+}
+
+/* Positions of windows 0 .. NW - 1, window-major. */
+static int64_t (*pm_snapshots(const scenario *sc, int64_t n, int64_t nw))[3]
+{
+    int64_t (*snap)[3] = pm_alloc((size_t)(nw * n) * sizeof *snap);
+    oracle_mobility m;
+    oracle_mobility_init(&m, sc);
+    for (int64_t w = 0; w < nw; w++) {
+        oracle_mobility_advance(sc, &m, w);
+        memcpy(snap + w * n, m.pos, (size_t)n * sizeof *snap);
+    }
+    oracle_mobility_free(&m);
+    return snap;
+}
+
+/* The transmissions at T (positions POS) and what they reach. */
+static void pm_transmit(const scenario *sc, const int64_t (*pos)[3], int64_t n, int64_t t,
+                        pm_nodes *s, flood_oracle_result *r)
+{
+    const uint64_t r2 = (uint64_t)sc->range_mm * (uint64_t)sc->range_mm;
+    const uint64_t d2 = (uint64_t)sc->distance_threshold_mm * (uint64_t)sc->distance_threshold_mm;
+    for (int64_t i = 0; i < n; i++) {
+        if (s->send_t[i] != t)
+            continue;
+        r->transmissions++;
+        r->end_time_ns = t > r->end_time_ns ? t : r->end_time_ns;
+        for (int64_t j = 0; j < n; j++) {
+            const int64_t dx = pos[i][0] - pos[j][0], dy = pos[i][1] - pos[j][1],
+                          dz = pos[i][2] - pos[j][2];
+            const uint64_t dd = (uint64_t)(dx * dx + dy * dy + dz * dz);
+            if (j == i || dd > r2)
+                continue;
+            r->receptions++;
+            if (s->first_t[j] < 0) { /* its first reception: assessed once all are heard */
+                s->first_t[j] = t;
+                s->hop[j] = s->send_hop[i];
+                s->copies[j] = 0;
+                s->near[j] = 0;
+                s->assessing[j] = 1;
+            }
+            if (!s->assessing[j])
+                continue;
+            if (s->first_t[j] == t && s->send_hop[i] < s->hop[j])
+                s->hop[j] = s->send_hop[i];
+            s->copies[j]++;
+            s->near[j] |= dd <= d2;
+        }
+    }
+}
+
+/* The first receptions at T of packet K (created at T_K): deliveries, then the ttl and the
+ * relay draw, else a decision time. */
+static void pm_first(const scenario *sc, int64_t n, int64_t k, int64_t t_k, int64_t t,
+                     pm_nodes *s, flood_oracle_result *r)
+{
+    const int64_t a = sc->scheme == SCHEME_PROBABILISTIC ? 0 : sc->assessment_windows;
+    const int64_t dest = sc->destination == -1 ? n - 1 : sc->destination;
+    for (int64_t j = 0; j < n; j++) {
+        if (!s->assessing[j] || s->first_t[j] != t)
+            continue;
+        r->first_receptions++;
+        if (j == dest) {
+            r->delivered++;
+            r->hops_sum += s->hop[j];
+            r->latency_sum_ns += t - t_k;
+        }
+        const uint32_t w0 = philox_draw(sc->seed, (uint32_t)j, (uint32_t)k, STREAM_RELAY).v[0];
+        const int64_t delay = a > 0 ? assess_r(sc->seed, (uint32_t)j, (uint32_t)k, a) : 0;
+        if ((sc->ttl > 0 && s->hop[j] >= sc->ttl) || w0 < sc->drop_threshold)
+            s->assessing[j] = 0;
+        else
+            s->decide_t[j] = t + delay * sc->relay_delay_ns;
+    }
+}
+
+/* The decisions due at T; whether anything remains to be done after T. */
+static bool pm_decide(const scenario *sc, int64_t n, int64_t t, pm_nodes *s)
+{
+    bool later = false;
+    for (int64_t j = 0; j < n; j++) {
+        if (s->assessing[j] && s->decide_t[j] == t) {
+            s->assessing[j] = 0;
+            bool go = true;
+            if (sc->scheme == SCHEME_COUNTER)
+                go = s->copies[j] < sc->counter_threshold;
+            if (sc->scheme == SCHEME_DISTANCE)
+                go = !s->near[j];
+            if (go) {
+                s->send_t[j] = t + sc->relay_delay_ns;
+                s->send_hop[j] = s->hop[j] + 1;
+            }
+        }
+        later = later || s->assessing[j] || s->send_t[j] > t;
+    }
+    return later;
+}
+
+static void schemes_packet_major(const scenario *sc, flood_oracle_result *r)
+{
+    memset(r, 0, sizeof *r);
+    const int64_t n = oracle_node_count(sc), l = sc->relay_delay_ns;
+    const int64_t a = sc->scheme == SCHEME_PROBABILISTIC ? 0 : sc->assessment_windows;
+    const int64_t last_t = sc->start_ns + (sc->packets - 1) * sc->interval_ns;
+    /* Each relay is a new node, at most a + 1 windows after the step before. */
+    const int64_t nw = last_t / l + n * (a + 1) + 2;
+    int64_t (*snap)[3] = pm_snapshots(sc, n, nw);
+    pm_nodes s;
+    const size_t b = (size_t)n * sizeof(int64_t);
+    s.first_t = pm_alloc(b), s.hop = pm_alloc(b), s.decide_t = pm_alloc(b);
+    s.copies = pm_alloc(b), s.send_t = pm_alloc(b), s.send_hop = pm_alloc(b);
+    s.near = pm_alloc((size_t)n), s.assessing = pm_alloc((size_t)n);
+    r->generated = sc->packets;
+    for (int64_t k = 0; k < sc->packets; k++) {
+        const int64_t t_k = sc->start_ns + k * sc->interval_ns;
+        for (int64_t j = 0; j < n; j++) {
+            s.first_t[j] = s.send_t[j] = s.decide_t[j] = -1;
+            s.assessing[j] = 0;
+        }
+        s.first_t[sc->source] = t_k; /* the source has it, and never hears it first */
+        s.send_t[sc->source] = t_k;
+        s.send_hop[sc->source] = 1;
+        for (int64_t t = t_k; sc->duration_ns <= 0 || t < sc->duration_ns; t += l) {
+            pm_transmit(sc, (const int64_t (*)[3])(snap + (t / l) * n), n, t, &s, r);
+            pm_first(sc, n, k, t_k, t, &s, r);
+            if (!pm_decide(sc, n, t, &s))
+                break;
+        }
+    }
+    if (r->transmissions > 0)
+        r->windows = r->end_time_ns / l + 1;
+    free(snap);
+    free(s.first_t);
+    free(s.hop);
+    free(s.decide_t);
+    free(s.copies);
+    free(s.send_t);
+    free(s.send_hop);
+    free(s.near);
+    free(s.assessing);
+}
+
+/* The oracle against the second formulation on random static and mobile graphs, with
+ * drops, a ttl, a duration and packets off the window grid, under every scheme. */
+static void test_schemes_cross(void)
+{
+    scenario c = uniform_scenario(60, 600000, 100000, 150000);
+    c.seed = 2024;
+    c.packets = 8;
+    c.interval_ns = 1700 * INT64_C(1000000); /* 1.7 s */
+    c.start_ns = 300 * INT64_C(1000000);
+    c.drop_threshold = UINT64_C(1) << 29; /* 1/8 */
+    c.source = 3;
+    c.destination = 41;
+    static const struct {
+        int scheme;
+        int64_t c, d_mm, a;
+    } schemes[] = {
+        {SCHEME_PROBABILISTIC, 0, 0, 0}, {SCHEME_COUNTER, 2, 0, 0},
+        {SCHEME_COUNTER, 3, 0, 2},       {SCHEME_COUNTER, 5, 0, 4},
+        {SCHEME_DISTANCE, 0, 60000, 0},  {SCHEME_DISTANCE, 0, 50000, 3},
+        {SCHEME_DISTANCE, 0, 75000, 1},
+    };
+    for (size_t q = 0; q < sizeof schemes / sizeof schemes[0]; q++) {
+        for (int variant = 0; variant < 5; variant++) {
+            scenario v = with_scheme(c, schemes[q].scheme, schemes[q].c, schemes[q].d_mm,
+                                     schemes[q].a);
+            if (variant >= 1) { /* rwp */
+                v.mob.model = MOBILITY_RWP;
+                v.mob.speed_min_mm_s = 5000;
+                v.mob.speed_max_mm_s = 40000;
+                v.mob.pause_max_ms = 2500;
+            }
+            if (variant == 2)
+                v.ttl = 4;
+            if (variant == 3)
+                v.duration_ns = 9 * L1 + 1;
+            if (variant == 4) {
+                v.seed = UINT64_C(0xabcdef0123456789);
+                v.drop_threshold = 0;
+                v.depth_mm = 0;
+                v.relay_delay_ns = 250 * INT64_C(1000000);
+                v.assessment_delay_ns = v.assessment_windows * v.relay_delay_ns;
+            }
+            flood_oracle_result want, got;
+            schemes_packet_major(&v, &want);
+            CHECK_EQ(flood_oracle_run(&v, &got), ORACLE_OK);
+            char name[96];
+            snprintf(name, sizeof name, "scheme %zu variant %d", q, variant);
+            compare_results(name, &got, &want);
+            CHECK(want.transmissions > 10);
+        }
+    }
+    /* The schemes matter on these graphs: fewer transmissions than probabilistic. */
+    flood_oracle_result p, q;
+    CHECK_EQ(flood_oracle_run(&c, &p), ORACLE_OK);
+    scenario s = with_scheme(c, SCHEME_COUNTER, 3, 0, 2);
+    CHECK_EQ(flood_oracle_run(&s, &q), ORACLE_OK);
+    CHECK(q.transmissions < p.transmissions);
+    s = with_scheme(c, SCHEME_DISTANCE, 0, 50000, 3);
+    CHECK_EQ(flood_oracle_run(&s, &q), ORACLE_OK);
+    CHECK(q.transmissions < p.transmissions);
+}
+
 /* ------------------------------------------------------------------ executables */
 
 static char tmpdir[256];
@@ -1936,6 +2489,10 @@ int main(int argc, char **argv)
     test_broadcast_by_hand();
     test_flow_as_legacy();
     test_engine_departure_laws();
+    test_schemes_no_delay();
+    test_schemes_delays();
+    test_schemes_keys();
+    test_schemes_cross();
 
     const char *t = getenv("TMPDIR");
     snprintf(tmpdir, sizeof tmpdir, "%s/oracle_selfcheck.XXXXXX", t && *t ? t : "/tmp");
