@@ -76,6 +76,12 @@ static const selftest_case cases[] = {
      "start = uniform(0, 0.4)\n[traffic.flow all]\nsource = all\ndestination = broadcast\n"
      "packets = 2\ninterval = uniform(0.5, 1.5)\ninterval_draw = node\n"
      "start = uniform(0, 2)\n[flood]\nrelay_delay = 0.05\ndrop_probability = 0.1\n"},
+    {"uniform, counter scheme with assessment delays, a broadcast flow", 0,
+     "[simulation]\nseed = 14\n[topology]\nplacement = uniform\nnodes = 300\nwidth = 400\n"
+     "height = 400\n[connectivity]\nrange = 100\n[traffic]\npackets = 6\ninterval = 0.2\n"
+     "[traffic.flow alarm]\nsource = 5, 77\ndestination = broadcast\npackets = 2\n"
+     "[flood]\nrelay_delay = 0.01\ndrop_probability = 0.05\nscheme = counter\n"
+     "counter_threshold = 3\nassessment_delay = 0.04\n"},
 };
 
 /* The first difference between the device's counters and the reference's, in BUF. */
