@@ -1323,12 +1323,7 @@ inline long flood_one_packet(uint k, long tk, __global const uint *offsets,
         uint k = k0 + q;                                                                    \
         long tk = start + (long)k * interval;                                               \
         uint src = source, dst = destination;                                               \
-        if (FLOOD_FLOWS) { /* the packet's own (traffic flows) */                           \
-            uint4 e = tab[tbase + q];                                                       \
-            tk = (long)(((ulong)e.y << 32) | e.x);                                          \
-            src = e.z;                                                                      \
-            dst = e.w;                                                                      \
-        }                                                                                   \
+        round_packet(tab, tbase + q, &tk, &src, &dst);                                      \
         ulong tx = 0, rx = 0, first = 0, dv = 0, dh = 0;                                    \
         long last = -1, dl = 0;                                                             \
         window_params lw = {0, L, start, interval, duration, drop_threshold, key, src,     \
@@ -1361,9 +1356,10 @@ inline long flood_one_packet(uint k, long tk, __global const uint *offsets,
                 row[PS_DELIVERED] += (long)dv;                                              \
                 row[PS_HOPS] += (long)dh;                                                   \
                 row[PS_LATENCY] += ((long)dh - (long)dv) * L;                               \
-                rec[PACKET_REC * (size_t)(tbase + q)] = (long)dv;                                    \
-                rec[PACKET_REC * (size_t)(tbase + q) + 1] = (long)dh;                                \
-                rec[PACKET_REC * (size_t)(tbase + q) + 2] = dl;                                      \
+                __global long *pr = rec + PACKET_REC * (size_t)(tbase + q);                 \
+                pr[0] = (long)dv;                                                           \
+                pr[1] = (long)dh;                                                           \
+                pr[2] = dl;                                                                 \
             } else if (delivery[0]) {                                                       \
                 row[PS_DELIVERED] += 1;                                                     \
                 row[PS_HOPS] += delivery[1];                                                \
@@ -1380,6 +1376,18 @@ inline long flood_one_packet(uint k, long tk, __global const uint *offsets,
  * source, destination) in TAB[TBASE + q], and its record (deliveries, their hops, the last
  * one's hop count) written to REC[4 (TBASE + q) ..]. */
 #define PACKET_FLOW_ARGS __global const uint4 *tab, __global long *rec, uint tbase
+
+/* With traffic flows, packet I of the round's table TAB: its creation time into *TK, its
+ * source and destination into *SRC and *DST (without flows they stay [traffic]'s). */
+inline void round_packet(__global const uint4 *tab, uint i, long *tk, uint *src, uint *dst)
+{
+    if (FLOOD_FLOWS) {
+        uint4 e = tab[i];
+        *tk = (long)(((ulong)e.y << 32) | e.x);
+        *src = e.z;
+        *dst = e.w;
+    }
+}
 
 /* Floods packets K0 .. K0 + COUNT - 1 from creation to their last relay, one work-group per
  * packet at a time (work-group g takes K0 + g, then K0 + g + G, ...).
@@ -1436,12 +1444,7 @@ __kernel void flood_packets_one(uint k0, uint count, __global const uint *offset
     for (uint q = g; q < count; q += groups) {
         uint k = k0 + q;
         long tk = start + (long)k * interval;
-        if (FLOOD_FLOWS) { /* the packet's own time, source and destination */
-            uint4 e = tab[tbase + q];
-            tk = (long)(((ulong)e.y << 32) | e.x);
-            w.source = e.z;
-            w.destination = e.w;
-        }
+        round_packet(tab, tbase + q, &tk, &w.source, &w.destination);
         for (uint c = 0; c < words; c++)
             bits[c] = 0u;
         long acc[7] = {0, 0, 0, 0, 0, 0, 0};
@@ -1559,12 +1562,7 @@ __kernel void flood_packets_scheme(uint k0, uint count, __global const uint *res
         uint k = k0 + q;
         long tk = start + (long)k * interval;
         uint src = source, dst = destination;
-        if (FLOOD_FLOWS) { /* the packet's own (traffic flows) */
-            uint4 e = tab[tbase + q];
-            tk = (long)(((ulong)e.y << 32) | e.x);
-            src = e.z;
-            dst = e.w;
-        }
+        round_packet(tab, tbase + q, &tk, &src, &dst);
         window_params lw = {0, L, start, interval, duration, drop_threshold, key, src,
                             dst, ttl, words, rmin2, link_thr, node_drop};
         ulong tx = 0, rx = 0, first = 0, dv = 0, dh = 0, dlat = 0;

@@ -360,6 +360,11 @@ void flood_take_packet(struct model *m, uint32_t slot, int64_t w, departure *dep
 void flood_add_deliveries(struct model *m, int64_t w, const uint32_t *deliv);
 /* Slot S's packet is done: its flow's sums and its record. */
 int flood_retire_slot(struct model *m, uint32_t s);
+/* Under MODEL.md's rule (no assessment delays) the latencies of DELIV deliveries with HOPS
+ * hop counts in all, and of the last one at hop count LAST_H (-1: none), follow from the hop
+ * counts: into *LAT and *LAST_LAT. */
+void flood_lattice_latencies(const struct model *m, int64_t deliv, int64_t hops,
+                             int64_t last_h, int64_t *lat, int64_t *last_lat);
 /* Whole packets: packet K of departure DEP is done with DELIV deliveries, HOPS their hop
  * counts and LAT their latencies summed, LAST_H and LAST_LAT the last one's (0 and -1: none);
  * 0, or -1 out of memory. */

@@ -106,7 +106,8 @@ static int setup_replica(struct model *m, flood_replica *r, cn_error *err)
     size_t ls = r->ls_packets, fixed = ls * red_width(m) * 8 + 4 + 3 * 8 +
                                        2 * PACKET_LEVEL_CAP * 4;
     const char *lb = getenv("CLNETSIM_TEST_LOCAL_BITS");
-    r->pk_local = !m->scheme && ls > 1 && fixed + (uint64_t)m->words * 4 <= d->info.local_mem / 4 * 3 &&
+    r->pk_local = !m->scheme && ls > 1 &&
+                  fixed + (uint64_t)m->words * 4 <= d->info.local_mem / 4 * 3 &&
                   !(lb && lb[0] == '0' && lb[1] == '\0');
     if (r->pk_local)
         rc = device_create_kernel(d, r->prog, "flood_packets_local", &r->k_packets_local, err);
@@ -130,7 +131,8 @@ static int setup_replica(struct model *m, flood_replica *r, cn_error *err)
     if (groups > (uint64_t)m->pk_total)
         groups = (uint64_t)m->pk_total;
     uint64_t mem_cap = d->info.global_mem / 4 / per_group;
-    uint64_t alloc_cap = d->info.max_alloc / ((uint64_t)m->n * 4 * (state_words ? state_words : 1));
+    /* the largest single buffer: the frontiers, or the schemes' node states */
+    uint64_t alloc_cap = d->info.max_alloc / ((uint64_t)m->n * 4 * (m->scheme ? state_words : 1));
     if (groups > mem_cap)
         groups = mem_cap;
     if (groups > alloc_cap)
@@ -304,10 +306,11 @@ int flood_packets_run(struct model *m, flood_replica *r, int chunk, cl_event *ev
     cl_ulong thr = sc->drop_threshold;
     cl_uint2 key = {{(cl_uint)sc->seed, (cl_uint)(sc->seed >> 32)}};
     size_t ls = r->ls_packets;
-    cl_kernel k = m->scheme   ? r->k_packets
-                  : ls == 1   ? r->k_packets_one
-                  : r->pk_local ? r->k_packets_local
-                                : r->k_packets;
+    cl_kernel k = r->k_packets; /* also the scheme kernel, for any group size */
+    if (!m->scheme && ls == 1)
+        k = r->k_packets_one;
+    else if (!m->scheme && r->pk_local)
+        k = r->k_packets_local;
     /* qudg: links beyond range_min are drawn per pair and window (docs/models.md) */
     cl_ulong rmin2 = (cl_ulong)sc->range_min_mm * (cl_ulong)sc->range_min_mm;
     cl_ulong link_thr = sc->link_threshold;
@@ -328,7 +331,8 @@ int flood_packets_run(struct model *m, flood_replica *r, int chunk, cl_event *ev
                          KARG(source), KARG(dest), KARG(ttl), KBUF(r->pos), KARG(rmin2),
                          KARG(link_thr), KBUF(*flood_node_drop_buffer(r)), KBUF(r->pk_tab),
                          KBUF(r->pk_rec), KARG(tbase));
-    cl_uint counter_c = (cl_uint)sc->counter_threshold, assess_a = (cl_uint)sc->assessment_windows;
+    cl_uint counter_c = (cl_uint)sc->counter_threshold;
+    cl_uint assess_a = (cl_uint)sc->assessment_windows;
     cl_ulong near2 = (cl_ulong)sc->distance_threshold_mm * (cl_ulong)sc->distance_threshold_mm;
     if (!rc && m->scheme)
         rc = kernel_args_from(d, k, "flood_packets_scheme", err, 25, 6, KBUF(r->pk_state),
@@ -374,9 +378,10 @@ static int round_records(struct model *m, cn_error *err)
         departure dep = {(int64_t)(((uint64_t)e[1] << 32) | e[0]), m->pk_flow_host[q], e[2],
                          e[3], 0};
         const int64_t *x = m->pk_rec_host + PACKET_REC * q;
-        /* without a scheme a delivery at hop count h comes (h - 1) L after the creation */
-        int64_t lat = m->scheme ? x[3] : (x[1] - x[0]) * m->L;
-        int64_t last_lat = m->scheme ? x[4] : x[2] > 0 ? (x[2] - 1) * m->L : -1;
+        /* the scheme kernel writes the latencies; without a scheme they follow from hops */
+        int64_t lat = x[3], last_lat = x[4];
+        if (!m->scheme)
+            flood_lattice_latencies(m, x[0], x[1], x[2], &lat, &last_lat);
         if (flood_whole_packet_done(m, m->pk_round_k0 + q, &dep, x[0], x[1], lat, x[2],
                                     last_lat) != 0)
             rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for packet records");

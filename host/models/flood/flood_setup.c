@@ -147,7 +147,7 @@ static int create_kernels(struct model *m, flood_replica *r, cn_error *err)
     if (m->flows)
         snprintf(options + strlen(options), sizeof options - strlen(options),
                  "%s-DFLOOD_FLOWS=1", options[0] ? " " : "");
-    if (m->sc.scheme != SCHEME_PROBABILISTIC)
+    if (m->scheme)
         snprintf(options + strlen(options), sizeof options - strlen(options),
                  "%s-DFLOOD_SCHEME=%d", options[0] ? " " : "", m->sc.scheme);
     int rc = device_build_program(r->dev, sources, 2, options, &r->prog, err);

@@ -115,6 +115,14 @@ static int packet_done(struct model *m, int64_t k, int64_t created, uint32_t flo
     return 0;
 }
 
+void flood_lattice_latencies(const struct model *m, int64_t deliv, int64_t hops,
+                             int64_t last_h, int64_t *lat, int64_t *last_lat)
+{
+    /* a delivery at hop count h comes (h - 1) L after the packet's creation (MODEL.md) */
+    *lat = (hops - deliv) * m->L;
+    *last_lat = last_h > 0 ? (last_h - 1) * m->L : -1;
+}
+
 int flood_whole_packet_done(struct model *m, int64_t k, const departure *dep, int64_t deliv,
                             int64_t hops, int64_t lat, int64_t last_h, int64_t last_lat)
 {
@@ -163,12 +171,12 @@ int flood_retire_slot(struct model *m, uint32_t s)
 {
     if (!m->flows)
         return 0;
-    /* the window loop runs MODEL.md's rule: a delivery at hop count h comes (h - 1) L after
-     * the packet's creation */
+    /* the window loop runs MODEL.md's rule only */
     int64_t deliv = m->slot_deliv[s], hops = m->slot_hops[s], last_h = m->slot_last_h[s];
+    int64_t lat, last_lat;
+    flood_lattice_latencies(m, deliv, hops, last_h, &lat, &last_lat);
     return packet_done(m, m->slot_pkt[s], m->slot_time[s], m->slot_flow[s], m->slot_src[s],
-                       deliv, hops, (hops - deliv) * m->L, last_h,
-                       last_h > 0 ? (last_h - 1) * m->L : -1);
+                       deliv, hops, lat, last_h, last_lat);
 }
 
 int flood_traffic_results(struct model *m, run_results *r, cn_error *err)
