@@ -275,12 +275,16 @@ int cli_bench(int argc, char **argv)
     }
     if (rc == 0 && ba.json) {
         bench_print_json(json.file, cases, n_cases, &opt);
-        rc = output_file_commit(&json, &err);
+        rc = output_file_finish(&json, &err);
     }
     if (rc == 0 && ba.csv) {
         bench_print_csv(csv.file, cases, n_cases);
-        rc = output_file_commit(&csv, &err);
+        rc = output_file_finish(&csv, &err);
     }
+    if (rc == 0)
+        rc = output_file_publish(&json, &err);
+    if (rc == 0)
+        rc = output_file_publish(&csv, &err);
     if (rc == 0 && ba.compare)
         rc = bench_compare(ba.compare, cases, n_cases, stdout, &err);
     json_output_abort(&json);

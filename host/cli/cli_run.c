@@ -172,19 +172,21 @@ int cli_run(int argc, char **argv)
             ptrs[d] = &devs[d];
         rc = engine_run(sc, ptrs, n_open, &opt, res, &err);
     }
+    /* both files are written and synced before either is renamed into place */
     if (rc == 0 && ra.packets) {
-        if (report_print_packets(res, csv.file) != 0)
-            rc = cn_fail(&err, CN_ERR_RUNTIME, "cannot write the packets CSV '%s'", ra.packets);
-        else
-            rc = output_file_commit(&csv, &err);
+        report_print_packets(res, csv.file);
+        rc = output_file_finish(&csv, &err);
     }
-    if (rc == 0 && ra.json)
-        rc = json_output_commit(&json, res, &err);
-    if (rc != 0) {
-        json_output_abort(&json);
-        if (ra.packets)
-            json_output_abort(&csv);
+    if (rc == 0 && ra.json) {
+        report_print_json(res, json.file);
+        rc = output_file_finish(&json, &err);
     }
+    if (rc == 0)
+        rc = output_file_publish(&csv, &err);
+    if (rc == 0)
+        rc = output_file_publish(&json, &err);
+    json_output_abort(&json);
+    json_output_abort(&csv);
     if (res)
         results_free_packets(res);
     if (rc == 0 && !ra.quiet)

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "version.h"
@@ -149,6 +150,16 @@ int output_file_open(json_output *o, const char *path, const char *what, cn_erro
     if (fd < 0)
         return cn_fail(err, CN_ERR_INPUT, "cannot write the %s '%s': %s", what, path,
                        strerror(errno));
+    /* mkstemp makes the file 0600; the result gets the permissions any new file would */
+    mode_t mask = umask(0);
+    umask(mask);
+    if (fchmod(fd, 0666 & ~mask) != 0) {
+        int e = errno;
+        close(fd);
+        unlink(o->tmp_path);
+        return cn_fail(err, CN_ERR_INPUT, "cannot write the %s '%s': %s", what, path,
+                       strerror(e));
+    }
     o->file = fdopen(fd, "w");
     if (!o->file) {
         int e = errno;
@@ -171,25 +182,51 @@ void json_output_abort(json_output *o)
         fclose(o->file);
         o->file = NULL;
         unlink(o->tmp_path);
+    } else if (o->finished) {
+        unlink(o->tmp_path);
     }
+    o->finished = 0;
 }
 
-int output_file_commit(json_output *o, cn_error *err)
+/* errno after a failed write: stdio keeps the first error's errno only until the next call,
+ * so the writer records it (EFBIG under a file-size limit, ENOSPC on a full disk). */
+static int write_errno(FILE *f)
+{
+    return ferror(f) && errno ? errno : EIO;
+}
+
+int output_file_finish(json_output *o, cn_error *err)
 {
     if (!o->file)
         return 0;
-    int failed = fflush(o->file) != 0 || ferror(o->file) || fsync(fileno(o->file)) != 0;
-    int e = errno;
+    errno = 0;
+    int failed = fflush(o->file) != 0 || ferror(o->file);
+    int e = failed ? write_errno(o->file) : 0;
+    if (!failed && fsync(fileno(o->file)) != 0) {
+        failed = 1;
+        e = errno;
+    }
     if (fclose(o->file) != 0 && !failed) {
         failed = 1;
         e = errno;
     }
     o->file = NULL;
-    if (!failed && rename(o->tmp_path, o->path) != 0) {
-        failed = 1;
-        e = errno;
-    }
     if (failed) {
+        unlink(o->tmp_path);
+        return cn_fail(err, CN_ERR_INPUT, "cannot write the %s '%s': %s", o->what, o->path,
+                       strerror(e));
+    }
+    o->finished = 1;
+    return 0;
+}
+
+int output_file_publish(json_output *o, cn_error *err)
+{
+    if (!o->finished)
+        return 0;
+    o->finished = 0;
+    if (rename(o->tmp_path, o->path) != 0) {
+        int e = errno;
         unlink(o->tmp_path);
         return cn_fail(err, CN_ERR_INPUT, "cannot write the %s '%s': %s", o->what, o->path,
                        strerror(e));
@@ -197,12 +234,10 @@ int output_file_commit(json_output *o, cn_error *err)
     return 0;
 }
 
-int json_output_commit(json_output *o, const run_results *r, cn_error *err)
+int output_file_commit(json_output *o, cn_error *err)
 {
-    if (!o->file)
-        return 0;
-    report_print_json(r, o->file);
-    return output_file_commit(o, err);
+    int rc = output_file_finish(o, err);
+    return rc ? rc : output_file_publish(o, err);
 }
 
 static int by_packet(const void *a, const void *b)

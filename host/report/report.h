@@ -115,14 +115,19 @@ typedef struct json_output {
     char tmp_path[1100];
     char what[32];           /* "JSON output", "CSV output": for messages */
     FILE *file;
+    int finished;            /* written and closed, not yet renamed into place */
 } json_output;
 
 int json_output_open(json_output *o, const char *path, cn_error *err);
-int json_output_commit(json_output *o, const run_results *r, cn_error *err);
 void json_output_abort(json_output *o);
-/* The same for any file: open, write to O->file, then commit (flush, sync, rename) or abort. */
+/* The same for any file: open, write to O->file, then commit (flush, sync, rename) or abort.
+ * Several files of one result are finished first (flush, sync, close: a write error, EFBIG
+ * or ENOSPC, shows there) and published (renamed) only once all of them are finished, so a
+ * failure leaves none of them rather than some. Errors are CN_ERR_INPUT, naming the file. */
 int output_file_open(json_output *o, const char *path, const char *what, cn_error *err);
-int output_file_commit(json_output *o, cn_error *err);
+int output_file_finish(json_output *o, cn_error *err);
+int output_file_publish(json_output *o, cn_error *err);
+int output_file_commit(json_output *o, cn_error *err); /* finish, then publish */
 /* S as a JSON string, quotes included. */
 void json_print_string(FILE *out, const char *s);
 /* S as an RFC 4180 CSV field: as is, or quoted (inner quotes doubled) when it holds a comma,

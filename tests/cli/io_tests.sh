@@ -1,0 +1,56 @@
+#!/bin/sh
+# Files that cannot be read or written: exit 2, one sentence naming the file and the reason,
+# and no output file left, complete or partial (docs/when-things-go-wrong.md).
+# Usage: io_tests.sh CLNETSIM SOURCE_DIR
+bin=$1 src=$2
+scn=$src/scenarios
+. "$src/tests/common/check.sh"
+
+# The device programs are built (and cached) first: the limits below must hit the outputs.
+check warm 0 '' "$bin" run "$scn/small_flows.ini" -q
+no_outputs() { # NAME: nothing but the listed inputs in $tmp/w
+    if [ -n "$(ls -A "$tmp/w")" ]; then
+        echo "FAIL $1: files left: $(ls -A "$tmp/w")"; fail=$((fail + 1))
+    else
+        pass=$((pass + 1))
+    fi
+}
+mkdir "$tmp/w"
+
+# A file-size limit (as a full disk would): the write fails, both outputs are withdrawn.
+check json_too_large 2 "cannot write the JSON output '$tmp/w/r\.json': File too large" \
+    sh -c "ulimit -f 1; exec '$bin' run '$scn/small_flows.ini' -q --json '$tmp/w/r.json'"
+no_outputs json_too_large
+check csv_too_large 2 "cannot write the packets CSV '$tmp/w/p\.csv': File too large" \
+    sh -c "ulimit -f 2; exec '$bin' run '$scn/small_flows.ini' -q --json '$tmp/w/r.json' --packets '$tmp/w/p.csv'"
+no_outputs csv_too_large
+check bench_too_large 2 "cannot write the JSON output '$tmp/w/b\.json': File too large" \
+    sh -c "ulimit -f 1; exec '$bin' bench '$scn/small_grid.ini' -q -r 1 --json '$tmp/w/b.json' --csv '$tmp/w/b.csv' > /dev/null"
+no_outputs bench_too_large
+
+# A path through a file, and a folder without write permission (root may write anywhere, so
+# that case is only checked for other users).
+touch "$tmp/plain"
+check json_not_a_folder 2 "cannot write the JSON output '$tmp/plain/r\.json': Not a directory" \
+    "$bin" run "$scn/small_grid.ini" -q --json "$tmp/plain/r.json"
+if [ "$(id -u)" -ne 0 ]; then
+    mkdir "$tmp/ro" && chmod 555 "$tmp/ro"
+    check json_no_permission 2 "cannot write the JSON output '$tmp/ro/r\.json': Permission denied" \
+        "$bin" run "$scn/small_grid.ini" -q --json "$tmp/ro/r.json"
+    chmod 755 "$tmp/ro"
+else
+    echo "note: running as root, the permission case is not checked"
+fi
+
+# Scenario files that are not INI text.
+check scenario_folder 2 "$tmp/w: cannot read the scenario file: Is a directory" "$bin" run "$tmp/w"
+head -c 3000 "$bin" > "$tmp/binary.ini"
+check scenario_binary 2 "binary\.ini:1: contains a NUL byte" "$bin" run "$tmp/binary.ini"
+head -c 1100000 /dev/zero | tr '\0' 'a' > "$tmp/huge.ini"
+check scenario_huge 2 "huge\.ini: file is larger than 1048576 bytes" "$bin" run "$tmp/huge.ini"
+
+# A good run afterwards writes both files, with the permissions of any new file.
+check run_ok 0 '' sh -c "umask 022; exec '$bin' run '$scn/small_flows.ini' -q --json '$tmp/w/r.json' --packets '$tmp/w/p.csv'"
+expect outputs_written test -s "$tmp/w/r.json" -a -s "$tmp/w/p.csv"
+expect outputs_mode sh -c "[ \"\$(stat -c %a '$tmp/w/r.json')\" = 644 ]"
+finish io
