@@ -1,3 +1,4 @@
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +50,33 @@ static void print_run_usage(FILE *out)
             "      --show-feedback          print the injector's feedback table at the end\n"
             "  -h, --help                   this text\n"
             "\n"
-            "Exit status: 0 success, 1 device or runtime failure, 2 bad input.\n");
+            "SIGINT (Ctrl-C) or SIGTERM stops the run at the end of the current window;\n"
+            "its results so far are written, marked \"complete\": false (a second signal\n"
+            "kills the process).\n"
+            "\n"
+            "Exit status: 0 success, 1 device or runtime failure, 2 bad input, 130 or 143\n"
+            "stopped by SIGINT or SIGTERM.\n");
+}
+
+/* The signal that asked the run to stop (0: none), read by the engine at window ends. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+    stop_signal = sig;
+}
+
+/* SIGINT and SIGTERM stop the run at a window boundary; SA_RESETHAND gives a second one its
+ * default action, so an impatient user can still kill the process. */
+static void catch_stop_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -143,6 +170,7 @@ int cli_run(int argc, char **argv)
         free(sc);
         return CN_OK;
     }
+    catch_stop_signals(); /* before the temporary output files exist */
     json_output json = {0}, csv = {0};
     if (ra.json && json_output_open(&json, ra.json, &err) != 0) {
         free(sc);
@@ -166,7 +194,8 @@ int cli_run(int argc, char **argv)
     if (rc == 0) {
         engine_options opt = {.progress = !ra.quiet,
                               .trace_path = ra.trace_inject,
-                              .show_feedback = ra.show_feedback ? stdout : NULL};
+                              .show_feedback = ra.show_feedback ? stdout : NULL,
+                              .stop = &stop_signal};
         device_ctx *ptrs[ENGINE_MAX_DEVICES];
         for (int d = 0; d < n_open; d++)
             ptrs[d] = &devs[d];
@@ -191,11 +220,14 @@ int cli_run(int argc, char **argv)
         results_free_packets(res);
     if (rc == 0 && !ra.quiet)
         report_print_summary(res, stdout);
+    int stopped = rc == 0 && res->interrupted ? res->stop_signal : 0;
     for (int d = 0; d < n_open; d++)
         device_close(&devs[d]);
     free(devs);
     device_list_free(&list);
     free(res);
     free(sc);
+    if (rc == 0 && stopped) /* the shell's convention: 128 + the signal's number */
+        return 128 + stopped;
     return rc ? fail(&err) : CN_OK;
 }

@@ -1,4 +1,6 @@
 #include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,14 +131,32 @@ static int make_injector(injector *inj, const model_ops *ops, struct model *m,
     return 0;
 }
 
+/* Test hook: CLNETSIM_TEST_RAISE=INT@N (or TERM@N) raises that signal once N windows (rounds
+ * of whole packets) are done, so that tests stop a run at a known point through the real
+ * signal handler. Returns the window count, -1 when unset or malformed; *SIG the signal. */
+static int64_t test_raise_point(int *sig)
+{
+    const char *v = getenv("CLNETSIM_TEST_RAISE");
+    char name[8];
+    long long n;
+    if (!v || sscanf(v, "%7[A-Z]@%lld", name, &n) != 2 || n < 1)
+        return -1;
+    *sig = strcmp(name, "INT") == 0 ? SIGINT : strcmp(name, "TERM") == 0 ? SIGTERM : 0;
+    return *sig ? (int64_t)n : -1;
+}
+
+/* Runs the windows to the end, or until *OPT->stop is set: then *STOPPED_AT is the end of the
+ * last window run (the models' results are those of the simulation up to there). */
 static int run_windows(const model_ops *ops, struct model *m, injector *inj,
                        device_ctx *const *devs, const engine_options *opt, pending_fifo *fifo,
-                       host_report *host, cn_error *err)
+                       host_report *host, sim_time_ns *stopped_at, cn_error *err)
 {
     sim_time_ns L = ops->lookahead(m);
     progress prog;
     progress_init(&prog, opt->progress);
     int64_t w = 0, windows_done = 0;
+    int raise_sig = 0;
+    int64_t raise_at = test_raise_point(&raise_sig);
     /* A plan holds a set per partition: large, so one for the whole run. */
     window_plan *plan = malloc(sizeof *plan);
     inject_set *sets = malloc(ENGINE_MAX_SETS * sizeof *sets);
@@ -211,6 +231,12 @@ static int run_windows(const model_ops *ops, struct model *m, injector *inj,
                         out.estimated_end);
         if (out.finished)
             break;
+        if (windows_done == raise_at)
+            raise(raise_sig);
+        if (opt->stop && *opt->stop) {
+            *stopped_at = plan->end;
+            break;
+        }
         w = out.next_window > w ? out.next_window : w + 1;
     }
     free(plan);
@@ -245,8 +271,14 @@ int engine_run(const scenario *sc, device_ctx *const *devs, int n_devs,
     if (rc == 0 && !fifo)
         rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
     host_report host = {0};
+    sim_time_ns stopped_at = -1;
     if (rc == 0)
-        rc = run_windows(ops, m, &inj, devs, opt, fifo, &host, err);
+        rc = run_windows(ops, m, &inj, devs, opt, fifo, &host, &stopped_at, err);
+    if (rc == 0 && stopped_at >= 0) { /* the model may state the reached time more exactly */
+        res->interrupted = 1;
+        res->stop_signal = (int)*opt->stop;
+        res->reached_ns = stopped_at;
+    }
     if (rc == 0)
         rc = ops->results(m, res, err);
     double t2 = wall_seconds();

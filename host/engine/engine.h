@@ -7,6 +7,7 @@
  * measured times back. Scheduling cost grows with the number of sets, not of events. */
 #ifndef CLNETSIM_ENGINE_H
 #define CLNETSIM_ENGINE_H
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -99,6 +100,10 @@ typedef struct engine_options {
     int progress;              /* draw a progress line on stderr (terminal only) */
     const char *trace_path;    /* --trace-inject: CSV of every decision, or NULL */
     FILE *show_feedback;       /* --show-feedback: print the feedback table here, or NULL */
+    /* When *STOP becomes non-zero (a signal handler sets it), the run stops at the end of
+     * the current window and its results so far are returned with RES->interrupted set.
+     * NULL: never. */
+    volatile sig_atomic_t *stop;
 } engine_options;
 
 /* Runs SC on DEVS to the end and fills RES (counters, windows, wall time, per-device work). */

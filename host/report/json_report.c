@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,11 @@ static void print_flows(const run_results *r, FILE *out)
                 i + 1 < r->n_flows ? "," : "");
     }
     fprintf(out, "  ],\n");
+}
+
+const char *results_signal_name(int sig)
+{
+    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
 }
 
 uint64_t results_events(const run_results *r)
@@ -135,7 +141,11 @@ void report_print_json(const run_results *r, FILE *out)
     json_print_string(out, CLNETSIM_VERSION);
     fprintf(out, ",\n  \"commit\": ");
     json_print_string(out, CLNETSIM_GIT_COMMIT);
-    fprintf(out, ",\n  \"complete\": true\n}\n");
+    if (r->interrupted) { /* docs/when-things-go-wrong.md, "Stopping a run" */
+        fprintf(out, ",\n  \"reached_ns\": %lld,\n  \"stopped_by\": \"%s\"",
+                (long long)r->reached_ns, results_signal_name(r->stop_signal));
+    }
+    fprintf(out, ",\n  \"complete\": %s\n}\n", r->interrupted ? "false" : "true");
 }
 
 int output_file_open(json_output *o, const char *path, const char *what, cn_error *err)

@@ -94,6 +94,12 @@ typedef struct run_results {
     inject_report injector;
     host_report host;
     char scenario_path[1024];
+    /* a run stopped by a signal at a window boundary (docs/when-things-go-wrong.md): the
+     * counters are those of the simulation up to REACHED_NS, and the JSON says
+     * "complete": false; STOP_SIGNAL is the signal's number */
+    int interrupted;
+    int stop_signal;
+    int64_t reached_ns;
 } run_results;
 
 /* loss = 1 - delivered / generated (with flows: / deliverable); 0 with nothing to deliver */
@@ -104,6 +110,8 @@ double results_flow_loss(const flow_result *f);
 int report_print_packets(run_results *r, FILE *out);
 void results_free_packets(run_results *r);
 uint64_t results_events(const run_results *r); /* transmissions + receptions */
+/* "SIGINT", "SIGTERM": the signal that stopped a run, for the outputs. */
+const char *results_signal_name(int sig);
 /* Appends an extension counter (ignored beyond REPORT_MAX_COUNTERS: a model defines few). */
 void results_add_counter(run_results *r, const char *name, int64_t value);
 

@@ -35,6 +35,10 @@ void report_print_summary(const run_results *r, FILE *out)
             (long long)r->first_receptions);
     fprintf(out, "simulated    %.3f s in %lld windows\n", (double)r->end_time_ns * 1e-9,
             (long long)r->windows);
+    if (r->interrupted)
+        fprintf(out, "stopped      by %s at simulated time %.3f s: the results so far, not a "
+                "complete run\n", results_signal_name(r->stop_signal),
+                (double)r->reached_ns * 1e-9);
     for (int i = 0; i < r->n_counters; i++)
         fprintf(out, "%-12s %lld\n", r->counters[i].name, (long long)r->counters[i].value);
     for (int i = 0; i < r->n_flows; i++) {

@@ -461,6 +461,9 @@ int flood_packets_plan(struct model *m, window_plan *plan);
 int flood_packets_run(struct model *m, flood_replica *r, int chunk, cl_event *ev, cn_error *err);
 int flood_packets_end(struct model *m, window_outcome *out, cn_error *err);
 void flood_packets_results(const struct model *m, run_results *r);
+/* A run stopped by a signal (R->interrupted): GENERATED counts the packets run so far and,
+ * with whole packets, REACHED_NS becomes the creation time of the first packet not run. */
+void flood_interrupted_results(struct model *m, run_results *r);
 void flood_packets_free(struct model *m);
 
 #endif

@@ -456,6 +456,22 @@ void flood_packets_results(const struct model *m, run_results *r)
     r->windows = s[PS_END] >= 0 ? s[PS_END] / m->L + 1 : 0;
 }
 
+void flood_interrupted_results(struct model *m, run_results *r)
+{
+    if (!m->whole) { /* the packets taken into the windows run (flows: flood_traffic_results) */
+        r->generated = m->next_packet;
+        return;
+    }
+    /* whole packets: every packet launched ran to its end, none after; the run reached the
+     * creation time of the first one left */
+    r->generated = m->pk_next;
+    departure dep;
+    if (!m->flows)
+        r->reached_ns = m->sc.start_ns + m->pk_next * m->sc.interval_ns;
+    else if (departures_peek(m->deps, &dep))
+        r->reached_ns = dep.t;
+}
+
 void flood_packets_free(struct model *m)
 {
     for (int d = 0; d < m->n_rep; d++) {

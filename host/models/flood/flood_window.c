@@ -506,6 +506,8 @@ static int flood_results(struct model *m, run_results *r, cn_error *err)
     r->windows = m->any_tx ? m->end_time / m->L + 1 : 0;
     if (m->whole)
         flood_packets_results(m, r);
+    if (r->interrupted)
+        flood_interrupted_results(m, r);
     if ((rc = flood_traffic_results(m, r, err)) != 0)
         return rc;
     if (m->cap) { /* window 0's graph (docs/models.md) */
