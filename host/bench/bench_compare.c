@@ -290,19 +290,20 @@ static int read_file(const char *path, char **text, size_t *len, cn_error *err)
                        strerror(errno));
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap);
-    while (buf) {
+    if (!buf) {
+        fclose(f);
+        return cn_fail(err, CN_ERR_RUNTIME, "out of memory reading '%s'", path);
+    }
+    for (;;) {
         if (n + 1 >= cap) {
-            if (cap >= ((size_t)1 << 30)) {
+            char *nb = cap < ((size_t)1 << 30) ? realloc(buf, cap * 2) : NULL;
+            if (!nb) {
+                int big = cap >= ((size_t)1 << 30);
                 free(buf);
                 fclose(f);
-                return cn_fail(err, CN_ERR_INPUT, "'%s' is larger than 1 GiB: not a bench result "
-                               "file", path);
-            }
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
+                return big ? cn_fail(err, CN_ERR_INPUT, "'%s' is larger than 1 GiB: not a bench "
+                                     "result file", path)
+                           : cn_fail(err, CN_ERR_RUNTIME, "out of memory reading '%s'", path);
             }
             buf = nb;
             cap *= 2;
@@ -314,8 +315,6 @@ static int read_file(const char *path, char **text, size_t *len, cn_error *err)
     }
     int bad = ferror(f);
     fclose(f);
-    if (!buf)
-        return cn_fail(err, CN_ERR_RUNTIME, "out of memory reading '%s'", path);
     if (bad) {
         free(buf);
         return cn_fail(err, CN_ERR_INPUT, "cannot read the bench result file '%s'", path);

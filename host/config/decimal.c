@@ -193,7 +193,7 @@ void format_scaled(int64_t v, int scale, char *buf, size_t size)
     for (int i = 0; i < scale; i++)
         p10 *= 10;
     uint64_t whole = mag / p10, frac = mag % p10;
-    char digits[20];
+    char digits[20] = {0};
     int n = 0;
     if (frac != 0) {
         /* The fraction with its leading zeros, then without its trailing ones. */

@@ -176,7 +176,8 @@ static int sorted_ranges(const scenario *sc, id_range *out)
     for (int g = 0; g < sc->n_groups; g++)
         for (int r = 0; r < sc->groups[g].n_ranges; r++)
             out[n++] = (id_range){sc->groups[g].first[r], sc->groups[g].last[r], g, r};
-    qsort(out, (size_t)n, sizeof *out, by_first);
+    if (n > 1)
+        qsort(out, (size_t)n, sizeof *out, by_first);
     return n;
 }
 

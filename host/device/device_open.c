@@ -79,7 +79,7 @@ static int by_kernel_name(const void *a, const void *b)
 
 void device_local_sizes_text(const device_ctx *dev, char *buf, size_t cap)
 {
-    const char *names[DEVICE_MAX_KERNELS];
+    const char *names[DEVICE_MAX_KERNELS] = {0};
     for (int i = 0; i < dev->n_local_used; i++)
         names[i] = dev->local_used[i].kernel;
     qsort(names, (size_t)dev->n_local_used, sizeof names[0], by_kernel_name);

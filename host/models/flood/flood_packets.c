@@ -209,7 +209,7 @@ int flood_packets_setup(struct model *m, cn_error *err)
      * once it has measured that this pays. One chunk per device, not more: a device runs its
      * chunks one launch after the other, and a launch lasts as long as its slowest packet,
      * so two chunks on one device take twice as long as one chunk of both. */
-    int order[FLOOD_MAX_REPLICAS], n_order = 0;
+    int order[FLOOD_MAX_REPLICAS] = {0}, n_order = 0;
     for (int d = 0; d < m->n_rep; d++)
         if (!m->rep[d].cpu)
             order[n_order++] = d;
@@ -395,14 +395,15 @@ static void sum_rows(const struct model *m, int64_t out[PS_ROW])
 {
     memset(out, 0, PS_ROW * sizeof *out);
     out[PS_END] = -1;
-    for (int d = 0; d < m->n_rep; d++)
-        for (uint32_t g = 0; g < m->rep[d].pk_groups; g++) {
-            const int64_t *row = &m->rep[d].pk_stats[(size_t)g * PS_ROW];
+    for (int d = 0; d < m->n_rep; d++) {
+        const int64_t *rows = m->rep[d].pk_stats;
+        for (size_t at = 0; at < (size_t)m->rep[d].pk_groups * PS_ROW; at += PS_ROW) {
             for (int c = PS_TX; c <= PS_LATENCY; c++)
-                out[c] += row[c];
-            if (row[PS_END] > out[PS_END])
-                out[PS_END] = row[PS_END];
+                out[c] += rows[at + (size_t)c];
+            if (rows[at + PS_END] > out[PS_END])
+                out[PS_END] = rows[at + PS_END];
         }
+    }
 }
 
 int flood_packets_end(struct model *m, window_outcome *out, cn_error *err)

@@ -470,7 +470,7 @@ static int make_partitions(struct model *m, cn_error *err)
     /* Partition p of P starts on device floor(p D / P) of the devices listed GPUs first: a
      * lone partition starts where it is likely fastest, and the injector only has to try the
      * CPUs, not to move the whole run to the GPU first. */
-    int order[FLOOD_MAX_REPLICAS], n_order = 0;
+    int order[FLOOD_MAX_REPLICAS] = {0}, n_order = 0;
     for (int pass = 0; pass < 2; pass++)
         for (int d = 0; d < m->n_rep; d++)
             if (m->rep[d].cpu == pass)
