@@ -88,6 +88,19 @@ __kernel void place_grid(__global long4 *pos, uint n, uint cols, long spacing)
     pos[i] = (long4)((long)(i % cols) * spacing, (long)(i / cols) * spacing, 0, 0);
 }
 
+/* Activity areas (docs/models.md): node i is node (r, c) of area a = i / PER_AREA, at
+ * (a x PITCH + c x spacing, r x spacing, 0) with PITCH = (cols - 1) x spacing + 2 x range. */
+__kernel void place_areas(__global long4 *pos, uint n, uint per_area, uint cols, long spacing,
+                          long pitch)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    uint a = i / per_area, k = i % per_area;
+    pos[i] = (long4)((long)a * pitch + (long)(k % cols) * spacing, (long)(k / cols) * spacing, 0,
+                     0);
+}
+
 inline long4 uniform_point(uint4 w, ulong W, ulong H, ulong D)
 {
     return (long4)((long)philox_uniform(w.x, W), (long)philox_uniform(w.y, H),

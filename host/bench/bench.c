@@ -234,7 +234,21 @@ int bench_size_overrides(const scenario *sc, int64_t n, char out[][96], int max,
     if (max < 4)
         return fail_count(err, "internal error: too few sizing overrides");
     int64_t base = scenario_node_count(sc);
-    if (sc->placement == PLACEMENT_GRID) {
+    if (sc->placement == PLACEMENT_AREAS) {
+        /* N / count nodes per area, as square as a whole shape allows: rows the largest
+         * divisor of N / count not above its square root (150 in 6 areas: 5 x 5; 303000:
+         * 202 x 250) */
+        if (n % sc->areas != 0)
+            return fail_count(err, "--sizes: %lld nodes cannot be shared equally by the %lld "
+                              "areas of '%s': expected a multiple of %lld", (long long)n,
+                              (long long)sc->areas, sc->path, (long long)sc->areas);
+        int64_t per = n / sc->areas, rows = 1;
+        for (int64_t d = 1; d <= per / d; d++)
+            if (per % d == 0)
+                rows = d;
+        snprintf(out[k++], 96, "topology.rows=%lld", (long long)rows);
+        snprintf(out[k++], 96, "topology.cols=%lld", (long long)(per / rows));
+    } else if (sc->placement == PLACEMENT_GRID) {
         int64_t side = llround(sqrt((double)n));
         if (side < 1)
             side = 1;

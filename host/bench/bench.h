@@ -70,7 +70,8 @@ int bench_contract_diff(const run_results *a, const run_results *b, char *buf, s
 
 /* --sizes: the overrides that scale SC to about N nodes at the same density (grid: rows =
  * cols = round(sqrt(N)); uniform: nodes = N, width and height times sqrt(N / nodes), depth
- * kept; a destination at the last node stays at the last node). Returns the count written
+ * kept; areas: N / count nodes per area, rows the largest divisor of it not above its square
+ * root, N a multiple of the count; a destination at the last node stays at the last node). Returns the count written
  * into OUT, or -1 with ERR set when N is out of range for the scenario. */
 int bench_size_overrides(const scenario *sc, int64_t n, char out[][96], int max,
                          cn_error *err);

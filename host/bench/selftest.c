@@ -1,6 +1,6 @@
 /* `clnetsim selftest` on one device: the Philox known answers of MODEL.md, then small
- * scenarios covering every part of the flood model (grid and uniform placement, 2-D and 3-D,
- * ranges wider than the spacing, drop, TTL, duration, random waypoint with pauses, odd
+ * scenarios covering every part of the flood model (grid, uniform and areas placement, 2-D
+ * and 3-D, ranges wider than the spacing, drop, TTL, duration, random waypoint with pauses, odd
  * work-group sizes) whose counters must equal those of the sequential reference model
  * (host/oracle), computed here on the host. A broken driver or compiler shows up here as a
  * failed device, not as wrong science. */
@@ -82,6 +82,11 @@ static const selftest_case cases[] = {
      "[traffic.flow alarm]\nsource = 5, 77\ndestination = broadcast\npackets = 2\n"
      "[flood]\nrelay_delay = 0.01\ndrop_probability = 0.05\nscheme = counter\n"
      "counter_threshold = 3\nassessment_delay = 0.04\n"},
+    {"activity areas: 4 grids of 6 x 5 in a chain, border links", 0,
+     "[simulation]\nseed = 15\n[topology]\nplacement = areas\nrows = 6\ncols = 5\n"
+     "spacing = 100\n[areas]\ncount = 4\nborder_links = 0.3\n[connectivity]\nrange = 100\n"
+     "[traffic]\npackets = 8\ninterval = 1\n[flood]\nrelay_delay = 1\n"
+     "drop_probability = 0.1\n"},
 };
 
 /* The first difference between the device's counters and the reference's, in BUF. */

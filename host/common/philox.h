@@ -17,6 +17,7 @@ enum {
     STREAM_QUDG_LINK = 5,
     STREAM_TRAFFIC = 6,
     STREAM_TRAFFIC_START = 12, /* docs/models.md, "Traffic" */
+    STREAM_AREA_BORDER = 14,   /* docs/models.md, "Activity areas" */
 };
 
 philox4x32 philox4x32_10(philox4x32 ctr, uint32_t key0, uint32_t key1);

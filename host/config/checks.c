@@ -86,6 +86,100 @@ static int check_grid(load_ctx *ctx)
     return 0;
 }
 
+/* Activity areas (docs/models.md): count grids of rows x cols side by side along x, each
+ * (cols - 1) x spacing wide and 2 x range from the next, so that udg never links two areas.
+ * Every coordinate must stay within the side limit of the squared distances. */
+static int check_areas(load_ctx *ctx)
+{
+    scenario *sc = &ctx->sc;
+    char where[300], a[64], b[64];
+    if (sc->rows < 1 || sc->cols < 1)
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [topology] rows = %lld, cols = %lld: areas placement needs rows >= 1 "
+                       "and cols >= 1",
+                       WHERE(K_PLACEMENT, K_ROWS, K_COLS), (long long)sc->rows,
+                       (long long)sc->cols);
+    if (sc->spacing_mm <= 0)
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [topology] spacing = 0: areas placement needs spacing > 0 m",
+                       WHERE(K_PLACEMENT, K_SPACING));
+    int64_t per = 0, n = 0;
+    if (__builtin_mul_overflow(sc->rows, sc->cols, &per) ||
+        __builtin_mul_overflow(per, sc->areas, &n) || n > SCENARIO_MAX_NODES)
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [areas] count x [topology] rows x cols = %lld x %lld x %lld nodes: "
+                       "expected at most %lld nodes",
+                       WHERE(K_AREAS, K_ROWS, K_COLS, K_PLACEMENT), (long long)sc->areas,
+                       (long long)sc->rows, (long long)sc->cols, (long long)SCENARIO_MAX_NODES);
+    /* the whole row of areas: (A - 1) x ((cols - 1) x spacing + 2 x range) + (cols - 1) x
+     * spacing along x, (rows - 1) x spacing along y */
+    int64_t width = 0, height = 0, gap = 0, pitch = 0, span = 0, extent = 0;
+    if (__builtin_mul_overflow(sc->cols - 1, sc->spacing_mm, &width) ||
+        __builtin_mul_overflow(sc->rows - 1, sc->spacing_mm, &height) ||
+        __builtin_mul_overflow(sc->range_mm, 2, &gap) ||
+        __builtin_add_overflow(width, gap, &pitch) ||
+        __builtin_mul_overflow(sc->areas - 1, pitch, &span) ||
+        __builtin_add_overflow(span, width, &extent) || extent > SCENARIO_MAX_SIDE_MM ||
+        height > SCENARIO_MAX_SIDE_MM) {
+        format_scaled(SCENARIO_MAX_SIDE_MM, 3, b, sizeof b);
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [areas] count = %lld areas of [topology] rows = %lld, cols = %lld, "
+                       "spacing = %s m, 2 x range apart, are too large: expected the row of "
+                       "areas and each area's height within %s m",
+                       WHERE(K_AREAS, K_ROWS, K_COLS, K_SPACING, K_RANGE), (long long)sc->areas,
+                       (long long)sc->rows, (long long)sc->cols,
+                       value_text(ctx, K_SPACING, a, sizeof a), b);
+    }
+    if (ctx->keys[K_NODES].origin != ORIGIN_DEFAULT && sc->nodes != n)
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [topology] nodes = %lld but [areas] count x rows x cols = %lld: for "
+                       "areas placement the node count is derived, so remove nodes or set it to "
+                       "%lld",
+                       WHERE(K_NODES), (long long)sc->nodes, (long long)n, (long long)n);
+    sc->nodes = n;
+    return 0;
+}
+
+/* What activity areas do not combine with, checked once groups and every key are in: their
+ * links are a fixed graph (static nodes, plain udg inside each area), and the links between
+ * areas cross any spatial partition's reach box, so the run keeps one partition. */
+static int check_areas_restrictions(load_ctx *ctx)
+{
+    scenario *sc = &ctx->sc;
+    char where[300], a[64];
+    static const char *const mob_names[] = {"static", "rwp", "linear", "random_walk",
+                                            "random_direction", "grid_walk"};
+    if (sc->mob.model != MOBILITY_STATIC)
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [mobility] model = %s: placement = areas needs static nodes "
+                       "(model = static)",
+                       WHERE(K_MOBILITY, K_PLACEMENT), mob_names[sc->mob.model]);
+    for (int g = 0; g < sc->n_groups; g++)
+        if (sc->groups[g].mob.model != MOBILITY_STATIC)
+            return cn_fail(ctx->err, CN_ERR_INPUT,
+                           "%s: [mobility.group %s] model = %s: placement = areas needs static "
+                           "nodes (model = static in every group)",
+                           config_group_key_where(ctx, g, K_MOBILITY, where, sizeof where),
+                           sc->groups[g].name, mob_names[sc->groups[g].mob.model]);
+    if (sc->connectivity != CONNECTIVITY_UDG)
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [connectivity] model = qudg: placement = areas needs model = udg",
+                       WHERE(K_CONNECTIVITY, K_PLACEMENT));
+    if (sc->max_neighbors != 0)
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [connectivity] max_neighbors = %s: placement = areas needs "
+                       "max_neighbors = 0 (no cap)",
+                       WHERE(K_MAX_NEIGHBORS, K_PLACEMENT),
+                       value_text(ctx, K_MAX_NEIGHBORS, a, sizeof a));
+    if (sc->partitions > 1)
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [partition] count = %lld: placement = areas runs in one partition "
+                       "(the links between areas reach beyond any partition's tile); expected "
+                       "count = 0 or 1",
+                       WHERE(K_PARTITIONS, K_PLACEMENT), (long long)sc->partitions);
+    return 0;
+}
+
 /* A mobile grid needs an area for its waypoints: by default the one the grid covers. */
 static void default_grid_area(scenario *sc)
 {
@@ -338,7 +432,9 @@ static int check_group_mobility(load_ctx *ctx, int g)
 
 int config_finish(load_ctx *ctx)
 {
-    int rc = ctx->sc.placement == PLACEMENT_GRID ? check_grid(ctx) : check_uniform(ctx);
+    int rc = ctx->sc.placement == PLACEMENT_GRID    ? check_grid(ctx)
+             : ctx->sc.placement == PLACEMENT_AREAS ? check_areas(ctx)
+                                                    : check_uniform(ctx);
     if (rc == 0)
         rc = config_finish_groups(ctx);
     if (rc == 0)
@@ -353,6 +449,8 @@ int config_finish(load_ctx *ctx)
         rc = check_group_mobility(ctx, g);
     if (rc == 0)
         rc = check_partitions(ctx);
+    if (rc == 0 && ctx->sc.placement == PLACEMENT_AREAS)
+        rc = check_areas_restrictions(ctx);
     if (rc == 0)
         rc = check_connectivity(ctx);
     if (rc == 0)
@@ -363,5 +461,7 @@ int config_finish(load_ctx *ctx)
         ctx->sc.drop_threshold_max = philox_threshold(ctx->sc.drop.p_max);
     if (rc == 0)
         ctx->sc.link_threshold = philox_threshold(ctx->sc.link_probability);
+    if (rc == 0)
+        ctx->sc.border_threshold = philox_threshold(ctx->sc.border_links);
     return rc;
 }

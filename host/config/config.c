@@ -15,7 +15,7 @@
 /* Scenario files are a few dozen lines; anything this large is the wrong file. */
 #define MAX_FILE_BYTES ((size_t)1 << 20)
 #define SECTION_LIST                                                                        \
-    "simulation, topology, connectivity, mobility, mobility.group NAME, traffic, "          \
+    "simulation, topology, areas, connectivity, mobility, mobility.group NAME, traffic, "   \
     "traffic.flow NAME, flood, partition, inject"
 
 /* ---- names: suggestions for typing mistakes ------------------------------------------ */
@@ -514,6 +514,9 @@ void config_dump(const scenario *sc, FILE *out)
          * dump stays editable (changing rows must not clash with a stale nodes line). */
         if (k == K_NODES && sc->placement == PLACEMENT_GRID)
             fprintf(out, "; nodes = %s (rows x cols, derived for grid placement)\n", value);
+        else if (k == K_NODES && sc->placement == PLACEMENT_AREAS)
+            fprintf(out, "; nodes = %s ([areas] count x rows x cols, derived for areas "
+                         "placement)\n", value);
         else
             fprintf(out, "%s = %s\n", key->name, value);
     }
@@ -522,5 +525,7 @@ void config_dump(const scenario *sc, FILE *out)
 
 int64_t scenario_node_count(const scenario *sc)
 {
+    if (sc->placement == PLACEMENT_AREAS)
+        return sc->areas * sc->rows * sc->cols;
     return sc->placement == PLACEMENT_GRID ? sc->rows * sc->cols : sc->nodes;
 }

@@ -12,7 +12,8 @@
 
 #include "common/error.h"
 
-enum placement_kind { PLACEMENT_GRID = 0, PLACEMENT_UNIFORM = 1 };
+/* areas: [areas] count grids of rows x cols side by side, linked in a chain (docs/models.md) */
+enum placement_kind { PLACEMENT_GRID = 0, PLACEMENT_UNIFORM = 1, PLACEMENT_AREAS = 2 };
 enum connectivity_kind { CONNECTIVITY_UDG = 0, CONNECTIVITY_QUDG = 1 };
 enum forwarding_scheme { SCHEME_PROBABILISTIC = 0, SCHEME_COUNTER = 1, SCHEME_DISTANCE = 2 };
 /* Laws of values drawn per node (docs/models.md, "Laws"). */
@@ -116,6 +117,11 @@ typedef struct scenario {
     int64_t nodes;            /* uniform; for grid it is set to rows * cols */
     int64_t width_mm, height_mm, depth_mm; /* uniform; mobility area (grid: bounding box if 0) */
 
+    /* [areas]: placement = areas, activity areas of rows x cols nodes each */
+    int64_t areas;            /* A, the number of areas */
+    double border_links;      /* b, the chance of each border link between two areas */
+    uint64_t border_threshold; /* floor(b * 2^32), 2^32 for b = 1 */
+
     /* [connectivity] */
     int connectivity;         /* enum connectivity_kind */
     int64_t range_mm;         /* udg: the range; qudg: r_max */
@@ -192,7 +198,7 @@ void config_dump(const scenario *sc, FILE *out);
 /* Prints the key reference (section, key, type, range, default, help) as Markdown. */
 void config_print_reference(FILE *out);
 
-/* Number of nodes of the scenario (rows * cols for grids). */
+/* Number of nodes of the scenario (rows * cols for grids, count * rows * cols for areas). */
 int64_t scenario_node_count(const scenario *sc);
 
 /* The mobility parameters of node ID: its group's, or [mobility]'s. */

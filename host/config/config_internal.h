@@ -40,6 +40,8 @@ enum key_id {
     K_WIDTH,
     K_HEIGHT,
     K_DEPTH,
+    K_AREAS,
+    K_BORDER_LINKS,
     K_CONNECTIVITY,
     K_RANGE,
     K_RANGE_MIN,

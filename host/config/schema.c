@@ -21,7 +21,7 @@
 #define FLOW_START_MAX_NS ((int64_t)1000000000 * 1000000000)
 
 static const char *const model_choices[] = {"flood", NULL};
-static const char *const placement_choices[] = {"grid", "uniform", NULL};
+static const char *const placement_choices[] = {"grid", "uniform", "areas", NULL};
 static const char *const connectivity_choices[] = {"udg", "qudg", NULL};
 static const char *const mobility_choices[] = {"static", "rwp", "linear", "random_walk",
                                                "random_direction", "grid_walk", NULL};
@@ -30,9 +30,9 @@ static const char *const policy_choices[] = {"static", "rapid", "advanced", "hyb
 static const char *const draw_choices[] = {"packet", "node", NULL};
 static const char *const scheme_choices[] = {"probabilistic", "counter", "distance", NULL};
 
-const char *const config_sections[] = {"simulation", "topology", "connectivity",
-                                       "mobility",   "traffic",  "flood",
-                                       "partition",  "inject",   NULL};
+const char *const config_sections[] = {"simulation", "topology", "areas",
+                                       "connectivity", "mobility", "traffic",
+                                       "flood", "partition", "inject", NULL};
 
 const config_key config_keys[K_COUNT] = {
     [K_MODEL] = {"simulation", "model", KT_NAME, FIELD(model), 0, 0, 0, NULL, model_choices,
@@ -47,21 +47,25 @@ const config_key config_keys[K_COUNT] = {
 
     [K_PLACEMENT] = {"topology", "placement", KT_CHOICE, FIELD(placement), 0, 0, 0, NULL,
                      placement_choices, "grid",
-                     "How nodes are placed: grid (rows x cols, spacing apart, in the plane z = 0) "
-                     "or uniform (nodes drawn uniformly in width x height x depth)."},
+                     "How nodes are placed: grid (rows x cols, spacing apart, in the plane z = 0), "
+                     "uniform (nodes drawn uniformly in width x height x depth) or areas "
+                     "([areas] count grids of rows x cols side by side, linked in a chain; "
+                     "exact rules: docs/models.md)."},
     [K_ROWS] = {"topology", "rows", KT_INT, FIELD(rows), 0, SCENARIO_MAX_NODES, 0, NULL, NULL,
                 "10",
-                "Grid rows (along y); grid placement needs rows >= 1. Node id = r * cols + c."},
+                "Grid rows (along y); grid and areas placement need rows >= 1. Node id = r * "
+                "cols + c (areas: plus a * rows * cols in area a)."},
     [K_COLS] = {"topology", "cols", KT_INT, FIELD(cols), 0, SCENARIO_MAX_NODES, 0, NULL, NULL,
-                "10", "Grid columns (along x); grid placement needs cols >= 1."},
+                "10", "Grid columns (along x); grid and areas placement need cols >= 1."},
     [K_SPACING] = {"topology", "spacing", KT_LENGTH_MM, FIELD(spacing_mm), 0,
                    SCENARIO_MAX_SIDE_MM, 0, NULL, NULL, "100",
-                   "Distance between grid neighbours; grid placement needs spacing > 0. With "
-                   "spacing = range the udg graph is the 4-neighbour grid."},
+                   "Distance between grid neighbours; grid and areas placement need spacing > "
+                   "0. With spacing = range the udg graph is the 4-neighbour grid."},
     [K_NODES] = {"topology", "nodes", KT_INT, FIELD(nodes), 0, SCENARIO_MAX_NODES, 0, NULL, NULL,
                  "100",
                  "Number of nodes of uniform placement (>= 2). For grid placement it is rows x "
-                 "cols; setting it to anything else is an error."},
+                 "cols, for areas count x rows x cols; setting it to anything else is an "
+                 "error."},
     [K_WIDTH] = {"topology", "width", KT_LENGTH_MM, FIELD(width_mm), 0, SCENARIO_MAX_SIDE_MM, 0,
                  NULL, NULL, "0",
                  "Area side along x (uniform placement and rwp waypoints). Uniform placement "
@@ -73,6 +77,18 @@ const config_key config_keys[K_COUNT] = {
                   "with rwp mobility, 0 means the grid's bounding box, (rows - 1) x spacing."},
     [K_DEPTH] = {"topology", "depth", KT_LENGTH_MM, FIELD(depth_mm), 0, SCENARIO_MAX_SIDE_MM, 0,
                  NULL, NULL, "0", "Area side along z. 0 means a 2-D area (every z is 0)."},
+
+    [K_AREAS] = {"areas", "count", KT_INT, FIELD(areas), 2, 1024, 0, "areas", NULL, "6",
+                 "placement = areas: the number of activity areas, each a grid of [topology] "
+                 "rows x cols nodes, side by side along x, 2 x range apart so that no udg link "
+                 "joins two of them. The last node of each area is linked to the first of the "
+                 "next. Needs static nodes, udg without max_neighbors and one partition. Exact "
+                 "rules: docs/models.md."},
+    [K_BORDER_LINKS] = {"areas", "border_links", KT_PROBABILITY, FIELD(border_links), 0, 0, 0,
+                        NULL, NULL, "0.1",
+                        "placement = areas: the probability that a node of the last column of "
+                        "an area is linked to the node of the same row in the first column of "
+                        "the next area (a draw per pair, once), besides the chain link."},
 
     [K_CONNECTIVITY] = {"connectivity", "model", KT_CHOICE, FIELD(connectivity), 0, 0, 0, NULL,
                         connectivity_choices, "udg",

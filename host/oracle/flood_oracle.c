@@ -235,6 +235,12 @@ int64_t oracle_node_count(const scenario *sc)
     }
     if (sc->placement == PLACEMENT_UNIFORM)
         return sc->nodes >= 1 && sc->nodes <= INT32_MAX ? sc->nodes : -1;
+    if (sc->placement == PLACEMENT_AREAS) {
+        if (sc->areas < 2 || sc->areas > 1024 || sc->rows < 1 || sc->cols < 1 ||
+            sc->rows > INT32_MAX / sc->cols || sc->rows * sc->cols > INT32_MAX / sc->areas)
+            return -1;
+        return sc->areas * sc->rows * sc->cols;
+    }
     return -1;
 }
 
@@ -375,6 +381,27 @@ static bool scheme_ok(const scenario *sc)
            sc->assessment_delay_ns / sc->relay_delay_ns == a;
 }
 
+/* Activity areas (docs/models.md, placement = areas): a static udg graph without a cap
+ * (the model defines nothing else), a spacing > 0, and every coordinate of the row of areas,
+ * 2 x range apart, within the side limit. */
+static bool areas_ok(const scenario *sc)
+{
+    if (sc->connectivity != CONNECTIVITY_UDG || sc->max_neighbors != 0 ||
+        sc->mob.model != MOBILITY_STATIC || sc->spacing_mm <= 0 ||
+        sc->border_threshold > (UINT64_C(1) << 32))
+        return false;
+    for (int g = 0; g < sc->n_groups; g++)
+        if (sc->groups[g].mob.model != MOBILITY_STATIC)
+            return false;
+    if (sc->cols - 1 > SCENARIO_MAX_SIDE_MM / sc->spacing_mm ||
+        sc->rows - 1 > SCENARIO_MAX_SIDE_MM / sc->spacing_mm)
+        return false;
+    /* (cols - 1) s and 2 R are then each below 2^32 mm, so the pitch and the row of at most
+     * 1024 areas stay far inside int64 */
+    const int64_t width = (sc->cols - 1) * sc->spacing_mm;
+    return side_ok((sc->areas - 1) * (width + 2 * sc->range_mm) + width);
+}
+
 /* The oracle refuses what the model does not define rather than guess; node ids must fit the
  * int32 neighbour lists (and therefore the 32-bit counter words). */
 static bool scenario_ok(const scenario *sc)
@@ -391,6 +418,8 @@ static bool scenario_ok(const scenario *sc)
     }
     if ((sc->connectivity != CONNECTIVITY_UDG && sc->connectivity != CONNECTIVITY_QUDG) ||
         !side_ok(sc->range_mm))
+        return false;
+    if (sc->placement == PLACEMENT_AREAS && !areas_ok(sc))
         return false;
     if (sc->connectivity == CONNECTIVITY_QUDG &&
         (sc->range_min_mm < 0 || sc->range_min_mm > sc->range_mm ||
@@ -436,6 +465,20 @@ int oracle_place(const scenario *sc, int64_t (*pos)[3])
             pos[i][1] = r * sc->spacing_mm;
             pos[i][2] = 0;
         }
+        return ORACLE_OK;
+    }
+    if (sc->placement == PLACEMENT_AREAS) {
+        /* area a's node (r, c) at x = a ((cols - 1) s + G) + c s, y = r s, G = 2 R */
+        const int64_t per = sc->rows * sc->cols;
+        const int64_t gap = 2 * sc->range_mm, width = (sc->cols - 1) * sc->spacing_mm;
+        for (int64_t a = 0; a < sc->areas; a++)
+            for (int64_t r = 0; r < sc->rows; r++)
+                for (int64_t c = 0; c < sc->cols; c++) {
+                    int64_t *p = pos[a * per + r * sc->cols + c];
+                    p[0] = a * (width + gap) + c * sc->spacing_mm;
+                    p[1] = r * sc->spacing_mm;
+                    p[2] = 0;
+                }
         return ORACLE_OK;
     }
     for (int64_t i = 0; i < n; i++) {
@@ -521,6 +564,115 @@ int oracle_neighbours(const int64_t (*pos)[3], int64_t n, int64_t range_mm, int6
     *offsets = off;
     *list = lst;
     return ORACLE_OK;
+}
+
+/* ---------------------------------------------------------------- activity areas */
+
+bool oracle_area_border_link(const scenario *sc, int64_t a, int64_t r)
+{
+    uint32_t w[4];
+    oracle_philox(sc->seed, (uint32_t)a, (uint32_t)r, 14, w);
+    return (uint64_t)w[0] < sc->border_threshold;
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+    const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Merges the extra undirected links EXTRA (NX pairs, unsorted, possibly repeated or already
+ * in the lists) into the CSR lists OFF/LST of N nodes: each list is rebuilt as the sorted
+ * union of its old entries and its new ones, without repeats. */
+static int merge_links(int64_t n, int64_t **off, int32_t **lst, const int32_t (*extra)[2],
+                       size_t nx)
+{
+    int64_t *o = *off;
+    int64_t *noff = calloc((size_t)n + 1, sizeof *noff);
+    int32_t *nl = malloc(((size_t)o[n] + 2 * nx + 1) * sizeof *nl);
+    int64_t *add = calloc((size_t)n + 1, sizeof *add);
+    int32_t *ext = malloc((2 * nx + 1) * sizeof *ext);
+    if (!noff || !nl || !add || !ext) {
+        free(noff);
+        free(nl);
+        free(add);
+        free(ext);
+        return ORACLE_ERR_NOMEM;
+    }
+    /* the extra ends of each node, grouped by node (a counting sort) */
+    for (size_t k = 0; k < nx; k++) {
+        add[extra[k][0] + 1]++;
+        add[extra[k][1] + 1]++;
+    }
+    for (int64_t i = 0; i < n; i++)
+        add[i + 1] += add[i];
+    int64_t *fill = malloc(((size_t)n + 1) * sizeof *fill);
+    if (!fill) {
+        free(noff);
+        free(nl);
+        free(add);
+        free(ext);
+        return ORACLE_ERR_NOMEM;
+    }
+    memcpy(fill, add, ((size_t)n + 1) * sizeof *fill);
+    for (size_t k = 0; k < nx; k++) {
+        ext[fill[extra[k][0]]++] = extra[k][1];
+        ext[fill[extra[k][1]]++] = extra[k][0];
+    }
+    free(fill);
+    int64_t at = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t start = at;
+        for (int64_t q = o[i]; q < o[i + 1]; q++)
+            nl[at++] = (*lst)[q];
+        for (int64_t q = add[i]; q < add[i + 1]; q++)
+            nl[at++] = ext[q];
+        qsort(nl + start, (size_t)(at - start), sizeof *nl, cmp_i32);
+        int64_t kept = start; /* drop repeats */
+        for (int64_t q = start; q < at; q++)
+            if (q == start || nl[q] != nl[kept - 1])
+                nl[kept++] = nl[q];
+        at = kept;
+        noff[i + 1] = at;
+    }
+    free(add);
+    free(ext);
+    free(*off);
+    free(*lst);
+    *off = noff;
+    *lst = nl;
+    return ORACLE_OK;
+}
+
+int oracle_area_links(const scenario *sc, int64_t n, int64_t **off, int32_t **lst)
+{
+    if (sc->placement != PLACEMENT_AREAS)
+        return ORACLE_OK;
+    if (oracle_node_count(sc) != n)
+        return ORACLE_ERR_INPUT;
+    const int64_t per = sc->rows * sc->cols;
+    /* per consecutive pair: the chain link and at most one border link per row */
+    const size_t cap = (size_t)(sc->areas - 1) * (size_t)(sc->rows + 1);
+    int32_t (*extra)[2] = malloc((cap + 1) * sizeof *extra);
+    if (!extra)
+        return ORACLE_ERR_NOMEM;
+    size_t nx = 0;
+    for (int64_t a = 0; a + 1 < sc->areas; a++) {
+        /* the chain: the last node of area a, the first of area a + 1 */
+        extra[nx][0] = (int32_t)((a + 1) * per - 1);
+        extra[nx][1] = (int32_t)((a + 1) * per);
+        nx++;
+        /* the border: (a, r, cols - 1) - (a + 1, r, 0) when its draw says so */
+        for (int64_t r = 0; r < sc->rows; r++)
+            if (oracle_area_border_link(sc, a, r)) {
+                extra[nx][0] = (int32_t)(a * per + r * sc->cols + sc->cols - 1);
+                extra[nx][1] = (int32_t)((a + 1) * per + r * sc->cols);
+                nx++;
+            }
+    }
+    const int rc = merge_links(n, off, lst, (const int32_t (*)[2])extra, nx);
+    free(extra);
+    return rc;
 }
 
 /* ---------------------------------------------------------------- mobility */
@@ -1321,6 +1473,8 @@ static int window_graph(const scenario *sc, const int64_t (*pos)[3], int64_t n, 
                         int64_t **off, int32_t **lst, int64_t *links, int64_t *cut)
 {
     int rc = oracle_neighbours(pos, n, sc->range_mm, off, lst);
+    if (rc == ORACLE_OK)
+        rc = oracle_area_links(sc, n, off, lst);
     if (rc == ORACLE_OK && sc->connectivity == CONNECTIVITY_QUDG)
         qudg_filter(sc, pos, n, w, *off, *lst);
     if (rc == ORACLE_OK && sc->max_neighbors > 0)

@@ -1,6 +1,6 @@
 /* Sequential reference implementation ("oracle") of the flood model of MODEL.md, with the
  * extensions of docs/models.md (mobility models, qudg, the neighbour cap, traffic flows, drop
- * probabilities drawn per node, the counter and distance forwarding schemes).
+ * probabilities drawn per node, the counter and distance forwarding schemes, activity areas).
  *
  * It is written from MODEL.md and the project's documented choices only, independently of the
  * OpenCL engine, so that the tests and `clnetsim selftest` can check the engine's counters
@@ -124,7 +124,8 @@ int oracle_flow_departures(const scenario *sc, oracle_departure **out, int64_t *
 /* floor(sqrt(x)), exact for every 64-bit x. */
 uint64_t oracle_isqrt_u64(uint64_t x);
 
-/* Number of nodes of SC (rows * cols for grids), or -1 when it is not a valid count. */
+/* Number of nodes of SC (rows * cols for grids, count * rows * cols for areas), or -1 when
+ * it is not a valid count. */
 int64_t oracle_node_count(const scenario *sc);
 
 /* Initial positions (mm) of all nodes of SC: POS has oracle_node_count(sc) rows. */
@@ -135,6 +136,16 @@ int oracle_place(const scenario *sc, int64_t (*pos)[3]);
  * entries. Brute force over all pairs. Both arrays are malloc'ed; free them with free(). */
 int oracle_neighbours(const int64_t (*pos)[3], int64_t n, int64_t range_mm, int64_t **offsets,
                       int32_t **list);
+
+/* Activity areas (docs/models.md, placement = areas): whether the border pair of row R
+ * between areas A and A + 1 is linked (w0 of ctr {a, r, 14, 0} below sc->border_threshold). */
+bool oracle_area_border_link(const scenario *sc, int64_t a, int64_t r);
+
+/* Adds the links between activity areas (every chain link, the border links their draws
+ * give) to the udg lists OFF/LST of the N nodes of SC (both reallocated, each list still
+ * sorted; a link already there is not repeated). Nothing for other placements. Returns
+ * ORACLE_OK or ORACLE_ERR_*. */
+int oracle_area_links(const scenario *sc, int64_t n, int64_t **off, int32_t **lst);
 
 /* The neighbour cap (docs/models.md, max_neighbors = K > 0) applied to the graph OFF/LST of
  * positions POS (each list sorted by id, as oracle_neighbours makes them): node i ranks its

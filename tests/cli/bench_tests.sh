@@ -67,6 +67,14 @@ check bench_sizes_uniform 0 'topology\.nodes=600 -s topology\.width=565\.685 -s 
     -s topology.height=565.685 --json "$tmp/run_u.json"
 want=$(member "$tmp/run_u.json" receptions)
 expect bench_sizes_uniform_counters [ -n "$want" -a "$(member "$tmp/sizes_u.json" receptions)" = "$want" ]
+# Activity areas: N / count nodes per area, as square as whole rows and columns allow.
+check bench_sizes_areas 0 'topology\.rows=202 -s topology\.cols=250' \
+    "$bin" bench "$scn/areas6.ini" --devices 0 -r 1 --warmup 0 -q --sizes 150,303000 \
+    -s traffic.packets=2 --json "$tmp/sizes_a.json"
+expect bench_sizes_areas_nodes [ "$(grep -o '"nodes": [0-9]*, "overrides": \[[^]]*\]' "$tmp/sizes_a.json" | tr -d '\n')" = \
+    '"nodes": 150, "overrides": ["topology.rows=5", "topology.cols=5", "traffic.destination=-1"]"nodes": 303000, "overrides": ["topology.rows=202", "topology.cols=250", "traffic.destination=-1"]' ]
+check bench_sizes_areas_not_multiple 2 "--sizes: 1000 nodes cannot be shared equally by the 6 areas of .*: expected a multiple of 6" \
+    "$bin" bench "$scn/areas6.ini" --sizes 1000 --json "$tmp/never.json"
 # The -s overrides of every case are part of what ran: the JSON records them, in order.
 "$bin" bench "$scn/small_grid.ini" --devices 0 -r 1 --warmup 0 -q -s flood.ttl=3 \
     -s "connectivity.model=qudg" --json "$tmp/set.json" > /dev/null
@@ -105,7 +113,7 @@ check bench_csv_missing_dir 2 'cannot write the CSV output' \
 expect bench_bad_input_no_output [ ! -e "$tmp/never.json" ]
 
 # selftest: a verdict per device; a device giving one reception too many fails, named.
-check selftest_pass 0 '^PASS +1 .* 13 checks: Philox known answers and 12 scenarios' "$bin" selftest -q
+check selftest_pass 0 '^PASS +1 .* 14 checks: Philox known answers and 13 scenarios' "$bin" selftest -q
 expect selftest_two_verdicts [ "$(grep -c '^PASS' "$tmp/out")" -eq 2 ]
 check selftest_skewed 1 "^FAIL +1 .*check 2: scenario 'grid, drop 0.2' gave wrong results: receptions [0-9]+, reference [0-9]+" \
     env CLNETSIM_TEST_SKEW_DEVICE=1 "$bin" selftest -q

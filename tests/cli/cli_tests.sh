@@ -71,4 +71,21 @@ check scheme_cap_qudg 2 "scheme = counter is not implemented with max_neighbors 
 [ -e "$tmp/sm.json" ] && { echo "FAIL scheme_*: JSON file written"; fail=$((fail + 1)); }
 check scheme_counter 0 'delivered +30 of 30 packets' "$bin" run "$scn/small_counter.ini"
 
+# Activity areas: what they do not combine with is refused before the run (exit 2, one
+# sentence naming the key and where it was set, nothing written); the scenario itself runs.
+printf '[topology]\nplacement = areas\nrows = 3\ncols = 3\n[mobility]\nmodel = linear\nspeed_max = 3\n' > "$tmp/areas_moving.ini"
+check areas_mobile 2 "areas_moving\.ini:6: \[mobility\] model = linear: placement = areas needs static nodes \(model = static\)" "$bin" run "$tmp/areas_moving.ini" --json "$tmp/ar.json"
+check areas_group_moving 2 "-s argument 'mobility\.group\.cars\.model=grid_walk': \[mobility\.group cars\] model = grid_walk: placement = areas needs static nodes \(model = static in every group\)" "$bin" run "$scn/areas6.ini" -s mobility.group.cars.nodes=0-9 -s mobility.group.cars.model=grid_walk --json "$tmp/ar.json"
+check areas_qudg 2 "-s argument 'connectivity\.model=qudg': \[connectivity\] model = qudg: placement = areas needs model = udg" "$bin" run "$scn/areas6.ini" -s connectivity.model=qudg --json "$tmp/ar.json"
+check areas_cap 2 "\[connectivity\] max_neighbors = 4: placement = areas needs max_neighbors = 0 \(no cap\)" "$bin" run "$scn/areas6.ini" -s connectivity.max_neighbors=4 --json "$tmp/ar.json"
+check areas_partitions 2 "-s argument 'partition\.count=2': \[partition\] count = 2: placement = areas runs in one partition" "$bin" run "$scn/areas6.ini" -s partition.count=2 --json "$tmp/ar.json"
+sed 's/^placement = areas$/placement = grid/; s/^model = linear$/model = rwp/' "$tmp/areas_moving.ini" > "$tmp/grid_moving.ini"
+check areas_placement_last 2 "-s argument 'topology\.placement=areas': \[mobility\] model = rwp: placement = areas needs static nodes" "$bin" run "$tmp/grid_moving.ini" -s topology.placement=areas --json "$tmp/ar.json"
+check areas_count 2 "\[areas\] count = 1: expected an integer in \[2, 1024\]" "$bin" run "$scn/areas6.ini" -s areas.count=1 --json "$tmp/ar.json"
+check areas_border 2 "\[areas\] border_links = 1\.5: expected a probability in \[0, 1\]" "$bin" run "$scn/areas6.ini" -s areas.border_links=1.5 --json "$tmp/ar.json"
+check areas_too_wide 2 "\[areas\] count = 1024 areas of \[topology\] rows = 20, cols = 20, spacing = 100 m, 2 x range apart, are too large" "$bin" run "$scn/areas6.ini" -s areas.count=1024 -s connectivity.range=1000 --json "$tmp/ar.json"
+check areas_nodes 2 "\[topology\] nodes = 100 but \[areas\] count x rows x cols = 2400" "$bin" run "$scn/areas6.ini" -s topology.nodes=100 --json "$tmp/ar.json"
+[ -e "$tmp/ar.json" ] && { echo "FAIL areas_*: JSON file written"; fail=$((fail + 1)); }
+check areas_run 0 'delivered +67 of 100 packets' "$bin" run "$scn/areas6.ini"
+
 finish

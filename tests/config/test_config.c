@@ -129,6 +129,10 @@ static void check_same_scenario_at(const char *file, int line, const scenario *a
     SAME(width_mm);
     SAME(height_mm);
     SAME(depth_mm);
+    SAME(areas);
+    check_at(file, line, memcmp(&a->border_links, &b->border_links, sizeof(double)) == 0,
+             "field border_links differs after reload");
+    SAME(border_threshold);
     SAME(connectivity);
     SAME(range_mm);
     SAME(range_min_mm);
@@ -312,6 +316,9 @@ static void test_defaults(void)
     CHECK_I64(sc.width_mm, 0);
     CHECK_I64(sc.height_mm, 0);
     CHECK_I64(sc.depth_mm, 0);
+    CHECK_I64(sc.areas, 6);
+    CHECK(sc.border_links == 0.1);
+    CHECK_U64(sc.border_threshold, 429496729); /* floor(0.1 x 2^32) */
     CHECK_I64(sc.connectivity, CONNECTIVITY_UDG);
     CHECK_I64(sc.range_mm, 100000);
     CHECK_I64(sc.mob.model, MOBILITY_STATIC);
@@ -502,8 +509,8 @@ static void test_errors_names(void)
     EXPECT_ERROR("[flood]\nttl = 1\n[flod]\nrelay_delay = 2\n", NULL,
                  "t.ini:4: unknown section [flod] (key 'relay_delay'); did you mean [flood]?");
     EXPECT_ERROR("[network]\nx = 1\n", NULL, "t.ini:2: unknown section [network]",
-                 "expected one of: simulation, topology, connectivity, mobility, mobility.group NAME, "
-                 "traffic, traffic.flow NAME, flood, partition, inject");
+                 "expected one of: simulation, topology, areas, connectivity, mobility, "
+                 "mobility.group NAME, traffic, traffic.flow NAME, flood, partition, inject");
     EXPECT_ERROR("\n[flood]\nrelay_dealy = 1\n", NULL,
                  "t.ini:3: [flood] unknown key 'relay_dealy'; did you mean 'relay_delay'?");
     EXPECT_ERROR("[flood]\ndrop = 0.1\n", NULL, "t.ini:2: [flood] unknown key 'drop'",
@@ -591,7 +598,7 @@ static void test_errors_values(void)
                  "[topology] width = 1e16: does not fit in int64 millimetres");
     /* Enumerations list what they accept. */
     EXPECT_ERROR("[topology]\nplacement = hexagon\n", NULL,
-                 "t.ini:2: [topology] placement = hexagon: expected one of: grid, uniform");
+                 "t.ini:2: [topology] placement = hexagon: expected one of: grid, uniform, areas");
     EXPECT_ERROR("[mobility]\nmodel = RWP\n", NULL,
                  "[mobility] model = RWP: expected one of: static, rwp, linear, random_walk, "
                  "random_direction, grid_walk");
@@ -1222,6 +1229,95 @@ static void test_schemes(void)
     test_schemes_round_trips();
 }
 
+/* ---- activity areas ---------------------------------------------------------------------- */
+
+static void test_areas(void)
+{
+    /* nodes = count x rows x cols; thr(border_links) as the drop probability's */
+    scenario sc;
+    if (LOAD_OK("[topology]\nplacement = areas\nrows = 5\ncols = 7\n[areas]\ncount = 3\n"
+                "border_links = 0.25\n", &sc) == 0) {
+        CHECK_I64(sc.placement, PLACEMENT_AREAS);
+        CHECK_I64(sc.nodes, 105);
+        CHECK_I64(scenario_node_count(&sc), 105);
+        CHECK_I64(sc.destination, 104);
+        CHECK_U64(sc.border_threshold, 1073741824);
+        CHECK_ROUND_TRIP(&sc);
+        char *text = dump_to_string(&sc);
+        CHECK(text && strstr(text, "\n[areas]\ncount = 3\nborder_links = 0.25\n"));
+        CHECK(text && strstr(text, "\n; nodes = 105 ([areas] count x rows x cols"));
+        free(text);
+    }
+    if (LOAD_OV("", &sc, "topology.placement=areas", "areas.border_links=1", "areas.count=1024",
+                "topology.rows=1", "topology.cols=2", "topology.nodes=2048") == 0) {
+        CHECK_I64(sc.nodes, 2048);
+        CHECK_U64(sc.border_threshold, (uint64_t)1 << 32);
+        CHECK_ROUND_TRIP(&sc);
+    }
+    /* the keys of [areas] are ignored by the other placements, as qudg's are by udg */
+    if (LOAD_OK("[areas]\ncount = 2\nborder_links = 0\n", &sc) == 0) {
+        CHECK_I64(sc.nodes, 100);
+        CHECK_ROUND_TRIP(&sc);
+    }
+    /* The row of areas at the side limit: 2 areas of 1 x 2, spacing 1 m, range 1073741.322
+     * m: (2 - 1) x (1 + 2147482.644) + 1 = 2147484.644 m is too much; 1073740.822 fits. */
+    if (LOAD_OK("[topology]\nplacement = areas\nrows = 1\ncols = 2\nspacing = 1\n[areas]\n"
+                "count = 2\n[connectivity]\nrange = 1073740.822\n", &sc) == 0)
+        CHECK_I64(scenario_node_count(&sc), 4);
+    EXPECT_MESSAGE("[topology]\nplacement = areas\nrows = 1\ncols = 2\nspacing = 1\n[areas]\n"
+                   "count = 2\n[connectivity]\nrange = 1073741.322\n",
+                   "t.ini:9: [areas] count = 2 areas of [topology] rows = 1, cols = 2, spacing = "
+                   "1 m, 2 x range apart, are too large: expected the row of areas and each "
+                   "area's height within 2147483.647 m");
+
+    /* Shapes and sizes. */
+    EXPECT_MESSAGE("[topology]\nplacement = areas\nrows = 0\n",
+                   "t.ini:3: [topology] rows = 0, cols = 10: areas placement needs rows >= 1 and "
+                   "cols >= 1");
+    EXPECT_MESSAGE("[topology]\nplacement = areas\nspacing = 0\n",
+                   "t.ini:3: [topology] spacing = 0: areas placement needs spacing > 0 m");
+    EXPECT_MESSAGE("[topology]\nplacement = areas\nrows = 20000\ncols = 20000\n",
+                   "t.ini:4: [areas] count x [topology] rows x cols = 6 x 20000 x 20000 nodes: "
+                   "expected at most 2000000000 nodes");
+    EXPECT_MESSAGE("[topology]\nplacement = areas\nnodes = 100\n",
+                   "t.ini:3: [topology] nodes = 100 but [areas] count x rows x cols = 600: for "
+                   "areas placement the node count is derived, so remove nodes or set it to 600");
+    EXPECT_MESSAGE("[areas]\ncount = 1025\n",
+                   "t.ini:2: [areas] count = 1025: expected an integer in [2, 1024] (areas)");
+    EXPECT_MESSAGE("[areas]\nborder_links = -0.1\n",
+                   "t.ini:2: [areas] border_links = -0.1: expected a probability in [0, 1]");
+    EXPECT_MESSAGE("[topology]\nplacement = areas\n[traffic]\nsource = 600\n",
+                   "t.ini:4: [traffic] source = 600: expected a node id in [0, 599] (the "
+                   "scenario has 600 nodes)");
+
+    /* What areas do not combine with: the message names the key, and where the placement or
+     * the key was set last. */
+    EXPECT_MESSAGE("[topology]\nplacement = areas\n[mobility]\nmodel = random_walk\n",
+                   "t.ini:4: [mobility] model = random_walk: placement = areas needs static nodes "
+                   "(model = static)");
+    EXPECT_MESSAGE("[mobility]\nmodel = rwp\n[topology]\nplacement = areas\n",
+                   "t.ini:4: [mobility] model = rwp: placement = areas needs static nodes (model "
+                   "= static)");
+    EXPECT_MESSAGE("[topology]\nplacement = areas\n[mobility.group bus]\nnodes = 0-9\n"
+                   "model = grid_walk\n",
+                   "t.ini:5: [mobility.group bus] model = grid_walk: placement = areas needs "
+                   "static nodes (model = static in every group)");
+    EXPECT_MESSAGE("[topology]\nplacement = areas\n[connectivity]\nmodel = qudg\n",
+                   "t.ini:4: [connectivity] model = qudg: placement = areas needs model = udg");
+    EXPECT_MESSAGE("[topology]\nplacement = areas\n[connectivity]\nmax_neighbors = 3\n",
+                   "t.ini:4: [connectivity] max_neighbors = 3: placement = areas needs "
+                   "max_neighbors = 0 (no cap)");
+    EXPECT_MESSAGE_OV("[topology]\nplacement = areas\n",
+                      "-s argument 'partition.count=3': [partition] count = 3: placement = areas "
+                      "runs in one partition (the links between areas reach beyond any "
+                      "partition's tile); expected count = 0 or 1",
+                      "partition.count=3");
+    /* a static group, and one partition, are fine */
+    if (LOAD_OV("[topology]\nplacement = areas\n[mobility.group still]\nnodes = 0-9\n", &sc,
+                "partition.count=1") == 0)
+        CHECK_I64(sc.partitions, 1);
+}
+
 /* ---- docs/keys.md ---------------------------------------------------------------------------- */
 
 #define DOCS_HEADER                                                                                \
@@ -1289,12 +1385,14 @@ static void test_reference(void)
     CHECK(strstr(buf, "| Section | Key | Type | Range | Default | Description |") != NULL);
     CHECK(strstr(buf, "| flood | relay_delay | time (s) | > 0 | 1 |") != NULL);
     CHECK(strstr(buf, "| traffic | destination | integer | [-1, 1999999999] node id | -1 |"));
-    CHECK(strstr(buf, "| topology | placement | choice | grid, uniform | grid |") != NULL);
+    CHECK(strstr(buf, "| topology | placement | choice | grid, uniform, areas | grid |") != NULL);
+    CHECK(strstr(buf, "| areas | count | integer | [2, 1024] areas | 6 |") != NULL);
+    CHECK(strstr(buf, "| areas | border_links | probability | [0, 1] | 0.1 |") != NULL);
     /* One row per key, six cells each. */
     int rows = 0;
     for (char *line = strstr(buf, "\n| "); line; line = strstr(line + 1, "\n| "))
         rows++;
-    CHECK_I64(rows, 55); /* header + 54 keys */
+    CHECK_I64(rows, 57); /* header + 56 keys */
     CHECK(strstr(buf, "| mobility.group NAME | nodes | id ranges | first-last, ..., ids < nodes | "
                       "(required) |"));
     /* the keys of a flow, their defaults [traffic]'s */
@@ -1815,8 +1913,8 @@ static void test_flows_errors(void)
                    "[traffic.flow NAME], not of [traffic]");
     EXPECT_MESSAGE("[network]\nx = 1\n",
                    "t.ini:2: unknown section [network] (key 'x'); expected one of: simulation, "
-                   "topology, connectivity, mobility, mobility.group NAME, traffic, traffic.flow "
-                   "NAME, flood, partition, inject");
+                   "topology, areas, connectivity, mobility, mobility.group NAME, traffic, "
+                   "traffic.flow NAME, flood, partition, inject");
 
     /* source */
     static const struct {
@@ -2028,6 +2126,7 @@ int main(int argc, char **argv)
         test_groups();
         test_flows();
         test_schemes();
+        test_areas();
         test_reference();
     }
     printf("%d checks, %d failed\n", checks, failures);

@@ -1,6 +1,7 @@
 /* The device's cell lists give exactly the brute-force neighbour sets, and the device's
  * mobility gives exactly the oracle's positions, for grids, 2-D and 3-D uniform placements,
- * and after mobility steps, with one partition or several (their lists together). */
+ * and after mobility steps, with one partition or several (their lists together). Activity
+ * areas: the host-built lists and the device's placement equal the oracle's own. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,7 @@ static int compare_lists(const char *label, struct model *m, const scenario *sc,
     int64_t *ooff = NULL;
     int32_t *olist = NULL;
     if (oracle_neighbours((const int64_t(*)[3])pos, n, sc->range_mm, &ooff, &olist) != 0 ||
+        oracle_area_links(sc, n, &ooff, &olist) != 0 ||
         (sc->max_neighbors > 0 &&
          oracle_cap_filter((const int64_t(*)[3])pos, n, sc->max_neighbors, ooff, olist, NULL,
                            NULL) != 0)) {
@@ -326,6 +328,29 @@ int main(void)
                    "width = 600\nheight = 600\ndepth = 100\n[connectivity]\nrange = 80\n"
                    "max_neighbors = 8\n[mobility]\nmodel = rwp\nspeed_min = 1\n"
                    "speed_max = 40\n[flood]\nrelay_delay = 1\n", &dev, 14, 4);
+    /* activity areas (one partition): udg inside each area, the chain link and the border
+     * links drawn; one row (the chain link is the border pair), one column (a node linked
+     * to both neighbouring areas), a range of 2.5 spacings, every border pair or none */
+    check_partitioned("areas 6 x 7x9, border_links 0.5",
+                      "[simulation]\nseed = 3\n[topology]\nplacement = areas\nrows = 7\n"
+                      "cols = 9\nspacing = 100\n[areas]\ncount = 6\nborder_links = 0.5\n"
+                      "[connectivity]\nrange = 100\n", &dev, 0, 1);
+    check_partitioned("areas 3 x 1x5, border_links 1",
+                      "[topology]\nplacement = areas\nrows = 1\ncols = 5\nspacing = 100\n"
+                      "[areas]\ncount = 3\nborder_links = 1\n[connectivity]\nrange = 100\n",
+                      &dev, 0, 1);
+    check_partitioned("areas 5 x 6x1, border_links 0.5",
+                      "[simulation]\nseed = 7\n[topology]\nplacement = areas\nrows = 6\n"
+                      "cols = 1\nspacing = 100\n[areas]\ncount = 5\nborder_links = 0.5\n"
+                      "[connectivity]\nrange = 100\n", &dev, 0, 1);
+    check_partitioned("areas 4 x 12x10, range 2.5 spacings, border_links 0.2",
+                      "[simulation]\nseed = 5\n[topology]\nplacement = areas\nrows = 12\n"
+                      "cols = 10\nspacing = 10\n[areas]\ncount = 4\nborder_links = 0.2\n"
+                      "[connectivity]\nrange = 25\n", &dev, 0, 1);
+    check_partitioned("areas 2 x 9x9, border_links 0",
+                      "[topology]\nplacement = areas\nrows = 9\ncols = 9\nspacing = 100\n"
+                      "[areas]\ncount = 2\nborder_links = 0\n[connectivity]\nrange = 150\n",
+                      &dev, 0, 1);
     device_close(&dev);
     device_list_free(&list);
     if (failures) {

@@ -443,6 +443,132 @@ static void test_flood_by_hand(void)
     CHECK_EQ(flood_oracle_run(&s, &r), ORACLE_ERR_INPUT);
 }
 
+/* ------------------------------------------------------------------ activity areas by hand */
+
+/* COUNT areas of ROWS x COLS, spacing = range = 100 m, border_links B (threshold thr(B)), one
+ * packet from node 0 to the last node, no drop. */
+static scenario areas_scenario(int64_t count, int64_t rows, int64_t cols, double b)
+{
+    scenario sc = grid_scenario(rows, cols);
+    sc.placement = PLACEMENT_AREAS;
+    sc.areas = count;
+    sc.nodes = count * rows * cols;
+    sc.destination = sc.nodes - 1;
+    sc.border_links = b;
+    sc.border_threshold = philox_threshold(b);
+    return sc;
+}
+
+/* The whole graph of SC as the flood uses it: udg lists plus the links between areas. */
+static void area_graph(const scenario *sc, int64_t (*pos)[3], int64_t **off, int32_t **lst)
+{
+    const int64_t n = oracle_node_count(sc);
+    CHECK_EQ(oracle_place(sc, pos), ORACLE_OK);
+    CHECK_EQ(oracle_neighbours((const int64_t (*)[3])pos, n, sc->range_mm, off, lst), ORACLE_OK);
+    CHECK_EQ(oracle_area_links(sc, n, off, lst), ORACLE_OK);
+}
+
+static void test_areas_by_hand(void)
+{
+    /* Seed 1, stream 14: w0 of ctr {0, 0, 14, 0} = 0xa66e1a06 (0.65012 x 2^32) and of
+     * ctr {0, 1, 14, 0} = 0x4b97053d (0.29527 x 2^32), the shared host Philox agreeing. */
+    scenario sc = areas_scenario(2, 2, 2, 0.3);
+    CHECK_EQ(philox_draw(1, 0, 0, STREAM_AREA_BORDER).v[0], UINT32_C(0xa66e1a06));
+    CHECK_EQ(philox_draw(1, 0, 1, STREAM_AREA_BORDER).v[0], UINT32_C(0x4b97053d));
+    CHECK_EQ(sc.border_threshold, UINT32_C(0x4ccccccc)); /* floor(0.3 x 2^32) */
+    CHECK(!oracle_area_border_link(&sc, 0, 0));
+    CHECK(oracle_area_border_link(&sc, 0, 1));
+    sc.border_threshold = UINT32_C(0x4b97053d); /* strict: a draw equal to thr is no link */
+    CHECK(!oracle_area_border_link(&sc, 0, 1));
+    sc.border_threshold = UINT32_C(0x4b97053e);
+    CHECK(oracle_area_border_link(&sc, 0, 1));
+
+    /* 2 areas of 2 x 2: area 0 holds 0 (0,0), 1 (0,1), 2 (1,0), 3 (1,1); area 1 holds 4..7
+     * the same way, its x shifted by the pitch (2 - 1) x 100 m + 2 x 100 m = 300 m: node 4 at
+     * (300, 0) m, node 7 at (400, 100) m, 200 m from node 3 at (100, 100): no udg link. Inside
+     * each area the 4-neighbour square 0-1, 0-2, 1-3, 2-3 (4-5, 4-6, 5-7, 6-7); the chain link
+     * 3-4 (last of area 0, first of area 1); the border pairs 1-4 (row 0, w0 0.650) and 3-6
+     * (row 1, w0 0.295). */
+    sc = areas_scenario(2, 2, 2, 0.3);
+    CHECK_EQ(oracle_node_count(&sc), 8);
+    int64_t pos[8][3];
+    int64_t *off;
+    int32_t *lst;
+    area_graph(&sc, pos, &off, &lst);
+    CHECK_EQ(pos[4][0], 3 * M100);
+    CHECK_EQ(pos[4][1], 0);
+    CHECK_EQ(pos[7][0], 4 * M100);
+    CHECK_EQ(pos[7][1], M100);
+    CHECK_EQ(pos[3][0], M100);
+    /* b = 0.3: 3-6 only: 3 has {1, 2, 4, 6}, 4 {3, 5, 6}, 6 {3, 4, 7}, 1 {0, 3} */
+    static const int want[8][5] = {
+        {2, 1, 2}, {2, 0, 3}, {2, 0, 3}, {4, 1, 2, 4, 6},
+        {3, 3, 5, 6}, {2, 4, 7}, {3, 3, 4, 7}, {2, 5, 6},
+    };
+    for (int i = 0; i < 8; i++) {
+        CHECK_EQ(off[i + 1] - off[i], want[i][0]);
+        for (int k = 0; k < want[i][0] && k < off[i + 1] - off[i]; k++)
+            CHECK_EQ(lst[off[i] + k], want[i][1 + k]);
+    }
+    free(off);
+    free(lst);
+
+    /* The flood from 0 to 7 (L = 1 s) with b = 0.3: 0 at 0 -> 1, 2 (hop 1); 1, 2 at L -> 3
+     * (hop 2, once first, once duplicate) and 0 twice; 3 at 2L -> 4, 6 (hop 3), 1, 2; 4 and
+     * 6 at 3L -> 5 (from 4), 7 (from 6) at hop 4, each other and 3 twice; 5 and 7 at 4L.
+     * Every node transmits once (8), receptions = the sum of degrees, 20; 7 first
+     * receptions; delivered at hop 4 after 3L; the last transmission at 4L: 5 windows. */
+    check_run("areas 2 x 2x2, b 0.3", &sc, (expect){8, 20, 7, 1, 4, 3 * L1, 4 * L1, 5});
+    /* b = 0.65: thr = 0xa6666666 is still below row 0's draw 0xa66e1a06: the same graph */
+    sc = areas_scenario(2, 2, 2, 0.65);
+    check_run("areas 2 x 2x2, b 0.65", &sc, (expect){8, 20, 7, 1, 4, 3 * L1, 4 * L1, 5});
+    /* b = 0: the chain alone. 0 -> 1, 2; L: 3 (hop 2); 2L: 4 (hop 3); 3L: 5, 6 (hop 4); 4L:
+     * 7 (hop 5, delivered after 4L); 5L: 7 transmits. Degrees 2+2+2+3+3+2+2+2 = 18. */
+    sc = areas_scenario(2, 2, 2, 0.0);
+    check_run("areas 2 x 2x2, b 0", &sc, (expect){8, 18, 7, 1, 5, 4 * L1, 5 * L1, 6});
+    /* b = 0.66 (above 0.65012) and b = 1: 1-4 too. L: 1 reaches 4 (hop 2) beside 3; 2L: 3
+     * and 4 reach 6 and 5 (hop 3); 3L: 5 and 6 reach 7 (hop 4). Degrees 2+3+2+4+4+2+3+2 = 22. */
+    sc = areas_scenario(2, 2, 2, 0.66);
+    check_run("areas 2 x 2x2, b 0.66", &sc, (expect){8, 22, 7, 1, 4, 3 * L1, 4 * L1, 5});
+    sc = areas_scenario(2, 2, 2, 1.0);
+    check_run("areas 2 x 2x2, b 1", &sc, (expect){8, 22, 7, 1, 4, 3 * L1, 4 * L1, 5});
+    /* b = 0.3 with ttl 3: 4 and 6 hear hop 3 and stop. Transmissions 0, 1, 2, 3; receptions
+     * 2 + 4 + 4; first receptions 1, 2, 3, 4, 6; the last transmission (3) at 2L. */
+    sc = areas_scenario(2, 2, 2, 0.3);
+    sc.ttl = 3;
+    check_run("areas 2 x 2x2, b 0.3, ttl 3", &sc, (expect){4, 10, 5, 0, 0, 0, 2 * L1, 3});
+
+    /* 2 areas of 1 x 3: 0-1-2 and 3-4-5, the second from x = 400 m. The chain link 2-3 is also
+     * row 0's border pair, (0, 0, 2) - (1, 0, 0): with b = 1 it is still one link, so the
+     * graph is the line 0..5: 6 transmissions, 10 receptions, 5 first receptions, delivered
+     * at hop 5 after 4L, the last transmission at 5L. */
+    sc = areas_scenario(2, 1, 3, 1.0);
+    area_graph(&sc, (int64_t (*)[3])pos, &off, &lst);
+    CHECK_EQ(pos[3][0], 4 * M100);
+    CHECK_EQ(off[3] - off[2], 2); /* node 2: {1, 3} */
+    CHECK_EQ(lst[off[2] + 1], 3);
+    CHECK_EQ(off[6], 10);
+    free(off);
+    free(lst);
+    check_run("areas 2 x 1x3, b 1", &sc, (expect){6, 10, 5, 1, 5, 4 * L1, 5 * L1, 6});
+    sc.border_links = 0;
+    sc.border_threshold = 0;
+    check_run("areas 2 x 1x3, b 0", &sc, (expect){6, 10, 5, 1, 5, 4 * L1, 5 * L1, 6});
+
+    /* What the model does not define is refused: areas that move, qudg, a cap. */
+    flood_oracle_result r;
+    sc = areas_scenario(2, 2, 2, 0.3);
+    sc.mob.model = MOBILITY_RWP;
+    sc.mob.speed_max_mm_s = 1000;
+    CHECK_EQ(flood_oracle_run(&sc, &r), ORACLE_ERR_INPUT);
+    sc = areas_scenario(2, 2, 2, 0.3);
+    sc.connectivity = CONNECTIVITY_QUDG;
+    CHECK_EQ(flood_oracle_run(&sc, &r), ORACLE_ERR_INPUT);
+    sc = areas_scenario(2, 2, 2, 0.3);
+    sc.max_neighbors = 2;
+    CHECK_EQ(flood_oracle_run(&sc, &r), ORACLE_ERR_INPUT);
+}
+
 /* Expected counters of a 1x5 line (source 0, destination 4) under relay drops, walked along
  * the chain with the shared host Philox: node j (1..4) first hears packet k at hop j (time
  * t_k + (j-1)L); it relays (hop j+1, at t_k + jL, heard by its deg(j) neighbours) unless w0 of
@@ -2479,6 +2605,7 @@ int main(int argc, char **argv)
     test_neighbours();
     test_cap_by_hand();
     test_flood_by_hand();
+    test_areas_by_hand();
     test_flood_random_drop();
     test_mobility_by_hand();
     test_mobile_flood();

@@ -391,6 +391,15 @@ int main(int argc, char **argv)
                      file);
         return CN_ERR_INPUT;
     }
+    /* activity areas' links between areas are no distance test: this program builds its
+     * graph from positions alone */
+    if (sc.placement == PLACEMENT_AREAS) {
+        std::fprintf(stderr,
+                     "clnetsim-ns3: %s: topology.placement = areas is not covered by the ns-3 "
+                     "flood program (grid and uniform placement only)\n",
+                     file);
+        return CN_ERR_INPUT;
+    }
     const int64_t n = scenario_node_count(&sc);
     if (n > (int64_t)UINT32_MAX || sc.packets > (int64_t)UINT32_MAX) {
         std::fprintf(stderr, "clnetsim-ns3: %s: more than 2^32 nodes or packets\n", file);

@@ -453,6 +453,18 @@ int flood_cap_count(struct model *m, cn_error *err);
 /* The thresholds' buffer for the transmit kernels (a placeholder when there is no cap). */
 const dbuf *flood_cap_buffer(const flood_replica *r);
 
+/* flood_areas.c: activity areas (placement = areas, docs/models.md) */
+/* The distance between the first columns of two consecutive areas, in mm:
+ * (cols - 1) x spacing + 2 x range. */
+int64_t flood_areas_pitch(const scenario *sc);
+/* The whole graph's neighbour lists (CSR, each list in increasing id order) on the host:
+ * *OFFSETS has N + 1 entries; both malloc'ed. */
+int flood_areas_lists(const scenario *sc, uint32_t **offsets, uint32_t **list, cn_error *err);
+/* The same lists on replica R (the one partition's), adding each node's degree to DEG_SUM
+ * when given. */
+int flood_areas_csr(struct model *m, flood_replica *r, dbuf *offsets, dbuf *neighbours,
+                    uint32_t *deg_sum, cn_error *err);
+
 /* flood_packets.c: whole packets (static scenarios). */
 int flood_packets_enabled(void);
 int flood_packets_wanted(const struct model *m);

@@ -151,9 +151,9 @@ static int create_kernels(struct model *m, flood_replica *r, cn_error *err)
         snprintf(options + strlen(options), sizeof options - strlen(options),
                  "%s-DFLOOD_SCHEME=%d", options[0] ? " " : "", m->sc.scheme);
     int rc = device_build_program(r->dev, sources, 2, options, &r->prog, err);
+    static const char *const place[] = {"place_grid", "place_uniform", "place_areas"};
     if (!rc)
-        rc = make_kernel(r, m->sc.placement == PLACEMENT_GRID ? "place_grid" : "place_uniform",
-                         &r->k_place, &r->ls_place, err);
+        rc = make_kernel(r, place[m->sc.placement], &r->k_place, &r->ls_place, err);
     /* the mobility models' kernels: each model's initial draw, and the step */
     for (int i = 0; i < m->n_segs && !rc; i++) {
         int model = m->segs[i].mob->model;
@@ -291,6 +291,11 @@ static int place_nodes(struct model *m, flood_replica *r, cn_error *err)
         cl_long spacing = sc->spacing_mm;
         rc = kernel_args(d, r->k_place, "place_grid", err, 4, KBUF(r->pos), KARG(m->n),
                          KARG(cols), KARG(spacing));
+    } else if (sc->placement == PLACEMENT_AREAS) {
+        cl_uint per = (cl_uint)(sc->rows * sc->cols), cols = (cl_uint)sc->cols;
+        cl_long spacing = sc->spacing_mm, pitch = flood_areas_pitch(sc);
+        rc = kernel_args(d, r->k_place, "place_areas", err, 6, KBUF(r->pos), KARG(m->n),
+                         KARG(per), KARG(cols), KARG(spacing), KARG(pitch));
     } else {
         cl_uint2 key = flood_seed_key(sc);
         cl_ulong W = m->extent[0], H = m->extent[1], D = m->extent[2];
@@ -391,6 +396,9 @@ int flood_move(struct model *m, flood_replica *r, int64_t window, cl_event *ev, 
 int flood_build_csr(struct model *m, flood_replica *r, uint32_t part, dbuf *offsets,
                     dbuf *neighbours, uint32_t *deg_sum, cn_error *err)
 {
+    /* activity areas: links that no distance test finds, in their one partition */
+    if (m->sc.placement == PLACEMENT_AREAS)
+        return flood_areas_csr(m, r, offsets, neighbours, deg_sum, err);
     device_ctx *d = r->dev;
     const cell_grid *g = &m->grid;
     cl_ulong range2 = (cl_ulong)m->sc.range_mm * (cl_ulong)m->sc.range_mm;
@@ -461,6 +469,11 @@ static int make_partitions(struct model *m, cn_error *err)
     /* Static scenarios flood whole packets, spread over the devices by packet, not by space
      * (flood_packets.c): one partition, unless the scenario asks for more. */
     if (!m->mobile && m->sc.partitions == 0 && flood_packets_enabled() && !m->cap_live)
+        m->n_parts = 1;
+    /* Activity areas keep one partition on any number of devices: their links between areas
+     * join nodes 2 x range apart, beyond the reach a partition's tile is widened by (the
+     * configuration refuses count > 1). */
+    if (m->sc.placement == PLACEMENT_AREAS)
         m->n_parts = 1;
     m->offsets = calloc(m->n_parts, sizeof *m->offsets);
     m->neighbours = calloc(m->n_parts, sizeof *m->neighbours);
@@ -756,7 +769,12 @@ int flood_grow_slots(struct model *m, cn_error *err)
 static void area_extent(struct model *m)
 {
     const scenario *sc = &m->sc;
-    if (sc->placement == PLACEMENT_GRID) {
+    if (sc->placement == PLACEMENT_AREAS) { /* static: the row of areas */
+        m->extent[0] = (uint64_t)((sc->areas - 1) * flood_areas_pitch(sc) +
+                                  (sc->cols - 1) * sc->spacing_mm);
+        m->extent[1] = (uint64_t)((sc->rows - 1) * sc->spacing_mm);
+        m->extent[2] = 0;
+    } else if (sc->placement == PLACEMENT_GRID) {
         m->extent[0] = (uint64_t)((sc->cols - 1) * sc->spacing_mm);
         m->extent[1] = (uint64_t)((sc->rows - 1) * sc->spacing_mm);
         m->extent[2] = 0;
