@@ -11,7 +11,9 @@ $vg --xml-file="$tmp/leaky.xml" "$leaky" > /dev/null 2>&1
 check checker_finds_leak 1 'valgrind: 2 errors in clnetsim.s code \(1 leaks\)' \
     $checker "$tmp/leaky.xml" "$leaky"
 
-# Kernels built and cached first (under valgrind a cold build takes minutes, not seconds).
+# Kernels built and cached first, so that valgrind's runs load clnetsim's program binaries.
+# (PoCL still compiles its work-group functions for the CPU valgrind shows it, once: the first
+# run on a machine takes minutes, later ones seconds.)
 for s in small_mobile lab_line; do
     check "warm_$s" 0 '' "$bin" run "$src/scenarios/$s.ini" -q
 done
