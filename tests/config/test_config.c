@@ -503,7 +503,7 @@ static void test_errors_names(void)
                  "t.ini:4: unknown section [flod] (key 'relay_delay'); did you mean [flood]?");
     EXPECT_ERROR("[network]\nx = 1\n", NULL, "t.ini:2: unknown section [network]",
                  "expected one of: simulation, topology, connectivity, mobility, mobility.group NAME, "
-                 "traffic, traffic.flow NAME, flood, partition, inject");
+                 "traffic, traffic.flow NAME, flood, resources, partition, inject");
     EXPECT_ERROR("\n[flood]\nrelay_dealy = 1\n", NULL,
                  "t.ini:3: [flood] unknown key 'relay_dealy'; did you mean 'relay_delay'?");
     EXPECT_ERROR("[flood]\ndrop = 0.1\n", NULL, "t.ini:2: [flood] unknown key 'drop'",
@@ -1294,7 +1294,7 @@ static void test_reference(void)
     int rows = 0;
     for (char *line = strstr(buf, "\n| "); line; line = strstr(line + 1, "\n| "))
         rows++;
-    CHECK_I64(rows, 55); /* header + 54 keys */
+    CHECK_I64(rows, 61); /* header + 60 keys */
     CHECK(strstr(buf, "| mobility.group NAME | nodes | id ranges | first-last, ..., ids < nodes | "
                       "(required) |"));
     /* the keys of a flow, their defaults [traffic]'s */
@@ -1816,7 +1816,7 @@ static void test_flows_errors(void)
     EXPECT_MESSAGE("[network]\nx = 1\n",
                    "t.ini:2: unknown section [network] (key 'x'); expected one of: simulation, "
                    "topology, connectivity, mobility, mobility.group NAME, traffic, traffic.flow "
-                   "NAME, flood, partition, inject");
+                   "NAME, flood, resources, partition, inject");
 
     /* source */
     static const struct {
