@@ -93,15 +93,24 @@ typedef struct res_window {
     __global const long *costs;        /* per flow: transmission, accepted copy (nJ) */
 } res_window;
 
-/* A copy or a transmission in the order of the rules: time, packet, sender. */
+/* A copy or a transmission in the order of the rules: time, packet, sender. Packet ids are
+ * given in order of creation time (docs/models.md, "Traffic"), so the packet order is that of
+ * (creation time TK, id): ids then only break ties between packets created at the same time,
+ * and their 32-bit device form (the id modulo 2^32) compares right by its wrapped difference. */
 typedef struct res_key {
-    long t;
+    long t, tk;
     uint k, s;
 } res_key;
 
 inline int res_before(res_key a, res_key b)
 {
-    return a.t < b.t || (a.t == b.t && (a.k < b.k || (a.k == b.k && a.s < b.s)));
+    if (a.t != b.t)
+        return a.t < b.t;
+    if (a.tk != b.tk)
+        return a.tk < b.tk;
+    if (a.k != b.k)
+        return (int)(a.k - b.k) < 0;
+    return a.s < b.s;
 }
 
 /* Packet K of slot SLOT: its creation time TK, and its time T and hop count H in the window. */
@@ -119,7 +128,7 @@ inline res_key res_key_of(const res_window *rw, uint slot, uint s)
     uint k;
     long tk, t, h;
     res_packet(rw, slot, &k, &tk, &t, &h);
-    res_key key = {t, k, s};
+    res_key key = {t, tk, k, s};
     return key;
 }
 
@@ -288,10 +297,10 @@ __kernel void res_charge(volatile __global uint *ctl, uint parity, uint stamp,
         }
         if (FLOOD_ENERGY && sum > e_left) {
             /* in order (time, packet): the next one after the last paid, until one is too dear */
-            res_key last = {LONG_MIN, 0u, 0u};
+            res_key last = {LONG_MIN, LONG_MIN, 0u, 0u};
             paid = 0;
             for (;;) {
-                res_key best = {LONG_MAX, 0xffffffffu, 0u};
+                res_key best = {LONG_MAX, LONG_MAX, 0u, 0u};
                 uint at = RES_NONE;
                 for (uint e = first; e != RES_NONE; e = ent[e].y) {
                     res_key k = res_key_of(&rw, ent[e].x & ~RES_PAID, i);
@@ -467,11 +476,11 @@ __kernel void res_receive(volatile __global uint *ctl, uint parity, uint stamp,
             sums[RS_ENERGY] += (ulong)sum;
             FOR_EACH_LINK(j, i, res_hear_all(&x, i, j, head, ent, sums););
         } else {
-            res_key last = {LONG_MIN, 0u, 0u};
+            res_key last = {LONG_MIN, LONG_MIN, 0u, 0u};
             uint taken = 0;
             int died = 0;
             while (taken < accept) {
-                res_key best = {LONG_MAX, 0xffffffffu, 0xffffffffu};
+                res_key best = {LONG_MAX, LONG_MAX, 0u, 0u};
                 uint slot = RES_NONE;
                 FOR_EACH_LINK(j, i, res_next_copy(&x.rw, i, head, ent, last, &best, &slot););
                 if (slot == RES_NONE)
