@@ -10,10 +10,12 @@
  *                of entries built with atomic_xchg), and each transmitter joins a node list;
  *   res_charge   per transmitter: its transmissions in order (time, packet) are paid or, at the
  *                first it cannot pay, it dies; the paid ones stay in its list, and the nodes
- *                they reach count them (a load per node; the first count lists the node);
- *   res_receive  per node reached: if it can take and pay for every copy it takes them all,
- *                else it takes them in order (time, packet, sender), by repeated search of the
- *                next smallest, until the capacity or its energy runs out;
+ *                they reach are stamped with the window (plain stores of one value: no
+ *                atomics);
+ *   res_receive  per node stamped: it counts and prices its copies (its neighbours' lists);
+ *                if it can take and pay for all of them it takes them all, else it takes them
+ *                in order (time, packet, sender), by repeated search of the next smallest,
+ *                until the capacity or its energy runs out;
  *   res_reset    the transmitters' lists are emptied for the next window.
  * Within a window every transmission of packet k happens at the same time t (flood.cl,
  * packet_hop), so (time, packet) orders a node's transmissions and (time, packet, sender) its
@@ -113,21 +115,22 @@ inline int res_before(res_key a, res_key b)
     return a.s < b.s;
 }
 
-/* Packet K of slot SLOT: its creation time TK, and its time T and hop count H in the window. */
-inline void res_packet(const res_window *rw, uint slot, uint *k, long *tk, long *t, long *h)
+/* An entry E of the lists is (slot, next entry, hop count, 0): the hop count of the slot's
+ * packet in the window, found once by res_link (packet_hop divides). Its packet K, creation
+ * time TK and time T in the window: */
+inline void res_packet(const res_window *rw, uint4 e, uint *k, long *tk, long *t)
 {
-    *k = rw->slot_packet[slot];
-    *tk = FLOOD_FLOWS ? rw->slot_time[slot] : rw->start + (long)*k * rw->interval;
-    *h = packet_hop(rw->T, rw->L, *tk);
-    *t = *tk + (*h - 1) * rw->L;
+    *k = rw->slot_packet[e.x];
+    *tk = FLOOD_FLOWS ? rw->slot_time[e.x] : rw->start + (long)*k * rw->interval;
+    *t = *tk + ((long)e.z - 1) * rw->L;
 }
 
-/* The key of the transmission of slot SLOT by node S. */
-inline res_key res_key_of(const res_window *rw, uint slot, uint s)
+/* The key of the transmission of entry E by node S. */
+inline res_key res_key_of(const res_window *rw, uint4 e, uint s)
 {
     uint k;
-    long tk, t, h;
-    res_packet(rw, slot, &k, &tk, &t, &h);
+    long tk, t;
+    res_packet(rw, e, &k, &tk, &t);
     res_key key = {t, tk, k, s};
     return key;
 }
@@ -164,10 +167,10 @@ inline void res_flush(const ulong *sums, __local ulong *l_red, volatile __global
 }
 
 /* Each node's budget (the constant A, or a + ((w0 x (b - a + 1)) >> 32) with w0 of
- * ctr {j, 0, 15, 0} under uniform(a, b)), alive (death time LONG_MAX), no transmission listed
- * and no copy counted. b - a + 1 < 2^60, so the product is taken in two halves. */
+ * ctr {j, 0, 15, 0} under uniform(a, b)), alive (death time LONG_MAX), no transmission
+ * listed. b - a + 1 < 2^60, so the product is taken in two halves. */
 __kernel void res_init(uint n, uint2 key, long a, long b, int uniform, __global long *energy,
-                       __global long *death, __global uint *head, __global uint *load)
+                       __global long *death, __global uint *head)
 {
     uint j = get_global_id(0);
     if (j >= n)
@@ -181,12 +184,11 @@ __kernel void res_init(uint n, uint2 key, long a, long b, int uniform, __global 
     energy[j] = e;
     death[j] = LONG_MAX;
     head[j] = RES_NONE;
-    load[j] = 0u;
 }
 
 /* The window's entries (the relays of the last window, then the source's new packets, read as
  * TRANSMIT_PROLOGUE reads them, with the same side effects: slots cleared, a new packet's
- * tables written) become lists: entry G of node I holds (slot, next) in ENT, HEAD[I] the first.
+ * tables written) become lists: entry G of node I is ENT[G], HEAD[I] the first.
  * Transmissions at or after the duration, and those of dead nodes, are left out: they never
  * happen and cost nothing. The first entry of a node lists it in TXNODES. */
 __kernel void res_link(__global const uint2 *in, uint in_word, uint n_new, uint n_clear,
@@ -194,7 +196,7 @@ __kernel void res_link(__global const uint2 *in, uint in_word, uint n_new, uint 
                        volatile __global uint *ctl, __global uint *seen, uint words,
                        __global uint *slot_packet, long T, long L, long start, long interval,
                        long duration, uint source, uint n_import, uint parity,
-                       __global uint *head, __global uint2 *ent, uint ent_cap,
+                       __global uint *head, __global uint4 *ent, uint ent_cap,
                        __global uint *txnodes, __global const long *death,
                        __global long *slot_time, __global uint2 *slot_route,
                        __global uint *deliv, uint slots)
@@ -207,7 +209,6 @@ __kernel void res_link(__global const uint2 *in, uint in_word, uint n_new, uint 
     if (gid == 0) { /* the next window's count words; nothing reads them until then */
         ctl[clear_word] = 0u;
         ctl[CTL_RES_TXN + (parity ^ 1u)] = 0u;
-        ctl[CTL_RES_RECV + (parity ^ 1u)] = 0u;
     }
     for (size_t c = gid; c < (size_t)n_clear * words; c += gsize)
         seen[(size_t)DESCRIPTOR(NEW_WORDS * n_new + (uint)(c / words)) * words + c % words] = 0u;
@@ -239,7 +240,7 @@ __kernel void res_link(__global const uint2 *in, uint in_word, uint n_new, uint 
             slot_packet[slot] = k;
             atomic_or(&seen[(size_t)slot * words + (i >> 5)], 1u << (i & 31u));
         }
-        long t = tk + (packet_hop(T, L, tk) - 1) * L;
+        long h = packet_hop(T, L, tk), t = tk + (h - 1) * L;
         if (duration != 0 && t >= duration)
             continue;
         if (FLOOD_ENERGY && death[i] != LONG_MAX)
@@ -249,6 +250,7 @@ __kernel void res_link(__global const uint2 *in, uint in_word, uint n_new, uint 
             continue;
         }
         ent[g].x = slot;
+        ent[g].z = (uint)h; /* at most the nodes + 1 (a node relays a packet once) */
         uint old = atomic_xchg(&head[i], g);
         ent[g].y = old;
         if (old == RES_NONE)
@@ -256,22 +258,15 @@ __kernel void res_link(__global const uint2 *in, uint in_word, uint n_new, uint 
     }
 }
 
-/* Node J is reached by N more copies; the first count lists it among the window's receivers. */
-inline void res_reach(uint j, uint n, __global uint *load, __global uint *recv,
-                      volatile __global uint *ctl, uint recv_word)
-{
-    if (atomic_add(&load[j], n) == 0u)
-        recv[atomic_inc(&ctl[recv_word])] = j;
-}
 
 /* Per transmitter: pays its transmissions (all of them when it can, else in order (time,
  * packet) up to the first it cannot pay, at whose time it dies), keeps only the paid ones in
  * its list, marks their packets as transmitted in the window (the host learns the last
- * transmission time from it), and counts them at every node they reach. */
+ * transmission time from it), and stamps the nodes they reach with the window (STAMP). */
 __kernel void res_charge(volatile __global uint *ctl, uint parity, uint stamp,
-                         __global uint *head, __global uint2 *ent,
-                         __global const uint *txnodes, __global uint *load,
-                         __global uint *recv, __global long *energy, __global long *death,
+                         __global uint *head, __global uint4 *ent,
+                         __global const uint *txnodes, __global uint *reached,
+                         __global long *energy, __global long *death,
                          __global const long *costs, __global const uint *slot_packet,
                          __global const long *slot_time, __global const uint2 *slot_route,
                          long T, long L, long start, long interval, uint2 key, ulong rmin2,
@@ -286,7 +281,7 @@ __kernel void res_charge(volatile __global uint *ctl, uint parity, uint stamp,
     uint win = (uint)(T / L);
     __global uint *alive = (__global uint *)ctl + CTL_WORDS;
     ulong sums[RES_SUMS] = {0, 0, 0, 0, 0, 0};
-    uint n = ctl[CTL_RES_TXN + parity], recv_word = CTL_RES_RECV + parity;
+    uint n = ctl[CTL_RES_TXN + parity];
     for (uint g = (uint)get_global_id(0); g < n; g += (uint)get_global_size(0)) {
         uint i = txnodes[g], first = head[i], paid = 0;
         long sum = 0, e_left = FLOOD_ENERGY ? energy[i] : 0;
@@ -303,7 +298,9 @@ __kernel void res_charge(volatile __global uint *ctl, uint parity, uint stamp,
                 res_key best = {LONG_MAX, LONG_MAX, 0u, 0u};
                 uint at = RES_NONE;
                 for (uint e = first; e != RES_NONE; e = ent[e].y) {
-                    res_key k = res_key_of(&rw, ent[e].x & ~RES_PAID, i);
+                    uint4 x = ent[e];
+                    x.x &= ~RES_PAID;
+                    res_key k = res_key_of(&rw, x, i);
                     if (res_before(last, k) && (at == RES_NONE || res_before(k, best))) {
                         best = k;
                         at = e;
@@ -327,7 +324,8 @@ __kernel void res_charge(volatile __global uint *ctl, uint parity, uint stamp,
             for (uint e = first, next; e != RES_NONE; e = next) {
                 next = ent[e].y;
                 if (ent[e].x & RES_PAID) {
-                    ent[e] = (uint2)(ent[e].x & ~RES_PAID, kept);
+                    ent[e].x &= ~RES_PAID;
+                    ent[e].y = kept;
                     kept = e;
                 }
             }
@@ -342,7 +340,7 @@ __kernel void res_charge(volatile __global uint *ctl, uint parity, uint stamp,
             alive[ent[e].x] = stamp ^ RES_TX_MARK;
         sums[RS_TX] += paid;
         if (paid)
-            FOR_EACH_LINK(i, j, res_reach(j, paid, load, recv, ctl, recv_word););
+            FOR_EACH_LINK(i, j, reached[j] = stamp;);
     }
     res_flush(sums, l_red, ctl);
 }
@@ -370,71 +368,121 @@ typedef struct res_rx {
     uint out_word, capacity, stamp;
 } res_rx;
 
-/* Node J hears the copy of slot SLOT's packet (MODEL.md's reception: a first reception may be
+/* Node J hears the copy of entry E's packet (MODEL.md's reception: a first reception may be
  * a delivery and a relay). */
-inline void res_hear(res_rx *x, uint j, uint slot, ulong *sums)
+inline void res_hear(res_rx *x, uint j, uint4 e, ulong *sums)
 {
     uint k;
-    long tk, t, h;
-    res_packet(&x->rw, slot, &k, &tk, &t, &h);
+    long tk, t;
+    res_packet(&x->rw, e, &k, &tk, &t);
     if (FLOOD_FLOWS)
-        x->w.destination = x->rw.slot_route[slot].x;
+        x->w.destination = x->rw.slot_route[e.x].x;
     uint first = 0;
     sums[RS_RX]++;
-    if (receive(j, slot, k, t, tk, h, &x->w, x->seen, x->ctl, &first))
-        res_append(j, slot, x->ctl, x->out_word, x->out, x->capacity, x->spill, x->w.words,
+    if (receive(j, e.x, k, t, tk, (long)e.z, &x->w, x->seen, x->ctl, &first))
+        res_append(j, e.x, x->ctl, x->out_word, x->out, x->capacity, x->spill, x->w.words,
                    x->alive, x->stamp);
     sums[RS_FIRST] += first;
 }
 
 /* Every paid transmission of node I is heard by J. */
 inline void res_hear_all(res_rx *x, uint i, uint j, __global const uint *head,
-                         __global const uint2 *ent, ulong *sums)
+                         __global const uint4 *ent, ulong *sums)
 {
     for (uint e = head[i]; e != RES_NONE; e = ent[e].y)
-        res_hear(x, j, ent[e].x, sums);
+        res_hear(x, j, ent[e], sums);
 }
 
-/* The cost of every paid transmission of node I as copies, added to *SUM while it is at most
- * LIMIT (beyond, the sum no longer matters and could overflow). */
-inline void res_copy_costs(const res_window *rw, uint i, __global const uint *head,
-                           __global const uint2 *ent, long limit, long *sum)
+/* The paid transmissions of node I as copies: counted in *C, their costs added to *SUM while
+ * it is at most LIMIT (beyond, the sum no longer matters and could overflow). */
+inline void res_count(const res_window *rw, uint i, __global const uint *head,
+                      __global const uint4 *ent, long limit, uint *c, long *sum)
 {
-    for (uint e = head[i]; e != RES_NONE && *sum <= limit; e = ent[e].y)
-        *sum += res_cost(rw, ent[e].x, 1u);
+    for (uint e = head[i]; e != RES_NONE; e = ent[e].y) {
+        (*c)++;
+        if (FLOOD_ENERGY && *sum <= limit)
+            *sum += res_cost(rw, ent[e].x, 1u);
+    }
 }
 
 /* Among the paid transmissions of node I, the one with the smallest key after LAST, if it
- * comes before *BEST (then *BEST and *SLOT). */
+ * comes before *BEST (then *BEST and *AT, its entry). */
 inline void res_next_copy(const res_window *rw, uint i, __global const uint *head,
-                          __global const uint2 *ent, res_key last, res_key *best, uint *slot)
+                          __global const uint4 *ent, res_key last, res_key *best, uint *at)
 {
     for (uint e = head[i]; e != RES_NONE; e = ent[e].y) {
-        res_key k = res_key_of(rw, ent[e].x, i);
-        if (res_before(last, k) && (*slot == RES_NONE || res_before(k, *best))) {
+        res_key k = res_key_of(rw, ent[e], i);
+        if (res_before(last, k) && (*at == RES_NONE || res_before(k, *best))) {
             *best = k;
-            *slot = ent[e].x;
+            *at = e;
         }
     }
 }
 
-/* Per node reached: the copies it accepts (the first CAPACITY_M in order (time, packet,
- * sender), all when 0) and can pay for are receptions; the others accepted are not (it died
- * at the first it could not pay); those beyond the capacity are refused, and counted unless it
- * died. A node already dead hears nothing. */
-__kernel void res_receive(volatile __global uint *ctl, uint parity, uint stamp,
-                          __global const uint *head, __global const uint2 *ent,
-                          __global uint *load, __global const uint *recv,
+/* Node J, reached by copies in the window: those it accepts (the first CAPACITY_M in order
+ * (time, packet, sender), all when 0) and can pay for are receptions; the others accepted are
+ * not (it died at the first it could not pay); those beyond the capacity are refused, and
+ * counted unless it died. A node already dead hears nothing. */
+inline void res_take(res_rx *x, uint j, uint capacity_m, __global const uint *head,
+                     __global const uint4 *ent, __global long *energy, __global long *death,
+                     ulong *sums, RES_LINK_ARGS, __global const ulong2 *cap_thr)
+{
+    if (FLOOD_ENERGY && death[j] != LONG_MAX)
+        return;
+    window_params w = x->w; /* for FOR_EACH_LINK's link draws */
+    uint win = (uint)(x->rw.T / x->rw.L);
+    long e_left = FLOOD_ENERGY ? energy[j] : 0, sum = 0;
+    uint c = 0;
+    FOR_EACH_LINK(j, i, res_count(&x->rw, i, head, ent, e_left, &c, &sum););
+    uint accept = capacity_m == 0u || c <= capacity_m ? c : capacity_m;
+    if (accept == c && sum <= e_left) { /* (sum is 0 without an energy model) */
+        e_left -= sum;
+        sums[RS_ENERGY] += (ulong)sum;
+        FOR_EACH_LINK(j, i, res_hear_all(x, i, j, head, ent, sums););
+    } else {
+        res_key last = {LONG_MIN, LONG_MIN, 0u, 0u};
+        uint taken = 0;
+        int died = 0;
+        while (taken < accept) {
+            res_key best = {LONG_MAX, LONG_MAX, 0u, 0u};
+            uint at = RES_NONE;
+            FOR_EACH_LINK(j, i, res_next_copy(&x->rw, i, head, ent, last, &best, &at););
+            if (at == RES_NONE)
+                break;
+            long cost = FLOOD_ENERGY ? res_cost(&x->rw, ent[at].x, 1u) : 0;
+            if (cost > e_left) {
+                death[j] = best.t;
+                sums[RS_DEAD]++;
+                died = 1;
+                break;
+            }
+            e_left -= cost;
+            sums[RS_ENERGY] += (ulong)cost;
+            res_hear(x, j, ent[at], sums);
+            taken++;
+            last = best;
+        }
+        if (!died)
+            sums[RS_DROPS] += c - taken;
+    }
+    if (FLOOD_ENERGY)
+        energy[j] = e_left;
+}
+
+/* Per node stamped by res_charge in this window, in id order (which keeps the seen bits of
+ * neighbouring receivers together): it takes its copies (res_take). */
+__kernel void res_receive(volatile __global uint *ctl, uint stamp, __global const uint *head,
+                          __global const uint4 *ent, __global const uint *reached, uint n,
                           __global long *energy, __global long *death,
                           __global const long *costs, uint capacity_m,
                           __global const uint *slot_packet, __global long *slot_time,
                           __global uint2 *slot_route, __global uint *deliv, uint slots,
-                          __global uint *seen, uint words, __global uint2 *out, uint capacity,
-                          uint out_word, __global uint *spill, long T, long L, long start,
-                          long interval, ulong drop_threshold, uint2 key, uint destination,
-                          uint ttl, ulong rmin2, ulong link_thr, __global const ulong2 *cap_thr,
-                          __global const ulong *node_drop, __local ulong *l_red,
-                          RES_LINK_ARGS)
+                          uint parity, __global uint *seen, uint words, __global uint2 *out,
+                          uint capacity, uint out_word, __global uint *spill, long T, long L,
+                          long start, long interval, ulong drop_threshold, uint2 key,
+                          uint destination, uint ttl, ulong rmin2, ulong link_thr,
+                          __global const ulong2 *cap_thr, __global const ulong *node_drop,
+                          __local ulong *l_red, RES_LINK_ARGS)
 {
     res_window rw = {T, L, start, interval, slot_packet, slot_time, slot_route, costs};
     window_params w = {T, L, start, interval, 0, drop_threshold, key, 0u, destination, ttl,
@@ -450,60 +498,19 @@ __kernel void res_receive(volatile __global uint *ctl, uint parity, uint stamp,
     x.out_word = out_word;
     x.capacity = capacity;
     x.stamp = stamp;
-    uint win = (uint)(T / L);
     ulong sums[RES_SUMS] = {0, 0, 0, 0, 0, 0};
-    uint n = ctl[CTL_RES_RECV + parity];
-    for (uint g = (uint)get_global_id(0); g < n; g += (uint)get_global_size(0)) {
-        uint j = recv[g], c = load[j];
-        load[j] = 0u;
-        if (FLOOD_ENERGY && death[j] != LONG_MAX)
-            continue;
-        uint accept = capacity_m == 0u || c <= capacity_m ? c : capacity_m;
-        long e_left = FLOOD_ENERGY ? energy[j] : 0, sum = 0;
-        int all = accept == c;
-        if (all && FLOOD_ENERGY) {
-            if (FLOOD_FLOWS) {
-                FOR_EACH_LINK(j, i, res_copy_costs(&x.rw, i, head, ent, e_left, &sum););
-            } else {
-                long each = costs[1];
-                /* c x each <= e_left, without the product overflowing */
-                sum = each > 0 && (long)c > e_left / each ? e_left + 1 : (long)c * each;
-            }
-            all = sum <= e_left;
-        }
-        if (all) {
-            e_left -= sum;
-            sums[RS_ENERGY] += (ulong)sum;
-            FOR_EACH_LINK(j, i, res_hear_all(&x, i, j, head, ent, sums););
-        } else {
-            res_key last = {LONG_MIN, LONG_MIN, 0u, 0u};
-            uint taken = 0;
-            int died = 0;
-            while (taken < accept) {
-                res_key best = {LONG_MAX, LONG_MAX, 0u, 0u};
-                uint slot = RES_NONE;
-                FOR_EACH_LINK(j, i, res_next_copy(&x.rw, i, head, ent, last, &best, &slot););
-                if (slot == RES_NONE)
-                    break;
-                long cost = FLOOD_ENERGY ? res_cost(&x.rw, slot, 1u) : 0;
-                if (cost > e_left) {
-                    death[j] = best.t;
-                    sums[RS_DEAD]++;
-                    died = 1;
-                    break;
-                }
-                e_left -= cost;
-                sums[RS_ENERGY] += (ulong)cost;
-                res_hear(&x, j, slot, sums);
-                taken++;
-                last = best;
-            }
-            if (!died)
-                sums[RS_DROPS] += c - taken;
-        }
-        if (FLOOD_ENERGY)
-            energy[j] = e_left;
-    }
+    /* a run of consecutive nodes per work-item (one each when the launch covers them all) */
+    uint per = (uint)((n + get_global_size(0) - 1) / get_global_size(0));
+    uint j0 = (uint)get_global_id(0) * per, j1 = min(n, j0 + per);
+    for (uint j = j0; j < j1; j++)
+        if (reached[j] == stamp)
+#if FLOOD_RES_MOBILE
+            res_take(&x, j, capacity_m, head, ent, energy, death, sums, pos, range2, side, nx,
+                     ny, nz, cell_start, cell_nodes, cap_thr);
+#else
+            res_take(&x, j, capacity_m, head, ent, energy, death, sums, offsets, neighbours,
+                     pos, cap_thr);
+#endif
     res_flush(sums, l_red, ctl);
 }
 

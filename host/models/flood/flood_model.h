@@ -82,14 +82,14 @@ typedef struct flood_replica {
     dbuf node_drop;         /* drop_probability drawn per node: each node's threshold */
     /* node resources (flood_resources.c, cl/flood_resources.cl): the four kernels of a window
      * and their argument caches; per node the energy left, the death time, the first entry of
-     * its list and the copies reaching it; the window's transmitters, receivers and entries
-     * (slot, next), ENT_CAP of them; the costs per flow; the window whose list lengths are
-     * known to be zero (CLEAN) */
+     * its list and the last window whose copies reached it (its stamp); the window's
+     * transmitters and entries, ENT_CAP of them; the costs per flow; the window whose list
+     * length is known to be zero (CLEAN) */
     struct flood_res_replica {
         cl_kernel k_link, k_charge, k_receive, k_reset;
         size_t ls_link, ls_charge, ls_receive, ls_reset;
         karg_cache link_args, charge_args, receive_args, reset_args;
-        dbuf energy, death, head, load, txnodes, recv, ent, costs;
+        dbuf energy, death, head, reached, txnodes, ent, costs;
         uint32_t ent_cap;
         int64_t clean;
     } res;

@@ -4,7 +4,8 @@
  * The rules order every node's events of a window (its transmissions by (time, packet), then
  * its copies by (time, packet, sender)), so the window's transmissions run as four kernels of
  * cl/flood_resources.cl instead of transmit: lists of each transmitter's entries, payment in
- * order, copies counted per receiver, receptions taken in order. The per-node state (energy
+ * order, copies counted and taken per receiver (in order where the rules bind), the lists
+ * emptied. The per-node state (energy
  * left, time of death) lives on the device that holds the partition and moves with it; the
  * counters are the control words of flood_layout.clh, read back with the window's. */
 #include <stdlib.h>
@@ -13,19 +14,16 @@
 #include "cl/flood_layout.clh"
 #include "models/flood/flood_model.h"
 
-/* Largest kernel work: the relays of the window's transmissions reach at most this many
- * receivers (static: entries x the largest degree; mobile: every node). */
-static uint64_t receivers_bound(const struct model *m)
-{
-    uint64_t b = m->mobile ? m->n : m->entries_bound * (uint64_t)m->max_degree;
-    return b < m->n ? b : m->n;
-}
-
+/* Work-groups for ITEMS work-items of LS: the kernels stride over any number of items and
+ * have their only barriers at the end (the sums), so a CPU, which runs a group's items one
+ * after another on one thread, gets a few groups per core, each item taking a long run (the
+ * per-group sums cost more than the items of a sparse window); a GPU as many as fill it. */
 static size_t groups_for(const flood_replica *r, uint64_t items, size_t ls)
 {
+    uint64_t most = r->cpu ? (uint64_t)r->dev->info.compute_units * 4 : r->max_groups;
     uint64_t g = (items + ls - 1) / ls;
-    if (g > r->max_groups)
-        g = r->max_groups;
+    if (g > most)
+        g = most;
     return g ? (size_t)g : 1;
 }
 
@@ -74,15 +72,15 @@ static int setup_replica(struct model *m, flood_replica *r, cn_error *err)
         rc = dbuf_alloc(d, &s->death, n * 8, &m->acc, "death times", err);
     if (!rc)
         rc = dbuf_alloc(d, &s->head, n * 4, &m->acc, "transmission lists", err);
+    if (!rc) /* windows are stamped from 1 on */
+        rc = dbuf_alloc(d, &s->reached, n * 4, &m->acc, "nodes reached", err);
     if (!rc)
-        rc = dbuf_alloc(d, &s->load, n * 4, &m->acc, "copies per node", err);
+        rc = dbuf_zero(d, &s->reached, 0, n * 4, err);
     if (!rc)
         rc = dbuf_alloc(d, &s->txnodes, n * 4, &m->acc, "transmitters", err);
-    if (!rc)
-        rc = dbuf_alloc(d, &s->recv, n * 4, &m->acc, "receivers", err);
     s->ent_cap = r->capacity[0] > 256 ? r->capacity[0] : 256;
     if (!rc)
-        rc = dbuf_alloc(d, &s->ent, (size_t)s->ent_cap * 8, &m->acc, "entries", err);
+        rc = dbuf_alloc(d, &s->ent, (size_t)s->ent_cap * 16, &m->acc, "entries", err);
     if (!rc)
         rc = write_costs(m, r, err);
     /* every replica draws the same budgets (a function of the seed); the one that holds the
@@ -95,9 +93,8 @@ static int setup_replica(struct model *m, flood_replica *r, cn_error *err)
     cl_long a = m->energy ? e->a_nj : 0, b = m->energy ? e->b_nj : 0;
     cl_int uniform = m->energy && e->law == LAW_UNIFORM;
     if (!rc)
-        rc = kernel_args(d, k, "res_init", err, 9, KARG(m->n), KARG(key), KARG(a), KARG(b),
-                         KARG(uniform), KBUF(s->energy), KBUF(s->death), KBUF(s->head),
-                         KBUF(s->load));
+        rc = kernel_args(d, k, "res_init", err, 8, KARG(m->n), KARG(key), KARG(a), KARG(b),
+                         KARG(uniform), KBUF(s->energy), KBUF(s->death), KBUF(s->head));
     if (!rc)
         rc = enqueue_1d(d, k, "res_init", m->n, r->ls_place, NULL, err);
     if (k)
@@ -128,7 +125,7 @@ static int ensure_entries(struct model *m, flood_replica *r, uint64_t entries, c
     memset(&s->link_args, 0, sizeof s->link_args);
     memset(&s->charge_args, 0, sizeof s->charge_args);
     memset(&s->receive_args, 0, sizeof s->receive_args);
-    int rc = dbuf_grow(r->dev, &s->ent, (size_t)cap * 8, 0, &m->acc, "entries", err);
+    int rc = dbuf_grow(r->dev, &s->ent, (size_t)cap * 16, 0, &m->acc, "entries", err);
     if (!rc)
         s->ent_cap = (uint32_t)cap;
     return rc;
@@ -157,9 +154,9 @@ int flood_resources_transmit(struct model *m, flood_replica *r, const transmit_p
     const scenario *sc = &m->sc;
     const window_args *a = &p->a;
     int cur = m->cur, nxt = cur ^ 1, rc = 0;
-    /* the list lengths of this window's parity: zero unless this device ran the last window */
+    /* the list lengths: zero unless this device ran the last window (which cleared this one's) */
     if (s->clean != w)
-        rc = dbuf_zero(d, &r->ctl, CTL_RES_TXN * 4, 4 * 4, err);
+        rc = dbuf_zero(d, &r->ctl, CTL_RES_TXN * 4, 2 * 4, err);
     if (!rc)
         rc = ensure_entries(m, r, m->entries_bound, err);
     if (rc)
@@ -189,28 +186,29 @@ int flood_resources_transmit(struct model *m, flood_replica *r, const transmit_p
 
     ls = s->ls_charge;
     if (!rc)
-        rc = kernel_args_cached(d, s->k_charge, &s->charge_args, "res_charge", err, 0, 23,
+        rc = kernel_args_cached(d, s->k_charge, &s->charge_args, "res_charge", err, 0, 22,
                                 KBUF(r->ctl), KARG(parity), KARG(p->stamp), KBUF(s->head),
-                                KBUF(s->ent), KBUF(s->txnodes), KBUF(s->load), KBUF(s->recv),
+                                KBUF(s->ent), KBUF(s->txnodes), KBUF(s->reached),
                                 KBUF(s->energy), KBUF(s->death), KBUF(s->costs),
                                 KBUF(r->slot_packet), KBUF(*ftime), KBUF(*froute), KARG(a->T),
                                 KARG(a->L), KARG(a->start), KARG(a->interval), KARG(a->key),
                                 KARG(rmin2), KARG(link_thr), KBUF(*flood_cap_buffer(r)),
                                 KLOCAL(ls * 6 * 8));
     if (!rc)
-        rc = link_args(m, r, s->k_charge, &s->charge_args, "res_charge", 23, err);
+        rc = link_args(m, r, s->k_charge, &s->charge_args, "res_charge", 22, err);
     if (!rc)
         rc = enqueue_1d(d, s->k_charge, "res_charge", groups_for(r, m->entries_bound, ls) * ls,
                         ls, &evs[(*n_evs)++], err);
 
+    /* one work-item per node: those the window's copies reached take them */
     ls = s->ls_receive;
     if (!rc)
         rc = kernel_args_cached(d, s->k_receive, &s->receive_args, "res_receive", err, 0, 35,
-                                KBUF(r->ctl), KARG(parity), KARG(p->stamp), KBUF(s->head),
-                                KBUF(s->ent), KBUF(s->load), KBUF(s->recv), KBUF(s->energy),
-                                KBUF(s->death), KBUF(s->costs), KARG(cap_m),
-                                KBUF(r->slot_packet), KBUF(*ftime), KBUF(*froute),
-                                KBUF(*fdeliv), KARG(slots), KBUF(r->seen), KARG(m->words),
+                                KBUF(r->ctl), KARG(p->stamp), KBUF(s->head), KBUF(s->ent),
+                                KBUF(s->reached), KARG(m->n), KBUF(s->energy), KBUF(s->death),
+                                KBUF(s->costs), KARG(cap_m), KBUF(r->slot_packet),
+                                KBUF(*ftime), KBUF(*froute), KBUF(*fdeliv), KARG(slots),
+                                KARG(parity), KBUF(r->seen), KARG(m->words),
                                 KBUF(r->frontier[nxt]), KARG(r->capacity[nxt]),
                                 KARG(p->out_word), KBUF(r->spill), KARG(a->T), KARG(a->L),
                                 KARG(a->start), KARG(a->interval), KARG(a->thr), KARG(a->key),
@@ -220,8 +218,8 @@ int flood_resources_transmit(struct model *m, flood_replica *r, const transmit_p
     if (!rc)
         rc = link_args(m, r, s->k_receive, &s->receive_args, "res_receive", 35, err);
     if (!rc)
-        rc = enqueue_1d(d, s->k_receive, "res_receive", groups_for(r, receivers_bound(m), ls) * ls,
-                        ls, &evs[(*n_evs)++], err);
+        rc = enqueue_1d(d, s->k_receive, "res_receive", groups_for(r, m->n, ls) * ls, ls,
+                        &evs[(*n_evs)++], err);
 
     ls = s->ls_reset;
     if (!rc)
@@ -298,7 +296,7 @@ int flood_resources_results(struct model *m, run_results *r, cn_error *err)
 void flood_resources_free(struct model *m, flood_replica *r)
 {
     struct flood_res_replica *s = &r->res;
-    dbuf *bufs[] = {&s->energy, &s->death, &s->head, &s->load, &s->txnodes, &s->recv, &s->ent,
+    dbuf *bufs[] = {&s->energy, &s->death, &s->head, &s->reached, &s->txnodes, &s->ent,
                     &s->costs};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         dbuf_release(bufs[i], &m->acc);
