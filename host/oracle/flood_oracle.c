@@ -18,7 +18,14 @@
  * departure of every (flow, source) is listed until its stop condition, the list is sorted by
  * (t, f, s, m) to give the packet ids, and each packet then floods as above from its own
  * source, at its own creation time, towards its flow's destination (every node for a
- * broadcast). Without flows the list is MODEL.md's packets k = 0 .. P - 1. */
+ * broadcast). Without flows the list is MODEL.md's packets k = 0 .. P - 1.
+ *
+ * Node resources (docs/models.md "Node resources") make packets meet at the nodes: a node's
+ * capacity and energy are shared by every packet of a window. Such a window is then taken
+ * whole (resources_window): every transmission of every packet is listed and sorted by node,
+ * time and packet, paid node by node; the copies of those that happen are listed and sorted
+ * by receiver, time, packet and sender, accepted and paid node by node; and each packet then
+ * hears the copies that happened and settles its step as above. */
 #include "oracle/flood_oracle.h"
 
 #include <stdbool.h>
