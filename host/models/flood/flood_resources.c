@@ -5,9 +5,9 @@
  * its copies by (time, packet, sender)), so the window's transmissions run as four kernels of
  * cl/flood_resources.cl instead of transmit: lists of each transmitter's entries, payment in
  * order, copies counted and taken per receiver (in order where the rules bind), the lists
- * emptied. The per-node state (energy
- * left, time of death) lives on the device that holds the partition and moves with it; the
- * counters are the control words of flood_layout.clh, read back with the window's. */
+ * emptied. The per-node state (energy left, time of death) lives on the device that holds the
+ * partition and moves with it; the counters are the control words of flood_layout.clh, read
+ * back with the window's. */
 #include <stdlib.h>
 #include <string.h>
 
