@@ -389,13 +389,16 @@ static int parse_law(const target *t, int key, const char *text, const char *whe
     return 0;
 }
 
-/* A time in seconds (a constant), uniform(a, b) or exponential(mean): a time_law in ns. */
+/* A time in seconds (a constant), uniform(a, b) or exponential(mean): a time_law in ns.
+ * Structs are filled from zeroed copies so that their padding is zero too: the round-trip
+ * tests compare scenarios byte for byte. */
 static int set_time_law(const target *t, int key, const char *text, const char *where)
 {
     time_law v;
+    memset(&v, 0, sizeof v);
     int rc = parse_law(t, key, text, where, &v.law, &v.a_ns, &v.b_ns);
     if (rc == 0)
-        *(time_law *)field(t, &config_keys[key]) = v;
+        memcpy(field(t, &config_keys[key]), &v, sizeof v);
     return rc;
 }
 
@@ -405,10 +408,15 @@ static int set_energy_law(const target *t, int key, const char *text, const char
     int law = 0;
     int64_t a = 0, b = 0;
     int rc = parse_law(t, key, text, where, &law, &a, &b);
-    if (rc == 0)
-        *(energy_law *)field(t, &config_keys[key]) =
-            (energy_law){law == TLAW_UNIFORM ? LAW_UNIFORM : LAW_CONSTANT, a, b};
-    return rc;
+    if (rc != 0)
+        return rc;
+    energy_law v;
+    memset(&v, 0, sizeof v);
+    v.law = law == TLAW_UNIFORM ? LAW_UNIFORM : LAW_CONSTANT;
+    v.a_nj = a;
+    v.b_nj = b;
+    memcpy(field(t, &config_keys[key]), &v, sizeof v);
+    return 0;
 }
 
 /* A node id, -1 (the last node) or "broadcast". */

@@ -1402,7 +1402,8 @@ static int resources_window(const scenario *sc, int64_t w, live_packet *live, in
     if (rc != ORACLE_OK)
         return rc;
     /* Each node's transmissions in order (time, packet): those it can pay happen. */
-    qsort(rs->tx, (size_t)rs->ntx, sizeof *rs->tx, res_event_order);
+    if (rs->ntx > 1) /* (an empty list may have no array yet) */
+        qsort(rs->tx, (size_t)rs->ntx, sizeof *rs->tx, res_event_order);
     for (int64_t e = 0; e < rs->ntx; e++) {
         res_event *x = &rs->tx[e];
         const live_packet *p = &live[x->a];
@@ -1430,7 +1431,8 @@ static int resources_window(const scenario *sc, int64_t w, live_packet *live, in
         return rc;
     /* Each node's copies in order (time, packet, sender): the first rx_capacity are accepted
      * (a dead node accepts none), and each happens if the node can pay for it. */
-    qsort(rs->rx, (size_t)rs->nrx, sizeof *rs->rx, res_event_order);
+    if (rs->nrx > 1) /* (an empty list may have no array yet) */
+        qsort(rs->rx, (size_t)rs->nrx, sizeof *rs->rx, res_event_order);
     for (int64_t e = 0; e < rs->nrx;) {
         const int32_t j = rs->rx[e].node;
         int64_t end = e, accepted = 0;
@@ -1453,7 +1455,8 @@ static int resources_window(const scenario *sc, int64_t w, live_packet *live, in
         e = end;
     }
     /* Each packet hears its copies that happened, then settles its step. */
-    qsort(rs->rx, (size_t)rs->nrx, sizeof *rs->rx, res_packet_order);
+    if (rs->nrx > 1) /* (an empty list may have no array yet) */
+        qsort(rs->rx, (size_t)rs->nrx, sizeof *rs->rx, res_packet_order);
     int64_t e = 0;
     for (int64_t a = 0; a < nlive && rc == ORACLE_OK; a++) {
         live_packet *p = &live[a];
