@@ -27,7 +27,9 @@ static const char *const default_members[] = {
 /* Contract members of the model extensions (docs/models.md), which a result holds only when
  * its scenario uses them: compared by default when either file has one, so that a member
  * missing on one side is a mismatch too. */
-static const char *const extension_members[] = {"links", "links_cut", "deliverable", "flows"};
+static const char *const extension_members[] = {
+    "links",       "links_cut",      "capacity_drops", "dead_nodes",
+    "first_death_ns", "energy_spent_nj", "deliverable",   "flows"};
 
 enum { MAX_DEPTH = 512 }; /* nesting limit, so that hostile input cannot exhaust the stack */
 

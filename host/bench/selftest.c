@@ -87,6 +87,13 @@ static const selftest_case cases[] = {
      "spacing = 100\n[areas]\ncount = 4\nborder_links = 0.3\n[connectivity]\nrange = 100\n"
      "[traffic]\npackets = 8\ninterval = 1\n[flood]\nrelay_delay = 1\n"
      "drop_probability = 0.1\n"},
+    {"uniform 2-D, random waypoint, receive capacity and energy budgets drawn per node", 0,
+     "[simulation]\nseed = 15\n[topology]\nplacement = uniform\nnodes = 300\nwidth = 500\n"
+     "height = 500\ndepth = 0\n[connectivity]\nrange = 100\n[mobility]\nmodel = rwp\n"
+     "speed_min = 1\nspeed_max = 20\n[traffic]\npackets = 8\ninterval = 0.4\n"
+     "[flood]\nrelay_delay = 1\ndrop_probability = 0.1\n[resources]\nrx_capacity = 6\n"
+     "energy_budget = uniform(0.0005, 0.003)\ntx_fixed = 0.0001\nrx_fixed = 0.00002\n"
+     "rx_per_byte = 0.00000001\n"},
 };
 
 /* The first difference between the device's counters and the reference's, in BUF. */
@@ -110,10 +117,25 @@ static int differs(const run_results *r, const flood_oracle_result *o, char *buf
                      (long long)m[i].want);
             return 1;
         }
-    /* the extensions' counters: the neighbour cap's */
-    const struct { const char *name; int64_t want; } ext[] = {
-        {"links", o->links}, {"links_cut", o->links_cut}};
-    int n_ext = o->capped ? 2 : 0;
+    /* the extensions' counters: the neighbour cap's, then node resources' */
+    typedef struct ext_counter {
+        const char *name;
+        int64_t want;
+        int used;
+    } ext_counter;
+    const ext_counter all[] = {
+        {"links", o->links, o->capped},
+        {"links_cut", o->links_cut, o->capped},
+        {"capacity_drops", o->capacity_drops, o->has_capacity},
+        {"dead_nodes", o->dead_nodes, o->has_energy},
+        {"first_death_ns", o->first_death_ns, o->has_energy},
+        {"energy_spent_nj", o->energy_spent_nj, o->has_energy},
+    };
+    ext_counter ext[sizeof all / sizeof all[0]];
+    int n_ext = 0;
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (all[i].used)
+            ext[n_ext++] = all[i];
     if (r->n_counters != n_ext) {
         snprintf(buf, cap, "%d extension counters, reference %d", r->n_counters, n_ext);
         return 1;

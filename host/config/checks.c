@@ -410,6 +410,82 @@ static int check_partitions(load_ctx *ctx)
     return 0;
 }
 
+/* What of [resources] is on, for messages: "rx_capacity = 2", "energy_budget = 5" or both. */
+static const char *resources_text(const load_ctx *ctx, char *buf, size_t size)
+{
+    const scenario *sc = &ctx->sc;
+    char m[32] = "", e[96] = "";
+    if (sc->rx_capacity > 0)
+        snprintf(m, sizeof m, "rx_capacity = %lld", (long long)sc->rx_capacity);
+    if (scenario_has_energy(sc)) {
+        char v[64];
+        config_format_value(sc, K_ENERGY_BUDGET, v, sizeof v);
+        snprintf(e, sizeof e, "energy_budget = %s", v);
+    }
+    snprintf(buf, size, "%s%s%s", m, m[0] && e[0] ? " and " : "", e);
+    return buf;
+}
+
+/* The largest cost of one event (FIXED + PER_BYTE x the largest packet size in use) within
+ * SCENARIO_MAX_ENERGY_NJ; NAME is "tx" or "rx". */
+static int check_cost(load_ctx *ctx, const char *name, int k_fixed, int k_per_byte,
+                      int64_t fixed, int64_t per_byte)
+{
+    const scenario *sc = &ctx->sc;
+    char where[300], a[64], b[64], c[64];
+    int64_t size = sc->size_bytes, cost = 0;
+    for (int f = 0; f < sc->n_flows; f++)
+        size = f == 0 || sc->flows[f].size_bytes > size ? sc->flows[f].size_bytes : size;
+    if (!__builtin_mul_overflow(per_byte, size, &cost) &&
+        !__builtin_add_overflow(cost, fixed, &cost) && cost <= SCENARIO_MAX_ENERGY_NJ)
+        return 0;
+    format_scaled(SCENARIO_MAX_ENERGY_NJ, 9, c, sizeof c);
+    return cn_fail(ctx->err, CN_ERR_INPUT,
+                   "%s: [resources] %s_fixed = %s J with %s_per_byte = %s J and packets of %lld "
+                   "bytes: one event would cost more than %s J; expected a smaller cost",
+                   WHERE(k_fixed, k_per_byte, K_SIZE), name, value_text(ctx, k_fixed, a, sizeof a),
+                   name, value_text(ctx, k_per_byte, b, sizeof b), (long long)size, c);
+}
+
+/* Node resources run in the window loop of one partition under MODEL.md's relay rule
+ * (docs/models.md, "Node resources"); the budgets of all nodes together must fit the
+ * energy_spent_nj counter. */
+static int check_resources(load_ctx *ctx)
+{
+    scenario *sc = &ctx->sc;
+    char where[300], on[160], a[64];
+    static const char *const schemes[] = {"probabilistic", "counter", "distance"};
+    if (!scenario_has_resources(sc))
+        return 0;
+    resources_text(ctx, on, sizeof on);
+    if (sc->partitions > 1)
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [partition] count = %lld with [resources] %s: node resources are "
+                       "decided in one partition; expected [partition] count = 0 or 1",
+                       WHERE(K_PARTITIONS, K_RX_CAPACITY, K_ENERGY_BUDGET),
+                       (long long)sc->partitions, on);
+    if (sc->scheme != SCHEME_PROBABILISTIC)
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [flood] scheme = %s with [resources] %s: node resources are not "
+                       "implemented with forwarding schemes yet; expected scheme = probabilistic",
+                       WHERE(K_SCHEME, K_RX_CAPACITY, K_ENERGY_BUDGET), schemes[sc->scheme], on);
+    if (!scenario_has_energy(sc))
+        return 0;
+    int64_t total = 0;
+    if (__builtin_mul_overflow(sc->energy_budget.b_nj, sc->nodes, &total))
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [resources] energy_budget = %s for %lld nodes: the budgets together "
+                       "exceed 9223372036.854775807 J; expected a smaller budget",
+                       WHERE(K_ENERGY_BUDGET, K_NODES, K_ROWS, K_COLS),
+                       value_text(ctx, K_ENERGY_BUDGET, a, sizeof a), (long long)sc->nodes);
+    int rc = check_cost(ctx, "tx", K_TX_FIXED, K_TX_PER_BYTE, sc->tx_fixed_nj,
+                        sc->tx_per_byte_nj);
+    if (rc == 0)
+        rc = check_cost(ctx, "rx", K_RX_FIXED, K_RX_PER_BYTE, sc->rx_fixed_nj,
+                        sc->rx_per_byte_nj);
+    return rc;
+}
+
 /* A group's keys are checked as [mobility]'s would be: on a copy of the load in which the
  * group's values and origins stand in for [mobility]'s. */
 static int check_group_mobility(load_ctx *ctx, int g)
@@ -455,6 +531,8 @@ int config_finish(load_ctx *ctx)
         rc = check_connectivity(ctx);
     if (rc == 0)
         rc = check_scheme(ctx);
+    if (rc == 0)
+        rc = check_resources(ctx);
     if (rc == 0)
         ctx->sc.drop_threshold = philox_threshold(ctx->sc.drop.p);
     if (rc == 0)

@@ -16,7 +16,7 @@
 #define MAX_FILE_BYTES ((size_t)1 << 20)
 #define SECTION_LIST                                                                        \
     "simulation, topology, areas, connectivity, mobility, mobility.group NAME, traffic, "   \
-    "traffic.flow NAME, flood, partition, inject"
+    "traffic.flow NAME, flood, resources, partition, inject"
 
 /* ---- names: suggestions for typing mistakes ------------------------------------------ */
 
@@ -521,6 +521,16 @@ void config_dump(const scenario *sc, FILE *out)
             fprintf(out, "%s = %s\n", key->name, value);
     }
     config_dump_flows(sc, out);
+}
+
+int scenario_has_energy(const scenario *sc)
+{
+    return sc->energy_budget.law != LAW_CONSTANT || sc->energy_budget.a_nj > 0;
+}
+
+int scenario_has_resources(const scenario *sc)
+{
+    return sc->rx_capacity > 0 || scenario_has_energy(sc);
 }
 
 int64_t scenario_node_count(const scenario *sc)

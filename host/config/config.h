@@ -98,6 +98,18 @@ typedef struct traffic_flow {
     int64_t size_bytes;
 } traffic_flow;
 
+/* An energy given as a constant or as uniform(a, b) drawn per node, in integer nanojoules
+ * (docs/models.md, "Node resources"). */
+typedef struct energy_law {
+    int law;                  /* enum law_kind */
+    int64_t a_nj;             /* the constant, or the lower bound */
+    int64_t b_nj;             /* uniform: the upper bound; a constant: = a_nj */
+} energy_law;
+
+/* Largest energy accepted for a budget or the cost of one event, in nJ (10^9 J): a node's
+ * energy and every cost then fit in int64 with room to spare. */
+#define SCENARIO_MAX_ENERGY_NJ ((int64_t)1000000000 * 1000000000)
+
 /* Largest max_neighbors: the kernels keep each node's K nearest in private memory. */
 #define SCENARIO_MAX_NEIGHBORS 1024
 #define SCENARIO_MAX_SEGMENTS (2 * SCENARIO_MAX_GROUPS * GROUP_MAX_RANGES + 1)
@@ -163,6 +175,12 @@ typedef struct scenario {
     int64_t assessment_delay_ns; /* counter, distance: the longest assessment delay */
     int64_t assessment_windows;  /* = assessment_delay_ns / relay_delay_ns (a whole number) */
 
+    /* [resources] (docs/models.md, "Node resources") */
+    int64_t rx_capacity;      /* copies a node accepts per window; 0: no limit */
+    energy_law energy_budget; /* each node's budget in nJ; the constant 0: no energy model */
+    int64_t tx_fixed_nj, tx_per_byte_nj; /* cost of a transmission: fixed + per byte x size */
+    int64_t rx_fixed_nj, rx_per_byte_nj; /* cost of an accepted copy, likewise */
+
     /* [partition] */
     int64_t partitions;       /* spatial partitions; 0: chosen from nodes and devices */
     int64_t retile;           /* mobile: windows between re-tilings; 0: never */
@@ -207,6 +225,12 @@ const mobility_params *scenario_node_mobility(const scenario *sc, int64_t id);
 /* Cuts [0, nodes) into maximal runs of ids with the same parameters, in id order: writes at
  * most SCENARIO_MAX_SEGMENTS entries to OUT and returns their number. */
 int scenario_mobility_segments(const scenario *sc, mobility_segment *out);
+
+/* Node resources (docs/models.md): whether the energy model is on (a budget other than the
+ * constant 0), and whether a receive capacity or the energy model is (the window loop then
+ * couples the packets). */
+int scenario_has_energy(const scenario *sc);
+int scenario_has_resources(const scenario *sc);
 
 /* Whether any node moves; the largest speed_max of the nodes that move (0 if none); whether
  * any moving node can wrap around the area (so a step can cross it). */

@@ -24,6 +24,8 @@ enum key_type {
     KT_SOURCES,     /* a flow's sources: "all" or node id ranges (flows.c) */
     KT_DESTINATION, /* int64 node id, -1 (the last node) or "broadcast" (FLOW_BROADCAST) */
     KT_TIME_LAW,    /* seconds, uniform(a, b) or exponential(mean): a time_law in ns */
+    KT_ENERGY_NJ,   /* joules in the INI, int64 nanojoules in the struct */
+    KT_ENERGY_LAW,  /* joules or uniform(a, b): an energy_law in nJ */
 };
 
 /* Key ids: the index of each key in config_keys[], in the order of MODEL.md (which is also
@@ -77,6 +79,12 @@ enum key_id {
     K_COUNTER_THRESHOLD,
     K_DISTANCE_THRESHOLD,
     K_ASSESSMENT_DELAY,
+    K_RX_CAPACITY,
+    K_ENERGY_BUDGET,
+    K_TX_FIXED,
+    K_TX_PER_BYTE,
+    K_RX_FIXED,
+    K_RX_PER_BYTE,
     K_PARTITIONS,
     K_RETILE,
     K_POLICY,
@@ -90,7 +98,7 @@ enum key_id {
 
 /* The minimum itself is not allowed: the value must be > min (relay_delay, range). */
 #define KEY_MIN_OPEN 1u
-/* KT_TIME_LAW: exponential(mean) is refused (a flow's start). */
+/* KT_TIME_LAW, KT_ENERGY_LAW: exponential(mean) is refused (a flow's start, a budget). */
 #define KEY_NO_EXPONENTIAL 2u
 
 /* The section of the flow keys, and whether KEY is one of them. */

@@ -30,9 +30,9 @@ static const char *const policy_choices[] = {"static", "rapid", "advanced", "hyb
 static const char *const draw_choices[] = {"packet", "node", NULL};
 static const char *const scheme_choices[] = {"probabilistic", "counter", "distance", NULL};
 
-const char *const config_sections[] = {"simulation", "topology", "areas",
-                                       "connectivity", "mobility", "traffic",
-                                       "flood", "partition", "inject", NULL};
+const char *const config_sections[] = {"simulation", "topology",  "areas",     "connectivity",
+                                       "mobility",   "traffic",   "flood",     "resources",
+                                       "partition",  "inject",    NULL};
 
 const config_key config_keys[K_COUNT] = {
     [K_MODEL] = {"simulation", "model", KT_NAME, FIELD(model), 0, 0, 0, NULL, model_choices,
@@ -253,6 +253,31 @@ const config_key config_keys[K_COUNT] = {
                             "from 0 to this. Must be a whole number of relay delays, at most "
                             "1000000 of them."},
 
+    [K_RX_CAPACITY] = {"resources", "rx_capacity", KT_INT, FIELD(rx_capacity), 0, INT32_LIMIT, 0,
+                       "copies", NULL, "0",
+                       "Receive capacity M: of the copies that reach a node in one window it "
+                       "accepts the first M in the order (time, packet, sender) and refuses the "
+                       "others (counted in capacity_drops). 0: no limit. Exact rules: "
+                       "docs/models.md."},
+    [K_ENERGY_BUDGET] = {"resources", "energy_budget", KT_ENERGY_LAW, FIELD(energy_budget), 0,
+                         SCENARIO_MAX_ENERGY_NJ, KEY_NO_EXPONENTIAL, NULL, NULL, "0",
+                         "Energy of each node at the start, in joules (resolution 1 nJ), or "
+                         "uniform(a, b) drawn per node. A node pays for its transmissions and "
+                         "accepted copies and dies at the first it cannot pay. 0: no energy "
+                         "model. Exact rules: docs/models.md."},
+    [K_TX_FIXED] = {"resources", "tx_fixed", KT_ENERGY_NJ, FIELD(tx_fixed_nj), 0,
+                    SCENARIO_MAX_ENERGY_NJ, 0, NULL, NULL, "0",
+                    "Energy of one transmission, fixed part (with an energy budget)."},
+    [K_TX_PER_BYTE] = {"resources", "tx_per_byte", KT_ENERGY_NJ, FIELD(tx_per_byte_nj), 0,
+                       SCENARIO_MAX_ENERGY_NJ, 0, NULL, NULL, "0",
+                       "Energy of one transmission per byte of the packet's size."},
+    [K_RX_FIXED] = {"resources", "rx_fixed", KT_ENERGY_NJ, FIELD(rx_fixed_nj), 0,
+                    SCENARIO_MAX_ENERGY_NJ, 0, NULL, NULL, "0",
+                    "Energy of one accepted copy, fixed part (with an energy budget)."},
+    [K_RX_PER_BYTE] = {"resources", "rx_per_byte", KT_ENERGY_NJ, FIELD(rx_per_byte_nj), 0,
+                       SCENARIO_MAX_ENERGY_NJ, 0, NULL, NULL, "0",
+                       "Energy of one accepted copy per byte of the packet's size."},
+
     [K_PARTITIONS] = {"partition", "count", KT_INT, FIELD(partitions), 0, 4096, 0, "partitions",
                       NULL, "0",
                       "Spatial partitions (tiles with equal node counts at the start); each "
@@ -312,6 +337,7 @@ int key_type_scale(enum key_type type)
 {
     switch (type) {
     case KT_TIME_NS:
+    case KT_ENERGY_NJ:
         return 9;
     case KT_TIME_MS:
     case KT_LENGTH_MM:
@@ -380,6 +406,17 @@ void config_expected(int key, char *buf, size_t size)
         range_text(k, range, sizeof range);
         snprintf(buf, size, "a speed in m/s %s", range);
         break;
+    case KT_ENERGY_NJ:
+        range_text(k, range, sizeof range);
+        snprintf(buf, size, "an energy in joules %s", range);
+        break;
+    case KT_ENERGY_LAW: {
+        char hi[32];
+        format_scaled(k->max, 9, hi, sizeof hi);
+        snprintf(buf, size, "an energy in joules in [0, %s] or uniform(a, b) with 0 <= a <= b "
+                            "<= %s (joules)", hi, hi);
+        break;
+    }
     case KT_PROBABILITY:
         snprintf(buf, size, "a probability in [0, 1]");
         break;
@@ -444,6 +481,10 @@ static const char *type_text(const config_key *k)
         return "node id or broadcast";
     case KT_TIME_LAW:
         return "time law (s)";
+    case KT_ENERGY_NJ:
+        return "energy (J)";
+    case KT_ENERGY_LAW:
+        return "energy law (J)";
     }
     return "";
 }
@@ -479,6 +520,12 @@ static void reference_range(const config_key *k, char *buf, size_t size)
         snprintf(buf, size, "[0, %s]%s", hi,
                  (k->flags & KEY_NO_EXPONENTIAL) ? ", or uniform(a, b)"
                                                  : ", uniform(a, b) or exponential(mean)");
+        break;
+    }
+    case KT_ENERGY_LAW: {
+        char hi[32];
+        format_scaled(k->max, 9, hi, sizeof hi);
+        snprintf(buf, size, "[0, %s], or uniform(a, b) per node", hi);
         break;
     }
     default: {

@@ -101,6 +101,7 @@ static int set_scaled(const target *t, int key, const char *text, const char *wh
                           : k->type == KT_TIME_NS    ? "does not fit in int64 nanoseconds; "
                           : k->type == KT_TIME_MS    ? "does not fit in int64 milliseconds; "
                           : k->type == KT_SPEED_MM_S ? "does not fit in int64 mm/s; "
+                          : k->type == KT_ENERGY_NJ  ? "does not fit in int64 nanojoules; "
                                                      : "does not fit in int64 millimetres; ";
         return fail_value(t, key, text, where, why);
     }
@@ -305,8 +306,9 @@ void config_format_id_ranges(const int64_t *first, const int64_t *last, int n, c
     }
 }
 
-/* TEXT as a time in seconds, in ns within KEY's [min, max]: 0, -1 syntax, -2 out of range. */
-static int law_time(const config_key *k, const char *text, int64_t *out)
+/* TEXT as a decimal in KEY's INI unit (seconds, joules: both kept in units of 10^-9), within
+ * KEY's [min, max]: 0, -1 syntax, -2 out of range. */
+static int law_value(const config_key *k, const char *text, int64_t *out)
 {
     int64_t v = 0;
     int rc = decimal_to_scaled_int(text, 9, &v);
@@ -318,13 +320,13 @@ static int law_time(const config_key *k, const char *text, int64_t *out)
     return 0;
 }
 
-/* A time in seconds (a constant), "uniform(a, b)" with a <= b, or "exponential(mean)" with
- * mean > 0 (refused with KEY_NO_EXPONENTIAL); spaces allowed around the numbers. Every value
- * within the key's [min, max]. */
-static int set_time_law(const target *t, int key, const char *text, const char *where)
+/* A constant, "uniform(a, b)" with a <= b, or "exponential(mean)" with mean > 0 (refused with
+ * KEY_NO_EXPONENTIAL); spaces allowed around the numbers. Every value within the key's
+ * [min, max], in 10^-9 of the INI unit. Fills *LAW (enum time_law_kind), *A and *B. */
+static int parse_law(const target *t, int key, const char *text, const char *where, int *law,
+                     int64_t *a_out, int64_t *b_out)
 {
     const config_key *k = &config_keys[key];
-    time_law *law = (time_law *)field(t, k);
     const char *uni = "uniform(", *expo = "exponential(";
     int is_uni = strncmp(text, uni, strlen(uni)) == 0;
     int is_expo = strncmp(text, expo, strlen(expo)) == 0;
@@ -334,10 +336,11 @@ static int set_time_law(const target *t, int key, const char *text, const char *
                                                           : "unknown law; ");
     if (!is_uni && !is_expo) {
         int64_t v = 0;
-        int rc = law_time(k, text, &v);
+        int rc = law_value(k, text, &v);
         if (rc != 0)
             return fail_value(t, key, text, where, rc == -1 ? syntax_reason(text) : "");
-        *law = (time_law){TLAW_CONSTANT, v, v};
+        *law = TLAW_CONSTANT;
+        *a_out = *b_out = v;
         return 0;
     }
     if (is_expo && (k->flags & KEY_NO_EXPONENTIAL)) {
@@ -356,7 +359,7 @@ static int set_time_law(const target *t, int key, const char *text, const char *
         (is_uni && !trim_copy(comma + 1, close, b, sizeof b)))
         return fail_value(t, key, text, where, not_law);
     int64_t va = 0, vb = 0;
-    int rc = law_time(k, a, &va);
+    int rc = law_value(k, a, &va);
     if (is_expo) {
         if (rc == -1)
             return fail_value(t, key, text, where, "the mean is not a number; ");
@@ -365,21 +368,54 @@ static int set_time_law(const target *t, int key, const char *text, const char *
             return fail_value(t, key, text, where, "the mean is not > 0; ");
         if (rc != 0)
             return fail_value(t, key, text, where, "the mean is out of range; ");
-        *law = (time_law){TLAW_EXPONENTIAL, va, va};
+        *law = TLAW_EXPONENTIAL;
+        *a_out = *b_out = va;
         return 0;
     }
     if (rc != 0)
         return fail_value(t, key, text, where,
                           rc == -1 ? "the lower bound is not a number; "
                                    : "the lower bound is out of range; ");
-    rc = law_time(k, b, &vb);
+    rc = law_value(k, b, &vb);
     if (rc != 0)
         return fail_value(t, key, text, where,
                           rc == -1 ? "the upper bound is not a number; "
                                    : "the upper bound is out of range; ");
     if (va > vb)
         return fail_value(t, key, text, where, "the lower bound is above the upper one; ");
-    *law = (time_law){TLAW_UNIFORM, va, vb};
+    *law = TLAW_UNIFORM;
+    *a_out = va;
+    *b_out = vb;
+    return 0;
+}
+
+/* A time in seconds (a constant), uniform(a, b) or exponential(mean): a time_law in ns.
+ * Structs are filled from zeroed copies so that their padding is zero too: the round-trip
+ * tests compare scenarios byte for byte. */
+static int set_time_law(const target *t, int key, const char *text, const char *where)
+{
+    time_law v;
+    memset(&v, 0, sizeof v);
+    int rc = parse_law(t, key, text, where, &v.law, &v.a_ns, &v.b_ns);
+    if (rc == 0)
+        memcpy(field(t, &config_keys[key]), &v, sizeof v);
+    return rc;
+}
+
+/* An energy in joules (a constant) or uniform(a, b): an energy_law in nJ. */
+static int set_energy_law(const target *t, int key, const char *text, const char *where)
+{
+    int law = 0;
+    int64_t a = 0, b = 0;
+    int rc = parse_law(t, key, text, where, &law, &a, &b);
+    if (rc != 0)
+        return rc;
+    energy_law v;
+    memset(&v, 0, sizeof v);
+    v.law = law == TLAW_UNIFORM ? LAW_UNIFORM : LAW_CONSTANT;
+    v.a_nj = a;
+    v.b_nj = b;
+    memcpy(field(t, &config_keys[key]), &v, sizeof v);
     return 0;
 }
 
@@ -424,6 +460,8 @@ int config_set_value_at(load_ctx *ctx, void *base, const char *section, int key,
         return set_prob_law(&t, key, text, where);
     case KT_TIME_LAW:
         return set_time_law(&t, key, text, where);
+    case KT_ENERGY_LAW:
+        return set_energy_law(&t, key, text, where);
     case KT_DESTINATION:
         return set_destination(&t, key, text, where);
     case KT_IDS:     /* a group's, set by config_assign_group */
@@ -500,6 +538,17 @@ void config_format_value_at(const void *base, int key, char *buf, size_t size)
             snprintf(buf, size, "uniform(%s, %s)", a, b);
         else if (law->law == TLAW_EXPONENTIAL)
             snprintf(buf, size, "exponential(%s)", a);
+        else
+            snprintf(buf, size, "%s", a);
+        break;
+    }
+    case KT_ENERGY_LAW: {
+        const energy_law *law = f;
+        char a[32], b[32];
+        format_scaled(law->a_nj, 9, a, sizeof a);
+        format_scaled(law->b_nj, 9, b, sizeof b);
+        if (law->law == LAW_UNIFORM)
+            snprintf(buf, size, "uniform(%s, %s)", a, b);
         else
             snprintf(buf, size, "%s", a);
         break;

@@ -18,7 +18,14 @@
  * departure of every (flow, source) is listed until its stop condition, the list is sorted by
  * (t, f, s, m) to give the packet ids, and each packet then floods as above from its own
  * source, at its own creation time, towards its flow's destination (every node for a
- * broadcast). Without flows the list is MODEL.md's packets k = 0 .. P - 1. */
+ * broadcast). Without flows the list is MODEL.md's packets k = 0 .. P - 1.
+ *
+ * Node resources (docs/models.md "Node resources") make packets meet at the nodes: a node's
+ * capacity and energy are shared by every packet of a window. Such a window is then taken
+ * whole (resources_window): every transmission of every packet is listed and sorted by node,
+ * time and packet, paid node by node; the copies of those that happen are listed and sorted
+ * by receiver, time, packet and sender, accepted and paid node by node; and each packet then
+ * hears the copies that happened and settles its step as above. */
 #include "oracle/flood_oracle.h"
 
 #include <stdbool.h>
@@ -400,6 +407,35 @@ static bool areas_ok(const scenario *sc)
      * 1024 areas stay far inside int64 */
     const int64_t width = (sc->cols - 1) * sc->spacing_mm;
     return side_ok((sc->areas - 1) * (width + 2 * sc->range_mm) + width);
+/* Node resources (docs/models.md): values within the configuration's limits, under MODEL.md's
+ * relay rule (the probabilistic scheme); budgets summed over the nodes must fit int64. */
+static bool resources_ok(const scenario *sc, int64_t n)
+{
+    const energy_law *e = &sc->energy_budget;
+    const int64_t costs[4] = {sc->tx_fixed_nj, sc->tx_per_byte_nj, sc->rx_fixed_nj,
+                              sc->rx_per_byte_nj};
+    if (sc->rx_capacity < 0 || e->a_nj < 0 || e->b_nj < e->a_nj ||
+        e->b_nj > SCENARIO_MAX_ENERGY_NJ || (e->law != LAW_CONSTANT && e->law != LAW_UNIFORM))
+        return false;
+    for (int i = 0; i < 4; i++)
+        if (costs[i] < 0 || costs[i] > SCENARIO_MAX_ENERGY_NJ)
+            return false;
+    int64_t total;
+    if (__builtin_mul_overflow(e->b_nj, n, &total))
+        return false;
+    const bool on = sc->rx_capacity > 0 || e->law == LAW_UNIFORM || e->a_nj > 0;
+    if (!on)
+        return true;
+    /* the largest size in use, and the costs of an event with it */
+    int64_t size = sc->size_bytes;
+    for (int f = 0; f < sc->n_flows; f++)
+        size = f == 0 || sc->flows[f].size_bytes > size ? sc->flows[f].size_bytes : size;
+    int64_t c;
+    for (int i = 0; i < 4; i += 2)
+        if (__builtin_mul_overflow(costs[i + 1], size, &c) ||
+            __builtin_add_overflow(c, costs[i], &c) || c > SCENARIO_MAX_ENERGY_NJ)
+            return false;
+    return sc->scheme == SCHEME_PROBABILISTIC;
 }
 
 /* The oracle refuses what the model does not define rather than guess; node ids must fit the
@@ -436,7 +472,7 @@ static bool scenario_ok(const scenario *sc)
     if (sc->drop.law == LAW_UNIFORM && (sc->drop_threshold_max < sc->drop_threshold ||
                                         sc->drop_threshold_max > (UINT64_C(1) << 32)))
         return false;
-    if (!scheme_ok(sc))
+    if (!scheme_ok(sc) || !resources_ok(sc, n))
         return false;
     if (sc->n_flows != 0) /* [traffic] then only gives the flows' defaults */
         return flows_ok(sc, n);
@@ -1279,34 +1315,14 @@ static int first_reception(const scenario *sc, const live_packet *p, assessment 
     return a->decide_t < 0 ? ORACLE_ERR_INPUT : ORACLE_OK;
 }
 
-/* One step of P at its time T in the current window (neighbour lists OFF/LST, positions
- * POS): FRONT's transmissions and their receptions, then the first receptions, then the
- * decisions due at T, whose relays form the next FRONT at T + L. P->T then moves to its
- * next time with something to do. SLOT holds at least N entries, SCRATCH at least N senders.
- * Returns ORACLE_OK or ORACLE_ERR_*. */
-static int step_packet(const scenario *sc, live_packet *p, const int64_t *off,
-                       const int32_t *lst, const int64_t (*pos)[3], int32_t *slot,
-                       sender *scratch, flood_oracle_result *r, oracle_packet *rec)
+/* The end of P's step at its time T, once every copy of T was heard: the first receptions,
+ * then the decisions due at T, whose relays form the next FRONT at T + L. P->T then moves to
+ * its next time with something to do. SCRATCH holds at least N senders. */
+static int settle_packet(const scenario *sc, live_packet *p, sender *scratch,
+                         flood_oracle_result *r, oracle_packet *rec)
 {
     const int64_t t = p->t, l = sc->relay_delay_ns;
     int rc = ORACLE_OK;
-    for (int64_t x = 0; x < p->npending; x++)
-        slot[p->pending[x].node] = (int32_t)x;
-
-    if (p->nfront > 0) {
-        r->transmissions += p->nfront;
-        if (t > r->end_time_ns)
-            r->end_time_ns = t;
-    }
-    /* All transmissions of the step are simultaneous: every copy is heard before any node's
-     * first reception is settled, so that it takes the least hop count among them. */
-    for (int64_t f = 0; f < p->nfront && rc == ORACLE_OK; f++) {
-        const int32_t i = p->front[f].node;
-        r->receptions += off[i + 1] - off[i];
-        for (int64_t e = off[i]; e < off[i + 1] && rc == ORACLE_OK; e++)
-            rc = hear(sc, p, slot, pos, i, lst[e], p->front[f].hop);
-    }
-
     /* First receptions, then the decisions due now (a delay of 0 decides at once). */
     int64_t nnext = 0, kept = 0, next_t = INT64_MAX;
     for (int64_t x = 0; x < p->npending && rc == ORACLE_OK; x++) {
@@ -1346,6 +1362,270 @@ static int step_packet(const scenario *sc, live_packet *p, const int64_t *off,
     }
     p->t = next_t;
     return ORACLE_OK;
+}
+
+/* Points SLOT at the assessment records of P's nodes (hear uses it). */
+static void map_pending(const live_packet *p, int32_t *slot)
+{
+    for (int64_t x = 0; x < p->npending; x++)
+        slot[p->pending[x].node] = (int32_t)x;
+}
+
+/* One step of P at its time T in the current window (neighbour lists OFF/LST, positions
+ * POS): FRONT's transmissions and their receptions, then settle_packet. SLOT holds at least
+ * N entries, SCRATCH at least N senders. Returns ORACLE_OK or ORACLE_ERR_*. */
+static int step_packet(const scenario *sc, live_packet *p, const int64_t *off,
+                       const int32_t *lst, const int64_t (*pos)[3], int32_t *slot,
+                       sender *scratch, flood_oracle_result *r, oracle_packet *rec)
+{
+    const int64_t t = p->t;
+    int rc = ORACLE_OK;
+    map_pending(p, slot);
+    if (p->nfront > 0) {
+        r->transmissions += p->nfront;
+        if (t > r->end_time_ns)
+            r->end_time_ns = t;
+    }
+    /* All transmissions of the step are simultaneous: every copy is heard before any node's
+     * first reception is settled, so that it takes the least hop count among them. */
+    for (int64_t f = 0; f < p->nfront && rc == ORACLE_OK; f++) {
+        const int32_t i = p->front[f].node;
+        r->receptions += off[i + 1] - off[i];
+        for (int64_t e = off[i]; e < off[i + 1] && rc == ORACLE_OK; e++)
+            rc = hear(sc, p, slot, pos, i, lst[e], p->front[f].hop);
+    }
+    return rc == ORACLE_OK ? settle_packet(sc, p, scratch, r, rec) : rc;
+}
+
+/* ---------------------------------------------------------------- node resources */
+
+/* docs/models.md, "Node resources": in each window a node first makes its transmissions, in
+ * order (time, packet), then hears the copies that reach it, in order (time, packet, sender).
+ * It accepts at most rx_capacity copies; with an energy budget every event it makes happens
+ * only if it can pay for it, and the first it cannot pay kills it. Packets then meet at the
+ * nodes, so a window is taken whole: every event of every packet is listed, sorted and applied
+ * node by node, and each packet then settles what its accepted copies told its nodes. */
+
+/* One event of a window: NODE transmits packet K (SENDER = NODE) or hears a copy of it from
+ * SENDER, at time T with hop count HOP; A is the packet's index among the live packets. */
+typedef struct res_event {
+    int32_t node, sender;
+    int64_t t, k, a, hop;
+    bool happens;
+} res_event;
+
+typedef struct res_state {
+    bool energy;
+    int64_t *left;    /* energy left, nJ */
+    int64_t *death;   /* time of death, -1 while alive */
+    res_event *tx, *rx;
+    int64_t ntx, nrx, cap_tx, cap_rx;
+} res_state;
+
+int64_t oracle_energy_budget(const scenario *sc, int64_t j)
+{
+    const energy_law *e = &sc->energy_budget;
+    if (e->law != LAW_UNIFORM)
+        return e->a_nj;
+    uint32_t w[4];
+    oracle_philox(sc->seed, (uint32_t)j, 0, 15, w);
+    return uniform_between(w[0], e->a_nj, e->b_nj);
+}
+
+static bool energy_on(const scenario *sc)
+{
+    return sc->energy_budget.law == LAW_UNIFORM || sc->energy_budget.a_nj > 0;
+}
+
+/* The packet size of P's flow (without flows, [traffic] size). */
+static int64_t packet_size(const scenario *sc, const live_packet *p)
+{
+    return sc->n_flows > 0 ? sc->flows[p->flow].size_bytes : sc->size_bytes;
+}
+
+static int res_event_order(const void *x, const void *y)
+{
+    const res_event *a = x, *b = y;
+    if (a->node != b->node)
+        return a->node < b->node ? -1 : 1;
+    if (a->t != b->t)
+        return a->t < b->t ? -1 : 1;
+    if (a->k != b->k)
+        return a->k < b->k ? -1 : 1;
+    return (a->sender > b->sender) - (a->sender < b->sender);
+}
+
+/* Accepted copies grouped by packet (the order within a packet does not matter). */
+static int res_packet_order(const void *x, const void *y)
+{
+    const res_event *a = x, *b = y;
+    if (a->a != b->a)
+        return a->a < b->a ? -1 : 1;
+    return res_event_order(x, y);
+}
+
+static int res_push(res_event **v, int64_t *n, int64_t *cap, res_event e)
+{
+    if (*n == *cap) {
+        const int64_t c = *cap ? 2 * *cap : 256;
+        void *q = realloc(*v, (size_t)c * sizeof **v);
+        if (!q)
+            return ORACLE_ERR_NOMEM;
+        *v = q;
+        *cap = c;
+    }
+    (*v)[(*n)++] = e;
+    return ORACLE_OK;
+}
+
+/* Node J pays COST for an event at time T: true when it can (or there is no energy model);
+ * otherwise it dies at T, if it was alive. */
+static bool res_pay(res_state *rs, int32_t j, int64_t t, int64_t cost, flood_oracle_result *r)
+{
+    if (!rs->energy)
+        return true;
+    if (rs->death[j] >= 0)
+        return false;
+    if (rs->left[j] >= cost) {
+        rs->left[j] -= cost;
+        r->energy_spent_nj += cost;
+        return true;
+    }
+    rs->death[j] = t;
+    r->dead_nodes++;
+    if (r->first_death_ns < 0 || t < r->first_death_ns)
+        r->first_death_ns = t;
+    return false;
+}
+
+static int res_init(const scenario *sc, int64_t n, res_state *rs, flood_oracle_result *r)
+{
+    memset(rs, 0, sizeof *rs);
+    r->has_capacity = sc->rx_capacity > 0;
+    r->has_energy = rs->energy = energy_on(sc);
+    r->first_death_ns = -1;
+    if (!rs->energy)
+        return ORACLE_OK;
+    rs->left = malloc((size_t)n * sizeof *rs->left);
+    rs->death = malloc((size_t)n * sizeof *rs->death);
+    if (!rs->left || !rs->death)
+        return ORACLE_ERR_NOMEM;
+    for (int64_t j = 0; j < n; j++) {
+        rs->left[j] = oracle_energy_budget(sc, j);
+        rs->death[j] = -1;
+    }
+    return ORACLE_OK;
+}
+
+static void res_free(res_state *rs)
+{
+    free(rs->left);
+    free(rs->death);
+    free(rs->tx);
+    free(rs->rx);
+}
+
+/* Window W under node resources: the live packets whose time T lies in W (and before the
+ * duration) transmit, copies are accepted, and each packet settles. Packets cut by the
+ * duration are emptied as in the plain loop. */
+static int resources_window(const scenario *sc, int64_t w, live_packet *live, int64_t nlive,
+                            const int64_t *off, const int32_t *lst, const int64_t (*pos)[3],
+                            int32_t *slot, sender *scratch, res_state *rs,
+                            flood_oracle_result *r, oracle_packet *rec, bool *executed)
+{
+    const int64_t l = sc->relay_delay_ns;
+    int rc = ORACLE_OK;
+    rs->ntx = rs->nrx = 0;
+    for (int64_t a = 0; a < nlive && rc == ORACLE_OK; a++) {
+        live_packet *p = &live[a];
+        if (p->t / l != w)
+            continue;
+        if (sc->duration_ns > 0 && p->t >= sc->duration_ns) {
+            p->nfront = p->npending = 0; /* nothing at or after the duration happens */
+            continue;
+        }
+        for (int64_t f = 0; f < p->nfront && rc == ORACLE_OK; f++)
+            rc = res_push(&rs->tx, &rs->ntx, &rs->cap_tx,
+                          (res_event){p->front[f].node, p->front[f].node, p->t, p->k, a,
+                                      p->front[f].hop, false});
+    }
+    if (rc != ORACLE_OK)
+        return rc;
+    /* Each node's transmissions in order (time, packet): those it can pay happen. */
+    if (rs->ntx > 1) /* (an empty list may have no array yet) */
+        qsort(rs->tx, (size_t)rs->ntx, sizeof *rs->tx, res_event_order);
+    for (int64_t e = 0; e < rs->ntx; e++) {
+        res_event *x = &rs->tx[e];
+        const live_packet *p = &live[x->a];
+        x->happens = res_pay(rs, x->node, x->t,
+                             sc->tx_fixed_nj + sc->tx_per_byte_nj * packet_size(sc, p), r);
+    }
+    /* The packets' fronts become the transmissions that happen (never more than before). */
+    for (int64_t e = 0; e < rs->ntx; e++)
+        live[rs->tx[e].a].nfront = 0;
+    for (int64_t e = 0; e < rs->ntx && rc == ORACLE_OK; e++) {
+        const res_event *x = &rs->tx[e];
+        if (!x->happens)
+            continue;
+        live_packet *p = &live[x->a];
+        p->front[p->nfront++] = (sender){x->node, x->hop};
+        r->transmissions++;
+        if (x->t > r->end_time_ns)
+            r->end_time_ns = x->t;
+        *executed = true;
+        for (int64_t q = off[x->node]; q < off[x->node + 1] && rc == ORACLE_OK; q++)
+            rc = res_push(&rs->rx, &rs->nrx, &rs->cap_rx,
+                          (res_event){lst[q], x->node, x->t, x->k, x->a, x->hop, false});
+    }
+    if (rc != ORACLE_OK)
+        return rc;
+    /* Each node's copies in order (time, packet, sender): the first rx_capacity are accepted
+     * (a dead node accepts none), and each happens if the node can pay for it. */
+    if (rs->nrx > 1) /* (an empty list may have no array yet) */
+        qsort(rs->rx, (size_t)rs->nrx, sizeof *rs->rx, res_event_order);
+    for (int64_t e = 0; e < rs->nrx;) {
+        const int32_t j = rs->rx[e].node;
+        int64_t end = e, accepted = 0;
+        while (end < rs->nrx && rs->rx[end].node == j)
+            end++;
+        for (; e < end; e++) {
+            res_event *x = &rs->rx[e];
+            if (rs->energy && rs->death[j] >= 0)
+                break; /* dead: nothing more happens to it, not even a refusal */
+            if (sc->rx_capacity > 0 && accepted == sc->rx_capacity) {
+                r->capacity_drops++;
+                continue;
+            }
+            accepted++;
+            x->happens = res_pay(rs, j, x->t,
+                                 sc->rx_fixed_nj +
+                                     sc->rx_per_byte_nj * packet_size(sc, &live[x->a]),
+                                 r);
+        }
+        e = end;
+    }
+    /* Each packet hears its copies that happened, then settles its step. */
+    if (rs->nrx > 1) /* (an empty list may have no array yet) */
+        qsort(rs->rx, (size_t)rs->nrx, sizeof *rs->rx, res_packet_order);
+    int64_t e = 0;
+    for (int64_t a = 0; a < nlive && rc == ORACLE_OK; a++) {
+        live_packet *p = &live[a];
+        if (p->t / l != w || (sc->duration_ns > 0 && p->t >= sc->duration_ns))
+            continue;
+        map_pending(p, slot);
+        while (e < rs->nrx && rs->rx[e].a < a)
+            e++;
+        for (; e < rs->nrx && rs->rx[e].a == a && rc == ORACLE_OK; e++) {
+            const res_event *x = &rs->rx[e];
+            if (!x->happens)
+                continue;
+            r->receptions++;
+            rc = hear(sc, p, slot, pos, x->sender, x->node, x->hop);
+        }
+        if (rc == ORACLE_OK)
+            rc = settle_packet(sc, p, scratch, r, rec);
+    }
+    return rc;
 }
 
 /* qudg (docs/models.md): keeps in the range lists OFF/LST (range = r_max) the links of window
@@ -1624,6 +1904,10 @@ int flood_oracle_run_packets(const scenario *sc, flood_oracle_result *out, oracl
     int64_t nlive = 0, cap_live = 0;
     int64_t next_k = 0;
     bool executed = false;
+    /* node resources couple the packets: windows are then taken whole (resources_window) */
+    const bool resources = sc->rx_capacity > 0 || energy_on(sc);
+    res_state rs;
+    memset(&rs, 0, sizeof rs);
     /* the cap reports window 0's graph, whatever the traffic */
     if (sc->max_neighbors > 0) {
         out->capped = true;
@@ -1636,6 +1920,9 @@ int flood_oracle_run_packets(const scenario *sc, flood_oracle_result *out, oracl
         if (rc != ORACLE_OK)
             goto done;
     }
+    rc = res_init(sc, n, &rs, out);
+    if (rc != ORACLE_OK)
+        goto done;
     int64_t nb_window = -1; /* window of the positions OFF/LST were built from, -1: none */
     scratch = malloc((size_t)n * sizeof *scratch);
     slot = malloc((size_t)n * sizeof *slot);
@@ -1671,6 +1958,21 @@ int flood_oracle_run_packets(const scenario *sc, flood_oracle_result *out, oracl
             nb_window = w;
         }
 
+        if (resources) {
+            rc = resources_window(sc, w, live, nlive, off, lst, (const int64_t (*)[3])mob.pos,
+                                  slot, scratch, &rs, out, rec, &executed);
+            if (rc != ORACLE_OK)
+                goto done;
+            for (int64_t a = 0; a < nlive;) {
+                if (live_done(&live[a])) {
+                    live_free(&live[a]);
+                    live[a] = live[--nlive];
+                } else {
+                    a++;
+                }
+            }
+            continue;
+        }
         for (int64_t a = 0; a < nlive;) {
             live_packet *p = &live[a];
             if (p->t / l != w) { /* waiting for a later decision */
@@ -1710,6 +2012,7 @@ done:
     free(dep);
     free(dest_of_flow);
     oracle_mobility_free(&mob);
+    res_free(&rs);
     if (rc != ORACLE_OK) {
         free(rec);
         flood_oracle_result zero;

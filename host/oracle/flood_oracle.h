@@ -1,6 +1,7 @@
 /* Sequential reference implementation ("oracle") of the flood model of MODEL.md, with the
  * extensions of docs/models.md (mobility models, qudg, the neighbour cap, traffic flows, drop
- * probabilities drawn per node, the counter and distance forwarding schemes, activity areas).
+ * probabilities drawn per node, the counter and distance forwarding schemes, activity areas,
+ * node resources).
  *
  * It is written from MODEL.md and the project's documented choices only, independently of the
  * OpenCL engine, so that the tests and `clnetsim selftest` can check the engine's counters
@@ -51,6 +52,11 @@ typedef struct flood_oracle_result {
      * those it cut (docs/models.md) */
     bool capped;
     int64_t links, links_cut;
+    /* Node resources (docs/models.md, "Node resources"): with rx_capacity > 0 (HAS_CAPACITY)
+     * the copies refused; with an energy budget (HAS_ENERGY) the nodes dead at the end, the
+     * time of the first death (-1: none) and the energy spent by all nodes, in nJ. */
+    bool has_capacity, has_energy;
+    int64_t capacity_drops, dead_nodes, first_death_ns, energy_spent_nj;
     /* Traffic flows (docs/models.md, "Traffic"): N_FLOWS = sc->n_flows. DELIVERABLE sums the
      * flows' (without flows: = generated). FLOWS[f] holds flow f's results; without flows,
      * FLOWS[0] is the [traffic] source's, named "traffic", and N_FLOWS stays 0. */
@@ -120,6 +126,10 @@ typedef struct oracle_departure {
  * ORACLE_ERR_* (ORACLE_ERR_INPUT for flows outside what the model defines, or departures that
  * would never stop). */
 int oracle_flow_departures(const scenario *sc, oracle_departure **out, int64_t *n_out);
+
+/* Node J's energy budget in nJ (docs/models.md, "Node resources"): the constant, or for
+ * uniform(a, b) a + ((w0 * (b - a + 1)) >> 32) with w0 of ctr {j, 0, 15, 0}. */
+int64_t oracle_energy_budget(const scenario *sc, int64_t j);
 
 /* floor(sqrt(x)), exact for every 64-bit x. */
 uint64_t oracle_isqrt_u64(uint64_t x);

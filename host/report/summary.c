@@ -1,4 +1,5 @@
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -9,6 +10,43 @@ double wall_seconds(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The value of extension counter NAME into *V: 1, or 0 when R has none. */
+static int counter_of(const run_results *r, const char *name, int64_t *v)
+{
+    for (int i = 0; i < r->n_counters; i++)
+        if (strcmp(r->counters[i].name, name) == 0) {
+            *v = r->counters[i].value;
+            return 1;
+        }
+    return 0;
+}
+
+/* The extension counters, one per line, but those of node resources (docs/models.md) in
+ * words: the refused copies, and the deaths with the time of the first and the energy. */
+static void print_counters(const run_results *r, FILE *out)
+{
+    static const char *const own[] = {"capacity_drops", "dead_nodes", "first_death_ns",
+                                      "energy_spent_nj"};
+    for (int i = 0; i < r->n_counters; i++) {
+        int mine = 0;
+        for (size_t k = 0; k < sizeof own / sizeof own[0]; k++)
+            mine |= strcmp(r->counters[i].name, own[k]) == 0;
+        if (!mine)
+            fprintf(out, "%-12s %lld\n", r->counters[i].name, (long long)r->counters[i].value);
+    }
+    int64_t drops, dead, first, spent;
+    if (counter_of(r, "capacity_drops", &drops))
+        fprintf(out, "capacity     %lld copies refused\n", (long long)drops);
+    if (counter_of(r, "dead_nodes", &dead) && counter_of(r, "first_death_ns", &first) &&
+        counter_of(r, "energy_spent_nj", &spent)) {
+        fprintf(out, "energy       %.6f J spent, %lld nodes dead", (double)spent * 1e-9,
+                (long long)dead);
+        if (first >= 0)
+            fprintf(out, " (the first at %.3f s)", (double)first * 1e-9);
+        fputc('\n', out);
+    }
 }
 
 void report_print_summary(const run_results *r, FILE *out)
@@ -39,8 +77,7 @@ void report_print_summary(const run_results *r, FILE *out)
         fprintf(out, "stopped      by %s at simulated time %.3f s: the results so far, not a "
                 "complete run\n", results_signal_name(r->stop_signal),
                 (double)r->reached_ns * 1e-9);
-    for (int i = 0; i < r->n_counters; i++)
-        fprintf(out, "%-12s %lld\n", r->counters[i].name, (long long)r->counters[i].value);
+    print_counters(r, out);
     for (int i = 0; i < r->n_flows; i++) {
         const flow_result *f = &r->flows[i];
         fprintf(out, "flow         %s: %lld packets, %lld of %lld delivered (loss %.4f)", f->name,

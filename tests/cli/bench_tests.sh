@@ -113,7 +113,7 @@ check bench_csv_missing_dir 2 'cannot write the CSV output' \
 expect bench_bad_input_no_output [ ! -e "$tmp/never.json" ]
 
 # selftest: a verdict per device; a device giving one reception too many fails, named.
-check selftest_pass 0 '^PASS +1 .* 14 checks: Philox known answers and 13 scenarios' "$bin" selftest -q
+check selftest_pass 0 '^PASS +1 .* 15 checks: Philox known answers and 14 scenarios' "$bin" selftest -q
 expect selftest_two_verdicts [ "$(grep -c '^PASS' "$tmp/out")" -eq 2 ]
 check selftest_skewed 1 "^FAIL +1 .*check 2: scenario 'grid, drop 0.2' gave wrong results: receptions [0-9]+, reference [0-9]+" \
     env CLNETSIM_TEST_SKEW_DEVICE=1 "$bin" selftest -q

@@ -168,6 +168,14 @@ static void check_same_scenario_at(const char *file, int line, const scenario *a
     SAME(distance_threshold_mm);
     SAME(assessment_delay_ns);
     SAME(assessment_windows);
+    SAME(rx_capacity);
+    SAME(energy_budget.law);
+    SAME(energy_budget.a_nj);
+    SAME(energy_budget.b_nj);
+    SAME(tx_fixed_nj);
+    SAME(tx_per_byte_nj);
+    SAME(rx_fixed_nj);
+    SAME(rx_per_byte_nj);
 #undef SAME
     check_at(file, line, memcmp(a, b, sizeof *a) == 0, "structs differ bytewise");
 }
@@ -510,7 +518,8 @@ static void test_errors_names(void)
                  "t.ini:4: unknown section [flod] (key 'relay_delay'); did you mean [flood]?");
     EXPECT_ERROR("[network]\nx = 1\n", NULL, "t.ini:2: unknown section [network]",
                  "expected one of: simulation, topology, areas, connectivity, mobility, "
-                 "mobility.group NAME, traffic, traffic.flow NAME, flood, partition, inject");
+                 "mobility.group NAME, traffic, traffic.flow NAME, flood, resources, partition, "
+                 "inject");
     EXPECT_ERROR("\n[flood]\nrelay_dealy = 1\n", NULL,
                  "t.ini:3: [flood] unknown key 'relay_dealy'; did you mean 'relay_delay'?");
     EXPECT_ERROR("[flood]\ndrop = 0.1\n", NULL, "t.ini:2: [flood] unknown key 'drop'",
@@ -1318,6 +1327,192 @@ static void test_areas(void)
         CHECK_I64(sc.partitions, 1);
 }
 
+/* ---- node resources ([resources], docs/models.md "Node resources") ------------------------ */
+
+static void test_resources_values(void)
+{
+    scenario sc;
+    if (LOAD_OK("", &sc) == 0) { /* off by default */
+        CHECK_I64(sc.rx_capacity, 0);
+        CHECK_I64(sc.energy_budget.law, LAW_CONSTANT);
+        CHECK_I64(sc.energy_budget.a_nj, 0);
+        CHECK_I64(sc.tx_fixed_nj + sc.tx_per_byte_nj + sc.rx_fixed_nj + sc.rx_per_byte_nj, 0);
+        CHECK(!scenario_has_resources(&sc) && !scenario_has_energy(&sc));
+    }
+    if (LOAD_OK("[resources]\nrx_capacity = 4\n", &sc) == 0) {
+        CHECK_I64(sc.rx_capacity, 4);
+        CHECK(scenario_has_resources(&sc) && !scenario_has_energy(&sc));
+    }
+    /* joules to nanojoules, exactly, to the nearest (ties away from zero) */
+    if (LOAD_OK("[resources]\nenergy_budget = 2.5\ntx_fixed = 0.0000000015\n"
+                "tx_per_byte = 2e-6\nrx_fixed = 0.0000000014\nrx_per_byte = 0.000000001\n",
+                &sc) == 0) {
+        CHECK_I64(sc.energy_budget.law, LAW_CONSTANT);
+        CHECK_I64(sc.energy_budget.a_nj, 2500000000);
+        CHECK_I64(sc.energy_budget.b_nj, 2500000000);
+        CHECK_I64(sc.tx_fixed_nj, 2);
+        CHECK_I64(sc.tx_per_byte_nj, 2000);
+        CHECK_I64(sc.rx_fixed_nj, 1);
+        CHECK_I64(sc.rx_per_byte_nj, 1);
+        CHECK(scenario_has_resources(&sc) && scenario_has_energy(&sc));
+    }
+    if (LOAD_OK("[resources]\nenergy_budget = uniform( 0.5 ,1.000000001)\n", &sc) == 0) {
+        CHECK_I64(sc.energy_budget.law, LAW_UNIFORM);
+        CHECK_I64(sc.energy_budget.a_nj, 500000000);
+        CHECK_I64(sc.energy_budget.b_nj, 1000000001);
+    }
+    /* uniform(0, 0) is an energy model (every node starts with nothing); the constant 0 is
+     * none, and so is a budget below half a nanojoule */
+    if (LOAD_OK("[resources]\nenergy_budget = uniform(0, 0)\n", &sc) == 0)
+        CHECK(scenario_has_energy(&sc));
+    if (LOAD_OK("[resources]\nenergy_budget = 0.0000000004\n", &sc) == 0)
+        CHECK(!scenario_has_energy(&sc));
+    /* the largest budget, for 9 nodes: 9 x 10^18 nJ still fits */
+    if (LOAD_OK("[topology]\nrows = 3\ncols = 3\n[resources]\nenergy_budget = 1000000000\n",
+                &sc) == 0)
+        CHECK_I64(sc.energy_budget.a_nj, INT64_C(1000000000000000000));
+    /* costs without a budget are kept and ignored, so not checked against the sizes */
+    if (LOAD_OK("[traffic]\nsize = 2147483647\n[resources]\ntx_per_byte = 1000000000\n", &sc) == 0)
+        CHECK_I64(sc.tx_per_byte_nj, INT64_C(1000000000000000000));
+    /* the largest cost of one event, 10^9 J: 512 bytes x 1953125 J */
+    if (LOAD_OK("[resources]\nenergy_budget = 1\ntx_per_byte = 1953125\nrx_fixed = 1000000000\n",
+                &sc) == 0)
+        CHECK_I64(sc.tx_per_byte_nj, INT64_C(1953125000000000));
+    /* resources with one partition, and with the partition count left to the run */
+    if (LOAD_OK("[resources]\nrx_capacity = 2\n[partition]\ncount = 1\n", &sc) == 0)
+        CHECK_I64(sc.partitions, 1);
+}
+
+static void test_resources_errors(void)
+{
+    EXPECT_MESSAGE("[resources]\nrx_capacity = -1\n",
+                   "t.ini:2: [resources] rx_capacity = -1: expected an integer in [0, 2147483647] "
+                   "(copies)");
+    EXPECT_MESSAGE("[resources]\nrx_capacity = 1.5\n",
+                   "t.ini:2: [resources] rx_capacity = 1.5: not an integer; expected an integer "
+                   "in [0, 2147483647] (copies)");
+    const char *law = "expected an energy in joules in [0, 1000000000] or uniform(a, b) with 0 "
+                      "<= a <= b <= 1000000000 (joules)";
+    char want[512];
+    snprintf(want, sizeof want, "t.ini:2: [resources] energy_budget = -1: %s", law);
+    EXPECT_MESSAGE("[resources]\nenergy_budget = -1\n", want);
+    snprintf(want, sizeof want, "t.ini:2: [resources] energy_budget = uniform(2, 1): the lower "
+             "bound is above the upper one; %s", law);
+    EXPECT_MESSAGE("[resources]\nenergy_budget = uniform(2, 1)\n", want);
+    snprintf(want, sizeof want, "t.ini:2: [resources] energy_budget = exponential(1): "
+             "exponential is not a law of energy_budget; %s", law);
+    EXPECT_MESSAGE("[resources]\nenergy_budget = exponential(1)\n", want);
+    snprintf(want, sizeof want, "t.ini:2: [resources] energy_budget = lognormal(1, 2): unknown "
+             "law (only uniform); %s", law);
+    EXPECT_MESSAGE("[resources]\nenergy_budget = lognormal(1, 2)\n", want);
+    snprintf(want, sizeof want, "t.ini:2: [resources] energy_budget = uniform(1, 1000000001): "
+             "the upper bound is out of range; %s", law);
+    EXPECT_MESSAGE("[resources]\nenergy_budget = uniform(1, 1000000001)\n", want);
+    snprintf(want, sizeof want, "t.ini:2: [resources] energy_budget = uniform(1): not uniform(a, "
+             "b); %s", law);
+    EXPECT_MESSAGE("[resources]\nenergy_budget = uniform(1)\n", want);
+    EXPECT_MESSAGE("[resources]\ntx_fixed = 1000000001\n",
+                   "t.ini:2: [resources] tx_fixed = 1000000001: expected an energy in joules in "
+                   "[0, 1000000000]");
+    EXPECT_MESSAGE("[resources]\nrx_per_byte = a lot\n",
+                   "t.ini:2: [resources] rx_per_byte = a lot: not a number; expected an energy in "
+                   "joules in [0, 1000000000]");
+    EXPECT_MESSAGE("[resources]\nrx_fixed = -0.001\n",
+                   "t.ini:2: [resources] rx_fixed = -0.001: expected an energy in joules in [0, "
+                   "1000000000]");
+    EXPECT_MESSAGE("[resources]\nenergy = 1\n",
+                   "t.ini:2: [resources] unknown key 'energy'; did you mean 'energy_budget'?");
+    EXPECT_MESSAGE("[flood]\nrx_capacity = 2\n",
+                   "t.ini:2: [flood] unknown key 'rx_capacity'; 'rx_capacity' is a key of "
+                   "[resources], not of [flood]");
+
+    /* one partition, the probabilistic scheme: the keys that are on are named */
+    EXPECT_MESSAGE("[resources]\nrx_capacity = 2\n[partition]\ncount = 4\n",
+                   "t.ini:4: [partition] count = 4 with [resources] rx_capacity = 2: node "
+                   "resources are decided in one partition; expected [partition] count = 0 or 1");
+    EXPECT_MESSAGE("[partition]\ncount = 2\n[resources]\nenergy_budget = uniform(0, 0)\n",
+                   "t.ini:4: [partition] count = 2 with [resources] energy_budget = uniform(0, "
+                   "0): node resources are decided in one partition; expected [partition] count "
+                   "= 0 or 1");
+    EXPECT_MESSAGE("[flood]\nscheme = counter\n[resources]\nrx_capacity = 2\nenergy_budget = 0.5\n",
+                   "t.ini:5: [flood] scheme = counter with [resources] rx_capacity = 2 and "
+                   "energy_budget = 0.5: node resources are not implemented with forwarding "
+                   "schemes yet; expected scheme = probabilistic");
+    /* the budgets of all nodes must fit int64 nJ */
+    EXPECT_MESSAGE("[resources]\nenergy_budget = uniform(0, 1000000000)\n",
+                   "t.ini:2: [resources] energy_budget = uniform(0, 1000000000) for 100 nodes: "
+                   "the budgets together exceed 9223372036.854775807 J; expected a smaller "
+                   "budget");
+    /* one event's cost, with the largest packet size in use */
+    EXPECT_MESSAGE("[traffic]\nsize = 2147483647\n[resources]\nenergy_budget = 1\n"
+                   "tx_per_byte = 1\n",
+                   "t.ini:5: [resources] tx_fixed = 0 J with tx_per_byte = 1 J and packets of "
+                   "2147483647 bytes: one event would cost more than 1000000000 J; expected a "
+                   "smaller cost");
+    EXPECT_MESSAGE("[resources]\nenergy_budget = 1\nrx_fixed = 1000000000\nrx_per_byte = "
+                   "0.000000001\n",
+                   "t.ini:4: [resources] rx_fixed = 1000000000 J with rx_per_byte = 0.000000001 J "
+                   "and packets of 512 bytes: one event would cost more than 1000000000 J; "
+                   "expected a smaller cost");
+    EXPECT_MESSAGE("[traffic.flow a]\nsource = 1\nsize = 100\n[traffic.flow b]\nsource = 2\n"
+                   "size = 3000000\n[resources]\nrx_capacity = 1\nenergy_budget = 1\n"
+                   "tx_per_byte = 400\n",
+                   "t.ini:10: [resources] tx_fixed = 0 J with tx_per_byte = 400 J and packets of "
+                   "3000000 bytes: one event would cost more than 1000000000 J; expected a "
+                   "smaller cost");
+    /* the override that broke a rule is named */
+    EXPECT_MESSAGE_OV("[resources]\nrx_capacity = 2\n",
+                      "-s argument 'partition.count=3': [partition] count = 3 with [resources] "
+                      "rx_capacity = 2: node resources are decided in one partition; expected "
+                      "[partition] count = 0 or 1",
+                      "partition.count=3");
+    EXPECT_MESSAGE_OV("",
+                      "-s argument 'resources.rx_capacity=x': [resources] rx_capacity = x: not a "
+                      "number; expected an integer in [0, 2147483647] (copies)",
+                      "resources.rx_capacity=x");
+}
+
+static void test_resources_overrides_round_trips(void)
+{
+    scenario sc;
+    if (LOAD_OV("", &sc, "resources.rx_capacity=3", "resources.energy_budget=uniform(1,2)",
+                " resources.rx_per_byte = 0.0000015 ") == 0) {
+        CHECK_I64(sc.rx_capacity, 3);
+        CHECK_I64(sc.energy_budget.law, LAW_UNIFORM);
+        CHECK_I64(sc.energy_budget.b_nj, 2000000000);
+        CHECK_I64(sc.rx_per_byte_nj, 1500);
+    }
+    /* an override turns the model off again */
+    if (LOAD_OV("[resources]\nrx_capacity = 2\n[partition]\ncount = 3\n", &sc,
+                "resources.rx_capacity=0") == 0)
+        CHECK(!scenario_has_resources(&sc));
+    static const char *const texts[] = {
+        "[resources]\nrx_capacity = 2147483647\n",
+        "[resources]\nenergy_budget = uniform(0.000000001, 2.5)\ntx_fixed = 0.0001\n"
+        "tx_per_byte = 0.000002\nrx_fixed = 0.00008\nrx_per_byte = 0.0000015\n",
+        "[resources]\nenergy_budget = 7\nrx_capacity = 1\n",
+        "[resources]\ntx_fixed = 3.000000001\n", /* kept without a budget */
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
+        if (LOAD_OK(texts[i], &sc) == 0)
+            CHECK_ROUND_TRIP(&sc);
+    if (LOAD_OK(texts[1], &sc) == 0) {
+        char *text = dump_to_string(&sc);
+        CHECK(text && strstr(text, "\n[resources]\nrx_capacity = 0\n"
+                                   "energy_budget = uniform(0.000000001, 2.5)\n"
+                                   "tx_fixed = 0.0001\ntx_per_byte = 0.000002\n"
+                                   "rx_fixed = 0.00008\nrx_per_byte = 0.0000015\n\n[partition]\n"));
+        free(text);
+    }
+}
+
+static void test_resources(void)
+{
+    test_resources_values();
+    test_resources_errors();
+    test_resources_overrides_round_trips();
+}
+
 /* ---- docs/keys.md ---------------------------------------------------------------------------- */
 
 #define DOCS_HEADER                                                                                \
@@ -1393,6 +1588,7 @@ static void test_reference(void)
     for (char *line = strstr(buf, "\n| "); line; line = strstr(line + 1, "\n| "))
         rows++;
     CHECK_I64(rows, 57); /* header + 56 keys */
+    CHECK_I64(rows, 61); /* header + 60 keys */
     CHECK(strstr(buf, "| mobility.group NAME | nodes | id ranges | first-last, ..., ids < nodes | "
                       "(required) |"));
     /* the keys of a flow, their defaults [traffic]'s */
@@ -1420,6 +1616,13 @@ static void test_reference(void)
     CHECK(strstr(buf, "\n| flood | assessment_delay | time (s) | >= 0 | 0 | "));
     CHECK(strstr(buf, "| flood | ttl |") < strstr(buf, "| flood | scheme |"));
     CHECK(strstr(buf, "| flood | assessment_delay |") < strstr(buf, "| partition | count |"));
+    /* node resources, between [flood] and [partition] */
+    CHECK(strstr(buf, "\n| resources | rx_capacity | integer | [0, 2147483647] copies | 0 | "));
+    CHECK(strstr(buf, "\n| resources | energy_budget | energy law (J) | [0, 1000000000], or "
+                      "uniform(a, b) per node | 0 | "));
+    CHECK(strstr(buf, "\n| resources | tx_per_byte | energy (J) | [0, 1000000000] | 0 | "));
+    CHECK(strstr(buf, "| flood | assessment_delay |") < strstr(buf, "| resources | rx_capacity |"));
+    CHECK(strstr(buf, "| resources | rx_per_byte |") < strstr(buf, "| partition | count |"));
     for (char *line = buf; line && *line;) {
         char *next = strchr(line, '\n');
         int bars = 0;
@@ -1915,6 +2118,8 @@ static void test_flows_errors(void)
                    "t.ini:2: unknown section [network] (key 'x'); expected one of: simulation, "
                    "topology, areas, connectivity, mobility, mobility.group NAME, traffic, "
                    "traffic.flow NAME, flood, partition, inject");
+                   "topology, connectivity, mobility, mobility.group NAME, traffic, traffic.flow "
+                   "NAME, flood, resources, partition, inject");
 
     /* source */
     static const struct {
@@ -2127,6 +2332,7 @@ int main(int argc, char **argv)
         test_flows();
         test_schemes();
         test_areas();
+        test_resources();
         test_reference();
     }
     printf("%d checks, %d failed\n", checks, failures);

@@ -62,8 +62,10 @@ check ns3_qudg_refused 2 'static udg flood scenarios only' "$ns3" "$scn/small_qu
 check ns3_cap_refused 2 'no max_neighbors' "$ns3" "$scn/small_grid.ini" -s connectivity.max_neighbors=3
 check ns3_node_drop_refused 2 'a constant drop_probability' "$ns3" "$scn/small_grid.ini" -s 'flood.drop_probability=uniform(0,0.2)'
 check ns3_flows_refused 2 'no \[traffic.flow\] sections' "$ns3" "$scn/small_grid.ini" -s 'traffic.flow.bg.source=3'
-check ns3_counter_refused 2 'flood\.scheme = probabilistic\)' "$ns3" "$scn/small_grid.ini" -s flood.scheme=counter
-check ns3_distance_refused 2 'flood\.scheme = probabilistic\)' "$ns3" "$scn/small_grid.ini" -s flood.scheme=distance -s flood.distance_threshold=50
+check ns3_counter_refused 2 'flood\.scheme = probabilistic,' "$ns3" "$scn/small_grid.ini" -s flood.scheme=counter
+check ns3_distance_refused 2 'flood\.scheme = probabilistic,' "$ns3" "$scn/small_grid.ini" -s flood.scheme=distance -s flood.distance_threshold=50
+check ns3_capacity_refused 2 'no resources\.rx_capacity or resources\.energy_budget\)' "$ns3" "$scn/small_capacity.ini"
+check ns3_energy_refused 2 'no resources\.rx_capacity or resources\.energy_budget\)' "$ns3" "$scn/small_grid.ini" -s 'resources.energy_budget=uniform(0.1,0.2)'
 check ns3_areas_refused 2 'topology\.placement = areas is not covered by the ns-3 flood program' "$ns3" "$scn/areas6.ini"
 check ns3_bad_key 2 'flood\.drop_probability' "$ns3" "$scn/small_grid.ini" -s flood.drop_probability=2
 check ns3_missing_file 2 'nonexistent\.ini' "$ns3" "$tmp/nonexistent.ini"

@@ -89,10 +89,20 @@ static int write_json(FILE *f, const flood_oracle_result *r)
     fprintf(f, "  \"latency_sum_ns\": %" PRId64 ",\n", r->latency_sum_ns);
     fprintf(f, "  \"end_time_ns\": %" PRId64 ",\n", r->end_time_ns);
     const bool flows = r->n_flows > 0;
-    fprintf(f, "  \"windows\": %" PRId64 "%s\n", r->windows, r->capped || flows ? "," : "");
+    const bool resources = r->has_capacity || r->has_energy;
+    fprintf(f, "  \"windows\": %" PRId64 "%s\n", r->windows,
+            r->capped || resources || flows ? "," : "");
     if (r->capped) /* the neighbour cap's counters (docs/models.md) */
         fprintf(f, "  \"links\": %" PRId64 ",\n  \"links_cut\": %" PRId64 "%s\n", r->links,
-                r->links_cut, flows ? "," : "");
+                r->links_cut, resources || flows ? "," : "");
+    if (r->has_capacity) /* node resources (docs/models.md) */
+        fprintf(f, "  \"capacity_drops\": %" PRId64 "%s\n", r->capacity_drops,
+                r->has_energy || flows ? "," : "");
+    if (r->has_energy)
+        fprintf(f,
+                "  \"dead_nodes\": %" PRId64 ",\n  \"first_death_ns\": %" PRId64
+                ",\n  \"energy_spent_nj\": %" PRId64 "%s\n",
+                r->dead_nodes, r->first_death_ns, r->energy_spent_nj, flows ? "," : "");
     if (flows)
         write_flows(f, r);
     fprintf(f, "}\n");

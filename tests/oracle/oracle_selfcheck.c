@@ -2235,6 +2235,250 @@ static void test_schemes_cross(void)
     CHECK(q.transmissions < p.transmissions);
 }
 
+/* ------------------------------------------------------------------ node resources */
+
+/* What node resources add (docs/models.md, "Node resources"), checked with the counters. */
+typedef struct res_expect {
+    int64_t capacity_drops, dead_nodes, first_death_ns, energy_spent_nj;
+} res_expect;
+
+static void check_resources(const char *name, const scenario *sc, expect e, res_expect x)
+{
+    int before = failures;
+    check_run(name, sc, e);
+    flood_oracle_result r;
+    CHECK_EQ(flood_oracle_run(sc, &r), ORACLE_OK);
+    CHECK(r.has_capacity == (sc->rx_capacity > 0));
+    CHECK(r.has_energy == (sc->energy_budget.law == LAW_UNIFORM || sc->energy_budget.a_nj > 0));
+    CHECK_EQ(r.capacity_drops, x.capacity_drops);
+    if (r.has_energy) {
+        CHECK_EQ(r.dead_nodes, x.dead_nodes);
+        CHECK_EQ(r.first_death_ns, x.first_death_ns);
+        CHECK_EQ(r.energy_spent_nj, x.energy_spent_nj);
+    }
+    if (failures != before)
+        fprintf(stderr, "  (in resources case \"%s\")\n", name);
+}
+
+/* SC with a budget of E nJ per node, transmissions costing TX nJ and accepted copies RX nJ
+ * (fixed parts: the sizes do not matter). */
+static scenario with_energy(scenario sc, int64_t e, int64_t tx, int64_t rx)
+{
+    sc.energy_budget = (energy_law){LAW_CONSTANT, e, e};
+    sc.tx_fixed_nj = tx;
+    sc.rx_fixed_nj = rx;
+    return sc;
+}
+
+static void test_capacity_by_hand(void)
+{
+    /* 3x3 grid (0 1 2 / 3 4 5 / 6 7 8) from corner 0 to 8, M = 1. Each window every node
+     * takes one copy, the one of the lowest sender (all copies are of the one packet):
+     * window 1: 0 hears 1 and 3 (1 refused), 4 hears 1 and 3 (1 refused); window 2: 1, 3, 5,
+     * 7 hear two each (4 refused); window 3: 4 and 8 hear two (2 refused). Every node is still
+     * reached in time: the flood is the plain one, with 24 - 8 = 16 receptions. */
+    scenario g = grid_scenario(3, 3);
+    g.rx_capacity = 1;
+    check_resources("3x3 M=1", &g, (expect){9, 16, 8, 1, 4, 3 * L1, 4 * L1, 5},
+                    (res_expect){8, 0, 0, 0});
+    /* M = 2 takes every copy: nothing refused, the plain counters. */
+    g.rx_capacity = 2;
+    check_resources("3x3 M=2", &g, (expect){9, 24, 8, 1, 4, 3 * L1, 4 * L1, 5},
+                    (res_expect){0, 0, 0, 0});
+
+    /* Line 0-1-2, two packets 0.5L apart, M = 1: node 1 hears both in window 0 (at 0 and
+     * 0.5L) and takes the earlier; packet 1 is refused and dies there. Packet 0 goes on: 1
+     * at L (0 and 2 hear it, 2 first: delivered, hop 2), 2 at 2L (1 hears it). */
+    scenario line = grid_scenario(1, 3);
+    line.packets = 2;
+    line.interval_ns = L1 / 2;
+    line.rx_capacity = 1;
+    check_resources("line 2 packets M=1", &line, (expect){4, 4, 2, 1, 2, L1, 2 * L1, 3},
+                    (res_expect){1, 0, 0, 0});
+    /* The same with the packets in the other order of time at node 1 is impossible, but the
+     * order of packets at one time is by id: two flows from node 0 at time 0 (packet 0 of
+     * flow a, packet 1 of flow b): node 1 takes packet 0, refuses packet 1. */
+    scenario f = grid_scenario(1, 3);
+    traffic_flow fa = make_flow("a", 2, 1, tconst(L1), DRAW_PACKET, tconst(0));
+    traffic_flow fb = make_flow("b", 2, 1, tconst(L1), DRAW_PACKET, tconst(0));
+    add_range(&fa, 0, 0);
+    add_range(&fb, 0, 0);
+    f.n_flows = 2;
+    f.flows[0] = fa;
+    f.flows[1] = fb;
+    f.rx_capacity = 1;
+    flood_oracle_result r;
+    oracle_packet *pk = NULL;
+    int64_t npk = 0;
+    CHECK_EQ(flood_oracle_run_packets(&f, &r, &pk, &npk), ORACLE_OK);
+    CHECK_EQ(npk, 2);
+    if (npk == 2) {
+        CHECK_EQ(pk[0].flow, 0);
+        CHECK_EQ(pk[0].delivered, 1);
+        CHECK_EQ(pk[1].delivered, 0);
+    }
+    CHECK_EQ(r.capacity_drops, 1);
+    CHECK_EQ(r.transmissions, 4);
+    free(pk);
+}
+
+static void test_energy_by_hand(void)
+{
+    /* Line 0-1-2-3-4, one packet, transmissions 10 nJ, copies 1 nJ. Every node has 11 nJ of
+     * events but the middle ones 12 (a copy, its relay, the copy of the next relay). With 11
+     * nJ, 1, 2 and 3 die at the duplicate they hear from the next node (at 2L, 3L, 4L), which
+     * therefore never is a reception: 8 - 3 = 5 receptions; the flood itself is complete.
+     * Every node spends its 11 nJ. */
+    scenario line = grid_scenario(1, 5);
+    scenario s = with_energy(line, 11, 10, 1);
+    check_resources("line E=11", &s, (expect){5, 5, 4, 1, 4, 3 * L1, 4 * L1, 5},
+                    (res_expect){0, 3, 2 * L1, 55});
+    /* 12 nJ pays for everything: nobody dies, 5 x 10 + 8 x 1 spent. */
+    s = with_energy(line, 12, 10, 1);
+    check_resources("line E=12", &s, (expect){5, 8, 4, 1, 4, 3 * L1, 4 * L1, 5},
+                    (res_expect){0, 0, -1, 58});
+    /* 10 nJ: node 1 pays its copy (9 left) and cannot pay its relay at L: it dies there and
+     * the flood stops. The source spent 10, node 1 one. */
+    s = with_energy(line, 10, 10, 1);
+    check_resources("line E=10", &s, (expect){1, 1, 1, 0, 0, 0, 0, 1},
+                    (res_expect){0, 1, L1, 11});
+    /* A source that cannot pay its first transmission dies at once: the packet is created
+     * (generated) but never sent, and no window holds an event. */
+    s = with_energy(line, 9, 10, 1);
+    check_resources("line E=9", &s, (expect){0, 0, 0, 0, 0, 0, 0, 0},
+                    (res_expect){0, 1, 0, 0});
+    /* A source that dies at its second packet: 0-1-2, packets 2L apart, 11 nJ each. Packet 0
+     * floods (0 at 0, 1 at L, 2 at 2L); at 2L the source (1 nJ left after the copy from 1)
+     * cannot send packet 1 and dies; node 1 (0 left) dies at the copy of 2's relay. */
+    scenario l3 = grid_scenario(1, 3);
+    l3.packets = 2;
+    l3.interval_ns = 2 * L1;
+    s = with_energy(l3, 11, 10, 1);
+    check_resources("source dies", &s, (expect){3, 3, 2, 1, 2, L1, 2 * L1, 3},
+                    (res_expect){0, 2, 2 * L1, 33});
+
+    /* 3x3 grid, transmissions 2 nJ, copies 1 nJ, 4 nJ each: every node spends all of it.
+     * Window 2: 1 hears 2 then 4 (senders in order) and dies at the second (mid-window), as
+     * does 3 (4, then 6); window 3: 4 (nothing left after two copies and its relay) dies at
+     * the copy from 5; window 4: 5 and 7 die at the copy from 8. 18 of the 24 copies are
+     * receptions; the flood reaches every node and the destination at hop 4. */
+    scenario g = with_energy(grid_scenario(3, 3), 4, 2, 1);
+    check_resources("3x3 E=4", &g, (expect){9, 18, 8, 1, 4, 3 * L1, 4 * L1, 5},
+                    (res_expect){0, 5, 2 * L1, 36});
+    /* Capacity first, then energy: with M = 1 a node takes one copy per window, so 2 nJ of
+     * copies never come in one window; refused copies cost nothing. Node 4: one copy at L,
+     * its relay at 2L (1 left), one copy at 3L (0 left), the other refused. */
+    g.rx_capacity = 1;
+    check_resources("3x3 E=4 M=1", &g, (expect){9, 16, 8, 1, 4, 3 * L1, 4 * L1, 5},
+                    (res_expect){8, 0, -1, 34});
+    /* Costs per byte: 1000-byte packets at 0.004 nJ/byte (4 nJ a transmission) and 0.001 nJ
+     * (1 nJ a copy): the line of E=11 above, scaled. */
+    s = line;
+    s.energy_budget = (energy_law){LAW_CONSTANT, 11, 11};
+    s.size_bytes = 1000;
+    s.tx_per_byte_nj = 0; /* whole nJ per byte only: 10 = 0 + 0.01 x 1000 is not expressible */
+    s.tx_fixed_nj = 10;
+    s.rx_per_byte_nj = 0;
+    s.rx_fixed_nj = 1;
+    check_resources("line E=11 fixed", &s, (expect){5, 5, 4, 1, 4, 3 * L1, 4 * L1, 5},
+                    (res_expect){0, 3, 2 * L1, 55});
+    s.size_bytes = 5;
+    s.tx_fixed_nj = 0;
+    s.tx_per_byte_nj = 2; /* 10 nJ for 5 bytes */
+    s.rx_fixed_nj = 1;
+    check_resources("line E=11 per byte", &s, (expect){5, 5, 4, 1, 4, 3 * L1, 4 * L1, 5},
+                    (res_expect){0, 3, 2 * L1, 55});
+}
+
+/* a + ((w0 x (b - a + 1)) >> 32), the product split so that no 128-bit type is needed. */
+static int64_t my_budget(uint64_t seed, uint32_t j, int64_t a, int64_t b)
+{
+    philox4x32 w = philox_draw(seed, j, 0, 15);
+    uint64_t span = (uint64_t)(b - a) + 1, w0 = w.v[0];
+    return a + (int64_t)(w0 * (span >> 32) + ((w0 * (span & 0xffffffffu)) >> 32));
+}
+
+static void test_energy_uniform(void)
+{
+    /* The draws of docs/models.md (stream 15), small and very wide spans. */
+    scenario s = grid_scenario(1, 2);
+    const int64_t spans[][2] = {{0, 0}, {5, 5}, {0, 20}, {1000, 1999},
+                                {1, INT64_C(1000000000000000000)}};
+    for (size_t i = 0; i < sizeof spans / sizeof spans[0]; i++)
+        for (uint32_t j = 0; j < 50; j++) {
+            s.energy_budget = (energy_law){LAW_UNIFORM, spans[i][0], spans[i][1]};
+            int64_t b = oracle_energy_budget(&s, j);
+            CHECK_EQ(b, my_budget(s.seed, j, spans[i][0], spans[i][1]));
+            CHECK(b >= spans[i][0] && b <= spans[i][1]);
+        }
+    /* Both ends of a small span are drawn, and nothing else. */
+    int seen[3] = {0, 0, 0};
+    s.energy_budget = (energy_law){LAW_UNIFORM, 7, 9};
+    for (uint32_t j = 0; j < 200; j++) {
+        int64_t b = oracle_energy_budget(&s, j);
+        CHECK(b >= 7 && b <= 9);
+        if (b >= 7 && b <= 9)
+            seen[b - 7] = 1;
+    }
+    CHECK(seen[0] && seen[1] && seen[2]);
+
+    /* Two nodes 0-1, one packet from 0, transmissions 10 nJ, copies 1 nJ, budgets uniform in
+     * [0, 20] nJ: the outcome follows from the two draws, over several seeds. */
+    int cases[4] = {0, 0, 0, 0};
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        scenario t = grid_scenario(1, 2);
+        t.seed = seed;
+        t.energy_budget = (energy_law){LAW_UNIFORM, 0, 20};
+        t.tx_fixed_nj = 10;
+        t.rx_fixed_nj = 1;
+        int64_t b0 = my_budget(seed, 0, 0, 20), b1 = my_budget(seed, 1, 0, 20);
+        expect e;
+        res_expect x;
+        if (b0 < 10) { /* the source dies at its transmission */
+            e = (expect){0, 0, 0, 0, 0, 0, 0, 0};
+            x = (res_expect){0, 1, 0, 0};
+            cases[0]++;
+        } else if (b1 < 1) { /* node 1 cannot pay the copy */
+            e = (expect){1, 0, 0, 0, 0, 0, 0, 1};
+            x = (res_expect){0, 1, 0, 10};
+            cases[1]++;
+        } else if (b1 < 11) { /* it receives (a delivery) and dies at its relay at L */
+            e = (expect){1, 1, 1, 1, 1, 0, 0, 1};
+            x = (res_expect){0, 1, L1, 11};
+            cases[2]++;
+        } else { /* it relays at L; the source hears it if it has 1 nJ left */
+            int src_pays = b0 >= 11;
+            e = (expect){2, 1 + src_pays, 1, 1, 1, 0, L1, 2};
+            x = (res_expect){0, src_pays ? 0 : 1, src_pays ? -1 : L1, 21 + src_pays};
+            cases[3]++;
+        }
+        char name[32];
+        snprintf(name, sizeof name, "two nodes seed %u", (unsigned)seed);
+        check_resources(name, &t, e, x);
+    }
+    for (int i = 0; i < 4; i++)
+        CHECK(cases[i] > 0); /* every branch ran */
+}
+
+static void test_resources_refused(void)
+{
+    /* Node resources run MODEL.md's relay rule only. */
+    scenario s = grid_scenario(1, 5);
+    s.rx_capacity = 2;
+    s.scheme = SCHEME_COUNTER;
+    s.counter_threshold = 3;
+    flood_oracle_result r;
+    CHECK_EQ(flood_oracle_run(&s, &r), ORACLE_ERR_INPUT);
+    s = with_energy(grid_scenario(1, 5), -1, 1, 1);
+    CHECK_EQ(flood_oracle_run(&s, &r), ORACLE_ERR_INPUT);
+    s = with_energy(grid_scenario(1, 5), 5, 1, SCENARIO_MAX_ENERGY_NJ + 1);
+    CHECK_EQ(flood_oracle_run(&s, &r), ORACLE_ERR_INPUT);
+    /* without resources the members are absent */
+    s = grid_scenario(1, 5);
+    CHECK_EQ(flood_oracle_run(&s, &r), ORACLE_OK);
+    CHECK(!r.has_capacity && !r.has_energy);
+}
+
 /* ------------------------------------------------------------------ executables */
 
 static char tmpdir[256];
@@ -2620,6 +2864,10 @@ int main(int argc, char **argv)
     test_schemes_delays();
     test_schemes_keys();
     test_schemes_cross();
+    test_capacity_by_hand();
+    test_energy_by_hand();
+    test_energy_uniform();
+    test_resources_refused();
 
     const char *t = getenv("TMPDIR");
     snprintf(tmpdir, sizeof tmpdir, "%s/oracle_selfcheck.XXXXXX", t && *t ? t : "/tmp");

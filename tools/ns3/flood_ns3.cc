@@ -382,12 +382,14 @@ int main(int argc, char **argv)
     }
     if (std::strcmp(sc.model, "flood") != 0 || scenario_is_mobile(&sc) ||
         sc.connectivity != CONNECTIVITY_UDG || sc.max_neighbors > 0 ||
-        sc.drop.law != LAW_CONSTANT || sc.n_flows > 0 || sc.scheme != SCHEME_PROBABILISTIC) {
+        sc.drop.law != LAW_CONSTANT || sc.n_flows > 0 || sc.scheme != SCHEME_PROBABILISTIC ||
+        scenario_has_resources(&sc)) {
         std::fprintf(stderr,
                      "clnetsim-ns3: %s: the ns-3 flood program covers static udg flood scenarios "
                      "only (every node static: mobility.model = static and no moving group; "
                      "no max_neighbors, a constant drop_probability, no [traffic.flow] "
-                     "sections, flood.scheme = probabilistic)\n",
+                     "sections, flood.scheme = probabilistic, no resources.rx_capacity or "
+                     "resources.energy_budget)\n",
                      file);
         return CN_ERR_INPUT;
     }

@@ -195,7 +195,11 @@ static int retire_packets(struct model *m, int64_t w, const uint32_t *alive, cn_
         int64_t tk = m->slot_time[s];
         int64_t h = tk >= begin ? 1 : (begin - tk + m->L - 1) / m->L + 1;
         int64_t t = tk + (h - 1) * m->L;
-        if (m->sc.duration_ns == 0 || t < m->sc.duration_ns) {
+        /* under node resources a packet may have had every transmission cancelled: the
+         * kernels marked those that transmitted */
+        int sent = m->resources ? alive[s] == stamp || alive[s] == (stamp ^ RES_TX_MARK)
+                                : m->sc.duration_ns == 0 || t < m->sc.duration_ns;
+        if (sent) {
             if (!m->any_tx || t > m->end_time)
                 m->end_time = t;
             m->any_tx = 1;
@@ -500,9 +504,13 @@ int flood_process_until(struct model *m, int64_t w, cn_error *err)
             memcpy(r->counters, words, sizeof r->counters);
             if (m->flows) /* the window's deliveries per slot, after the liveness words */
                 flood_add_deliveries(m, rb->window, words + CTL_WORDS + m->slots);
-            for (uint32_t s = 0; s < m->slots; s++)
+            for (uint32_t s = 0; s < m->slots; s++) {
                 if (words[CTL_WORDS + s] == stamp)
                     m->alive[s] = stamp;
+                else if (m->resources && words[CTL_WORDS + s] == (stamp ^ RES_TX_MARK) &&
+                         m->alive[s] != stamp)
+                    m->alive[s] = stamp ^ RES_TX_MARK;
+            }
             total += relays[k];
         }
         if (total > 0xffffffffu)
@@ -864,6 +872,8 @@ int flood_migrate(struct model *m, int partition, int to, uint64_t *bytes, cn_er
         rc = move_seen_bits(m, &m->rep[from], &m->rep[to], (uint32_t)partition, bytes, err);
     if (!rc && !m->mobile)
         rc = move_lists(m, &m->rep[from], &m->rep[to], (uint32_t)partition, bytes, err);
+    if (!rc && m->resources) /* the nodes' energy and death times (one partition: all) */
+        rc = flood_resources_migrate(m, &m->rep[from], &m->rep[to], bytes, err);
     if (!rc) {
         m->home[partition] = to;
         m->placement++;

@@ -80,6 +80,19 @@ typedef struct flood_replica {
     dbuf cap_thr;
     int64_t capped;
     dbuf node_drop;         /* drop_probability drawn per node: each node's threshold */
+    /* node resources (flood_resources.c, cl/flood_resources.cl): the four kernels of a window
+     * and their argument caches; per node the energy left, the death time, the first entry of
+     * its list and the last window whose copies reached it (its stamp); the window's
+     * transmitters and entries, ENT_CAP of them; the costs per flow; the window whose list
+     * length is known to be zero (CLEAN) */
+    struct flood_res_replica {
+        cl_kernel k_link, k_charge, k_receive, k_reset;
+        size_t ls_link, ls_charge, ls_receive, ls_reset;
+        karg_cache link_args, charge_args, receive_args, reset_args;
+        dbuf energy, death, head, reached, txnodes, ent, costs;
+        uint32_t ent_cap;
+        int64_t clean;
+    } res;
     /* traffic flows (m->flows): each slot's creation time and (destination, flow), and the
      * deliveries per slot of the two window parities (clean for window DELIV_CLEAN) */
     dbuf slot_time, slot_route, deliv;
@@ -181,6 +194,9 @@ struct model {
      * graph, for the results. */
     uint32_t cap;
     int cap_live;
+    /* Node resources (docs/models.md): a receive capacity or an energy budget (ENERGY) make
+     * every window run the kernels of cl/flood_resources.cl instead of transmit. */
+    int resources, energy;
     int64_t links, links_cut;
     uint64_t extent[3];     /* area sides in mm for placement and waypoints */
     /* Static scenario, one partition, one device: each packet flooded whole in one launch
@@ -464,6 +480,21 @@ int flood_areas_lists(const scenario *sc, uint32_t **offsets, uint32_t **list, c
  * when given. */
 int flood_areas_csr(struct model *m, flood_replica *r, dbuf *offsets, dbuf *neighbours,
                     uint32_t *deg_sum, cn_error *err);
+/* flood_resources.c: node resources ([resources], docs/models.md "Node resources") */
+/* The buffers and initial state of every replica: budgets drawn, lists empty. */
+int flood_resources_setup(struct model *m, cn_error *err);
+/* The window's transmissions on replica R, prepared as P (instead of the transmit kernel);
+ * their events into EVS. */
+int flood_resources_transmit(struct model *m, flood_replica *r, const transmit_prep *p,
+                             int64_t w, cl_event *evs, int *n_evs, cn_error *err);
+/* A migration from FROM to TO: the nodes' energy and death times; adds the bytes moved. */
+int flood_resources_migrate(struct model *m, flood_replica *from, flood_replica *to,
+                            uint64_t *bytes, cn_error *err);
+/* The contract members of node resources, into R. */
+int flood_resources_results(struct model *m, run_results *r, cn_error *err);
+void flood_resources_free(struct model *m, flood_replica *r);
+/* Bytes a migration moves for the resources. */
+uint64_t flood_resources_bytes(const struct model *m);
 
 /* flood_packets.c: whole packets (static scenarios). */
 int flood_packets_enabled(void);

@@ -59,8 +59,10 @@ int flood_packets_enabled(void)
 int flood_packets_wanted(const struct model *m)
 {
     /* a packet's levels run in different windows: a graph that changes with the window
-     * under a cap (qudg) needs each window's thresholds, which the window loop computes */
-    return flood_packets_enabled() && !m->mobile && m->n_parts == 1 && !m->cap_live;
+     * under a cap (qudg) needs each window's thresholds, which the window loop computes;
+     * node resources couple the packets at the nodes, window by window */
+    return flood_packets_enabled() && !m->mobile && m->n_parts == 1 && !m->cap_live &&
+           !m->resources;
 }
 
 /* Longs per work-item in the end-of-packet reduction (RED_WIDTH, RED_SCHEME in cl/flood.cl). */

@@ -40,6 +40,10 @@ int flood_readback_areas(struct model *m, flood_replica *r, cn_error *err)
 
 void flood_forget_args(flood_replica *r)
 {
+    memset(&r->res.link_args, 0, sizeof r->res.link_args);
+    memset(&r->res.charge_args, 0, sizeof r->res.charge_args);
+    memset(&r->res.receive_args, 0, sizeof r->res.receive_args);
+    memset(&r->res.reset_args, 0, sizeof r->res.reset_args);
     memset(&r->transmit_args, 0, sizeof r->transmit_args);
     memset(&r->move_args, 0, sizeof r->move_args);
     memset(&r->export_args, 0, sizeof r->export_args);
@@ -132,10 +136,11 @@ static void mobility_plan(struct model *m)
 
 static int create_kernels(struct model *m, flood_replica *r, cn_error *err)
 {
-    const char *sources[] = {"cells.cl", "flood.cl"};
+    /* node resources add their kernels, built only for the scenarios that use them */
+    const char *sources[] = {"cells.cl", "flood.cl", "flood_resources.cl"};
     /* qudg draws its links in the kernels, and the cap sizes private arrays: without them
      * the kernels build without that code (cl/flood.cl) */
-    char options[128] = "";
+    char options[256] = "";
     if (m->sc.connectivity == CONNECTIVITY_QUDG)
         snprintf(options, sizeof options, "-DFLOOD_QUDG=1");
     if (m->cap)
@@ -150,7 +155,12 @@ static int create_kernels(struct model *m, flood_replica *r, cn_error *err)
     if (m->scheme)
         snprintf(options + strlen(options), sizeof options - strlen(options),
                  "%s-DFLOOD_SCHEME=%d", options[0] ? " " : "", m->sc.scheme);
-    int rc = device_build_program(r->dev, sources, 2, options, &r->prog, err);
+    if (m->resources)
+        snprintf(options + strlen(options), sizeof options - strlen(options),
+                 "%s-DFLOOD_RESOURCES=1 -DFLOOD_ENERGY=%d -DFLOOD_RES_MOBILE=%d",
+                 options[0] ? " " : "", m->energy, m->mobile);
+    int rc = device_build_program(r->dev, sources, m->resources ? 3 : 2, options, &r->prog,
+                                  err);
     static const char *const place[] = {"place_grid", "place_uniform", "place_areas"};
     if (!rc)
         rc = make_kernel(r, place[m->sc.placement], &r->k_place, &r->ls_place, err);
@@ -467,8 +477,10 @@ static int make_partitions(struct model *m, cn_error *err)
     m->n_parts = m->sc.partitions > 0 ? (uint32_t)m->sc.partitions
                                       : partition_default_count(m->n, mixed ? 1 : m->n_rep);
     /* Static scenarios flood whole packets, spread over the devices by packet, not by space
-     * (flood_packets.c): one partition, unless the scenario asks for more. */
-    if (!m->mobile && m->sc.partitions == 0 && flood_packets_enabled() && !m->cap_live)
+     * (flood_packets.c): one partition, unless the scenario asks for more. Node resources
+     * are decided in one partition (the configuration refuses more). */
+    if ((!m->mobile && m->sc.partitions == 0 && flood_packets_enabled() && !m->cap_live) ||
+        m->resources)
         m->n_parts = 1;
     /* Activity areas keep one partition on any number of devices: their links between areas
      * join nodes 2 x range apart, beyond the reach a partition's tile is widened by (the
@@ -876,6 +888,8 @@ int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs
     m->L = sc->relay_delay_ns;
     area_extent(m);
     m->scheme = sc->scheme != SCHEME_PROBABILISTIC;
+    m->resources = scenario_has_resources(sc);
+    m->energy = scenario_has_energy(sc);
     int rc = scheme_supported(m, err);
     if (!rc)
         rc = flood_traffic_setup(m, err);
@@ -914,6 +928,8 @@ int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs
         rc = flood_cap_count(m, err);
     if (!rc)
         rc = alloc_packets(m, err);
+    if (!rc && m->resources)
+        rc = flood_resources_setup(m, err);
     if (!rc && (m->whole = flood_packets_wanted(m)) != 0)
         rc = flood_packets_setup(m, err);
     for (int d = 0; d < n_devs && !rc; d++)
@@ -924,6 +940,7 @@ int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs
 
 static void destroy_replica(struct model *m, flood_replica *r)
 {
+    flood_resources_free(m, r);
     flood_premove_release(r);
     flood_release_export_areas(r);
     dbuf *bufs[] = {&r->pos, &r->waypoint, &r->speed, &r->leg, &r->pause_end, &r->segtab,

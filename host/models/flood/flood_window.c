@@ -280,6 +280,9 @@ static int can_run_ahead(const struct model *m)
     return m->run_ahead_env == 1 || !m->rep[m->home[0]].cpu;
 }
 
+static int enqueue_transmit(struct model *m, uint32_t part, flood_replica *r, int64_t w,
+                            cl_event *evs, int *n_evs, cn_error *err);
+
 /* One partition's transmit set on replica R: the window's first set prepares the host side
  * (slots, descriptor, frontier bounds), each replica is brought to the window before its first
  * set, and the last partition's set queues the read-backs and flips the frontiers. */
@@ -287,9 +290,8 @@ static int run_transmit(struct model *m, const window_plan *plan, uint32_t part,
                         flood_replica *r, cl_event *evs, int *n_evs, cn_error *err)
 {
     device_ctx *d = r->dev;
-    const scenario *sc = &m->sc;
     int64_t w = plan->index;
-    int cur = m->cur, nxt = cur ^ 1;
+    int nxt = m->cur ^ 1;
     transmit_prep *p = &m->prep;
     int rc = 0;
     if (m->prep_window != w) {
@@ -310,6 +312,49 @@ static int run_transmit(struct model *m, const window_plan *plan, uint32_t part,
         rc = flood_cap_select(m, r, w, &evs[(*n_evs)++], err);
     if (!rc && m->mobile && r->x_window != w)
         rc = flood_export_setup(m, r, w, err);
+    if (!rc && m->resources)
+        rc = flood_resources_transmit(m, r, p, w, evs, n_evs, err);
+    else if (!rc)
+        rc = enqueue_transmit(m, part, r, w, evs, n_evs, err);
+    /* partitions on several devices: this one starts while the host feeds the others */
+    if (!rc && p->spread)
+        rc = cl_check(clFlush(d->queue), "clFlush", d->info.name, err);
+    if (rc)
+        return rc;
+    m->ran_mask |= 1 << (int)(r - m->rep);
+    if (m->mobile)
+        r->exports_clean = w + 1;
+    if (part + 1 < m->n_parts)
+        return 0;
+    /* several devices ran the window: each exports what the others may need */
+    if (m->ran_mask & (m->ran_mask - 1))
+        rc = flood_export_border(m, w, p->out_word, nxt, err);
+    /* a re-tiling due now goes before the read-back, which then carries its counts */
+    if (!rc)
+        rc = flood_retile_queue(m, w, 1, err);
+    if (!rc)
+        rc = flood_queue_readback(m, w, p->out_word, nxt, p->sized, err);
+    if (!rc)
+        m->transmitted = 1;
+    /* Every replica that ran the window holds its count words for the next one, and its own
+     * relays; the exchange adds the others' when there were several. */
+    for (int k = 0; k < m->n_rep; k++)
+        if (m->ran_mask & (1 << k))
+            m->rep[k].counts_clean = m->rep[k].synced = m->rep[k].deliv_clean = w + 1;
+    m->cur = nxt;
+    return rc;
+}
+
+/* The transmit kernel of partition PART's set of window W on replica R (the host's side of
+ * the window is prepared in m->prep). */
+static int enqueue_transmit(struct model *m, uint32_t part, flood_replica *r, int64_t w,
+                            cl_event *evs, int *n_evs, cn_error *err)
+{
+    device_ctx *d = r->dev;
+    const scenario *sc = &m->sc;
+    int cur = m->cur, nxt = cur ^ 1;
+    transmit_prep *p = &m->prep;
+    int rc = 0;
     cl_uint n_new = m->n_new, nparts = m->n_parts;
     cl_uint n_import = r->import_window == w ? r->n_import : 0;
     size_t ls = r->ls_transmit;
@@ -368,32 +413,6 @@ static int run_transmit(struct model *m, const window_plan *plan, uint32_t part,
         groups = r->max_groups;
     if (!rc)
         rc = enqueue_1d(d, r->k_transmit, name, groups * ls, ls, &evs[(*n_evs)++], err);
-    /* partitions on several devices: this one starts while the host feeds the others */
-    if (!rc && p->spread)
-        rc = cl_check(clFlush(d->queue), "clFlush", d->info.name, err);
-    if (rc)
-        return rc;
-    m->ran_mask |= 1 << (int)(r - m->rep);
-    if (m->mobile)
-        r->exports_clean = w + 1;
-    if (part + 1 < m->n_parts)
-        return 0;
-    /* several devices ran the window: each exports what the others may need */
-    if (m->ran_mask & (m->ran_mask - 1))
-        rc = flood_export_border(m, w, p->out_word, nxt, err);
-    /* a re-tiling due now goes before the read-back, which then carries its counts */
-    if (!rc)
-        rc = flood_retile_queue(m, w, 1, err);
-    if (!rc)
-        rc = flood_queue_readback(m, w, p->out_word, nxt, p->sized, err);
-    if (!rc)
-        m->transmitted = 1;
-    /* Every replica that ran the window holds its count words for the next one, and its own
-     * relays; the exchange adds the others' when there were several. */
-    for (int k = 0; k < m->n_rep; k++)
-        if (m->ran_mask & (1 << k))
-            m->rep[k].counts_clean = m->rep[k].synced = m->rep[k].deliv_clean = w + 1;
-    m->cur = nxt;
     return rc;
 }
 
@@ -514,6 +533,8 @@ static int flood_results(struct model *m, run_results *r, cn_error *err)
         results_add_counter(r, "links", m->links);
         results_add_counter(r, "links_cut", m->links_cut);
     }
+    if ((rc = flood_resources_results(m, r, err)) != 0)
+        return rc;
     r->device_bytes = m->acc.peak;
     r->injector.exchanged_bytes = (uint64_t)m->exchanged;
     r->host.wait_s = m->wait_s;
@@ -642,7 +663,7 @@ static uint64_t flood_partition_bytes(const struct model *m, int partition)
                             r->pause_end.bytes);
     else if (partition >= 0 && (uint32_t)partition < m->n_parts)
         b += 2 * (uint64_t)(m->offsets[partition].bytes + m->neighbours[partition].bytes);
-    return b;
+    return b + flood_resources_bytes(m);
 }
 
 const model_ops flood_model_ops = {
