@@ -414,7 +414,7 @@ static int check_partitions(load_ctx *ctx)
 static const char *resources_text(const load_ctx *ctx, char *buf, size_t size)
 {
     const scenario *sc = &ctx->sc;
-    char m[32] = "", e[96] = "";
+    char m[48] = "", e[96] = "";
     if (sc->rx_capacity > 0)
         snprintf(m, sizeof m, "rx_capacity = %lld", (long long)sc->rx_capacity);
     if (scenario_has_energy(sc)) {

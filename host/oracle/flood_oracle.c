@@ -407,6 +407,8 @@ static bool areas_ok(const scenario *sc)
      * 1024 areas stay far inside int64 */
     const int64_t width = (sc->cols - 1) * sc->spacing_mm;
     return side_ok((sc->areas - 1) * (width + 2 * sc->range_mm) + width);
+}
+
 /* Node resources (docs/models.md): values within the configuration's limits, under MODEL.md's
  * relay rule (the probabilistic scheme); budgets summed over the nodes must fit int64. */
 static bool resources_ok(const scenario *sc, int64_t n)
