@@ -74,7 +74,8 @@ static int run_folder(const char *dir, int *count)
         n++;
     }
     closedir(d);
-    qsort(names, n, sizeof *names, compare_names);
+    if (n > 1) /* an empty folder has no list at all */
+        qsort(names, n, sizeof *names, compare_names);
     for (size_t i = 0; i < n; i++) {
         char path[4096];
         struct stat st;
