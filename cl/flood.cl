@@ -700,25 +700,32 @@ inline long packet_hop(long T, long L, long tk)
     return d <= 0 ? 1 : (d + L - 1) / L + 1;
 }
 
-/* Appends relay (j, slot): through the work-group's local buffer when it has room (one global
- * atomic per work-group instead of one per relay), else directly; entries past the frontier's
- * capacity go to the spill bitset, which the host gathers after growing the frontier. */
-inline void append_relay(uint j, uint slot, __local uint *l_n, __local uint2 *lbuf, uint lcap,
-                         volatile __global uint *ctl, uint out_word, __global uint2 *out,
-                         uint capacity, __global uint *spill, uint words, __global uint *alive,
-                         uint stamp)
+/* Appends relay (j, slot) straight to the frontier; entries past its capacity go to the spill
+ * bitset, which the host gathers after growing the frontier. */
+inline void append_global(uint j, uint slot, volatile __global uint *ctl, uint out_word,
+                          __global uint2 *out, uint capacity, __global uint *spill, uint words,
+                          __global uint *alive, uint stamp)
 {
-    uint idx = atomic_inc(l_n);
-    if (idx < lcap) {
-        lbuf[idx] = (uint2)(j, slot);
-        return;
-    }
     uint at = atomic_inc(&ctl[out_word]);
     if (at < capacity)
         out[at] = (uint2)(j, slot);
     else
         atomic_or(&spill[(size_t)slot * words + (j >> 5)], 1u << (j & 31u));
     alive[slot] = stamp;
+}
+
+/* Appends relay (j, slot) through the work-group's local buffer when it has room (one global
+ * atomic per work-group instead of one per relay), else straight to the frontier. */
+inline void append_relay(uint j, uint slot, __local uint *l_n, __local uint2 *lbuf, uint lcap,
+                         volatile __global uint *ctl, uint out_word, __global uint2 *out,
+                         uint capacity, __global uint *spill, uint words, __global uint *alive,
+                         uint stamp)
+{
+    uint idx = atomic_inc(l_n);
+    if (idx < lcap)
+        lbuf[idx] = (uint2)(j, slot);
+    else
+        append_global(j, slot, ctl, out_word, out, capacity, spill, words, alive, stamp);
 }
 
 /* A first reception at the destination is a delivery with hop count h and latency t - tk;

@@ -345,19 +345,6 @@ __kernel void res_charge(volatile __global uint *ctl, uint parity, uint stamp,
     res_flush(sums, l_red, ctl);
 }
 
-/* A relay of node J, straight to the frontier (or its spill bitset when it is full). */
-inline void res_append(uint j, uint slot, volatile __global uint *ctl, uint out_word,
-                       __global uint2 *out, uint capacity, __global uint *spill, uint words,
-                       __global uint *alive, uint stamp)
-{
-    uint at = atomic_inc(&ctl[out_word]);
-    if (at < capacity)
-        out[at] = (uint2)(j, slot);
-    else
-        atomic_or(&spill[(size_t)slot * words + (j >> 5)], 1u << (j & 31u));
-    alive[slot] = stamp;
-}
-
 /* What res_receive shares with the helpers that hear a copy. */
 typedef struct res_rx {
     res_window rw;
@@ -380,8 +367,8 @@ inline void res_hear(res_rx *x, uint j, uint4 e, ulong *sums)
     uint first = 0;
     sums[RS_RX]++;
     if (receive(j, e.x, k, t, tk, (long)e.z, &x->w, x->seen, x->ctl, &first))
-        res_append(j, e.x, x->ctl, x->out_word, x->out, x->capacity, x->spill, x->w.words,
-                   x->alive, x->stamp);
+        append_global(j, e.x, x->ctl, x->out_word, x->out, x->capacity, x->spill, x->w.words,
+                      x->alive, x->stamp);
     sums[RS_FIRST] += first;
 }
 

@@ -40,20 +40,32 @@ static const char *value_text(const load_ctx *ctx, int key, char *buf, size_t si
     return buf;
 }
 
+/* The lattice of grid and areas placement (PLACEMENT names it in messages): at least one row
+ * and one column, a spacing > 0. */
+static int check_lattice(load_ctx *ctx, const char *placement)
+{
+    const scenario *sc = &ctx->sc;
+    char where[300];
+    if (sc->rows < 1 || sc->cols < 1)
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [topology] rows = %lld, cols = %lld: %s placement needs rows >= 1 "
+                       "and cols >= 1",
+                       WHERE(K_PLACEMENT, K_ROWS, K_COLS), (long long)sc->rows,
+                       (long long)sc->cols, placement);
+    if (sc->spacing_mm <= 0)
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [topology] spacing = 0: %s placement needs spacing > 0 m",
+                       WHERE(K_PLACEMENT, K_SPACING), placement);
+    return 0;
+}
+
 static int check_grid(load_ctx *ctx)
 {
     scenario *sc = &ctx->sc;
     char where[300], a[64], b[64];
-    if (sc->rows < 1 || sc->cols < 1)
-        return cn_fail(ctx->err, CN_ERR_INPUT,
-                       "%s: [topology] rows = %lld, cols = %lld: grid placement needs rows >= 1 "
-                       "and cols >= 1",
-                       WHERE(K_PLACEMENT, K_ROWS, K_COLS), (long long)sc->rows,
-                       (long long)sc->cols);
-    if (sc->spacing_mm <= 0)
-        return cn_fail(ctx->err, CN_ERR_INPUT,
-                       "%s: [topology] spacing = 0: grid placement needs spacing > 0 m",
-                       WHERE(K_PLACEMENT, K_SPACING));
+    int rc = check_lattice(ctx, "grid");
+    if (rc)
+        return rc;
     int64_t n = 0;
     if (__builtin_mul_overflow(sc->rows, sc->cols, &n) || n > SCENARIO_MAX_NODES)
         return cn_fail(ctx->err, CN_ERR_INPUT,
@@ -93,16 +105,9 @@ static int check_areas(load_ctx *ctx)
 {
     scenario *sc = &ctx->sc;
     char where[300], a[64], b[64];
-    if (sc->rows < 1 || sc->cols < 1)
-        return cn_fail(ctx->err, CN_ERR_INPUT,
-                       "%s: [topology] rows = %lld, cols = %lld: areas placement needs rows >= 1 "
-                       "and cols >= 1",
-                       WHERE(K_PLACEMENT, K_ROWS, K_COLS), (long long)sc->rows,
-                       (long long)sc->cols);
-    if (sc->spacing_mm <= 0)
-        return cn_fail(ctx->err, CN_ERR_INPUT,
-                       "%s: [topology] spacing = 0: areas placement needs spacing > 0 m",
-                       WHERE(K_PLACEMENT, K_SPACING));
+    int rc = check_lattice(ctx, "areas");
+    if (rc)
+        return rc;
     int64_t per = 0, n = 0;
     if (__builtin_mul_overflow(sc->rows, sc->cols, &per) ||
         __builtin_mul_overflow(per, sc->areas, &n) || n > SCENARIO_MAX_NODES)

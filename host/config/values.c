@@ -496,6 +496,21 @@ void config_format_value(const scenario *sc, int key, char *buf, size_t size)
     config_format_value_at(sc, key, buf, size);
 }
 
+/* A law of values held in 10^-9 units (ns, nJ) as INI text: the constant A (NAME NULL),
+ * "uniform(A, B)" or "exponential(A)". */
+static void format_law(const char *name, int64_t a, int64_t b, char *buf, size_t size)
+{
+    char ta[32], tb[32];
+    format_scaled(a, 9, ta, sizeof ta);
+    format_scaled(b, 9, tb, sizeof tb);
+    if (!name)
+        snprintf(buf, size, "%s", ta);
+    else if (strcmp(name, "uniform") == 0)
+        snprintf(buf, size, "uniform(%s, %s)", ta, tb);
+    else
+        snprintf(buf, size, "%s(%s)", name, ta);
+}
+
 void config_format_value_at(const void *base, int key, char *buf, size_t size)
 {
     const config_key *k = &config_keys[key];
@@ -531,26 +546,14 @@ void config_format_value_at(const void *base, int key, char *buf, size_t size)
     }
     case KT_TIME_LAW: {
         const time_law *law = f;
-        char a[32], b[32];
-        format_scaled(law->a_ns, 9, a, sizeof a);
-        format_scaled(law->b_ns, 9, b, sizeof b);
-        if (law->law == TLAW_UNIFORM)
-            snprintf(buf, size, "uniform(%s, %s)", a, b);
-        else if (law->law == TLAW_EXPONENTIAL)
-            snprintf(buf, size, "exponential(%s)", a);
-        else
-            snprintf(buf, size, "%s", a);
+        format_law(law->law == TLAW_UNIFORM ? "uniform"
+                   : law->law == TLAW_EXPONENTIAL ? "exponential" : NULL,
+                   law->a_ns, law->b_ns, buf, size);
         break;
     }
     case KT_ENERGY_LAW: {
         const energy_law *law = f;
-        char a[32], b[32];
-        format_scaled(law->a_nj, 9, a, sizeof a);
-        format_scaled(law->b_nj, 9, b, sizeof b);
-        if (law->law == LAW_UNIFORM)
-            snprintf(buf, size, "uniform(%s, %s)", a, b);
-        else
-            snprintf(buf, size, "%s", a);
+        format_law(law->law == LAW_UNIFORM ? "uniform" : NULL, law->a_nj, law->b_nj, buf, size);
         break;
     }
     case KT_DESTINATION: {
