@@ -33,9 +33,27 @@ int cli_parse_int(const char *text, long lo, long hi, long *out)
     return 0;
 }
 
+/* Opens, self-tests and tunes device D of the selection. */
+static int open_one(device_ctx *dev, const device_entry *entry, int d, size_t work_group,
+                    int known_answers, int tune, FILE *log, cn_error *err)
+{
+    int rc = device_open(dev, entry, err);
+    /* after device_open, which clears the context; also for a device that failed to open,
+     * which is reported by its place */
+    device_fault_arm(dev, d);
+    if (rc)
+        return rc;
+    dev->local_size_override = work_group;
+    if (known_answers && (rc = device_selftest(dev, err)) != 0)
+        return rc;
+    if (tune && (rc = tune_ensure(dev, log, err)) != 0)
+        return rc;
+    return 0;
+}
+
 int cli_open_devices(const char *spec, size_t work_group, int max, device_list *list,
                      device_ctx *devs, int *n_open, int known_answers, int tune, FILE *log,
-                     cn_error *err)
+                     FILE *drop, cn_error *err)
 {
     *n_open = 0;
     int rc = device_enumerate(list, err);
@@ -45,16 +63,29 @@ int cli_open_devices(const char *spec, size_t work_group, int max, device_list *
     int n = device_select(list, spec, idx, max < 64 ? max : 64, err);
     if (n <= 0)
         return err->code ? err->code : cn_fail(err, CN_ERR_INPUT, "no device selected");
+    int working = 0, first_rc = 0;
     for (int d = 0; d < n; d++) {
-        rc = device_open(&devs[d], &list->items[idx[d]], err);
-        if (rc)
+        cn_error one = {0};
+        rc = open_one(&devs[d], &list->items[idx[d]], d, work_group, known_answers, tune, log,
+                      &one);
+        ++*n_open; /* closing a device that failed to open is harmless */
+        if (rc == 0) {
+            working++;
+            continue;
+        }
+        if (first_rc == 0) { /* the first failure is the one reported if none is left */
+            first_rc = rc;
+            *err = one;
+            /* ONE.device pointed into DEVS[d], which stays where it is */
+        }
+        if (!drop)
             return rc;
-        ++*n_open;
-        devs[d].local_size_override = work_group;
-        if (known_answers && (rc = device_selftest(&devs[d], err)) != 0)
-            return rc;
-        if (tune && (rc = tune_ensure(&devs[d], log, err)) != 0)
-            return rc;
+        device_mark_failed(&devs[d], one.msg);
+        fprintf(drop, "clnetsim: warning: device %d '%s' failed at set-up and is left out: "
+                "%s\n", d, devs[d].info.name, devs[d].failure);
     }
+    if (working == 0)
+        return first_rc;
+    cn_error_clear(err);
     return 0;
 }

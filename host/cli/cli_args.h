@@ -18,9 +18,13 @@ int cli_parse_int(const char *text, long lo, long hi, long *out);
 /* Opens the devices of SPEC (NULL: device_select's default) one by one, at most MAX, with
  * WORK_GROUP as --work-group; runs each one's known-answer test when KNOWN_ANSWERS and loads
  * (or, on first use, measures) its work-group sizes when TUNE, with a line to LOG when a
- * search runs. *N_OPEN says how many were opened, to close on any outcome. */
+ * search runs. *N_OPEN says how many were opened, to close on any outcome. Each device gets
+ * its place in the selection as ordinal (device_fault_arm). With DROP, a device that fails
+ * to open, self-test or tune stays in DEVS marked failed (device_mark_failed), a warning
+ * line to DROP names it, and the others are opened: only a failure of every device fails
+ * the call. Without DROP the first failure does. */
 int cli_open_devices(const char *spec, size_t work_group, int max, device_list *list,
                      device_ctx *devs, int *n_open, int known_answers, int tune, FILE *log,
-                     cn_error *err);
+                     FILE *drop, cn_error *err);
 
 #endif

@@ -224,7 +224,8 @@ int cli_bench(int argc, char **argv)
         return fail(&err);
     int builtin = ba.n_scenarios == 0;
     if (builtin && (ba.n_scenarios = builtin_scenarios(ba.scenarios, MAX_SCENARIOS)) == 0)
-        return fail(&(cn_error){CN_ERR_RUNTIME, "this build has no built-in bench scenarios"});
+        return fail(&(cn_error){.code = CN_ERR_RUNTIME,
+                                .msg = "this build has no built-in bench scenarios"});
     int n_cases = ba.n_scenarios * (n_sizes ? n_sizes : 1);
     bench_case *cases = calloc((size_t)n_cases, sizeof *cases);
     scenario *scs = calloc((size_t)n_cases, sizeof *scs);
@@ -233,7 +234,7 @@ int cli_bench(int argc, char **argv)
         free(cases);
         free(scs);
         free(devs);
-        return fail(&(cn_error){CN_ERR_RUNTIME, "out of memory"});
+        return fail(&(cn_error){.code = CN_ERR_RUNTIME, .msg = "out of memory"});
     }
     /* Every input is checked before any device is touched: scenarios, sizes, the earlier
      * result file, the output paths. */
@@ -255,7 +256,7 @@ int cli_bench(int argc, char **argv)
     if (rc == 0)
         rc = cli_open_devices(ba.devices && *ba.devices ? ba.devices : "all", ba.work_group,
                               BENCH_MAX_DEVICES, &list, devs, &n_open, 1, 1,
-                              ba.quiet ? NULL : stderr, &err);
+                              ba.quiet ? NULL : stderr, NULL, &err);
     const char *set[MAX_OVERRIDES];
     for (int i = 0; i < ba.n_overrides; i++)
         set[i] = ba.overrides[i].text;
@@ -356,7 +357,7 @@ int cli_tune(int argc, char **argv)
     tune_report *rep = malloc(sizeof *rep);
     int n_open = 0;
     int rc = devs && rep ? cli_open_devices(spec && *spec ? spec : "all", 0, BENCH_MAX_DEVICES,
-                                            &list, devs, &n_open, 1, 0, NULL, &err)
+                                            &list, devs, &n_open, 1, 0, NULL, NULL, &err)
                          : cn_fail(&err, CN_ERR_RUNTIME, "out of memory");
     for (int d = 0; rc == 0 && d < n_open; d++) {
         if (!quiet)

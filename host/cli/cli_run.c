@@ -188,14 +188,18 @@ int cli_run(int argc, char **argv)
     device_ctx *devs = calloc(ENGINE_MAX_DEVICES, sizeof *devs);
     int n_open = 0;
     run_results *res = calloc(1, sizeof *res);
+    /* [devices] on_failure = continue: a device that fails at set-up is left out too */
+    FILE *drop = sc->on_failure == ON_FAILURE_CONTINUE ? stderr : NULL;
     rc = res && devs ? cli_open_devices(ra.devices, ra.work_group, ENGINE_MAX_DEVICES, &list,
-                                         devs, &n_open, 1, 1, ra.quiet ? NULL : stderr, &err)
+                                         devs, &n_open, 1, 1, ra.quiet ? NULL : stderr, drop,
+                                         &err)
                      : cn_fail(&err, CN_ERR_RUNTIME, "out of memory");
     if (rc == 0) {
         engine_options opt = {.progress = !ra.quiet,
                               .trace_path = ra.trace_inject,
                               .show_feedback = ra.show_feedback ? stdout : NULL,
-                              .stop = &stop_signal};
+                              .stop = &stop_signal,
+                              .log = stderr};
         device_ctx *ptrs[ENGINE_MAX_DEVICES];
         for (int d = 0; d < n_open; d++)
             ptrs[d] = &devs[d];

@@ -24,4 +24,5 @@ void cn_error_clear(cn_error *err)
 {
     err->code = 0;
     err->msg[0] = '\0';
+    err->device = NULL;
 }

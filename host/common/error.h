@@ -13,6 +13,10 @@ enum {
 typedef struct cn_error {
     int code;        /* CN_ERR_*; 0 while no error is set */
     char msg[2048];  /* one sentence for the user, no trailing newline */
+    /* The device whose call failed, when one did: the name buffer of its device_ctx, set with
+     * the message (cl_check, device_fail). Compared as a pointer, because two devices of one
+     * model share a name; the engine uses it to go on without that device. */
+    const char *device;
 } cn_error;
 
 /* Sets ERR (if not NULL and not already set) and returns CODE, so callers can write

@@ -16,7 +16,7 @@
 #define MAX_FILE_BYTES ((size_t)1 << 20)
 #define SECTION_LIST                                                                        \
     "simulation, topology, areas, connectivity, mobility, mobility.group NAME, traffic, "   \
-    "traffic.flow NAME, flood, resources, partition, inject"
+    "traffic.flow NAME, flood, resources, partition, inject, devices"
 
 /* ---- names: suggestions for typing mistakes ------------------------------------------ */
 

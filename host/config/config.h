@@ -35,6 +35,7 @@ enum mobility_kind {
 };
 enum boundary_kind { BOUNDARY_STOP = 0, BOUNDARY_SLIDE = 1, BOUNDARY_BOUNCE = 2, BOUNDARY_WRAP = 3 };
 enum policy_kind { POLICY_STATIC = 0, POLICY_RAPID = 1, POLICY_ADVANCED = 2, POLICY_HYBRID = 3 };
+enum on_failure_kind { ON_FAILURE_STOP = 0, ON_FAILURE_CONTINUE = 1 };
 
 /* Largest area side and range accepted, in mm: squared distances of three such coordinates
  * must fit in 64 bits (see MODEL.md "Units"). */
@@ -192,6 +193,9 @@ typedef struct scenario {
     int64_t threshold;        /* rapid: multiplicity from which sets go to GPUs; 0: learnt */
     int64_t busy;             /* hybrid: sets per device in a window above which it is rapid */
     double calibration_share; /* the most of the measured device time migrating trials cost */
+
+    /* [devices]: what a run does when a device fails; never changes a result */
+    int on_failure;           /* enum on_failure_kind */
 } scenario;
 
 /* One "-s section.key=value" override, applied after the file, in order. */

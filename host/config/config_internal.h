@@ -93,6 +93,7 @@ enum key_id {
     K_THRESHOLD,
     K_BUSY,
     K_CALIBRATION_SHARE,
+    K_ON_FAILURE,
     K_COUNT
 };
 

@@ -29,10 +29,11 @@ static const char *const boundary_choices[] = {"stop", "slide", "bounce", "wrap"
 static const char *const policy_choices[] = {"static", "rapid", "advanced", "hybrid", NULL};
 static const char *const draw_choices[] = {"packet", "node", NULL};
 static const char *const scheme_choices[] = {"probabilistic", "counter", "distance", NULL};
+static const char *const failure_choices[] = {"stop", "continue", NULL};
 
 const char *const config_sections[] = {"simulation", "topology",  "areas",     "connectivity",
                                        "mobility",   "traffic",   "flood",     "resources",
-                                       "partition",  "inject",    NULL};
+                                       "partition",  "inject",    "devices",   NULL};
 
 const config_key config_keys[K_COUNT] = {
     [K_MODEL] = {"simulation", "model", KT_NAME, FIELD(model), 0, 0, 0, NULL, model_choices,
@@ -315,6 +316,14 @@ const config_key config_keys[K_COUNT] = {
                              "as a share of the device time measured so far: such a trial waits "
                              "until the run has measured its cost divided by this share. 0 tries "
                              "every device at once."},
+
+    [K_ON_FAILURE] = {"devices", "on_failure", KT_CHOICE, FIELD(on_failure), 0, 0, 0, NULL,
+                      failure_choices, "stop",
+                      "What a run does when one of several devices fails (a kernel build, too "
+                      "little memory, an allocation, a launch, a lost device): stop (the run "
+                      "ends with the error) or continue (the device is left out and the run "
+                      "goes on on the others, with the same results; the JSON marks it "
+                      "failed). See docs/when-things-go-wrong.md."},
 };
 
 int config_section_known(const char *section)

@@ -1,5 +1,6 @@
 /* OpenCL status codes as names and as advice: a failed call is reported as one sentence that
  * says which call failed, on which device, and what that code usually means for the user. */
+#include <stdarg.h>
 #include <stddef.h>
 
 #include "device/device.h"
@@ -129,6 +130,18 @@ const char *cl_status_name(cl_int status)
     return s ? s->name : "unknown OpenCL status";
 }
 
+int device_fail(cn_error *err, const char *device_name, int code, const char *fmt, ...)
+{
+    int fresh = err && err->code == 0;
+    va_list ap;
+    va_start(ap, fmt);
+    cn_vfail(err, code, fmt, ap);
+    va_end(ap);
+    if (fresh)
+        err->device = device_name;
+    return code;
+}
+
 int cl_check(cl_int status, const char *what, const char *device_name, cn_error *err)
 {
     if (status == CL_SUCCESS)
@@ -136,8 +149,8 @@ int cl_check(cl_int status, const char *what, const char *device_name, cn_error 
     const struct status_info *s = find_status(status);
     const char *meaning = s && s->meaning ? s->meaning : "an error reported by the OpenCL driver";
     if (device_name && device_name[0])
-        return cn_fail(err, CN_ERR_RUNTIME, "%s failed on device '%s': %s (%d), %s", what,
-                       device_name, cl_status_name(status), (int)status, meaning);
+        return device_fail(err, device_name, CN_ERR_RUNTIME, "%s failed on device '%s': %s (%d), %s",
+                           what, device_name, cl_status_name(status), (int)status, meaning);
     return cn_fail(err, CN_ERR_RUNTIME, "%s failed: %s (%d), %s", what, cl_status_name(status),
                    (int)status, meaning);
 }

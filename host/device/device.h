@@ -18,6 +18,11 @@ const char *cl_status_name(cl_int status);
 /* Checks an OpenCL status: on failure fills ERR with "WHAT failed on device DEV: NAME (code)"
  * plus what it usually means, and returns CN_ERR_RUNTIME; returns 0 on CL_SUCCESS. */
 int cl_check(cl_int status, const char *what, const char *device_name, cn_error *err);
+/* cn_fail for a failure on the device whose device_ctx's info.name is DEVICE_NAME: when this
+ * sets ERR, ERR->device names the device too (common/error.h), so that a run can go on
+ * without it. */
+int device_fail(cn_error *err, const char *device_name, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 typedef struct device_entry {
     int index;                 /* position in the listing of `clnetsim devices` */
@@ -85,6 +90,19 @@ size_t platform_profile_entry(const platform_profile *p, const char *kernel);
 
 #define DEVICE_MAX_KERNELS 32
 
+/* Failures a test asks for through CLNETSIM_TEST_FAIL (device_fault.c), so that the real
+ * error paths of a build, an allocation and a launch run on a healthy device. */
+typedef struct device_fault {
+    int armed;              /* CLNETSIM_TEST_FAIL names this device (else nothing below) */
+    int build;              /* every program build fails */
+    int64_t alloc_at;       /* the allocation of this number (1: the first) fails; 0: none */
+    int64_t allocs;         /* allocations counted so far */
+    int64_t enqueue_at;     /* the first kernel launch in this window fails; -1: none */
+    int64_t lost_at;        /* the device is lost after its first launch here; -1: never */
+    int64_t window;         /* the window (or round of whole packets) under way */
+    int enqueue_fired, lost;
+} device_fault;
+
 /* One opened device: context, in-order profiling queue, profile. */
 typedef struct device_ctx {
     device_entry info;
@@ -102,10 +120,40 @@ typedef struct device_ctx {
     struct { char kernel[64]; size_t size; } tuned[DEVICE_MAX_KERNELS];
     /* Kernel timing for the tuner: when on, every launch is profiled per kernel name. */
     struct device_kernel_timer *timer;
+    int ordinal;                /* its place among the devices the command opened, from 0 */
+    device_fault fault;
+    /* The run went on without it ([devices] on_failure = continue): why, its error's first
+     * line (kept for the report). */
+    int failed;
+    char failure[512];
 } device_ctx;
 
 int device_open(device_ctx *dev, const device_entry *entry, cn_error *err);
 void device_close(device_ctx *dev);
+/* Records that the run goes on without DEV because of the error MSG (its first line). */
+void device_mark_failed(device_ctx *dev, const char *msg);
+
+/* ---- test hooks (device_fault.c, docs/user-guide.md "Environment") ----
+ * CLNETSIM_TEST_FAIL="ENTRY[,ENTRY...]" makes calls on the device of ordinal D fail as a
+ * broken or lost device would: `build@D` every program build (CL_BUILD_PROGRAM_FAILURE),
+ * `alloc@D:N` its N-th buffer allocation, counted from 1 (CL_MEM_OBJECT_ALLOCATION_FAILURE),
+ * `enqueue@D:W` its first kernel launch in window W, or round W of whole packets
+ * (CL_OUT_OF_RESOURCES), `lost@D:W` every read, write and launch after its first launch in
+ * window W, which is enqueued (CL_DEVICE_NOT_AVAILABLE: the device vanished while it ran).
+ * Entries that do not parse are ignored. */
+
+/* Gives DEV its ORDINAL and the failures CLNETSIM_TEST_FAIL asks of it (after device_open). */
+void device_fault_arm(device_ctx *dev, int ordinal);
+/* Whether the build or the allocation about to be made must fail (allocations are counted:
+ * one fails). */
+int device_fault_build(const device_ctx *dev);
+int device_fault_alloc(device_ctx *dev);
+/* The status a kernel launch, or a read, write or fill, about to be made must fail with;
+ * CL_SUCCESS: make the call. */
+cl_int device_fault_launch(device_ctx *dev);
+cl_int device_fault_transfer(const device_ctx *dev);
+/* The engine's window (or round) under way, for enqueue@D:W and lost@D:W. */
+void device_fault_window(device_ctx *dev, int64_t window);
 
 /* ---- tuning: the measured work-group sizes of kernels the profile has no entry for ----
  * Cached next to the kernel binaries, one file per device, driver, clnetsim version and kernel

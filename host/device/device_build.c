@@ -132,11 +132,11 @@ static int build_from_source(device_ctx *dev, const char *source, const char *op
         char log[LOG_LIMIT + 1];
         build_log(dev, p, log, sizeof log);
         clReleaseProgram(p);
-        return cn_fail(err, CN_ERR_RUNTIME,
-                       "building the OpenCL program %s failed on device '%s': %s (%d), with "
-                       "options '%s'; build log:\n%s",
-                       program_name, dev->info.name, cl_status_name(st), (int)st, options,
-                       log[0] ? log : "(empty)");
+        return device_fail(err, dev->info.name, CN_ERR_RUNTIME,
+                           "building the OpenCL program %s failed on device '%s': %s (%d), with "
+                           "options '%s'; build log:\n%s",
+                           program_name, dev->info.name, cl_status_name(st), (int)st, options,
+                           log[0] ? log : "(empty)");
     }
     *out = p;
     return 0;
@@ -152,6 +152,12 @@ int device_build_program(device_ctx *dev, const char *const *sources, int n_sour
     *out = NULL;
     dev->last_build_cached = 0;
     describe_program(sources, n_sources, name, sizeof name);
+    /* CLNETSIM_TEST_FAIL=build@D: the build fails as a broken compiler's would */
+    if (device_fault_build(dev))
+        return device_fail(err, dev->info.name, CN_ERR_RUNTIME,
+                           "building the OpenCL program %s failed on device '%s': "
+                           "CL_BUILD_PROGRAM_FAILURE (%d), forced by CLNETSIM_TEST_FAIL=build@%d",
+                           name, dev->info.name, (int)CL_BUILD_PROGRAM_FAILURE, dev->ordinal);
     if (device_expand_sources(sources, n_sources, NULL, NULL, &source, err))
         return CN_ERR_RUNTIME;
     all_options = join_options(dev->profile.build_options, options);

@@ -93,6 +93,45 @@ static void query_failed(device_entry *e, const char *param, cl_int st)
             query_failed(e, #param, st_);                                                          \
     } while (0)
 
+/* One size of CLNETSIM_TEST_DEVICE_MEMORY: bytes, or with a K, M, G or T suffix (powers of
+ * 1024); 0 when it does not parse. */
+static cl_ulong parse_size(const char *text, char **end)
+{
+    unsigned long long v = strtoull(text, end, 10);
+    if (*end == text)
+        return 0;
+    const char *units = "KMGT";
+    const char *u = **end ? strchr(units, **end) : NULL;
+    if (u) {
+        for (const char *q = units; q <= u; q++)
+            v = v > (~0ULL >> 10) ? ~0ULL : v << 10;
+        ++*end;
+    }
+    return (cl_ulong)v;
+}
+
+/* Test hook CLNETSIM_TEST_DEVICE_MEMORY=GLOBAL[,MAX_ALLOC]: every device reports at most
+ * GLOBAL bytes of global memory and at most MAX_ALLOC (else GLOBAL) per allocation, so that
+ * the tests can make a scenario too large for a device. Anything that does not parse is
+ * ignored. */
+static void lower_memory(device_entry *e)
+{
+    const char *v = getenv("CLNETSIM_TEST_DEVICE_MEMORY");
+    char *end = NULL;
+    cl_ulong global = v ? parse_size(v, &end) : 0, alloc;
+    if (!global)
+        return;
+    alloc = global;
+    if (*end == ',' && !(alloc = parse_size(end + 1, &end)))
+        return;
+    if (*end)
+        return;
+    if (global < e->global_mem)
+        e->global_mem = global;
+    if (alloc < e->max_alloc)
+        e->max_alloc = alloc;
+}
+
 static void query_properties(device_entry *e)
 {
     DEVICE_STRING(e, CL_DEVICE_NAME, name);
@@ -105,6 +144,7 @@ static void query_properties(device_entry *e)
     DEVICE_VALUE(e, CL_DEVICE_MAX_MEM_ALLOC_SIZE, e->max_alloc);
     DEVICE_VALUE(e, CL_DEVICE_LOCAL_MEM_SIZE, e->local_mem);
     DEVICE_VALUE(e, CL_DEVICE_MAX_WORK_GROUP_SIZE, e->max_work_group);
+    lower_memory(e);
 }
 
 /* Why the device cannot run clnetsim, in the order a user would fix things. Address bits do

@@ -47,6 +47,17 @@ void device_close(device_ctx *dev)
     dev->context = NULL;
 }
 
+void device_mark_failed(device_ctx *dev, const char *msg)
+{
+    dev->failed = 1;
+    /* the report keeps one line: a build failure goes on with its build log */
+    size_t n = strcspn(msg, "\n");
+    if (n >= sizeof dev->failure)
+        n = sizeof dev->failure - 1;
+    memcpy(dev->failure, msg, n);
+    dev->failure[n] = '\0';
+}
+
 static size_t round_down_pow2(size_t n)
 {
     size_t p = 1;

@@ -12,11 +12,18 @@ int dbuf_alloc(device_ctx *dev, dbuf *b, size_t bytes, dbuf_account *acc, const 
     if (bytes == 0)
         bytes = 4;
     if ((cl_ulong)bytes > dev->info.max_alloc)
-        return cn_fail(err, CN_ERR_RUNTIME,
-                       "the %s buffer needs %zu bytes but device '%s' allows at most %llu in one "
-                       "allocation; use a smaller scenario or a device with more memory",
-                       what, bytes, dev->info.name, (unsigned long long)dev->info.max_alloc);
-    b->mem = clCreateBuffer(dev->context, CL_MEM_READ_WRITE, bytes, NULL, &st);
+        return device_fail(err, dev->info.name, CN_ERR_RUNTIME,
+                           "the %s buffer needs %zu bytes but device '%s' allows at most %llu "
+                           "in one allocation; use a smaller scenario or a device with more "
+                           "memory",
+                           what, bytes, dev->info.name, (unsigned long long)dev->info.max_alloc);
+    /* CLNETSIM_TEST_FAIL=alloc@D:N: this allocation fails as on a device out of memory */
+    if (device_fault_alloc(dev)) {
+        b->mem = NULL;
+        st = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+    } else {
+        b->mem = clCreateBuffer(dev->context, CL_MEM_READ_WRITE, bytes, NULL, &st);
+    }
     if (st != CL_SUCCESS) {
         char what_call[128];
         snprintf(what_call, sizeof what_call, "clCreateBuffer(%s, %zu bytes)", what, bytes);
@@ -66,9 +73,11 @@ int dbuf_zero(device_ctx *dev, dbuf *b, size_t offset, size_t bytes, cn_error *e
     if (bytes == 0)
         return 0;
     cl_uint zero = 0;
-    return cl_check(clEnqueueFillBuffer(dev->queue, b->mem, &zero, sizeof zero, offset, bytes, 0,
-                                        NULL, NULL),
-                    "clEnqueueFillBuffer", dev->info.name, err);
+    cl_int st = device_fault_transfer(dev); /* CLNETSIM_TEST_FAIL=lost@D:W */
+    if (st == CL_SUCCESS)
+        st = clEnqueueFillBuffer(dev->queue, b->mem, &zero, sizeof zero, offset, bytes, 0, NULL,
+                                 NULL);
+    return cl_check(st, "clEnqueueFillBuffer", dev->info.name, err);
 }
 
 int dbuf_write(device_ctx *dev, dbuf *b, size_t offset, size_t bytes, const void *src,
@@ -76,9 +85,11 @@ int dbuf_write(device_ctx *dev, dbuf *b, size_t offset, size_t bytes, const void
 {
     if (bytes == 0)
         return 0;
-    return cl_check(clEnqueueWriteBuffer(dev->queue, b->mem, blocking ? CL_TRUE : CL_FALSE,
-                                         offset, bytes, src, 0, NULL, NULL),
-                    "clEnqueueWriteBuffer", dev->info.name, err);
+    cl_int st = device_fault_transfer(dev);
+    if (st == CL_SUCCESS)
+        st = clEnqueueWriteBuffer(dev->queue, b->mem, blocking ? CL_TRUE : CL_FALSE, offset,
+                                  bytes, src, 0, NULL, NULL);
+    return cl_check(st, "clEnqueueWriteBuffer", dev->info.name, err);
 }
 
 int dbuf_read(device_ctx *dev, dbuf *b, size_t offset, size_t bytes, void *dst, int blocking,
@@ -86,9 +97,11 @@ int dbuf_read(device_ctx *dev, dbuf *b, size_t offset, size_t bytes, void *dst, 
 {
     if (bytes == 0)
         return 0;
-    return cl_check(clEnqueueReadBuffer(dev->queue, b->mem, blocking ? CL_TRUE : CL_FALSE,
-                                        offset, bytes, dst, 0, NULL, NULL),
-                    "clEnqueueReadBuffer", dev->info.name, err);
+    cl_int st = device_fault_transfer(dev);
+    if (st == CL_SUCCESS)
+        st = clEnqueueReadBuffer(dev->queue, b->mem, blocking ? CL_TRUE : CL_FALSE, offset,
+                                 bytes, dst, 0, NULL, NULL);
+    return cl_check(st, "clEnqueueReadBuffer", dev->info.name, err);
 }
 
 /* Returns 1 when argument I already holds (SIZE, VALUE); otherwise records them. */
@@ -181,8 +194,12 @@ int enqueue_1d_from(device_ctx *dev, cl_kernel k, const char *kernel_name, size_
     /* The tuner times every launch: an event of its own where the caller wants none. */
     cl_event own = NULL;
     cl_event *use = ev ? ev : dev->timer ? &own : NULL;
-    cl_int st = clEnqueueNDRangeKernel(dev->queue, k, 1, first ? offset : NULL, &global, &local,
-                                       0, NULL, use);
+    /* CLNETSIM_TEST_FAIL=enqueue@D:W, lost@D:W: the launch fails as on a device out of
+     * resources, or gone */
+    cl_int st = device_fault_launch(dev);
+    if (st == CL_SUCCESS)
+        st = clEnqueueNDRangeKernel(dev->queue, k, 1, first ? offset : NULL, &global, &local, 0,
+                                    NULL, use);
     if (st != CL_SUCCESS) {
         char what[128];
         snprintf(what, sizeof what, "clEnqueueNDRangeKernel(%s, %zu work-items)", kernel_name,

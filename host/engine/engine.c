@@ -6,12 +6,15 @@
 
 #include "engine/engine.h"
 
-static void describe_devices(const injector *inj, device_ctx *const *devs, int n_devs,
-                             run_results *res)
+/* Fills RES's devices: every device of ALL (the run's), those of LIVE (the injector's
+ * devices, in its order) with what the injector counted, the others with nothing; failed
+ * ones with their error. */
+static void describe_devices(const injector *inj, device_ctx *const *all, int n_all,
+                             device_ctx *const *live, int n_live, run_results *res)
 {
-    res->n_devices = n_devs < REPORT_MAX_DEVICES ? n_devs : REPORT_MAX_DEVICES;
+    res->n_devices = n_all < REPORT_MAX_DEVICES ? n_all : REPORT_MAX_DEVICES;
     uint64_t all_events = 0;
-    for (int d = 0; d < res->n_devices; d++)
+    for (int d = 0; d < n_live; d++)
         all_events += inj->events_per_device[d];
     inject_report *ir = &res->injector;
     snprintf(ir->policy, sizeof ir->policy, "%s", inject_policy_name(inj->cfg.policy));
@@ -19,16 +22,23 @@ static void describe_devices(const injector *inj, device_ctx *const *devs, int n
         ir->decisions[p] = inj->decisions[p];
     ir->migrations = inj->migrations;
     ir->switches = inj->mode_switches;
-    for (int d = 0; d < res->n_devices; d++) {
-        device_report *r = &res->devices[d];
-        snprintf(r->name, sizeof r->name, "%s", devs[d]->info.name);
-        snprintf(r->platform, sizeof r->platform, "%s", devs[d]->info.platform_name);
-        snprintf(r->type, sizeof r->type, "%s", device_type_name(devs[d]->info.type));
+    for (int i = 0; i < res->n_devices; i++) {
+        device_report *r = &res->devices[i];
+        memset(r, 0, sizeof *r);
+        snprintf(r->name, sizeof r->name, "%s", all[i]->info.name);
+        snprintf(r->platform, sizeof r->platform, "%s", all[i]->info.platform_name);
+        snprintf(r->type, sizeof r->type, "%s", device_type_name(all[i]->info.type));
+        r->failed = all[i]->failed;
+        snprintf(r->failure, sizeof r->failure, "%s", all[i]->failure);
+        int d = 0;
+        while (d < n_live && live[d] != all[i])
+            d++;
+        if (d == n_live)
+            continue; /* left out before this run's injector started */
         r->event_sets = inj->sets_per_device[d];
         r->events = inj->events_per_device[d];
         r->bytes_moved = inj->bytes_moved[d];
         r->share = all_events ? (double)inj->events_per_device[d] / (double)all_events : 0;
-        r->busy_s = 0;
         for (int k = 0; k < inj->feedback.n_kinds; k++)
             r->busy_s += feedback_get(&inj->feedback, k, d)->total_seconds;
     }
@@ -36,6 +46,7 @@ static void describe_devices(const injector *inj, device_ctx *const *devs, int n
 
 typedef struct pending_set {
     uint64_t decision;      /* the injector's decision id */
+    int device;             /* where it runs */
     int n_evs;
     cl_event evs[ENGINE_MAX_SET_EVENTS];
 } pending_set;
@@ -84,6 +95,101 @@ static void collect_feedback(injector *inj, pending_fifo *f, int wait)
         f->head = (f->head + 1) % PENDING_MAX;
         f->count--;
     }
+}
+
+/* DEVICE was left out: its sets are forgotten without waiting for them (a lost device may
+ * never complete them); the injector learns no time from them. */
+static void forget_device(pending_fifo *f, int device)
+{
+    for (int i = 0; i < f->count; i++) {
+        pending_set *p = &f->sets[(f->head + i) % PENDING_MAX];
+        if (p->device != device)
+            continue;
+        for (int e = 0; e < p->n_evs; e++)
+            if (p->evs[e])
+                clReleaseEvent(p->evs[e]);
+        p->n_evs = 0;
+    }
+}
+
+/* The device among DEVS whose call made ERR, or -1 (not a device's failure, or a device of no
+ * concern to this run). */
+static int failed_device(const cn_error *err, device_ctx *const *devs, int n_devs)
+{
+    for (int d = 0; err->device && d < n_devs; d++)
+        if (err->device == devs[d]->info.name)
+            return d;
+    return -1;
+}
+
+/* What run_windows needs to go on without a failed device. */
+typedef struct recovery {
+    int allowed;            /* [devices] on_failure = continue */
+    FILE *log;
+} recovery;
+
+/* ERR (status RC) arose in window PLAN->index. With on_failure = continue, when it is a
+ * device's failure, another device is left and the model can go on without it in place, the
+ * device is left out (the injector never chooses it again, its sets in flight are forgotten,
+ * the model appends to PLAN what must run again) and 0 is returned. Otherwise RC, ERR kept. */
+static int go_on_without(const model_ops *ops, struct model *m, injector *inj,
+                         device_ctx *const *devs, pending_fifo *fifo, window_plan *plan,
+                         const recovery *rec, int rc, cn_error *err)
+{
+    int d = failed_device(err, devs, inj->n_devices);
+    if (!rec->allowed || d < 0 || inj->lost[d] || !ops->device_lost ||
+        inject_live_devices(inj) < 2)
+        return rc;
+    cn_error why = {0};
+    if (ops->device_lost(m, devs[d], plan, &why) != 0)
+        return rc; /* the engine starts again without the device */
+    inject_device_lost(inj, d);
+    forget_device(fifo, d);
+    device_mark_failed(devs[d], err->msg);
+    if (rec->log)
+        fprintf(rec->log, "clnetsim: warning: device %d '%s' failed in window %lld and is left "
+                "out; the run goes on on the others: %s\n", devs[d]->ordinal,
+                devs[d]->info.name, (long long)plan->index, devs[d]->failure);
+    cn_error_clear(err);
+    return 0;
+}
+
+/* Decides where set S of PLAN runs, migrates its partition when the decision moves it, and
+ * lets the model enqueue it. */
+static int run_one_set(const model_ops *ops, struct model *m, injector *inj,
+                       device_ctx *const *devs, pending_fifo *fifo, const window_plan *plan,
+                       int s, cn_error *err)
+{
+    const event_set *set = &plan->sets[s];
+    if (fifo->count == PENDING_MAX)
+        collect_feedback(inj, fifo, 0);
+    inject_decision d = inject_decide(inj, set->kind, set->partition, set->multiplicity,
+                                      ops->partition_bytes(m, set->partition));
+    uint64_t moved = 0;
+    double move_s = 0;
+    if (d.migrate) {
+        double t0 = wall_seconds();
+        int rc = ops->migrate(m, set->partition, d.device, &moved, err);
+        move_s = wall_seconds() - t0;
+        if (rc)
+            return rc;
+    }
+    pending_set *p = &fifo->sets[(fifo->head + fifo->count++) % PENDING_MAX];
+    p->decision = d.id;
+    p->device = d.device;
+    p->n_evs = 0;
+    memset(p->evs, 0, sizeof p->evs);
+    int rc = ops->run_set(m, plan, set, devs[d.device], p->evs, &p->n_evs, err);
+    /* a model that reports more events than it filled would have the engine wait on
+     * garbage: refuse it here, where it shows */
+    for (int e = 0; e < p->n_evs && rc == 0; e++)
+        if (!p->evs[e] || p->n_evs > ENGINE_MAX_SET_EVENTS)
+            rc = cn_fail(err, CN_ERR_RUNTIME, "internal error: event set %d of window %lld "
+                         "reported %d events but filled fewer", s, (long long)plan->index,
+                         p->n_evs);
+    if (rc == 0)
+        inject_enqueued(inj, &d, set->multiplicity, moved, move_s);
+    return rc;
 }
 
 /* The model's kind names in NAMES (ENGINE_MAX_KINDS entries), for the trace and the table. */
@@ -146,10 +252,12 @@ static int64_t test_raise_point(int *sig)
 }
 
 /* Runs the windows to the end, or until *OPT->stop is set: then *STOPPED_AT is the end of the
- * last window run (the models' results are those of the simulation up to there). */
+ * last window run (the models' results are those of the simulation up to there). *WINDOW is
+ * the window under way. */
 static int run_windows(const model_ops *ops, struct model *m, injector *inj,
-                       device_ctx *const *devs, const engine_options *opt, pending_fifo *fifo,
-                       host_report *host, sim_time_ns *stopped_at, cn_error *err)
+                       device_ctx *const *devs, const engine_options *opt, const recovery *rec,
+                       pending_fifo *fifo, host_report *host, sim_time_ns *stopped_at,
+                       int64_t *window, cn_error *err)
 {
     sim_time_ns L = ops->lookahead(m);
     progress prog;
@@ -162,10 +270,12 @@ static int run_windows(const model_ops *ops, struct model *m, injector *inj,
     inject_set *sets = malloc(ENGINE_MAX_SETS * sizeof *sets);
     int rc = plan && sets ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
     while (rc == 0) {
-        plan->index = w;
+        plan->index = *window = w;
         plan->begin = w * L;
         plan->end = plan->begin + L;
         plan->n_sets = 0;
+        for (int d = 0; d < inj->n_devices; d++) /* for CLNETSIM_TEST_FAIL=enqueue@D:W */
+            device_fault_window(devs[d], w);
         double t_plan = wall_seconds();
         if ((rc = ops->plan_window(m, plan, err)) != 0)
             break;
@@ -181,49 +291,34 @@ static int run_windows(const model_ops *ops, struct model *m, injector *inj,
         }
         double t_sets = wall_seconds();
         host->plan_s += t_sets - t_plan;
-        for (int s = 0; s < plan->n_sets && rc == 0; s++) {
-            const event_set *set = &plan->sets[s];
-            if (fifo->count == PENDING_MAX)
-                collect_feedback(inj, fifo, 0);
-            inject_decision d = inject_decide(inj, set->kind, set->partition, set->multiplicity,
-                                              sets[s].partition_bytes);
-            uint64_t moved = 0;
-            double move_s = 0;
-            if (d.migrate) {
-                double t0 = wall_seconds();
-                rc = ops->migrate(m, set->partition, d.device, &moved, err);
-                move_s = wall_seconds() - t0;
-                if (rc)
-                    break;
-            }
-            pending_set *p = &fifo->sets[(fifo->head + fifo->count++) % PENDING_MAX];
-            p->decision = d.id;
-            p->n_evs = 0;
-            memset(p->evs, 0, sizeof p->evs);
-            rc = ops->run_set(m, plan, set, devs[d.device], p->evs, &p->n_evs, err);
-            /* a model that reports more events than it filled would have the engine wait on
-             * garbage: refuse it here, where it shows */
-            for (int e = 0; e < p->n_evs && rc == 0; e++)
-                if (!p->evs[e] || p->n_evs > ENGINE_MAX_SET_EVENTS)
-                    rc = cn_fail(err, CN_ERR_RUNTIME, "internal error: event set %d of window "
-                                 "%lld reported %d events but filled fewer", s,
-                                 (long long)w, p->n_evs);
-            inject_enqueued(inj, &d, set->multiplicity, moved, move_s);
-        }
         window_outcome out;
-        memset(&out, 0, sizeof out);
-        double t_end = wall_seconds();
-        host->enqueue_s += t_end - t_sets;
-        /* The times of the sets that have finished (the last window's) are read here, while
-         * the devices run this one: between this window's read-back and the next window's
-         * launches the host does only what they need. The injector learns them one window
-         * later; the backlog it prices is kept right by inject_settle(). */
-        collect_feedback(inj, fifo, 0);
-        if (rc == 0)
-            rc = ops->end_window(m, plan, &out, err);
+        /* A device that fails while others are left may be left out (go_on_without): its
+         * set runs again elsewhere, and what it ran of the window is appended to the plan,
+         * run, and the window ended again. */
+        for (int s = 0;;) {
+            for (; s < plan->n_sets && rc == 0; s++) {
+                rc = run_one_set(ops, m, inj, devs, fifo, plan, s, err);
+                if (rc && go_on_without(ops, m, inj, devs, fifo, plan, rec, rc, err) == 0)
+                    rc = 0, s--;
+            }
+            memset(&out, 0, sizeof out);
+            double t_end = wall_seconds();
+            host->enqueue_s += t_end - t_sets;
+            /* The times of the sets that have finished (the last window's) are read here,
+             * while the devices run this one: between this window's read-back and the next
+             * window's launches the host does only what they need. The injector learns them
+             * one window later; the backlog it prices is kept right by inject_settle(). */
+            collect_feedback(inj, fifo, 0);
+            if (rc == 0)
+                rc = ops->end_window(m, plan, &out, err);
+            t_sets = wall_seconds();
+            host->end_window_s += t_sets - t_end;
+            if (rc == 0 || go_on_without(ops, m, inj, devs, fifo, plan, rec, rc, err) != 0)
+                break;
+            rc = 0; /* the sets appended to the plan run next */
+        }
         if (rc == 0 && out.drained)
             inject_settle(inj);
-        host->end_window_s += wall_seconds() - t_end;
         if (rc != 0)
             break;
         windows_done++;
@@ -245,35 +340,37 @@ static int run_windows(const model_ops *ops, struct model *m, injector *inj,
     return rc;
 }
 
-int engine_run(const scenario *sc, device_ctx *const *devs, int n_devs,
-               const engine_options *opt, run_results *res, cn_error *err)
+/* One attempt at the run on the LIVE devices (ALL: every device, for the report). When it
+ * fails, *FAILED_IN is the window under way, or -1 when the model's set-up failed. */
+static int run_attempt(const model_ops *ops, const scenario *sc, device_ctx *const *all,
+                       int n_all, device_ctx *const *live, int n_live,
+                       const engine_options *opt, run_results *res, int64_t *failed_in,
+                       cn_error *err)
 {
-    const model_ops *ops = model_find(sc->model);
-    if (!ops)
-        return cn_fail(err, CN_ERR_INPUT, "unknown model '%s'", sc->model);
-    if (ops->n_kinds > ENGINE_MAX_KINDS)
-        return cn_fail(err, CN_ERR_RUNTIME, "model '%s' declares more than %d event kinds",
-                       sc->model, ENGINE_MAX_KINDS);
-    if (n_devs < 1 || n_devs > ENGINE_MAX_DEVICES)
-        return cn_fail(err, CN_ERR_INPUT, "between 1 and %d devices can be used, not %d",
-                       ENGINE_MAX_DEVICES, n_devs);
     memset(res, 0, sizeof *res);
     injector inj;
     memset(&inj, 0, sizeof inj);
+    *failed_in = -1;
+    for (int d = 0; d < n_live; d++) /* set-up comes before the first window */
+        device_fault_window(live[d], -1);
 
     double t0 = wall_seconds();
     struct model *m = NULL;
-    int rc = ops->create(&m, sc, devs, n_devs, err);
+    int rc = ops->create(&m, sc, live, n_live, err);
     double t1 = wall_seconds();
     if (rc == 0)
-        rc = make_injector(&inj, ops, m, sc, devs, n_devs, opt, err);
+        rc = make_injector(&inj, ops, m, sc, live, n_live, opt, err);
     pending_fifo *fifo = calloc(1, sizeof *fifo);
     if (rc == 0 && !fifo)
         rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
     host_report host = {0};
     sim_time_ns stopped_at = -1;
-    if (rc == 0)
-        rc = run_windows(ops, m, &inj, devs, opt, fifo, &host, &stopped_at, err);
+    recovery rec = {sc->on_failure == ON_FAILURE_CONTINUE, opt->log};
+    if (rc == 0) {
+        *failed_in = 0;
+        rc = run_windows(ops, m, &inj, live, opt, &rec, fifo, &host, &stopped_at, failed_in,
+                         err);
+    }
     if (rc == 0 && stopped_at >= 0) { /* the model may state the reached time more exactly */
         res->interrupted = 1;
         res->stop_signal = (int)*opt->stop;
@@ -294,8 +391,8 @@ int engine_run(const scenario *sc, device_ctx *const *devs, int n_devs,
     if (rc == 0 && opt->show_feedback) {
         const char *kind_names[ENGINE_MAX_KINDS], *device_names[ENGINE_MAX_DEVICES];
         name_kinds(ops, kind_names);
-        for (int d = 0; d < n_devs; d++)
-            device_names[d] = devs[d]->info.name;
+        for (int d = 0; d < n_live; d++)
+            device_names[d] = live[d]->info.name;
         inject_print_feedback(&inj, kind_names, device_names, opt->show_feedback);
     }
     if (rc == 0) {
@@ -304,8 +401,56 @@ int engine_run(const scenario *sc, device_ctx *const *devs, int n_devs,
         host.wait_s = res->host.wait_s; /* the model's share, from its results */
         res->host = host;
         snprintf(res->scenario_path, sizeof res->scenario_path, "%s", sc->path);
-        describe_devices(&inj, devs, n_devs, res);
+        describe_devices(&inj, all, n_all, live, n_live, res);
     }
     inject_free(&inj);
     return rc;
+}
+
+int engine_run(const scenario *sc, device_ctx *const *devs, int n_devs,
+               const engine_options *opt, run_results *res, cn_error *err)
+{
+    const model_ops *ops = model_find(sc->model);
+    if (!ops)
+        return cn_fail(err, CN_ERR_INPUT, "unknown model '%s'", sc->model);
+    if (ops->n_kinds > ENGINE_MAX_KINDS)
+        return cn_fail(err, CN_ERR_RUNTIME, "model '%s' declares more than %d event kinds",
+                       sc->model, ENGINE_MAX_KINDS);
+    if (n_devs < 1 || n_devs > ENGINE_MAX_DEVICES)
+        return cn_fail(err, CN_ERR_INPUT, "between 1 and %d devices can be used, not %d",
+                       ENGINE_MAX_DEVICES, n_devs);
+    device_ctx *live[ENGINE_MAX_DEVICES];
+    int n_live = 0;
+    for (int d = 0; d < n_devs; d++)
+        if (!devs[d]->failed)
+            live[n_live++] = devs[d];
+    if (n_live == 0)
+        return cn_fail(err, CN_ERR_RUNTIME, "every selected device has failed");
+    for (;;) {
+        int64_t failed_in = -1;
+        int rc = run_attempt(ops, sc, devs, n_devs, live, n_live, opt, res, &failed_in, err);
+        int d = rc ? failed_device(err, live, n_live) : -1;
+        int others = 0; /* devices left besides D (the attempt may have left some out) */
+        for (int i = 0; i < n_live; i++)
+            others += i != d && !live[i]->failed;
+        if (rc == 0 || d < 0 || others == 0 || sc->on_failure != ON_FAILURE_CONTINUE)
+            return rc;
+        /* the model could not go on without the device in place (it held state no other
+         * device has): the run starts again on the others, whose results are the same */
+        device_mark_failed(live[d], err->msg);
+        if (opt->log && failed_in < 0)
+            fprintf(opt->log, "clnetsim: warning: device %d '%s' failed at set-up and is left "
+                    "out: %s\n", live[d]->ordinal, live[d]->info.name, live[d]->failure);
+        else if (opt->log)
+            fprintf(opt->log, "clnetsim: warning: device %d '%s' failed in window %lld, and the "
+                    "state it held exists nowhere else, so the run starts again without it: "
+                    "%s\n", live[d]->ordinal, live[d]->info.name, (long long)failed_in,
+                    live[d]->failure);
+        int kept = 0;
+        for (int i = 0; i < n_live; i++)
+            if (!live[i]->failed)
+                live[kept++] = live[i];
+        n_live = kept;
+        cn_error_clear(err);
+    }
 }

@@ -85,6 +85,12 @@ typedef struct model_ops {
     /* Moves PARTITION's flows to device TO and reports the bytes moved. NULL when the model
      * cannot move partitions: the injector then runs every set where its partition lives. */
     int (*migrate)(struct model *m, int partition, int to, uint64_t *bytes, cn_error *err);
+    /* DEV failed in the window of PLAN (a set enqueued there, or the window's end): the model
+     * goes on without it and appends to PLAN the sets of the window that ran there and must
+     * run again elsewhere (the engine then runs them and ends the window again). Returns 0, or
+     * an error when it cannot go on without DEV's state: the engine then starts the run again
+     * without DEV. NULL: the model never goes on in place. */
+    int (*device_lost)(struct model *m, device_ctx *dev, window_plan *plan, cn_error *err);
     /* Reads back the few bytes that size the next window and says what comes next. */
     int (*end_window)(struct model *m, const window_plan *plan, window_outcome *out,
                       cn_error *err);
@@ -104,9 +110,18 @@ typedef struct engine_options {
      * the current window and its results so far are returned with RES->interrupted set.
      * NULL: never. */
     volatile sig_atomic_t *stop;
+    FILE *log;                 /* warnings (a device left out), or NULL */
 } engine_options;
 
-/* Runs SC on DEVS to the end and fills RES (counters, windows, wall time, per-device work). */
+/* Runs SC on DEVS to the end and fills RES (counters, windows, wall time, per-device work;
+ * every device of DEVS is reported, those marked failed too).
+ *
+ * Failing devices ([devices] on_failure, docs/when-things-go-wrong.md): a device already
+ * marked failed (at set-up, device_mark_failed) is not used. With on_failure = continue, a
+ * device whose call fails (cn_error.device) while others are left is marked failed and left
+ * out, with a warning line to OPT->log: in place when the model can go on without it
+ * (model_ops.device_lost), otherwise by starting the run again on the others (results depend
+ * only on the scenario). With stop, or when no other device is left, the error ends the run. */
 int engine_run(const scenario *sc, device_ctx *const *devs, int n_devs,
                const engine_options *opt, run_results *res, cn_error *err);
 

@@ -68,6 +68,7 @@ int inject_init(injector *inj, const inject_config *cfg, int n_kinds, int n_devi
     inj->sets_per_device = zalloc(nd, sizeof *inj->sets_per_device);
     inj->events_per_device = zalloc(nd, sizeof *inj->events_per_device);
     inj->bytes_moved = zalloc(nd, sizeof *inj->bytes_moved);
+    inj->lost = zalloc(nd, sizeof *inj->lost);
     inj->threshold = zalloc(nk, sizeof *inj->threshold);
     inj->crossover = zalloc(nk, sizeof *inj->crossover);
     struct inject_private *pv = inj->priv = zalloc(1, sizeof *inj->priv);
@@ -84,7 +85,7 @@ int inject_init(injector *inj, const inject_config *cfg, int n_kinds, int n_devi
         pv->plan_order = zalloc((size_t)n_partitions, sizeof *pv->plan_order);
     }
     if (!inj->device_class || !inj->home || !inj->backlog_s || !inj->sets_per_device ||
-        !inj->events_per_device || !inj->bytes_moved || !inj->threshold || !inj->crossover ||
+        !inj->events_per_device || !inj->bytes_moved || !inj->lost || !inj->threshold || !inj->crossover ||
         !pv || !pv->tries || !pv->in_flight || !pv->slowdown || !pv->pinned_window ||
         !pv->pinned_device || !pv->pinned_policy || !pv->planned_s || !pv->group_at ||
         !pv->group_n || !pv->plan_order ||
@@ -139,6 +140,7 @@ void inject_free(injector *inj)
     free(inj->sets_per_device);
     free(inj->events_per_device);
     free(inj->bytes_moved);
+    free(inj->lost);
     free(inj->threshold);
     free(inj->crossover);
     feedback_free(&inj->feedback);
@@ -151,7 +153,8 @@ void inject_free(injector *inj)
 static void choose_mode(injector *inj, int64_t window, int n_sets)
 {
     int64_t busy = inj->cfg.busy > 0 ? inj->cfg.busy : 1;
-    int full = (int64_t)n_sets > busy * inj->n_devices; /* n_sets / n_devices > busy */
+    /* n_sets / devices > busy, counting the devices left */
+    int full = (int64_t)n_sets > busy * inject_live_devices(inj);
     inject_policy want = full ? INJECT_RAPID : INJECT_ADVANCED;
     struct inject_private *pv = inj->priv;
     if (!pv->mode_chosen) {
@@ -301,7 +304,8 @@ inject_decision inject_decide(injector *inj, int kind, int partition, uint64_t m
     if (partition >= 0 && partition < inj->n_partitions) {
         d.from = inj->home[partition];
         struct inject_private *pv = inj->priv;
-        if (pv->pinned_window[partition] == inj->window) {
+        if (pv->pinned_window[partition] == inj->window &&
+            !inj->lost[pv->pinned_device[partition]]) {
             d.device = pv->pinned_device[partition];
             d.policy = pv->pinned_policy[partition];
         } else {
@@ -358,6 +362,40 @@ void inject_enqueued(injector *inj, const inject_decision *d, uint64_t multiplic
     r->backlog_s = p > 0 && isfinite(p) ? p : 0;
     inj->backlog_s[d->device] += r->backlog_s;
     inj->priv->in_flight[d->device]++;
+}
+
+int inject_live_devices(const injector *inj)
+{
+    int n = 0;
+    for (int d = 0; d < inj->n_devices; d++)
+        n += !inj->lost[d];
+    return n;
+}
+
+int inject_device_lost(injector *inj, int device)
+{
+    if (device < 0 || device >= inj->n_devices || inj->lost[device])
+        return 0;
+    if (inject_live_devices(inj) < 2)
+        return -1;
+    inj->lost[device] = 1;
+    inj->backlog_s[device] = 0;
+    for (int p = 0; p < inj->n_partitions; p++) {
+        if (inj->home[p] != device)
+            continue;
+        int best = -1, best_n = 0;
+        for (int d = 0; d < inj->n_devices; d++) {
+            if (inj->lost[d])
+                continue;
+            int n = 0;
+            for (int q = 0; q < inj->n_partitions; q++)
+                n += inj->home[q] == d;
+            if (best < 0 || n < best_n)
+                best = d, best_n = n;
+        }
+        inj->home[p] = best;
+    }
+    return 0;
 }
 
 /* Takes back what R added to its device's backlog. */

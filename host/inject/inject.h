@@ -121,6 +121,7 @@ typedef struct injector {
     double *crossover;
     int64_t window;           /* current window */
     int sets_in_window;
+    int *lost;                /* per device: left out after a failure (inject_device_lost) */
     feedback_table feedback;
     /* private bookkeeping of decisions not yet completed, the trace, the test hook */
     struct inject_private *priv;
@@ -159,6 +160,14 @@ inject_decision inject_decide(injector *inj, int kind, int partition, uint64_t m
  * (0 when none). */
 void inject_enqueued(injector *inj, const inject_decision *d, uint64_t multiplicity,
                      uint64_t moved_bytes, double move_seconds);
+/* DEVICE failed and the run goes on without it: no policy chooses it again, and the
+ * partitions it was home to move to the live devices, each to the one with the fewest
+ * partitions (the lowest number among equals), without a migration: the model gives them to
+ * the device that runs them. Returns 0, or -1 when no other device is live (nothing
+ * changes). */
+int inject_device_lost(injector *inj, int device);
+/* The devices not lost. */
+int inject_live_devices(const injector *inj);
 /* The set of decision ID finished after SECONDS of device time. */
 void inject_complete(injector *inj, uint64_t id, double seconds);
 /* Every set enqueued so far has finished (the model waited for it), though its time may be

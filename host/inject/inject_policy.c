@@ -31,7 +31,7 @@ static int calibration_device(const injector *inj, int kind, int home)
     const uint64_t *tries = inj->priv->tries + (size_t)kind * (size_t)inj->n_devices;
     int best = -1;
     for (int d = 0; d < inj->n_devices; d++) {
-        if (has_samples(inj, kind, d) || tries[d] >= INJECT_CALIBRATION_TRIES)
+        if (inj->lost[d] || has_samples(inj, kind, d) || tries[d] >= INJECT_CALIBRATION_TRIES)
             continue;
         if (best < 0 || tries[d] < tries[best] || (tries[d] == tries[best] && d == home))
             best = d;
@@ -43,7 +43,7 @@ static int count_class(const injector *inj, inject_device_class c)
 {
     int n = 0;
     for (int d = 0; d < inj->n_devices; d++)
-        n += inj->device_class[d] == c;
+        n += inj->device_class[d] == c && !inj->lost[d];
     return n;
 }
 
@@ -76,7 +76,7 @@ static int rapid_device(injector *inj, int home, const inject_set *sets, int n)
     }
     int turn = (int)(inj->priv->turn[c]++ % (uint64_t)count);
     for (int d = 0; d < inj->n_devices; d++)
-        if (inj->device_class[d] == c && turn-- == 0)
+        if (inj->device_class[d] == c && !inj->lost[d] && turn-- == 0)
             return d;
     return 0; /* not reached: count counts the devices of class c */
 }
@@ -126,7 +126,7 @@ static int advanced_device(const injector *inj, int home, const inject_set *sets
     double best_finish = 0;
     for (int d = 0; d < inj->n_devices; d++) {
         double pred = inject_predict_sets(inj, d, sets, n);
-        if (d == home || !(pred >= 0))
+        if (d == home || inj->lost[d] || !(pred >= 0))
             continue;
         double horizon = inj->cfg.hold > 1 ? (double)inj->cfg.hold : 1.0;
         double f = inj->backlog_s[d] + inject_move_seconds(inj, home, d, bytes) / horizon + pred;
@@ -181,8 +181,14 @@ int inject_choose_sets(injector *inj, int partition, const inject_set *sets, int
     if (!inj->cfg.can_migrate)
         return home;
     int every = inj->priv->migrate_every;
+    if (every > 0 && inj->window % every == 0) { /* the next device left */
+        int next = (home + 1) % inj->n_devices;
+        while (inj->lost[next])
+            next = (next + 1) % inj->n_devices;
+        return next;
+    }
     if (every > 0)
-        return inj->window % every == 0 ? (home + 1) % inj->n_devices : home;
+        return home;
     if (p == INJECT_STATIC)
         return home;
     for (int i = 0; i < n; i++) {
@@ -205,7 +211,8 @@ static int best_of_class(const injector *inj, int kind, inject_device_class c, d
     double best_t = 0;
     for (int d = 0; d < inj->n_devices; d++) {
         double ad, bd;
-        if (inj->device_class[d] != c || feedback_fit(&inj->feedback, kind, d, &ad, &bd) != 0)
+        if (inj->device_class[d] != c || inj->lost[d] ||
+            feedback_fit(&inj->feedback, kind, d, &ad, &bd) != 0)
             continue;
         double t = ad + bd * at;
         if (best < 0 || t < best_t) {

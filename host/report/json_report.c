@@ -119,9 +119,14 @@ void report_print_json(const run_results *r, FILE *out)
         fprintf(out, ", \"type\": ");
         json_print_string(out, d->type);
         fprintf(out, ", \"event_sets\": %llu, \"events\": %llu, \"busy_s\": %.6f, "
-                "\"share\": %.6f, \"bytes_moved\": %llu}",
+                "\"share\": %.6f, \"bytes_moved\": %llu",
                 (unsigned long long)d->event_sets, (unsigned long long)d->events, d->busy_s,
                 d->share, (unsigned long long)d->bytes_moved);
+        if (d->failed) { /* left out under [devices] on_failure = continue */
+            fprintf(out, ", \"failed\": true, \"error\": ");
+            json_print_string(out, d->failure);
+        }
+        fputc('}', out);
     }
     fprintf(out, "%s],\n", r->n_devices ? "\n  " : "");
     const inject_report *ij = &r->injector;

@@ -18,6 +18,9 @@ typedef struct device_report {
     uint64_t bytes_moved;   /* partition migrations to this device */
     double busy_s;
     double share;           /* its events over the events of every device */
+    /* the run went on without it ([devices] on_failure = continue): its error's first line */
+    int failed;
+    char failure[512];
 } device_report;
 
 /* What the injector did (docs/injector.md). */

@@ -91,11 +91,14 @@ void report_print_summary(const run_results *r, FILE *out)
     }
     fprintf(out, "wall         %.3f s simulation + %.3f s setup, %.3g events/s\n", r->wall_s,
             r->setup_s, r->wall_s > 0 ? (double)events / r->wall_s : 0.0);
-    for (int i = 0; i < r->n_devices; i++)
+    for (int i = 0; i < r->n_devices; i++) {
         fprintf(out, "device       %s (%s, %s): %llu event sets, %.1f%% of the events, busy "
                 "%.3f s\n", r->devices[i].name, r->devices[i].platform, r->devices[i].type,
                 (unsigned long long)r->devices[i].event_sets, 100.0 * r->devices[i].share,
                 r->devices[i].busy_s);
+        if (r->devices[i].failed)
+            fprintf(out, "             failed and left out: %s\n", r->devices[i].failure);
+    }
     if (r->n_devices > 1) {
         const inject_report *ij = &r->injector;
         fprintf(out, "injector     %s: %llu rapid and %llu advanced decisions, %llu migrations, "

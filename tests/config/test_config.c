@@ -34,7 +34,7 @@ static int load_ok_at(const char *file, int line, const char *text, const char *
         o[n].text = ov[n];
         n++;
     }
-    cn_error err = {0, ""};
+    cn_error err = {0};
     int rc = config_load_string("t.ini", text, o, n, sc, &err);
     check_at(file, line, rc == 0, "load failed: %s", err.msg);
     return rc;
@@ -49,7 +49,7 @@ static void expect_error_at(const char *file, int line, const char *text, const 
                             const char *const *want)
 {
     config_override o = {ov};
-    cn_error err = {0, ""};
+    cn_error err = {0};
     scenario sc;
     int rc = config_load_string("t.ini", text, &o, ov ? 1 : 0, &sc, &err);
     check_at(file, line, rc == CN_ERR_INPUT && err.code == CN_ERR_INPUT,
@@ -73,7 +73,7 @@ static void expect_message_at(const char *file, int line, const char *text,
         o[n].text = ov[n];
         n++;
     }
-    cn_error err = {0, ""};
+    cn_error err = {0};
     scenario sc;
     int rc = config_load_string("t.ini", text, o, n, &sc, &err);
     check_at(file, line, rc == CN_ERR_INPUT && err.code == CN_ERR_INPUT,
@@ -88,7 +88,7 @@ static void expect_message_at(const char *file, int line, const char *text,
 static void expect_file_error_at(const char *file, int line, const char *path,
                                  const char *const *want)
 {
-    cn_error err = {0, ""};
+    cn_error err = {0};
     scenario sc;
     int rc = config_load(path, NULL, 0, &sc, &err);
     check_at(file, line, rc == CN_ERR_INPUT, "expected CN_ERR_INPUT, got %d (%s)", rc, err.msg);
@@ -189,7 +189,7 @@ static void check_round_trip_at(const char *file, int line, const scenario *sc)
         return;
     scenario back;
     memset(&back, 0xA5, sizeof back); /* the loader must set every byte, padding included */
-    cn_error err = {0, ""};
+    cn_error err = {0};
     int rc = config_load_string(sc->path, text, NULL, 0, &back, &err);
     check_at(file, line, rc == 0, "reload of the dump failed: %s\n%s", err.msg, text);
     if (rc == 0) {
@@ -349,9 +349,10 @@ static void test_defaults(void)
     CHECK_I64(sc.distance_threshold_mm, 0);
     CHECK_I64(sc.assessment_delay_ns, 0);
     CHECK_I64(sc.assessment_windows, 0);
+    CHECK_I64(sc.on_failure, ON_FAILURE_STOP);
 
     /* No file at all: defaults, and path "". */
-    cn_error err = {0, ""};
+    cn_error err = {0};
     scenario none;
     CHECK(config_load(NULL, NULL, 0, &none, &err) == 0);
     CHECK(none.path[0] == '\0');
@@ -519,7 +520,7 @@ static void test_errors_names(void)
     EXPECT_ERROR("[network]\nx = 1\n", NULL, "t.ini:2: unknown section [network]",
                  "expected one of: simulation, topology, areas, connectivity, mobility, "
                  "mobility.group NAME, traffic, traffic.flow NAME, flood, resources, partition, "
-                 "inject");
+                 "inject, devices");
     EXPECT_ERROR("\n[flood]\nrelay_dealy = 1\n", NULL,
                  "t.ini:3: [flood] unknown key 'relay_dealy'; did you mean 'relay_delay'?");
     EXPECT_ERROR("[flood]\ndrop = 0.1\n", NULL, "t.ini:2: [flood] unknown key 'drop'",
@@ -701,6 +702,8 @@ static void test_errors_cross(void)
                  "static, rapid, advanced, hybrid");
     EXPECT_ERROR("[inject]\ncalibration_share = 1.5\n", NULL,
                  "t.ini:2: [inject] calibration_share = 1.5");
+    EXPECT_ERROR("[devices]\non_failure = retry\n", NULL, "t.ini:2: [devices] on_failure",
+                 "stop, continue");
     EXPECT_ERROR("[partition]\nretile = -1\n", NULL, "t.ini:2: [partition] retile = -1");
     EXPECT_ERROR("[mobility]\nspeed_min = 5\nspeed_max = 1\n", NULL,
                  "t.ini:3: [mobility] speed_min = 5 m/s is above speed_max = 1 m/s",
@@ -765,7 +768,7 @@ static void test_errors_cross(void)
     EXPECT_ERROR("[mobility]\nspeed_min = 2\n", "mobility.speed_max=1",
                  "-s argument 'mobility.speed_max=1': [mobility] speed_min = 2 m/s is above");
     /* Built-in defaults only: the message says so. */
-    cn_error err = {0, ""};
+    cn_error err = {0};
     scenario sc;
     config_override o = {"topology.rows=1"};
     config_override o2 = {"topology.cols=1"};
@@ -798,7 +801,7 @@ static void test_file_errors(void)
     fputs("; a real file\n[flood]\nttl = 3\nrelay_delay = 0.5\n", f);
     fclose(f);
     scenario sc;
-    cn_error err = {0, ""};
+    cn_error err = {0};
     config_override o = {"flood.ttl=4"};
     CHECK(config_load(path, &o, 1, &sc, &err) == 0);
     CHECK(strcmp(sc.path, path) == 0);
@@ -887,6 +890,7 @@ static void test_round_trips(void)
         "[flood]\ndrop_probability = 0.9999999999999999\n",
         "[flood]\ndrop_probability = 5e-324\n",
         "[flood]\ndrop_probability = 1\n",
+        "[devices]\non_failure = continue\n",
     };
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
         scenario sc;
@@ -902,8 +906,11 @@ static void test_round_trips(void)
         CHECK(text && strstr(text, "\n; nodes = 100 (rows x cols"));
         CHECK(text && strstr(text, "\nspacing = 100\n"));
         CHECK(text && strstr(text, "\ndestination = 99\n"));
+        CHECK(text && strstr(text, "\n[devices]\non_failure = stop\n"));
         free(text);
     }
+    if (LOAD_OK("[devices]\non_failure = continue\n", &sc) == 0)
+        CHECK_I64(sc.on_failure, ON_FAILURE_CONTINUE);
 }
 
 /* ---- scenario files ------------------------------------------------------------------------ */
@@ -984,7 +991,7 @@ static int test_scenario_files(void)
         char path[1400];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         scenario sc;
-        cn_error err = {0, ""};
+        cn_error err = {0};
         int rc = config_load(path, NULL, 0, &sc, &err);
         check_at(__FILE__, __LINE__, rc == 0, "%s: %s", names[i], err.msg);
         if (rc == 0) {
@@ -1587,7 +1594,8 @@ static void test_reference(void)
     int rows = 0;
     for (char *line = strstr(buf, "\n| "); line; line = strstr(line + 1, "\n| "))
         rows++;
-    CHECK_I64(rows, 63); /* header + 62 keys */
+    CHECK_I64(rows, 64); /* header + 63 keys */
+    CHECK(strstr(buf, "| devices | on_failure | choice | stop, continue | stop |") != NULL);
     CHECK(strstr(buf, "| mobility.group NAME | nodes | id ranges | first-last, ..., ids < nodes | "
                       "(required) |"));
     /* the keys of a flow, their defaults [traffic]'s */
@@ -2017,7 +2025,7 @@ static void test_flows_overrides(void)
         CHECK_ROUND_TRIP(&sc);
     }
     /* no file at all */
-    cn_error err = {0, ""};
+    cn_error err = {0};
     config_override o[2] = {{"traffic.flow.x.destination=broadcast"},
                             {"traffic.flow.x.source=all"}};
     CHECK(config_load(NULL, o, 2, &sc, &err) == 0);
@@ -2116,7 +2124,7 @@ static void test_flows_errors(void)
     EXPECT_MESSAGE("[network]\nx = 1\n",
                    "t.ini:2: unknown section [network] (key 'x'); expected one of: simulation, "
                    "topology, areas, connectivity, mobility, mobility.group NAME, traffic, "
-                   "traffic.flow NAME, flood, resources, partition, inject");
+                   "traffic.flow NAME, flood, resources, partition, inject, devices");
 
     /* source */
     static const struct {

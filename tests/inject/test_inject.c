@@ -581,6 +581,78 @@ static void test_calibration(void)
     inject_free(&inj);
 }
 
+/* ---- a lost device ----------------------------------------------------------------------- */
+
+static void test_lost_device(void)
+{
+    inject_config c = config(INJECT_RAPID);
+    c.threshold = 100;
+    injector inj;
+    /* four partitions at home on devices 1, 1, 2 and 0; device 1, a GPU, is lost */
+    CHECK(inject_init(&inj, &c, 1, 3, cpu_gpu_gpu, 4, (const int[]){1, 1, 2, 0}) == 0);
+    for (int d = 0; d < 3; d++)
+        feed(&inj, 0, d, d ? gpu_time : cpu_time);
+    CHECK(inject_device_lost(&inj, 1) == 0);
+    CHECK_I64(inject_live_devices(&inj), 2);
+    /* its partitions go to the live device with the fewest (0 and 2 have one each: the lower
+     * number), then to 2; that is no migration */
+    CHECK_I64(inj.home[0], 0);
+    CHECK_I64(inj.home[1], 2);
+    CHECK_U64(inj.migrations, 0);
+    /* rapid: large sets to the one GPU left, small ones to the CPU */
+    inject_window_begin(&inj, 0, 4);
+    for (int i = 0; i < 4; i++)
+        CHECK_I64(inject_decide(&inj, 0, i, 1000, 0).device, 2);
+    CHECK_I64(inject_decide(&inj, 0, 0, 1, 0).device, 0);
+    /* the last device left cannot be lost: nothing changes */
+    CHECK(inject_device_lost(&inj, 0) == 0);
+    CHECK(inject_device_lost(&inj, 2) == -1);
+    CHECK_I64(inject_live_devices(&inj), 1);
+    CHECK_I64(inject_decide(&inj, 0, 3, 1, 0).device, 2);
+    inject_free(&inj);
+
+    /* calibration never tries a lost device: each live one twice */
+    c = config(INJECT_ADVANCED);
+    CHECK(inject_init(&inj, &c, 1, 3, cpu_gpu_gpu, 1, (const int[]){0}) == 0);
+    CHECK(inject_device_lost(&inj, 1) == 0);
+    static const int want[] = {0, 2, 2, 0};
+    for (int i = 0; i < 4; i++)
+        CHECK_I64(run_set(&inj, 0, 0, 100, 0, i % 2 ? 1e-4 : 1e-3).device, want[i]);
+    /* advanced: device 1 would be fastest, but it is lost */
+    feed(&inj, 0, 1, gpu_fast_always);
+    feed(&inj, 0, 2, gpu_slow_per_event);
+    CHECK_I64(inject_decide(&inj, 0, 0, 100, 0).device, 0);
+    inject_free(&inj);
+
+    /* a partition the window's plan put on a device that is lost then goes elsewhere */
+    CHECK(inject_init(&inj, &c, 1, 3, cpu_gpu_gpu, 1, (const int[]){2}) == 0);
+    for (int d = 0; d < 3; d++)
+        feed(&inj, 0, d, d ? gpu_time : cpu_time);
+    const inject_set one = {0, 0, 1000, 0};
+    CHECK(inject_window_plan(&inj, 0, &one, 1) == 0);
+    CHECK(inject_device_lost(&inj, 2) == 0);
+    CHECK_I64(inj.home[0], 0);
+    CHECK(inject_decide(&inj, 0, 0, 1000, 0).device != 2);
+    inject_free(&inj);
+
+    /* hybrid counts the devices left: 5 sets over 2 devices are more than busy = 2 each */
+    c = config(INJECT_HYBRID);
+    CHECK(inject_init(&inj, &c, 1, 3, cpu_gpu_gpu, 1, NULL) == 0);
+    CHECK(inject_device_lost(&inj, 1) == 0);
+    inject_window_begin(&inj, 0, 5);
+    CHECK_I64(inj.mode, INJECT_RAPID);
+    inject_free(&inj);
+
+    /* the migration hook skips a lost device too */
+    setenv("CLNETSIM_TEST_MIGRATE_EVERY", "1", 1);
+    CHECK(inject_init(&inj, &c, 1, 3, cpu_gpu_gpu, 1, (const int[]){0}) == 0);
+    unsetenv("CLNETSIM_TEST_MIGRATE_EVERY");
+    CHECK(inject_device_lost(&inj, 1) == 0);
+    inject_window_begin(&inj, 0, 1);
+    CHECK_I64(inject_decide(&inj, 0, 0, 1, 0).device, 2);
+    inject_free(&inj);
+}
+
 /* ---- plans: one device per partition and window ----------------------------------------- */
 
 static void test_window_plan(void)
@@ -896,6 +968,7 @@ int main(void)
     test_static();
     test_no_migration_any_policy();
     test_calibration();
+    test_lost_device();
     test_window_plan();
     test_calibration_share();
     test_trace();

@@ -67,7 +67,8 @@ typedef struct flood_replica {
     int64_t pk_tab_round;
     uint32_t pk_groups;
     int pk_local, pk_ran;
-    int64_t *pk_stats;
+    int64_t *pk_stats, *pk_read; /* PK_READ: the rows read back, kept once the round is whole */
+    int dead;               /* failed and left out: whole packets go on without it */
     size_t ls_place, ls_move, ls_csr, ls_transmit, ls_gather, ls_export,
         ls_retile, ls_cap;
     size_t max_groups;      /* work-groups of a transmit launch that fill the device */
@@ -499,6 +500,12 @@ uint64_t flood_resources_bytes(const struct model *m);
 /* flood_packets.c: whole packets (static scenarios). */
 int flood_packets_enabled(void);
 int flood_packets_wanted(const struct model *m);
+/* The packets a run floods (created before its end); -1 with ERR set on failure. */
+int64_t flood_packets_count(struct model *m, cn_error *err);
+/* The work-groups device D floods PACKETS packets with at a time, and the device bytes each
+ * holds (frontier, seen bitset, node states, statistics row). */
+uint64_t flood_packets_groups(const struct model *m, const device_ctx *d, int64_t packets);
+uint64_t flood_packets_group_bytes(const struct model *m);
 int flood_packets_setup(struct model *m, cn_error *err);
 int flood_packets_plan(struct model *m, window_plan *plan);
 int flood_packets_run(struct model *m, flood_replica *r, int chunk, cl_event *ev, cn_error *err);
@@ -508,5 +515,9 @@ void flood_packets_results(const struct model *m, run_results *r);
  * with whole packets, REACHED_NS becomes the creation time of the first packet not run. */
 void flood_interrupted_results(struct model *m, run_results *r);
 void flood_packets_free(struct model *m);
+/* model_ops.device_lost: with whole packets, the chunks of the round under way that DEV ran
+ * are appended to PLAN and DEV is left out; the window loop cannot go on in place (its
+ * partitions' seen bits live only on their home). */
+int flood_device_lost(struct model *m, device_ctx *dev, window_plan *plan, cn_error *err);
 
 #endif

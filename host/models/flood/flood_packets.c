@@ -123,27 +123,12 @@ static int setup_replica(struct model *m, flood_replica *r, cn_error *err)
         r->pk_local = 0;
     if (rc)
         return rc;
-    /* Each work-group holds a seen bitset and a frontier of N entries. As many groups as keep
-     * the device busy, no more than there are packets, and within a quarter of the device's
-     * memory and its largest single allocation. */
     uint64_t state_words = m->scheme ? SCHEME_STATE_WORDS : 0;
-    uint64_t per_group = (uint64_t)m->n * 4 * (1 + state_words) + (uint64_t)m->words * 4;
-    uint64_t cu = d->info.compute_units ? d->info.compute_units : 1;
-    uint64_t groups = cu * (r->cpu ? PACKET_GROUPS_CPU : PACKET_GROUPS_GPU);
-    if (groups > (uint64_t)m->pk_total)
-        groups = (uint64_t)m->pk_total;
-    uint64_t mem_cap = d->info.global_mem / 4 / per_group;
-    /* the largest single buffer: the frontiers, or the schemes' node states */
-    uint64_t alloc_cap = d->info.max_alloc / ((uint64_t)m->n * 4 * (m->scheme ? state_words : 1));
-    if (groups > mem_cap)
-        groups = mem_cap;
-    if (groups > alloc_cap)
-        groups = alloc_cap;
-    if (groups < 1)
-        groups = 1;
+    uint64_t groups = flood_packets_groups(m, d, m->pk_total);
     r->pk_groups = (uint32_t)groups;
     r->pk_stats = calloc(groups * PS_ROW, sizeof *r->pk_stats);
-    if (!r->pk_stats)
+    r->pk_read = calloc(groups * PS_ROW, sizeof *r->pk_read);
+    if (!r->pk_stats || !r->pk_read)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for packet statistics");
     for (uint64_t g = 0; g < groups; g++)
         r->pk_stats[g * PS_ROW + PS_END] = -1;
@@ -176,6 +161,34 @@ static int setup_replica(struct model *m, flood_replica *r, cn_error *err)
     return rc;
 }
 
+uint64_t flood_packets_groups(const struct model *m, const device_ctx *d, int64_t packets)
+{
+    /* Each work-group holds a seen bitset and a frontier of N entries. As many groups as keep
+     * the device busy, no more than there are packets, and within a quarter of the device's
+     * memory and its largest single allocation. */
+    uint64_t state_words = m->scheme ? SCHEME_STATE_WORDS : 0;
+    uint64_t per_group = (uint64_t)m->n * 4 * (1 + state_words) + (uint64_t)m->words * 4;
+    uint64_t cu = d->info.compute_units ? d->info.compute_units : 1;
+    int cpu = (d->info.type & CL_DEVICE_TYPE_CPU) != 0;
+    uint64_t groups = cu * (cpu ? PACKET_GROUPS_CPU : PACKET_GROUPS_GPU);
+    if (groups > (uint64_t)packets)
+        groups = (uint64_t)packets;
+    uint64_t mem_cap = d->info.global_mem / 4 / per_group;
+    /* the largest single buffer: the frontiers, or the schemes' node states */
+    uint64_t alloc_cap = d->info.max_alloc / ((uint64_t)m->n * 4 * (m->scheme ? state_words : 1));
+    if (groups > mem_cap)
+        groups = mem_cap;
+    if (groups > alloc_cap)
+        groups = alloc_cap;
+    return groups < 1 ? 1 : groups;
+}
+
+uint64_t flood_packets_group_bytes(const struct model *m)
+{
+    uint64_t state_words = m->scheme ? SCHEME_STATE_WORDS : 0;
+    return (uint64_t)m->n * 4 * (1 + state_words) + (uint64_t)m->words * 4 + PS_ROW * 8;
+}
+
 /* Traffic flows: the packets of the run, counted from a departures list of their own (the
  * model's is consumed round by round); -1 with ERR set on failure. */
 static int64_t count_departures(struct model *m, cn_error *err)
@@ -195,9 +208,14 @@ static int64_t count_departures(struct model *m, cn_error *err)
     return n;
 }
 
+int64_t flood_packets_count(struct model *m, cn_error *err)
+{
+    return m->flows ? count_departures(m, err) : packets_to_run(&m->sc);
+}
+
 int flood_packets_setup(struct model *m, cn_error *err)
 {
-    m->pk_total = m->flows ? count_departures(m, err) : packets_to_run(&m->sc);
+    m->pk_total = flood_packets_count(m, err);
     if (m->pk_total < 0)
         return CN_ERR_RUNTIME;
     int rc = 0;
@@ -257,6 +275,8 @@ int flood_packets_plan(struct model *m, window_plan *plan)
 {
     for (int d = 0; d < m->n_rep; d++)
         m->rep[d].pk_ran = 0;
+    for (int c = 0; c < m->pk_chunks; c++)
+        m->pk_ran_on[c] = -1;
     if (m->pk_next >= m->pk_total)
         return 0;
     uint64_t count = (uint64_t)(m->pk_total - m->pk_next);
@@ -360,9 +380,8 @@ int flood_packets_run(struct model *m, flood_replica *r, int chunk, cl_event *ev
     return rc;
 }
 
-/* Traffic flows: the round's records, from the device that ran each chunk, into the flows'
- * sums and the packet records (flood_traffic.c). */
-static int round_records(struct model *m, cn_error *err)
+/* Traffic flows: the round's records, from the device that ran each chunk. */
+static int read_records(struct model *m, cn_error *err)
 {
     int rc = 0;
     for (int c = 0; c < m->pk_chunks && !rc; c++) {
@@ -374,6 +393,14 @@ static int round_records(struct model *m, cn_error *err)
                        (size_t)m->pk_count[c] * PACKET_REC * 8,
                        m->pk_rec_host + PACKET_REC * base, 1, err);
     }
+    return rc;
+}
+
+/* The round's records, read back, into the flows' sums and the packet records
+ * (flood_traffic.c). */
+static int round_records(struct model *m, cn_error *err)
+{
+    int rc = 0;
     int64_t n = m->pk_next - m->pk_round_k0;
     for (int64_t q = 0; q < n && !rc; q++) {
         const uint32_t *e = m->pk_tab_host + 4 * q;
@@ -411,17 +438,25 @@ static void sum_rows(const struct model *m, int64_t out[PS_ROW])
 int flood_packets_end(struct model *m, window_outcome *out, cn_error *err)
 {
     /* the read-backs wait for the round on every device that ran a chunk of it; the rows
-     * give the progress line its events */
+     * give the progress line its events. They are kept only once every one has come back:
+     * when a device fails, its chunks run again elsewhere (flood_device_lost) and the rows it
+     * had returned for the rounds before are its share of the results. */
     int rc = 0;
     for (int d = 0; d < m->n_rep && !rc; d++) {
         flood_replica *r = &m->rep[d];
         if (r->pk_ran)
             rc = dbuf_read(r->dev, &r->pk_rows, 0, (size_t)r->pk_groups * PS_ROW * 8,
-                           r->pk_stats, 1, err);
+                           r->pk_read, 1, err);
     }
     if (!rc && m->flows)
-        rc = round_records(m, err);
+        rc = read_records(m, err);
     if (rc)
+        return rc;
+    for (int d = 0; d < m->n_rep; d++)
+        if (m->rep[d].pk_ran)
+            memcpy(m->rep[d].pk_stats, m->rep[d].pk_read,
+                   (size_t)m->rep[d].pk_groups * PS_ROW * sizeof *m->rep[d].pk_read);
+    if (m->flows && (rc = round_records(m, err)) != 0)
         return rc;
     int64_t s[PS_ROW];
     sum_rows(m, s);
@@ -489,11 +524,42 @@ void flood_packets_free(struct model *m)
                 clReleaseKernel(ks[i]);
         r->k_packets = r->k_packets_local = r->k_packets_one = NULL;
         free(r->pk_stats);
-        r->pk_stats = NULL;
+        free(r->pk_read);
+        r->pk_stats = r->pk_read = NULL;
     }
     free(m->pk_tab_host);
     free(m->pk_flow_host);
     free(m->pk_rec_host);
     m->pk_tab_host = m->pk_flow_host = NULL;
     m->pk_rec_host = NULL;
+}
+
+int flood_device_lost(struct model *m, device_ctx *dev, window_plan *plan, cn_error *err)
+{
+    int d = flood_replica_index(m, dev);
+    if (d < 0)
+        return cn_fail(err, CN_ERR_RUNTIME, "internal error: device '%s' holds no flood state",
+                       dev->info.name);
+    if (!m->whole)
+        return cn_fail(err, CN_ERR_RUNTIME, "the window loop keeps each partition's seen bits "
+                       "only on the device that holds it, so a run cannot go on without "
+                       "device '%s' in place", dev->info.name);
+    if (plan->n_sets + m->pk_chunks > ENGINE_MAX_SETS)
+        return cn_fail(err, CN_ERR_RUNTIME, "internal error: no room to run chunks again");
+    /* Every device holds the whole graph, and its rows are kept only for the rounds that
+     * came back whole: its chunks of this round run again on the others, and what it
+     * returned before stays its share. */
+    flood_replica *r = &m->rep[d];
+    r->dead = 1;
+    r->pk_ran = 0;
+    for (int c = 0; c < m->pk_chunks; c++) {
+        if (m->pk_ran_on[c] != d)
+            continue;
+        m->pk_ran_on[c] = -1;
+        event_set *s = &plan->sets[plan->n_sets++];
+        s->kind = FLOOD_PACKETS;
+        s->partition = c;
+        s->multiplicity = (uint64_t)m->pk_count[c] * m->n;
+    }
+    return 0;
 }

@@ -5,6 +5,7 @@
 
 #include "cl/flood_layout.clh"
 #include "engine/partition.h"
+#include "models/flood/flood_memory.h"
 #include "models/flood/flood_model.h"
 
 static uint32_t env_u32(const char *name, uint32_t fallback)
@@ -907,6 +908,9 @@ int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs
             ext[1] = (sc->rows - 1) * sc->spacing_mm;
     }
     rc = cell_grid_choose(&m->grid, ext, sc->range_mm, m->n, err);
+    /* a scenario too large for a device is refused before anything is allocated */
+    if (!rc)
+        rc = flood_memory_check(m, err);
     for (int d = 0; d < n_devs && !rc; d++) {
         flood_replica *r = &m->rep[d];
         r->capped = -1;
@@ -974,6 +978,12 @@ void flood_destroy(struct model *m)
 {
     if (!m)
         return;
+    /* A run that failed may have left commands queued that read host arrays freed below (the
+     * non-blocking writes of descriptors and round tables): they finish first. Errors are
+     * ignored: a lost device has nothing left to finish. */
+    for (int d = 0; d < m->n_rep; d++)
+        if (m->rep[d].dev && m->rep[d].dev->queue)
+            (void)clFinish(m->rep[d].dev->queue);
     for (uint32_t p = 0; p < m->n_parts && m->offsets && m->neighbours; p++) {
         dbuf_release(&m->offsets[p], &m->acc);
         dbuf_release(&m->neighbours[p], &m->acc);

@@ -507,8 +507,9 @@ static int flood_results(struct model *m, run_results *r, cn_error *err)
 {
     int rc = m->whole ? 0 : flood_process_until(m, m->planned, err);
     for (int d = 0; d < m->n_rep && !rc; d++)
-        rc = dbuf_read(m->rep[d].dev, &m->rep[d].ctl, 0, sizeof m->rep[d].counters,
-                       m->rep[d].counters, 1, err);
+        if (!m->rep[d].dead) /* left out (whole packets): its counters were never used */
+            rc = dbuf_read(m->rep[d].dev, &m->rep[d].ctl, 0, sizeof m->rep[d].counters,
+                           m->rep[d].counters, 1, err);
     if (rc)
         return rc;
     snprintf(r->model, sizeof r->model, "%s", "flood");
@@ -680,6 +681,7 @@ const model_ops flood_model_ops = {
     .partition_home = flood_partition_home,
     .partition_bytes = flood_partition_bytes,
     .migrate = flood_migrate,
+    .device_lost = flood_device_lost,
     .end_window = flood_end_window,
     .results = flood_results,
     .destroy = flood_destroy,
