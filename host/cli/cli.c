@@ -24,6 +24,7 @@ static void print_usage(FILE *out)
             "\n"
             "commands:\n"
             "  run FILE.ini     run a scenario and print its summary\n"
+            "  resume FILE.ckpt continue a run from its checkpoint\n"
             "  bench [FILE.ini ...]  time scenarios on each device, check they agree\n"
             "  selftest         check every device against known answers\n"
             "  tune             measure the work-group sizes of every kernel on each device\n"
@@ -99,6 +100,8 @@ int cli_main(int argc, char **argv)
     }
     if (!strcmp(cmd, "run"))
         return cli_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "resume"))
+        return cli_resume(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench"))
         return cli_bench(argc - 1, argv + 1);
     if (!strcmp(cmd, "selftest"))
@@ -109,7 +112,7 @@ int cli_main(int argc, char **argv)
         return cmd_devices(argc - 1, argv + 1);
     if (!strcmp(cmd, "keys"))
         return cmd_keys(argc - 1, argv + 1);
-    fprintf(stderr, "clnetsim: unknown command '%s' (commands: run, bench, selftest, tune, devices, keys; see "
+    fprintf(stderr, "clnetsim: unknown command '%s' (commands: run, resume, bench, selftest, tune, devices, keys; see "
                     "clnetsim --help)\n", cmd);
     return CN_ERR_INPUT;
 }

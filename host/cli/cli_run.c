@@ -7,6 +7,7 @@
 #include "cli/cli_run.h"
 #include "config/config.h"
 #include "device/device.h"
+#include "engine/checkpoint.h"
 #include "engine/engine.h"
 #include "report/report.h"
 
@@ -24,7 +25,18 @@ typedef struct run_args {
     size_t work_group;
     const char *trace_inject;
     int show_feedback;
+    const char *checkpoint;        /* --checkpoint FILE */
+    int64_t checkpoint_every_ns;   /* --checkpoint-every, simulated time */
+    double checkpoint_wall_s;      /* --checkpoint-every with --checkpoint-clock wall */
+    int resume;                    /* `clnetsim resume`: SCENARIO is the checkpoint */
 } run_args;
+
+#define CHECKPOINT_USAGE                                                                    \
+    "      --checkpoint FILE.ckpt   write the run's state to FILE.ckpt (atomically) every\n"    \
+    "                               --checkpoint-every and when a signal stops the run\n"   \
+    "      --checkpoint-every S     seconds between checkpoints: of simulated time, or\n"    \
+    "                               of wall time with --checkpoint-clock wall\n"           \
+    "      --checkpoint-clock C     sim (the default) or wall\n"
 
 static void print_run_usage(FILE *out)
 {
@@ -48,11 +60,41 @@ static void print_run_usage(FILE *out)
             "      --work-group N           work-group size for every kernel (power of two)\n"
             "      --trace-inject FILE.csv  one row per injector decision (docs/injector.md)\n"
             "      --show-feedback          print the injector's feedback table at the end\n"
+            CHECKPOINT_USAGE
             "  -h, --help                   this text\n"
             "\n"
             "SIGINT (Ctrl-C) or SIGTERM stops the run at the end of the current window;\n"
             "its results so far are written, marked \"complete\": false (a second signal\n"
-            "kills the process).\n"
+            "kills the process), and with --checkpoint a checkpoint to resume from.\n"
+            "\n"
+            "Exit status: 0 success, 1 device or runtime failure, 2 bad input, 130 or 143\n"
+            "stopped by SIGINT or SIGTERM.\n");
+}
+
+static void print_resume_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: clnetsim resume FILE.ckpt [options]\n"
+            "\n"
+            "Continues the run saved in the checkpoint FILE.ckpt (written by clnetsim run\n"
+            "--checkpoint) to its end, on any devices. The checkpoint holds the scenario;\n"
+            "the results are those of the run never stopped.\n"
+            "\n"
+            "options:\n"
+            "  -d, --devices SPEC           devices to use (as for clnetsim run)\n"
+            "  -j, --json FILE              write the results as JSON (atomically)\n"
+            "      --packets FILE.csv       the per-packet rows (the checkpointed run must\n"
+            "                               have kept them: it ran with --packets)\n"
+            "  -q, --quiet                  no summary, no progress line\n"
+            "      --dump-config            print the checkpoint's configuration and exit\n"
+            "      --work-group N           work-group size for every kernel (power of two)\n"
+            "      --trace-inject FILE.csv  one row per injector decision (docs/injector.md)\n"
+            "      --show-feedback          print the injector's feedback table at the end\n"
+            CHECKPOINT_USAGE
+            "  -h, --help                   this text\n"
+            "\n"
+            "With --checkpoint-every and no --checkpoint, the checkpoints go to FILE.ckpt.\n"
+            "A damaged checkpoint, or a file that is not one, is refused with exit status 2.\n"
             "\n"
             "Exit status: 0 success, 1 device or runtime failure, 2 bad input, 130 or 143\n"
             "stopped by SIGINT or SIGTERM.\n");
@@ -79,23 +121,66 @@ static void catch_stop_signals(void)
     sigaction(SIGTERM, &sa, NULL);
 }
 
+static const char *command_name = "run";
+
 static int usage_error(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "clnetsim run: ");
+    fprintf(stderr, "clnetsim %s: ", command_name);
     fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (see clnetsim run --help)\n");
+    fprintf(stderr, " (see clnetsim %s --help)\n", command_name);
     return CN_ERR_INPUT;
 }
 
-static int parse_run_args(int argc, char **argv, run_args *ra)
+/* --checkpoint-every and --checkpoint-clock, once all options are read. */
+static int checkpoint_period(run_args *ra, const char *every, const char *clock)
+{
+    if (clock && strcmp(clock, "sim") != 0 && strcmp(clock, "wall") != 0)
+        return usage_error("--checkpoint-clock '%s' must be sim or wall", clock);
+    if (!every)
+        return clock ? usage_error("%s needs --checkpoint-every", "--checkpoint-clock") : 0;
+    int64_t ns = 0;
+    if (decimal_to_scaled_int(every, 9, &ns) != 0 || ns <= 0)
+        return usage_error("--checkpoint-every '%s' must be a positive number of seconds",
+                           every);
+    if (clock && !strcmp(clock, "wall"))
+        ra->checkpoint_wall_s = (double)ns * 1e-9;
+    else
+        ra->checkpoint_every_ns = ns;
+    if (!ra->checkpoint && !ra->resume)
+        return usage_error("%s needs --checkpoint FILE", "--checkpoint-every");
+    if (!ra->checkpoint) /* resume: the checkpoint resumed from is brought up to date */
+        ra->checkpoint = ra->scenario;
+    return 0;
+}
+
+static int parse_run_args(int argc, char **argv, run_args *ra, int resume)
 {
     memset(ra, 0, sizeof *ra);
+    ra->resume = resume;
+    command_name = resume ? "resume" : "run";
+    const char *every = NULL, *clock = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            print_run_usage(stdout);
+            if (resume)
+                print_resume_usage(stdout);
+            else
+                print_run_usage(stdout);
             return -1;
+        } else if (cli_is_opt(a, NULL, "--checkpoint")) {
+            if (!(v = cli_option_value(argc, argv, &i, "--checkpoint")))
+                return usage_error("%s needs a file name", a);
+            ra->checkpoint = v;
+        } else if (cli_is_opt(a, NULL, "--checkpoint-every")) {
+            if (!(every = cli_option_value(argc, argv, &i, "--checkpoint-every")))
+                return usage_error("%s needs a number of seconds", a);
+        } else if (cli_is_opt(a, NULL, "--checkpoint-clock")) {
+            if (!(clock = cli_option_value(argc, argv, &i, "--checkpoint-clock")))
+                return usage_error("%s needs sim or wall", a);
+        } else if (resume && cli_is_opt(a, "-s", "--set")) {
+            return usage_error("%s cannot change a resumed run: the checkpoint holds its "
+                               "scenario", a);
         } else if (cli_is_opt(a, "-s", "--set")) {
             if (!(v = cli_option_value(argc, argv, &i, "--set")))
                 return usage_error("%s needs SECTION.KEY=VALUE", a);
@@ -137,12 +222,14 @@ static int parse_run_args(int argc, char **argv, run_args *ra)
         } else if (!ra->scenario) {
             ra->scenario = a;
         } else {
-            return usage_error("unexpected argument '%s': one scenario file per run", a);
+            return usage_error(resume ? "unexpected argument '%s': one checkpoint per run"
+                                      : "unexpected argument '%s': one scenario file per run",
+                               a);
         }
     }
     if (!ra->scenario)
-        return usage_error("%s", "needs a scenario file");
-    return 0;
+        return usage_error("%s", resume ? "needs a checkpoint file" : "needs a scenario file");
+    return checkpoint_period(ra, every, clock);
 }
 
 static int fail(const cn_error *err)
@@ -151,28 +238,108 @@ static int fail(const cn_error *err)
     return err->code ? err->code : CN_ERR_RUNTIME;
 }
 
-int cli_run(int argc, char **argv)
+/* The configuration as --dump-config prints it, which every checkpoint carries. */
+static char *scenario_text(const scenario *sc)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    config_dump(sc, f);
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* `resume`: the checkpoint CK read and checked, and the scenario it holds into SC. */
+static int load_checkpoint(const run_args *ra, ckpt_file *ck, scenario *sc, cn_error *err)
+{
+    int rc = ckpt_read(ck, ra->scenario, err);
+    const void *text = NULL, *path = NULL;
+    size_t text_len = 0, path_len = 0;
+    int64_t records = 0;
+    if (!rc)
+        rc = ckpt_find(ck, CKPT_SCENARIO, &text, &text_len, err);
+    if (!rc)
+        rc = ckpt_find(ck, CKPT_PATH, &path, &path_len, err);
+    if (!rc)
+        rc = ckpt_get_i64(ck, CKPT_RECORDS, &records, err);
+    if (rc)
+        return rc;
+    char *t = malloc(text_len + 1), name[1024];
+    if (!t)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    memcpy(t, text, text_len);
+    t[text_len] = '\0';
+    /* messages and results name the scenario the run was started with */
+    snprintf(name, sizeof name, "%.*s", (int)(path_len < sizeof name ? path_len : 0),
+             (const char *)path);
+    cn_error why = {0};
+    rc = config_load_string(name[0] ? name : ra->scenario, t, NULL, 0, sc, &why);
+    free(t);
+    if (rc)
+        return cn_fail(err, CN_ERR_INPUT, "cannot resume from '%s': the scenario it holds is "
+                       "refused: %s", ra->scenario, why.msg);
+    sc->record_packets = records != 0;
+    if (ra->packets && !records)
+        return cn_fail(err, CN_ERR_INPUT, "cannot write --packets '%s': the run saved in '%s' "
+                       "kept no per-packet rows (it ran without --packets); resume it without "
+                       "--packets", ra->packets, ra->scenario);
+    return 0;
+}
+
+/* The checkpoint path can be written: found out now rather than at the first checkpoint. */
+static int checkpoint_writable(const char *path, cn_error *err)
+{
+    json_output probe;
+    int rc = output_file_open(&probe, path, "checkpoint", err);
+    json_output_abort(&probe);
+    return rc;
+}
+
+static int run_or_resume(int argc, char **argv, int resume)
 {
     run_args ra;
-    int rc = parse_run_args(argc, argv, &ra);
+    int rc = parse_run_args(argc, argv, &ra, resume);
     if (rc)
         return rc < 0 ? CN_OK : rc;
     cn_error err = {0};
     scenario *sc = calloc(1, sizeof *sc);
+    ckpt_file ck = {0};
     if (!sc)
         return CN_ERR_RUNTIME;
-    if (config_load(ra.scenario, ra.overrides, ra.n_overrides, sc, &err) != 0) {
+    rc = resume ? load_checkpoint(&ra, &ck, sc, &err)
+                : config_load(ra.scenario, ra.overrides, ra.n_overrides, sc, &err);
+    if (rc != 0) {
+        ckpt_close(&ck);
         free(sc);
         return fail(&err);
     }
     if (ra.dump_config) {
         config_dump(sc, stdout);
+        ckpt_close(&ck);
         free(sc);
         return CN_OK;
+    }
+    char *text = NULL;
+    if (ra.checkpoint && !(text = scenario_text(sc)))
+        rc = cn_fail(&err, CN_ERR_RUNTIME, "out of host memory");
+    if (!rc && ra.checkpoint)
+        rc = checkpoint_writable(ra.checkpoint, &err);
+    if (rc) {
+        free(text);
+        ckpt_close(&ck);
+        free(sc);
+        return fail(&err);
     }
     catch_stop_signals(); /* before the temporary output files exist */
     json_output json = {0}, csv = {0};
     if (ra.json && json_output_open(&json, ra.json, &err) != 0) {
+        free(text);
+        ckpt_close(&ck);
         free(sc);
         return fail(&err);
     }
@@ -180,10 +347,13 @@ int cli_run(int argc, char **argv)
      * has succeeded, like the JSON */
     if (ra.packets && output_file_open(&csv, ra.packets, "packets CSV", &err) != 0) {
         json_output_abort(&json);
+        free(text);
+        ckpt_close(&ck);
         free(sc);
         return fail(&err);
     }
-    sc->record_packets = ra.packets != NULL;
+    if (!resume)
+        sc->record_packets = ra.packets != NULL;
     device_list list = {0};
     device_ctx *devs = calloc(ENGINE_MAX_DEVICES, sizeof *devs);
     int n_open = 0;
@@ -199,7 +369,12 @@ int cli_run(int argc, char **argv)
                               .trace_path = ra.trace_inject,
                               .show_feedback = ra.show_feedback ? stdout : NULL,
                               .stop = &stop_signal,
-                              .log = stderr};
+                              .log = stderr,
+                              .checkpoint = ra.checkpoint,
+                              .checkpoint_every_ns = ra.checkpoint_every_ns,
+                              .checkpoint_wall_s = ra.checkpoint_wall_s,
+                              .scenario_text = text,
+                              .resume = resume ? &ck : NULL};
         device_ctx *ptrs[ENGINE_MAX_DEVICES];
         for (int d = 0; d < n_open; d++)
             ptrs[d] = &devs[d];
@@ -230,8 +405,20 @@ int cli_run(int argc, char **argv)
     free(devs);
     device_list_free(&list);
     free(res);
+    free(text);
+    ckpt_close(&ck);
     free(sc);
     if (rc == 0 && stopped) /* the shell's convention: 128 + the signal's number */
         return 128 + stopped;
     return rc ? fail(&err) : CN_OK;
+}
+
+int cli_run(int argc, char **argv)
+{
+    return run_or_resume(argc, argv, 0);
+}
+
+int cli_resume(int argc, char **argv)
+{
+    return run_or_resume(argc, argv, 1);
 }

@@ -251,18 +251,65 @@ static int64_t test_raise_point(int *sig)
     return *sig ? (int64_t)n : -1;
 }
 
+/* Where a run starts and when its next checkpoint is due. */
+typedef struct run_start {
+    int64_t window;           /* the first window to run (a resumed run's is later than 0) */
+    int64_t windows_done;     /* windows run before it */
+    sim_time_ns next_sim;     /* a checkpoint is due once this simulated time is reached */
+    double next_wall;         /* or this wall time (wall_seconds) */
+    int64_t written;          /* checkpoints written */
+} run_start;
+
+/* Writes the checkpoint of the boundary before window NEXT: the engine's records, then the
+ * model's (docs/when-things-go-wrong.md, "Checkpoints and resuming"). */
+static int write_checkpoint(const model_ops *ops, struct model *m, const scenario *sc,
+                            const engine_options *opt, int64_t next, int64_t done,
+                            sim_time_ns reached, cn_error *err)
+{
+    ckpt_buf b = {0};
+    const char *text = opt->scenario_text ? opt->scenario_text : "";
+    ckpt_put(&b, CKPT_MODEL, ops->name, strlen(ops->name));
+    ckpt_put(&b, CKPT_SCENARIO, text, strlen(text));
+    ckpt_put(&b, CKPT_PATH, sc->path, strlen(sc->path));
+    ckpt_put_i64(&b, CKPT_RECORDS, sc->record_packets);
+    ckpt_put_i64(&b, CKPT_NEXT, next);
+    ckpt_put_i64(&b, CKPT_DONE, done);
+    ckpt_put_i64(&b, CKPT_REACHED, reached);
+    int rc = ops->save(m, next, &b, err);
+    if (!rc)
+        rc = ckpt_write(opt->checkpoint, &b, err);
+    ckpt_buf_free(&b);
+    return rc;
+}
+
+/* Whether a checkpoint is due at simulated time REACHED (then the next one is scheduled). */
+static int checkpoint_due(const engine_options *opt, run_start *st, sim_time_ns reached)
+{
+    int due = 0;
+    if (opt->checkpoint_every_ns > 0 && reached >= st->next_sim) {
+        due = 1;
+        st->next_sim = (reached / opt->checkpoint_every_ns + 1) * opt->checkpoint_every_ns;
+    }
+    double now = wall_seconds();
+    if (opt->checkpoint_wall_s > 0 && now >= st->next_wall)
+        due = 1;
+    if (due)
+        st->next_wall = now + opt->checkpoint_wall_s;
+    return due;
+}
+
 /* Runs the windows to the end, or until *OPT->stop is set: then *STOPPED_AT is the end of the
  * last window run (the models' results are those of the simulation up to there). *WINDOW is
  * the window under way. */
 static int run_windows(const model_ops *ops, struct model *m, injector *inj,
-                       device_ctx *const *devs, const engine_options *opt, const recovery *rec,
-                       pending_fifo *fifo, host_report *host, sim_time_ns *stopped_at,
-                       int64_t *window, cn_error *err)
+                       device_ctx *const *devs, const scenario *sc, const engine_options *opt,
+                       const recovery *rec, pending_fifo *fifo, host_report *host,
+                       run_start *st, sim_time_ns *stopped_at, int64_t *window, cn_error *err)
 {
     sim_time_ns L = ops->lookahead(m);
     progress prog;
     progress_init(&prog, opt->progress);
-    int64_t w = 0, windows_done = 0;
+    int64_t w = st->window, windows_done = st->windows_done;
     int raise_sig = 0;
     int64_t raise_at = test_raise_point(&raise_sig);
     /* A plan holds a set per partition: large, so one for the whole run. */
@@ -328,16 +375,70 @@ static int run_windows(const model_ops *ops, struct model *m, injector *inj,
             break;
         if (windows_done == raise_at)
             raise(raise_sig);
-        if (opt->stop && *opt->stop) {
+        int64_t next = out.next_window > w ? out.next_window : w + 1;
+        int stop = opt->stop && *opt->stop;
+        sim_time_ns reached = out.shown ? out.shown_time : plan->end;
+        /* a stopped run leaves a checkpoint too, so that it can be resumed */
+        if (opt->checkpoint && (checkpoint_due(opt, st, reached) || stop)) {
+            rc = write_checkpoint(ops, m, sc, opt, next, windows_done, reached, err);
+            if (rc)
+                break;
+            st->written++;
+        }
+        if (stop) {
             *stopped_at = plan->end;
             break;
         }
-        w = out.next_window > w ? out.next_window : w + 1;
+        w = next;
     }
     free(plan);
     free(sets);
     progress_finish(&prog);
     return rc;
+}
+
+/* Where the run starts: window 0, or a checkpoint's state restored into the model just
+ * created; and when the first checkpoint is due. */
+static int start_point(const model_ops *ops, struct model *m, const engine_options *opt,
+                       run_start *st, run_results *res, cn_error *err)
+{
+    int can = ops->save && ops->restore && ops->can_checkpoint;
+    if (opt->checkpoint && !can)
+        return cn_fail(err, CN_ERR_INPUT, "model '%s' cannot write checkpoints", ops->name);
+    if (opt->checkpoint && ops->can_checkpoint(m, err) != 0)
+        return err->code ? err->code : CN_ERR_INPUT;
+    sim_time_ns reached = 0;
+    if (opt->resume) {
+        const ckpt_file *f = opt->resume;
+        char name[32] = "";
+        const void *p;
+        size_t n;
+        int rc = ckpt_find(f, CKPT_MODEL, &p, &n, err);
+        if (!rc && (n >= sizeof name || (memcpy(name, p, n), strcmp(name, ops->name) != 0)))
+            rc = ckpt_mismatch(f, err, "it is not a checkpoint of this model");
+        if (!rc)
+            rc = ckpt_get_i64(f, CKPT_NEXT, &st->window, err);
+        if (!rc)
+            rc = ckpt_get_i64(f, CKPT_DONE, &st->windows_done, err);
+        if (!rc)
+            rc = ckpt_get_i64(f, CKPT_REACHED, &reached, err);
+        if (!rc && (st->window < 0 || st->windows_done < 0 || reached < 0))
+            rc = ckpt_mismatch(f, err, "a negative window or time");
+        if (!rc && !can)
+            rc = cn_fail(err, CN_ERR_INPUT, "model '%s' cannot resume from checkpoints",
+                         ops->name);
+        if (!rc)
+            rc = ops->restore(m, st->window, f, err);
+        if (rc)
+            return rc;
+        res->resumed = 1;
+        res->resumed_from_ns = reached;
+    }
+    /* the first checkpoint comes a whole period after the start (or the resumed time) */
+    if (opt->checkpoint_every_ns > 0)
+        st->next_sim = (reached / opt->checkpoint_every_ns + 1) * opt->checkpoint_every_ns;
+    st->next_wall = wall_seconds() + opt->checkpoint_wall_s;
+    return 0;
 }
 
 /* One attempt at the run on the LIVE devices (ALL: every device, for the report). When it
@@ -366,11 +467,15 @@ static int run_attempt(const model_ops *ops, const scenario *sc, device_ctx *con
     host_report host = {0};
     sim_time_ns stopped_at = -1;
     recovery rec = {sc->on_failure == ON_FAILURE_CONTINUE, opt->log};
+    run_start st = {0, 0, 0, 0, 0};
+    if (rc == 0)
+        rc = start_point(ops, m, opt, &st, res, err);
     if (rc == 0) {
-        *failed_in = 0;
-        rc = run_windows(ops, m, &inj, live, opt, &rec, fifo, &host, &stopped_at, failed_in,
-                         err);
+        *failed_in = st.window;
+        rc = run_windows(ops, m, &inj, live, sc, opt, &rec, fifo, &host, &st, &stopped_at,
+                         failed_in, err);
     }
+    res->checkpoints = st.written;
     if (rc == 0 && stopped_at >= 0) { /* the model may state the reached time more exactly */
         res->interrupted = 1;
         res->stop_signal = (int)*opt->stop;

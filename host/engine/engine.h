@@ -15,6 +15,7 @@
 
 #include "common/error.h"
 #include "config/config.h"
+#include "engine/checkpoint.h"
 #include "device/device.h"
 #include "inject/inject.h"
 #include "report/report.h"
@@ -94,6 +95,15 @@ typedef struct model_ops {
     /* Reads back the few bytes that size the next window and says what comes next. */
     int (*end_window)(struct model *m, const window_plan *plan, window_outcome *out,
                       cn_error *err);
+    /* Checkpoints (engine/checkpoint.h). CAN_CHECKPOINT: 0 when SAVE will work for this
+     * model, else an error saying what it does not support (asked before the first window).
+     * SAVE appends the model's complete state at the boundary before window NEXT (every
+     * window before it done; the model may wait for its devices) to OUT. RESTORE puts that
+     * state into a model just created from the same scenario, on any devices. NULL: the model
+     * has no checkpoints. */
+    int (*can_checkpoint)(const struct model *m, cn_error *err);
+    int (*save)(struct model *m, int64_t next, ckpt_buf *out, cn_error *err);
+    int (*restore)(struct model *m, int64_t next, const ckpt_file *in, cn_error *err);
     /* Final counters (the determinism-contract members) and device memory in use. */
     int (*results)(struct model *m, run_results *res, cn_error *err);
     void (*destroy)(struct model *m);
@@ -111,7 +121,28 @@ typedef struct engine_options {
      * NULL: never. */
     volatile sig_atomic_t *stop;
     FILE *log;                 /* warnings (a device left out), or NULL */
+    /* Checkpoints (docs/when-things-go-wrong.md): the run's state is written atomically to
+     * CHECKPOINT at the first window boundary after every CHECKPOINT_EVERY_NS of simulated
+     * time (0: never) or CHECKPOINT_WALL_S seconds of wall time (0: never), and when a signal
+     * stops the run. NULL: no checkpoints. SCENARIO_TEXT, the configuration as --dump-config
+     * prints it, goes into each one, so that a checkpoint resumes on its own. */
+    const char *checkpoint;
+    int64_t checkpoint_every_ns;
+    double checkpoint_wall_s;
+    const char *scenario_text;
+    /* Resuming: the run continues from this checkpoint (read and checked by the caller, whose
+     * scenario came from it), on whatever devices are given. NULL: from the start. */
+    const ckpt_file *resume;
 } engine_options;
+
+/* Records of a checkpoint that the engine writes besides the model's. */
+#define CKPT_SCENARIO CKPT_TAG('S', 'C', 'E', 'N')  /* the configuration text */
+#define CKPT_PATH CKPT_TAG('S', 'P', 'T', 'H')      /* the scenario's file name */
+#define CKPT_RECORDS CKPT_TAG('S', 'R', 'E', 'C')   /* int64: per-packet records kept */
+#define CKPT_MODEL CKPT_TAG('M', 'O', 'D', 'L')     /* the model's name */
+#define CKPT_NEXT CKPT_TAG('E', 'N', 'X', 'T')      /* int64: the next window to run */
+#define CKPT_DONE CKPT_TAG('E', 'W', 'I', 'N')      /* int64: windows run so far */
+#define CKPT_REACHED CKPT_TAG('E', 'T', 'I', 'M')   /* int64: simulated time reached, ns */
 
 /* Runs SC on DEVS to the end and fills RES (counters, windows, wall time, per-device work;
  * every device of DEVS is reported, those marked failed too).

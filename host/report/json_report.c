@@ -150,6 +150,10 @@ void report_print_json(const run_results *r, FILE *out)
         fprintf(out, ",\n  \"reached_ns\": %lld,\n  \"stopped_by\": \"%s\"",
                 (long long)r->reached_ns, results_signal_name(r->stop_signal));
     }
+    if (r->resumed)
+        fprintf(out, ",\n  \"resumed_from_ns\": %lld", (long long)r->resumed_from_ns);
+    if (r->checkpoints > 0)
+        fprintf(out, ",\n  \"checkpoints\": %lld", (long long)r->checkpoints);
     fprintf(out, ",\n  \"complete\": %s\n}\n", r->interrupted ? "false" : "true");
 }
 

@@ -103,6 +103,11 @@ typedef struct run_results {
     int interrupted;
     int stop_signal;
     int64_t reached_ns;
+    /* checkpoints (docs/when-things-go-wrong.md): how many this run wrote, and whether it
+     * resumed from one, made at simulated time RESUMED_FROM_NS */
+    int64_t checkpoints;
+    int resumed;
+    int64_t resumed_from_ns;
 } run_results;
 
 /* loss = 1 - delivered / generated (with flows: / deliverable); 0 with nothing to deliver */

@@ -77,6 +77,11 @@ void report_print_summary(const run_results *r, FILE *out)
         fprintf(out, "stopped      by %s at simulated time %.3f s: the results so far, not a "
                 "complete run\n", results_signal_name(r->stop_signal),
                 (double)r->reached_ns * 1e-9);
+    if (r->resumed)
+        fprintf(out, "resumed      from a checkpoint at simulated time %.3f s\n",
+                (double)r->resumed_from_ns * 1e-9);
+    if (r->checkpoints > 0)
+        fprintf(out, "checkpoints  %lld written\n", (long long)r->checkpoints);
     print_counters(r, out);
     for (int i = 0; i < r->n_flows; i++) {
         const flow_result *f = &r->flows[i];

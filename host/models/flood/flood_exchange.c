@@ -686,6 +686,25 @@ static int gather_relays(struct model *m, int64_t w, uint32_t count, cn_error *e
     return rc;
 }
 
+int flood_gather_entries(struct model *m, int64_t w, uint32_t count, cn_error *err)
+{
+    if (count == 0 || m->entries_window == w)
+        return 0;
+    return gather_relays(m, w, count, err);
+}
+
+int flood_set_entries(struct model *m, int64_t w, const uint32_t *entries, uint32_t count,
+                      cn_error *err)
+{
+    int rc = reserve_entries(m, count ? count : 1, err);
+    if (rc)
+        return rc;
+    if (count)
+        memcpy(m->entries, entries, (size_t)count * 8);
+    m->entries_window = w;
+    return 0;
+}
+
 /* Traffic flows: the slot tables of R from the host's copies. */
 static int write_slot_tables(struct model *m, flood_replica *r, cn_error *err)
 {

@@ -5,6 +5,7 @@
 
 #include "cl/flood_layout.clh"
 #include "engine/cell_lists.h"
+#include "engine/checkpoint.h"
 #include "engine/dbuf.h"
 #include "engine/partition.h"
 #include "models/flood/flood.h"
@@ -432,6 +433,11 @@ void flood_premove_release(flood_replica *r);
 int flood_catch_up(struct model *m, flood_replica *r, int64_t w, int bin, cl_event *evs,
                    int *n_evs, cn_error *err);
 int flood_migrate(struct model *m, int partition, int to, uint64_t *bytes, cn_error *err);
+/* Checkpoints: m->entries made to hold window W's COUNT transmissions (the relays of window
+ * W - 1, gathered from the replicas that made them), or set to ENTRIES. */
+int flood_gather_entries(struct model *m, int64_t w, uint32_t count, cn_error *err);
+int flood_set_entries(struct model *m, int64_t w, const uint32_t *entries, uint32_t count,
+                      cn_error *err);
 
 /* flood_retile.c: mobile partitions that follow their nodes */
 /* The tiling in force in window W: 0 (the first, from the initial positions) until window
@@ -515,6 +521,15 @@ void flood_packets_results(const struct model *m, run_results *r);
  * with whole packets, REACHED_NS becomes the creation time of the first packet not run. */
 void flood_interrupted_results(struct model *m, run_results *r);
 void flood_packets_free(struct model *m);
+/* Checkpoints of whole packets (flood_checkpoint.c): the results summed over every replica's
+ * rows, and the same sums put back as replica 0's. */
+void flood_packets_save(const struct model *m, ckpt_buf *out);
+int flood_packets_restore(struct model *m, const ckpt_file *in, cn_error *err);
+
+/* flood_checkpoint.c: model_ops.can_checkpoint, save and restore */
+int flood_can_checkpoint(const struct model *m, cn_error *err);
+int flood_save(struct model *m, int64_t next, ckpt_buf *out, cn_error *err);
+int flood_restore(struct model *m, int64_t next, const ckpt_file *in, cn_error *err);
 /* model_ops.device_lost: with whole packets, the chunks of the round under way that DEV ran
  * are appended to PLAN and DEV is left out; the window loop cannot go on in place (its
  * partitions' seen bits live only on their home). */

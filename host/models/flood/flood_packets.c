@@ -563,3 +563,28 @@ int flood_device_lost(struct model *m, device_ctx *dev, window_plan *plan, cn_er
     }
     return 0;
 }
+
+/* ---- checkpoints (flood_checkpoint.c) --------------------------------------------------- */
+
+#define CKPT_ROWS CKPT_TAG('F', 'P', 'K', 'R') /* int64[PS_ROW]: the rows summed */
+
+void flood_packets_save(const struct model *m, ckpt_buf *out)
+{
+    int64_t s[PS_ROW];
+    sum_rows(m, s);
+    ckpt_put(out, CKPT_ROWS, s, sizeof s);
+}
+
+/* Replica 0's first row holds the sums; every other row stays as set-up made it (zero, no
+ * transmission), so that the sums over the rows go on from the checkpoint's. */
+int flood_packets_restore(struct model *m, const ckpt_file *in, cn_error *err)
+{
+    int64_t s[PS_ROW];
+    int rc = ckpt_get(in, CKPT_ROWS, s, sizeof s, err);
+    if (rc)
+        return rc;
+    flood_replica *r = &m->rep[0];
+    memcpy(r->pk_stats, s, sizeof s);
+    memcpy(r->pk_read, s, sizeof s);
+    return dbuf_write(r->dev, &r->pk_rows, 0, sizeof s, s, 1, err);
+}

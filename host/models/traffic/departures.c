@@ -241,3 +241,37 @@ void departures_pop(departures *d)
         d->heap[0] = d->heap[--d->n];
     sift_down(d, 0);
 }
+
+/* ---- checkpoints ------------------------------------------------------------------------ */
+
+size_t departures_state_bytes(const departures *d)
+{
+    return d->n * sizeof *d->heap;
+}
+
+void departures_state(const departures *d, void *out)
+{
+    if (d->n)
+        memcpy(out, d->heap, d->n * sizeof *d->heap);
+}
+
+/* The heap array as it was, entry for entry: its order is a heap's already. A source only
+ * leaves the heap, so the state holds at most as many as a new generator. */
+int departures_restore(departures *d, const void *state, size_t bytes)
+{
+    size_t n = bytes / sizeof *d->heap;
+    if (bytes % sizeof *d->heap != 0 || n > d->n)
+        return -1;
+    const source_state *s = state;
+    for (size_t i = 0; i < n; i++) {
+        if ((int)s[i].flow >= d->n_flows || (int64_t)s[i].source >= d->nodes || s[i].m < 0 ||
+            s[i].t < 0)
+            return -1;
+        if (i > 0 && before(&s[i], &s[(i - 1) / 2]))
+            return -1; /* not a heap */
+    }
+    if (n)
+        memcpy(d->heap, state, n * sizeof *d->heap);
+    d->n = n;
+    return 0;
+}

@@ -29,6 +29,11 @@ int departures_peek(const departures *d, departure *out);
 /* Removes the next departure and schedules that source's following one. */
 void departures_pop(departures *d);
 
+/* Checkpoints: the generator's state (every source's next departure) as bytes, and the same
+ * state put back into D, opened for the same scenario; -1 when STATE cannot be D's. */
+size_t departures_state_bytes(const departures *d);
+void departures_state(const departures *d, void *out);
+int departures_restore(departures *d, const void *state, size_t bytes);
 /* The flows as the engine sees them: SC's, or [traffic] as one flow named "traffic". Writes
  * at most SCENARIO_MAX_FLOWS to OUT and returns their number. */
 int traffic_flows(const scenario *sc, traffic_flow *out);

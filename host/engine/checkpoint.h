@@ -1,0 +1,67 @@
+/* Checkpoint files: a run's complete state at a window boundary (docs/when-things-go-wrong.md,
+ * "Checkpoints and resuming").
+ *
+ * Layout, little-endian:
+ *   "CLNSCKPT"            8 bytes, the magic
+ *   u32 format version    CHECKPOINT_FORMAT
+ *   u32 byte-order mark   0x01020304 as this host wrote it
+ *   u64 body bytes
+ *   body                  records: u32 tag, u32 zero, u64 length, the bytes, zero padding
+ *                         to a multiple of 8
+ *   u32 CRC-32            (IEEE 802.3, as zlib computes it) of everything before it
+ *
+ * Writers append records to a ckpt_buf; the file is written through a temporary file and a
+ * rename, so a failure never leaves a half-written checkpoint, and the one before stays. A
+ * reader checks the magic, the version, the byte order, the length and the checksum before
+ * anything is used, so a damaged or foreign file is refused with a message. */
+#ifndef CLNETSIM_CHECKPOINT_H
+#define CLNETSIM_CHECKPOINT_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+
+#define CHECKPOINT_FORMAT 1u
+
+/* Record tags, four characters each, of everything a checkpoint holds. */
+#define CKPT_TAG(a, b, c, d)                                                               \
+    ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
+
+typedef struct ckpt_buf {
+    uint8_t *data;
+    size_t len, cap;
+    int oom;            /* an append ran out of memory: the buffer must not be written */
+} ckpt_buf;
+
+void ckpt_put(ckpt_buf *b, uint32_t tag, const void *data, size_t len);
+void ckpt_put_i64(ckpt_buf *b, uint32_t tag, int64_t v);
+void ckpt_buf_free(ckpt_buf *b);
+/* Writes BODY as the checkpoint PATH (atomically); errors name the file. */
+int ckpt_write(const char *path, const ckpt_buf *body, cn_error *err);
+
+/* A checkpoint read and checked whole. */
+typedef struct ckpt_file {
+    char path[1024];
+    uint8_t *data;
+    const uint8_t *body;
+    size_t body_len;
+} ckpt_file;
+
+/* Reads PATH and checks it; on failure ERR says why in a sentence naming the file. */
+int ckpt_read(ckpt_file *f, const char *path, cn_error *err);
+void ckpt_close(ckpt_file *f);
+/* Record TAG: its bytes and length; an error when the file has none. */
+int ckpt_find(const ckpt_file *f, uint32_t tag, const void **data, size_t *len, cn_error *err);
+/* Record TAG into DST, which it must fill exactly. */
+int ckpt_get(const ckpt_file *f, uint32_t tag, void *dst, size_t len, cn_error *err);
+int ckpt_get_i64(const ckpt_file *f, uint32_t tag, int64_t *v, cn_error *err);
+/* Whether the file has record TAG. */
+int ckpt_has(const ckpt_file *f, uint32_t tag);
+/* A message about F's content that does not fit what resumes it ("... holds 64 slots"):
+ * "checkpoint 'F' is damaged or does not belong to this scenario: WHAT". */
+int ckpt_mismatch(const ckpt_file *f, cn_error *err, const char *what);
+
+/* CRC-32 (IEEE) of LEN bytes, continuing from CRC (0 to start). */
+uint32_t ckpt_crc32(uint32_t crc, const void *data, size_t len);
+
+#endif

@@ -1,0 +1,559 @@
+/* Flood model checkpoints (engine/checkpoint.h, docs/when-things-go-wrong.md).
+ *
+ * A checkpoint holds the simulation's state at the boundary before window NEXT in a form that
+ * depends on no device: what the determinism contract's results follow from. Replicas,
+ * partition placement, frontier order, run-ahead and the injector's timings are left out; a
+ * resumed run rebuilds them, on whatever devices it has, as a run does at its start.
+ *
+ * Saved: the counters summed over the replicas; the traffic generator, the departures
+ * waiting for their window, the flows' sums and the packet records; with whole packets the
+ * results' rows and the next packet; in the window loop the packet slots (their packets,
+ * creation windows, free and retired lists and, with flows, their tables and per-packet sums),
+ * every slot's seen bitset (each node's bits from the device holding its partition), the
+ * transmissions of window NEXT, the mobility state and its step, and the node resources.
+ *
+ * Restored into a model just created for the same scenario: the host's state is replaced,
+ * and every replica is given the state and marked as holding no window, so that the next
+ * window brings it up to date the way a migration does (flood_replica_ready). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cl/flood_layout.clh"
+#include "models/flood/flood_model.h"
+
+#define T_SHAPE CKPT_TAG('F', 'S', 'H', 'P')     /* flood_shape */
+#define T_SCALARS CKPT_TAG('F', 'S', 'C', 'L')   /* flood_scalars */
+#define T_COUNTERS CKPT_TAG('F', 'C', 'T', 'R')  /* uint64 per counter_words entry */
+#define T_DEPS CKPT_TAG('F', 'D', 'E', 'P')      /* the traffic generator */
+#define T_PEND CKPT_TAG('F', 'P', 'N', 'D')      /* departures waiting for their window */
+#define T_FLOWS CKPT_TAG('F', 'F', 'L', 'W')     /* int64[5][SCENARIO_MAX_FLOWS] */
+#define T_RECORDS CKPT_TAG('F', 'R', 'E', 'C')   /* packet_record[] */
+#define T_SLOT_PKT CKPT_TAG('F', 'S', 'P', 'K')  /* int64 per slot */
+#define T_SLOT_BORN CKPT_TAG('F', 'S', 'B', 'W') /* int64 per slot */
+#define T_FREE CKPT_TAG('F', 'S', 'F', 'R')      /* uint32[]: the free slots, in order */
+#define T_DIRTY CKPT_TAG('F', 'S', 'D', 'R')     /* uint32[]: the retired slots */
+#define T_SLOT_TIME CKPT_TAG('F', 'S', 'T', 'M') /* int64 per slot */
+#define T_SLOT_FLOW CKPT_TAG('F', 'S', 'F', 'T') /* with flows: 3 uint32 + 3 int64 per slot */
+#define T_SEEN CKPT_TAG('F', 'S', 'E', 'N')      /* uint32[slots][words] */
+#define T_ENTRIES CKPT_TAG('F', 'E', 'N', 'T')   /* uint2 per transmission of window NEXT */
+#define T_MOBILITY CKPT_TAG('F', 'M', 'O', 'B')  /* the five mobility buffers, one after another */
+#define T_ENERGY CKPT_TAG('F', 'R', 'E', 'N')    /* int64 per node: energy left, nJ */
+#define T_DEATH CKPT_TAG('F', 'R', 'D', 'T')     /* int64 per node: death time */
+#define T_PARTS CKPT_TAG('F', 'P', 'R', 'T')     /* moving nodes' tiles: uint16 per node */
+
+/* What the model was: a checkpoint resumes only into a model of the same shape. */
+typedef struct flood_shape {
+    uint32_t n, words, whole, mobile, flows, records, resources, energy, parts, slots;
+} flood_shape;
+
+typedef struct flood_scalars {
+    int64_t next_packet, end_time, any_tx, longest_life, pk_next, pk_rounds, relays, moved;
+} flood_scalars;
+
+/* The control words that count events (64-bit pairs), summed over the replicas. */
+static const int counter_words[] = {CTL_TX,        CTL_RX,         CTL_FIRST,
+                                    CTL_DELIVERED, CTL_HOPS,       CTL_LATENCY,
+                                    CTL_RES_DROPS, CTL_RES_ENERGY, CTL_RES_DEAD};
+#define N_COUNTERS ((int)(sizeof counter_words / sizeof counter_words[0]))
+
+static flood_shape shape_of(const struct model *m)
+{
+    return (flood_shape){m->n,         m->words,         (uint32_t)m->whole,
+                         (uint32_t)m->mobile, (uint32_t)m->flows, (uint32_t)m->want_records,
+                         (uint32_t)m->resources, (uint32_t)m->energy, m->n_parts, m->slots};
+}
+
+/* Every flood run can be saved; the operation stays for models that cannot. */
+int flood_can_checkpoint(const struct model *m, cn_error *err)
+{
+    (void)m;
+    (void)err;
+    return 0;
+}
+
+/* ---- save -------------------------------------------------------------------------------- */
+
+/* The replica whose mobility state is furthest ahead (every replica that holds partitions
+ * is at the same step; one that held none may lag). */
+static flood_replica *mobility_source(struct model *m)
+{
+    flood_replica *best = &m->rep[0];
+    for (int d = 1; d < m->n_rep; d++)
+        if (m->rep[d].moved > best->moved)
+            best = &m->rep[d];
+    return best;
+}
+
+static int save_mobility(struct model *m, ckpt_buf *out, int64_t *moved, cn_error *err)
+{
+    flood_replica *r = mobility_source(m);
+    dbuf *bufs[] = {&r->pos, &r->waypoint, &r->speed, &r->leg, &r->pause_end};
+    size_t total = 0;
+    for (int i = 0; i < 5; i++)
+        total += bufs[i]->bytes;
+    uint8_t *host = malloc(total ? total : 1);
+    int rc = host ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory for a checkpoint");
+    size_t at = 0;
+    for (int i = 0; i < 5 && !rc; i++) {
+        rc = dbuf_read(r->dev, bufs[i], 0, bufs[i]->bytes, host + at, 1, err);
+        at += bufs[i]->bytes;
+    }
+    if (!rc)
+        ckpt_put(out, T_MOBILITY, host, total);
+    *moved = r->moved;
+    free(host);
+    return rc;
+}
+
+/* Every slot's seen bits, each node's from the replica holding its partition. */
+static int save_seen(struct model *m, ckpt_buf *out, cn_error *err)
+{
+    size_t words = (size_t)m->slots * m->words;
+    uint32_t *merged = calloc(words ? words : 1, 4), *one = NULL;
+    int rc = merged ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory for a checkpoint");
+    if (!rc && m->n_parts > 1 && !(one = malloc(words * 4)))
+        rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for a checkpoint");
+    if (!rc && m->n_parts <= 1)
+        rc = dbuf_read(m->rep[m->home[0]].dev, &m->rep[m->home[0]].seen, 0, words * 4, merged,
+                       1, err);
+    for (int d = 0; !rc && m->n_parts > 1 && d < m->n_rep; d++) {
+        if (!(flood_holders(m) & (1 << d)))
+            continue;
+        rc = dbuf_read(m->rep[d].dev, &m->rep[d].seen, 0, words * 4, one, 1, err);
+        for (uint32_t j = 0; !rc && j < m->n; j++) {
+            if (m->home[m->part_host[j]] != d)
+                continue;
+            uint32_t bit = 1u << (j & 31u);
+            for (uint32_t s = 0; s < m->slots; s++) {
+                size_t q = (size_t)s * m->words + (j >> 5);
+                merged[q] |= one[q] & bit;
+            }
+        }
+    }
+    if (!rc)
+        ckpt_put(out, T_SEEN, merged, words * 4);
+    free(one);
+    free(merged);
+    return rc;
+}
+
+static int save_resources(struct model *m, ckpt_buf *out, cn_error *err)
+{
+    flood_replica *r = &m->rep[m->home[0]]; /* one partition holds every node */
+    size_t bytes = (size_t)m->n * 8;
+    int64_t *host = malloc(bytes);
+    int rc = host ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory for a checkpoint");
+    if (!rc)
+        rc = dbuf_read(r->dev, &r->res.energy, 0, bytes, host, 1, err);
+    if (!rc)
+        ckpt_put(out, T_ENERGY, host, bytes);
+    if (!rc)
+        rc = dbuf_read(r->dev, &r->res.death, 0, bytes, host, 1, err);
+    if (!rc)
+        ckpt_put(out, T_DEATH, host, bytes);
+    free(host);
+    return rc;
+}
+
+/* With flows: each slot's source, destination, flow and its packet's sums so far. */
+static void save_slot_flows(const struct model *m, ckpt_buf *out)
+{
+    size_t n = m->slots, bytes = n * (3 * 4 + 3 * 8);
+    uint8_t *b = malloc(bytes ? bytes : 1);
+    if (!b) {
+        out->oom = 1;
+        return;
+    }
+    memcpy(b, m->slot_src, n * 4);
+    memcpy(b + n * 4, m->slot_dst, n * 4);
+    memcpy(b + n * 8, m->slot_flow, n * 4);
+    memcpy(b + n * 12, m->slot_deliv, n * 8);
+    memcpy(b + n * 20, m->slot_hops, n * 8);
+    memcpy(b + n * 28, m->slot_last_h, n * 8);
+    ckpt_put(out, T_SLOT_FLOW, b, bytes);
+    free(b);
+}
+
+static int save_window_loop(struct model *m, int64_t next, flood_scalars *sv, ckpt_buf *out,
+                            cn_error *err)
+{
+    /* every window run is read back (and its relays exchanged) before anything is read */
+    int rc = flood_process_until(m, m->planned, err);
+    uint32_t count = !rc && m->processed == next - 1 ? m->relays_known : 0;
+    /* with moving nodes, the partitions of window NEXT's tiling (a re-tiling at the end of
+     * the last window has been made and its nodes' bits handed over) */
+    if (!rc && m->n_parts > 1)
+        rc = flood_part_host_current(m, next, err);
+    if (!rc && m->n_parts > 1 && m->mobile)
+        ckpt_put(out, T_PARTS, m->part_host, (size_t)m->n * 2);
+    if (!rc)
+        rc = flood_gather_entries(m, next, count, err);
+    if (rc)
+        return rc;
+    sv->relays = count;
+    ckpt_put(out, T_ENTRIES, count ? m->entries : NULL, (size_t)count * 8);
+    ckpt_put(out, T_SLOT_PKT, m->slot_pkt, (size_t)m->slots * 8);
+    ckpt_put(out, T_SLOT_BORN, m->born_window, (size_t)m->slots * 8);
+    ckpt_put(out, T_SLOT_TIME, m->slot_time, (size_t)m->slots * 8);
+    ckpt_put(out, T_FREE, m->free_slots, (size_t)m->n_free * 4);
+    ckpt_put(out, T_DIRTY, m->dirty_slots, (size_t)m->n_dirty * 4);
+    if (m->flows)
+        save_slot_flows(m, out);
+    size_t pend = m->pend_n * sizeof *m->pend;
+    departure *p = malloc(pend ? pend : 1);
+    if (!p)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for a checkpoint");
+    for (size_t i = 0; i < m->pend_n; i++)
+        p[i] = m->pend[(m->pend_head + i) % m->pend_cap];
+    ckpt_put(out, T_PEND, p, pend);
+    free(p);
+    rc = save_seen(m, out, err);
+    sv->moved = 0;
+    if (!rc && m->mobile)
+        rc = save_mobility(m, out, &sv->moved, err);
+    if (!rc && m->resources)
+        rc = save_resources(m, out, err);
+    return rc;
+}
+
+int flood_save(struct model *m, int64_t next, ckpt_buf *out, cn_error *err)
+{
+    flood_scalars sv = {m->next_packet, m->end_time, m->any_tx, m->longest_life, m->pk_next,
+                        m->pk_rounds, 0, 0};
+    int rc = m->whole ? 0 : save_window_loop(m, next, &sv, out, err);
+    if (rc)
+        return rc;
+    /* the counters as the devices hold them now (every window run has been read back, or
+     * with whole packets the rows) */
+    for (int d = 0; d < m->n_rep && !rc && !m->whole; d++)
+        if (!m->rep[d].dead)
+            rc = dbuf_read(m->rep[d].dev, &m->rep[d].ctl, 0, sizeof m->rep[d].counters,
+                           m->rep[d].counters, 1, err);
+    if (rc)
+        return rc;
+    uint64_t counters[N_COUNTERS];
+    for (int i = 0; i < N_COUNTERS; i++)
+        counters[i] = flood_counter(m, counter_words[i]);
+    ckpt_put(out, T_COUNTERS, counters, sizeof counters);
+    if (m->whole)
+        flood_packets_save(m, out);
+    flood_shape shape = shape_of(m);
+    ckpt_put(out, T_SHAPE, &shape, sizeof shape);
+    ckpt_put(out, T_SCALARS, &sv, sizeof sv);
+    size_t dep_bytes = departures_state_bytes(m->deps);
+    void *deps = malloc(dep_bytes ? dep_bytes : 1);
+    if (!deps)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for a checkpoint");
+    departures_state(m->deps, deps);
+    ckpt_put(out, T_DEPS, deps, dep_bytes);
+    free(deps);
+    int64_t flows[5][SCENARIO_MAX_FLOWS];
+    memcpy(flows[0], m->f_generated, sizeof flows[0]);
+    memcpy(flows[1], m->f_deliverable, sizeof flows[1]);
+    memcpy(flows[2], m->f_delivered, sizeof flows[2]);
+    memcpy(flows[3], m->f_hops, sizeof flows[3]);
+    memcpy(flows[4], m->f_latency, sizeof flows[4]);
+    ckpt_put(out, T_FLOWS, flows, sizeof flows);
+    if (m->want_records)
+        ckpt_put(out, T_RECORDS, m->recs, (size_t)m->n_recs * sizeof *m->recs);
+    return 0;
+}
+
+/* ---- restore ----------------------------------------------------------------------------- */
+
+/* A list of slot numbers (T_FREE, T_DIRTY) into LIST, *N of them; every one below SLOTS. */
+static int get_slot_list(const ckpt_file *in, uint32_t tag, uint32_t slots, uint32_t *list,
+                         uint32_t *n, cn_error *err)
+{
+    const void *p;
+    size_t len;
+    int rc = ckpt_find(in, tag, &p, &len, err);
+    if (rc)
+        return rc;
+    if (len % 4 != 0 || len / 4 > slots)
+        return ckpt_mismatch(in, err, "a slot list longer than the slots");
+    *n = (uint32_t)(len / 4);
+    memcpy(list, p, len);
+    for (uint32_t i = 0; i < *n; i++)
+        if (list[i] >= slots)
+            return ckpt_mismatch(in, err, "a slot number beyond the slots");
+    return 0;
+}
+
+static int restore_slot_flows(struct model *m, const ckpt_file *in, uint32_t s, cn_error *err)
+{
+    const void *p;
+    size_t len, n = s;
+    int rc = ckpt_find(in, T_SLOT_FLOW, &p, &len, err);
+    if (rc)
+        return rc;
+    if (len != n * (3 * 4 + 3 * 8))
+        return ckpt_mismatch(in, err, "slot tables of another size");
+    const uint8_t *b = p;
+    memcpy(m->slot_src, b, n * 4);
+    memcpy(m->slot_dst, b + n * 4, n * 4);
+    memcpy(m->slot_flow, b + n * 8, n * 4);
+    memcpy(m->slot_deliv, b + n * 12, n * 8);
+    memcpy(m->slot_hops, b + n * 20, n * 8);
+    memcpy(m->slot_last_h, b + n * 28, n * 8);
+    for (uint32_t i = 0; i < s; i++)
+        if (m->slot_pkt[i] >= 0 && m->slot_flow[i] >= (uint32_t)m->n_flowdefs)
+            return ckpt_mismatch(in, err, "a packet of a flow the scenario does not have");
+    return 0;
+}
+
+/* The host's packet slots: the checkpoint's S of them first; slots this model has beyond
+ * them (a different CLNETSIM_TEST_SLOTS) are free. */
+static int restore_slots(struct model *m, const ckpt_file *in, uint32_t s, cn_error *err)
+{
+    int rc = 0;
+    while (!rc && m->slots < s)
+        rc = flood_grow_slots(m, err);
+    if (!rc)
+        rc = ckpt_get(in, T_SLOT_PKT, m->slot_pkt, (size_t)s * 8, err);
+    if (!rc)
+        rc = ckpt_get(in, T_SLOT_BORN, m->born_window, (size_t)s * 8, err);
+    if (!rc)
+        rc = ckpt_get(in, T_SLOT_TIME, m->slot_time, (size_t)s * 8, err);
+    uint32_t n_free = 0, n_dirty = 0;
+    if (!rc)
+        rc = get_slot_list(in, T_FREE, s, m->free_slots, &n_free, err);
+    if (!rc)
+        rc = get_slot_list(in, T_DIRTY, s, m->dirty_slots, &n_dirty, err);
+    if (!rc && m->flows)
+        rc = restore_slot_flows(m, in, s, err);
+    if (rc)
+        return rc;
+    for (uint32_t i = 0; i < s; i++)
+        if (m->slot_pkt[i] < -1)
+            return ckpt_mismatch(in, err, "a negative packet number");
+    /* slots this model has beyond the checkpoint's are free, and taken after those the
+     * checkpoint lists (the list is used from its end) */
+    uint32_t n = m->slots - s;
+    memmove(m->free_slots + n, m->free_slots, (size_t)n_free * 4);
+    for (uint32_t i = 0; i < n; i++) {
+        m->free_slots[i] = m->slots - 1 - i;
+        m->slot_pkt[m->slots - 1 - i] = -1;
+    }
+    m->n_free = n + n_free;
+    m->n_dirty = n_dirty;
+    return rc;
+}
+
+static int restore_pending(struct model *m, const ckpt_file *in, cn_error *err)
+{
+    const void *p;
+    size_t len;
+    int rc = ckpt_find(in, T_PEND, &p, &len, err);
+    if (rc)
+        return rc;
+    if (len % sizeof *m->pend != 0)
+        return ckpt_mismatch(in, err, "malformed waiting departures");
+    size_t n = len / sizeof *m->pend;
+    if (n > m->pend_cap) {
+        departure *q = realloc(m->pend, n * sizeof *q);
+        if (!q)
+            return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+        m->pend = q;
+        m->pend_cap = n;
+    }
+    if (n)
+        memcpy(m->pend, p, len);
+    m->pend_head = 0;
+    m->pend_n = n;
+    return 0;
+}
+
+/* Every replica is given the state (each holds every node's seen bits and mobility state:
+ * the bits of nodes it does not hold are never read) and marked as holding no window yet. */
+static int restore_replicas(struct model *m, const ckpt_file *in, int64_t next,
+                            const flood_scalars *sv, cn_error *err)
+{
+    size_t words = (size_t)m->slots * m->words, saved = 0;
+    const void *seen, *mob = NULL, *energy = NULL, *death = NULL;
+    size_t seen_len, mob_len = 0, e_len = 0, d_len = 0;
+    int rc = ckpt_find(in, T_SEEN, &seen, &seen_len, err);
+    if (!rc && (seen_len % ((size_t)m->words * 4) != 0 || seen_len > words * 4))
+        rc = ckpt_mismatch(in, err, "seen bitsets of another size");
+    saved = seen_len;
+    if (!rc && m->mobile)
+        rc = ckpt_find(in, T_MOBILITY, &mob, &mob_len, err);
+    if (!rc && m->resources)
+        rc = ckpt_find(in, T_ENERGY, &energy, &e_len, err);
+    if (!rc && m->resources)
+        rc = ckpt_find(in, T_DEATH, &death, &d_len, err);
+    if (!rc && m->resources && (e_len != (size_t)m->n * 8 || d_len != (size_t)m->n * 8))
+        rc = ckpt_mismatch(in, err, "node resources of another node count");
+    for (int d = 0; d < m->n_rep && !rc; d++) {
+        flood_replica *r = &m->rep[d];
+        if (saved)
+            rc = dbuf_write(r->dev, &r->seen, 0, saved, seen, 1, err);
+        if (!rc && saved < words * 4)
+            rc = dbuf_zero(r->dev, &r->seen, saved, words * 4 - saved, err);
+        if (!rc && m->mobile) {
+            dbuf *bufs[] = {&r->pos, &r->waypoint, &r->speed, &r->leg, &r->pause_end};
+            size_t total = 0, at = 0;
+            for (int i = 0; i < 5; i++)
+                total += bufs[i]->bytes;
+            if (total != mob_len)
+                rc = ckpt_mismatch(in, err, "a mobility state of another size");
+            for (int i = 0; i < 5 && !rc; i++) {
+                rc = dbuf_write(r->dev, bufs[i], 0, bufs[i]->bytes, (const uint8_t *)mob + at,
+                                1, err);
+                at += bufs[i]->bytes;
+            }
+            flood_premove_release(r);
+            r->moved = sv->moved;
+        }
+        if (!rc && m->resources)
+            rc = dbuf_write(r->dev, &r->res.energy, 0, e_len, energy, 1, err);
+        if (!rc && m->resources)
+            rc = dbuf_write(r->dev, &r->res.death, 0, d_len, death, 1, err);
+        r->res.clean = -1;
+        r->synced = r->prepared = r->binned = r->capped = -1;
+        r->counts_clean = r->exports_clean = -1;
+        r->import_window = r->x_window = -1;
+    }
+    if (!rc && m->mobile && (sv->moved < 0 || sv->moved > next))
+        rc = ckpt_mismatch(in, err, "a mobility step beyond the next window");
+    return rc;
+}
+
+/* The counters, as replica 0's (each replica's count adds to the totals). */
+static int restore_counters(struct model *m, const ckpt_file *in, cn_error *err)
+{
+    uint64_t counters[N_COUNTERS];
+    int rc = ckpt_get(in, T_COUNTERS, counters, sizeof counters, err);
+    if (rc || m->whole)
+        return rc;
+    flood_replica *r = &m->rep[0];
+    for (int i = 0; i < N_COUNTERS; i++) {
+        r->counters[counter_words[i]] = (uint32_t)counters[i];
+        r->counters[counter_words[i] + 1] = (uint32_t)(counters[i] >> 32);
+    }
+    return dbuf_write(r->dev, &r->ctl, 0, sizeof r->counters, r->counters, 1, err);
+}
+
+/* Moving nodes in several partitions: the tiling of window NEXT, which every replica takes
+ * from the host before it runs (flood_part_of_current); the tiles themselves never change. */
+static int restore_tiles(struct model *m, const ckpt_file *in, int64_t next, cn_error *err)
+{
+    if (!m->mobile || m->n_parts <= 1)
+        return 0;
+    int rc = ckpt_get(in, T_PARTS, m->part_host, (size_t)m->n * 2, err);
+    for (uint32_t j = 0; !rc && j < m->n; j++)
+        if (m->part_host[j] >= m->n_parts)
+            rc = ckpt_mismatch(in, err, "a node in a partition that does not exist");
+    if (rc)
+        return rc;
+    m->host_epoch = flood_epoch(m, next);
+    m->retile_queued = m->retile_in_rb = -1;
+    m->retile_mask = 0;
+    for (int d = 0; d < m->n_rep; d++) {
+        m->rep[d].part_epoch = -1;
+        m->rep[d].held_version = -1;
+    }
+    return 0;
+}
+
+static int restore_window_loop(struct model *m, const ckpt_file *in, int64_t next,
+                               const flood_shape *shape, const flood_scalars *sv, cn_error *err)
+{
+    const void *p;
+    size_t len;
+    int rc = restore_tiles(m, in, next, err);
+    if (!rc)
+        rc = restore_slots(m, in, shape->slots, err);
+    if (!rc)
+        rc = restore_pending(m, in, err);
+    if (!rc)
+        rc = ckpt_find(in, T_ENTRIES, &p, &len, err);
+    if (!rc && (len != (size_t)sv->relays * 8 || sv->relays < 0 || sv->relays > 0xffffffffLL))
+        rc = ckpt_mismatch(in, err, "transmissions of another count");
+    for (size_t i = 0; !rc && i < len / 8; i++) {
+        uint32_t e[2];
+        memcpy(e, (const uint8_t *)p + 8 * i, 8);
+        if (e[0] >= m->n || e[1] >= shape->slots)
+            rc = ckpt_mismatch(in, err, "a transmission of a node or slot that does not exist");
+    }
+    if (!rc)
+        rc = flood_set_entries(m, next, p, (uint32_t)sv->relays, err);
+    if (!rc)
+        rc = restore_replicas(m, in, next, sv, err);
+    if (rc)
+        return rc;
+    m->planned = m->processed = next - 1;
+    m->relays_known = (uint32_t)sv->relays;
+    m->relays_mask = 0;
+    m->prep_window = -1;
+    m->next_packet = sv->next_packet;
+    m->end_time = sv->end_time;
+    m->any_tx = (int)sv->any_tx;
+    m->longest_life = sv->longest_life;
+    return 0;
+}
+
+int flood_restore(struct model *m, int64_t next, const ckpt_file *in, cn_error *err)
+{
+    flood_shape shape, mine = shape_of(m);
+    flood_scalars sv;
+    int rc = ckpt_get(in, T_SHAPE, &shape, sizeof shape, err);
+    if (!rc)
+        rc = ckpt_get(in, T_SCALARS, &sv, sizeof sv, err);
+    if (rc)
+        return rc;
+    if (shape.whole != mine.whole)
+        return cn_fail(err, CN_ERR_INPUT, "cannot resume from '%s': it was written by the %s, "
+                       "and this run takes the %s (CLNETSIM_TEST_WHOLE_PACKETS differs)",
+                       in->path, shape.whole ? "whole-packet kernels" : "window loop",
+                       mine.whole ? "whole-packet kernels" : "window loop");
+    if (shape.n != mine.n || shape.words != mine.words || shape.mobile != mine.mobile ||
+        shape.flows != mine.flows || shape.records != mine.records ||
+        shape.resources != mine.resources || shape.energy != mine.energy ||
+        shape.parts != mine.parts || shape.slots == 0)
+        return ckpt_mismatch(in, err, "a model of another shape");
+    if (!m->whole)
+        rc = restore_window_loop(m, in, next, &shape, &sv, err);
+    else if (sv.pk_next < 0 || sv.pk_next > m->pk_total || sv.pk_rounds < 0)
+        rc = ckpt_mismatch(in, err, "a packet count beyond the scenario's");
+    if (!rc && m->whole) {
+        m->pk_next = sv.pk_next;
+        m->pk_rounds = sv.pk_rounds;
+        rc = flood_packets_restore(m, in, err);
+    }
+    if (!rc)
+        rc = restore_counters(m, in, err);
+    const void *p;
+    size_t len;
+    if (!rc)
+        rc = ckpt_find(in, T_DEPS, &p, &len, err);
+    if (!rc && departures_restore(m->deps, p, len) != 0)
+        rc = ckpt_mismatch(in, err, "a traffic generator of other flows or sources");
+    int64_t flows[5][SCENARIO_MAX_FLOWS];
+    if (!rc)
+        rc = ckpt_get(in, T_FLOWS, flows, sizeof flows, err);
+    if (rc)
+        return rc;
+    memcpy(m->f_generated, flows[0], sizeof flows[0]);
+    memcpy(m->f_deliverable, flows[1], sizeof flows[1]);
+    memcpy(m->f_delivered, flows[2], sizeof flows[2]);
+    memcpy(m->f_hops, flows[3], sizeof flows[3]);
+    memcpy(m->f_latency, flows[4], sizeof flows[4]);
+    if (!m->want_records)
+        return 0;
+    rc = ckpt_find(in, T_RECORDS, &p, &len, err);
+    if (rc)
+        return rc;
+    if (len % sizeof *m->recs != 0)
+        return ckpt_mismatch(in, err, "malformed packet records");
+    int64_t n = (int64_t)(len / sizeof *m->recs);
+    packet_record *recs = malloc(len ? len : 1);
+    if (!recs)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for packet records");
+    if (len)
+        memcpy(recs, p, len);
+    free(m->recs);
+    m->recs = recs;
+    m->n_recs = m->cap_recs = n;
+    return 0;
+}
