@@ -61,6 +61,13 @@ check rows_stopped 130 '' env $w0 CLNETSIM_TEST_RAISE=INT@40 "$bin" run "$scn/sm
     --packets "$tmp/rows_part.csv" --checkpoint "$tmp/rows.ckpt"
 check rows_resumed 0 '' env $w0 "$bin" resume "$tmp/rows.ckpt" -q --packets "$tmp/rows_resumed.csv"
 expect rows_same cmp -s "$tmp/rows_whole.csv" "$tmp/rows_resumed.csv"
+# running one window ahead of the read-backs (as on GPUs): a checkpoint ends it for a window
+env_run="CLNETSIM_TEST_WHOLE_PACKETS=0 CLNETSIM_TEST_RUN_AHEAD=1" env_resume=$env_run
+roundtrip run_ahead 5 "$scn/small_grid.ini"
+check run_ahead_every 0 '' env $env_run "$bin" run "$scn/small_flows.ini" -q --checkpoint \
+    "$tmp/ra.ckpt" --checkpoint-every 0.000001 --checkpoint-clock wall --json "$tmp/ra.json"
+check run_ahead_plain 0 '' env $env_run "$bin" run "$scn/small_flows.ini" -q --json "$tmp/ra0.json"
+check run_ahead_same 0 '' "$cmp" "$tmp/ra0.json" "$tmp/ra.json"
 expect rows_more test "$(wc -l < "$tmp/rows_resumed.csv")" -gt "$(wc -l < "$tmp/rows_part.csv")"
 env_run= env_resume=
 # a packet's rows are only there when the stopped run kept them
