@@ -38,6 +38,17 @@ typedef struct run_args {
     "                               of wall time with --checkpoint-clock wall\n"           \
     "      --checkpoint-clock C     sim (the default) or wall\n"
 
+/* The options run and resume share, after their own, and their exit statuses. */
+#define SHARED_USAGE                                                                        \
+    "      --work-group N           work-group size for every kernel (power of two)\n"       \
+    "      --trace-inject FILE.csv  one row per injector decision (docs/injector.md)\n"      \
+    "      --show-feedback          print the injector's feedback table at the end\n"        \
+    CHECKPOINT_USAGE                                                                        \
+    "  -h, --help                   this text\n"
+#define EXIT_USAGE                                                                          \
+    "Exit status: 0 success, 1 device or runtime failure, 2 bad input, 130 or 143\n"         \
+    "stopped by SIGINT or SIGTERM.\n"
+
 static void print_run_usage(FILE *out)
 {
     fprintf(out,
@@ -57,18 +68,13 @@ static void print_run_usage(FILE *out)
             "                               created_ns, delivered, latency_ns, hops\n"
             "  -q, --quiet                  no summary, no progress line\n"
             "      --dump-config            print the effective configuration and exit\n"
-            "      --work-group N           work-group size for every kernel (power of two)\n"
-            "      --trace-inject FILE.csv  one row per injector decision (docs/injector.md)\n"
-            "      --show-feedback          print the injector's feedback table at the end\n"
-            CHECKPOINT_USAGE
-            "  -h, --help                   this text\n"
+            SHARED_USAGE
             "\n"
             "SIGINT (Ctrl-C) or SIGTERM stops the run at the end of the current window;\n"
             "its results so far are written, marked \"complete\": false (a second signal\n"
             "kills the process), and with --checkpoint a checkpoint to resume from.\n"
             "\n"
-            "Exit status: 0 success, 1 device or runtime failure, 2 bad input, 130 or 143\n"
-            "stopped by SIGINT or SIGTERM.\n");
+            EXIT_USAGE);
 }
 
 static void print_resume_usage(FILE *out)
@@ -87,17 +93,12 @@ static void print_resume_usage(FILE *out)
             "                               have kept them: it ran with --packets)\n"
             "  -q, --quiet                  no summary, no progress line\n"
             "      --dump-config            print the checkpoint's configuration and exit\n"
-            "      --work-group N           work-group size for every kernel (power of two)\n"
-            "      --trace-inject FILE.csv  one row per injector decision (docs/injector.md)\n"
-            "      --show-feedback          print the injector's feedback table at the end\n"
-            CHECKPOINT_USAGE
-            "  -h, --help                   this text\n"
+            SHARED_USAGE
             "\n"
             "With --checkpoint-every and no --checkpoint, the checkpoints go to FILE.ckpt.\n"
             "A damaged checkpoint, or a file that is not one, is refused with exit status 2.\n"
             "\n"
-            "Exit status: 0 success, 1 device or runtime failure, 2 bad input, 130 or 143\n"
-            "stopped by SIGINT or SIGTERM.\n");
+            EXIT_USAGE);
 }
 
 /* The signal that asked the run to stop (0: none), read by the engine at window ends. */
@@ -238,22 +239,6 @@ static int fail(const cn_error *err)
     return err->code ? err->code : CN_ERR_RUNTIME;
 }
 
-/* The configuration as --dump-config prints it, which every checkpoint carries. */
-static char *scenario_text(const scenario *sc)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f)
-        return NULL;
-    config_dump(sc, f);
-    if (fclose(f) != 0) {
-        free(text);
-        return NULL;
-    }
-    return text;
-}
-
 /* `resume`: the checkpoint CK read and checked, and the scenario it holds into SC. */
 static int load_checkpoint(const run_args *ra, ckpt_file *ck, scenario *sc, cn_error *err)
 {
@@ -325,7 +310,7 @@ static int run_or_resume(int argc, char **argv, int resume)
         return CN_OK;
     }
     char *text = NULL;
-    if (ra.checkpoint && !(text = scenario_text(sc)))
+    if (ra.checkpoint && !(text = config_dump_string(sc)))
         rc = cn_fail(&err, CN_ERR_RUNTIME, "out of host memory");
     if (!rc && ra.checkpoint)
         rc = checkpoint_writable(ra.checkpoint, &err);

@@ -523,6 +523,21 @@ void config_dump(const scenario *sc, FILE *out)
     config_dump_flows(sc, out);
 }
 
+char *config_dump_string(const scenario *sc)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    config_dump(sc, f);
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
 int scenario_has_energy(const scenario *sc)
 {
     return sc->energy_budget.law != LAW_CONSTANT || sc->energy_budget.a_nj > 0;

@@ -216,6 +216,8 @@ int config_load_string(const char *name, const char *text, const config_override
 /* Prints the effective configuration as an INI file that config_load reads back to the same
  * scenario (values in the INI units: metres, seconds, m/s). */
 void config_dump(const scenario *sc, FILE *out);
+/* The same text in a malloc'ed string; NULL only when memory runs out. */
+char *config_dump_string(const scenario *sc);
 
 /* Prints the key reference (section, key, type, range, default, help) as Markdown. */
 void config_print_reference(FILE *out);

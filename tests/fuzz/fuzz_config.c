@@ -25,22 +25,6 @@ static void broken(const char *what, const char *detail)
     abort();
 }
 
-/* The dump of SC in a malloc'd string (NULL only when memory runs out). */
-static char *dump_text(const scenario *sc)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f)
-        return NULL;
-    config_dump(sc, f);
-    if (fclose(f) != 0) {
-        free(text);
-        return NULL;
-    }
-    return text;
-}
-
 static void check_refusal(int rc, const cn_error *err)
 {
     if (rc != CN_ERR_INPUT)
@@ -103,7 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rc != CN_OK) {
         check_refusal(rc, &err);
     } else {
-        char *first = dump_text(sc);
+        char *first = config_dump_string(sc);
         if (first) {
             cn_error err2 = {0};
             int rc2 = config_load_string("fuzz.ini", first, NULL, 0, again, &err2);
@@ -111,7 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 fprintf(stderr, "--- dump ---\n%s", first);
                 broken("the dump of an accepted scenario is refused", err2.msg);
             }
-            char *second = dump_text(again);
+            char *second = config_dump_string(again);
             if (second && strcmp(first, second) != 0) {
                 fprintf(stderr, "--- first dump ---\n%s--- second dump ---\n%s", first, second);
                 broken("dumping the dump gives another text", NULL);
