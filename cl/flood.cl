@@ -64,6 +64,27 @@ inline void add64(volatile __global uint *c, ulong v)
 #endif
 #define BROADCAST 0xffffffffu
 
+/* Forwarding schemes (docs/models.md, "Forwarding schemes"): -DFLOOD_SCHEME=1 (counter) or 2
+ * (distance); 0: probabilistic, MODEL.md's rule. Under a scheme a transmission's hop count
+ * no longer follows from its time (a node relays a whole number of windows after its first
+ * reception), so a frontier entry carries it: (node, slot, hop count, 0) instead of (node,
+ * slot). ENTRY_HOP(e, h) is the entry's hop count, H when entries do not carry one. */
+#ifndef FLOOD_SCHEME
+#define FLOOD_SCHEME 0
+#endif
+#if FLOOD_SCHEME
+typedef uint4 entry_t;
+#define ENTRY(j, slot, h) ((uint4)((j), (slot), (uint)(h), 0u))
+#define ENTRY_HOP(e, h) ((long)(e).z)
+#else
+typedef uint2 entry_t;
+#define ENTRY(j, slot, h) ((uint2)((j), (slot)))
+#define ENTRY_HOP(e, h) (h)
+#endif
+/* whether a reception needs the distance between its two nodes: qudg draws links by it, and
+ * distance compares it with its threshold */
+#define NEEDS_D2 (FLOOD_QUDG || FLOOD_SCHEME == 2)
+
 /* Node i's cap threshold THR[i] = (d2, id) of its K-th nearest link, by (distance, id), or
  * (ULONG_MAX, ULONG_MAX) when it has at most K (cap_select). Whether the link to node J at
  * squared distance D2 comes no later than threshold T: */
@@ -700,30 +721,39 @@ inline long packet_hop(long T, long L, long tk)
     return d <= 0 ? 1 : (d + L - 1) / L + 1;
 }
 
-/* Appends relay (j, slot) straight to the frontier; entries past its capacity go to the spill
- * bitset, which the host gathers after growing the frontier. */
-inline void append_global(uint j, uint slot, volatile __global uint *ctl, uint out_word,
-                          __global uint2 *out, uint capacity, __global uint *spill, uint words,
-                          __global uint *alive, uint stamp)
+/* Appends entry E (a relay of node E.x, slot E.y) straight to the frontier; entries past its
+ * capacity go to the spill bitset, which the host gathers after growing the frontier. */
+inline void append_entry(entry_t e, volatile __global uint *ctl, uint out_word,
+                         __global entry_t *out, uint capacity, __global uint *spill, uint words,
+                         __global uint *alive, uint stamp)
 {
     uint at = atomic_inc(&ctl[out_word]);
     if (at < capacity)
-        out[at] = (uint2)(j, slot);
+        out[at] = e;
     else
-        atomic_or(&spill[(size_t)slot * words + (j >> 5)], 1u << (j & 31u));
-    alive[slot] = stamp;
+        atomic_or(&spill[(size_t)e.y * words + (e.x >> 5)], 1u << (e.x & 31u));
+    alive[e.y] = stamp;
+}
+
+/* Appends relay (j, slot) straight to the frontier (MODEL.md's rule: no hop count carried). */
+inline void append_global(uint j, uint slot, volatile __global uint *ctl, uint out_word,
+                          __global entry_t *out, uint capacity, __global uint *spill, uint words,
+                          __global uint *alive, uint stamp)
+{
+    append_entry(ENTRY(j, slot, 0), ctl, out_word, out, capacity, spill, words, alive, stamp);
 }
 
 /* Appends relay (j, slot) through the work-group's local buffer when it has room (one global
  * atomic per work-group instead of one per relay), else straight to the frontier. */
-inline void append_relay(uint j, uint slot, __local uint *l_n, __local uint2 *lbuf, uint lcap,
-                         volatile __global uint *ctl, uint out_word, __global uint2 *out,
+inline void append_relay(uint j, uint slot, __local uint *l_n, __local entry_t *lbuf,
+                         uint lcap, volatile __global uint *ctl, uint out_word,
+                         __global entry_t *out,
                          uint capacity, __global uint *spill, uint words, __global uint *alive,
                          uint stamp)
 {
     uint idx = atomic_inc(l_n);
     if (idx < lcap)
-        lbuf[idx] = (uint2)(j, slot);
+        lbuf[idx] = ENTRY(j, slot, 0);
     else
         append_global(j, slot, ctl, out_word, out, capacity, spill, words, alive, stamp);
 }
@@ -782,6 +812,55 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
     return after_first_reception(j, slot, k, t, tk, h, w, ctl);
 }
 
+/* ---- forwarding schemes in the window loop (docs/models.md, "Forwarding schemes") -------- */
+
+/* Under counter and distance a node holds, per packet slot, four words from its first
+ * reception until its decision, at STATE + ((slot x n) + node) x 4 (SCHEME_AT):
+ *   SW_HOP    ~h, h the least hop count of its first reception's copies (0: not heard; the
+ *             complement turns the least into atomic_max, which every driver has)
+ *   SW_COPIES the copies heard since the first reception, those of its window included
+ *   SW_FLAGS  SF_DONE once it decided (or the ttl or the relay draw stopped it: later copies
+ *             change nothing), SF_WAIT once its first window is over (its hop count is then
+ *             final and its decision window set), SF_NEAR when a copy came from within the
+ *             distance threshold
+ *   SW_DUE    the window of its decision, modulo 2^32 (within 10^6 windows of the first)
+ * The words live on the device holding the node's partition, like its seen bits, and travel
+ * with them (migrations, re-tilings); a retired slot's words are cleared with its bits. */
+#define SCHEME_WORDS 4u
+#define SW_HOP 0u
+#define SW_COPIES 1u
+#define SW_FLAGS 2u
+#define SW_DUE 3u
+#define SF_DONE 1u
+#define SF_WAIT 2u
+#define SF_NEAR 4u
+#define SCHEME_AT(state, n, slot, j) ((state) + ((size_t)(slot) * (n) + (j)) * SCHEME_WORDS)
+
+/* Node j hears a copy of the packet in SLOT, sent with hop count h from squared distance D2,
+ * under a scheme: a first copy is a first reception (counted in *FIRST); copies of its first
+ * window give it the least hop count; until it decides, every copy is counted (counter) or
+ * compared with the threshold (distance). The decision itself waits for scheme_decide, after
+ * every copy of the window. */
+inline void scheme_hear(uint j, uint slot, long h, ulong d2, ulong near2, __global uint *seen,
+                        uint words, __global uint *state, uint n, uint *first)
+{
+    __global uint *st = SCHEME_AT(state, n, slot, j);
+    uint f = st[SW_FLAGS]; /* DONE and WAIT change only in scheme_decide */
+    if (f & SF_DONE)
+        return;
+    if (!(f & SF_WAIT)) {
+        __global uint *word = seen + (size_t)slot * words + (j >> 5);
+        uint bit = 1u << (j & 31u);
+        if (!(atomic_or(word, bit) & bit))
+            (*first)++;
+        atomic_max(&st[SW_HOP], ~(uint)h);
+    }
+    if (FLOOD_SCHEME == 1)
+        atomic_inc(&st[SW_COPIES]);
+    else if (d2 <= near2)
+        atomic_or(&st[SW_FLAGS], SF_NEAR);
+}
+
 /* A window's entries are in[0 .. ctl[in_word] + n_import), the relays of the last window (this
  * device's own, then N_IMPORT that other devices made and the host appended: passing their
  * number saves a write of the count word each window), followed by the
@@ -800,6 +879,27 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
  * every counter is a sum over partitions, whichever device holds which entries. */
 #define DESCRIPTOR(idx) (use_inline ? inline_words[(idx)] : desc[(idx)])
 
+/* Under a scheme the transmit kernels take the nodes' states (SCHEME_STATE, N_NODES of them
+ * per slot) and the distance threshold squared (NEAR2); a retired slot's states are cleared
+ * with its seen bits, and the source of a new packet has nothing to decide. */
+#if FLOOD_SCHEME
+#define TRANSMIT_SCHEME_ARGS , __global uint *scheme_state, uint n_nodes, ulong near2
+#define SCHEME_CLEAR_SLOTS                                                                  \
+    for (size_t c = get_global_id(0); c < (size_t)n_clear * n_nodes * SCHEME_WORDS;          \
+         c += get_global_size(0)) {                                                         \
+        size_t per = (size_t)n_nodes * SCHEME_WORDS;                                        \
+        scheme_state[(size_t)DESCRIPTOR(NEW_WORDS * n_new + (uint)(c / per)) * per + c % per] = \
+            0u;                                                                             \
+    }
+#define SCHEME_SOURCE_DONE SCHEME_AT(scheme_state, n_nodes, slot, i)[SW_FLAGS] = SF_DONE;
+#define SCHEME_HEAR(j, d2) scheme_hear((j), slot, h, (d2), near2, seen, words, scheme_state, n_nodes, &n_first)
+#else
+#define TRANSMIT_SCHEME_ARGS
+#define SCHEME_CLEAR_SLOTS
+#define SCHEME_SOURCE_DONE
+#define SCHEME_HEAR(j, d2)
+#endif
+
 #define TRANSMIT_PROLOGUE                                                                   \
     window_params w = {T, L, start, interval, duration, drop_threshold, key,               \
                        source, destination, ttl, words, rmin2, link_thr, node_drop};        \
@@ -814,6 +914,7 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
     for (size_t c = get_global_id(0); c < (size_t)n_clear * words; c += get_global_size(0)) \
         seen[(size_t)DESCRIPTOR(NEW_WORDS * n_new + (uint)(c / words)) * words + c % words] = \
             0u;                                                                             \
+    SCHEME_CLEAR_SLOTS                                                                      \
     if (FLOOD_FLOWS) { /* the next window's deliveries start from zero */                  \
         w.deliv = deliv + (size_t)parity * slots;                                           \
         for (uint c = (uint)get_global_id(0); c < slots; c += (uint)get_global_size(0))     \
@@ -828,10 +929,11 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
         barrier(CLK_LOCAL_MEM_FENCE);                                                       \
         if (gid < count) {                                                                  \
             uint i, slot, k;                                                                \
-            long tk;                                                                        \
+            long tk, sent_hop = 0;                                                          \
             if (gid < relayed) {                                                            \
                 i = in[gid].x;                                                              \
                 slot = in[gid].y;                                                           \
+                sent_hop = ENTRY_HOP(in[gid], 0);                                           \
                 k = slot_packet[slot];                                                      \
                 tk = FLOOD_FLOWS ? slot_time[slot] : start + (long)k * interval;            \
                 if (FLOOD_FLOWS)                                                            \
@@ -852,9 +954,12 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
                 }                                                                           \
                 slot_packet[slot] = k;                                                      \
                 atomic_or(&seen[(size_t)slot * words + (i >> 5)], 1u << (i & 31u));         \
+                SCHEME_SOURCE_DONE                                                          \
             }                                                                               \
             long h = packet_hop(T, L, tk);                                                  \
             long t = tk + (h - 1) * L;                                                      \
+            if (FLOOD_SCHEME && gid < relayed) /* its own hop count, not the time's */     \
+                h = sent_hop;                                                               \
             if (duration == 0 || t < duration) {                                            \
                 n_tx = OWNED(i) ? 1u : 0u;
 
@@ -879,7 +984,7 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
         barrier(CLK_LOCAL_MEM_FENCE);                                                       \
         for (uint q = lid; q < l_flush[1]; q += lsize) {                                    \
             uint at = l_flush[0] + q;                                                       \
-            uint2 e = lbuf[q];                                                              \
+            entry_t e = lbuf[q];                                                            \
             if (at < capacity)                                                              \
                 out[at] = e;                                                                \
             else                                                                            \
@@ -890,14 +995,14 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
     }
 
 #define TRANSMIT_COMMON_ARGS                                                                \
-    __global const uint2 *in, uint in_word, uint n_new, uint n_clear, uint16 inline_desc,  \
-        __global const uint *desc, __global uint2 *out, uint capacity,                      \
+    __global const entry_t *in, uint in_word, uint n_new, uint n_clear,                    \
+        uint16 inline_desc, __global const uint *desc, __global entry_t *out, uint capacity, \
         uint out_word, uint clear_word, volatile __global uint *ctl, uint stamp,            \
         __global uint *seen, __global uint *spill, uint words,                              \
         __global uint *slot_packet, long T, long L, long start, long interval,              \
         long duration, ulong drop_threshold, uint2 key, uint source, uint destination,      \
         uint ttl, __local uint *l_n, __local uint *l_flush, __local uint4 *l_sums,          \
-        __local uint2 *lbuf, uint lcap, __global const ushort *part_of, uint part,         \
+        __local entry_t *lbuf, uint lcap, __global const ushort *part_of, uint part,       \
         uint nparts, uint n_import, ulong rmin2, ulong link_thr,                           \
         __global const ulong2 *cap_thr, __global const ulong *node_drop
 
@@ -908,8 +1013,10 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
     __global long *slot_time, __global uint2 *slot_route, __global uint *deliv, uint slots, \
         uint parity
 
-#define HANDLE_NEIGHBOUR(j)                                                                 \
-    if (receive(j, slot, k, t, tk, h, &w, seen, ctl, &n_first))                            \
+#define HANDLE_NEIGHBOUR(j, d2)                                                             \
+    if (FLOOD_SCHEME)                                                                       \
+        SCHEME_HEAR(j, d2);                                                                 \
+    else if (receive(j, slot, k, t, tk, h, &w, seen, ctl, &n_first))                       \
         append_relay(j, slot, l_n, lbuf, lcap, ctl, out_word, out, capacity, spill, words,  \
                      alive, stamp);
 
@@ -917,20 +1024,20 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
  * range, each link drawn for the window; POS then gives the distances). */
 __kernel void transmit(TRANSMIT_COMMON_ARGS, __global const uint *offsets,
                        __global const uint *neighbours, __global const long4 *pos,
-                       TRANSMIT_FLOW_ARGS)
+                       TRANSMIT_FLOW_ARGS TRANSMIT_SCHEME_ARGS)
 {
     TRANSMIT_PROLOGUE
     /* one loop for both models: two loops, one per case, make PoCL 5.0's work-group
      * compiler fail an assertion (see transmit_mobile) */
     uint a = offsets[i], e = offsets[i + 1];
-    long4 pi = FLOOD_QUDG ? pos[i] : (long4)(0);
+    long4 pi = NEEDS_D2 ? pos[i] : (long4)(0);
     uint win = (uint)(T / L);
     if (!FLOOD_QUDG)
         n_rx = e - a;
     for (uint q = a; q < e; q++) {
         uint j = neighbours[q];
+        ulong d2 = NEEDS_D2 ? dist2(pi, pos[j]) : 0ul;
         if (FLOOD_QUDG) { /* the window's links, then the cap of the window's graph */
-            ulong d2 = dist2(pi, pos[j]);
             if (!qudg_link(i, j, d2, win, &w))
                 continue;
             if (FLOOD_CAP > 0) {
@@ -939,7 +1046,7 @@ __kernel void transmit(TRANSMIT_COMMON_ARGS, __global const uint *offsets,
             }
             n_rx++;
         }
-        HANDLE_NEIGHBOUR(j)
+        HANDLE_NEIGHBOUR(j, d2)
     }
     TRANSMIT_EPILOGUE
 }
@@ -954,14 +1061,16 @@ inline int in_box(long4 p, long4 lo, long4 hi)
  * reach boxes of the partitions held elsewhere) is also copied to EXPORTED, counted in
  * ctl[export_word]; beyond EXPORT_CAP it is only counted, and the host then sends the whole
  * frontier instead. */
-#define HANDLE_NEIGHBOUR_EXPORTING(j)                                                       \
-    if (receive(j, slot, k, t, tk, h, &w, seen, ctl, &n_first)) {                          \
+#define HANDLE_NEIGHBOUR_EXPORTING(j, d2)                                                   \
+    if (FLOOD_SCHEME) {                                                                     \
+        SCHEME_HEAR(j, d2);                                                                 \
+    } else if (receive(j, slot, k, t, tk, h, &w, seen, ctl, &n_first)) {                   \
         append_relay(j, slot, l_n, lbuf, lcap, ctl, out_word, out, capacity, spill, words,  \
                      alive, stamp);                                                         \
         if (in_box(pos[j], x_lo, x_hi)) {                                                   \
             uint xa = atomic_inc(&ctl[export_word]);                                        \
             if (xa < export_cap)                                                            \
-                exported[xa] = (uint2)(j, slot);                                            \
+                exported[xa] = ENTRY(j, slot, 0);                                           \
         }                                                                                   \
     }
 
@@ -981,8 +1090,8 @@ __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, u
                               long side, uint nx, uint ny, uint nz,
                               __global const uint *cell_start, __global const uint *cell_nodes,
                               long4 box_lo, long4 box_hi, long4 x_lo, long4 x_hi,
-                              __global uint2 *exported, uint export_cap, uint export_word,
-                              TRANSMIT_FLOW_ARGS)
+                              __global entry_t *exported, uint export_cap, uint export_word,
+                              TRANSMIT_FLOW_ARGS TRANSMIT_SCHEME_ARGS)
 {
     if (get_global_id(0) == 0)
         ctl[CTL_EXPORT + ((export_word - CTL_EXPORT) ^ 1u)] = 0u;
@@ -1000,7 +1109,7 @@ __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, u
                 if (d2 <= range2 && (!FLOOD_QUDG || qudg_link(i, j, d2, win, &w)) &&
                     (FLOOD_CAP == 0 || cap_keeps(i, j, d2, cap_thr))) {
                     deg++;
-                    HANDLE_NEIGHBOUR_EXPORTING(j)
+                    HANDLE_NEIGHBOUR_EXPORTING(j, d2)
                 }
             }
         });
@@ -1014,20 +1123,113 @@ __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, u
  * holds lo, hi pairs) of the partitions held elsewhere, copied to OUT from ctl[export_word]
  * on. OUT has room for CAPACITY entries; the order is free (no result depends on the order
  * of entries). */
-__kernel void export_border(__global const uint2 *in, uint in_word, uint capacity,
+__kernel void export_border(__global const entry_t *in, uint in_word, uint capacity,
                             volatile __global uint *ctl, __global const long4 *pos,
-                            __global const long4 *boxes, uint n_boxes, __global uint2 *out,
+                            __global const long4 *boxes, uint n_boxes, __global entry_t *out,
                             uint export_word)
 {
     uint n = min(ctl[in_word], capacity);
     for (uint g = (uint)get_global_id(0); g < n; g += (uint)get_global_size(0)) {
-        uint2 e = in[g];
+        entry_t e = in[g];
         long4 p = pos[e.x];
         for (uint b = 0; b < n_boxes; b++) {
             long4 lo = boxes[2 * b], hi = boxes[2 * b + 1];
             if (in_box(p, lo, hi)) {
                 out[atomic_inc(&ctl[export_word])] = e;
                 break;
+            }
+        }
+    }
+}
+
+/* ---- forwarding schemes: the decisions of a window ---------------------------------------- */
+
+/* Keeps SLOT alive for the host while its packet has nodes waiting for their decision and no
+ * relay this window: (STAMP ^ SCHEME_WAIT_MARK), unless a relay already wrote STAMP, which
+ * wins whatever the order (append_entry stores STAMP unconditionally). */
+inline void scheme_keep_alive(__global uint *alive, uint slot, uint stamp)
+{
+    uint old = alive[slot];
+    while (old != stamp && old != (stamp ^ SCHEME_WAIT_MARK)) {
+        uint prev = atomic_cmpxchg(&alive[slot], old, stamp ^ SCHEME_WAIT_MARK);
+        if (prev == old)
+            break;
+        old = prev;
+    }
+}
+
+/* The decisions of partition PART's nodes in the window starting at T, after its transmit
+ * launch has counted every copy of the window (docs/models.md, "Forwarding schemes"): a node
+ * first heard in this window takes its first reception (a delivery, then the ttl, the relay
+ * draw {j, k, 1, 0} and its assessment delay r from {j, k, 13, 0}); a node whose decision
+ * window has come (r = 0: now) relays when it heard fewer than COUNTER_C copies (counter) or
+ * no copy from within the threshold (distance). A relay is the entry (j, slot, h + 1) of the
+ * next window. One work-item per node walks the slots; every outcome is a count, a set union
+ * or a store of one work-item, so the launch shape cannot change it. With partitions on
+ * several devices (mobile), relays inside [X_LO, X_HI] are exported as transmit_mobile
+ * exports its own (EXPORT_CAP 0: none). */
+__kernel void scheme_decide(volatile __global uint *ctl, __global uint *state, uint n,
+                            uint slots, __global const uint *slot_packet,
+                            __global const long *slot_time, __global const uint2 *slot_route,
+                            __global uint *deliv, uint parity, long T, long L, long start,
+                            long interval, ulong drop_threshold, uint2 key, uint destination,
+                            uint ttl, __global const ulong *node_drop, uint counter_c,
+                            uint assess_a, __global const ushort *part_of, uint part,
+                            uint nparts, __global entry_t *out, uint capacity, uint out_word,
+                            __global uint *spill, uint words, uint stamp,
+                            __global const long4 *pos, long4 x_lo, long4 x_hi,
+                            __global entry_t *exported, uint export_cap, uint export_word)
+{
+    window_params w = {T, L, start, interval, 0, drop_threshold, key, 0u, destination, ttl,
+                       words, 0ul, 0ul, node_drop, deliv + (size_t)parity * slots};
+    __global uint *alive = (__global uint *)ctl + CTL_WORDS;
+    uint win = (uint)(T / L);
+    for (uint j = (uint)get_global_id(0); j < n; j += (uint)get_global_size(0)) {
+        if (!OWNED(j))
+            continue;
+        for (uint slot = 0; slot < slots; slot++) {
+            __global uint *st = SCHEME_AT(state, n, slot, j);
+            uint hw = st[SW_HOP], f = st[SW_FLAGS];
+            if (hw == 0u || (f & SF_DONE))
+                continue; /* not heard, or nothing left to decide */
+            long h = (long)~hw;
+            if (!(f & SF_WAIT)) { /* its first reception, at the packet's time in the window */
+                uint k = slot_packet[slot];
+                long tk = FLOOD_FLOWS ? slot_time[slot] : start + (long)k * interval;
+                long t = tk + (packet_hop(T, L, tk) - 1) * L;
+                if (FLOOD_FLOWS)
+                    w.destination = slot_route[slot].x;
+                count_delivery(j, slot, t, tk, h, &w, ctl);
+                int go = ttl_allows_relay(h, &w) &&
+                         (ulong)philox_draw(key, j, k, STREAM_RELAY).x >= DROP_THRESHOLD(&w, j);
+                uint r = 0u;
+                if (go && assess_a > 0u)
+                    r = (uint)philox_uniform(philox_draw(key, j, k, STREAM_ASSESS).x,
+                                             (ulong)assess_a + 1ul);
+                if (!go) {
+                    st[SW_FLAGS] = f | SF_DONE;
+                    continue;
+                }
+                if (r > 0u) {
+                    st[SW_DUE] = win + r;
+                    st[SW_FLAGS] = f | SF_WAIT;
+                    scheme_keep_alive(alive, slot, stamp);
+                    continue;
+                }
+            } else if (st[SW_DUE] != win) {
+                scheme_keep_alive(alive, slot, stamp);
+                continue;
+            }
+            st[SW_FLAGS] = f | SF_WAIT | SF_DONE;
+            int relays = FLOOD_SCHEME == 1 ? st[SW_COPIES] < counter_c : !(f & SF_NEAR);
+            if (!relays)
+                continue;
+            entry_t e = ENTRY(j, slot, h + 1);
+            append_entry(e, ctl, out_word, out, capacity, spill, words, alive, stamp);
+            if (export_cap > 0u && in_box(pos[j], x_lo, x_hi)) {
+                uint xa = atomic_inc(&ctl[export_word]);
+                if (xa < export_cap)
+                    exported[xa] = e;
             }
         }
     }
@@ -1086,7 +1288,8 @@ __kernel void stamp_parts(__global long4 *pos, uint n, __global const ushort *pa
  * in every one of the SLOTS slots, packed 32 to a word (RECORD words each). */
 __kernel void gather_moved(__global const uint *moved, volatile __global uint *ctl,
                            uint capacity, __global const uint *seen, uint words, uint slots,
-                           uint record, __global uint *records)
+                           uint record, __global uint *records, __global const uint *state,
+                           uint n, uint state_words)
 {
     uint r = get_global_id(0);
     if (r >= min(ctl[CTL_RETILE], capacity))
@@ -1094,7 +1297,12 @@ __kernel void gather_moved(__global const uint *moved, volatile __global uint *c
     uint i = moved[r];
     __global uint *out = records + (size_t)r * record;
     out[0] = i;
-    for (uint w0 = 0; w0 < record - 1u; w0++) {
+    /* under a scheme, after the bits: the node's states of every slot (SCHEME_WORDS each) */
+    uint bit_words = record - 1u - slots * state_words;
+    for (uint q = 0; q < slots * state_words; q++)
+        out[1u + bit_words + q] =
+            state[((size_t)(q / state_words) * n + i) * state_words + q % state_words];
+    for (uint w0 = 0; w0 < bit_words; w0++) {
         uint v = 0u;
         for (uint b = 0; b < 32u && w0 * 32u + b < slots; b++) {
             uint slot = w0 * 32u + b;
@@ -1109,7 +1317,8 @@ __kernel void gather_moved(__global const uint *moved, volatile __global uint *c
  * one word may arrive in several records: atomics. */
 __kernel void scatter_moved(__global const uint *records, uint count, uint record,
                             __global const ushort *part_of, __global const uchar *held,
-                            __global uint *seen, uint words, uint slots)
+                            __global uint *seen, uint words, uint slots, __global uint *state,
+                            uint n, uint state_words)
 {
     uint r = get_global_id(0);
     if (r >= count)
@@ -1118,6 +1327,10 @@ __kernel void scatter_moved(__global const uint *records, uint count, uint recor
     uint i = in[0];
     if (!held[part_of[i]])
         return;
+    uint bit_words = record - 1u - slots * state_words;
+    for (uint q = 0; q < slots * state_words; q++)
+        state[((size_t)(q / state_words) * n + i) * state_words + q % state_words] =
+            in[1u + bit_words + q];
     uint bit = 1u << (i & 31u);
     for (uint slot = 0; slot < slots; slot++) {
         __global uint *word = seen + (size_t)slot * words + (i >> 5);
@@ -1131,7 +1344,8 @@ __kernel void scatter_moved(__global const uint *records, uint count, uint recor
 /* After the host grew an overflowing frontier: moves every spilled relay into it, after the
  * AT entries already there, and clears the spill bits. Runs over the words of live slots. */
 __kernel void gather_spill(__global uint *spill, uint total_words, uint words,
-                           volatile __global uint *ctl, __global uint2 *out, uint at)
+                           volatile __global uint *ctl, __global entry_t *out, uint at,
+                           __global const uint *state, uint n)
 {
     uint g = get_global_id(0);
     if (g >= total_words)
@@ -1144,7 +1358,13 @@ __kernel void gather_spill(__global uint *spill, uint total_words, uint words,
     while (v != 0u) {
         uint b = 31u - clz(v & (0u - v));
         v &= v - 1u;
-        out[at + atomic_inc(&ctl[CTL_GATHER])] = (uint2)(base_node + b, slot);
+        uint j = base_node + b;
+        /* under a scheme the relay's hop count is one more than its node's (see scheme_decide,
+         * which spilled it on this device, where the node's state lives) */
+        uint h = FLOOD_SCHEME ? ~SCHEME_AT(state, n, slot, j)[SW_HOP] + 1u : 0u;
+        (void)state;
+        (void)n;
+        out[at + atomic_inc(&ctl[CTL_GATHER])] = ENTRY(j, slot, h);
     }
 }
 

@@ -63,11 +63,12 @@ generated=$(grep -o '"generated": [0-9]*' "$tmp/p.json" | head -1 | grep -o '[0-
 expect packets_rows test "$(grep -c '^alarm,' "$tmp/p.csv")" -eq 4 -a "$(wc -l < "$tmp/p.csv")" -eq $((generated + 1))
 expect packets_no_temp sh -c "! ls '$tmp' | grep -q '\.tmp\.'"
 
-# Forwarding schemes run whole packets: where a scenario needs the window loop they are refused
-# before the run, with the reason, and nothing is written.
-check scheme_mobile 2 "small_mobile\.ini: \[flood\] scheme = counter is not implemented with moving nodes yet" "$bin" run "$scn/small_mobile.ini" -s flood.scheme=counter --json "$tmp/sm.json"
-check scheme_partitions 2 "scheme = distance is not implemented with \[partition\] count > 1 yet" "$bin" run "$scn/small_distance.ini" -s partition.count=2 --json "$tmp/sm.json"
-check scheme_cap_qudg 2 "scheme = counter is not implemented with max_neighbors under qudg yet" "$bin" run "$scn/small_qudg.ini" -s flood.scheme=counter -s connectivity.max_neighbors=4 --json "$tmp/sm.json"
+# Forwarding schemes run everywhere (whole packets on static scenarios in one partition, the
+# window loop elsewhere), except traffic flows in the window loop, which are refused before the
+# run, with the reason, and nothing is written.
+check scheme_mobile 0 'delivered +[0-9]+ of 20 packets' "$bin" run "$scn/small_mobile.ini" -s flood.scheme=counter
+check scheme_partitions 0 'delivered +30 of 30 packets' "$bin" run "$scn/small_distance.ini" -s partition.count=2
+check scheme_flows_window 2 "small_mobile\.ini: \[flood\] scheme = counter with traffic flows \(or --packets\) runs on static scenarios in one partition only" "$bin" run "$scn/small_mobile.ini" -s flood.scheme=counter --packets "$tmp/sm.csv" --json "$tmp/sm.json"
 [ -e "$tmp/sm.json" ] && { echo "FAIL scheme_*: JSON file written"; fail=$((fail + 1)); }
 check scheme_counter 0 'delivered +30 of 30 packets' "$bin" run "$scn/small_counter.ini"
 

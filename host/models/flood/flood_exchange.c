@@ -24,6 +24,19 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
     return a < b ? a : b;
 }
 
+/* The 8-byte units of an export area that hold N frontier entries (16 bytes under a scheme). */
+static uint32_t area_units(const struct model *m, uint64_t n)
+{
+    uint64_t u = n * (m->entry_bytes / 8);
+    return u < 0xffffffffu ? (uint32_t)u : 0xffffffffu;
+}
+
+/* uint words of a frontier entry */
+static size_t entry_words(const struct model *m)
+{
+    return m->entry_bytes / 4;
+}
+
 int flood_ensure_frontier(struct model *m, flood_replica *r, int b, uint64_t need,
                           cn_error *err)
 {
@@ -35,8 +48,8 @@ int flood_ensure_frontier(struct model *m, flood_replica *r, int b, uint64_t nee
     flood_forget_args(r);
     /* The old entries may still be unread (they are this window's, or the kernel writing
      * them is queued): the in-order queue copies them after it. */
-    int rc = dbuf_grow(r->dev, &r->frontier[b], (size_t)cap * 8, (size_t)r->capacity[b] * 8,
-                       &m->acc, "frontier", err);
+    int rc = dbuf_grow(r->dev, &r->frontier[b], (size_t)cap * m->entry_bytes,
+                       (size_t)r->capacity[b] * m->entry_bytes, &m->acc, "frontier", err);
     if (!rc)
         r->capacity[b] = (uint32_t)cap;
     return rc;
@@ -125,16 +138,16 @@ int flood_queue_readback(struct model *m, int64_t w, cl_uint out_word, int out_b
             uint64_t guess = 2 * (uint64_t)r->last_export + 1024;
             if (guess > r->capacity[out_buffer])
                 guess = r->capacity[out_buffer];
-            if (guess > r->exported.bytes / 8)
-                guess = r->exported.bytes / 8;
+            if (guess > r->exported.bytes / m->entry_bytes)
+                guess = r->exported.bytes / m->entry_bytes;
             int rc = flood_area_quiet(r, a, err);
             if (!rc)
-                rc = flood_area_reserve(r, a, (uint32_t)guess, 0, err);
+                rc = flood_area_reserve(r, a, area_units(m, guess), 0, err);
             if (rc)
                 return rc;
             rb->spec[k] = (uint32_t)guess;
-            st = clEnqueueReadBuffer(r->dev->queue, r->exported.mem, CL_FALSE, 0, guess * 8,
-                                     a->map, 0, NULL, NULL);
+            st = clEnqueueReadBuffer(r->dev->queue, r->exported.mem, CL_FALSE, 0,
+                                     guess * m->entry_bytes, a->map, 0, NULL, NULL);
             if (st != CL_SUCCESS)
                 return cl_check(st, "clEnqueueReadBuffer(exported relays)", r->dev->info.name,
                                 err);
@@ -175,8 +188,9 @@ static int gather_spill(struct model *m, flood_replica *r, int b, uint32_t next,
         rc = dbuf_write(d, &r->ctl, CTL_GATHER * 4, 4, &zero, 0, err);
     cl_uint total = m->slots * m->words;
     if (!rc)
-        rc = kernel_args(d, r->k_gather, "gather_spill", err, 6, KBUF(r->spill), KARG(total),
-                         KARG(m->words), KBUF(r->ctl), KBUF(r->frontier[b]), KARG(at));
+        rc = kernel_args(d, r->k_gather, "gather_spill", err, 8, KBUF(r->spill), KARG(total),
+                         KARG(m->words), KBUF(r->ctl), KBUF(r->frontier[b]), KARG(at),
+                         KBUF(*flood_scheme_state_buffer(r)), KARG(m->n));
     if (!rc)
         rc = enqueue_1d(d, r->k_gather, "gather_spill", total, r->ls_gather, NULL, err);
     return rc;
@@ -188,6 +202,7 @@ static int retire_packets(struct model *m, int64_t w, const uint32_t *alive, cn_
 {
     cl_uint stamp = (cl_uint)(w + 1);
     int64_t begin = w * m->L;
+    m->scheme_waiting = 0;
     for (uint32_t s = 0; s < m->slots; s++) {
         int64_t k = m->slot_pkt[s];
         if (k < 0 || m->born_window[s] > w)
@@ -195,16 +210,23 @@ static int retire_packets(struct model *m, int64_t w, const uint32_t *alive, cn_
         int64_t tk = m->slot_time[s];
         int64_t h = tk >= begin ? 1 : (begin - tk + m->L - 1) / m->L + 1;
         int64_t t = tk + (h - 1) * m->L;
+        int in_time = m->sc.duration_ns == 0 || t < m->sc.duration_ns;
         /* under node resources a packet may have had every transmission cancelled: the
-         * kernels marked those that transmitted */
+         * kernels marked those that transmitted; under a scheme in the window loop a packet
+         * may wait for decisions without transmitting */
         int sent = m->resources ? alive[s] == stamp || alive[s] == (stamp ^ RES_TX_MARK)
-                                : m->sc.duration_ns == 0 || t < m->sc.duration_ns;
+                                : in_time;
+        int lives = alive[s] == stamp;
+        if (m->scheme_window) {
+            flood_scheme_window_done(m, w, s, &sent, &lives);
+            sent = sent && in_time;
+        }
         if (sent) {
             if (!m->any_tx || t > m->end_time)
                 m->end_time = t;
             m->any_tx = 1;
         }
-        if (alive[s] != stamp) {
+        if (!lives) {
             int64_t life = w - m->born_window[s] + 1;
             if (life > m->longest_life)
                 m->longest_life = life;
@@ -251,7 +273,7 @@ static int reserve_entries(struct model *m, uint64_t entries, cn_error *err)
     if (rc || entries <= m->entries_cap)
         return rc;
     uint64_t cap = entries + entries / 2;
-    size_t bytes = (size_t)cap * 8;
+    size_t bytes = (size_t)cap * m->entry_bytes;
     flood_release_entries(m);
     cl_mem mem = NULL;
     void *e = host_area_alloc(m->rep[0].dev, bytes, &mem);
@@ -267,11 +289,12 @@ static int reserve_entries(struct model *m, uint64_t entries, cn_error *err)
 /* Room for CAP exported relays on replica R. */
 static int ensure_exported(struct model *m, flood_replica *r, uint32_t cap, cn_error *err)
 {
-    if ((size_t)cap * 8 <= r->exported.bytes)
+    if ((size_t)cap * m->entry_bytes <= r->exported.bytes)
         return 0;
     flood_forget_args(r);
     dbuf_release(&r->exported, &m->acc);
-    return dbuf_alloc(r->dev, &r->exported, (size_t)cap * 8, &m->acc, "exported relays", err);
+    return dbuf_alloc(r->dev, &r->exported, (size_t)cap * m->entry_bytes, &m->acc,
+                      "exported relays", err);
 }
 
 int flood_export_setup(struct model *m, flood_replica *r, int64_t w, cn_error *err)
@@ -394,10 +417,11 @@ static int exchange(struct model *m, const struct flood_readback *rb, const uint
     int waits = 0;
     for (int k = 0; k < rb->n_dev && !rc; k++) {
         flood_replica *r = &m->rep[rb->dev[k]];
+        size_t ew = entry_words(m);
         if (whole) {
-            src[k] = m->entries + 2 * at[k];
-            rc = dbuf_read(r->dev, &r->frontier[b], 0, (size_t)sent[k] * 8, m->entries + 2 * at[k],
-                           0, err);
+            src[k] = m->entries + ew * at[k];
+            rc = dbuf_read(r->dev, &r->frontier[b], 0, (size_t)sent[k] * m->entry_bytes,
+                           m->entries + ew * at[k], 0, err);
             waits |= 1 << k;
             continue;
         }
@@ -407,10 +431,11 @@ static int exchange(struct model *m, const struct flood_readback *rb, const uint
         if (rb->spec[k] == 0)
             rc = flood_area_quiet(r, a, err);
         if (!rc && sent[k] > have) {
-            rc = flood_area_reserve(r, a, sent[k], have, err);
+            rc = flood_area_reserve(r, a, area_units(m, sent[k]), area_units(m, have), err);
             if (!rc)
-                rc = dbuf_read(r->dev, &r->exported, (size_t)have * 8,
-                               (size_t)(sent[k] - have) * 8, a->map + 2 * (size_t)have, 0, err);
+                rc = dbuf_read(r->dev, &r->exported, (size_t)have * m->entry_bytes,
+                               (size_t)(sent[k] - have) * m->entry_bytes,
+                               a->map + ew * (size_t)have, 0, err);
             waits |= 1 << k;
         }
         src[k] = a->map;
@@ -439,8 +464,9 @@ static int exchange(struct model *m, const struct flood_readback *rb, const uint
             struct export_area *a = &m->rep[rb->dev[j]].xarea[par];
             cl_event *ev = whole ? NULL : &a->writes[a->n_writes];
             cl_int st = clEnqueueWriteBuffer(r->dev->queue, r->frontier[b].mem, CL_FALSE,
-                                             (size_t)offset * 8, (size_t)sent[j] * 8, src[j], 0,
-                                             NULL, ev);
+                                             (size_t)offset * m->entry_bytes,
+                                             (size_t)sent[j] * m->entry_bytes, src[j], 0, NULL,
+                                             ev);
             if (st != CL_SUCCESS)
                 rc = cl_check(st, "clEnqueueWriteBuffer(relay exchange)", r->dev->info.name, err);
             else if (!whole)
@@ -449,7 +475,7 @@ static int exchange(struct model *m, const struct flood_readback *rb, const uint
         }
         if (whole)
             m->entries_writers |= 1 << rb->dev[k];
-        m->exchanged += (int64_t)total * 8; /* what it sent out, the others' in */
+        m->exchanged += (int64_t)total * m->entry_bytes; /* what it sent, the others' in */
     }
     /* the whole window is on the host for a replica that needs all of it; a border is not */
     m->entries_window = whole ? rb->window + 1 : -1;
@@ -490,7 +516,7 @@ int flood_process_until(struct model *m, int64_t w, cn_error *err)
             relays[k] = words[rb->out_word];
             exports[k] = words[CTL_EXPORT + (rb->window & 1)];
             /* more than the exported buffer holds: the whole frontier goes instead */
-            if ((uint64_t)exports[k] * 8 > r->exported.bytes)
+            if ((uint64_t)exports[k] * m->entry_bytes > r->exported.bytes)
                 unsent = 1;
             if (relays[k] > rb->out_capacity[k]) {
                 spilled = 1;
@@ -504,12 +530,14 @@ int flood_process_until(struct model *m, int64_t w, cn_error *err)
             memcpy(r->counters, words, sizeof r->counters);
             if (m->flows) /* the window's deliveries per slot, after the liveness words */
                 flood_add_deliveries(m, rb->window, words + CTL_WORDS + m->slots);
+            /* a relay anywhere wins over a mark (transmitted, or waiting for decisions) */
+            cl_uint mark = m->resources ? stamp ^ RES_TX_MARK : stamp ^ SCHEME_WAIT_MARK;
             for (uint32_t s = 0; s < m->slots; s++) {
                 if (words[CTL_WORDS + s] == stamp)
                     m->alive[s] = stamp;
-                else if (m->resources && words[CTL_WORDS + s] == (stamp ^ RES_TX_MARK) &&
+                else if ((m->resources || m->scheme_window) && words[CTL_WORDS + s] == mark &&
                          m->alive[s] != stamp)
-                    m->alive[s] = stamp ^ RES_TX_MARK;
+                    m->alive[s] = mark;
             }
             total += relays[k];
         }
@@ -668,7 +696,8 @@ static int gather_relays(struct model *m, int64_t w, uint32_t count, cn_error *e
         if (at + m->relays_of[d] > count)
             break;
         rc = dbuf_read(m->rep[d].dev, &m->rep[d].frontier[m->cur], 0,
-                       (size_t)m->relays_of[d] * 8, m->entries + 2 * at, 0, err);
+                       (size_t)m->relays_of[d] * m->entry_bytes, m->entries + entry_words(m) * at,
+                       0, err);
         at += m->relays_of[d];
     }
     for (int d = 0; d < m->n_rep && !rc; d++)
@@ -681,7 +710,7 @@ static int gather_relays(struct model *m, int64_t w, uint32_t count, cn_error *e
                        (long long)w);
     if (!rc) {
         m->entries_window = w;
-        m->exchanged += (int64_t)count * 8;
+        m->exchanged += (int64_t)count * m->entry_bytes;
     }
     return rc;
 }
@@ -737,7 +766,8 @@ static int sync_entries(struct model *m, flood_replica *r, int64_t w, cn_error *
     if (!rc)
         rc = flood_ensure_frontier(m, r, m->cur, count, err);
     if (!rc)
-        rc = dbuf_write(r->dev, &r->frontier[m->cur], 0, (size_t)count * 8, m->entries, 1, err);
+        rc = dbuf_write(r->dev, &r->frontier[m->cur], 0, (size_t)count * m->entry_bytes,
+                        m->entries, 1, err);
     int ran = m->planned == w && (m->ran_mask & (1 << (int)(r - m->rep)));
     /* the window's count word, the others clear (unless R ran the window already) */
     cl_uint counts[3] = {0, 0, 0};
@@ -891,6 +921,9 @@ int flood_migrate(struct model *m, int partition, int to, uint64_t *bytes, cn_er
         rc = move_seen_bits(m, &m->rep[from], &m->rep[to], (uint32_t)partition, bytes, err);
     if (!rc && !m->mobile)
         rc = move_lists(m, &m->rep[from], &m->rep[to], (uint32_t)partition, bytes, err);
+    if (!rc) /* under a scheme, the nodes' states */
+        rc = flood_scheme_migrate(m, &m->rep[from], &m->rep[to], (uint32_t)partition, bytes,
+                                  err);
     if (!rc && m->resources) /* the nodes' energy and death times (one partition: all) */
         rc = flood_resources_migrate(m, &m->rep[from], &m->rep[to], bytes, err);
     if (!rc) {

@@ -82,6 +82,13 @@ typedef struct flood_replica {
     dbuf cap_thr;
     int64_t capped;
     dbuf node_drop;         /* drop_probability drawn per node: each node's threshold */
+    /* forwarding schemes in the window loop (m->scheme_window): the nodes' states per slot
+     * (SCHEME_WORDS uints per node and slot, cl/flood.cl), right for the nodes of the
+     * partitions it holds like its seen bits, and the kernel of the window's decisions */
+    dbuf scheme_state;
+    cl_kernel k_decide;
+    size_t ls_decide;
+    karg_cache decide_args;
     /* node resources (flood_resources.c, cl/flood_resources.cl): the four kernels of a window
      * and their argument caches; per node the energy left, the death time, the first entry of
      * its list and the last window whose copies reached it (its stamp); the window's
@@ -216,7 +223,14 @@ struct model {
     /* traffic flows: the round's first packet and number, its table (4 words a packet, as
      * the kernels read it) and each packet's flow; the records read back */
     int64_t pk_round_k0, pk_rounds;
-    int scheme;             /* whole packets under a forwarding scheme (flood_packets_scheme) */
+    int scheme;             /* a forwarding scheme: counter or distance */
+    /* ... run by the window loop (flood_scheme.c; else by flood_packets_scheme): its slots
+     * whose packets wait for decisions without relaying (from the last window read back), and
+     * per slot whether the packet transmits in the window after that one */
+    int scheme_window;
+    uint32_t scheme_waiting;
+    uint8_t *tx_next;
+    uint32_t entry_bytes;   /* bytes of a frontier entry: 8, or 16 under a scheme */
     uint32_t *pk_tab_host, *pk_flow_host;
     int64_t *pk_rec_host;
     cell_grid grid;
@@ -502,6 +516,23 @@ int flood_resources_results(struct model *m, run_results *r, cn_error *err);
 void flood_resources_free(struct model *m, flood_replica *r);
 /* Bytes a migration moves for the resources. */
 uint64_t flood_resources_bytes(const struct model *m);
+
+/* flood_scheme.c: counter and distance in the window loop (docs/models.md) */
+/* Bytes of one slot's node states (0 unless m->scheme_window). */
+size_t flood_scheme_slot_bytes(const struct model *m);
+/* The states' buffer for the kernels (a placeholder without a scheme). */
+const dbuf *flood_scheme_state_buffer(const flood_replica *r);
+/* The decisions of partition PART in window W on replica R, after its transmit launch. */
+int flood_scheme_decide(struct model *m, uint32_t part, flood_replica *r, int64_t w,
+                        cl_event *evs, int *n_evs, cn_error *err);
+/* A migration of partition PART from FROM to TO: its nodes' states; adds the bytes moved. */
+int flood_scheme_migrate(struct model *m, flood_replica *from, flood_replica *to,
+                         uint32_t part, uint64_t *bytes, cn_error *err);
+/* Bytes a migration moves for the states. */
+uint64_t flood_scheme_bytes(const struct model *m);
+/* Window W of slot S read back (m->alive merged): whether its packet transmitted in W
+ * (*SENT) and is still alive (*ALIVE); counts the slots waiting in m->scheme_waiting. */
+int flood_scheme_window_done(struct model *m, int64_t w, uint32_t s, int *sent, int *alive);
 
 /* flood_packets.c: whole packets (static scenarios). */
 int flood_packets_enabled(void);

@@ -90,17 +90,23 @@ int flood_retile_setup(struct model *m, cn_error *err)
     return rc;
 }
 
-/* uint words of one record: the node, then a bit per slot. */
+/* uints of a node's state per slot under a scheme (0 without: cl/flood.cl, SCHEME_WORDS) */
+static cl_uint state_words(const struct model *m)
+{
+    return m->scheme_window ? 4u : 0u;
+}
+
+/* uint words of one record: the node, then a bit per slot, then under a scheme its states. */
 static uint32_t record_words(const struct model *m)
 {
-    return 1 + (m->slots + 31) / 32;
+    return 1 + (m->slots + 31) / 32 + m->slots * state_words(m);
 }
 
 /* Records of replica R for up to R->record_cap moved nodes (its records buffer sized for
  * them). */
 static int gather(struct model *m, flood_replica *r, cn_error *err)
 {
-    cl_uint rec = record_words(m), cap = r->record_cap;
+    cl_uint rec = record_words(m), cap = r->record_cap, sw = state_words(m);
     size_t bytes = (size_t)cap * rec * 4;
     int rc = 0;
     if (bytes > r->records.bytes) {
@@ -108,9 +114,10 @@ static int gather(struct model *m, flood_replica *r, cn_error *err)
         rc = dbuf_alloc(r->dev, &r->records, bytes, &m->acc, "moved node records", err);
     }
     if (!rc)
-        rc = kernel_args(r->dev, r->k_gather_moved, "gather_moved", err, 8, KBUF(r->leaving),
+        rc = kernel_args(r->dev, r->k_gather_moved, "gather_moved", err, 11, KBUF(r->leaving),
                          KBUF(r->ctl), KARG(cap), KBUF(r->seen), KARG(m->words),
-                         KARG(m->slots), KARG(rec), KBUF(r->records));
+                         KARG(m->slots), KARG(rec), KBUF(r->records),
+                         KBUF(*flood_scheme_state_buffer(r)), KARG(m->n), KARG(sw));
     if (!rc)
         rc = enqueue_1d(r->dev, r->k_gather_moved, "gather_moved", cap, r->ls_retile, NULL, err);
     return rc;
@@ -282,11 +289,12 @@ int flood_retile_finish(struct model *m, int64_t w, cn_error *err)
                 a->n_writes++;
             at += n_bytes;
         }
-        cl_uint n_in = (cl_uint)others;
+        cl_uint n_in = (cl_uint)others, sw = state_words(m);
         if (!rc)
-            rc = kernel_args(r->dev, r->k_scatter_moved, "scatter_moved", err, 8,
+            rc = kernel_args(r->dev, r->k_scatter_moved, "scatter_moved", err, 11,
                              KBUF(r->records), KARG(n_in), KARG(rec), KBUF(r->part_of),
-                             KBUF(r->held), KBUF(r->seen), KARG(m->words), KARG(m->slots));
+                             KBUF(r->held), KBUF(r->seen), KARG(m->words), KARG(m->slots),
+                             KBUF(*flood_scheme_state_buffer(r)), KARG(m->n), KARG(sw));
         if (!rc)
             rc = enqueue_1d(r->dev, r->k_scatter_moved, "scatter_moved", n_in, r->ls_retile,
                             NULL, err);

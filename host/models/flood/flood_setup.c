@@ -48,6 +48,7 @@ void flood_forget_args(flood_replica *r)
     memset(&r->transmit_args, 0, sizeof r->transmit_args);
     memset(&r->move_args, 0, sizeof r->move_args);
     memset(&r->export_args, 0, sizeof r->export_args);
+    memset(&r->decide_args, 0, sizeof r->decide_args);
 }
 
 int flood_holders(const struct model *m)
@@ -197,6 +198,8 @@ static int create_kernels(struct model *m, flood_replica *r, cn_error *err)
         rc = make_kernel(r, "scatter_moved", &r->k_scatter_moved, NULL, err);
     if (!rc && m->mobile)
         rc = make_kernel(r, "stamp_parts", &r->k_stamp, NULL, err);
+    if (!rc && m->scheme)
+        rc = make_kernel(r, "scheme_decide", &r->k_decide, &r->ls_decide, err);
     return rc;
 }
 
@@ -597,12 +600,18 @@ static int alloc_replica_packets(struct model *m, flood_replica *r, cn_error *er
         rc = dbuf_zero(d, &r->spill, 0, s * slot_bytes, err);
     if (!rc)
         rc = dbuf_alloc(d, &r->slot_packet, (size_t)s * 4, &m->acc, "slot packets", err);
+    if (!rc && m->scheme_window)
+        rc = dbuf_alloc(d, &r->scheme_state, s * flood_scheme_slot_bytes(m), &m->acc,
+                        "scheme states", err);
+    if (!rc && m->scheme_window)
+        rc = dbuf_zero(d, &r->scheme_state, 0, s * flood_scheme_slot_bytes(m), err);
     if (!rc)
         rc = dbuf_alloc(d, &r->ctl, ((size_t)CTL_WORDS + s) * 4, &m->acc, "counters", err);
     if (!rc)
         rc = dbuf_zero(d, &r->ctl, 0, ((size_t)CTL_WORDS + s) * 4, err);
     for (int b = 0; b < 2 && !rc; b++)
-        rc = dbuf_alloc(d, &r->frontier[b], (size_t)cap * 8, &m->acc, "frontier", err);
+        rc = dbuf_alloc(d, &r->frontier[b], (size_t)cap * m->entry_bytes, &m->acc, "frontier",
+                        err);
     if (!rc)
         rc = dbuf_alloc(d, &r->desc, 64 * 4, &m->acc, "window descriptors", err);
     if (!rc && m->flows)
@@ -686,11 +695,13 @@ static int alloc_packets(struct model *m, cn_error *err)
     m->born_window = malloc((size_t)s * sizeof *m->born_window);
     m->free_slots = malloc((size_t)s * sizeof *m->free_slots);
     m->alive = calloc(s, sizeof *m->alive);
+    m->tx_next = m->scheme_window ? calloc(s, 1) : NULL;
     m->desc_host[0] = malloc((size_t)64 * sizeof *m->desc_host[0]);
     m->desc_host[1] = malloc((size_t)64 * sizeof *m->desc_host[1]);
     m->dirty_slots = malloc((size_t)s * sizeof *m->dirty_slots);
     if (!m->slot_pkt || !m->born_window || !m->free_slots || !m->desc_host[0] ||
-        !m->desc_host[1] || !m->dirty_slots || !m->alive || !traffic_slot_arrays(m, 0, s))
+        !m->desc_host[1] || !m->dirty_slots || !m->alive || (m->scheme_window && !m->tx_next) ||
+        !traffic_slot_arrays(m, 0, s))
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for packet slots");
     for (uint32_t i = 0; i < s; i++) {
         m->slot_pkt[i] = -1;
@@ -717,6 +728,12 @@ static int grow_replica_slots(struct model *m, flood_replica *r, uint32_t old, c
     if (!rc)
         rc = dbuf_grow(d, &r->slot_packet, (size_t)s * 4, (size_t)old * 4, &m->acc,
                        "slot packets", err);
+    size_t state_bytes = flood_scheme_slot_bytes(m);
+    if (!rc && m->scheme_window) /* the states of the new slots start clear */
+        rc = dbuf_grow(d, &r->scheme_state, s * state_bytes, old * state_bytes, &m->acc,
+                       "scheme states", err);
+    if (!rc && m->scheme_window)
+        rc = dbuf_zero(d, &r->scheme_state, old * state_bytes, (s - old) * state_bytes, err);
     /* counters kept, liveness of the new slots cleared (a stale word could equal a stamp) */
     if (!rc)
         rc = dbuf_grow(d, &r->ctl, ((size_t)CTL_WORDS + s) * 4, ((size_t)CTL_WORDS + old) * 4,
@@ -764,12 +781,17 @@ int flood_grow_slots(struct model *m, cn_error *err)
     GROW_ARRAY(m->free_slots, s, ok);
     GROW_ARRAY(m->dirty_slots, s, ok);
     GROW_ARRAY(m->alive, s, ok);
+    if (m->scheme_window)
+        GROW_ARRAY(m->tx_next, s, ok);
     if (ok)
         ok = traffic_slot_arrays(m, old, s);
     if (!ok)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for packet slots");
-    for (uint32_t i = old; i < s; i++)
+    for (uint32_t i = old; i < s; i++) {
         m->slot_pkt[i] = -1;
+        if (m->scheme_window)
+            m->tx_next[i] = 0;
+    }
     for (uint32_t i = s; i > old; i--)
         m->free_slots[m->n_free++] = i - 1;
     m->slots = s;
@@ -834,25 +856,20 @@ static int build_static_lists(struct model *m, cn_error *err)
     return rc;
 }
 
-/* The counter and distance schemes run in the whole-packet kernel (flood_packets_scheme) so
- * far: static scenarios in one partition, without a cap that changes with the window. The
- * window loop, which mobile scenarios need, does not implement them yet. */
+/* The counter and distance schemes flood whole packets where whole packets run (static
+ * scenarios in one partition, flood_packets_scheme), and run in the window loop everywhere
+ * else (flood_scheme.c). The window loop counts a flow's deliveries per slot, whose hop counts
+ * and latencies follow from the window only under MODEL.md's rule: flows under a scheme need
+ * whole packets. */
 static int scheme_supported(const struct model *m, cn_error *err)
 {
-    if (!m->scheme)
+    if (!m->scheme_window || !m->flows)
         return 0;
     const char *name = m->sc.scheme == SCHEME_COUNTER ? "counter" : "distance";
-    const char *why = m->mobile ? "moving nodes"
-                      : m->sc.partitions > 1 ? "[partition] count > 1"
-                      : m->cap_live ? "max_neighbors under qudg"
-                      : !flood_packets_enabled() ? "CLNETSIM_TEST_WHOLE_PACKETS=0"
-                                                 : NULL;
-    if (!why)
-        return 0;
     return cn_fail(err, CN_ERR_INPUT,
-                   "%s: [flood] scheme = %s is not implemented with %s yet (it runs on static "
-                   "scenarios in one partition)",
-                   m->sc.path[0] ? m->sc.path : "scenario", name, why);
+                   "%s: [flood] scheme = %s with traffic flows (or --packets) runs on static "
+                   "scenarios in one partition only; expected scheme = probabilistic here",
+                   m->sc.path[0] ? m->sc.path : "scenario", name);
 }
 
 int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs, int n_devs,
@@ -889,11 +906,11 @@ int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs
     m->L = sc->relay_delay_ns;
     area_extent(m);
     m->scheme = sc->scheme != SCHEME_PROBABILISTIC;
+    /* under a scheme a frontier entry carries its hop count (cl/flood.cl, entry_t) */
+    m->entry_bytes = m->scheme ? 16 : 8;
     m->resources = scenario_has_resources(sc);
     m->energy = scenario_has_energy(sc);
-    int rc = scheme_supported(m, err);
-    if (!rc)
-        rc = flood_traffic_setup(m, err);
+    int rc = flood_traffic_setup(m, err);
     if (rc)
         return rc;
     int64_t ext[3];
@@ -926,6 +943,10 @@ int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs
     }
     if (!rc)
         rc = make_partitions(m, err);
+    if (!rc) {
+        m->scheme_window = m->scheme && !flood_packets_wanted(m);
+        rc = scheme_supported(m, err);
+    }
     if (!rc && !m->mobile)
         rc = build_static_lists(m, err);
     if (!rc && m->cap)
@@ -949,7 +970,7 @@ static void destroy_replica(struct model *m, flood_replica *r)
     flood_release_export_areas(r);
     dbuf *bufs[] = {&r->pos, &r->waypoint, &r->speed, &r->leg, &r->pause_end, &r->segtab,
                     &r->part_of, &r->cap_thr, &r->node_drop, &r->slot_time,
-                    &r->slot_route, &r->deliv,
+                    &r->slot_route, &r->deliv, &r->scheme_state,
                     &r->seen, &r->spill, &r->slot_packet, &r->ctl, &r->desc,
                     &r->frontier[0], &r->frontier[1], &r->exported,
                     &r->boxes, &r->cuts, &r->held, &r->leaving, &r->records};
@@ -963,7 +984,7 @@ static void destroy_replica(struct model *m, flood_replica *r)
     cl_kernel ks[] = {r->k_place, r->k_move, r->k_csr_count, r->k_csr_fill,
                       r->k_transmit, r->k_gather, r->k_export, r->k_retile,
                       r->k_gather_moved, r->k_scatter_moved, r->k_stamp, r->k_cap_select,
-                      r->k_cap_count};
+                      r->k_cap_count, r->k_decide};
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
         if (ks[i])
             clReleaseKernel(ks[i]);
@@ -1010,6 +1031,7 @@ void flood_destroy(struct model *m)
     free(m->born_window);
     free(m->free_slots);
     free(m->alive);
+    free(m->tx_next);
     free(m->desc_host[0]);
     free(m->desc_host[1]);
     free(m->dirty_slots);

@@ -101,7 +101,8 @@ static int flood_plan(struct model *m, window_plan *plan, cn_error *err)
         for (int d = 0; d < m->n_rep; d++)
             if (first[d] >= 0)
                 add_set(plan, FLOOD_MOVE, first[d], m->n);
-    if (m->entries_bound == 0)
+    /* under a scheme, packets whose nodes wait for decisions need the window too */
+    if (m->entries_bound == 0 && !(m->scheme_window && m->scheme_waiting > 0))
         return 0;
     if (m->mobile)
         for (int d = 0; d < m->n_rep; d++)
@@ -116,7 +117,8 @@ static int flood_plan(struct model *m, window_plan *plan, cn_error *err)
             return cn_fail(err, CN_ERR_INPUT, "%u partitions make more than the %d event sets "
                            "a window can hold; use fewer partitions", m->n_parts,
                            ENGINE_MAX_SETS);
-        add_set(plan, FLOOD_TRANSMIT, (int)p, transmit_multiplicity(m, p, held));
+        uint64_t mult = transmit_multiplicity(m, p, held);
+        add_set(plan, FLOOD_TRANSMIT, (int)p, mult > 0 ? mult : 1);
     }
     return 0;
 }
@@ -133,9 +135,14 @@ static int assign_packets(struct model *m, const window_plan *plan, uint32_t **d
         /* rare: too few clean slots; clear the retired ones now rather than grow */
         size_t slot_bytes = (size_t)m->words * 4;
         for (uint32_t i = 0; i < m->n_dirty && !rc; i++) {
-            for (int d = 0; d < m->n_rep && !rc; d++)
+            for (int d = 0; d < m->n_rep && !rc; d++) {
+                size_t sb = flood_scheme_slot_bytes(m);
                 rc = dbuf_zero(m->rep[d].dev, &m->rep[d].seen, m->dirty_slots[i] * slot_bytes,
                                slot_bytes, err);
+                if (!rc && sb)
+                    rc = dbuf_zero(m->rep[d].dev, &m->rep[d].scheme_state,
+                                   m->dirty_slots[i] * sb, sb, err);
+            }
             m->free_slots[m->n_free++] = m->dirty_slots[i];
         }
         m->n_dirty = 0;
@@ -272,7 +279,8 @@ void flood_reach_box(const struct model *m, uint32_t part, int64_t w, int extra,
  * sit on one device that is not a CPU (CLNETSIM_TEST_RUN_AHEAD overrides the CPU rule). */
 static int can_run_ahead(const struct model *m)
 {
-    if (m->mobile || m->run_ahead_env == 0)
+    /* under a scheme the next window's work depends on decisions, not on a degree bound */
+    if (m->mobile || m->run_ahead_env == 0 || m->scheme_window)
         return 0;
     for (uint32_t p = 1; p < m->n_parts; p++)
         if (m->home[p] != m->home[0])
@@ -316,6 +324,9 @@ static int run_transmit(struct model *m, const window_plan *plan, uint32_t part,
         rc = flood_resources_transmit(m, r, p, w, evs, n_evs, err);
     else if (!rc)
         rc = enqueue_transmit(m, part, r, w, evs, n_evs, err);
+    /* under a scheme the partition's decisions, once every copy of the window is counted */
+    if (!rc && m->scheme_window)
+        rc = flood_scheme_decide(m, part, r, w, evs, n_evs, err);
     /* partitions on several devices: this one starts while the host feeds the others */
     if (!rc && p->spread)
         rc = cl_check(clFlush(d->queue), "clFlush", d->info.name, err);
@@ -370,7 +381,8 @@ static int enqueue_transmit(struct model *m, uint32_t part, flood_replica *r, in
                                 KARG(p->a.start), KARG(p->a.interval), KARG(p->a.duration),
                                 KARG(p->a.thr), KARG(p->a.key), KARG(p->a.source),
                                 KARG(p->a.dest), KARG(p->a.ttl), KLOCAL(4),
-                                KLOCAL(2 * 4), KLOCAL(ls * 16), KLOCAL((size_t)r->lcap * 8),
+                                KLOCAL(2 * 4), KLOCAL(ls * 16),
+                                KLOCAL((size_t)r->lcap * m->entry_bytes),
                                 KARG(r->lcap), KBUF(r->part_of), KARG(part), KARG(nparts),
                                 KARG(n_import));
     /* qudg: links beyond range_min are drawn per pair and window (docs/models.md) */
@@ -396,7 +408,7 @@ static int enqueue_transmit(struct model *m, uint32_t part, flood_replica *r, in
         flood_reach_box(m, part, w, 0, &lo, &hi);
         /* a placeholder buffer while nothing is exported: the argument must be valid */
         cl_mem xbuf = r->exported.mem ? r->exported.mem : r->spill.mem;
-        cl_uint xcap = r->exported.mem ? (cl_uint)(r->exported.bytes / 8) : 0;
+        cl_uint xcap = r->exported.mem ? (cl_uint)(r->exported.bytes / m->entry_bytes) : 0;
         cl_uint xword = CTL_EXPORT + (cl_uint)(w & 1);
         rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 39, 15,
                                 KBUF(r->pos), KARG(range2), KARG(g->side), KARG(g->nx),
@@ -408,9 +420,17 @@ static int enqueue_transmit(struct model *m, uint32_t part, flood_replica *r, in
                                 KBUF(m->offsets[part]), KBUF(m->neighbours[part]),
                                 KBUF(r->pos));
     }
+    /* under a scheme the transmit arguments end with the nodes' states */
+    cl_ulong near2 = (cl_ulong)sc->distance_threshold_mm * (cl_ulong)sc->distance_threshold_mm;
+    if (!rc && m->scheme_window)
+        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err,
+                                m->mobile ? 59 : 47, 3, KBUF(r->scheme_state), KARG(m->n),
+                                KARG(near2));
     size_t groups = (size_t)((m->entries_bound + ls - 1) / ls);
     if (groups > r->max_groups)
         groups = r->max_groups;
+    if (groups == 0) /* no entry, decisions only: the window's clearing still runs */
+        groups = 1;
     if (!rc)
         rc = enqueue_1d(d, r->k_transmit, name, groups * ls, ls, &evs[(*n_evs)++], err);
     return rc;
@@ -486,6 +506,9 @@ static int flood_end_window(struct model *m, const window_plan *plan, window_out
     int64_t next_time = 0;
     int more_packets = flood_packet_pending(m, &next_time);
     int64_t next_entries = m->processed == w ? (int64_t)m->relays_known : -1; /* -1: unknown */
+    /* a packet waiting for decisions is in flight */
+    if (next_entries == 0 && m->scheme_window && m->scheme_waiting > 0)
+        next_entries = -1;
     out->finished = next_entries == 0 && !more_packets;
     if (sc->duration_ns > 0 && plan->end >= sc->duration_ns)
         out->finished = 1;
@@ -664,7 +687,7 @@ static uint64_t flood_partition_bytes(const struct model *m, int partition)
                             r->pause_end.bytes);
     else if (partition >= 0 && (uint32_t)partition < m->n_parts)
         b += 2 * (uint64_t)(m->offsets[partition].bytes + m->neighbours[partition].bytes);
-    return b + flood_resources_bytes(m);
+    return b + flood_resources_bytes(m) + flood_scheme_bytes(m);
 }
 
 const model_ops flood_model_ops = {

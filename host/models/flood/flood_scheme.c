@@ -1,0 +1,127 @@
+/* Forwarding schemes in the window loop (docs/models.md, "Forwarding schemes").
+ *
+ * Under counter and distance a node decides a whole number of windows after its first
+ * reception, from the copies it heard until then. Each window therefore runs, per partition,
+ * the transmit kernel (which only counts the copies and takes first receptions, with the
+ * least hop count among them) and then scheme_decide (cl/flood.cl), which settles the
+ * window's first receptions and the decisions that fall due, and appends the relays, each
+ * carrying its hop count. The per-node state between the two (least hop count, copies, the
+ * near flag, the decision window) lives per packet slot on the device that holds the node's
+ * partition, like its seen bits: migrations and re-tilings carry it along, and a retired
+ * slot's states are cleared with its bits. A packet whose nodes still wait for their
+ * decision is alive without transmitting; the liveness word says so (SCHEME_WAIT_MARK), and
+ * the loop keeps running windows for it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cl/flood_layout.clh"
+#include "models/flood/flood_model.h"
+
+/* uints of one node's state in one slot (SCHEME_WORDS in cl/flood.cl) */
+#define SCHEME_NODE_WORDS 4
+
+size_t flood_scheme_slot_bytes(const struct model *m)
+{
+    return m->scheme_window ? (size_t)m->n * SCHEME_NODE_WORDS * 4 : 0;
+}
+
+const dbuf *flood_scheme_state_buffer(const flood_replica *r)
+{
+    /* without a scheme the kernels never read it: any valid buffer will do */
+    return r->scheme_state.mem ? &r->scheme_state : &r->spill;
+}
+
+int flood_scheme_decide(struct model *m, uint32_t part, flood_replica *r, int64_t w,
+                        cl_event *evs, int *n_evs, cn_error *err)
+{
+    device_ctx *d = r->dev;
+    const scenario *sc = &m->sc;
+    const transmit_prep *p = &m->prep;
+    const window_args *a = &p->a;
+    int nxt = m->cur ^ 1;
+    cl_uint slots = m->slots, parity = (cl_uint)(w & 1), nparts = m->n_parts;
+    cl_uint counter_c = sc->counter_threshold > 0xffffffffLL ? 0xffffffffu
+                                                             : (cl_uint)sc->counter_threshold;
+    cl_uint assess_a = (cl_uint)sc->assessment_windows;
+    const dbuf *ftime = m->flows ? &r->slot_time : &r->spill;
+    const dbuf *froute = m->flows ? &r->slot_route : &r->spill;
+    const dbuf *fdeliv = m->flows ? &r->deliv : &r->spill;
+    /* mobile partitions on several devices: the relays the others may need, as
+     * transmit_mobile exports its own (an empty box exports nothing) */
+    int exporting = m->mobile && r->x_active && r->exported.mem;
+    cl_mem xbuf = exporting ? r->exported.mem : r->spill.mem;
+    cl_uint xcap = exporting ? (cl_uint)(r->exported.bytes / m->entry_bytes) : 0;
+    cl_uint xword = CTL_EXPORT + (cl_uint)(w & 1);
+    int rc = kernel_args_cached(d, r->k_decide, &r->decide_args, "scheme_decide", err, 0, 35,
+                                KBUF(r->ctl), KBUF(r->scheme_state), KARG(m->n), KARG(slots),
+                                KBUF(r->slot_packet), KBUF(*ftime), KBUF(*froute),
+                                KBUF(*fdeliv), KARG(parity), KARG(a->T), KARG(a->L),
+                                KARG(a->start), KARG(a->interval), KARG(a->thr), KARG(a->key),
+                                KARG(a->dest), KARG(a->ttl), KBUF(*flood_node_drop_buffer(r)),
+                                KARG(counter_c), KARG(assess_a), KBUF(r->part_of), KARG(part),
+                                KARG(nparts), KBUF(r->frontier[nxt]),
+                                KARG(r->capacity[nxt]), KARG(p->out_word), KBUF(r->spill),
+                                KARG(m->words), KARG(p->stamp), KBUF(r->pos), KARG(r->x_lo),
+                                KARG(r->x_hi), KARG(xbuf), KARG(xcap), KARG(xword));
+    size_t ls = r->ls_decide ? r->ls_decide : 1;
+    size_t groups = ((size_t)m->n + ls - 1) / ls;
+    if (groups > r->max_groups)
+        groups = r->max_groups;
+    if (!rc)
+        rc = enqueue_1d(d, r->k_decide, "scheme_decide", groups * ls, ls, &evs[(*n_evs)++],
+                        err);
+    return rc;
+}
+
+int flood_scheme_migrate(struct model *m, flood_replica *from, flood_replica *to,
+                         uint32_t part, uint64_t *bytes, cn_error *err)
+{
+    if (!m->scheme_window)
+        return 0;
+    size_t per = SCHEME_NODE_WORDS, total = (size_t)m->slots * m->n * per;
+    uint32_t *a = malloc(total * 4), *b = malloc(total * 4);
+    int rc = a && b ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory for scheme states");
+    if (!rc)
+        rc = dbuf_read(from->dev, &from->scheme_state, 0, total * 4, a, 1, err);
+    if (!rc)
+        rc = dbuf_read(to->dev, &to->scheme_state, 0, total * 4, b, 1, err);
+    /* the partition's nodes take FROM's states; the others keep TO's */
+    for (uint32_t j = 0; !rc && j < m->n; j++) {
+        if (m->n_parts > 1 && m->part_host[j] != part)
+            continue;
+        for (uint32_t s = 0; s < m->slots; s++)
+            memcpy(b + ((size_t)s * m->n + j) * per, a + ((size_t)s * m->n + j) * per, per * 4);
+    }
+    if (!rc)
+        rc = dbuf_write(to->dev, &to->scheme_state, 0, total * 4, b, 1, err);
+    if (!rc)
+        *bytes += 3 * (uint64_t)total * 4;
+    free(a);
+    free(b);
+    return rc;
+}
+
+uint64_t flood_scheme_bytes(const struct model *m)
+{
+    return 3 * (uint64_t)m->slots * flood_scheme_slot_bytes(m);
+}
+
+/* Whether the packet of slot S transmits in window W (W read back): a new packet at its
+ * creation, any other when some node decided in window W - 1 to relay it (TX_NEXT). */
+static int transmits(const struct model *m, uint32_t s, int64_t w)
+{
+    return m->born_window[s] == w || m->tx_next[s];
+}
+
+int flood_scheme_window_done(struct model *m, int64_t w, uint32_t s, int *sent, int *alive)
+{
+    cl_uint stamp = (cl_uint)(w + 1);
+    *sent = transmits(m, s, w);
+    *alive = m->alive[s] == stamp || m->alive[s] == (stamp ^ SCHEME_WAIT_MARK);
+    m->tx_next[s] = m->alive[s] == stamp;
+    if (m->alive[s] == (stamp ^ SCHEME_WAIT_MARK))
+        m->scheme_waiting++;
+    if (!*alive)
+        m->tx_next[s] = 0;
+    return 0;
+}
