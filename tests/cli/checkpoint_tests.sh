@@ -44,6 +44,9 @@ roundtrip whole_grid 2 "$scn/grid_flood.ini"
 roundtrip flows 2 "$scn/small_flows.ini"
 roundtrip qudg_cap 3 "$scn/small_qudg.ini"
 roundtrip areas 2 "$scn/areas6.ini"
+# forwarding schemes: nodes waiting for their decision carry their states over
+roundtrip counter_mobile 6 "$scn/small_mobile_counter.ini"
+roundtrip counter_whole 1 "$scn/small_counter.ini"
 # node resources: the energy left and the death times travel with the checkpoint
 roundtrip capacity 4 "$scn/small_capacity.ini"
 roundtrip energy 4 "$scn/small_energy.ini"
@@ -55,6 +58,8 @@ roundtrip flows_window 40 "$scn/small_flows.ini"
 roundtrip heterogeneous_window 30 "$scn/heterogeneous.ini"
 roundtrip max_neighbors_window 2 "$scn/small_max_neighbors.ini"
 roundtrip grid_window 4 "$scn/small_grid.ini"
+roundtrip counter_window 3 "$scn/small_counter.ini"
+roundtrip distance_window 3 "$scn/small_distance.ini"
 w0=CLNETSIM_TEST_WHOLE_PACKETS=0
 check rows_whole 0 '' env $w0 "$bin" run "$scn/small_flows.ini" -q --packets "$tmp/rows_whole.csv"
 check rows_stopped 130 '' env $w0 CLNETSIM_TEST_RAISE=INT@40 "$bin" run "$scn/small_flows.ini" -q \
@@ -86,6 +91,8 @@ run_opts="-d all -s partition.count=4 -s partition.retile=4" resume_opts="-d 0"
 roundtrip tiles 9 "$scn/small_mobile.ini"
 run_opts="-d 0 -s partition.count=3 -s partition.retile=2" resume_opts="-d all"
 roundtrip tiles_spread 5 "$scn/small_random_walk.ini"
+run_opts="-d all -s partition.count=4 -s partition.retile=3" resume_opts="-d 1"
+roundtrip tiles_counter 5 "$scn/small_mobile_counter.ini"
 run_opts="-d all" resume_opts="-d 0"
 roundtrip two_capacity 4 "$scn/small_capacity.ini"
 env_run=CLNETSIM_TEST_WHOLE_PACKETS=0 env_resume=CLNETSIM_TEST_WHOLE_PACKETS=0

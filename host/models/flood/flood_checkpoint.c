@@ -9,7 +9,8 @@
  * waiting for their window, the flows' sums and the packet records; with whole packets the
  * results' rows and the next packet; in the window loop the packet slots (their packets,
  * creation windows, free and retired lists and, with flows, their tables and per-packet sums),
- * every slot's seen bitset (each node's bits from the device holding its partition), the
+ * every slot's seen bitset and, under counter and distance, its node states (each node's
+ * from the device holding its partition), the
  * transmissions of window NEXT, the mobility state and its step, and the node resources.
  *
  * Restored into a model just created for the same scenario: the host's state is replaced,
@@ -40,14 +41,18 @@
 #define T_ENERGY CKPT_TAG('F', 'R', 'E', 'N')    /* int64 per node: energy left, nJ */
 #define T_DEATH CKPT_TAG('F', 'R', 'D', 'T')     /* int64 per node: death time */
 #define T_PARTS CKPT_TAG('F', 'P', 'R', 'T')     /* moving nodes' tiles: uint16 per node */
+#define T_SCHEME CKPT_TAG('F', 'S', 'C', 'H')    /* schemes: uint32[slots][nodes][4] states */
+#define T_TX_NEXT CKPT_TAG('F', 'T', 'X', 'N')   /* schemes: a byte per slot */
 
 /* What the model was: a checkpoint resumes only into a model of the same shape. */
 typedef struct flood_shape {
     uint32_t n, words, whole, mobile, flows, records, resources, energy, parts, slots;
+    uint32_t scheme_window, entry_bytes;
 } flood_shape;
 
 typedef struct flood_scalars {
     int64_t next_packet, end_time, any_tx, longest_life, pk_next, pk_rounds, relays, moved;
+    int64_t scheme_waiting;
 } flood_scalars;
 
 /* The control words that count events (64-bit pairs), summed over the replicas. */
@@ -58,9 +63,18 @@ static const int counter_words[] = {CTL_TX,        CTL_RX,         CTL_FIRST,
 
 static flood_shape shape_of(const struct model *m)
 {
-    return (flood_shape){m->n,         m->words,         (uint32_t)m->whole,
-                         (uint32_t)m->mobile, (uint32_t)m->flows, (uint32_t)m->want_records,
-                         (uint32_t)m->resources, (uint32_t)m->energy, m->n_parts, m->slots};
+    return (flood_shape){m->n,
+                         m->words,
+                         (uint32_t)m->whole,
+                         (uint32_t)m->mobile,
+                         (uint32_t)m->flows,
+                         (uint32_t)m->want_records,
+                         (uint32_t)m->resources,
+                         (uint32_t)m->energy,
+                         m->n_parts,
+                         m->slots,
+                         (uint32_t)m->scheme_window,
+                         m->entry_bytes};
 }
 
 /* Every flood run can be saved; the operation stays for models that cannot. */
@@ -137,6 +151,40 @@ static int save_seen(struct model *m, ckpt_buf *out, cn_error *err)
     return rc;
 }
 
+/* Forwarding schemes in the window loop: every slot's node states (flood_scheme.c), each
+ * node's from the replica holding its partition, and which packets transmit next. */
+static int save_schemes(struct model *m, ckpt_buf *out, cn_error *err)
+{
+    size_t per = flood_scheme_slot_bytes(m) / m->n, bytes = (size_t)m->slots * m->n * per;
+    uint8_t *merged = malloc(bytes ? bytes : 1), *one = NULL;
+    int rc = merged ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory for a checkpoint");
+    if (!rc && m->n_parts > 1 && !(one = malloc(bytes)))
+        rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for a checkpoint");
+    if (!rc && m->n_parts <= 1)
+        rc = dbuf_read(m->rep[m->home[0]].dev, &m->rep[m->home[0]].scheme_state, 0, bytes,
+                       merged, 1, err);
+    for (int d = 0; !rc && m->n_parts > 1 && d < m->n_rep; d++) {
+        if (!(flood_holders(m) & (1 << d)))
+            continue;
+        rc = dbuf_read(m->rep[d].dev, &m->rep[d].scheme_state, 0, bytes, one, 1, err);
+        for (uint32_t j = 0; !rc && j < m->n; j++) {
+            if (m->home[m->part_host[j]] != d)
+                continue;
+            for (uint32_t s = 0; s < m->slots; s++) {
+                size_t at = ((size_t)s * m->n + j) * per;
+                memcpy(merged + at, one + at, per);
+            }
+        }
+    }
+    if (!rc) {
+        ckpt_put(out, T_SCHEME, merged, bytes);
+        ckpt_put(out, T_TX_NEXT, m->tx_next, m->slots);
+    }
+    free(one);
+    free(merged);
+    return rc;
+}
+
 static int save_resources(struct model *m, ckpt_buf *out, cn_error *err)
 {
     flood_replica *r = &m->rep[m->home[0]]; /* one partition holds every node */
@@ -191,7 +239,8 @@ static int save_window_loop(struct model *m, int64_t next, flood_scalars *sv, ck
     if (rc)
         return rc;
     sv->relays = count;
-    ckpt_put(out, T_ENTRIES, count ? m->entries : NULL, (size_t)count * 8);
+    sv->scheme_waiting = m->scheme_waiting;
+    ckpt_put(out, T_ENTRIES, count ? m->entries : NULL, (size_t)count * m->entry_bytes);
     ckpt_put(out, T_SLOT_PKT, m->slot_pkt, (size_t)m->slots * 8);
     ckpt_put(out, T_SLOT_BORN, m->born_window, (size_t)m->slots * 8);
     ckpt_put(out, T_SLOT_TIME, m->slot_time, (size_t)m->slots * 8);
@@ -208,6 +257,8 @@ static int save_window_loop(struct model *m, int64_t next, flood_scalars *sv, ck
     ckpt_put(out, T_PEND, p, pend);
     free(p);
     rc = save_seen(m, out, err);
+    if (!rc && m->scheme_window)
+        rc = save_schemes(m, out, err);
     sv->moved = 0;
     if (!rc && m->mobile)
         rc = save_mobility(m, out, &sv->moved, err);
@@ -219,7 +270,7 @@ static int save_window_loop(struct model *m, int64_t next, flood_scalars *sv, ck
 int flood_save(struct model *m, int64_t next, ckpt_buf *out, cn_error *err)
 {
     flood_scalars sv = {m->next_packet, m->end_time, m->any_tx, m->longest_life, m->pk_next,
-                        m->pk_rounds, 0, 0};
+                        m->pk_rounds, 0, 0, 0};
     int rc = m->whole ? 0 : save_window_loop(m, next, &sv, out, err);
     if (rc)
         return rc;
@@ -384,6 +435,14 @@ static int restore_replicas(struct model *m, const ckpt_file *in, int64_t next,
         rc = ckpt_find(in, T_DEATH, &death, &d_len, err);
     if (!rc && m->resources && (e_len != (size_t)m->n * 8 || d_len != (size_t)m->n * 8))
         rc = ckpt_mismatch(in, err, "node resources of another node count");
+    const void *states = NULL;
+    size_t s_len = 0, slot_states = flood_scheme_slot_bytes(m);
+    if (!rc && m->scheme_window)
+        rc = ckpt_find(in, T_SCHEME, &states, &s_len, err);
+    if (!rc && m->scheme_window && s_len != saved / ((size_t)m->words * 4) * slot_states)
+        rc = ckpt_mismatch(in, err, "scheme states of another size");
+    if (!rc && m->scheme_window)
+        rc = ckpt_get(in, T_TX_NEXT, m->tx_next, saved / ((size_t)m->words * 4), err);
     for (int d = 0; d < m->n_rep && !rc; d++) {
         flood_replica *r = &m->rep[d];
         if (saved)
@@ -405,6 +464,10 @@ static int restore_replicas(struct model *m, const ckpt_file *in, int64_t next,
             flood_premove_release(r);
             r->moved = sv->moved;
         }
+        if (!rc && s_len)
+            rc = dbuf_write(r->dev, &r->scheme_state, 0, s_len, states, 1, err);
+        if (!rc && m->scheme_window && s_len < (size_t)m->slots * slot_states)
+            rc = dbuf_zero(r->dev, &r->scheme_state, s_len, m->slots * slot_states - s_len, err);
         if (!rc && m->resources)
             rc = dbuf_write(r->dev, &r->res.energy, 0, e_len, energy, 1, err);
         if (!rc && m->resources)
@@ -468,11 +531,12 @@ static int restore_window_loop(struct model *m, const ckpt_file *in, int64_t nex
         rc = restore_pending(m, in, err);
     if (!rc)
         rc = ckpt_find(in, T_ENTRIES, &p, &len, err);
-    if (!rc && (len != (size_t)sv->relays * 8 || sv->relays < 0 || sv->relays > 0xffffffffLL))
+    size_t eb = m->entry_bytes;
+    if (!rc && (sv->relays < 0 || sv->relays > 0xffffffffLL || len != (size_t)sv->relays * eb))
         rc = ckpt_mismatch(in, err, "transmissions of another count");
-    for (size_t i = 0; !rc && i < len / 8; i++) {
+    for (size_t i = 0; !rc && i < len / eb; i++) {
         uint32_t e[2];
-        memcpy(e, (const uint8_t *)p + 8 * i, 8);
+        memcpy(e, (const uint8_t *)p + eb * i, 8);
         if (e[0] >= m->n || e[1] >= shape->slots)
             rc = ckpt_mismatch(in, err, "a transmission of a node or slot that does not exist");
     }
@@ -490,6 +554,7 @@ static int restore_window_loop(struct model *m, const ckpt_file *in, int64_t nex
     m->end_time = sv->end_time;
     m->any_tx = (int)sv->any_tx;
     m->longest_life = sv->longest_life;
+    m->scheme_waiting = (uint32_t)sv->scheme_waiting;
     return 0;
 }
 

@@ -729,7 +729,7 @@ int flood_set_entries(struct model *m, int64_t w, const uint32_t *entries, uint3
     if (rc)
         return rc;
     if (count)
-        memcpy(m->entries, entries, (size_t)count * 8);
+        memcpy(m->entries, entries, (size_t)count * m->entry_bytes);
     m->entries_window = w;
     return 0;
 }

@@ -448,7 +448,7 @@ int flood_catch_up(struct model *m, flood_replica *r, int64_t w, int bin, cl_eve
                    int *n_evs, cn_error *err);
 int flood_migrate(struct model *m, int partition, int to, uint64_t *bytes, cn_error *err);
 /* Checkpoints: m->entries made to hold window W's COUNT transmissions (the relays of window
- * W - 1, gathered from the replicas that made them), or set to ENTRIES. */
+ * W - 1, gathered from the replicas that made them), or set to ENTRIES (m->entry_bytes each). */
 int flood_gather_entries(struct model *m, int64_t w, uint32_t count, cn_error *err);
 int flood_set_entries(struct model *m, int64_t w, const uint32_t *entries, uint32_t count,
                       cn_error *err);
