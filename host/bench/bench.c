@@ -10,7 +10,7 @@
 void bench_apply_test_skew(int position, run_results *res)
 {
     const char *v = getenv("CLNETSIM_TEST_SKEW_DEVICE");
-    if (v && *v && atoi(v) == position)
+    if (v && *v && strtol(v, NULL, 10) == position)
         res->receptions += 1;
 }
 

@@ -24,5 +24,10 @@ typedef struct cn_error {
 int cn_fail(cn_error *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int cn_vfail(cn_error *err, int code, const char *fmt, va_list ap);
 void cn_error_clear(cn_error *err);
+#ifdef __clang_analyzer__
+/* For the static analyser (clang-tidy), which does not look into error.c: cn_fail returns
+ * CODE, so a path after a failure is not followed on as if the call had succeeded. */
+#define cn_fail(err, code, ...) ((void)cn_fail(err, code, __VA_ARGS__), (code))
+#endif
 
 #endif

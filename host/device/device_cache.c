@@ -133,7 +133,7 @@ static void make_header(unsigned char *h, const cache_key *key, const unsigned c
                         size_t size)
 {
     memset(h, 0, HEADER_SIZE);
-    memcpy(h, CACHE_MAGIC, 8);
+    memcpy(h, CACHE_MAGIC, sizeof CACHE_MAGIC - 1);
     for (int i = 0; i < 4; i++)
         h[8 + i] = (unsigned char)(CACHE_FORMAT >> (8 * i));
     put64(h + 16, key->length);

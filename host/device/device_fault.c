@@ -13,23 +13,37 @@
 /* Applies one ENTRY of CLNETSIM_TEST_FAIL to DEV when it names DEV's ordinal. */
 static void arm_entry(device_ctx *dev, const char *entry, size_t len)
 {
-    char text[64], kind[16], rest[8];
-    int d;
-    long long n = 0;
+    char text[64];
     if (len >= sizeof text)
         return;
     memcpy(text, entry, len);
     text[len] = '\0';
-    int got = sscanf(text, "%15[a-z]@%d:%lld%7s", kind, &d, &n, rest);
-    if (got < 2 || got > 3 || d != dev->ordinal)
+    /* KIND@DEVICE or KIND@DEVICE:N, read with strtol and strtoll (sscanf's %d and %lld have
+     * undefined behaviour on a number out of range) */
+    char *at = strchr(text, '@'), *end;
+    if (!at)
         return;
-    if (!strcmp(kind, "build") && got == 2 && !strchr(text, ':'))
+    *at = '\0';
+    long d = strtol(at + 1, &end, 10);
+    if (end == at + 1 || d != dev->ordinal)
+        return;
+    int counted = *end == ':';
+    long long n = 0;
+    if (counted) {
+        const char *count = end + 1;
+        n = strtoll(count, &end, 10);
+        if (end == count)
+            return;
+    }
+    if (*end != '\0')
+        return;
+    if (!strcmp(text, "build") && !counted)
         dev->fault.build = 1;
-    else if (!strcmp(kind, "alloc") && got == 3 && n >= 1)
+    else if (!strcmp(text, "alloc") && counted && n >= 1)
         dev->fault.alloc_at = n;
-    else if (!strcmp(kind, "enqueue") && got == 3 && n >= 0)
+    else if (!strcmp(text, "enqueue") && counted && n >= 0)
         dev->fault.enqueue_at = n;
-    else if (!strcmp(kind, "lost") && got == 3 && n >= 0)
+    else if (!strcmp(text, "lost") && counted && n >= 0)
         dev->fault.lost_at = n;
     else
         return;

@@ -147,6 +147,23 @@ static void query_properties(device_entry *e)
     lower_memory(e);
 }
 
+/* Whether VERSION ("OpenCL C <major>.<minor> ...") is 1.2 or later. Read with strtol: sscanf's
+ * %d has undefined behaviour on a number too large for an int. */
+static int opencl_c_1_2(const char *version)
+{
+    const char *prefix = "OpenCL C ";
+    if (strncmp(version, prefix, strlen(prefix)) != 0)
+        return 0;
+    const char *at = version + strlen(prefix);
+    char *end;
+    long major = strtol(at, &end, 10);
+    if (end == at || *end != '.')
+        return 0;
+    at = end + 1;
+    long minor = strtol(at, &end, 10);
+    return end != at && (major > 1 || (major == 1 && minor >= 2));
+}
+
 /* Why the device cannot run clnetsim, in the order a user would fix things. Address bits do
  * not matter (buffers use explicit 32/64-bit types); 32-bit global atomics are core in 1.1. */
 static void check_usable(device_entry *e)
@@ -161,12 +178,10 @@ static void check_usable(device_entry *e)
         mark_unusable(e, "the driver has no OpenCL C compiler for it");
 
     cl_int st = device_string(e->id, CL_DEVICE_OPENCL_C_VERSION, e->c_version, sizeof e->c_version);
-    int major = 0, minor = 0;
     if (st != CL_SUCCESS)
         mark_unusable(
             e, "no OpenCL C version reported (an OpenCL 1.0 device); clnetsim needs OpenCL C 1.2");
-    else if (sscanf(e->c_version, "OpenCL C %d.%d", &major, &minor) != 2 ||
-             major * 100 + minor < 102) {
+    else if (!opencl_c_1_2(e->c_version)) {
         char reason[256];
         snprintf(reason, sizeof reason, "OpenCL C version '%.100s' is below 1.2", e->c_version);
         mark_unusable(e, reason);
@@ -245,7 +260,7 @@ static int add_platform(device_list *list, cl_platform_id p, cn_error *err)
         return 0;
     if (st != CL_SUCCESS)
         return add_broken_platform(list, p, name, vendor, st, err);
-    cl_device_id *ids = calloc(n, sizeof *ids);
+    cl_device_id *ids = calloc(n, sizeof(cl_device_id));
     if (!ids)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory while listing OpenCL devices");
     st = clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, n, ids, &n);
@@ -275,7 +290,7 @@ int device_enumerate(device_list *out, cn_error *err)
         return 0;
     if (cl_check(st, "clGetPlatformIDs", NULL, err))
         return CN_ERR_RUNTIME;
-    cl_platform_id *platforms = calloc(n, sizeof *platforms);
+    cl_platform_id *platforms = calloc(n, sizeof(cl_platform_id));
     if (!platforms)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory while listing OpenCL platforms");
     int rc = cl_check(clGetPlatformIDs(n, platforms, &n), "clGetPlatformIDs", NULL, err);

@@ -45,7 +45,7 @@ static void describe_devices(const device_list *list, char *buf, size_t cap)
         used += (size_t)n;
     }
     if (used + 1 >= cap && cap > 4)
-        strcpy(buf + cap - 4, "...");
+        memcpy(buf + cap - 4, "...", 4);
 }
 
 static int fail_no_match(const device_list *list, const char *spec, const char *what, cn_error *err)

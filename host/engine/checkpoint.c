@@ -235,8 +235,8 @@ static const uint8_t *lookup(const ckpt_file *f, uint32_t tag, size_t *len)
 static void tag_text(uint32_t tag, char out[5])
 {
     for (int i = 0; i < 4; i++) {
-        char c = (char)(tag >> (8 * i));
-        out[i] = c >= 32 && c < 127 ? c : '?';
+        unsigned c = (tag >> (8 * i)) & 0xffu;
+        out[i] = (char)(c >= 32 && c < 127 ? c : (unsigned)'?');
     }
     out[4] = '\0';
 }

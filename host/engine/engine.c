@@ -243,11 +243,12 @@ static int make_injector(injector *inj, const model_ops *ops, struct model *m,
 static int64_t test_raise_point(int *sig)
 {
     const char *v = getenv("CLNETSIM_TEST_RAISE");
-    char name[8];
-    long long n;
-    if (!v || sscanf(v, "%7[A-Z]@%lld", name, &n) != 2 || n < 1)
+    const char *at = v ? strchr(v, '@') : NULL;
+    /* strtoll, as sscanf's %lld has undefined behaviour on a number out of range */
+    long long n = at ? strtoll(at + 1, NULL, 10) : 0;
+    if (n < 1)
         return -1;
-    *sig = strcmp(name, "INT") == 0 ? SIGINT : strcmp(name, "TERM") == 0 ? SIGTERM : 0;
+    *sig = !strncmp(v, "INT@", 4) ? SIGINT : !strncmp(v, "TERM@", 5) ? SIGTERM : 0;
     return *sig ? (int64_t)n : -1;
 }
 

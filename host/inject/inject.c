@@ -109,7 +109,7 @@ int inject_init(injector *inj, const inject_config *cfg, int n_kinds, int n_devi
     /* CLNETSIM_TEST_MIGRATE_EVERY=K: a testing hook that moves every partition to the next
      * device every K windows, whatever the policy says (models under constant migration) */
     const char *me = getenv("CLNETSIM_TEST_MIGRATE_EVERY");
-    pv->migrate_every = me ? atoi(me) : 0;
+    pv->migrate_every = me ? (int)strtol(me, NULL, 10) : 0;
     inj->mode = inj->cfg.policy == INJECT_HYBRID ? INJECT_ADVANCED : inj->cfg.policy;
     inject_learn_thresholds(inj);
     return 0;

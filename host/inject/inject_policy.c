@@ -74,6 +74,8 @@ static int rapid_device(injector *inj, int home, const inject_set *sets, int n)
         c = c == INJECT_GPU ? INJECT_CPU : INJECT_GPU;
         count = count_class(inj, c);
     }
+    if (count == 0) /* not reached: the engine never leaves out its last device */
+        return home;
     int turn = (int)(inj->priv->turn[c]++ % (uint64_t)count);
     for (int d = 0; d < inj->n_devices; d++)
         if (inj->device_class[d] == c && !inj->lost[d] && turn-- == 0)

@@ -737,7 +737,7 @@ int oracle_mobility_init(oracle_mobility *m, const scenario *sc)
     m->pause_end_ns = calloc((size_t)n, sizeof *m->pause_end_ns);
     m->dir = calloc((size_t)n, sizeof *m->dir);
     m->speed = calloc((size_t)n, sizeof *m->speed);
-    m->params = calloc((size_t)n, sizeof *m->params);
+    m->params = calloc((size_t)n, sizeof(const mobility_params *));
     if (!m->pos || !m->leg || !m->pause_end_ns || !m->dir || !m->speed || !m->params) {
         oracle_mobility_free(m);
         return ORACLE_ERR_NOMEM;

@@ -159,6 +159,11 @@ int flood_areas_csr(struct model *m, flood_replica *r, dbuf *offsets, dbuf *neig
                     uint32_t *deg_sum, cn_error *err)
 {
     uint32_t *off = NULL, *lst = NULL;
+    /* the lists have a row for each of the rows x cols x areas nodes, which m->n counts */
+    const int64_t listed = m->sc.rows * m->sc.cols * m->sc.areas;
+    if (listed != (int64_t)m->n)
+        return cn_fail(err, CN_ERR_RUNTIME, "internal error: %u nodes, %lld in the areas",
+                       (unsigned)m->n, (long long)listed);
     int rc = flood_areas_lists(&m->sc, &off, &lst, err);
     if (rc)
         return rc;

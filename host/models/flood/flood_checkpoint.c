@@ -119,68 +119,92 @@ static int save_mobility(struct model *m, ckpt_buf *out, int64_t *moved, cn_erro
     return rc;
 }
 
-/* Every slot's seen bits, each node's from the replica holding its partition. */
-static int save_seen(struct model *m, ckpt_buf *out, cn_error *err)
+/* Per-node data of every slot, as one replica buffer holds it: its bytes, and how node J's
+ * part is copied from a replica's copy ONE into the merged MERGED. */
+typedef struct node_data {
+    dbuf *(*buffer)(flood_replica *r);
+    void (*keep)(const struct model *m, uint32_t j, const uint8_t *one, uint8_t *merged);
+    size_t bytes;
+} node_data;
+
+static dbuf *seen_buffer(flood_replica *r)
 {
-    size_t words = (size_t)m->slots * m->words;
-    uint32_t *merged = calloc(words ? words : 1, 4), *one = NULL;
-    int rc = merged ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory for a checkpoint");
-    if (!rc && m->n_parts > 1 && !(one = malloc(words * 4)))
-        rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for a checkpoint");
-    if (!rc && m->n_parts <= 1)
-        rc = dbuf_read(m->rep[m->home[0]].dev, &m->rep[m->home[0]].seen, 0, words * 4, merged,
-                       1, err);
-    for (int d = 0; !rc && m->n_parts > 1 && d < m->n_rep; d++) {
-        if (!(flood_holders(m) & (1 << d)))
-            continue;
-        rc = dbuf_read(m->rep[d].dev, &m->rep[d].seen, 0, words * 4, one, 1, err);
-        for (uint32_t j = 0; !rc && j < m->n; j++) {
-            if (m->home[m->part_host[j]] != d)
-                continue;
-            uint32_t bit = 1u << (j & 31u);
-            for (uint32_t s = 0; s < m->slots; s++) {
-                size_t q = (size_t)s * m->words + (j >> 5);
-                merged[q] |= one[q] & bit;
-            }
-        }
+    return &r->seen;
+}
+
+static dbuf *states_buffer(flood_replica *r)
+{
+    return &r->scheme_state;
+}
+
+/* A bit per node in each slot's words. */
+static void keep_seen(const struct model *m, uint32_t j, const uint8_t *one, uint8_t *merged)
+{
+    uint32_t bit = 1u << (j & 31u), w, x;
+    for (uint32_t s = 0; s < m->slots; s++) {
+        size_t at = ((size_t)s * m->words + (j >> 5)) * 4;
+        memcpy(&w, one + at, 4);
+        memcpy(&x, merged + at, 4);
+        x |= w & bit;
+        memcpy(merged + at, &x, 4);
     }
-    if (!rc)
-        ckpt_put(out, T_SEEN, merged, words * 4);
+}
+
+/* SCHEME_NODE_WORDS words per node and slot, slot after slot. */
+static void keep_states(const struct model *m, uint32_t j, const uint8_t *one, uint8_t *merged)
+{
+    size_t per = flood_scheme_slot_bytes(m) / m->n;
+    for (uint32_t s = 0; s < m->slots; s++) {
+        size_t at = ((size_t)s * m->n + j) * per;
+        memcpy(merged + at, one + at, per);
+    }
+}
+
+/* D's data merged into *OUT (malloc'ed): each node's from the replica holding its
+ * partition, the only one where it is right. */
+static int read_merged(struct model *m, const node_data *d, uint8_t **out, cn_error *err)
+{
+    size_t size = d->bytes ? d->bytes : 1;
+    uint8_t *merged = calloc(size, 1), *one = malloc(size);
+    int rc = merged && one ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory for a "
+                                         "checkpoint");
+    int holders = flood_holders(m);
+    for (int k = 0; !rc && k < m->n_rep; k++) {
+        if (!(holders & (1 << k)))
+            continue;
+        flood_replica *r = &m->rep[k];
+        rc = dbuf_read(r->dev, d->buffer(r), 0, d->bytes, one, 1, err);
+        for (uint32_t j = 0; !rc && j < m->n; j++)
+            if (m->n_parts <= 1 || m->home[m->part_host[j]] == k)
+                d->keep(m, j, one, merged);
+    }
     free(one);
-    free(merged);
+    if (rc) {
+        free(merged);
+        merged = NULL;
+    }
+    *out = merged;
     return rc;
 }
 
-/* Forwarding schemes in the window loop: every slot's node states (flood_scheme.c), each
- * node's from the replica holding its partition, and which packets transmit next. */
-static int save_schemes(struct model *m, ckpt_buf *out, cn_error *err)
+/* Every slot's seen bits and, under a scheme in the window loop, its node states, and which
+ * packets transmit next. */
+static int save_node_data(struct model *m, ckpt_buf *out, cn_error *err)
 {
-    size_t per = flood_scheme_slot_bytes(m) / m->n, bytes = (size_t)m->slots * m->n * per;
-    uint8_t *merged = malloc(bytes ? bytes : 1), *one = NULL;
-    int rc = merged ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory for a checkpoint");
-    if (!rc && m->n_parts > 1 && !(one = malloc(bytes)))
-        rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for a checkpoint");
-    if (!rc && m->n_parts <= 1)
-        rc = dbuf_read(m->rep[m->home[0]].dev, &m->rep[m->home[0]].scheme_state, 0, bytes,
-                       merged, 1, err);
-    for (int d = 0; !rc && m->n_parts > 1 && d < m->n_rep; d++) {
-        if (!(flood_holders(m) & (1 << d)))
-            continue;
-        rc = dbuf_read(m->rep[d].dev, &m->rep[d].scheme_state, 0, bytes, one, 1, err);
-        for (uint32_t j = 0; !rc && j < m->n; j++) {
-            if (m->home[m->part_host[j]] != d)
-                continue;
-            for (uint32_t s = 0; s < m->slots; s++) {
-                size_t at = ((size_t)s * m->n + j) * per;
-                memcpy(merged + at, one + at, per);
-            }
-        }
-    }
+    node_data seen = {seen_buffer, keep_seen, (size_t)m->slots * m->words * 4};
+    uint8_t *merged = NULL;
+    int rc = read_merged(m, &seen, &merged, err);
+    if (!rc)
+        ckpt_put(out, T_SEEN, merged, seen.bytes);
+    free(merged);
+    if (rc || !m->scheme_window)
+        return rc;
+    node_data states = {states_buffer, keep_states, (size_t)m->slots * flood_scheme_slot_bytes(m)};
+    rc = read_merged(m, &states, &merged, err);
     if (!rc) {
-        ckpt_put(out, T_SCHEME, merged, bytes);
+        ckpt_put(out, T_SCHEME, merged, states.bytes);
         ckpt_put(out, T_TX_NEXT, m->tx_next, m->slots);
     }
-    free(one);
     free(merged);
     return rc;
 }
@@ -189,7 +213,7 @@ static int save_resources(struct model *m, ckpt_buf *out, cn_error *err)
 {
     flood_replica *r = &m->rep[m->home[0]]; /* one partition holds every node */
     size_t bytes = (size_t)m->n * 8;
-    int64_t *host = malloc(bytes);
+    int64_t *host = malloc(bytes ? bytes : 8);
     int rc = host ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory for a checkpoint");
     if (!rc)
         rc = dbuf_read(r->dev, &r->res.energy, 0, bytes, host, 1, err);
@@ -256,9 +280,7 @@ static int save_window_loop(struct model *m, int64_t next, flood_scalars *sv, ck
         p[i] = m->pend[(m->pend_head + i) % m->pend_cap];
     ckpt_put(out, T_PEND, p, pend);
     free(p);
-    rc = save_seen(m, out, err);
-    if (!rc && m->scheme_window)
-        rc = save_schemes(m, out, err);
+    rc = save_node_data(m, out, err);
     sv->moved = 0;
     if (!rc && m->mobile)
         rc = save_mobility(m, out, &sv->moved, err);

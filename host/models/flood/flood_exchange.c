@@ -501,7 +501,7 @@ int flood_process_until(struct model *m, int64_t w, cn_error *err)
         m->rb_count--;
         if (rc)
             return rc;
-        uint32_t relays[FLOOD_MAX_REPLICAS], exports[FLOOD_MAX_REPLICAS];
+        uint32_t relays[FLOOD_MAX_REPLICAS] = {0}, exports[FLOOD_MAX_REPLICAS] = {0};
         uint64_t total = 0;
         int spilled = 0, unsent = 0;
         cl_uint stamp = (cl_uint)(rb->window + 1);

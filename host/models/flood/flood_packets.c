@@ -174,8 +174,9 @@ uint64_t flood_packets_groups(const struct model *m, const device_ctx *d, int64_
     if (groups > (uint64_t)packets)
         groups = (uint64_t)packets;
     uint64_t mem_cap = d->info.global_mem / 4 / per_group;
-    /* the largest single buffer: the frontiers, or the schemes' node states */
-    uint64_t alloc_cap = d->info.max_alloc / ((uint64_t)m->n * 4 * (m->scheme ? state_words : 1));
+    /* the largest single buffer: the frontiers, or the schemes' node states (m->n >= 1) */
+    uint64_t row = (uint64_t)m->n * 4 * (m->scheme ? state_words : 1);
+    uint64_t alloc_cap = row ? d->info.max_alloc / row : groups;
     if (groups > mem_cap)
         groups = mem_cap;
     if (groups > alloc_cap)

@@ -49,7 +49,7 @@ int flood_scheme_decide(struct model *m, uint32_t part, flood_replica *r, int64_
     /* mobile partitions on several devices: the relays the others may need, as
      * transmit_mobile exports its own (an empty box exports nothing) */
     int exporting = m->mobile && r->x_active && r->exported.mem;
-    cl_mem xbuf = exporting ? r->exported.mem : r->spill.mem;
+    const dbuf *xbuf = exporting ? &r->exported : &r->spill;
     cl_uint xcap = exporting ? (cl_uint)(r->exported.bytes / m->entry_bytes) : 0;
     cl_uint xword = CTL_EXPORT + (cl_uint)(w & 1);
     int rc = kernel_args_cached(d, r->k_decide, &r->decide_args, "scheme_decide", err, 0, 35,
@@ -62,7 +62,7 @@ int flood_scheme_decide(struct model *m, uint32_t part, flood_replica *r, int64_
                                 KARG(nparts), KBUF(r->frontier[nxt]),
                                 KARG(r->capacity[nxt]), KARG(p->out_word), KBUF(r->spill),
                                 KARG(m->words), KARG(p->stamp), KBUF(r->pos), KARG(r->x_lo),
-                                KARG(r->x_hi), KARG(xbuf), KARG(xcap), KARG(xword));
+                                KARG(r->x_hi), KBUF(*xbuf), KARG(xcap), KARG(xword));
     size_t ls = r->ls_decide ? r->ls_decide : 1;
     size_t groups = ((size_t)m->n + ls - 1) / ls;
     if (groups > r->max_groups)

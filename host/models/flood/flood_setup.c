@@ -512,7 +512,7 @@ static int make_partitions(struct model *m, cn_error *err)
             rc = dbuf_alloc(m->rep[d].dev, &m->rep[d].part_of, 4, &m->acc, "partitions", err);
         return rc;
     }
-    int64_t *xy = malloc((size_t)m->n * 2 * sizeof *xy);
+    int64_t *xy = calloc((size_t)m->n * 2, sizeof *xy);
     cl_long *p = malloc((size_t)m->n * 32);
     m->part_host = malloc((size_t)m->n * sizeof *m->part_host);
     rc = xy && p && m->part_host ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");

@@ -407,14 +407,14 @@ static int enqueue_transmit(struct model *m, uint32_t part, flood_replica *r, in
         cl_long4 lo, hi;
         flood_reach_box(m, part, w, 0, &lo, &hi);
         /* a placeholder buffer while nothing is exported: the argument must be valid */
-        cl_mem xbuf = r->exported.mem ? r->exported.mem : r->spill.mem;
+        const dbuf *xbuf = r->exported.mem ? &r->exported : &r->spill;
         cl_uint xcap = r->exported.mem ? (cl_uint)(r->exported.bytes / m->entry_bytes) : 0;
         cl_uint xword = CTL_EXPORT + (cl_uint)(w & 1);
         rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 39, 15,
                                 KBUF(r->pos), KARG(range2), KARG(g->side), KARG(g->nx),
                                 KARG(g->ny), KARG(g->nz), KBUF(r->cells.start),
                                 KBUF(r->cells.nodes), KARG(lo), KARG(hi), KARG(r->x_lo),
-                                KARG(r->x_hi), KARG(xbuf), KARG(xcap), KARG(xword));
+                                KARG(r->x_hi), KBUF(*xbuf), KARG(xcap), KARG(xword));
     } else if (!rc) {
         rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 39, 3,
                                 KBUF(m->offsets[part]), KBUF(m->neighbours[part]),
