@@ -117,8 +117,7 @@ static int flood_plan(struct model *m, window_plan *plan, cn_error *err)
             return cn_fail(err, CN_ERR_INPUT, "%u partitions make more than the %d event sets "
                            "a window can hold; use fewer partitions", m->n_parts,
                            ENGINE_MAX_SETS);
-        uint64_t mult = transmit_multiplicity(m, p, held);
-        add_set(plan, FLOOD_TRANSMIT, (int)p, mult > 0 ? mult : 1);
+        add_set(plan, FLOOD_TRANSMIT, (int)p, transmit_multiplicity(m, p, held));
     }
     return 0;
 }
