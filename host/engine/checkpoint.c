@@ -260,7 +260,7 @@ int ckpt_find(const ckpt_file *f, uint32_t tag, const void **data, size_t *len, 
 
 int ckpt_get(const ckpt_file *f, uint32_t tag, void *dst, size_t len, cn_error *err)
 {
-    const void *p;
+    const void *p = NULL;
     size_t n;
     int rc = ckpt_find(f, tag, &p, &n, err);
     if (rc)

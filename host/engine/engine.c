@@ -412,7 +412,7 @@ static int start_point(const model_ops *ops, struct model *m, const engine_optio
     if (opt->resume) {
         const ckpt_file *f = opt->resume;
         char name[32] = "";
-        const void *p;
+        const void *p = NULL;
         size_t n;
         int rc = ckpt_find(f, CKPT_MODEL, &p, &n, err);
         if (!rc && (n >= sizeof name || (memcpy(name, p, n), strcmp(name, ops->name) != 0)))

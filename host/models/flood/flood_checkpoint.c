@@ -338,8 +338,8 @@ int flood_save(struct model *m, int64_t next, ckpt_buf *out, cn_error *err)
 static int get_slot_list(const ckpt_file *in, uint32_t tag, uint32_t slots, uint32_t *list,
                          uint32_t *n, cn_error *err)
 {
-    const void *p;
-    size_t len;
+    const void *p = NULL;
+    size_t len = 0;
     int rc = ckpt_find(in, tag, &p, &len, err);
     if (rc)
         return rc;
@@ -355,7 +355,7 @@ static int get_slot_list(const ckpt_file *in, uint32_t tag, uint32_t slots, uint
 
 static int restore_slot_flows(struct model *m, const ckpt_file *in, uint32_t s, cn_error *err)
 {
-    const void *p;
+    const void *p = NULL;
     size_t len, n = s;
     int rc = ckpt_find(in, T_SLOT_FLOW, &p, &len, err);
     if (rc)
@@ -415,8 +415,8 @@ static int restore_slots(struct model *m, const ckpt_file *in, uint32_t s, cn_er
 
 static int restore_pending(struct model *m, const ckpt_file *in, cn_error *err)
 {
-    const void *p;
-    size_t len;
+    const void *p = NULL;
+    size_t len = 0;
     int rc = ckpt_find(in, T_PEND, &p, &len, err);
     if (rc)
         return rc;
@@ -544,8 +544,8 @@ static int restore_tiles(struct model *m, const ckpt_file *in, int64_t next, cn_
 static int restore_window_loop(struct model *m, const ckpt_file *in, int64_t next,
                                const flood_shape *shape, const flood_scalars *sv, cn_error *err)
 {
-    const void *p;
-    size_t len;
+    const void *p = NULL;
+    size_t len = 0;
     int rc = restore_tiles(m, in, next, err);
     if (!rc)
         rc = restore_slots(m, in, shape->slots, err);
@@ -610,8 +610,8 @@ int flood_restore(struct model *m, int64_t next, const ckpt_file *in, cn_error *
     }
     if (!rc)
         rc = restore_counters(m, in, err);
-    const void *p;
-    size_t len;
+    const void *p = NULL;
+    size_t len = 0;
     if (!rc)
         rc = ckpt_find(in, T_DEPS, &p, &len, err);
     if (!rc && departures_restore(m->deps, p, len) != 0)
