@@ -72,6 +72,10 @@ inline void add64(volatile __global uint *c, ulong v)
 #ifndef FLOOD_SCHEME
 #define FLOOD_SCHEME 0
 #endif
+/* uints per slot of a window's delivery counts (FLOOD_FLOWS): the deliveries; under a scheme
+ * also their hop counts summed (lo, hi) and the largest, which no longer follow from the
+ * window (docs/models.md, "Forwarding schemes") */
+#define DELIV_WORDS (FLOOD_SCHEME ? 4u : 1u)
 #if FLOOD_SCHEME
 typedef uint4 entry_t;
 #define ENTRY(j, slot, h) ((uint4)((j), (slot), (uint)(h), 0u))
@@ -767,8 +771,13 @@ inline void count_delivery(uint j, uint slot, long t, long tk, long h, const win
     int hit = j == w->destination;
     if (FLOOD_FLOWS) {
         hit = hit || w->destination == BROADCAST;
+        __global uint *d = w->deliv + (size_t)DELIV_WORDS * slot;
         if (hit)
-            atomic_inc(&w->deliv[slot]);
+            atomic_inc(d);
+        if (hit && FLOOD_SCHEME) {
+            add64(d + 1, (ulong)h);
+            atomic_max(d + 3, (uint)h);
+        }
     }
     if (hit) {
         atomic_inc(&ctl[CTL_DELIVERED]);
@@ -916,9 +925,10 @@ inline void scheme_hear(uint j, uint slot, long h, ulong d2, ulong near2, __glob
             0u;                                                                             \
     SCHEME_CLEAR_SLOTS                                                                      \
     if (FLOOD_FLOWS) { /* the next window's deliveries start from zero */                  \
-        w.deliv = deliv + (size_t)parity * slots;                                           \
-        for (uint c = (uint)get_global_id(0); c < slots; c += (uint)get_global_size(0))     \
-            deliv[(size_t)(parity ^ 1u) * slots + c] = 0u;                                  \
+        w.deliv = deliv + (size_t)parity * slots * DELIV_WORDS;                             \
+        for (uint c = (uint)get_global_id(0); c < slots * DELIV_WORDS;                      \
+             c += (uint)get_global_size(0))                                                 \
+            deliv[(size_t)(parity ^ 1u) * slots * DELIV_WORDS + c] = 0u;                    \
     }                                                                                       \
     for (uint first = (uint)get_group_id(0) * lsize; first < count;                         \
          first += (uint)get_global_size(0)) {                                               \
@@ -1181,7 +1191,8 @@ __kernel void scheme_decide(volatile __global uint *ctl, __global uint *state, u
                             __global entry_t *exported, uint export_cap, uint export_word)
 {
     window_params w = {T, L, start, interval, 0, drop_threshold, key, 0u, destination, ttl,
-                       words, 0ul, 0ul, node_drop, deliv + (size_t)parity * slots};
+                       words, 0ul, 0ul, node_drop,
+                       deliv + (size_t)parity * slots * DELIV_WORDS};
     __global uint *alive = (__global uint *)ctl + CTL_WORDS;
     uint win = (uint)(T / L);
     for (uint j = (uint)get_global_id(0); j < n; j += (uint)get_global_size(0)) {

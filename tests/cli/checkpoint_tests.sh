@@ -47,6 +47,10 @@ roundtrip areas 2 "$scn/areas6.ini"
 # forwarding schemes: nodes waiting for their decision carry their states over
 roundtrip counter_mobile 6 "$scn/small_mobile_counter.ini"
 roundtrip counter_whole 1 "$scn/small_counter.ini"
+# traffic flows of moving nodes under counter: each slot's hop and latency sums so far
+run_opts="-s mobility.model=rwp -s mobility.speed_min=5 -s mobility.speed_max=20 -s topology.width=500 -s topology.height=500 -s flood.scheme=counter -s flood.counter_threshold=3 -s flood.assessment_delay=0.03"
+roundtrip counter_flows 150 "$scn/small_flows.ini"
+run_opts=
 # node resources: the energy left and the death times travel with the checkpoint
 roundtrip capacity 4 "$scn/small_capacity.ini"
 roundtrip energy 4 "$scn/small_energy.ini"

@@ -34,7 +34,7 @@
 #define T_FREE CKPT_TAG('F', 'S', 'F', 'R')      /* uint32[]: the free slots, in order */
 #define T_DIRTY CKPT_TAG('F', 'S', 'D', 'R')     /* uint32[]: the retired slots */
 #define T_SLOT_TIME CKPT_TAG('F', 'S', 'T', 'M') /* int64 per slot */
-#define T_SLOT_FLOW CKPT_TAG('F', 'S', 'F', 'T') /* with flows: 3 uint32 + 3 int64 per slot */
+#define T_SLOT_FLOW CKPT_TAG('F', 'S', 'F', 'T') /* with flows: 3 uint32 + 5 int64 per slot */
 #define T_SEEN CKPT_TAG('F', 'S', 'E', 'N')      /* uint32[slots][words] */
 #define T_ENTRIES CKPT_TAG('F', 'E', 'N', 'T')   /* uint2 per transmission of window NEXT */
 #define T_MOBILITY CKPT_TAG('F', 'M', 'O', 'B')  /* the five mobility buffers, one after another */
@@ -230,7 +230,7 @@ static int save_resources(struct model *m, ckpt_buf *out, cn_error *err)
 /* With flows: each slot's source, destination, flow and its packet's sums so far. */
 static void save_slot_flows(const struct model *m, ckpt_buf *out)
 {
-    size_t n = m->slots, bytes = n * (3 * 4 + 3 * 8);
+    size_t n = m->slots, bytes = n * (3 * 4 + 5 * 8);
     uint8_t *b = malloc(bytes ? bytes : 1);
     if (!b) {
         out->oom = 1;
@@ -242,6 +242,8 @@ static void save_slot_flows(const struct model *m, ckpt_buf *out)
     memcpy(b + n * 12, m->slot_deliv, n * 8);
     memcpy(b + n * 20, m->slot_hops, n * 8);
     memcpy(b + n * 28, m->slot_last_h, n * 8);
+    memcpy(b + n * 36, m->slot_lat, n * 8);
+    memcpy(b + n * 44, m->slot_last_lat, n * 8);
     ckpt_put(out, T_SLOT_FLOW, b, bytes);
     free(b);
 }
@@ -360,7 +362,7 @@ static int restore_slot_flows(struct model *m, const ckpt_file *in, uint32_t s, 
     int rc = ckpt_find(in, T_SLOT_FLOW, &p, &len, err);
     if (rc)
         return rc;
-    if (len != n * (3 * 4 + 3 * 8))
+    if (len != n * (3 * 4 + 5 * 8))
         return ckpt_mismatch(in, err, "slot tables of another size");
     const uint8_t *b = p;
     memcpy(m->slot_src, b, n * 4);
@@ -369,6 +371,8 @@ static int restore_slot_flows(struct model *m, const ckpt_file *in, uint32_t s, 
     memcpy(m->slot_deliv, b + n * 12, n * 8);
     memcpy(m->slot_hops, b + n * 20, n * 8);
     memcpy(m->slot_last_h, b + n * 28, n * 8);
+    memcpy(m->slot_lat, b + n * 36, n * 8);
+    memcpy(m->slot_last_lat, b + n * 44, n * 8);
     for (uint32_t i = 0; i < s; i++)
         if (m->slot_pkt[i] >= 0 && m->slot_flow[i] >= (uint32_t)m->n_flowdefs)
             return ckpt_mismatch(in, err, "a packet of a flow the scenario does not have");

@@ -153,8 +153,9 @@ int flood_queue_readback(struct model *m, int64_t w, cl_uint out_word, int out_b
                                 err);
         }
         if (m->flows) { /* the deliveries of the window's parity, after the liveness words */
+            size_t dbytes = (size_t)m->slots * 4 * flood_deliv_words(m);
             st = clEnqueueReadBuffer(r->dev->queue, r->deliv.mem, CL_FALSE,
-                                     (size_t)(w & 1) * m->slots * 4, (size_t)m->slots * 4,
+                                     (size_t)(w & 1) * dbytes, dbytes,
                                      r->pinned_map + (size_t)idx * r->area + CTL_WORDS +
                                          m->slots,
                                      0, NULL, NULL);
@@ -820,8 +821,8 @@ int flood_replica_ready(struct model *m, flood_replica *r, int64_t w, cn_error *
     }
     /* and the deliveries of the window's parity, which window W - 1 clears where it ran */
     if (!rc && m->flows && r->deliv_clean != w && r->deliv_clean != FLOOD_DELIV_ZERO) {
-        rc = dbuf_zero(r->dev, &r->deliv, (size_t)(w & 1) * m->slots * 4, (size_t)m->slots * 4,
-                       err);
+        size_t dbytes = (size_t)m->slots * 4 * flood_deliv_words(m);
+        rc = dbuf_zero(r->dev, &r->deliv, (size_t)(w & 1) * dbytes, dbytes, err);
         r->deliv_clean = w;
     }
     uint32_t need = m->desc_len;

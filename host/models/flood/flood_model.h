@@ -337,6 +337,9 @@ struct model {
     int64_t *slot_time;     /* creation time of each slot's packet */
     uint32_t *slot_src, *slot_dst, *slot_flow;
     int64_t *slot_deliv, *slot_hops, *slot_last_h; /* deliveries, their hops, the last's */
+    /* their latencies summed and the last one's: under a scheme in the window loop hop
+     * counts no longer give them (flood_add_deliveries) */
+    int64_t *slot_lat, *slot_last_lat;
     int64_t f_generated[SCENARIO_MAX_FLOWS], f_deliverable[SCENARIO_MAX_FLOWS];
     int64_t f_delivered[SCENARIO_MAX_FLOWS], f_hops[SCENARIO_MAX_FLOWS];
     int64_t f_latency[SCENARIO_MAX_FLOWS];
@@ -388,7 +391,9 @@ uint32_t flood_packets_due(struct model *m, int64_t end);
 int flood_packet_pending(struct model *m, int64_t *t);
 /* Takes the next departure (one flood_packets_due counted) into slot SLOT of window W. */
 void flood_take_packet(struct model *m, uint32_t slot, int64_t w, departure *dep);
-/* Window W's deliveries per slot, read back from one replica (SLOTS words). */
+/* uints per slot of a window's deliveries on the devices (DELIV_WORDS in cl/flood.cl). */
+uint32_t flood_deliv_words(const struct model *m);
+/* Window W's deliveries per slot, read back from one replica (SLOTS x flood_deliv_words). */
 void flood_add_deliveries(struct model *m, int64_t w, const uint32_t *deliv);
 /* Slot S's packet is done: its flow's sums and its record. */
 int flood_retire_slot(struct model *m, uint32_t s);

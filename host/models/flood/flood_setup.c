@@ -29,7 +29,8 @@ int flood_readback_areas(struct model *m, flood_replica *r, cn_error *err)
 {
     release_pinned(r);
     /* the control words and liveness, then with flows the window's deliveries per slot */
-    r->area = (size_t)CTL_WORDS + m->slots + (m->flows ? m->slots : 0);
+    r->area = (size_t)CTL_WORDS + m->slots +
+              (m->flows ? (size_t)m->slots * flood_deliv_words(m) : 0);
     size_t bytes = 2 * r->area * 4;
     r->pinned_map = host_area_alloc(r->dev, bytes, &r->pinned);
     if (!r->pinned_map)
@@ -632,10 +633,11 @@ int flood_flow_buffers(struct model *m, flood_replica *r, cn_error *err)
     int rc = dbuf_grow(d, &r->slot_time, s * 8, had * 8, &m->acc, "slot times", err);
     if (!rc)
         rc = dbuf_grow(d, &r->slot_route, s * 8, had * 8, &m->acc, "slot routes", err);
+    size_t dw = flood_deliv_words(m);
     if (!rc)
-        rc = dbuf_grow(d, &r->deliv, 2 * s * 4, 0, &m->acc, "deliveries", err);
+        rc = dbuf_grow(d, &r->deliv, 2 * s * 4 * dw, 0, &m->acc, "deliveries", err);
     if (!rc)
-        rc = dbuf_zero(d, &r->deliv, 0, 2 * s * 4, err);
+        rc = dbuf_zero(d, &r->deliv, 0, 2 * s * 4 * dw, err);
     r->deliv_clean = FLOOD_DELIV_ZERO;
     return rc;
 }
@@ -646,9 +648,10 @@ static int traffic_slot_arrays(struct model *m, uint32_t old, uint32_t s)
     int ok = 1;
     void **arrays[] = {(void **)&m->slot_time, (void **)&m->slot_src, (void **)&m->slot_dst,
                        (void **)&m->slot_flow, (void **)&m->slot_deliv, (void **)&m->slot_hops,
-                       (void **)&m->slot_last_h};
-    size_t sizes[] = {8, 4, 4, 4, 8, 8, 8};
-    int n = m->flows ? 7 : 1;
+                       (void **)&m->slot_last_h, (void **)&m->slot_lat,
+                       (void **)&m->slot_last_lat};
+    size_t sizes[] = {8, 4, 4, 4, 8, 8, 8, 8, 8};
+    int n = m->flows ? 9 : 1;
     for (int i = 0; i < n; i++) {
         void *q = realloc(*arrays[i], (size_t)s * sizes[i]);
         if (!q) {
@@ -856,22 +859,6 @@ static int build_static_lists(struct model *m, cn_error *err)
     return rc;
 }
 
-/* The counter and distance schemes flood whole packets where whole packets run (static
- * scenarios in one partition, flood_packets_scheme), and run in the window loop everywhere
- * else (flood_scheme.c). The window loop counts a flow's deliveries per slot, whose hop counts
- * and latencies follow from the window only under MODEL.md's rule: flows under a scheme need
- * whole packets. */
-static int scheme_supported(const struct model *m, cn_error *err)
-{
-    if (!m->scheme_window || !m->flows)
-        return 0;
-    const char *name = m->sc.scheme == SCHEME_COUNTER ? "counter" : "distance";
-    return cn_fail(err, CN_ERR_INPUT,
-                   "%s: [flood] scheme = %s with traffic flows (or --packets) runs on static "
-                   "scenarios in one partition only; expected scheme = probabilistic here",
-                   m->sc.path[0] ? m->sc.path : "scenario", name);
-}
-
 int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs, int n_devs,
                  cn_error *err)
 {
@@ -943,10 +930,11 @@ int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs
     }
     if (!rc)
         rc = make_partitions(m, err);
-    if (!rc) {
+    /* counter and distance flood whole packets where whole packets run (static scenarios in
+     * one partition, flood_packets_scheme), and run in the window loop everywhere else
+     * (flood_scheme.c) */
+    if (!rc)
         m->scheme_window = m->scheme && !flood_packets_wanted(m);
-        rc = scheme_supported(m, err);
-    }
     if (!rc && !m->mobile)
         rc = build_static_lists(m, err);
     if (!rc && m->cap)

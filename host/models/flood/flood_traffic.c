@@ -31,6 +31,8 @@ void flood_traffic_free(struct model *m)
     free(m->slot_deliv);
     free(m->slot_hops);
     free(m->slot_last_h);
+    free(m->slot_lat);
+    free(m->slot_last_lat);
     free(m->recs);
 }
 
@@ -146,24 +148,41 @@ void flood_take_packet(struct model *m, uint32_t slot, int64_t w, departure *dep
     m->slot_src[slot] = dep->source;
     m->slot_dst[slot] = dep->destination;
     m->slot_flow[slot] = dep->flow;
-    m->slot_deliv[slot] = m->slot_hops[slot] = 0;
-    m->slot_last_h[slot] = -1;
+    m->slot_deliv[slot] = m->slot_hops[slot] = m->slot_lat[slot] = 0;
+    m->slot_last_h[slot] = m->slot_last_lat[slot] = -1;
     count_created(m, dep);
+}
+
+uint32_t flood_deliv_words(const struct model *m)
+{
+    return m->scheme_window ? 4u : 1u;
 }
 
 void flood_add_deliveries(struct model *m, int64_t w, const uint32_t *deliv)
 {
     int64_t begin = w * m->L;
+    uint32_t dw = flood_deliv_words(m);
     for (uint32_t s = 0; s < m->slots; s++) {
-        if (deliv[s] == 0 || m->slot_pkt[s] < 0)
+        const uint32_t *d = deliv + (size_t)dw * s;
+        if (d[0] == 0 || m->slot_pkt[s] < 0)
             continue;
-        /* every transmission of a packet in a window has the same hop count (MODEL.md) */
+        /* every transmission of a packet in a window has the same time, t_k + (h - 1) L; under
+         * MODEL.md's rule its hop count is that h (MODEL.md), under a scheme each delivery's
+         * own, summed and maximised by the kernels (docs/models.md, "Forwarding schemes") */
         int64_t tk = m->slot_time[s];
         int64_t h = tk >= begin ? 1 : (begin - tk + m->L - 1) / m->L + 1;
-        m->slot_deliv[s] += deliv[s];
-        m->slot_hops[s] += (int64_t)deliv[s] * h;
-        if (h > m->slot_last_h[s])
-            m->slot_last_h[s] = h;
+        int64_t hops = (int64_t)d[0] * h, last_h = h;
+        if (m->scheme_window) {
+            hops = (int64_t)((uint64_t)d[1] | (uint64_t)d[2] << 32);
+            last_h = d[3];
+        }
+        m->slot_deliv[s] += d[0];
+        m->slot_hops[s] += hops;
+        m->slot_lat[s] += (int64_t)d[0] * (h - 1) * m->L;
+        /* windows come in time order: the last delivery is the latest window's, and among
+         * its deliveries (at the same time) the one of the largest hop count */
+        m->slot_last_h[s] = last_h;
+        m->slot_last_lat[s] = (h - 1) * m->L;
     }
 }
 
@@ -171,12 +190,10 @@ int flood_retire_slot(struct model *m, uint32_t s)
 {
     if (!m->flows)
         return 0;
-    /* the window loop runs MODEL.md's rule only */
-    int64_t deliv = m->slot_deliv[s], hops = m->slot_hops[s], last_h = m->slot_last_h[s];
-    int64_t lat, last_lat;
-    flood_lattice_latencies(m, deliv, hops, last_h, &lat, &last_lat);
+    int64_t deliv = m->slot_deliv[s], last_h = m->slot_last_h[s];
     return packet_done(m, m->slot_pkt[s], m->slot_time[s], m->slot_flow[s], m->slot_src[s],
-                       deliv, hops, lat, last_h, last_lat);
+                       deliv, m->slot_hops[s], m->slot_lat[s], last_h,
+                       last_h > 0 ? m->slot_last_lat[s] : -1);
 }
 
 int flood_traffic_results(struct model *m, run_results *r, cn_error *err)
