@@ -100,18 +100,6 @@ static void expect_file_error_at(const char *file, int line, const char *path,
 #define EXPECT_FILE_ERROR(path, ...)                                                               \
     expect_file_error_at(__FILE__, __LINE__, path, (const char *const[]){__VA_ARGS__, NULL})
 
-static char *dump_to_string(const scenario *sc)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return NULL;
-    config_dump(sc, f);
-    fclose(f);
-    return buf;
-}
-
 /* Field by field, so that a failure says which field; then bytewise, padding included. */
 static void check_same_scenario_at(const char *file, int line, const scenario *a,
                                    const scenario *b)
@@ -183,7 +171,7 @@ static void check_same_scenario_at(const char *file, int line, const scenario *a
 /* Dump SC, load the dump under the same name, and compare. */
 static void check_round_trip_at(const char *file, int line, const scenario *sc)
 {
-    char *text = dump_to_string(sc);
+    char *text = config_dump_string(sc);
     check_at(file, line, text != NULL, "open_memstream failed");
     if (!text)
         return;
@@ -194,7 +182,7 @@ static void check_round_trip_at(const char *file, int line, const scenario *sc)
     check_at(file, line, rc == 0, "reload of the dump failed: %s\n%s", err.msg, text);
     if (rc == 0) {
         check_same_scenario_at(file, line, sc, &back);
-        char *again = dump_to_string(&back);
+        char *again = config_dump_string(&back);
         check_at(file, line, again && strcmp(again, text) == 0, "second dump differs");
         free(again);
     }
@@ -900,7 +888,7 @@ static void test_round_trips(void)
     /* The dump writes INI units and keeps grid node counts as a comment. */
     scenario sc;
     if (LOAD_OK("[flood]\nrelay_delay = 0.25\n", &sc) == 0) {
-        char *text = dump_to_string(&sc);
+        char *text = config_dump_string(&sc);
         CHECK(text && strstr(text, "\n[flood]\nrelay_delay = 0.25\n"));
         CHECK(text && strstr(text, "\n[topology]\nplacement = grid\n"));
         CHECK(text && strstr(text, "\n; nodes = 100 (rows x cols"));
@@ -1224,13 +1212,13 @@ static void test_schemes_round_trips(void)
     }
     scenario sc;
     if (LOAD_OK(texts[0], &sc) == 0) {
-        char *text = dump_to_string(&sc);
+        char *text = config_dump_string(&sc);
         CHECK(text && strstr(text, "\nttl = 9\nscheme = counter\ncounter_threshold = 4\n"
                                    "distance_threshold = 0\nassessment_delay = 0.005\n"));
         free(text);
     }
     if (LOAD_OK(texts[1], &sc) == 0) {
-        char *text = dump_to_string(&sc);
+        char *text = config_dump_string(&sc);
         CHECK(text && strstr(text, "\nscheme = distance\ncounter_threshold = 3\n"
                                    "distance_threshold = 120.5\nassessment_delay = 250\n"));
         free(text);
@@ -1259,7 +1247,7 @@ static void test_areas(void)
         CHECK_I64(sc.destination, 104);
         CHECK_U64(sc.border_threshold, 1073741824);
         CHECK_ROUND_TRIP(&sc);
-        char *text = dump_to_string(&sc);
+        char *text = config_dump_string(&sc);
         CHECK(text && strstr(text, "\n[areas]\ncount = 3\nborder_links = 0.25\n"));
         CHECK(text && strstr(text, "\n; nodes = 105 ([areas] count x rows x cols"));
         free(text);
@@ -1504,7 +1492,7 @@ static void test_resources_overrides_round_trips(void)
         if (LOAD_OK(texts[i], &sc) == 0)
             CHECK_ROUND_TRIP(&sc);
     if (LOAD_OK(texts[1], &sc) == 0) {
-        char *text = dump_to_string(&sc);
+        char *text = config_dump_string(&sc);
         CHECK(text && strstr(text, "\n[resources]\nrx_capacity = 0\n"
                                    "energy_budget = uniform(0.000000001, 2.5)\n"
                                    "tx_fixed = 0.0001\ntx_per_byte = 0.000002\n"
@@ -1809,7 +1797,7 @@ static void test_flows_values(void)
         CHECK_I64(sc.n_flows, 0);
         CHECK_I64(sc.source, 3);
         CHECK_I64(sc.destination, 7);
-        char *text = dump_to_string(&sc);
+        char *text = config_dump_string(&sc);
         CHECK(text && !strstr(text, "traffic.flow"));
         free(text);
     }
@@ -1896,7 +1884,7 @@ static void test_flows_values(void)
         CHECK_I64(sc.packets, 4);
         CHECK_ROUND_TRIP(&sc);
         /* the flows come after the fixed sections, every key with its effective value */
-        char *dump = dump_to_string(&sc);
+        char *dump = config_dump_string(&sc);
         CHECK(dump && strstr(dump, "\n[traffic.flow a]\nsource = 0-2, 20, 30-39\n"
                                    "destination = broadcast\npackets = 0\n"
                                    "interval = uniform(0.1, 2)\ninterval_draw = node\n"
