@@ -727,15 +727,24 @@ inline long packet_hop(long T, long L, long tk)
 
 /* Appends entry E (a relay of node E.x, slot E.y) straight to the frontier; entries past its
  * capacity go to the spill bitset, which the host gathers after growing the frontier. */
-inline void append_entry(entry_t e, volatile __global uint *ctl, uint out_word,
-                         __global entry_t *out, uint capacity, __global uint *spill, uint words,
-                         __global uint *alive, uint stamp)
+/* Appends relay E to the frontier, or past its capacity to the spill bits (gathered by the
+ * host, gather_spill). */
+inline void store_entry(entry_t e, volatile __global uint *ctl, uint out_word,
+                        __global entry_t *out, uint capacity, __global uint *spill, uint words)
 {
     uint at = atomic_inc(&ctl[out_word]);
     if (at < capacity)
         out[at] = e;
     else
         atomic_or(&spill[(size_t)e.y * words + (e.x >> 5)], 1u << (e.x & 31u));
+}
+
+/* ... and marks its slot alive for the window (STAMP). */
+inline void append_entry(entry_t e, volatile __global uint *ctl, uint out_word,
+                         __global entry_t *out, uint capacity, __global uint *spill, uint words,
+                         __global uint *alive, uint stamp)
+{
+    store_entry(e, ctl, out_word, out, capacity, spill, words);
     alive[e.y] = stamp;
 }
 
@@ -1154,6 +1163,26 @@ __kernel void export_border(__global const entry_t *in, uint in_word, uint capac
 
 /* ---- forwarding schemes: the decisions of a window ---------------------------------------- */
 
+/* Node resources under a scheme (FLOOD_RESOURCES, cl/flood_resources.cl): a slot's word
+ * gathers marks (SLOT_MARKS in flood_layout.clh) instead of being overwritten, because the
+ * host needs to know both whether the packet transmitted and whether it lives on. */
+#ifndef FLOOD_RESOURCES
+#define FLOOD_RESOURCES 0
+#endif
+inline void slot_mark(__global uint *alive, uint slot, uint stamp, uint mark)
+{
+    uint old = alive[slot];
+    for (;;) {
+        uint have = ((old ^ stamp) & ~SLOT_MARKS) == 0u ? old ^ stamp : 0u;
+        if ((have & mark) == mark)
+            return;
+        uint prev = atomic_cmpxchg(&alive[slot], old, stamp ^ (have | mark));
+        if (prev == old)
+            return;
+        old = prev;
+    }
+}
+
 /* Keeps SLOT alive for the host while its packet has nodes waiting for their decision and no
  * relay this window: (STAMP ^ SCHEME_WAIT_MARK), unless a relay already wrote STAMP, which
  * wins whatever the order (append_entry stores STAMP unconditionally). */
@@ -1224,11 +1253,17 @@ __kernel void scheme_decide(volatile __global uint *ctl, __global uint *state, u
                 if (r > 0u) {
                     st[SW_DUE] = win + r;
                     st[SW_FLAGS] = f | SF_WAIT;
-                    scheme_keep_alive(alive, slot, stamp);
+                    if (FLOOD_RESOURCES)
+                        slot_mark(alive, slot, stamp, SCHEME_WAIT_MARK);
+                    else
+                        scheme_keep_alive(alive, slot, stamp);
                     continue;
                 }
             } else if (st[SW_DUE] != win) {
-                scheme_keep_alive(alive, slot, stamp);
+                if (FLOOD_RESOURCES)
+                    slot_mark(alive, slot, stamp, SCHEME_WAIT_MARK);
+                else
+                    scheme_keep_alive(alive, slot, stamp);
                 continue;
             }
             st[SW_FLAGS] = f | SF_WAIT | SF_DONE;
@@ -1236,7 +1271,12 @@ __kernel void scheme_decide(volatile __global uint *ctl, __global uint *state, u
             if (!relays)
                 continue;
             entry_t e = ENTRY(j, slot, h + 1);
-            append_entry(e, ctl, out_word, out, capacity, spill, words, alive, stamp);
+            if (FLOOD_RESOURCES) { /* the entry's slot word gathers marks */
+                store_entry(e, ctl, out_word, out, capacity, spill, words);
+                slot_mark(alive, slot, stamp, SLOT_RELAY_MARK);
+            } else {
+                append_entry(e, ctl, out_word, out, capacity, spill, words, alive, stamp);
+            }
             if (export_cap > 0u && in_box(pos[j], x_lo, x_hi)) {
                 uint xa = atomic_inc(&ctl[export_word]);
                 if (xa < export_cap)

@@ -19,7 +19,10 @@
  *   res_reset    the transmitters' lists are emptied for the next window.
  * Within a window every transmission of packet k happens at the same time t (flood.cl,
  * packet_hop), so (time, packet) orders a node's transmissions and (time, packet, sender) its
- * copies; per node everything is sequential, so the results are those of the rules. */
+ * copies; per node everything is sequential, so the results are those of the rules.
+ * Under counter and distance (FLOOD_SCHEME) a copy taken is only heard (scheme_hear); the
+ * window's scheme_decide then settles first receptions and decisions as without resources,
+ * and marks the slots' words (slot_mark) without erasing res_charge's transmission mark. */
 
 #ifndef FLOOD_ENERGY
 #define FLOOD_ENERGY 0 /* -DFLOOD_ENERGY=1: an energy budget (else a capacity alone) */
@@ -115,9 +118,10 @@ inline int res_before(res_key a, res_key b)
     return a.s < b.s;
 }
 
-/* An entry E of the lists is (slot, next entry, hop count, 0): the hop count of the slot's
- * packet in the window, found once by res_link (packet_hop divides). Its packet K, creation
- * time TK and time T in the window: */
+/* An entry E of the lists is (slot, next entry, window hop, hop count): the window hop gives
+ * the transmission's time (packet_hop, found once by res_link: it divides); the hop count is
+ * the transmission's own, which under a scheme can be smaller (docs/models.md, "Forwarding
+ * schemes"; without one it is not read). Its packet K, creation time TK and time T: */
 inline void res_packet(const res_window *rw, uint4 e, uint *k, long *tk, long *t)
 {
     *k = rw->slot_packet[e.x];
@@ -191,7 +195,7 @@ __kernel void res_init(uint n, uint2 key, long a, long b, int uniform, __global 
  * tables written) become lists: entry G of node I is ENT[G], HEAD[I] the first.
  * Transmissions at or after the duration, and those of dead nodes, are left out: they never
  * happen and cost nothing. The first entry of a node lists it in TXNODES. */
-__kernel void res_link(__global const uint2 *in, uint in_word, uint n_new, uint n_clear,
+__kernel void res_link(__global const entry_t *in, uint in_word, uint n_new, uint n_clear,
                        uint16 inline_desc, __global const uint *desc, uint clear_word,
                        volatile __global uint *ctl, __global uint *seen, uint words,
                        __global uint *slot_packet, long T, long L, long start, long interval,
@@ -199,7 +203,8 @@ __kernel void res_link(__global const uint2 *in, uint in_word, uint n_new, uint 
                        __global uint *head, __global uint4 *ent, uint ent_cap,
                        __global uint *txnodes, __global const long *death,
                        __global long *slot_time, __global uint2 *slot_route,
-                       __global uint *deliv, uint slots)
+                       __global uint *deliv, uint slots, __global uint *scheme_state,
+                       uint n_nodes)
 {
     uint inline_words[16];
     vstore16(inline_desc, 0, inline_words);
@@ -212,15 +217,17 @@ __kernel void res_link(__global const uint2 *in, uint in_word, uint n_new, uint 
     }
     for (size_t c = gid; c < (size_t)n_clear * words; c += gsize)
         seen[(size_t)DESCRIPTOR(NEW_WORDS * n_new + (uint)(c / words)) * words + c % words] = 0u;
+    SCHEME_CLEAR_SLOTS
     if (FLOOD_FLOWS) /* the next window's deliveries start from zero */
-        for (uint c = (uint)gid; c < slots; c += (uint)gsize)
-            deliv[(size_t)(parity ^ 1u) * slots + c] = 0u;
+        for (uint c = (uint)gid; c < slots * DELIV_WORDS; c += (uint)gsize)
+            deliv[(size_t)(parity ^ 1u) * slots * DELIV_WORDS + c] = 0u;
     for (uint g = (uint)gid; g < count; g += (uint)gsize) {
-        uint i, slot, k;
+        uint i, slot, k, sent_hop = 1u;
         long tk;
         if (g < relayed) {
             i = in[g].x;
             slot = in[g].y;
+            sent_hop = (uint)ENTRY_HOP(in[g], 0);
             k = slot_packet[slot];
             tk = FLOOD_FLOWS ? slot_time[slot] : start + (long)k * interval;
         } else { /* a new packet: created even when its source is dead */
@@ -239,6 +246,7 @@ __kernel void res_link(__global const uint2 *in, uint in_word, uint n_new, uint 
             }
             slot_packet[slot] = k;
             atomic_or(&seen[(size_t)slot * words + (i >> 5)], 1u << (i & 31u));
+            SCHEME_SOURCE_DONE
         }
         long h = packet_hop(T, L, tk), t = tk + (h - 1) * L;
         if (duration != 0 && t >= duration)
@@ -251,6 +259,7 @@ __kernel void res_link(__global const uint2 *in, uint in_word, uint n_new, uint 
         }
         ent[g].x = slot;
         ent[g].z = (uint)h; /* at most the nodes + 1 (a node relays a packet once) */
+        ent[g].w = sent_hop; /* under a scheme the entry's own (else unused) */
         uint old = atomic_xchg(&head[i], g);
         ent[g].y = old;
         if (old == RES_NONE)
@@ -351,21 +360,34 @@ typedef struct res_rx {
     window_params w;
     volatile __global uint *ctl;
     __global uint *seen, *spill, *alive;
-    __global uint2 *out;
+    __global entry_t *out;
     uint out_word, capacity, stamp;
+    __global const long4 *pos;   /* under distance: the window's positions */
+    __global uint *scheme_state; /* under a scheme: the nodes' states per slot */
+    uint n;
+    ulong near2;
 } res_rx;
 
-/* Node J hears the copy of entry E's packet (MODEL.md's reception: a first reception may be
- * a delivery and a relay). */
-inline void res_hear(res_rx *x, uint j, uint4 e, ulong *sums)
+/* Node J hears the copy of entry E's packet from node I (MODEL.md's reception: a first
+ * reception may be a delivery and a relay; under a scheme the copy is heard and the decision
+ * left to scheme_decide, as in transmit). */
+inline void res_hear(res_rx *x, uint i, uint j, uint4 e, ulong *sums)
 {
+    sums[RS_RX]++;
+    if (FLOOD_SCHEME) {
+        uint first = 0;
+        ulong d2 = FLOOD_SCHEME == 2 ? dist2(x->pos[i], x->pos[j]) : 0ul;
+        scheme_hear(j, e.x, (long)e.w, d2, x->near2, x->seen, x->w.words, x->scheme_state,
+                    x->n, &first);
+        sums[RS_FIRST] += first;
+        return;
+    }
     uint k;
     long tk, t;
     res_packet(&x->rw, e, &k, &tk, &t);
     if (FLOOD_FLOWS)
         x->w.destination = x->rw.slot_route[e.x].x;
     uint first = 0;
-    sums[RS_RX]++;
     if (receive(j, e.x, k, t, tk, (long)e.z, &x->w, x->seen, x->ctl, &first))
         append_global(j, e.x, x->ctl, x->out_word, x->out, x->capacity, x->spill, x->w.words,
                       x->alive, x->stamp);
@@ -377,7 +399,7 @@ inline void res_hear_all(res_rx *x, uint i, uint j, __global const uint *head,
                          __global const uint4 *ent, ulong *sums)
 {
     for (uint e = head[i]; e != RES_NONE; e = ent[e].y)
-        res_hear(x, j, ent[e], sums);
+        res_hear(x, i, j, ent[e], sums);
 }
 
 /* The paid transmissions of node I as copies: counted in *C, their costs added to *SUM while
@@ -445,7 +467,7 @@ inline void res_take(res_rx *x, uint j, uint capacity_m, __global const uint *he
             }
             e_left -= cost;
             sums[RS_ENERGY] += (ulong)cost;
-            res_hear(x, j, ent[at], sums);
+            res_hear(x, best.s, j, ent[at], sums);
             taken++;
             last = best;
         }
@@ -464,16 +486,18 @@ __kernel void res_receive(volatile __global uint *ctl, uint stamp, __global cons
                           __global const long *costs, uint capacity_m,
                           __global const uint *slot_packet, __global long *slot_time,
                           __global uint2 *slot_route, __global uint *deliv, uint slots,
-                          uint parity, __global uint *seen, uint words, __global uint2 *out,
+                          uint parity, __global uint *seen, uint words, __global entry_t *out,
                           uint capacity, uint out_word, __global uint *spill, long T, long L,
                           long start, long interval, ulong drop_threshold, uint2 key,
                           uint destination, uint ttl, ulong rmin2, ulong link_thr,
                           __global const ulong2 *cap_thr, __global const ulong *node_drop,
-                          __local ulong *l_red, RES_LINK_ARGS)
+                          __global uint *scheme_state, ulong near2, __local ulong *l_red,
+                          RES_LINK_ARGS)
 {
     res_window rw = {T, L, start, interval, slot_packet, slot_time, slot_route, costs};
     window_params w = {T, L, start, interval, 0, drop_threshold, key, 0u, destination, ttl,
-                       words, rmin2, link_thr, node_drop, deliv + (size_t)parity * slots};
+                       words, rmin2, link_thr, node_drop,
+                       deliv + (size_t)parity * slots * DELIV_WORDS};
     res_rx x;
     x.rw = rw;
     x.w = w;
@@ -485,6 +509,10 @@ __kernel void res_receive(volatile __global uint *ctl, uint stamp, __global cons
     x.out_word = out_word;
     x.capacity = capacity;
     x.stamp = stamp;
+    x.pos = pos;
+    x.scheme_state = scheme_state;
+    x.n = n;
+    x.near2 = near2;
     ulong sums[RES_SUMS] = {0, 0, 0, 0, 0, 0};
     /* a run of consecutive nodes per work-item (one each when the launch covers them all) */
     uint per = (uint)((n + get_global_size(0) - 1) / get_global_size(0));

@@ -459,7 +459,6 @@ static int check_resources(load_ctx *ctx)
 {
     scenario *sc = &ctx->sc;
     char where[300], on[160], a[64];
-    static const char *const schemes[] = {"probabilistic", "counter", "distance"};
     if (!scenario_has_resources(sc))
         return 0;
     resources_text(ctx, on, sizeof on);
@@ -469,11 +468,6 @@ static int check_resources(load_ctx *ctx)
                        "decided in one partition; expected [partition] count = 0 or 1",
                        WHERE(K_PARTITIONS, K_RX_CAPACITY, K_ENERGY_BUDGET),
                        (long long)sc->partitions, on);
-    if (sc->scheme != SCHEME_PROBABILISTIC)
-        return cn_fail(ctx->err, CN_ERR_INPUT,
-                       "%s: [flood] scheme = %s with [resources] %s: node resources are not "
-                       "implemented with forwarding schemes yet; expected scheme = probabilistic",
-                       WHERE(K_SCHEME, K_RX_CAPACITY, K_ENERGY_BUDGET), schemes[sc->scheme], on);
     if (!scenario_has_energy(sc))
         return 0;
     int64_t total = 0;

@@ -409,8 +409,8 @@ static bool areas_ok(const scenario *sc)
     return side_ok((sc->areas - 1) * (width + 2 * sc->range_mm) + width);
 }
 
-/* Node resources (docs/models.md): values within the configuration's limits, under MODEL.md's
- * relay rule (the probabilistic scheme); budgets summed over the nodes must fit int64. */
+/* Node resources (docs/models.md): values within the configuration's limits (under any
+ * forwarding scheme); budgets summed over the nodes must fit int64. */
 static bool resources_ok(const scenario *sc, int64_t n)
 {
     const energy_law *e = &sc->energy_budget;
@@ -437,7 +437,7 @@ static bool resources_ok(const scenario *sc, int64_t n)
         if (__builtin_mul_overflow(costs[i + 1], size, &c) ||
             __builtin_add_overflow(c, costs[i], &c) || c > SCENARIO_MAX_ENERGY_NJ)
             return false;
-    return sc->scheme == SCHEME_PROBABILISTIC;
+    return true;
 }
 
 /* The oracle refuses what the model does not define rather than guess; node ids must fit the

@@ -54,6 +54,10 @@ run_opts=
 # node resources: the energy left and the death times travel with the checkpoint
 roundtrip capacity 4 "$scn/small_capacity.ini"
 roundtrip energy 4 "$scn/small_energy.ini"
+# ... and under counter, with nodes waiting for their decisions (moving nodes, both limits)
+run_opts="-s flood.scheme=counter -s flood.counter_threshold=3 -s flood.assessment_delay=3 -s resources.rx_capacity=4 -s resources.energy_budget=uniform(0.001,0.004) -s resources.tx_fixed=0.0001 -s resources.rx_fixed=0.00002"
+roundtrip counter_resources 7 "$scn/small_mobile.ini"
+run_opts=
 
 # The window loop on a static graph: traffic flows, flows with per-node laws, the neighbour
 # cap; with per-packet rows, those of the resumed run are the whole run's, byte for byte.

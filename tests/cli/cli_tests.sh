@@ -88,11 +88,11 @@ check areas_too_wide 2 "\[areas\] count = 1024 areas of \[topology\] rows = 20, 
 check areas_nodes 2 "\[topology\] nodes = 100 but \[areas\] count x rows x cols = 2400" "$bin" run "$scn/areas6.ini" -s topology.nodes=100 --json "$tmp/ar.json"
 [ -e "$tmp/ar.json" ] && { echo "FAIL areas_*: JSON file written"; fail=$((fail + 1)); }
 check areas_run 0 'delivered +67 of 100 packets' "$bin" run "$scn/areas6.ini"
-# Node resources run in one partition under the probabilistic scheme: anything else is refused
-# by the configuration (exit 2, before any device work), naming the keys, and nothing is
-# written. A run prints the refused copies and the deaths in words.
+# Node resources run in one partition: more is refused by the configuration (exit 2, before
+# any device work), naming the keys, and nothing is written. They run under every forwarding
+# scheme. A run prints the refused copies and the deaths in words.
 check resources_partitions 2 "\[partition\] count = 3 with \[resources\] rx_capacity = 8: node resources are decided in one partition" "$bin" run "$scn/small_capacity.ini" -s partition.count=3 --json "$tmp/res.json"
-check resources_scheme 2 "\[flood\] scheme = counter with \[resources\] energy_budget = uniform\(0\.05, 0\.15\): node resources are not implemented with forwarding schemes yet" "$bin" run "$scn/small_energy.ini" -s flood.scheme=counter --json "$tmp/res.json"
+check resources_scheme 0 "energy +28\.983840 J spent, 98 nodes dead \(the first at 15\.000 s\)" "$bin" run "$scn/small_energy.ini" -s flood.scheme=counter
 check resources_both_named 2 "with \[resources\] rx_capacity = 2 and energy_budget = 1:" "$bin" run "$scn/small_grid.ini" -s resources.rx_capacity=2 -s resources.energy_budget=1 -s partition.count=2 --json "$tmp/res.json"
 check resources_bad_law 2 "\[resources\] energy_budget = exponential\(1\): exponential is not a law of energy_budget" "$bin" run "$scn/small_grid.ini" -s "resources.energy_budget=exponential(1)" --json "$tmp/res.json"
 [ -e "$tmp/res.json" ] && { echo "FAIL resources_*: JSON file written"; fail=$((fail + 1)); }

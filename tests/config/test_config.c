@@ -1429,10 +1429,16 @@ static void test_resources_errors(void)
                    "t.ini:4: [partition] count = 2 with [resources] energy_budget = uniform(0, "
                    "0): node resources are decided in one partition; expected [partition] count "
                    "= 0 or 1");
-    EXPECT_MESSAGE("[flood]\nscheme = counter\n[resources]\nrx_capacity = 2\nenergy_budget = 0.5\n",
-                   "t.ini:5: [flood] scheme = counter with [resources] rx_capacity = 2 and "
-                   "energy_budget = 0.5: node resources are not implemented with forwarding "
-                   "schemes yet; expected scheme = probabilistic");
+    { /* forwarding schemes and node resources go together */
+        scenario sc;
+        if (LOAD_OK("[flood]\nscheme = counter\n[resources]\nrx_capacity = 2\n"
+                    "energy_budget = 0.5\n",
+                    &sc) == 0) {
+            CHECK(sc.scheme == SCHEME_COUNTER);
+            CHECK(sc.rx_capacity == 2);
+            CHECK(sc.energy_budget.a_nj == 500000000);
+        }
+    }
     /* the budgets of all nodes must fit int64 nJ */
     EXPECT_MESSAGE("[resources]\nenergy_budget = uniform(0, 1000000000)\n",
                    "t.ini:2: [resources] energy_budget = uniform(0, 1000000000) for 100 nodes: "

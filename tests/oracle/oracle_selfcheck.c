@@ -2390,6 +2390,41 @@ static void test_energy_by_hand(void)
                     (res_expect){0, 3, 2 * L1, 55});
 }
 
+/* Node resources under counter (docs/models.md, "Under counter and distance"): the scheme
+ * hears only the copies that happen, and a relay is paid at its own time. */
+static void test_schemes_with_resources_by_hand(void)
+{
+    /* 3x3 grid from 0 to 8, counter C = 2 without delay. Alone: 1 and 3 hear one copy and
+     * relay; 4 hears two (from 1 and 3) and does not; 2 and 6 relay at 2L, then 5 and 7 (one
+     * copy each) at 3L; 8 hears two and is the last. 7 transmissions, 18 receptions. */
+    scenario g = with_scheme(grid_scenario(3, 3), SCHEME_COUNTER, 2, 0, 0);
+    check_run("3x3 counter", &g, (expect){7, 18, 8, 1, 4, 3 * L1, 3 * L1, 4});
+    /* With M = 1 every node takes one copy a window (the lowest sender's) and refuses the
+     * other, which it therefore does not count: each hears one copy and relays, 4, 5, 7 and 8
+     * included, as under probabilistic with M = 1. */
+    g.rx_capacity = 1;
+    check_resources("3x3 counter M=1", &g, (expect){9, 16, 8, 1, 4, 3 * L1, 4 * L1, 5},
+                    (res_expect){8, 0, 0, 0});
+
+    /* Line 0-1-2-3, counter C = 2 with delays of up to 3 windows, pinned to r(1) = 2, r(2) =
+     * 1, r(3) = 3; transmissions cost 10 nJ, copies 1 nJ. */
+    const int64_t want[4] = {-1, 2, 1, 3};
+    scenario line = with_scheme(grid_scenario(1, 4), SCHEME_COUNTER, 2, 0, 3);
+    line.seed = seed_with_delays(want, 4, 3);
+    /* 10 nJ each: node 1 pays its copy at 0 (9 left), waits two windows, decides to relay
+     * at 2L and cannot pay the relay at 3L: it dies then and the flood ends. */
+    scenario s = with_energy(line, 10, 10, 1);
+    check_resources("line counter E=10", &s, (expect){1, 1, 1, 0, 0, 0, 0, 1},
+                    (res_expect){0, 1, 3 * L1, 11});
+    /* 11 nJ each: relays at 3L (node 1), 5L (node 2, delay 1) and 9L (node 3, delay 3), each
+     * leaving its node with nothing. The source takes 1's relay with its last nJ; 1 and 2
+     * die at the copy of the next node's relay (5L, 9L), which is no reception. 3 is
+     * reached at 5L with 3 hops. Everyone spends 11 nJ. */
+    s = with_energy(line, 11, 10, 1);
+    check_resources("line counter E=11", &s, (expect){4, 4, 3, 1, 3, 5 * L1, 9 * L1, 10},
+                    (res_expect){0, 2, 5 * L1, 44});
+}
+
 /* a + ((w0 x (b - a + 1)) >> 32), the product split so that no 128-bit type is needed. */
 static int64_t my_budget(uint64_t seed, uint32_t j, int64_t a, int64_t b)
 {
@@ -2462,12 +2497,14 @@ static void test_energy_uniform(void)
 
 static void test_resources_refused(void)
 {
-    /* Node resources run MODEL.md's relay rule only. */
+    /* Node resources run under every scheme, whose own keys are still checked (C >= 2). */
     scenario s = grid_scenario(1, 5);
     s.rx_capacity = 2;
     s.scheme = SCHEME_COUNTER;
     s.counter_threshold = 3;
     flood_oracle_result r;
+    CHECK_EQ(flood_oracle_run(&s, &r), ORACLE_OK);
+    s.counter_threshold = 1;
     CHECK_EQ(flood_oracle_run(&s, &r), ORACLE_ERR_INPUT);
     s = with_energy(grid_scenario(1, 5), -1, 1, 1);
     CHECK_EQ(flood_oracle_run(&s, &r), ORACLE_ERR_INPUT);
@@ -2866,6 +2903,7 @@ int main(int argc, char **argv)
     test_schemes_cross();
     test_capacity_by_hand();
     test_energy_by_hand();
+    test_schemes_with_resources_by_hand();
     test_energy_uniform();
     test_resources_refused();
 

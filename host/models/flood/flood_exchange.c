@@ -218,10 +218,8 @@ static int retire_packets(struct model *m, int64_t w, const uint32_t *alive, cn_
         int sent = m->resources ? alive[s] == stamp || alive[s] == (stamp ^ RES_TX_MARK)
                                 : in_time;
         int lives = alive[s] == stamp;
-        if (m->scheme_window) {
-            flood_scheme_window_done(m, w, s, &sent, &lives);
-            sent = sent && in_time;
-        }
+        if (m->scheme_window) /* (under resources it reads their marks) */
+            flood_scheme_window_done(m, w, s, in_time, &sent, &lives);
         if (sent) {
             if (!m->any_tx || t > m->end_time)
                 m->end_time = t;
@@ -531,10 +529,14 @@ int flood_process_until(struct model *m, int64_t w, cn_error *err)
             memcpy(r->counters, words, sizeof r->counters);
             if (m->flows) /* the window's deliveries per slot, after the liveness words */
                 flood_add_deliveries(m, rb->window, words + CTL_WORDS + m->slots);
-            /* a relay anywhere wins over a mark (transmitted, or waiting for decisions) */
+            /* a relay anywhere wins over a mark (transmitted, or waiting for decisions);
+             * resources under a scheme gather marks in one partition, hence one device */
             cl_uint mark = m->resources ? stamp ^ RES_TX_MARK : stamp ^ SCHEME_WAIT_MARK;
             for (uint32_t s = 0; s < m->slots; s++) {
-                if (words[CTL_WORDS + s] == stamp)
+                if (m->resources && m->scheme_window) {
+                    if (((words[CTL_WORDS + s] ^ stamp) & ~(cl_uint)SLOT_MARKS) == 0)
+                        m->alive[s] = words[CTL_WORDS + s];
+                } else if (words[CTL_WORDS + s] == stamp)
                     m->alive[s] = stamp;
                 else if ((m->resources || m->scheme_window) && words[CTL_WORDS + s] == mark &&
                          m->alive[s] != stamp)

@@ -536,8 +536,10 @@ int flood_scheme_migrate(struct model *m, flood_replica *from, flood_replica *to
 /* Bytes a migration moves for the states. */
 uint64_t flood_scheme_bytes(const struct model *m);
 /* Window W of slot S read back (m->alive merged): whether its packet transmitted in W
- * (*SENT) and is still alive (*ALIVE); counts the slots waiting in m->scheme_waiting. */
-int flood_scheme_window_done(struct model *m, int64_t w, uint32_t s, int *sent, int *alive);
+ * (*SENT; IN_TIME: its time in W is before the duration) and is still alive (*ALIVE); counts
+ * the slots waiting in m->scheme_waiting. */
+int flood_scheme_window_done(struct model *m, int64_t w, uint32_t s, int in_time, int *sent,
+                             int *alive);
 
 /* flood_packets.c: whole packets (static scenarios). */
 int flood_packets_enabled(void);

@@ -7,7 +7,8 @@
  * order, copies counted and taken per receiver (in order where the rules bind), the lists
  * emptied. The per-node state (energy left, time of death) lives on the device that holds the
  * partition and moves with it; the counters are the control words of flood_layout.clh, read
- * back with the window's. */
+ * back with the window's. Under counter and distance the copies taken are only heard, and
+ * the window's scheme_decide (flood_scheme.c) settles them, as without resources. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -169,8 +170,11 @@ int flood_resources_transmit(struct model *m, flood_replica *r, const transmit_p
     const dbuf *fdeliv = m->flows ? &r->deliv : &r->spill;
     cl_ulong rmin2 = (cl_ulong)sc->range_min_mm * (cl_ulong)sc->range_min_mm;
     cl_ulong link_thr = sc->link_threshold;
+    /* under distance: the threshold squared (mm^2) */
+    cl_ulong near2 = (cl_ulong)sc->distance_threshold_mm * (cl_ulong)sc->distance_threshold_mm;
 
-    rc = kernel_args_cached(d, s->k_link, &s->link_args, "res_link", err, 0, 28,
+    const dbuf *state = flood_scheme_state_buffer(r);
+    rc = kernel_args_cached(d, s->k_link, &s->link_args, "res_link", err, 0, 30,
                             KBUF(r->frontier[cur]), KARG(p->in_word), KARG(n_new),
                             KARG(p->n_clear), KARG(p->inline_desc), KBUF(r->desc),
                             KARG(p->clear_word), KBUF(r->ctl), KBUF(r->seen), KARG(m->words),
@@ -178,7 +182,8 @@ int flood_resources_transmit(struct model *m, flood_replica *r, const transmit_p
                             KARG(a->interval), KARG(a->duration), KARG(a->source),
                             KARG(n_import), KARG(parity), KBUF(s->head), KBUF(s->ent),
                             KARG(ent_cap), KBUF(s->txnodes), KBUF(s->death), KBUF(*ftime),
-                            KBUF(*froute), KBUF(*fdeliv), KARG(slots));
+                            KBUF(*froute), KBUF(*fdeliv), KARG(slots), KBUF(*state),
+                            KARG(m->n));
     size_t ls = s->ls_link;
     if (!rc)
         rc = enqueue_1d(d, s->k_link, "res_link", groups_for(r, m->entries_bound, ls) * ls, ls,
@@ -203,7 +208,7 @@ int flood_resources_transmit(struct model *m, flood_replica *r, const transmit_p
     /* one work-item per node: those the window's copies reached take them */
     ls = s->ls_receive;
     if (!rc)
-        rc = kernel_args_cached(d, s->k_receive, &s->receive_args, "res_receive", err, 0, 35,
+        rc = kernel_args_cached(d, s->k_receive, &s->receive_args, "res_receive", err, 0, 37,
                                 KBUF(r->ctl), KARG(p->stamp), KBUF(s->head), KBUF(s->ent),
                                 KBUF(s->reached), KARG(m->n), KBUF(s->energy), KBUF(s->death),
                                 KBUF(s->costs), KARG(cap_m), KBUF(r->slot_packet),
@@ -214,9 +219,9 @@ int flood_resources_transmit(struct model *m, flood_replica *r, const transmit_p
                                 KARG(a->start), KARG(a->interval), KARG(a->thr), KARG(a->key),
                                 KARG(a->dest), KARG(a->ttl), KARG(rmin2), KARG(link_thr),
                                 KBUF(*flood_cap_buffer(r)), KBUF(*flood_node_drop_buffer(r)),
-                                KLOCAL(ls * 6 * 8));
+                                KBUF(*state), KARG(near2), KLOCAL(ls * 6 * 8));
     if (!rc)
-        rc = link_args(m, r, s->k_receive, &s->receive_args, "res_receive", 35, err);
+        rc = link_args(m, r, s->k_receive, &s->receive_args, "res_receive", 37, err);
     if (!rc)
         rc = enqueue_1d(d, s->k_receive, "res_receive", groups_for(r, m->n, ls) * ls, ls,
                         &evs[(*n_evs)++], err);

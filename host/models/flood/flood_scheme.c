@@ -10,7 +10,9 @@
  * partition, like its seen bits: migrations and re-tilings carry it along, and a retired
  * slot's states are cleared with its bits. A packet whose nodes still wait for their
  * decision is alive without transmitting; the liveness word says so (SCHEME_WAIT_MARK), and
- * the loop keeps running windows for it. */
+ * the loop keeps running windows for it. Under node resources the copies are taken by the
+ * resource kernels (cl/flood_resources.cl), which hear only those that happen, and the word
+ * gathers marks instead (SLOT_MARKS): a packet may transmit, relay and wait in one window. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,15 +115,26 @@ static int transmits(const struct model *m, uint32_t s, int64_t w)
     return m->born_window[s] == w || m->tx_next[s];
 }
 
-int flood_scheme_window_done(struct model *m, int64_t w, uint32_t s, int *sent, int *alive)
+int flood_scheme_window_done(struct model *m, int64_t w, uint32_t s, int in_time, int *sent,
+                             int *alive)
 {
     cl_uint stamp = (cl_uint)(w + 1);
-    *sent = transmits(m, s, w);
-    *alive = m->alive[s] == stamp || m->alive[s] == (stamp ^ SCHEME_WAIT_MARK);
-    m->tx_next[s] = m->alive[s] == stamp;
-    if (m->alive[s] == (stamp ^ SCHEME_WAIT_MARK))
+    int relays, waits;
+    if (m->resources) { /* marks gathered in the window (SLOT_MARKS): what happened */
+        cl_uint marks = ((m->alive[s] ^ stamp) & ~(cl_uint)SLOT_MARKS) == 0
+                            ? m->alive[s] ^ stamp
+                            : 0;
+        *sent = (marks & RES_TX_MARK) != 0;
+        relays = (marks & SLOT_RELAY_MARK) != 0;
+        waits = (marks & SCHEME_WAIT_MARK) != 0;
+    } else { /* a relay overwrites the waiting mark */
+        *sent = transmits(m, s, w) && in_time;
+        relays = m->alive[s] == stamp;
+        waits = m->alive[s] == (stamp ^ SCHEME_WAIT_MARK);
+    }
+    *alive = relays || waits;
+    m->tx_next[s] = (uint8_t)relays;
+    if (waits)
         m->scheme_waiting++;
-    if (!*alive)
-        m->tx_next[s] = 0;
     return 0;
 }
