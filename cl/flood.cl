@@ -783,7 +783,7 @@ inline void count_delivery(uint j, uint slot, long t, long tk, long h, const win
         __global uint *d = w->deliv + (size_t)DELIV_WORDS * slot;
         if (hit)
             atomic_inc(d);
-        if (hit && FLOOD_SCHEME) {
+        if (FLOOD_SCHEME != 0 && hit) {
             add64(d + 1, (ulong)h);
             atomic_max(d + 3, (uint)h);
         }
@@ -854,13 +854,37 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
 #define SF_NEAR 4u
 #define SCHEME_AT(state, n, slot, j) ((state) + ((size_t)(slot) * (n) + (j)) * SCHEME_WORDS)
 
+/* The pending list of a window (PL): the (slot, node) pairs scheme_decide must visit, as
+ * slot x n + node. The nodes left waiting by the last window's decisions come first, then
+ * the first receptions of the window, appended as they happen; the window's decisions append
+ * the nodes still waiting to the next window's list. Two halves of CAP items alternate by
+ * window parity; their lengths are the control words CTL_PEND + (w % 3), rotated like
+ * CTL_COUNT (window w clears the word of w + 2). A pair is in a list at most once, so CAP =
+ * slots x n always suffices: beyond it is a bug, reported through CTL_OVERFLOW. The host
+ * keeps the lists only while a device runs window after window; otherwise scheme_decide
+ * visits every pair once and the lists start again from its output. */
+typedef struct pend_list {
+    __global uint *items;
+    uint cap, word;
+} pend_list;
+
+inline void pend_append(pend_list pl, volatile __global uint *ctl, uint slot, uint j, uint n)
+{
+    uint at = atomic_inc(&ctl[pl.word]);
+    if (at < pl.cap)
+        pl.items[at] = slot * n + j;
+    else
+        ctl[CTL_OVERFLOW] = 1u;
+}
+
 /* Node j hears a copy of the packet in SLOT, sent with hop count h from squared distance D2,
- * under a scheme: a first copy is a first reception (counted in *FIRST); copies of its first
- * window give it the least hop count; until it decides, every copy is counted (counter) or
- * compared with the threshold (distance). The decision itself waits for scheme_decide, after
- * every copy of the window. */
+ * under a scheme: a first copy is a first reception (counted in *FIRST, and listed in PL for
+ * the window's decisions); copies of its first window give it the least hop count; until it
+ * decides, every copy is counted (counter) or compared with the threshold (distance). The
+ * decision itself waits for scheme_decide, after every copy of the window. */
 inline void scheme_hear(uint j, uint slot, long h, ulong d2, ulong near2, __global uint *seen,
-                        uint words, __global uint *state, uint n, uint *first)
+                        uint words, __global uint *state, uint n, uint *first, pend_list pl,
+                        volatile __global uint *ctl)
 {
     __global uint *st = SCHEME_AT(state, n, slot, j);
     uint f = st[SW_FLAGS]; /* DONE and WAIT change only in scheme_decide */
@@ -869,13 +893,18 @@ inline void scheme_hear(uint j, uint slot, long h, ulong d2, ulong near2, __glob
     if (!(f & SF_WAIT)) {
         __global uint *word = seen + (size_t)slot * words + (j >> 5);
         uint bit = 1u << (j & 31u);
-        if (!(atomic_or(word, bit) & bit))
+        /* (plain reads first: most copies find the bit set and the hop count settled, and
+         * both only grow within the window, so what they show is never wrong to skip on) */
+        if (!(*word & bit) && !(atomic_or(word, bit) & bit)) {
             (*first)++;
-        atomic_max(&st[SW_HOP], ~(uint)h);
+            pend_append(pl, ctl, slot, j, n);
+        }
+        if (st[SW_HOP] < ~(uint)h)
+            atomic_max(&st[SW_HOP], ~(uint)h);
     }
     if (FLOOD_SCHEME == 1)
         atomic_inc(&st[SW_COPIES]);
-    else if (d2 <= near2)
+    else if (d2 <= near2 && !(f & SF_NEAR))
         atomic_or(&st[SW_FLAGS], SF_NEAR);
 }
 
@@ -901,7 +930,8 @@ inline void scheme_hear(uint j, uint slot, long h, ulong d2, ulong near2, __glob
  * per slot) and the distance threshold squared (NEAR2); a retired slot's states are cleared
  * with its seen bits, and the source of a new packet has nothing to decide. */
 #if FLOOD_SCHEME
-#define TRANSMIT_SCHEME_ARGS , __global uint *scheme_state, uint n_nodes, ulong near2
+#define TRANSMIT_SCHEME_ARGS                                                                \
+    , __global uint *scheme_state, uint n_nodes, ulong near2, __global uint *pend, uint pend_cap
 #define SCHEME_CLEAR_SLOTS                                                                  \
     for (size_t c = get_global_id(0); c < (size_t)n_clear * n_nodes * SCHEME_WORDS;          \
          c += get_global_size(0)) {                                                         \
@@ -910,9 +940,18 @@ inline void scheme_hear(uint j, uint slot, long h, ulong d2, ulong near2, __glob
             0u;                                                                             \
     }
 #define SCHEME_SOURCE_DONE SCHEME_AT(scheme_state, n_nodes, slot, i)[SW_FLAGS] = SF_DONE;
-#define SCHEME_HEAR(j, d2) scheme_hear((j), slot, h, (d2), near2, seen, words, scheme_state, n_nodes, &n_first)
+/* the window's pending list: half (w % 2), its length the word of IN_WORD's rotation */
+#define SCHEME_PEND                                                                         \
+    pend_list pl = {pend + (size_t)parity * pend_cap, pend_cap,                             \
+                    CTL_PEND + (in_word - CTL_COUNT)};                                      \
+    if (get_global_id(0) == 0)                                                              \
+        ctl[CTL_PEND + (clear_word - CTL_COUNT)] = 0u;
+#define SCHEME_HEAR(j, d2)                                                                  \
+    scheme_hear((j), slot, h, (d2), near2, seen, words, scheme_state, n_nodes, &n_first, pl, \
+                ctl)
 #else
 #define TRANSMIT_SCHEME_ARGS
+#define SCHEME_PEND
 #define SCHEME_CLEAR_SLOTS
 #define SCHEME_SOURCE_DONE
 #define SCHEME_HEAR(j, d2)
@@ -933,6 +972,7 @@ inline void scheme_hear(uint j, uint slot, long h, ulong d2, ulong near2, __glob
         seen[(size_t)DESCRIPTOR(NEW_WORDS * n_new + (uint)(c / words)) * words + c % words] = \
             0u;                                                                             \
     SCHEME_CLEAR_SLOTS                                                                      \
+    SCHEME_PEND                                                                             \
     if (FLOOD_FLOWS) { /* the next window's deliveries start from zero */                  \
         w.deliv = deliv + (size_t)parity * slots * DELIV_WORDS;                             \
         for (uint c = (uint)get_global_id(0); c < slots * DELIV_WORDS;                      \
@@ -977,7 +1017,7 @@ inline void scheme_hear(uint j, uint slot, long h, ulong d2, ulong near2, __glob
             }                                                                               \
             long h = packet_hop(T, L, tk);                                                  \
             long t = tk + (h - 1) * L;                                                      \
-            if (FLOOD_SCHEME && gid < relayed) /* its own hop count, not the time's */     \
+            if (FLOOD_SCHEME != 0 && gid < relayed) /* its own hop count, not the time's */     \
                 h = sent_hop;                                                               \
             if (duration == 0 || t < duration) {                                            \
                 n_tx = OWNED(i) ? 1u : 0u;
@@ -1197,16 +1237,96 @@ inline void scheme_keep_alive(__global uint *alive, uint slot, uint stamp)
     }
 }
 
+/* What the decisions of a window share (scheme_decide). */
+typedef struct decide_ctx {
+    window_params w;
+    volatile __global uint *ctl;
+    __global uint *state, *alive, *spill;
+    __global const uint *slot_packet;
+    __global const long *slot_time;
+    __global const uint2 *slot_route;
+    __global entry_t *out, *exported;
+    __global const long4 *pos;
+    long4 x_lo, x_hi;
+    pend_list next;
+    uint n, win, stamp, counter_c, assess_a, capacity, out_word, export_cap, export_word;
+} decide_ctx;
+
+/* Node j's state in SLOT after every copy of the window (docs/models.md, "Forwarding
+ * schemes"): a node first heard in this window takes its first reception (a delivery, then
+ * the ttl, the relay draw {j, k, 1, 0} and its assessment delay r from {j, k, 13, 0}); a node
+ * whose decision window has come (r = 0: now) relays when it heard fewer than COUNTER_C
+ * copies (counter) or no copy from within the threshold (distance). A relay is the entry
+ * (j, slot, h + 1) of the next window; a node left waiting joins the next pending list. */
+inline void decide_pair(decide_ctx *c, uint j, uint slot)
+{
+    __global uint *st = SCHEME_AT(c->state, c->n, slot, j);
+    uint hw = st[SW_HOP], f = st[SW_FLAGS];
+    if (hw == 0u || (f & SF_DONE))
+        return; /* not heard, or nothing left to decide */
+    long h = (long)~hw;
+    int waits = 0;
+    if (!(f & SF_WAIT)) { /* its first reception, at the packet's time in the window */
+        uint k = c->slot_packet[slot];
+        long tk = FLOOD_FLOWS ? c->slot_time[slot] : c->w.start + (long)k * c->w.interval;
+        long t = tk + (packet_hop(c->w.T, c->w.L, tk) - 1) * c->w.L;
+        if (FLOOD_FLOWS)
+            c->w.destination = c->slot_route[slot].x;
+        count_delivery(j, slot, t, tk, h, &c->w, c->ctl);
+        int go = ttl_allows_relay(h, &c->w) &&
+                 (ulong)philox_draw(c->w.key, j, k, STREAM_RELAY).x >= DROP_THRESHOLD(&c->w, j);
+        uint r = 0u;
+        if (go && c->assess_a > 0u)
+            r = (uint)philox_uniform(philox_draw(c->w.key, j, k, STREAM_ASSESS).x,
+                                     (ulong)c->assess_a + 1ul);
+        if (!go) {
+            st[SW_FLAGS] = f | SF_DONE;
+            return;
+        }
+        if (r > 0u) {
+            st[SW_DUE] = c->win + r;
+            st[SW_FLAGS] = f | SF_WAIT;
+            waits = 1;
+        }
+    } else if (st[SW_DUE] != c->win) {
+        waits = 1;
+    }
+    if (waits) {
+        pend_append(c->next, c->ctl, slot, j, c->n);
+        if (FLOOD_RESOURCES)
+            slot_mark(c->alive, slot, c->stamp, SCHEME_WAIT_MARK);
+        else
+            scheme_keep_alive(c->alive, slot, c->stamp);
+        return;
+    }
+    st[SW_FLAGS] = f | SF_WAIT | SF_DONE;
+    int relays = FLOOD_SCHEME == 1 ? st[SW_COPIES] < c->counter_c : !(f & SF_NEAR);
+    if (!relays)
+        return;
+    entry_t e = ENTRY(j, slot, h + 1);
+    if (FLOOD_RESOURCES) { /* the entry's slot word gathers marks */
+        store_entry(e, c->ctl, c->out_word, c->out, c->capacity, c->spill, c->w.words);
+        slot_mark(c->alive, slot, c->stamp, SLOT_RELAY_MARK);
+    } else {
+        append_entry(e, c->ctl, c->out_word, c->out, c->capacity, c->spill, c->w.words,
+                     c->alive, c->stamp);
+    }
+    if (c->export_cap > 0u && in_box(c->pos[j], c->x_lo, c->x_hi)) {
+        uint xa = atomic_inc(&c->ctl[c->export_word]);
+        if (xa < c->export_cap)
+            c->exported[xa] = e;
+    }
+}
+
 /* The decisions of partition PART's nodes in the window starting at T, after its transmit
- * launch has counted every copy of the window (docs/models.md, "Forwarding schemes"): a node
- * first heard in this window takes its first reception (a delivery, then the ttl, the relay
- * draw {j, k, 1, 0} and its assessment delay r from {j, k, 13, 0}); a node whose decision
- * window has come (r = 0: now) relays when it heard fewer than COUNTER_C copies (counter) or
- * no copy from within the threshold (distance). A relay is the entry (j, slot, h + 1) of the
- * next window. One work-item per node walks the slots; every outcome is a count, a set union
- * or a store of one work-item, so the launch shape cannot change it. With partitions on
- * several devices (mobile), relays inside [X_LO, X_HI] are exported as transmit_mobile
- * exports its own (EXPORT_CAP 0: none). */
+ * launch has counted every copy of the window (decide_pair). Normally only the pairs of the
+ * window's pending list are visited (PEND: two halves of PEND_CAP items, this window's is
+ * half PARITY, its length the word PEND_WORD; the next window's length is NEXT_WORD); with
+ * FULL every (node, slot) pair is, and the next list is rebuilt from it (flood_scheme.c says
+ * when). Every outcome is a count, a set union or a store of one work-item, so neither the
+ * launch shape nor the order of the list can change it. With partitions on several devices
+ * (mobile), relays inside [X_LO, X_HI] are exported as transmit_mobile exports its own
+ * (EXPORT_CAP 0: none). */
 __kernel void scheme_decide(volatile __global uint *ctl, __global uint *state, uint n,
                             uint slots, __global const uint *slot_packet,
                             __global const long *slot_time, __global const uint2 *slot_route,
@@ -1217,72 +1337,52 @@ __kernel void scheme_decide(volatile __global uint *ctl, __global uint *state, u
                             uint nparts, __global entry_t *out, uint capacity, uint out_word,
                             __global uint *spill, uint words, uint stamp,
                             __global const long4 *pos, long4 x_lo, long4 x_hi,
-                            __global entry_t *exported, uint export_cap, uint export_word)
+                            __global entry_t *exported, uint export_cap, uint export_word,
+                            __global uint *pend, uint pend_cap, uint pend_word,
+                            uint next_word, uint full)
 {
+    decide_ctx c;
     window_params w = {T, L, start, interval, 0, drop_threshold, key, 0u, destination, ttl,
                        words, 0ul, 0ul, node_drop,
                        deliv + (size_t)parity * slots * DELIV_WORDS};
-    __global uint *alive = (__global uint *)ctl + CTL_WORDS;
-    uint win = (uint)(T / L);
-    for (uint j = (uint)get_global_id(0); j < n; j += (uint)get_global_size(0)) {
-        if (!OWNED(j))
-            continue;
-        for (uint slot = 0; slot < slots; slot++) {
-            __global uint *st = SCHEME_AT(state, n, slot, j);
-            uint hw = st[SW_HOP], f = st[SW_FLAGS];
-            if (hw == 0u || (f & SF_DONE))
-                continue; /* not heard, or nothing left to decide */
-            long h = (long)~hw;
-            if (!(f & SF_WAIT)) { /* its first reception, at the packet's time in the window */
-                uint k = slot_packet[slot];
-                long tk = FLOOD_FLOWS ? slot_time[slot] : start + (long)k * interval;
-                long t = tk + (packet_hop(T, L, tk) - 1) * L;
-                if (FLOOD_FLOWS)
-                    w.destination = slot_route[slot].x;
-                count_delivery(j, slot, t, tk, h, &w, ctl);
-                int go = ttl_allows_relay(h, &w) &&
-                         (ulong)philox_draw(key, j, k, STREAM_RELAY).x >= DROP_THRESHOLD(&w, j);
-                uint r = 0u;
-                if (go && assess_a > 0u)
-                    r = (uint)philox_uniform(philox_draw(key, j, k, STREAM_ASSESS).x,
-                                             (ulong)assess_a + 1ul);
-                if (!go) {
-                    st[SW_FLAGS] = f | SF_DONE;
-                    continue;
-                }
-                if (r > 0u) {
-                    st[SW_DUE] = win + r;
-                    st[SW_FLAGS] = f | SF_WAIT;
-                    if (FLOOD_RESOURCES)
-                        slot_mark(alive, slot, stamp, SCHEME_WAIT_MARK);
-                    else
-                        scheme_keep_alive(alive, slot, stamp);
-                    continue;
-                }
-            } else if (st[SW_DUE] != win) {
-                if (FLOOD_RESOURCES)
-                    slot_mark(alive, slot, stamp, SCHEME_WAIT_MARK);
-                else
-                    scheme_keep_alive(alive, slot, stamp);
-                continue;
-            }
-            st[SW_FLAGS] = f | SF_WAIT | SF_DONE;
-            int relays = FLOOD_SCHEME == 1 ? st[SW_COPIES] < counter_c : !(f & SF_NEAR);
-            if (!relays)
-                continue;
-            entry_t e = ENTRY(j, slot, h + 1);
-            if (FLOOD_RESOURCES) { /* the entry's slot word gathers marks */
-                store_entry(e, ctl, out_word, out, capacity, spill, words);
-                slot_mark(alive, slot, stamp, SLOT_RELAY_MARK);
-            } else {
-                append_entry(e, ctl, out_word, out, capacity, spill, words, alive, stamp);
-            }
-            if (export_cap > 0u && in_box(pos[j], x_lo, x_hi)) {
-                uint xa = atomic_inc(&ctl[export_word]);
-                if (xa < export_cap)
-                    exported[xa] = e;
-            }
-        }
+    c.w = w;
+    c.ctl = ctl;
+    c.state = state;
+    c.alive = (__global uint *)ctl + CTL_WORDS;
+    c.spill = spill;
+    c.slot_packet = slot_packet;
+    c.slot_time = slot_time;
+    c.slot_route = slot_route;
+    c.out = out;
+    c.exported = exported;
+    c.pos = pos;
+    c.x_lo = x_lo;
+    c.x_hi = x_hi;
+    c.next.items = pend + (size_t)(parity ^ 1u) * pend_cap;
+    c.next.cap = pend_cap;
+    c.next.word = next_word;
+    c.n = n;
+    c.win = (uint)(T / L);
+    c.stamp = stamp;
+    c.counter_c = counter_c;
+    c.assess_a = assess_a;
+    c.capacity = capacity;
+    c.out_word = out_word;
+    c.export_cap = export_cap;
+    c.export_word = export_word;
+    if (full) {
+        for (uint j = (uint)get_global_id(0); j < n; j += (uint)get_global_size(0))
+            if (OWNED(j))
+                for (uint slot = 0; slot < slots; slot++)
+                    decide_pair(&c, j, slot);
+        return;
+    }
+    __global const uint *items = pend + (size_t)parity * pend_cap;
+    uint count = min(ctl[pend_word], pend_cap);
+    for (uint g = (uint)get_global_id(0); g < count; g += (uint)get_global_size(0)) {
+        uint item = items[g], j = item % n;
+        if (OWNED(j))
+            decide_pair(&c, j, item / n);
     }
 }
 

@@ -213,6 +213,8 @@ __kernel void res_link(__global const entry_t *in, uint in_word, uint n_new, uin
     size_t gid = get_global_id(0), gsize = get_global_size(0);
     if (gid == 0) { /* the next window's count words; nothing reads them until then */
         ctl[clear_word] = 0u;
+        if (FLOOD_SCHEME) /* (the pending list's, rotated alike: flood.cl, pend_list) */
+            ctl[CTL_PEND + (clear_word - CTL_COUNT)] = 0u;
         ctl[CTL_RES_TXN + (parity ^ 1u)] = 0u;
     }
     for (size_t c = gid; c < (size_t)n_clear * words; c += gsize)
@@ -366,6 +368,7 @@ typedef struct res_rx {
     __global uint *scheme_state; /* under a scheme: the nodes' states per slot */
     uint n;
     ulong near2;
+    pend_list pl; /* under a scheme: the window's pending list */
 } res_rx;
 
 /* Node J hears the copy of entry E's packet from node I (MODEL.md's reception: a first
@@ -378,7 +381,7 @@ inline void res_hear(res_rx *x, uint i, uint j, uint4 e, ulong *sums)
         uint first = 0;
         ulong d2 = FLOOD_SCHEME == 2 ? dist2(x->pos[i], x->pos[j]) : 0ul;
         scheme_hear(j, e.x, (long)e.w, d2, x->near2, x->seen, x->w.words, x->scheme_state,
-                    x->n, &first);
+                    x->n, &first, x->pl, x->ctl);
         sums[RS_FIRST] += first;
         return;
     }
@@ -491,8 +494,8 @@ __kernel void res_receive(volatile __global uint *ctl, uint stamp, __global cons
                           long start, long interval, ulong drop_threshold, uint2 key,
                           uint destination, uint ttl, ulong rmin2, ulong link_thr,
                           __global const ulong2 *cap_thr, __global const ulong *node_drop,
-                          __global uint *scheme_state, ulong near2, __local ulong *l_red,
-                          RES_LINK_ARGS)
+                          __global uint *scheme_state, ulong near2, __global uint *pend,
+                          uint pend_cap, uint pend_word, __local ulong *l_red, RES_LINK_ARGS)
 {
     res_window rw = {T, L, start, interval, slot_packet, slot_time, slot_route, costs};
     window_params w = {T, L, start, interval, 0, drop_threshold, key, 0u, destination, ttl,
@@ -513,6 +516,9 @@ __kernel void res_receive(volatile __global uint *ctl, uint stamp, __global cons
     x.scheme_state = scheme_state;
     x.n = n;
     x.near2 = near2;
+    x.pl.items = pend + (size_t)parity * pend_cap;
+    x.pl.cap = pend_cap;
+    x.pl.word = pend_word;
     ulong sums[RES_SUMS] = {0, 0, 0, 0, 0, 0};
     /* a run of consecutive nodes per work-item (one each when the launch covers them all) */
     uint per = (uint)((n + get_global_size(0) - 1) / get_global_size(0));

@@ -25,6 +25,7 @@ typedef struct run_args {
     size_t work_group;
     const char *trace_inject;
     int show_feedback;
+    int kernel_times;              /* --kernel-times */
     const char *checkpoint;        /* --checkpoint FILE */
     int64_t checkpoint_every_ns;   /* --checkpoint-every, simulated time */
     double checkpoint_wall_s;      /* --checkpoint-every with --checkpoint-clock wall */
@@ -43,6 +44,8 @@ typedef struct run_args {
     "      --work-group N           work-group size for every kernel (power of two)\n"       \
     "      --trace-inject FILE.csv  one row per injector decision (docs/injector.md)\n"      \
     "      --show-feedback          print the injector's feedback table at the end\n"        \
+    "      --kernel-times           print each kernel's device time (profiling events) at\n" \
+    "                               the end, per device, on standard error\n"               \
     CHECKPOINT_USAGE                                                                        \
     "  -h, --help                   this text\n"
 #define EXIT_USAGE                                                                          \
@@ -218,6 +221,8 @@ static int parse_run_args(int argc, char **argv, run_args *ra, int resume)
             ra->trace_inject = v;
         } else if (!strcmp(a, "--show-feedback")) {
             ra->show_feedback = 1;
+        } else if (!strcmp(a, "--kernel-times")) {
+            ra->kernel_times = 1;
         } else if (a[0] == '-' && a[1] != '\0') {
             return usage_error("unknown option '%s'", a);
         } else if (!ra->scenario) {
@@ -363,7 +368,11 @@ static int run_or_resume(int argc, char **argv, int resume)
         device_ctx *ptrs[ENGINE_MAX_DEVICES];
         for (int d = 0; d < n_open; d++)
             ptrs[d] = &devs[d];
-        rc = engine_run(sc, ptrs, n_open, &opt, res, &err);
+        /* (after the devices' work-group search, which has a timer of its own) */
+        for (int d = 0; d < n_open && ra.kernel_times && !rc; d++)
+            rc = device_kernel_timer_start(&devs[d], &err);
+        if (!rc)
+            rc = engine_run(sc, ptrs, n_open, &opt, res, &err);
     }
     /* both files are written and synced before either is renamed into place */
     if (rc == 0 && ra.packets) {
@@ -385,8 +394,12 @@ static int run_or_resume(int argc, char **argv, int resume)
     if (rc == 0 && !ra.quiet)
         report_print_summary(res, stdout);
     int stopped = rc == 0 && res->interrupted ? res->stop_signal : 0;
-    for (int d = 0; d < n_open; d++)
+    for (int d = 0; d < n_open; d++) {
+        if (rc == 0 && ra.kernel_times)
+            device_kernel_timer_print(&devs[d], stderr);
+        device_kernel_timer_stop(&devs[d]);
         device_close(&devs[d]);
+    }
     free(devs);
     device_list_free(&list);
     free(res);

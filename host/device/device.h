@@ -178,6 +178,9 @@ double device_kernel_timer_seconds(device_ctx *dev, const char *kernel);
 /* Clears the sums (the timer stays on). */
 void device_kernel_timer_reset(device_ctx *dev);
 void device_kernel_timer_stop(device_ctx *dev);
+/* Prints the time each kernel took on DEV since the timer started (profiling events: device
+ * time, start to end), most first, as a table under a heading naming the device. */
+void device_kernel_timer_print(device_ctx *dev, FILE *out);
 
 /* Work-group size to use for KERNEL on DEV: --work-group, else the profile's entry for the
  * kernel, else the tuned size, else the profile's default; clamped to the device and the

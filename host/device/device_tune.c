@@ -190,6 +190,39 @@ void device_kernel_timer_reset(device_ctx *dev)
     }
 }
 
+static int by_seconds(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x < y) - (x > y);
+}
+
+void device_kernel_timer_print(device_ctx *dev, FILE *out)
+{
+    struct device_kernel_timer *t = dev->timer;
+    if (!t)
+        return;
+    timer_drain(t);
+    /* (seconds, index) pairs sorted by time, most first */
+    double order[DEVICE_MAX_KERNELS][2];
+    double total = 0;
+    long launches = 0;
+    for (int k = 0; k < t->n_kernels; k++) {
+        order[k][0] = t->kernels[k].seconds;
+        order[k][1] = k;
+        total += t->kernels[k].seconds;
+        launches += t->kernels[k].launches;
+    }
+    qsort(order, (size_t)t->n_kernels, sizeof order[0], by_seconds);
+    fprintf(out, "kernel times on %s: %.6f s in %ld launches\n", dev->info.name, total,
+            launches);
+    for (int i = 0; i < t->n_kernels; i++) {
+        int k = (int)order[i][1];
+        fprintf(out, "  %-24s %10ld launches %12.6f s %6.1f%%\n", t->kernels[k].name,
+                t->kernels[k].launches, t->kernels[k].seconds,
+                total > 0 ? 100.0 * t->kernels[k].seconds / total : 0.0);
+    }
+}
+
 void device_kernel_timer_stop(device_ctx *dev)
 {
     if (!dev->timer)

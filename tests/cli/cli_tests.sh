@@ -37,6 +37,13 @@ grep -q '"complete": true' "$tmp/ok.json" || { echo "FAIL run_ok: JSON incomplet
 [ -z "$(ls "$tmp" | grep '\.tmp\.')" ] || { echo "FAIL run_ok: temporary file left"; fail=$((fail + 1)); }
 check quiet 0 '' "$bin" run "$scn/small_grid.ini" --quiet
 [ -s "$tmp/out" ] && { echo "FAIL quiet: printed something"; fail=$((fail + 1)); }
+# --kernel-times: each device's kernels with their launches and time, on standard error (the
+# window loop of small_mobile.ini runs transmit_mobile once per window with a transmission)
+check kernel_times 0 '^  transmit_mobile +[1-9][0-9]* launches +[0-9]+\.[0-9]{6} s +[0-9]+\.[0-9]%$' \
+    "$bin" run "$scn/small_mobile.ini" -q --kernel-times
+check kernel_times_heading 0 '^kernel times on .*: [0-9]+\.[0-9]{6} s in [1-9][0-9]* launches$' \
+    "$bin" run "$scn/small_mobile.ini" -q --kernel-times -d 0
+check kernel_times_resume_help 0 '--kernel-times' "$bin" resume --help
 
 # --dump-config prints a file that loads back to the same configuration.
 "$bin" run "$scn/mobile_flood.ini" -s flood.ttl=9 --dump-config > "$tmp/dump1.ini"

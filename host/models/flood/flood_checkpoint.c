@@ -502,6 +502,7 @@ static int restore_replicas(struct model *m, const ckpt_file *in, int64_t next,
         r->synced = r->prepared = r->binned = r->capped = -1;
         r->counts_clean = r->exports_clean = -1;
         r->import_window = r->x_window = -1;
+        r->pend_broken = 1; /* its pending lists are rebuilt from the states */
     }
     if (!rc && m->mobile && (sv->moved < 0 || sv->moved > next))
         rc = ckpt_mismatch(in, err, "a mobility step beyond the next window");

@@ -144,6 +144,10 @@ void flood_memory_estimate(struct model *m, const device_ctx *dev, int64_t packe
         uint64_t lag = min_u64(max_u64((uint64_t)4 << 20, n), dev->info.max_alloc / 16);
         entries = max_u64(entries, min_u64(n * slots, lag));
     }
+    /* forwarding schemes in the window loop: per slot and node the state (16 bytes) and two
+     * pending-list items (flood_scheme.c) */
+    if (!whole && sc->scheme != SCHEME_PROBABILISTIC)
+        add(out, "scheme states", slots * n * (16 + 8), slots * n * 16, 0);
     uint64_t exported = !whole && m->n_rep > 1 ? entries * 8 : 0;
     add(out, "frontiers", 2 * entries * 8 + exported, entries * 8, !whole);
     /* node resources (flood_resources.c): energy and death times, the transmission lists,

@@ -89,6 +89,15 @@ typedef struct flood_replica {
     cl_kernel k_decide;
     size_t ls_decide;
     karg_cache decide_args;
+    /* ... and its pending lists (cl/flood.cl, pend_list): two halves of PEND_CAP items. They
+     * hold every pair to decide only while the device runs window after window: PEND_RAN is
+     * the last window whose decisions it ran, PEND_BROKEN says that states reached it from
+     * elsewhere since (a migration, a re-tiling, a checkpoint, grown slots), and PEND_FULL
+     * is a window it decides by visiting every pair (flood_scheme.c) */
+    dbuf pend;
+    uint32_t pend_cap;
+    int64_t pend_ran, pend_full, pend_seen;
+    int pend_broken;
     /* node resources (flood_resources.c, cl/flood_resources.cl): the four kernels of a window
      * and their argument caches; per node the energy left, the death time, the first entry of
      * its list and the last window whose copies reached it (its stamp); the window's
@@ -540,6 +549,14 @@ uint64_t flood_scheme_bytes(const struct model *m);
  * the slots waiting in m->scheme_waiting. */
 int flood_scheme_window_done(struct model *m, int64_t w, uint32_t s, int in_time, int *sent,
                              int *alive);
+/* Before replica R's first transmit launch of window W: whether its pending lists still
+ * hold every pair to decide; if not, the window's decisions visit every pair and their
+ * lengths start from zero. */
+int flood_scheme_prepare(struct model *m, flood_replica *r, int64_t w, cn_error *err);
+/* (Re)allocates replica R's pending lists for the current slots; they then start over. */
+int flood_scheme_alloc_pending(struct model *m, flood_replica *r, cn_error *err);
+/* The pending-list arguments of the window's transmit kernels: the buffer and its half. */
+const dbuf *flood_scheme_pend_buffer(const flood_replica *r);
 
 /* flood_packets.c: whole packets (static scenarios). */
 int flood_packets_enabled(void);

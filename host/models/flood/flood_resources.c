@@ -170,6 +170,8 @@ int flood_resources_transmit(struct model *m, flood_replica *r, const transmit_p
     const dbuf *fdeliv = m->flows ? &r->deliv : &r->spill;
     cl_ulong rmin2 = (cl_ulong)sc->range_min_mm * (cl_ulong)sc->range_min_mm;
     cl_ulong link_thr = sc->link_threshold;
+    /* under a scheme: the window's pending list (flood.cl, pend_list) */
+    cl_uint pend_word = CTL_PEND + (p->in_word - CTL_COUNT);
     /* under distance: the threshold squared (mm^2) */
     cl_ulong near2 = (cl_ulong)sc->distance_threshold_mm * (cl_ulong)sc->distance_threshold_mm;
 
@@ -208,7 +210,7 @@ int flood_resources_transmit(struct model *m, flood_replica *r, const transmit_p
     /* one work-item per node: those the window's copies reached take them */
     ls = s->ls_receive;
     if (!rc)
-        rc = kernel_args_cached(d, s->k_receive, &s->receive_args, "res_receive", err, 0, 37,
+        rc = kernel_args_cached(d, s->k_receive, &s->receive_args, "res_receive", err, 0, 40,
                                 KBUF(r->ctl), KARG(p->stamp), KBUF(s->head), KBUF(s->ent),
                                 KBUF(s->reached), KARG(m->n), KBUF(s->energy), KBUF(s->death),
                                 KBUF(s->costs), KARG(cap_m), KBUF(r->slot_packet),
@@ -219,9 +221,10 @@ int flood_resources_transmit(struct model *m, flood_replica *r, const transmit_p
                                 KARG(a->start), KARG(a->interval), KARG(a->thr), KARG(a->key),
                                 KARG(a->dest), KARG(a->ttl), KARG(rmin2), KARG(link_thr),
                                 KBUF(*flood_cap_buffer(r)), KBUF(*flood_node_drop_buffer(r)),
-                                KBUF(*state), KARG(near2), KLOCAL(ls * 6 * 8));
+                                KBUF(*state), KARG(near2), KBUF(*flood_scheme_pend_buffer(r)),
+                                KARG(r->pend_cap), KARG(pend_word), KLOCAL(ls * 6 * 8));
     if (!rc)
-        rc = link_args(m, r, s->k_receive, &s->receive_args, "res_receive", 37, err);
+        rc = link_args(m, r, s->k_receive, &s->receive_args, "res_receive", 40, err);
     if (!rc)
         rc = enqueue_1d(d, s->k_receive, "res_receive", groups_for(r, m->n, ls) * ls, ls,
                         &evs[(*n_evs)++], err);

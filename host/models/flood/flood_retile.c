@@ -298,6 +298,7 @@ int flood_retile_finish(struct model *m, int64_t w, cn_error *err)
         if (!rc)
             rc = enqueue_1d(r->dev, r->k_scatter_moved, "scatter_moved", n_in, r->ls_retile,
                             NULL, err);
+        r->pend_broken = 1; /* its pending lists lack the arrivals' waiting nodes */
         m->exchanged += (int64_t)bytes;
     }
     m->exchanged += (int64_t)total * rec * 4;

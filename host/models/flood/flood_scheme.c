@@ -33,6 +33,49 @@ const dbuf *flood_scheme_state_buffer(const flood_replica *r)
     return r->scheme_state.mem ? &r->scheme_state : &r->spill;
 }
 
+const dbuf *flood_scheme_pend_buffer(const flood_replica *r)
+{
+    return r->pend.mem ? &r->pend : &r->spill;
+}
+
+int flood_scheme_alloc_pending(struct model *m, flood_replica *r, cn_error *err)
+{
+    r->pend_ran = r->pend_full = r->pend_seen = -2;
+    r->pend_broken = 1;
+    if (!m->scheme_window)
+        return 0;
+    /* a pair is listed as slot x n + node, a uint */
+    uint64_t cap = (uint64_t)m->slots * m->n;
+    if (cap > 0xffffffffu)
+        return cn_fail(err, CN_ERR_RUNTIME, "%u packets in flight among %u nodes make more "
+                       "than 2^32 pending decisions to list; use fewer packets at a time",
+                       m->slots, m->n);
+    dbuf_release(&r->pend, &m->acc);
+    memset(&r->decide_args, 0, sizeof r->decide_args);
+    r->pend_cap = (uint32_t)cap;
+    return dbuf_alloc(r->dev, &r->pend, (size_t)cap * 2 * 4, &m->acc, "pending decisions",
+                      err);
+}
+
+/* The lists hold every pair to decide in window W when the device decided window W - 1
+ * itself from lists that did (or from every pair), and no state came to it since: each
+ * window's decisions list those still waiting, and its transmit launches list the first
+ * receptions. Otherwise window W visits every pair and lists the waiting ones afresh. */
+int flood_scheme_prepare(struct model *m, flood_replica *r, int64_t w, cn_error *err)
+{
+    if (!m->scheme_window || r->pend_seen == w)
+        return 0;
+    r->pend_seen = w;
+    if (!r->pend_broken && r->pend_ran == w - 1)
+        return 0;
+    r->pend_full = w;
+    r->pend_broken = 0;
+    /* the lengths of this window's list, the next one's and the one after (in-order queue:
+     * after every earlier use) */
+    static const cl_uint zero[3] = {0, 0, 0};
+    return dbuf_write(r->dev, &r->ctl, CTL_PEND * 4, sizeof zero, zero, 0, err);
+}
+
 int flood_scheme_decide(struct model *m, uint32_t part, flood_replica *r, int64_t w,
                         cl_event *evs, int *n_evs, cn_error *err)
 {
@@ -54,7 +97,11 @@ int flood_scheme_decide(struct model *m, uint32_t part, flood_replica *r, int64_
     const dbuf *xbuf = exporting ? &r->exported : &r->spill;
     cl_uint xcap = exporting ? (cl_uint)(r->exported.bytes / m->entry_bytes) : 0;
     cl_uint xword = CTL_EXPORT + (cl_uint)(w & 1);
-    int rc = kernel_args_cached(d, r->k_decide, &r->decide_args, "scheme_decide", err, 0, 35,
+    cl_uint pend_word = CTL_PEND + (p->in_word - CTL_COUNT);
+    cl_uint next_word = CTL_PEND + (p->out_word - CTL_COUNT);
+    /* every pair at the start of a run of windows, or after states came from elsewhere */
+    cl_uint full = r->pend_full == w || r->pend_broken;
+    int rc = kernel_args_cached(d, r->k_decide, &r->decide_args, "scheme_decide", err, 0, 40,
                                 KBUF(r->ctl), KBUF(r->scheme_state), KARG(m->n), KARG(slots),
                                 KBUF(r->slot_packet), KBUF(*ftime), KBUF(*froute),
                                 KBUF(*fdeliv), KARG(parity), KARG(a->T), KARG(a->L),
@@ -64,14 +111,22 @@ int flood_scheme_decide(struct model *m, uint32_t part, flood_replica *r, int64_
                                 KARG(nparts), KBUF(r->frontier[nxt]),
                                 KARG(r->capacity[nxt]), KARG(p->out_word), KBUF(r->spill),
                                 KARG(m->words), KARG(p->stamp), KBUF(r->pos), KARG(r->x_lo),
-                                KARG(r->x_hi), KBUF(*xbuf), KARG(xcap), KARG(xword));
+                                KARG(r->x_hi), KBUF(*xbuf), KARG(xcap), KARG(xword),
+                                KBUF(r->pend), KARG(r->pend_cap), KARG(pend_word),
+                                KARG(next_word), KARG(full));
+    /* work-items stride over the nodes or the list: a GPU gets as many as fill it, a CPU a
+     * few groups per core (there every group costs a pass of PoCL's work-group loop; a
+     * window's list is short) */
     size_t ls = r->ls_decide ? r->ls_decide : 1;
     size_t groups = ((size_t)m->n + ls - 1) / ls;
-    if (groups > r->max_groups)
-        groups = r->max_groups;
+    size_t most = r->cpu ? (size_t)d->info.compute_units * 4 : r->max_groups;
+    if (groups > most)
+        groups = most;
     if (!rc)
         rc = enqueue_1d(d, r->k_decide, "scheme_decide", groups * ls, ls, &evs[(*n_evs)++],
                         err);
+    if (!rc)
+        r->pend_ran = w;
     return rc;
 }
 
@@ -96,6 +151,7 @@ int flood_scheme_migrate(struct model *m, flood_replica *from, flood_replica *to
     }
     if (!rc)
         rc = dbuf_write(to->dev, &to->scheme_state, 0, total * 4, b, 1, err);
+    to->pend_broken = 1; /* its lists lack the partition's waiting nodes */
     if (!rc)
         *bytes += 3 * (uint64_t)total * 4;
     free(a);

@@ -607,6 +607,8 @@ static int alloc_replica_packets(struct model *m, flood_replica *r, cn_error *er
     if (!rc && m->scheme_window)
         rc = dbuf_zero(d, &r->scheme_state, 0, s * flood_scheme_slot_bytes(m), err);
     if (!rc)
+        rc = flood_scheme_alloc_pending(m, r, err);
+    if (!rc)
         rc = dbuf_alloc(d, &r->ctl, ((size_t)CTL_WORDS + s) * 4, &m->acc, "counters", err);
     if (!rc)
         rc = dbuf_zero(d, &r->ctl, 0, ((size_t)CTL_WORDS + s) * 4, err);
@@ -799,6 +801,8 @@ int flood_grow_slots(struct model *m, cn_error *err)
         m->free_slots[m->n_free++] = i - 1;
     m->slots = s;
     rc = grow_flow_buffers(m, err);
+    for (int d = 0; d < m->n_rep && !rc; d++) /* (they start over, from every pair) */
+        rc = flood_scheme_alloc_pending(m, &m->rep[d], err);
     for (int d = 0; d < m->n_rep && !rc; d++)
         rc = flood_readback_areas(m, &m->rep[d], err);
     return rc;
@@ -958,7 +962,7 @@ static void destroy_replica(struct model *m, flood_replica *r)
     flood_release_export_areas(r);
     dbuf *bufs[] = {&r->pos, &r->waypoint, &r->speed, &r->leg, &r->pause_end, &r->segtab,
                     &r->part_of, &r->cap_thr, &r->node_drop, &r->slot_time,
-                    &r->slot_route, &r->deliv, &r->scheme_state,
+                    &r->slot_route, &r->deliv, &r->scheme_state, &r->pend,
                     &r->seen, &r->spill, &r->slot_packet, &r->ctl, &r->desc,
                     &r->frontier[0], &r->frontier[1], &r->exported,
                     &r->boxes, &r->cuts, &r->held, &r->leaving, &r->records};

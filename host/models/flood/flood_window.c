@@ -319,6 +319,8 @@ static int run_transmit(struct model *m, const window_plan *plan, uint32_t part,
         rc = flood_cap_select(m, r, w, &evs[(*n_evs)++], err);
     if (!rc && m->mobile && r->x_window != w)
         rc = flood_export_setup(m, r, w, err);
+    if (!rc)
+        rc = flood_scheme_prepare(m, r, w, err);
     if (!rc && m->resources)
         rc = flood_resources_transmit(m, r, p, w, evs, n_evs, err);
     else if (!rc)
@@ -419,12 +421,13 @@ static int enqueue_transmit(struct model *m, uint32_t part, flood_replica *r, in
                                 KBUF(m->offsets[part]), KBUF(m->neighbours[part]),
                                 KBUF(r->pos));
     }
-    /* under a scheme the transmit arguments end with the nodes' states */
+    /* under a scheme the transmit arguments end with the nodes' states and the pending
+     * lists (the half of the window's parity, the flow arguments' PARITY) */
     cl_ulong near2 = (cl_ulong)sc->distance_threshold_mm * (cl_ulong)sc->distance_threshold_mm;
     if (!rc && m->scheme_window)
         rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err,
-                                m->mobile ? 59 : 47, 3, KBUF(r->scheme_state), KARG(m->n),
-                                KARG(near2));
+                                m->mobile ? 59 : 47, 5, KBUF(r->scheme_state), KARG(m->n),
+                                KARG(near2), KBUF(r->pend), KARG(r->pend_cap));
     size_t groups = (size_t)((m->entries_bound + ls - 1) / ls);
     if (groups > r->max_groups)
         groups = r->max_groups;

@@ -1,0 +1,56 @@
+#!/bin/sh
+# The kernels compile without a warning under clang's defaults (those PoCL builds with) for
+# every option set the host gives them (host/models/flood/flood_setup.c, create_kernels):
+# a warning printed while a user's run builds its kernels is a defect. First proves that it
+# catches one (tests/analysis/kernel_bad.cl), then builds each program in turn.
+# Usage: kernel_warnings.sh CLANG SOURCE_DIR
+clang=$1 src=$2
+cl=$src/cl
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0 built=0
+
+build() { # NAME OPTIONS FILES...: one program, the files in order as the host joins them
+    name=$1 opts=$2
+    shift 2
+    cat "$@" > "$tmp/$name.cl"
+    # shellcheck disable=SC2086
+    if ! "$clang" -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -fsyntax-only -Werror \
+        -I "$cl" $opts "$tmp/$name.cl" > "$tmp/out" 2>&1; then
+        echo "FAIL $name ($opts):"
+        sed 's/^/    /' "$tmp/out"
+        fail=$((fail + 1))
+    fi
+    built=$((built + 1))
+}
+
+# the check itself: a kernel with a warning must fail
+cat "$src/tests/analysis/kernel_bad.cl" > "$tmp/bad.cl"
+if "$clang" -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -fsyntax-only -Werror \
+    -I "$cl" "$tmp/bad.cl" > /dev/null 2>&1; then
+    echo "FAIL: kernel_bad.cl compiled without a warning; the check cannot fail"
+    exit 1
+fi
+
+build selftest "" "$cl/selftest.cl"
+n=0
+for scheme in 0 1 2; do
+    for conn in "" "-DFLOOD_QUDG=1" "-DFLOOD_QUDG=1 -DFLOOD_CAP=6" "-DFLOOD_CAP=4"; do
+        for extra in "" "-DFLOOD_FLOWS=1" "-DFLOOD_NODE_DROP=1 -DFLOOD_FLOWS=1"; do
+            opts="$conn $extra"
+            [ "$scheme" -ne 0 ] && opts="$opts -DFLOOD_SCHEME=$scheme"
+            n=$((n + 1))
+            build "flood$n" "$opts" "$cl/cells.cl" "$cl/flood.cl"
+        done
+        # node resources: a capacity alone or energy, static or moving nodes
+        for res in "-DFLOOD_ENERGY=0 -DFLOOD_RES_MOBILE=0" "-DFLOOD_ENERGY=1 -DFLOOD_RES_MOBILE=1" \
+            "-DFLOOD_ENERGY=1 -DFLOOD_RES_MOBILE=0 -DFLOOD_FLOWS=1"; do
+            opts="$conn -DFLOOD_RESOURCES=1 $res"
+            [ "$scheme" -ne 0 ] && opts="$opts -DFLOOD_SCHEME=$scheme"
+            n=$((n + 1))
+            build "res$n" "$opts" "$cl/cells.cl" "$cl/flood.cl" "$cl/flood_resources.cl"
+        done
+    done
+done
+echo "kernel programs: $built built, $fail with warnings"
+[ "$fail" -eq 0 ]
