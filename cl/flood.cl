@@ -878,34 +878,48 @@ inline void pend_append(pend_list pl, volatile __global uint *ctl, uint slot, ui
 }
 
 /* Node j hears a copy of the packet in SLOT, sent with hop count h from squared distance D2,
- * under a scheme: a first copy is a first reception (counted in *FIRST, and listed in PL for
- * the window's decisions); copies of its first window give it the least hop count; until it
- * decides, every copy is counted (counter) or compared with the threshold (distance). The
- * decision itself waits for scheme_decide, after every copy of the window. */
-inline void scheme_hear(uint j, uint slot, long h, ulong d2, ulong near2, __global uint *seen,
-                        uint words, __global uint *state, uint n, uint *first, pend_list pl,
-                        volatile __global uint *ctl)
+ * under a scheme: a first copy is a first reception (counted in *FIRST; returns 1, and the
+ * caller lists it for the window's decisions); copies of its first window give it the least
+ * hop count; until it decides, every copy is counted (counter) or compared with the
+ * threshold (distance). The decision itself waits for scheme_decide, after every copy of the
+ * window. (The atomics come without a plain read first: on a GPU the extra loads cost more
+ * than the atomics they saved.) */
+inline int scheme_hear(uint j, uint slot, long h, ulong d2, ulong near2, __global uint *seen,
+                       uint words, __global uint *state, uint n, uint *first)
 {
     __global uint *st = SCHEME_AT(state, n, slot, j);
     uint f = st[SW_FLAGS]; /* DONE and WAIT change only in scheme_decide */
     if (f & SF_DONE)
-        return;
+        return 0;
+    int fresh = 0;
     if (!(f & SF_WAIT)) {
         __global uint *word = seen + (size_t)slot * words + (j >> 5);
         uint bit = 1u << (j & 31u);
-        /* (plain reads first: most copies find the bit set and the hop count settled, and
-         * both only grow within the window, so what they show is never wrong to skip on) */
-        if (!(*word & bit) && !(atomic_or(word, bit) & bit)) {
+        if (!(atomic_or(word, bit) & bit)) {
             (*first)++;
-            pend_append(pl, ctl, slot, j, n);
+            fresh = 1;
         }
-        if (st[SW_HOP] < ~(uint)h)
-            atomic_max(&st[SW_HOP], ~(uint)h);
+        atomic_max(&st[SW_HOP], ~(uint)h);
     }
     if (FLOOD_SCHEME == 1)
         atomic_inc(&st[SW_COPIES]);
     else if (d2 <= near2 && !(f & SF_NEAR))
         atomic_or(&st[SW_FLAGS], SF_NEAR);
+    return fresh;
+}
+
+/* Lists node j's first reception of SLOT's packet for the window's decisions: through the
+ * work-group's local buffer when it has room (a scheme leaves it free: its relays are made by
+ * scheme_decide), flushed with one global atomic per work-group as relays are, else straight
+ * to the window's pending list PL. */
+inline void list_fresh(uint j, uint slot, __local uint *l_n, __local entry_t *lbuf, uint lcap,
+                       pend_list pl, uint n, volatile __global uint *ctl)
+{
+    uint idx = atomic_inc(l_n);
+    if (idx < lcap)
+        lbuf[idx] = ENTRY(j, slot, 0);
+    else
+        pend_append(pl, ctl, slot, j, n);
 }
 
 /* A window's entries are in[0 .. ctl[in_word] + n_import), the relays of the last window (this
@@ -940,18 +954,34 @@ inline void scheme_hear(uint j, uint slot, long h, ulong d2, ulong near2, __glob
             0u;                                                                             \
     }
 #define SCHEME_SOURCE_DONE SCHEME_AT(scheme_state, n_nodes, slot, i)[SW_FLAGS] = SF_DONE;
-/* the window's pending list: half (w % 2), its length the word of IN_WORD's rotation */
+/* the window's pending list: half PARITY (w % 2), its length the word of IN_WORD's
+ * rotation; the window clears that of CLEAR_WORD's */
 #define SCHEME_PEND                                                                         \
     pend_list pl = {pend + (size_t)parity * pend_cap, pend_cap,                             \
                     CTL_PEND + (in_word - CTL_COUNT)};                                      \
     if (get_global_id(0) == 0)                                                              \
         ctl[CTL_PEND + (clear_word - CTL_COUNT)] = 0u;
 #define SCHEME_HEAR(j, d2)                                                                  \
-    scheme_hear((j), slot, h, (d2), near2, seen, words, scheme_state, n_nodes, &n_first, pl, \
-                ctl)
+    if (scheme_hear((j), slot, h, (d2), near2, seen, words, scheme_state, n_nodes, &n_first)) \
+        list_fresh((j), slot, l_n, lbuf, lcap, pl, n_nodes, ctl);
+/* the local buffer holds first receptions: flushed to the pending list */
+#define LOCAL_FLUSH_WORD pl.word
+#define LOCAL_FLUSH_STORE(at, e)                                                            \
+    if ((at) < pl.cap)                                                                      \
+        pl.items[(at)] = (e).y * n_nodes + (e).x;                                           \
+    else                                                                                    \
+        ctl[CTL_OVERFLOW] = 1u;
 #else
 #define TRANSMIT_SCHEME_ARGS
 #define SCHEME_PEND
+/* the local buffer holds relays: flushed to the frontier */
+#define LOCAL_FLUSH_WORD out_word
+#define LOCAL_FLUSH_STORE(at, e)                                                            \
+    if ((at) < capacity)                                                                    \
+        out[(at)] = (e);                                                                    \
+    else                                                                                    \
+        atomic_or(&spill[(size_t)(e).y * words + ((e).x >> 5)], 1u << ((e).x & 31u));      \
+    alive[(e).y] = stamp;
 #define SCHEME_CLEAR_SLOTS
 #define SCHEME_SOURCE_DONE
 #define SCHEME_HEAR(j, d2)
@@ -1034,7 +1064,7 @@ inline void scheme_hear(uint j, uint slot, long h, ulong d2, ulong near2, __glob
         }                                                                                   \
         if (lid == 0) {                                                                     \
             uint n_local = min(*l_n, lcap);                                                 \
-            l_flush[0] = atomic_add(&ctl[out_word], n_local);                               \
+            l_flush[0] = atomic_add(&ctl[LOCAL_FLUSH_WORD], n_local);                       \
             l_flush[1] = n_local;                                                           \
             add64(&ctl[CTL_TX], l_sums[0].x);                                               \
             add64(&ctl[CTL_RX], l_sums[0].y);                                               \
@@ -1044,11 +1074,7 @@ inline void scheme_hear(uint j, uint slot, long h, ulong d2, ulong near2, __glob
         for (uint q = lid; q < l_flush[1]; q += lsize) {                                    \
             uint at = l_flush[0] + q;                                                       \
             entry_t e = lbuf[q];                                                            \
-            if (at < capacity)                                                              \
-                out[at] = e;                                                                \
-            else                                                                            \
-                atomic_or(&spill[(size_t)e.y * words + (e.x >> 5)], 1u << (e.x & 31u));    \
-            alive[e.y] = stamp;                                                             \
+            LOCAL_FLUSH_STORE(at, e)                                                        \
         }                                                                                   \
         barrier(CLK_LOCAL_MEM_FENCE);                                                       \
     }
@@ -1073,9 +1099,9 @@ inline void scheme_hear(uint j, uint slot, long h, ulong d2, ulong near2, __glob
         uint parity
 
 #define HANDLE_NEIGHBOUR(j, d2)                                                             \
-    if (FLOOD_SCHEME)                                                                       \
-        SCHEME_HEAR(j, d2);                                                                 \
-    else if (receive(j, slot, k, t, tk, h, &w, seen, ctl, &n_first))                       \
+    if (FLOOD_SCHEME) {                                                                     \
+        SCHEME_HEAR(j, d2)                                                                  \
+    } else if (receive(j, slot, k, t, tk, h, &w, seen, ctl, &n_first))                       \
         append_relay(j, slot, l_n, lbuf, lcap, ctl, out_word, out, capacity, spill, words,  \
                      alive, stamp);
 
@@ -1122,7 +1148,7 @@ inline int in_box(long4 p, long4 lo, long4 hi)
  * frontier instead. */
 #define HANDLE_NEIGHBOUR_EXPORTING(j, d2)                                                   \
     if (FLOOD_SCHEME) {                                                                     \
-        SCHEME_HEAR(j, d2);                                                                 \
+        SCHEME_HEAR(j, d2)                                                                  \
     } else if (receive(j, slot, k, t, tk, h, &w, seen, ctl, &n_first)) {                   \
         append_relay(j, slot, l_n, lbuf, lcap, ctl, out_word, out, capacity, spill, words,  \
                      alive, stamp);                                                         \

@@ -380,8 +380,9 @@ inline void res_hear(res_rx *x, uint i, uint j, uint4 e, ulong *sums)
     if (FLOOD_SCHEME) {
         uint first = 0;
         ulong d2 = FLOOD_SCHEME == 2 ? dist2(x->pos[i], x->pos[j]) : 0ul;
-        scheme_hear(j, e.x, (long)e.w, d2, x->near2, x->seen, x->w.words, x->scheme_state,
-                    x->n, &first, x->pl, x->ctl);
+        if (scheme_hear(j, e.x, (long)e.w, d2, x->near2, x->seen, x->w.words, x->scheme_state,
+                        x->n, &first))
+            pend_append(x->pl, x->ctl, e.x, j, x->n);
         sums[RS_FIRST] += first;
         return;
     }
