@@ -727,8 +727,6 @@ inline long packet_hop(long T, long L, long tk)
 
 /* Appends entry E (a relay of node E.x, slot E.y) straight to the frontier; entries past its
  * capacity go to the spill bitset, which the host gathers after growing the frontier. */
-/* Appends relay E to the frontier, or past its capacity to the spill bits (gathered by the
- * host, gather_spill). */
 inline void store_entry(entry_t e, volatile __global uint *ctl, uint out_word,
                         __global entry_t *out, uint capacity, __global uint *spill, uint words)
 {

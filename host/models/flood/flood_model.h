@@ -27,6 +27,9 @@ typedef struct transmit_prep {
     cl_uint16 inline_desc;
     uint64_t relays_bound;
     cl_uint in_word, out_word, clear_word, stamp;
+    /* forwarding schemes: the length words of the window's pending list and the next one's
+     * (cl/flood.cl, pend_list), rotated like IN_WORD and OUT_WORD */
+    cl_uint pend_word, next_pend_word;
     int sized;              /* the next frontier holds every relay the window can make */
     int spread;             /* its partitions are on several devices */
     window_args a;
@@ -555,7 +558,7 @@ int flood_scheme_window_done(struct model *m, int64_t w, uint32_t s, int in_time
 int flood_scheme_prepare(struct model *m, flood_replica *r, int64_t w, cn_error *err);
 /* (Re)allocates replica R's pending lists for the current slots; they then start over. */
 int flood_scheme_alloc_pending(struct model *m, flood_replica *r, cn_error *err);
-/* The pending-list arguments of the window's transmit kernels: the buffer and its half. */
+/* Replica R's pending lists, or a placeholder buffer when the run has none. */
 const dbuf *flood_scheme_pend_buffer(const flood_replica *r);
 
 /* flood_packets.c: whole packets (static scenarios). */

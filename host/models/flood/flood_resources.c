@@ -170,8 +170,6 @@ int flood_resources_transmit(struct model *m, flood_replica *r, const transmit_p
     const dbuf *fdeliv = m->flows ? &r->deliv : &r->spill;
     cl_ulong rmin2 = (cl_ulong)sc->range_min_mm * (cl_ulong)sc->range_min_mm;
     cl_ulong link_thr = sc->link_threshold;
-    /* under a scheme: the window's pending list (flood.cl, pend_list) */
-    cl_uint pend_word = CTL_PEND + (p->in_word - CTL_COUNT);
     /* under distance: the threshold squared (mm^2) */
     cl_ulong near2 = (cl_ulong)sc->distance_threshold_mm * (cl_ulong)sc->distance_threshold_mm;
 
@@ -222,7 +220,7 @@ int flood_resources_transmit(struct model *m, flood_replica *r, const transmit_p
                                 KARG(a->dest), KARG(a->ttl), KARG(rmin2), KARG(link_thr),
                                 KBUF(*flood_cap_buffer(r)), KBUF(*flood_node_drop_buffer(r)),
                                 KBUF(*state), KARG(near2), KBUF(*flood_scheme_pend_buffer(r)),
-                                KARG(r->pend_cap), KARG(pend_word), KLOCAL(ls * 6 * 8));
+                                KARG(r->pend_cap), KARG(p->pend_word), KLOCAL(ls * 6 * 8));
     if (!rc)
         rc = link_args(m, r, s->k_receive, &s->receive_args, "res_receive", 40, err);
     if (!rc)

@@ -97,8 +97,6 @@ int flood_scheme_decide(struct model *m, uint32_t part, flood_replica *r, int64_
     const dbuf *xbuf = exporting ? &r->exported : &r->spill;
     cl_uint xcap = exporting ? (cl_uint)(r->exported.bytes / m->entry_bytes) : 0;
     cl_uint xword = CTL_EXPORT + (cl_uint)(w & 1);
-    cl_uint pend_word = CTL_PEND + (p->in_word - CTL_COUNT);
-    cl_uint next_word = CTL_PEND + (p->out_word - CTL_COUNT);
     /* every pair at the start of a run of windows, or after states came from elsewhere */
     cl_uint full = r->pend_full == w || r->pend_broken;
     int rc = kernel_args_cached(d, r->k_decide, &r->decide_args, "scheme_decide", err, 0, 40,
@@ -112,8 +110,8 @@ int flood_scheme_decide(struct model *m, uint32_t part, flood_replica *r, int64_
                                 KARG(r->capacity[nxt]), KARG(p->out_word), KBUF(r->spill),
                                 KARG(m->words), KARG(p->stamp), KBUF(r->pos), KARG(r->x_lo),
                                 KARG(r->x_hi), KBUF(*xbuf), KARG(xcap), KARG(xword),
-                                KBUF(r->pend), KARG(r->pend_cap), KARG(pend_word),
-                                KARG(next_word), KARG(full));
+                                KBUF(r->pend), KARG(r->pend_cap), KARG(p->pend_word),
+                                KARG(p->next_pend_word), KARG(full));
     /* work-items stride over the nodes or the list: a GPU gets as many as fill it, a CPU a
      * few groups per core (there every group costs a pass of PoCL's work-group loop; a
      * window's list is short) */

@@ -228,6 +228,8 @@ static int prepare_transmit(struct model *m, const window_plan *plan, transmit_p
     p->in_word = CTL_COUNT + (cl_uint)(w % 3);
     p->out_word = CTL_COUNT + (cl_uint)((w + 1) % 3);
     p->clear_word = CTL_COUNT + (cl_uint)((w + 2) % 3);
+    p->pend_word = CTL_PEND + (cl_uint)(w % 3);
+    p->next_pend_word = CTL_PEND + (cl_uint)((w + 1) % 3);
     p->stamp = (cl_uint)(w + 1);
     window_args_fill(&p->a, m, plan);
     return 0;
