@@ -25,6 +25,26 @@ inline void add64(volatile __global uint *c, ulong v)
         atomic_add(&c[1], hi);
 }
 
+/* Adds V to the 128-bit control counter WORD (low 64 bits at WORD, high at CTL_HI(WORD)).
+ * Each atomic add detects its own carry out and passes it on, so concurrent adds sum exactly
+ * whatever their order; the top word cannot wrap (2^128 events). */
+inline void add_wide(volatile __global uint *ctl, uint word, ulong v)
+{
+    uint lo = (uint)v;
+    ulong mid = v >> 32;
+    uint old = atomic_add(&ctl[word], lo);
+    if (old + lo < old)
+        mid += 1u; /* at most 2^32 */
+    uint carry = (uint)(mid >> 32);
+    if ((uint)mid != 0u) {
+        uint old1 = atomic_add(&ctl[word + 1u], (uint)mid);
+        if (old1 + (uint)mid < old1)
+            carry = 1u;
+    }
+    if (carry)
+        add64(&ctl[CTL_HI(word)], 1u);
+}
+
 /* ---- build options ---------------------------------------------------------------------- */
 
 /* Connectivity qudg (docs/models.md): the host builds the program with -DFLOOD_QUDG=1 for
@@ -735,6 +755,8 @@ inline void store_entry(entry_t e, volatile __global uint *ctl, uint out_word,
         out[at] = e;
     else
         atomic_or(&spill[(size_t)e.y * words + (e.x >> 5)], 1u << (e.x & 31u));
+    if (at == 0xffffffffu) /* the count wrapped: the host stops the run (CTL_WRAPPED) */
+        atomic_or(&ctl[CTL_OVERFLOW], CTL_WRAPPED);
 }
 
 /* ... and marks its slot alive for the window (STAMP). */
@@ -787,9 +809,9 @@ inline void count_delivery(uint j, uint slot, long t, long tk, long h, const win
         }
     }
     if (hit) {
-        atomic_inc(&ctl[CTL_DELIVERED]);
-        add64(&ctl[CTL_HOPS], (ulong)h);
-        add64(&ctl[CTL_LATENCY], (ulong)(t - tk));
+        add_wide(ctl, CTL_DELIVERED, 1u);
+        add_wide(ctl, CTL_HOPS, (ulong)h);
+        add_wide(ctl, CTL_LATENCY, (ulong)(t - tk));
     }
 }
 
@@ -1003,8 +1025,8 @@ inline void list_fresh(uint j, uint slot, __local uint *l_n, __local entry_t *lb
     SCHEME_PEND                                                                             \
     if (FLOOD_FLOWS) { /* the next window's deliveries start from zero */                  \
         w.deliv = deliv + (size_t)parity * slots * DELIV_WORDS;                             \
-        for (uint c = (uint)get_global_id(0); c < slots * DELIV_WORDS;                      \
-             c += (uint)get_global_size(0))                                                 \
+        for (size_t c = get_global_id(0); c < (size_t)slots * DELIV_WORDS;                  \
+             c += get_global_size(0))                                                       \
             deliv[(size_t)(parity ^ 1u) * slots * DELIV_WORDS + c] = 0u;                    \
     }                                                                                       \
     for (uint first = (uint)get_group_id(0) * lsize; first < count;                         \
@@ -1053,7 +1075,7 @@ inline void list_fresh(uint j, uint slot, __local uint *l_n, __local entry_t *lb
 #define TRANSMIT_EPILOGUE                                                                   \
             }                                                                               \
         }                                                                                   \
-        l_sums[lid] = (uint4)(n_tx, n_rx, n_first, 0u);                                     \
+        l_sums[lid] = (ulong4)(n_tx, n_rx, n_first, 0u); /* a group can pass 2^32 */        \
         barrier(CLK_LOCAL_MEM_FENCE);                                                       \
         for (uint step = lsize >> 1; step > 0; step >>= 1) {                                \
             if (lid < step)                                                                 \
@@ -1063,10 +1085,12 @@ inline void list_fresh(uint j, uint slot, __local uint *l_n, __local entry_t *lb
         if (lid == 0) {                                                                     \
             uint n_local = min(*l_n, lcap);                                                 \
             l_flush[0] = atomic_add(&ctl[LOCAL_FLUSH_WORD], n_local);                       \
+            if (l_flush[0] + n_local < l_flush[0]) /* the count wrapped */                  \
+                atomic_or(&ctl[CTL_OVERFLOW], CTL_WRAPPED);                                 \
             l_flush[1] = n_local;                                                           \
-            add64(&ctl[CTL_TX], l_sums[0].x);                                               \
-            add64(&ctl[CTL_RX], l_sums[0].y);                                               \
-            add64(&ctl[CTL_FIRST], l_sums[0].z);                                            \
+            add_wide(ctl, CTL_TX, l_sums[0].x);                                             \
+            add_wide(ctl, CTL_RX, l_sums[0].y);                                             \
+            add_wide(ctl, CTL_FIRST, l_sums[0].z);                                          \
         }                                                                                   \
         barrier(CLK_LOCAL_MEM_FENCE);                                                       \
         for (uint q = lid; q < l_flush[1]; q += lsize) {                                    \
@@ -1084,7 +1108,7 @@ inline void list_fresh(uint j, uint slot, __local uint *l_n, __local entry_t *lb
         __global uint *seen, __global uint *spill, uint words,                              \
         __global uint *slot_packet, long T, long L, long start, long interval,              \
         long duration, ulong drop_threshold, uint2 key, uint source, uint destination,      \
-        uint ttl, __local uint *l_n, __local uint *l_flush, __local uint4 *l_sums,          \
+        uint ttl, __local uint *l_n, __local uint *l_flush, __local ulong4 *l_sums,         \
         __local entry_t *lbuf, uint lcap, __global const ushort *part_of, uint part,       \
         uint nparts, uint n_import, ulong rmin2, ulong link_thr,                           \
         __global const ulong2 *cap_thr, __global const ulong *node_drop
@@ -1518,28 +1542,28 @@ __kernel void scatter_moved(__global const uint *records, uint count, uint recor
 
 /* After the host grew an overflowing frontier: moves every spilled relay into it, after the
  * AT entries already there, and clears the spill bits. Runs over the words of live slots. */
-__kernel void gather_spill(__global uint *spill, uint total_words, uint words,
+__kernel void gather_spill(__global uint *spill, ulong total_words, uint words,
                            volatile __global uint *ctl, __global entry_t *out, uint at,
                            __global const uint *state, uint n)
 {
-    uint g = get_global_id(0);
-    if (g >= total_words)
-        return;
-    uint v = spill[g];
-    if (v == 0u)
-        return;
-    spill[g] = 0u;
-    uint slot = g / words, base_node = (g % words) * 32u;
-    while (v != 0u) {
-        uint b = 31u - clz(v & (0u - v));
-        v &= v - 1u;
-        uint j = base_node + b;
-        /* under a scheme the relay's hop count is one more than its node's (see scheme_decide,
-         * which spilled it on this device, where the node's state lives) */
-        uint h = FLOOD_SCHEME ? ~SCHEME_AT(state, n, slot, j)[SW_HOP] + 1u : 0u;
-        (void)state;
-        (void)n;
-        out[at + atomic_inc(&ctl[CTL_GATHER])] = ENTRY(j, slot, h);
+    /* slots x words can pass 2^32: a 64-bit index, each item a stride of the words */
+    for (size_t g = get_global_id(0); g < total_words; g += get_global_size(0)) {
+        uint v = spill[g];
+        if (v == 0u)
+            continue;
+        spill[g] = 0u;
+        uint slot = (uint)(g / words), base_node = (uint)(g % words) * 32u;
+        while (v != 0u) {
+            uint b = 31u - clz(v & (0u - v));
+            v &= v - 1u;
+            uint j = base_node + b;
+            /* under a scheme the relay's hop count is one more than its node's (see
+             * scheme_decide, which spilled it on this device, where the node's state lives) */
+            uint h = FLOOD_SCHEME ? ~SCHEME_AT(state, n, slot, j)[SW_HOP] + 1u : 0u;
+            (void)state;
+            (void)n;
+            out[at + atomic_inc(&ctl[CTL_GATHER])] = ENTRY(j, slot, h);
+        }
     }
 }
 
@@ -1581,15 +1605,28 @@ inline uint relay_candidates(const uint *cand, uint n, uint k, const window_para
 #define PS_HOPS 4
 #define PS_LATENCY 5
 #define PS_END 6      /* latest transmission time, -1: none */
-#define PACKET_STATS 8
+#define PS_HOPS_HI 7  /* the high 64 bits of PS_HOPS and PS_LATENCY: a work-group's sums over */
+#define PS_LATENCY_HI 8 /* a whole run can pass 2^64 (docs/when-things-go-wrong.md) */
+#define PACKET_STATS 10
+
+/* Adds the 128-bit value (HI, LO) to the 128-bit row member AT (its low 64 bits, as a long)
+ * and AT_HI. Only the row's owner writes it. */
+inline void row_add_wide(__global long *row, uint at, uint at_hi, ulong lo, ulong hi)
+{
+    ulong old = (ulong)row[at], sum = old + lo;
+    row[at] = (long)sum;
+    row[at_hi] += (long)(hi + (sum < old ? 1ul : 0ul));
+}
 /* longs of a packet's record (traffic flows): deliveries, their hops, the last one's hop
- * count, and under a forwarding scheme their latencies and the last one's latency */
+ * count, and under a forwarding scheme their latencies (the low 64 bits; the high ones at 5:
+ * a broadcast packet's sum can pass 2^64) and the last one's latency */
 #define PACKET_REC 8
 
 /* One packet's whole flood by a work-group of one item (the CPU shape): plain loads and
  * stores, relay draws sixteen at a time (relay_candidates), the frontier appended in order.
- * Adds the packet's counts to ACC (tx, rx, first, delivered, hops, latency), sets ACC[6] to
- * the hop count of its last delivery, and returns the time of its last transmission (-1:
+ * Adds the packet's counts to ACC (tx, rx, first, delivered, hops; ACC[5] unused: the
+ * latencies follow from the hops, (h - 1) L each), sets ACC[6] to the hop count of its last
+ * delivery, and returns the time of its last transmission (-1:
  * none). The source and destination are W's. */
 inline long flood_one_packet(uint k, long tk, __global const uint *offsets,
                              __global const uint *neighbours, __global const long4 *pos,
@@ -1631,7 +1668,6 @@ inline long flood_one_packet(uint k, long tk, __global const uint *offsets,
                 if (hit) {
                     acc[3]++;
                     acc[4] += h;
-                    acc[5] += t - tk;
                     acc[6] = h;
                 }
                 if (!relays)
@@ -1769,16 +1805,18 @@ inline long flood_one_packet(uint k, long tk, __global const uint *offsets,
             row[PS_FIRST] += (long)first;                                                   \
             if (FLOOD_FLOWS) { /* a delivery at hop h comes (h - 1) L after creation */     \
                 row[PS_DELIVERED] += (long)dv;                                              \
-                row[PS_HOPS] += (long)dh;                                                   \
-                row[PS_LATENCY] += ((long)dh - (long)dv) * L;                               \
+                row_add_wide(row, PS_HOPS, PS_HOPS_HI, (ulong)dh, 0ul);                     \
+                ulong x_ = (ulong)dh - (ulong)dv; /* whole relay delays, in 128 bits */     \
+                row_add_wide(row, PS_LATENCY, PS_LATENCY_HI, x_ * (ulong)L,                 \
+                             mul_hi(x_, (ulong)L));                                         \
                 __global long *pr = rec + PACKET_REC * (size_t)(tbase + q);                 \
                 pr[0] = (long)dv;                                                           \
                 pr[1] = (long)dh;                                                           \
                 pr[2] = dl;                                                                 \
             } else if (delivery[0]) {                                                       \
                 row[PS_DELIVERED] += 1;                                                     \
-                row[PS_HOPS] += delivery[1];                                                \
-                row[PS_LATENCY] += delivery[2];                                             \
+                row_add_wide(row, PS_HOPS, PS_HOPS_HI, (ulong)delivery[1], 0ul);            \
+                row_add_wide(row, PS_LATENCY, PS_LATENCY_HI, (ulong)delivery[2], 0ul);      \
             }                                                                               \
             if (last > row[PS_END])                                                         \
                 row[PS_END] = last;                                                         \
@@ -1864,8 +1902,11 @@ __kernel void flood_packets_one(uint k0, uint count, __global const uint *offset
             bits[c] = 0u;
         long acc[7] = {0, 0, 0, 0, 0, 0, 0};
         long last = flood_one_packet(k, tk, offsets, neighbours, pos, bits, fr, &w, acc);
-        for (int c = 0; c < 6; c++)
+        for (int c = 0; c < 4; c++)
             row[c] += acc[c];
+        row_add_wide(row, PS_HOPS, PS_HOPS_HI, (ulong)acc[4], 0ul);
+        ulong x = (ulong)(acc[4] - acc[3]); /* whole relay delays, the product in 128 bits */
+        row_add_wide(row, PS_LATENCY, PS_LATENCY_HI, x * (ulong)L, mul_hi(x, (ulong)L));
         if (FLOOD_FLOWS) {
             rec[PACKET_REC * (size_t)(tbase + q)] = acc[3];
             rec[PACKET_REC * (size_t)(tbase + q) + 1] = acc[4];
@@ -1919,7 +1960,7 @@ __kernel void flood_packets_local(uint k0, uint count, __global const uint *rest
 #define SCHEME_STATE_WORDS 7u
 /* per work-item sums: tx, rx, first, delivered, hops, latency, last delivery's latency and
  * hop count */
-#define RED_SCHEME 8u
+#define RED_SCHEME 9u
 /* whether a transmission needs the distance to each neighbour (qudg draws links by it) */
 #if FLOOD_QUDG || FLOOD_SCHEME == 2
 #define SCHEME_DISTANCES 1
@@ -1980,7 +2021,8 @@ __kernel void flood_packets_scheme(uint k0, uint count, __global const uint *res
         round_packet(tab, tbase + q, &tk, &src, &dst);
         window_params lw = {0, L, start, interval, duration, drop_threshold, key, src,
                             dst, ttl, words, rmin2, link_thr, node_drop};
-        ulong tx = 0, rx = 0, first = 0, dv = 0, dh = 0, dlat = 0;
+        ulong tx = 0, rx = 0, first = 0, dv = 0, dh = 0;
+        ulong dlat = 0, dlat_hi = 0; /* 128 bits: a broadcast packet's sum can pass 2^64 */
         long last = -1, lt = -1, lh = 0; /* the last delivery: latency and hop count */
         for (uint c = lid; c < words; c += ls)
             bits[c] = 0u;
@@ -2051,6 +2093,7 @@ __kernel void flood_packets_scheme(uint k0, uint count, __global const uint *res
                     dv++;
                     dh += (ulong)h;
                     dlat += (ulong)(t - tk);
+                    dlat_hi += dlat < (ulong)(t - tk) ? 1ul : 0ul;
                     if (t - tk > lt || (t - tk == lt && h > lh)) {
                         lt = t - tk;
                         lh = h;
@@ -2121,6 +2164,7 @@ __kernel void flood_packets_scheme(uint k0, uint count, __global const uint *res
         red[RED_SCHEME * lid + 5] = dlat;
         red[RED_SCHEME * lid + 6] = (ulong)lt;
         red[RED_SCHEME * lid + 7] = (ulong)lh;
+        red[RED_SCHEME * lid + 8] = dlat_hi;
         barrier(CLK_LOCAL_MEM_FENCE);
         if (lid == 0) {
             for (uint x = 1; x < ls; x++) {
@@ -2131,6 +2175,7 @@ __kernel void flood_packets_scheme(uint k0, uint count, __global const uint *res
                 dv += v[3];
                 dh += v[4];
                 dlat += v[5];
+                dlat_hi += v[8] + (dlat < v[5] ? 1ul : 0ul);
                 if ((long)v[6] > lt || ((long)v[6] == lt && (long)v[7] > lh)) {
                     lt = (long)v[6];
                     lh = (long)v[7];
@@ -2140,8 +2185,8 @@ __kernel void flood_packets_scheme(uint k0, uint count, __global const uint *res
             row[PS_RX] += (long)rx;
             row[PS_FIRST] += (long)first;
             row[PS_DELIVERED] += (long)dv;
-            row[PS_HOPS] += (long)dh;
-            row[PS_LATENCY] += (long)dlat;
+            row_add_wide(row, PS_HOPS, PS_HOPS_HI, dh, 0ul);
+            row_add_wide(row, PS_LATENCY, PS_LATENCY_HI, dlat, dlat_hi);
             if (last > row[PS_END])
                 row[PS_END] = last;
             if (FLOOD_FLOWS) {
@@ -2151,6 +2196,7 @@ __kernel void flood_packets_scheme(uint k0, uint count, __global const uint *res
                 x[2] = lh;
                 x[3] = (long)dlat;
                 x[4] = lt;
+                x[5] = (long)dlat_hi;
             }
         }
         /* the packet's state back to zero for the next: the nodes it touched */

@@ -166,7 +166,7 @@ inline void res_flush(const ulong *sums, __local ulong *l_red, volatile __global
                                      CTL_RES_DEAD};
         for (uint c = 0; c < RES_SUMS; c++)
             if (l_red[c * ls])
-                add64(&ctl[word[c]], l_red[c * ls]);
+                add_wide(ctl, word[c], l_red[c * ls]);
     }
 }
 
@@ -221,7 +221,7 @@ __kernel void res_link(__global const entry_t *in, uint in_word, uint n_new, uin
         seen[(size_t)DESCRIPTOR(NEW_WORDS * n_new + (uint)(c / words)) * words + c % words] = 0u;
     SCHEME_CLEAR_SLOTS
     if (FLOOD_FLOWS) /* the next window's deliveries start from zero */
-        for (uint c = (uint)gid; c < slots * DELIV_WORDS; c += (uint)gsize)
+        for (size_t c = gid; c < (size_t)slots * DELIV_WORDS; c += gsize)
             deliv[(size_t)(parity ^ 1u) * slots * DELIV_WORDS + c] = 0u;
     for (uint g = (uint)gid; g < count; g += (uint)gsize) {
         uint i, slot, k, sent_hop = 1u;

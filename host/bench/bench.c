@@ -33,8 +33,6 @@ int bench_contract_diff(const run_results *a, const run_results *b, char *buf, s
         {"transmissions", a->transmissions, b->transmissions},
         {"receptions", a->receptions, b->receptions},
         {"first_receptions", a->first_receptions, b->first_receptions},
-        {"hops_sum", a->hops_sum, b->hops_sum},
-        {"latency_sum_ns", a->latency_sum_ns, b->latency_sum_ns},
         {"end_time_ns", a->end_time_ns, b->end_time_ns},
         {"windows", a->windows, b->windows},
     };
@@ -42,6 +40,17 @@ int bench_contract_diff(const run_results *a, const run_results *b, char *buf, s
         if (m[i].x != m[i].y) {
             snprintf(buf, cap, "%s: %lld vs %lld", m[i].name, (long long)m[i].x,
                      (long long)m[i].y);
+            return 1;
+        }
+    const struct { const char *name; wide_int x, y; } sums[] = {
+        {"hops_sum", a->hops_sum, b->hops_sum},
+        {"latency_sum_ns", a->latency_sum_ns, b->latency_sum_ns},
+    };
+    for (size_t i = 0; i < sizeof sums / sizeof sums[0]; i++)
+        if (sums[i].x != sums[i].y) {
+            char x[WIDE_TEXT], y[WIDE_TEXT];
+            snprintf(buf, cap, "%s: %s vs %s", sums[i].name, wide_format(sums[i].x, x),
+                     wide_format(sums[i].y, y));
             return 1;
         }
     if (a->n_counters != b->n_counters) {

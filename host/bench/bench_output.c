@@ -67,14 +67,16 @@ static void print_contract(FILE *f, const run_results *r)
 {
     fprintf(f, "{\"model\": ");
     json_print_string(f, r->model);
+    char hops[WIDE_TEXT], lat[WIDE_TEXT];
     fprintf(f, ", \"seed\": %llu, \"nodes\": %lld, \"generated\": %lld, \"delivered\": %lld, "
             "\"loss\": %.17g, \"transmissions\": %lld, \"receptions\": %lld, "
-            "\"first_receptions\": %lld, \"hops_sum\": %lld, \"latency_sum_ns\": %lld, "
+            "\"first_receptions\": %lld, \"hops_sum\": %s, \"latency_sum_ns\": %s, "
             "\"end_time_ns\": %lld, \"windows\": %lld",
             (unsigned long long)r->seed, (long long)r->nodes, (long long)r->generated,
             (long long)r->delivered, results_loss(r), (long long)r->transmissions,
-            (long long)r->receptions, (long long)r->first_receptions, (long long)r->hops_sum,
-            (long long)r->latency_sum_ns, (long long)r->end_time_ns, (long long)r->windows);
+            (long long)r->receptions, (long long)r->first_receptions,
+            wide_format(r->hops_sum, hops), wide_format(r->latency_sum_ns, lat),
+            (long long)r->end_time_ns, (long long)r->windows);
     for (int i = 0; i < r->n_counters; i++) /* the extensions' counters */
         fprintf(f, ", \"%s\": %lld", r->counters[i].name, (long long)r->counters[i].value);
     fputc('}', f);

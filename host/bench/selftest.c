@@ -106,8 +106,6 @@ static int differs(const run_results *r, const flood_oracle_result *o, char *buf
         {"transmissions", r->transmissions, o->transmissions},
         {"receptions", r->receptions, o->receptions},
         {"first_receptions", r->first_receptions, o->first_receptions},
-        {"hops_sum", r->hops_sum, o->hops_sum},
-        {"latency_sum_ns", r->latency_sum_ns, o->latency_sum_ns},
         {"end_time_ns", r->end_time_ns, o->end_time_ns},
         {"windows", r->windows, o->windows},
     };
@@ -115,6 +113,17 @@ static int differs(const run_results *r, const flood_oracle_result *o, char *buf
         if (m[i].got != m[i].want) {
             snprintf(buf, cap, "%s %lld, reference %lld", m[i].name, (long long)m[i].got,
                      (long long)m[i].want);
+            return 1;
+        }
+    const struct { const char *name; wide_int got, want; } sums[] = {
+        {"hops_sum", r->hops_sum, o->hops_sum},
+        {"latency_sum_ns", r->latency_sum_ns, o->latency_sum_ns},
+    };
+    for (size_t i = 0; i < sizeof sums / sizeof sums[0]; i++)
+        if (sums[i].got != sums[i].want) {
+            char g[WIDE_TEXT], w[WIDE_TEXT];
+            snprintf(buf, cap, "%s %s, reference %s", sums[i].name, wide_format(sums[i].got, g),
+                     wide_format(sums[i].want, w));
             return 1;
         }
     /* the extensions' counters: the neighbour cap's, then node resources' */
@@ -158,15 +167,16 @@ static int differs(const run_results *r, const flood_oracle_result *o, char *buf
     }
     for (int f = 0; f < r->n_flows; f++) {
         const flow_result *a = &r->flows[f];
-        const int64_t got[] = {a->generated, a->deliverable, a->delivered, a->hops_sum,
-                               a->latency_sum_ns};
-        const int64_t want[] = {o->flows[f].generated, o->flows[f].deliverable,
-                                o->flows[f].delivered, o->flows[f].hops_sum,
-                                o->flows[f].latency_sum_ns};
+        const wide_int got[] = {a->generated, a->deliverable, a->delivered, a->hops_sum,
+                                a->latency_sum_ns};
+        const wide_int want[] = {o->flows[f].generated, o->flows[f].deliverable,
+                                 o->flows[f].delivered, o->flows[f].hops_sum,
+                                 o->flows[f].latency_sum_ns};
         for (int q = 0; q < 5; q++)
             if (got[q] != want[q]) {
-                snprintf(buf, cap, "flow %s: member %d is %lld, reference %lld", a->name, q,
-                         (long long)got[q], (long long)want[q]);
+                char g[WIDE_TEXT], w[WIDE_TEXT];
+                snprintf(buf, cap, "flow %s: member %d is %s, reference %s", a->name, q,
+                         wide_format(got[q], g), wide_format(want[q], w));
                 return 1;
             }
     }

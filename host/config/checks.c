@@ -505,6 +505,89 @@ static int check_group_mobility(load_ctx *ctx, int g)
     return rc;
 }
 
+/* Simulated time is int64 nanoseconds everywhere (kernels, host, oracle): every event time,
+ * window end and latency a run computes stays below SCENARIO_MAX_TIME_NS when the scenario
+ * passes this check, which leaves room for the sums of a time and a few windows
+ * (docs/when-things-go-wrong.md, "Overflow audit"). The bound: the last departure, then a
+ * chain of relays that each node joins at most once per packet (so at most nodes, or ttl,
+ * links), each link relay_delay plus the longest assessment delay, then one more window;
+ * or, with a duration, the duration and one more link and window. Computed in 128 bits. */
+typedef unsigned __int128 wide;
+
+/* The longest interval LAW can draw: uniform's b; exponential's draw (departures.c) is at
+ * most floor(mean * 2^21 * 744261118 / 2^46), about 22.2 means. */
+static wide interval_max(const time_law *law)
+{
+    if (law->law == TLAW_EXPONENTIAL)
+        return ((wide)law->a_ns * ((wide)1 << 21) * 744261118u) >> 46;
+    return (wide)(law->law == TLAW_UNIFORM ? law->b_ns : law->a_ns);
+}
+
+/* The latest departure any source can make, or 2^100 when a flow has no packet limit. */
+static wide last_departure(const scenario *sc)
+{
+    if (sc->n_flows == 0)
+        return (wide)sc->start_ns + (wide)(sc->packets - 1) * (wide)sc->interval_ns;
+    wide last = 0;
+    for (int f = 0; f < sc->n_flows; f++) {
+        const traffic_flow *fl = &sc->flows[f];
+        wide start = (wide)(fl->start.law == TLAW_UNIFORM ? fl->start.b_ns : fl->start.a_ns);
+        wide t = fl->packets == 0 ? (wide)1 << 100
+                                  : start + (wide)(fl->packets - 1) * interval_max(&fl->interval);
+        last = t > last ? t : last;
+    }
+    return last;
+}
+
+static void format_wide_seconds(wide ns, char *buf, size_t size)
+{
+    if (ns > (wide)INT64_MAX)
+        snprintf(buf, size, "%.4g", (double)ns * 1e-9);
+    else
+        format_scaled((int64_t)ns, 9, buf, size);
+}
+
+static int check_horizon(load_ctx *ctx)
+{
+    const scenario *sc = &ctx->sc;
+    char where[300], a[64], b[64], c[64], d[64];
+    const wide limit = (wide)SCENARIO_MAX_TIME_NS;
+    wide step = (wide)sc->relay_delay_ns +
+                (sc->scheme == SCHEME_PROBABILISTIC ? 0 : (wide)sc->assessment_delay_ns);
+    wide links = (wide)(sc->ttl > 0 && sc->ttl < sc->nodes ? sc->ttl : sc->nodes);
+    wide last = last_departure(sc);
+    wide flood_end = last + links * step + (wide)sc->relay_delay_ns;
+    wide stop_end = (wide)sc->duration_ns + step + (wide)sc->relay_delay_ns;
+    if (flood_end <= limit || (sc->duration_ns > 0 && stop_end <= limit))
+        return 0;
+    format_scaled(SCENARIO_MAX_TIME_NS, 9, c, sizeof c);
+    format_wide_seconds(step, b, sizeof b);
+    if (sc->duration_ns > 0) {
+        wide room = limit - (step + (wide)sc->relay_delay_ns < limit
+                                 ? step + (wide)sc->relay_delay_ns : limit);
+        format_wide_seconds(room, d, sizeof d);
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [simulation] duration = %s s with [flood] relay_delay (plus "
+                       "assessment_delay) = %s s: simulated time could pass %s s (2^62 ns, "
+                       "about 146 years), the limit of the simulation clock; expected "
+                       "duration <= %s s",
+                       WHERE(K_DURATION, K_RELAY_DELAY, K_ASSESSMENT_DELAY),
+                       value_text(ctx, K_DURATION, a, sizeof a), b, c, d);
+    }
+    /* flows without a packet limit need a duration (flows.c), so LAST is finite here */
+    format_wide_seconds(last, a, sizeof a);
+    return cn_fail(ctx->err, CN_ERR_INPUT,
+                   "%s: simulated time could pass %s s (2^62 ns, about 146 years), the limit "
+                   "of the simulation clock: the last packet may leave at up to %s s, then take "
+                   "up to %llu relays (%s) of [flood] relay_delay (plus assessment_delay) = %s "
+                   "s each; expected a [simulation] duration, a [flood] ttl, a smaller "
+                   "relay_delay or an earlier last packet",
+                   WHERE(K_RELAY_DELAY, K_ASSESSMENT_DELAY, K_TTL, K_DURATION, K_NODES, K_ROWS,
+                         K_COLS, K_PACKETS, K_INTERVAL, K_START),
+                   c, a, (unsigned long long)links,
+                   sc->ttl > 0 && sc->ttl < sc->nodes ? "the ttl" : "one per node", b);
+}
+
 int config_finish(load_ctx *ctx)
 {
     int rc = ctx->sc.placement == PLACEMENT_GRID    ? check_grid(ctx)
@@ -532,6 +615,8 @@ int config_finish(load_ctx *ctx)
         rc = check_scheme(ctx);
     if (rc == 0)
         rc = check_resources(ctx);
+    if (rc == 0)
+        rc = check_horizon(ctx);
     if (rc == 0)
         ctx->sc.drop_threshold = philox_threshold(ctx->sc.drop.p);
     if (rc == 0)

@@ -42,6 +42,11 @@ enum on_failure_kind { ON_FAILURE_STOP = 0, ON_FAILURE_CONTINUE = 1 };
 #define SCENARIO_MAX_SIDE_MM ((int64_t)2147483647)
 #define SCENARIO_MAX_NODES ((int64_t)2000000000)
 #define SCENARIO_MAX_PACKETS ((int64_t)2000000000)
+/* No simulated time a run computes reaches 2^62 ns (about 146 years): host/config/checks.c,
+ * check_horizon. Every time key is at most half of it, so that a time and one key's value
+ * (start + interval, duration + interval) always fit int64 too. */
+#define SCENARIO_MAX_TIME_NS ((int64_t)1 << 62)
+#define KEY_TIME_MAX ((int64_t)1 << 61)
 
 /* How a node moves: the keys of [mobility] and of each [mobility.group NAME]. */
 typedef struct mobility_params {

@@ -41,7 +41,7 @@ const config_key config_keys[K_COUNT] = {
     [K_SEED] = {"simulation", "seed", KT_SEED, FIELD(seed), 0, 0, 0, NULL, NULL, "1",
                 "Key of every random draw (Philox4x32-10). Same scenario and seed give the same "
                 "results on every device."},
-    [K_DURATION] = {"simulation", "duration", KT_TIME_NS, FIELD(duration_ns), 0, INT64_MAX, 0,
+    [K_DURATION] = {"simulation", "duration", KT_TIME_NS, FIELD(duration_ns), 0, KEY_TIME_MAX, 0,
                     NULL, NULL, "0",
                     "Simulated time at which the run stops (events at or after it are not "
                     "executed). 0 runs until no event remains."},
@@ -173,11 +173,11 @@ const config_key config_keys[K_COUNT] = {
                        "(nodes - 1). Must differ from source."},
     [K_PACKETS] = {"traffic", "packets", KT_INT, FIELD(packets), 1, SCENARIO_MAX_PACKETS, 0,
                    "packets", NULL, "1", "Number of packets the source creates."},
-    [K_INTERVAL] = {"traffic", "interval", KT_TIME_NS, FIELD(interval_ns), 0, INT64_MAX, 0, NULL,
+    [K_INTERVAL] = {"traffic", "interval", KT_TIME_NS, FIELD(interval_ns), 0, KEY_TIME_MAX, 0, NULL,
                     NULL, "1",
                     "Time between two packets: packet k is created at start + k x interval. "
                     "Must be > 0 when packets > 1."},
-    [K_START] = {"traffic", "start", KT_TIME_NS, FIELD(start_ns), 0, INT64_MAX, 0, NULL, NULL, "0",
+    [K_START] = {"traffic", "start", KT_TIME_NS, FIELD(start_ns), 0, KEY_TIME_MAX, 0, NULL, NULL, "0",
                  "Creation time of the first packet."},
     [K_SIZE] = {"traffic", "size", KT_INT, FIELD(size_bytes), 1, INT32_LIMIT, 0, "bytes", NULL,
                 "512", "Packet size, reported with the results (flooding itself ignores it)."},
@@ -216,7 +216,7 @@ const config_key config_keys[K_COUNT] = {
                      "bytes", NULL, "[traffic] size",
                      "Packet size, reported with the results (flooding itself ignores it)."},
 
-    [K_RELAY_DELAY] = {"flood", "relay_delay", KT_TIME_NS, FIELD(relay_delay_ns), 0, INT64_MAX,
+    [K_RELAY_DELAY] = {"flood", "relay_delay", KT_TIME_NS, FIELD(relay_delay_ns), 0, KEY_TIME_MAX,
                        KEY_MIN_OPEN, NULL, NULL, "1",
                        "Delay between the first reception of a packet and its relay. It is the "
                        "lookahead: the window length of the parallel engine."},
@@ -248,7 +248,7 @@ const config_key config_keys[K_COUNT] = {
                               "<= range (0: unset): a node relays only if every copy it heard "
                               "during its assessment delay came from farther than this."},
     [K_ASSESSMENT_DELAY] = {"flood", "assessment_delay", KT_TIME_NS, FIELD(assessment_delay_ns),
-                            0, INT64_MAX, 0, NULL, NULL, "0",
+                            0, KEY_TIME_MAX, 0, NULL, NULL, "0",
                             "Used by scheme = counter and distance: the longest assessment "
                             "delay, which each node draws per packet in whole relay delays "
                             "from 0 to this. Must be a whole number of relay delays, at most "

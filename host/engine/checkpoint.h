@@ -21,7 +21,7 @@
 
 #include "common/error.h"
 
-#define CHECKPOINT_FORMAT 1u
+#define CHECKPOINT_FORMAT 2u /* 2: 128-bit counters and sums */
 
 /* Record tags, four characters each, of everything a checkpoint holds. */
 #define CKPT_TAG(a, b, c, d)                                                               \

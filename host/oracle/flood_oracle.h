@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "config/config.h"
+#include "common/wide.h"
 
 /* Return codes of the oracle's functions. */
 enum {
@@ -31,8 +32,8 @@ typedef struct oracle_flow_result {
     int64_t generated;        /* departures that happen */
     int64_t deliverable;      /* 1 per unicast packet, N - 1 per broadcast packet */
     int64_t delivered;        /* deliveries (a broadcast packet has up to N - 1) */
-    int64_t hops_sum;         /* over the deliveries */
-    int64_t latency_sum_ns;   /* over the deliveries: reception time - creation time */
+    wide_int hops_sum;        /* over the deliveries (128 bits: common/wide.h) */
+    wide_int latency_sum_ns;  /* over the deliveries: reception time - creation time */
 } oracle_flow_result;
 
 /* The determinism-contract counters of MODEL.md "Outputs" (loss is derived when printing). */
@@ -44,8 +45,8 @@ typedef struct flood_oracle_result {
     int64_t transmissions;
     int64_t receptions;       /* duplicates included */
     int64_t first_receptions;
-    int64_t hops_sum;         /* over delivered packets */
-    int64_t latency_sum_ns;   /* over delivered packets */
+    wide_int hops_sum;        /* over delivered packets */
+    wide_int latency_sum_ns;  /* over delivered packets */
     int64_t end_time_ns;      /* time of the last executed transmission, 0 if none */
     int64_t windows;          /* floor(end_time_ns / L) + 1 if anything executed, else 0 */
     /* with [connectivity] max_neighbors > 0 (CAPPED): window 0's links after the cap, and

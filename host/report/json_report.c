@@ -29,11 +29,12 @@ static void print_flows(const run_results *r, FILE *out)
         const flow_result *f = &r->flows[i];
         fprintf(out, "    {\"name\": ");
         json_print_string(out, f->name);
+        char hops[WIDE_TEXT], lat[WIDE_TEXT];
         fprintf(out, ", \"generated\": %lld, \"deliverable\": %lld, \"delivered\": %lld, "
-                "\"loss\": %.17g, \"hops_sum\": %lld, \"latency_sum_ns\": %lld}%s\n",
+                "\"loss\": %.17g, \"hops_sum\": %s, \"latency_sum_ns\": %s}%s\n",
                 (long long)f->generated, (long long)f->deliverable, (long long)f->delivered,
-                results_flow_loss(f), (long long)f->hops_sum, (long long)f->latency_sum_ns,
-                i + 1 < r->n_flows ? "," : "");
+                results_flow_loss(f), wide_format(f->hops_sum, hops),
+                wide_format(f->latency_sum_ns, lat), i + 1 < r->n_flows ? "," : "");
     }
     fprintf(out, "  ],\n");
 }
@@ -97,8 +98,9 @@ void report_print_json(const run_results *r, FILE *out)
     fprintf(out, "  \"transmissions\": %lld,\n", (long long)r->transmissions);
     fprintf(out, "  \"receptions\": %lld,\n", (long long)r->receptions);
     fprintf(out, "  \"first_receptions\": %lld,\n", (long long)r->first_receptions);
-    fprintf(out, "  \"hops_sum\": %lld,\n", (long long)r->hops_sum);
-    fprintf(out, "  \"latency_sum_ns\": %lld,\n", (long long)r->latency_sum_ns);
+    char sum[WIDE_TEXT];
+    fprintf(out, "  \"hops_sum\": %s,\n", wide_format(r->hops_sum, sum));
+    fprintf(out, "  \"latency_sum_ns\": %s,\n", wide_format(r->latency_sum_ns, sum));
     fprintf(out, "  \"end_time_ns\": %lld,\n", (long long)r->end_time_ns);
     fprintf(out, "  \"windows\": %lld,\n", (long long)r->windows);
     for (int i = 0; i < r->n_counters; i++)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "common/error.h"
+#include "common/wide.h"
 
 #define REPORT_MAX_DEVICES 16
 
@@ -54,7 +55,8 @@ typedef struct packet_record {
 /* One traffic flow's results (docs/models.md, "Traffic"). */
 typedef struct flow_result {
     char name[32];
-    int64_t generated, deliverable, delivered, hops_sum, latency_sum_ns;
+    int64_t generated, deliverable, delivered;
+    wide_int hops_sum, latency_sum_ns; /* 128 bits: common/wide.h */
 } flow_result;
 
 typedef struct run_results {
@@ -67,8 +69,8 @@ typedef struct run_results {
     int64_t transmissions;
     int64_t receptions;
     int64_t first_receptions;
-    int64_t hops_sum;
-    int64_t latency_sum_ns;
+    wide_int hops_sum;       /* 128 bits: these sums can pass 2^63 (common/wide.h) */
+    wide_int latency_sum_ns;
     int64_t end_time_ns;
     int64_t windows;
     /* counters of the model's extensions in use (docs/models.md), after these in the JSON:

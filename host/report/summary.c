@@ -64,8 +64,8 @@ void report_print_summary(const run_results *r, FILE *out)
                 (long long)r->generated, results_loss(r));
     if (r->delivered > 0)
         fprintf(out, "latency      mean %.6f s, mean hops %.3f\n",
-                (double)r->latency_sum_ns / (double)r->delivered * 1e-9,
-                (double)r->hops_sum / (double)r->delivered);
+                wide_ratio(r->latency_sum_ns, r->delivered) * 1e-9,
+                wide_ratio(r->hops_sum, r->delivered));
     else
         fprintf(out, "latency      n/a (nothing delivered)\n");
     fprintf(out, "events       %llu (%lld transmissions, %lld receptions, %lld first receptions)\n",
@@ -90,8 +90,8 @@ void report_print_summary(const run_results *r, FILE *out)
                 results_flow_loss(f));
         if (f->delivered > 0)
             fprintf(out, ", mean latency %.6f s, mean hops %.3f",
-                    (double)f->latency_sum_ns / (double)f->delivered * 1e-9,
-                    (double)f->hops_sum / (double)f->delivered);
+                    wide_ratio(f->latency_sum_ns, f->delivered) * 1e-9,
+                    wide_ratio(f->hops_sum, f->delivered));
         fputc('\n', out);
     }
     fprintf(out, "wall         %.3f s simulation + %.3f s setup, %.3g events/s\n", r->wall_s,

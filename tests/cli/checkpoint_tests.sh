@@ -149,10 +149,13 @@ check truncated 2 "cannot resume from '.*short\.ckpt': the file is truncated \(i
     "$bin" resume "$tmp/short.ckpt" -q
 check foreign 2 "^clnetsim: error: cannot resume from '.*small_mobile\.ini': it is not a clnetsim checkpoint \(no CLNSCKPT mark at its start\)$" \
     "$bin" resume "$scn/small_mobile.ini" -q
-cp "$tmp/rwp.ckpt" "$tmp/v2.ckpt"
-printf '\002' | dd of="$tmp/v2.ckpt" bs=1 seek=8 conv=notrunc 2>/dev/null
-check version 2 "cannot resume from '.*v2\.ckpt': it has checkpoint format 2, and this clnetsim reads format 1 only$" \
-    "$bin" resume "$tmp/v2.ckpt" -q
+# format 1 held 64-bit counters and sums (format 2: 128 bits); 3 is a later one
+for v in 1 3; do
+    cp "$tmp/rwp.ckpt" "$tmp/v$v.ckpt"
+    printf "\\00$v" | dd of="$tmp/v$v.ckpt" bs=1 seek=8 conv=notrunc 2>/dev/null
+    check version_$v 2 "cannot resume from '.*v$v\.ckpt': it has checkpoint format $v, and this clnetsim reads format 2 only$" \
+        "$bin" resume "$tmp/v$v.ckpt" -q
+done
 : > "$tmp/empty.ckpt"
 check empty 2 "it is not a clnetsim checkpoint" "$bin" resume "$tmp/empty.ckpt" -q
 check missing 2 "^clnetsim: error: cannot read the checkpoint '.*nowhere\.ckpt': No such file or directory$" \

@@ -53,6 +53,22 @@ static void print_json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* A 128-bit sum in decimal, written here rather than with the engine's formatter so that the
+ * reference shares no code with what it checks. */
+static const char *decimal(wide_int v, char buf[48])
+{
+    unsigned __int128 mag = v < 0 ? -(unsigned __int128)v : (unsigned __int128)v;
+    char *p = buf + 47;
+    *p = '\0';
+    do {
+        *--p = (char)('0' + (int)(mag % 10u));
+        mag /= 10u;
+    } while (mag > 0);
+    if (v < 0)
+        *--p = '-';
+    return p;
+}
+
 /* "deliverable" and "flows" (docs/models.md "Traffic"): one flow object per line. */
 static void write_flows(FILE *f, const flood_oracle_result *r)
 {
@@ -62,13 +78,14 @@ static void write_flows(FILE *f, const flood_oracle_result *r)
         const oracle_flow_result *fr = &r->flows[i];
         fprintf(f, "    {\"name\": ");
         print_json_string(f, fr->name);
+        char h[48], l[48];
         fprintf(f,
                 ", \"generated\": %" PRId64 ", \"deliverable\": %" PRId64
-                ", \"delivered\": %" PRId64 ", \"loss\": %.17g, \"hops_sum\": %" PRId64
-                ", \"latency_sum_ns\": %" PRId64 "}%s\n",
+                ", \"delivered\": %" PRId64 ", \"loss\": %.17g, \"hops_sum\": %s"
+                ", \"latency_sum_ns\": %s}%s\n",
                 fr->generated, fr->deliverable, fr->delivered,
-                ratio_loss(fr->delivered, fr->deliverable), fr->hops_sum, fr->latency_sum_ns,
-                i + 1 < r->n_flows ? "," : "");
+                ratio_loss(fr->delivered, fr->deliverable), decimal(fr->hops_sum, h),
+                decimal(fr->latency_sum_ns, l), i + 1 < r->n_flows ? "," : "");
     }
     fprintf(f, "  ]\n");
 }
@@ -85,8 +102,9 @@ static int write_json(FILE *f, const flood_oracle_result *r)
     fprintf(f, "  \"transmissions\": %" PRId64 ",\n", r->transmissions);
     fprintf(f, "  \"receptions\": %" PRId64 ",\n", r->receptions);
     fprintf(f, "  \"first_receptions\": %" PRId64 ",\n", r->first_receptions);
-    fprintf(f, "  \"hops_sum\": %" PRId64 ",\n", r->hops_sum);
-    fprintf(f, "  \"latency_sum_ns\": %" PRId64 ",\n", r->latency_sum_ns);
+    char sum[48];
+    fprintf(f, "  \"hops_sum\": %s,\n", decimal(r->hops_sum, sum));
+    fprintf(f, "  \"latency_sum_ns\": %s,\n", decimal(r->latency_sum_ns, sum));
     fprintf(f, "  \"end_time_ns\": %" PRId64 ",\n", r->end_time_ns);
     const bool flows = r->n_flows > 0;
     const bool resources = r->has_capacity || r->has_energy;

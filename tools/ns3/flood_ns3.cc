@@ -49,6 +49,18 @@ extern "C" {
 
 namespace {
 
+// A 128-bit sum in decimal (JSON numbers of any size are valid).
+std::string decimal(__int128 v)
+{
+    unsigned __int128 mag = v < 0 ? -(unsigned __int128)v : (unsigned __int128)v;
+    std::string s;
+    do {
+        s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(mag % 10u)));
+        mag /= 10u;
+    } while (mag > 0);
+    return v < 0 ? "-" + s : s;
+}
+
 const int kMaxOverrides = 256;
 
 /* ------------------------------------------------------------------ the model's state */
@@ -59,8 +71,8 @@ struct Counters {
     int64_t transmissions = 0;
     int64_t receptions = 0;
     int64_t first_receptions = 0;
-    int64_t hops_sum = 0;
-    int64_t latency_sum_ns = 0;
+    __int128 hops_sum = 0;       // 128 bits, as clnetsim's: these sums can pass 2^63
+    __int128 latency_sum_ns = 0;
     int64_t end_time_ns = 0;
     bool executed = false;
 };
@@ -274,8 +286,8 @@ bool write_json(const char *path, const scenario *sc, const Counters &c, int64_t
     std::fprintf(out, "  \"transmissions\": %" PRId64 ",\n", c.transmissions);
     std::fprintf(out, "  \"receptions\": %" PRId64 ",\n", c.receptions);
     std::fprintf(out, "  \"first_receptions\": %" PRId64 ",\n", c.first_receptions);
-    std::fprintf(out, "  \"hops_sum\": %" PRId64 ",\n", c.hops_sum);
-    std::fprintf(out, "  \"latency_sum_ns\": %" PRId64 ",\n", c.latency_sum_ns);
+    std::fprintf(out, "  \"hops_sum\": %s,\n", decimal(c.hops_sum).c_str());
+    std::fprintf(out, "  \"latency_sum_ns\": %s,\n", decimal(c.latency_sum_ns).c_str());
     std::fprintf(out, "  \"end_time_ns\": %" PRId64 ",\n", c.end_time_ns);
     std::fprintf(out, "  \"windows\": %" PRId64 ",\n", windows);
     std::fprintf(out, "  \"wall_s\": %.6f,\n", wall_s);

@@ -24,17 +24,17 @@
 
 #define T_SHAPE CKPT_TAG('F', 'S', 'H', 'P')     /* flood_shape */
 #define T_SCALARS CKPT_TAG('F', 'S', 'C', 'L')   /* flood_scalars */
-#define T_COUNTERS CKPT_TAG('F', 'C', 'T', 'R')  /* uint64 per counter_words entry */
+#define T_COUNTERS CKPT_TAG('F', 'C', 'T', 'R')  /* 2 uint64 (low, high) per counter_words entry */
 #define T_DEPS CKPT_TAG('F', 'D', 'E', 'P')      /* the traffic generator */
 #define T_PEND CKPT_TAG('F', 'P', 'N', 'D')      /* departures waiting for their window */
-#define T_FLOWS CKPT_TAG('F', 'F', 'L', 'W')     /* int64[5][SCENARIO_MAX_FLOWS] */
+#define T_FLOWS CKPT_TAG('F', 'F', 'L', 'W')     /* int64[FLOW_SUMS][SCENARIO_MAX_FLOWS] */
 #define T_RECORDS CKPT_TAG('F', 'R', 'E', 'C')   /* packet_record[] */
 #define T_SLOT_PKT CKPT_TAG('F', 'S', 'P', 'K')  /* int64 per slot */
 #define T_SLOT_BORN CKPT_TAG('F', 'S', 'B', 'W') /* int64 per slot */
 #define T_FREE CKPT_TAG('F', 'S', 'F', 'R')      /* uint32[]: the free slots, in order */
 #define T_DIRTY CKPT_TAG('F', 'S', 'D', 'R')     /* uint32[]: the retired slots */
 #define T_SLOT_TIME CKPT_TAG('F', 'S', 'T', 'M') /* int64 per slot */
-#define T_SLOT_FLOW CKPT_TAG('F', 'S', 'F', 'T') /* with flows: 3 uint32 + 5 int64 per slot */
+#define T_SLOT_FLOW CKPT_TAG('F', 'S', 'F', 'T') /* with flows: SLOT_FLOW_BYTES per slot */
 #define T_SEEN CKPT_TAG('F', 'S', 'E', 'N')      /* uint32[slots][words] */
 #define T_ENTRIES CKPT_TAG('F', 'E', 'N', 'T')   /* uint2 per transmission of window NEXT */
 #define T_MOBILITY CKPT_TAG('F', 'M', 'O', 'B')  /* the five mobility buffers, one after another */
@@ -43,6 +43,10 @@
 #define T_PARTS CKPT_TAG('F', 'P', 'R', 'T')     /* moving nodes' tiles: uint16 per node */
 #define T_SCHEME CKPT_TAG('F', 'S', 'C', 'H')    /* schemes: uint32[slots][nodes][4] states */
 #define T_TX_NEXT CKPT_TAG('F', 'T', 'X', 'N')   /* schemes: a byte per slot */
+
+/* A slot's traffic tables: source, destination and flow (uint32), deliveries, their hops and
+ * the last one's (int64), the latency sum (128 bits), the last latency (int64). */
+#define SLOT_FLOW_BYTES (3 * 4 + 3 * 8 + 16 + 8)
 
 /* What the model was: a checkpoint resumes only into a model of the same shape. */
 typedef struct flood_shape {
@@ -55,7 +59,26 @@ typedef struct flood_scalars {
     int64_t scheme_waiting;
 } flood_scalars;
 
-/* The control words that count events (64-bit pairs), summed over the replicas. */
+/* The flows' sums: generated, deliverable, delivered, then the hop and latency sums as low
+ * and high 64 bits. */
+#define FLOW_SUMS 7
+
+static void split_wide(const wide_int *v, int64_t *lo, int64_t *hi)
+{
+    for (int f = 0; f < SCENARIO_MAX_FLOWS; f++) {
+        lo[f] = (int64_t)(uint64_t)(unsigned __int128)v[f];
+        hi[f] = (int64_t)(uint64_t)((unsigned __int128)v[f] >> 64);
+    }
+}
+
+static void join_wide(const int64_t *lo, const int64_t *hi, wide_int *v)
+{
+    for (int f = 0; f < SCENARIO_MAX_FLOWS; f++)
+        v[f] = (wide_int)((unsigned __int128)(uint64_t)lo[f] |
+                          (unsigned __int128)(uint64_t)hi[f] << 64);
+}
+
+/* The control words that count events (128-bit counters), summed over the replicas. */
 static const int counter_words[] = {CTL_TX,        CTL_RX,         CTL_FIRST,
                                     CTL_DELIVERED, CTL_HOPS,       CTL_LATENCY,
                                     CTL_RES_DROPS, CTL_RES_ENERGY, CTL_RES_DEAD};
@@ -230,7 +253,7 @@ static int save_resources(struct model *m, ckpt_buf *out, cn_error *err)
 /* With flows: each slot's source, destination, flow and its packet's sums so far. */
 static void save_slot_flows(const struct model *m, ckpt_buf *out)
 {
-    size_t n = m->slots, bytes = n * (3 * 4 + 5 * 8);
+    size_t n = m->slots, bytes = n * SLOT_FLOW_BYTES;
     uint8_t *b = malloc(bytes ? bytes : 1);
     if (!b) {
         out->oom = 1;
@@ -242,8 +265,8 @@ static void save_slot_flows(const struct model *m, ckpt_buf *out)
     memcpy(b + n * 12, m->slot_deliv, n * 8);
     memcpy(b + n * 20, m->slot_hops, n * 8);
     memcpy(b + n * 28, m->slot_last_h, n * 8);
-    memcpy(b + n * 36, m->slot_lat, n * 8);
-    memcpy(b + n * 44, m->slot_last_lat, n * 8);
+    memcpy(b + n * 36, m->slot_lat, n * 16);
+    memcpy(b + n * 52, m->slot_last_lat, n * 8);
     ckpt_put(out, T_SLOT_FLOW, b, bytes);
     free(b);
 }
@@ -306,9 +329,12 @@ int flood_save(struct model *m, int64_t next, ckpt_buf *out, cn_error *err)
                            m->rep[d].counters, 1, err);
     if (rc)
         return rc;
-    uint64_t counters[N_COUNTERS];
-    for (int i = 0; i < N_COUNTERS; i++)
-        counters[i] = flood_counter(m, counter_words[i]);
+    uint64_t counters[2 * N_COUNTERS];
+    for (int i = 0; i < N_COUNTERS; i++) {
+        unsigned __int128 v = (unsigned __int128)flood_counter(m, counter_words[i]);
+        counters[2 * i] = (uint64_t)v;
+        counters[2 * i + 1] = (uint64_t)(v >> 64);
+    }
     ckpt_put(out, T_COUNTERS, counters, sizeof counters);
     if (m->whole)
         flood_packets_save(m, out);
@@ -322,12 +348,12 @@ int flood_save(struct model *m, int64_t next, ckpt_buf *out, cn_error *err)
     departures_state(m->deps, deps);
     ckpt_put(out, T_DEPS, deps, dep_bytes);
     free(deps);
-    int64_t flows[5][SCENARIO_MAX_FLOWS];
+    int64_t flows[FLOW_SUMS][SCENARIO_MAX_FLOWS];
     memcpy(flows[0], m->f_generated, sizeof flows[0]);
     memcpy(flows[1], m->f_deliverable, sizeof flows[1]);
     memcpy(flows[2], m->f_delivered, sizeof flows[2]);
-    memcpy(flows[3], m->f_hops, sizeof flows[3]);
-    memcpy(flows[4], m->f_latency, sizeof flows[4]);
+    split_wide(m->f_hops, flows[3], flows[4]);
+    split_wide(m->f_latency, flows[5], flows[6]);
     ckpt_put(out, T_FLOWS, flows, sizeof flows);
     if (m->want_records)
         ckpt_put(out, T_RECORDS, m->recs, (size_t)m->n_recs * sizeof *m->recs);
@@ -362,7 +388,7 @@ static int restore_slot_flows(struct model *m, const ckpt_file *in, uint32_t s, 
     int rc = ckpt_find(in, T_SLOT_FLOW, &p, &len, err);
     if (rc)
         return rc;
-    if (len != n * (3 * 4 + 5 * 8))
+    if (len != n * SLOT_FLOW_BYTES)
         return ckpt_mismatch(in, err, "slot tables of another size");
     const uint8_t *b = p;
     memcpy(m->slot_src, b, n * 4);
@@ -371,8 +397,8 @@ static int restore_slot_flows(struct model *m, const ckpt_file *in, uint32_t s, 
     memcpy(m->slot_deliv, b + n * 12, n * 8);
     memcpy(m->slot_hops, b + n * 20, n * 8);
     memcpy(m->slot_last_h, b + n * 28, n * 8);
-    memcpy(m->slot_lat, b + n * 36, n * 8);
-    memcpy(m->slot_last_lat, b + n * 44, n * 8);
+    memcpy(m->slot_lat, b + n * 36, n * 16);
+    memcpy(m->slot_last_lat, b + n * 52, n * 8);
     for (uint32_t i = 0; i < s; i++)
         if (m->slot_pkt[i] >= 0 && m->slot_flow[i] >= (uint32_t)m->n_flowdefs)
             return ckpt_mismatch(in, err, "a packet of a flow the scenario does not have");
@@ -512,14 +538,17 @@ static int restore_replicas(struct model *m, const ckpt_file *in, int64_t next,
 /* The counters, as replica 0's (each replica's count adds to the totals). */
 static int restore_counters(struct model *m, const ckpt_file *in, cn_error *err)
 {
-    uint64_t counters[N_COUNTERS];
+    uint64_t counters[2 * N_COUNTERS];
     int rc = ckpt_get(in, T_COUNTERS, counters, sizeof counters, err);
     if (rc || m->whole)
         return rc;
     flood_replica *r = &m->rep[0];
     for (int i = 0; i < N_COUNTERS; i++) {
-        r->counters[counter_words[i]] = (uint32_t)counters[i];
-        r->counters[counter_words[i] + 1] = (uint32_t)(counters[i] >> 32);
+        int lo = counter_words[i], hi = CTL_HI(counter_words[i]);
+        r->counters[lo] = (uint32_t)counters[2 * i];
+        r->counters[lo + 1] = (uint32_t)(counters[2 * i] >> 32);
+        r->counters[hi] = (uint32_t)counters[2 * i + 1];
+        r->counters[hi + 1] = (uint32_t)(counters[2 * i + 1] >> 32);
     }
     return dbuf_write(r->dev, &r->ctl, 0, sizeof r->counters, r->counters, 1, err);
 }
@@ -621,7 +650,7 @@ int flood_restore(struct model *m, int64_t next, const ckpt_file *in, cn_error *
         rc = ckpt_find(in, T_DEPS, &p, &len, err);
     if (!rc && departures_restore(m->deps, p, len) != 0)
         rc = ckpt_mismatch(in, err, "a traffic generator of other flows or sources");
-    int64_t flows[5][SCENARIO_MAX_FLOWS];
+    int64_t flows[FLOW_SUMS][SCENARIO_MAX_FLOWS];
     if (!rc)
         rc = ckpt_get(in, T_FLOWS, flows, sizeof flows, err);
     if (rc)
@@ -629,8 +658,8 @@ int flood_restore(struct model *m, int64_t next, const ckpt_file *in, cn_error *
     memcpy(m->f_generated, flows[0], sizeof flows[0]);
     memcpy(m->f_deliverable, flows[1], sizeof flows[1]);
     memcpy(m->f_delivered, flows[2], sizeof flows[2]);
-    memcpy(m->f_hops, flows[3], sizeof flows[3]);
-    memcpy(m->f_latency, flows[4], sizeof flows[4]);
+    join_wide(flows[3], flows[4], m->f_hops);
+    join_wide(flows[5], flows[6], m->f_latency);
     if (!m->want_records)
         return 0;
     rc = ckpt_find(in, T_RECORDS, &p, &len, err);

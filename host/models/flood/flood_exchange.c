@@ -187,13 +187,16 @@ static int gather_spill(struct model *m, flood_replica *r, int b, uint32_t next,
     int rc = flood_ensure_frontier(m, r, b, next, err);
     if (!rc)
         rc = dbuf_write(d, &r->ctl, CTL_GATHER * 4, 4, &zero, 0, err);
-    cl_uint total = m->slots * m->words;
+    /* slots x words can pass 2^32 (a hundred million nodes, a few thousand slots): the kernel
+     * takes a 64-bit count and strides over it */
+    cl_ulong total = (cl_ulong)m->slots * m->words;
+    size_t items = total < ((cl_ulong)1 << 24) ? (size_t)total : (size_t)1 << 24;
     if (!rc)
         rc = kernel_args(d, r->k_gather, "gather_spill", err, 8, KBUF(r->spill), KARG(total),
                          KARG(m->words), KBUF(r->ctl), KBUF(r->frontier[b]), KARG(at),
                          KBUF(*flood_scheme_state_buffer(r)), KARG(m->n));
     if (!rc)
-        rc = enqueue_1d(d, r->k_gather, "gather_spill", total, r->ls_gather, NULL, err);
+        rc = enqueue_1d(d, r->k_gather, "gather_spill", items, r->ls_gather, NULL, err);
     return rc;
 }
 
@@ -508,6 +511,10 @@ int flood_process_until(struct model *m, int64_t w, cn_error *err)
         for (int k = 0; k < rb->n_dev; k++) {
             flood_replica *r = &m->rep[rb->dev[k]];
             const uint32_t *words = r->pinned_map + (size_t)idx * r->area;
+            if (words[CTL_OVERFLOW] & CTL_WRAPPED)
+                return cn_fail(err, CN_ERR_RUNTIME, "window %lld made 2^32 relays or more on "
+                               "device '%s', more than one window's count holds; use more "
+                               "devices or partitions", (long long)rb->window, r->dev->info.name);
             if (words[CTL_OVERFLOW])
                 return cn_fail(err, CN_ERR_RUNTIME, "internal error: window %lld reserved more "
                                "frontier than it was given on device '%s'",

@@ -4,6 +4,7 @@
 #include <stdint.h>
 
 #include "cl/flood_layout.clh"
+#include "common/wide.h"
 #include "engine/cell_lists.h"
 #include "engine/checkpoint.h"
 #include "engine/dbuf.h"
@@ -351,10 +352,11 @@ struct model {
     int64_t *slot_deliv, *slot_hops, *slot_last_h; /* deliveries, their hops, the last's */
     /* their latencies summed and the last one's: under a scheme in the window loop hop
      * counts no longer give them (flood_add_deliveries) */
-    int64_t *slot_lat, *slot_last_lat;
+    wide_int *slot_lat;       /* 128 bits: one broadcast packet's sum can pass 2^63 */
+    int64_t *slot_last_lat;
     int64_t f_generated[SCENARIO_MAX_FLOWS], f_deliverable[SCENARIO_MAX_FLOWS];
-    int64_t f_delivered[SCENARIO_MAX_FLOWS], f_hops[SCENARIO_MAX_FLOWS];
-    int64_t f_latency[SCENARIO_MAX_FLOWS];
+    int64_t f_delivered[SCENARIO_MAX_FLOWS];
+    wide_int f_hops[SCENARIO_MAX_FLOWS], f_latency[SCENARIO_MAX_FLOWS]; /* 128 bits */
     /* --packets: one record per packet, appended as packets retire */
     int want_records;
     packet_record *recs;
@@ -381,8 +383,14 @@ void flood_reach_box(const struct model *m, uint32_t part, int64_t w, int extra,
 int flood_move(struct model *m, flood_replica *r, int64_t window, cl_event *ev, cn_error *err);
 /* The replicas holding at least one partition, a bit each. */
 int flood_holders(const struct model *m);
-/* A 64-bit counter summed over the replicas' last read-backs. */
-uint64_t flood_counter(const struct model *m, int word);
+/* A 128-bit control counter (cl/flood_layout.clh, CTL_HI) summed over the replicas' last
+ * read-backs. */
+wide_int flood_counter(const struct model *m, int word);
+/* The same as an int64 result member NAME in *OUT; a value past 2^63 - 1 (which needs more
+ * events than any run makes: docs/when-things-go-wrong.md, "Overflow audit") is an error
+ * rather than a wrapped number. */
+int flood_counter_i64(const struct model *m, int word, const char *name, int64_t *out,
+                      cn_error *err);
 /* After any buffer of R was reallocated: a new buffer may reuse the handle value of a freed
  * one, so cached kernel arguments cannot be trusted. */
 void flood_forget_args(flood_replica *r);
@@ -413,12 +421,12 @@ int flood_retire_slot(struct model *m, uint32_t s);
  * hop counts in all, and of the last one at hop count LAST_H (-1: none), follow from the hop
  * counts: into *LAT and *LAST_LAT. */
 void flood_lattice_latencies(const struct model *m, int64_t deliv, int64_t hops,
-                             int64_t last_h, int64_t *lat, int64_t *last_lat);
+                             int64_t last_h, wide_int *lat, int64_t *last_lat);
 /* Whole packets: packet K of departure DEP is done with DELIV deliveries, HOPS their hop
  * counts and LAT their latencies summed, LAST_H and LAST_LAT the last one's (0 and -1: none);
  * 0, or -1 out of memory. */
 int flood_whole_packet_done(struct model *m, int64_t k, const departure *dep, int64_t deliv,
-                            int64_t hops, int64_t lat, int64_t last_h, int64_t last_lat);
+                            int64_t hops, wide_int lat, int64_t last_h, int64_t last_lat);
 /* Per-flow results and records into R (the packets still in flight retired first). */
 int flood_traffic_results(struct model *m, run_results *r, cn_error *err);
 

@@ -22,7 +22,18 @@
 #include "models/flood/flood_model.h"
 
 /* Longs per work-group statistics row (PACKET_STATS in cl/flood.cl). */
-enum { PS_TX, PS_RX, PS_FIRST, PS_DELIVERED, PS_HOPS, PS_LATENCY, PS_END, PS_ROW = 8 };
+enum {
+    PS_TX,
+    PS_RX,
+    PS_FIRST,
+    PS_DELIVERED,
+    PS_HOPS,
+    PS_LATENCY,
+    PS_END,
+    PS_HOPS_HI, /* the high 64 bits of PS_HOPS and PS_LATENCY */
+    PS_LATENCY_HI,
+    PS_ROW = 10
+};
 /* Longs per packet record (PACKET_REC): deliveries, their hops, the last one's hop count, and
  * under a forwarding scheme their latencies and the last one's latency. */
 #define PACKET_REC 8
@@ -68,7 +79,7 @@ int flood_packets_wanted(const struct model *m)
 /* Longs per work-item in the end-of-packet reduction (RED_WIDTH, RED_SCHEME in cl/flood.cl). */
 static size_t red_width(const struct model *m)
 {
-    return m->scheme ? 8 : m->flows ? 6 : 3;
+    return m->scheme ? 9 : m->flows ? 6 : 3;
 }
 
 /* The CSR lists replica R floods with: partition 0's own on its home, a copy elsewhere. */
@@ -408,8 +419,11 @@ static int round_records(struct model *m, cn_error *err)
         departure dep = {(int64_t)(((uint64_t)e[1] << 32) | e[0]), m->pk_flow_host[q], e[2],
                          e[3], 0};
         const int64_t *x = m->pk_rec_host + PACKET_REC * q;
-        /* the scheme kernel writes the latencies; without a scheme they follow from hops */
-        int64_t lat = x[3], last_lat = x[4];
+        /* the scheme kernel writes the latencies (their sum in 128 bits: low, then high at
+         * x[5]); without a scheme they follow from hops */
+        wide_int lat = (wide_int)((unsigned __int128)(uint64_t)x[3] |
+                                  (unsigned __int128)(uint64_t)x[5] << 64);
+        int64_t last_lat = x[4];
         if (!m->scheme)
             flood_lattice_latencies(m, x[0], x[1], x[2], &lat, &last_lat);
         if (flood_whole_packet_done(m, m->pk_round_k0 + q, &dep, x[0], x[1], lat, x[2],
@@ -419,21 +433,35 @@ static int round_records(struct model *m, cn_error *err)
     return rc;
 }
 
-/* Sums of every replica's rows: counters in OUT[PS_TX .. PS_LATENCY], the latest
- * transmission in OUT[PS_END] (-1: none). */
+/* A row's 128-bit member: low 64 bits at LO, high at HI. */
+static unsigned __int128 row_wide(const int64_t *row, int lo, int hi)
+{
+    return (unsigned __int128)(uint64_t)row[lo] | (unsigned __int128)(uint64_t)row[hi] << 64;
+}
+
+/* Sums of every replica's rows, as a row: counters in OUT[PS_TX .. PS_LATENCY] (the hop and
+ * latency sums in 128 bits with PS_HOPS_HI and PS_LATENCY_HI), the latest transmission in
+ * OUT[PS_END] (-1: none). The event counts stay below 2^63 (docs/when-things-go-wrong.md). */
 static void sum_rows(const struct model *m, int64_t out[PS_ROW])
 {
     memset(out, 0, PS_ROW * sizeof *out);
     out[PS_END] = -1;
+    unsigned __int128 hops = 0, latency = 0;
     for (int d = 0; d < m->n_rep; d++) {
         const int64_t *rows = m->rep[d].pk_stats;
         for (size_t at = 0; at < (size_t)m->rep[d].pk_groups * PS_ROW; at += PS_ROW) {
-            for (int c = PS_TX; c <= PS_LATENCY; c++)
+            for (int c = PS_TX; c <= PS_DELIVERED; c++)
                 out[c] += rows[at + (size_t)c];
+            hops += row_wide(rows + at, PS_HOPS, PS_HOPS_HI);
+            latency += row_wide(rows + at, PS_LATENCY, PS_LATENCY_HI);
             if (rows[at + PS_END] > out[PS_END])
                 out[PS_END] = rows[at + PS_END];
         }
     }
+    out[PS_HOPS] = (int64_t)(uint64_t)hops;
+    out[PS_HOPS_HI] = (int64_t)(uint64_t)(hops >> 64);
+    out[PS_LATENCY] = (int64_t)(uint64_t)latency;
+    out[PS_LATENCY_HI] = (int64_t)(uint64_t)(latency >> 64);
 }
 
 int flood_packets_end(struct model *m, window_outcome *out, cn_error *err)
@@ -489,8 +517,8 @@ void flood_packets_results(const struct model *m, run_results *r)
     r->receptions = s[PS_RX];
     r->first_receptions = s[PS_FIRST];
     r->delivered = s[PS_DELIVERED];
-    r->hops_sum = s[PS_HOPS];
-    r->latency_sum_ns = s[PS_LATENCY];
+    r->hops_sum = (wide_int)row_wide(s, PS_HOPS, PS_HOPS_HI);
+    r->latency_sum_ns = (wide_int)row_wide(s, PS_LATENCY, PS_LATENCY_HI);
     r->end_time_ns = s[PS_END] >= 0 ? s[PS_END] : 0;
     r->windows = s[PS_END] >= 0 ? s[PS_END] / m->L + 1 : 0;
 }

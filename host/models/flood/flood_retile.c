@@ -96,17 +96,24 @@ static cl_uint state_words(const struct model *m)
     return m->scheme_window ? 4u : 0u;
 }
 
-/* uint words of one record: the node, then a bit per slot, then under a scheme its states. */
-static uint32_t record_words(const struct model *m)
+/* uint words of one record: the node, then a bit per slot, then under a scheme its states.
+ * Computed in 64 bits: the kernels index a record with a uint, so gather refuses a record
+ * of 2^32 words or more (2^30 slots under a scheme) instead of letting it wrap. */
+static uint64_t record_words(const struct model *m)
 {
-    return 1 + (m->slots + 31) / 32 + m->slots * state_words(m);
+    return 1 + ((uint64_t)m->slots + 31) / 32 + (uint64_t)m->slots * state_words(m);
 }
 
 /* Records of replica R for up to R->record_cap moved nodes (its records buffer sized for
  * them). */
 static int gather(struct model *m, flood_replica *r, cn_error *err)
 {
-    cl_uint rec = record_words(m), cap = r->record_cap, sw = state_words(m);
+    if (record_words(m) > UINT32_MAX)
+        return cn_fail(err, CN_ERR_RUNTIME, "the re-tiling records of %u packet slots would "
+                       "need %llu words a node, beyond the kernels' 2^32; use fewer packets "
+                       "in flight or one partition", m->slots,
+                       (unsigned long long)record_words(m));
+    cl_uint rec = (cl_uint)record_words(m), cap = r->record_cap, sw = state_words(m);
     size_t bytes = (size_t)cap * rec * 4;
     int rc = 0;
     if (bytes > r->records.bytes) {
@@ -214,7 +221,7 @@ int flood_retile_finish(struct model *m, int64_t w, cn_error *err)
     m->retile_mask = 0;
     if (!mask || !flood_retile_due(m, w))
         return 0;
-    cl_uint rec = record_words(m);
+    cl_uint rec = (cl_uint)record_words(m); /* below 2^32: gather checked it */
     uint32_t count[FLOOD_MAX_REPLICAS] = {0};
     uint64_t total = 0;
     int rc = 0;

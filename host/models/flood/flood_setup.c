@@ -61,12 +61,31 @@ int flood_holders(const struct model *m)
 }
 
 /* Every replica counts the events it ran: the totals are sums. */
-uint64_t flood_counter(const struct model *m, int word)
+static unsigned __int128 counter_u64(const uint32_t *words, int at)
 {
-    uint64_t sum = 0;
+    return (unsigned __int128)words[at] | ((unsigned __int128)words[at + 1] << 32);
+}
+
+wide_int flood_counter(const struct model *m, int word)
+{
+    unsigned __int128 sum = 0;
     for (int d = 0; d < m->n_rep; d++)
-        sum += (uint64_t)m->rep[d].counters[word] | ((uint64_t)m->rep[d].counters[word + 1] << 32);
-    return sum;
+        sum += counter_u64(m->rep[d].counters, word) |
+               counter_u64(m->rep[d].counters, CTL_HI(word)) << 64;
+    return (wide_int)sum;
+}
+
+int flood_counter_i64(const struct model *m, int word, const char *name, int64_t *out,
+                      cn_error *err)
+{
+    wide_int v = flood_counter(m, word);
+    if (v > (wide_int)INT64_MAX) {
+        char text[WIDE_TEXT];
+        return cn_fail(err, CN_ERR_RUNTIME, "the %s counter reached %s, beyond 2^63 - 1: the "
+                       "run's results cannot be reported", name, wide_format(v, text));
+    }
+    *out = (int64_t)v;
+    return 0;
 }
 
 int flood_replica_index(const struct model *m, const device_ctx *dev)
@@ -652,7 +671,7 @@ static int traffic_slot_arrays(struct model *m, uint32_t old, uint32_t s)
                        (void **)&m->slot_flow, (void **)&m->slot_deliv, (void **)&m->slot_hops,
                        (void **)&m->slot_last_h, (void **)&m->slot_lat,
                        (void **)&m->slot_last_lat};
-    size_t sizes[] = {8, 4, 4, 4, 8, 8, 8, 8, 8};
+    size_t sizes[] = {8, 4, 4, 4, 8, 8, 8, sizeof *m->slot_lat, 8};
     int n = m->flows ? 9 : 1;
     for (int i = 0; i < n; i++) {
         void *q = realloc(*arrays[i], (size_t)s * sizes[i]);

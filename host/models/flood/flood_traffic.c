@@ -95,8 +95,8 @@ static void count_created(struct model *m, const departure *dep)
  * with HOPS hop counts and LAT latencies in all; the last one's hop count LAST_H and latency
  * LAST_LAT (-1 both: none). */
 static int packet_done(struct model *m, int64_t k, int64_t created, uint32_t flow,
-                       uint32_t source, int64_t deliv, int64_t hops, int64_t lat, int64_t last_h,
-                       int64_t last_lat)
+                       uint32_t source, int64_t deliv, int64_t hops, wide_int lat,
+                       int64_t last_h, int64_t last_lat)
 {
     m->f_delivered[flow] += deliv;
     m->f_hops[flow] += hops;
@@ -118,15 +118,16 @@ static int packet_done(struct model *m, int64_t k, int64_t created, uint32_t flo
 }
 
 void flood_lattice_latencies(const struct model *m, int64_t deliv, int64_t hops,
-                             int64_t last_h, int64_t *lat, int64_t *last_lat)
+                             int64_t last_h, wide_int *lat, int64_t *last_lat)
 {
-    /* a delivery at hop count h comes (h - 1) L after the packet's creation (MODEL.md) */
-    *lat = (hops - deliv) * m->L;
+    /* a delivery at hop count h comes (h - 1) L after the packet's creation (MODEL.md); the
+     * sum over a broadcast packet's deliveries can pass 2^63 */
+    *lat = (wide_int)(hops - deliv) * m->L;
     *last_lat = last_h > 0 ? (last_h - 1) * m->L : -1;
 }
 
 int flood_whole_packet_done(struct model *m, int64_t k, const departure *dep, int64_t deliv,
-                            int64_t hops, int64_t lat, int64_t last_h, int64_t last_lat)
+                            int64_t hops, wide_int lat, int64_t last_h, int64_t last_lat)
 {
     count_created(m, dep);
     m->next_packet = k + 1;
@@ -178,7 +179,7 @@ void flood_add_deliveries(struct model *m, int64_t w, const uint32_t *deliv)
         }
         m->slot_deliv[s] += d[0];
         m->slot_hops[s] += hops;
-        m->slot_lat[s] += (int64_t)d[0] * (h - 1) * m->L;
+        m->slot_lat[s] += (wide_int)d[0] * (h - 1) * m->L;
         /* windows come in time order: the last delivery is the latest window's, and among
          * its deliveries (at the same time) the one of the largest hop count */
         m->slot_last_h[s] = last_h;

@@ -161,10 +161,17 @@ static int assign_packets(struct model *m, const window_plan *plan, uint32_t **d
         m->desc_cap[par] = need * 2;
     }
     uint32_t *dh = m->desc_host[par];
+    /* stamps wrap at 2^32 windows: cl/flood_layout.clh, SLOT_FRESH */
+    int stale_words = plan->index >= ((int64_t)1 << 32) - 2;
     for (uint32_t q = 0; q < m->n_new; q++) {
         uint32_t slot = m->free_slots[--m->n_free];
         departure dep;
         flood_take_packet(m, slot, plan->index, &dep);
+        cl_uint fresh = (cl_uint)(plan->index + 1) ^ SLOT_FRESH;
+        for (int d = 0; stale_words && d < m->n_rep && !rc; d++)
+            if (!m->rep[d].dead)
+                rc = dbuf_write(m->rep[d].dev, &m->rep[d].ctl, ((size_t)CTL_WORDS + slot) * 4,
+                                4, &fresh, 1, err);
         uint32_t *e = dh + (size_t)nw * q;
         e[0] = slot;
         e[1] = (uint32_t)m->slot_pkt[slot];
@@ -384,7 +391,7 @@ static int enqueue_transmit(struct model *m, uint32_t part, flood_replica *r, in
                                 KARG(p->a.start), KARG(p->a.interval), KARG(p->a.duration),
                                 KARG(p->a.thr), KARG(p->a.key), KARG(p->a.source),
                                 KARG(p->a.dest), KARG(p->a.ttl), KLOCAL(4),
-                                KLOCAL(2 * 4), KLOCAL(ls * 16),
+                                KLOCAL(2 * 4), KLOCAL(ls * 32),
                                 KLOCAL((size_t)r->lcap * m->entry_bytes),
                                 KARG(r->lcap), KBUF(r->part_of), KARG(part), KARG(nparts),
                                 KARG(n_import));
@@ -520,7 +527,7 @@ static int flood_end_window(struct model *m, const window_plan *plan, window_out
         out->next_window = w + 1;
     else /* nothing in flight and nobody moves: jump to the next packet's window */
         out->next_window = window_of(next_time, m->L);
-    out->events = flood_counter(m, CTL_TX) + flood_counter(m, CTL_RX);
+    out->events = (uint64_t)(flood_counter(m, CTL_TX) + flood_counter(m, CTL_RX));
     /* the last packet's time: known for [traffic]; with flows, the next one is a guess */
     int64_t last = sc->n_flows > 0 ? (more_packets ? next_time : plan->end)
                                    : sc->start_ns + (sc->packets - 1) * sc->interval_ns;
@@ -543,12 +550,14 @@ static int flood_results(struct model *m, run_results *r, cn_error *err)
     r->seed = m->sc.seed;
     r->nodes = m->n;
     r->generated = m->sc.packets;
-    r->transmissions = (int64_t)flood_counter(m, CTL_TX);
-    r->receptions = (int64_t)flood_counter(m, CTL_RX);
-    r->first_receptions = (int64_t)flood_counter(m, CTL_FIRST);
-    r->delivered = (int64_t)flood_counter(m, CTL_DELIVERED);
-    r->hops_sum = (int64_t)flood_counter(m, CTL_HOPS);
-    r->latency_sum_ns = (int64_t)flood_counter(m, CTL_LATENCY);
+    if ((rc = flood_counter_i64(m, CTL_TX, "transmissions", &r->transmissions, err)) != 0 ||
+        (rc = flood_counter_i64(m, CTL_RX, "receptions", &r->receptions, err)) != 0 ||
+        (rc = flood_counter_i64(m, CTL_FIRST, "first_receptions", &r->first_receptions,
+                                err)) != 0 ||
+        (rc = flood_counter_i64(m, CTL_DELIVERED, "delivered", &r->delivered, err)) != 0)
+        return rc;
+    r->hops_sum = flood_counter(m, CTL_HOPS);
+    r->latency_sum_ns = flood_counter(m, CTL_LATENCY);
     r->end_time_ns = m->any_tx ? m->end_time : 0;
     r->windows = m->any_tx ? m->end_time / m->L + 1 : 0;
     if (m->whole)
