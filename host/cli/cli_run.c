@@ -285,7 +285,7 @@ static int load_checkpoint(const run_args *ra, ckpt_file *ck, scenario *sc, cn_e
 static int checkpoint_writable(const char *path, cn_error *err)
 {
     json_output probe;
-    int rc = output_file_open(&probe, path, "checkpoint", err);
+    int rc = output_file_open_regular(&probe, path, "checkpoint", err);
     json_output_abort(&probe);
     return rc;
 }

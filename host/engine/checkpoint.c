@@ -92,7 +92,7 @@ int ckpt_write(const char *path, const ckpt_buf *body, cn_error *err)
     memcpy(head + 16, &n, 8);
     uint32_t crc = ckpt_crc32(ckpt_crc32(0, head, sizeof head), body->data, body->len);
     json_output o;
-    int rc = output_file_open(&o, path, "checkpoint", err);
+    int rc = output_file_open_regular(&o, path, "checkpoint", err);
     if (rc)
         return rc;
     /* write errors (a full disk, a size limit) show when the file is finished */

@@ -230,9 +230,8 @@ static int make_injector(injector *inj, const model_ops *ops, struct model *m,
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the injector");
     if (opt->trace_path) {
         const char *kind_names[ENGINE_MAX_KINDS];
-        if (inject_trace_open(inj, opt->trace_path, name_kinds(ops, kind_names)) != 0)
-            return cn_fail(err, CN_ERR_INPUT, "cannot write the injector trace '%s': %s",
-                           opt->trace_path, strerror(errno));
+        if (inject_trace_open(inj, opt->trace_path, name_kinds(ops, kind_names), err) != 0)
+            return err->code;
     }
     return 0;
 }
@@ -491,9 +490,8 @@ static int run_attempt(const model_ops *ops, const scenario *sc, device_ctx *con
     }
     if (m)
         ops->destroy(m);
-    if (rc == 0 && opt->trace_path && inject_trace_close(&inj) != 0)
-        rc = cn_fail(err, CN_ERR_RUNTIME, "cannot write the injector trace '%s': %s",
-                     opt->trace_path, strerror(errno));
+    if (rc == 0 && opt->trace_path && inject_trace_close(&inj, err) != 0)
+        rc = err->code;
     if (rc == 0 && opt->show_feedback) {
         const char *kind_names[ENGINE_MAX_KINDS], *device_names[ENGINE_MAX_DEVICES];
         name_kinds(ops, kind_names);

@@ -53,4 +53,51 @@ check scenario_huge 2 "huge\.ini: file is larger than 1048576 bytes" "$bin" run 
 check run_ok 0 '' sh -c "umask 022; exec '$bin' run '$scn/small_flows.ini' -q --json '$tmp/w/r.json' --packets '$tmp/w/p.csv'"
 expect outputs_written test -s "$tmp/w/r.json" -a -s "$tmp/w/p.csv"
 expect outputs_mode sh -c "[ \"\$(stat -c %a '$tmp/w/r.json')\" = 644 ]"
+# Outputs that are not regular files (as root, a rename would replace any of them). A symbolic
+# link is followed: its target gets the results and the link stays a link.
+touch "$tmp/target.json" && ln -s target.json "$tmp/link.json"
+check link_run 0 '' "$bin" run "$scn/small_grid.ini" -q --json "$tmp/link.json"
+expect link_still_link test -L "$tmp/link.json"
+expect link_target_written grep -q '"complete": true' "$tmp/target.json"
+ln -s new.json "$tmp/dangling.json"
+check dangling_link_run 0 '' "$bin" run "$scn/small_grid.ini" -q --json "$tmp/dangling.json"
+expect dangling_link_still_link test -L "$tmp/dangling.json"
+expect dangling_link_target_written grep -q '"complete": true' "$tmp/new.json"
+# A character device is written in place: /dev/null stays the device it was.
+before=$(stat -c '%F %t:%T %i' /dev/null)
+check dev_null 0 '' "$bin" run "$scn/small_grid.ini" -q --json /dev/null --packets /dev/null
+expect dev_null_still_device test "$(stat -c '%F %t:%T %i' /dev/null)" = "$before"
+expect dev_null_no_temporary sh -c "! ls /dev | grep -q '^null\.tmp\.'"
+# /dev/stdout, piped and redirected to a file.
+check dev_stdout_pipe 0 '' sh -c "'$bin' run '$scn/small_grid.ini' -q --json /dev/stdout | grep -q '\"complete\": true'"
+check dev_stdout_file 0 '' sh -c "'$bin' run '$scn/small_grid.ini' -q --json /dev/stdout > '$tmp/so.json'"
+expect dev_stdout_file_written grep -q '"complete": true' "$tmp/so.json"
+# A FIFO is written in place when a process reads it, refused (nothing runs) when none does.
+mkfifo "$tmp/fifo"
+check fifo_no_reader 2 "^clnetsim: error: cannot write the JSON output '$tmp/fifo': no process reads the FIFO\$" \
+    timeout -k 10 20 "$bin" run "$scn/small_grid.ini" -q --json "$tmp/fifo"
+check trace_fifo_no_reader 2 "cannot write the injector trace '$tmp/fifo': no process reads the FIFO" \
+    timeout -k 10 20 "$bin" run "$scn/small_grid.ini" -q --trace-inject "$tmp/fifo"
+cat "$tmp/fifo" > "$tmp/fifo.out" &
+reader=$!
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do # until cat has opened it
+    timeout -k 10 20 "$bin" run "$scn/small_grid.ini" -q --json "$tmp/fifo" 2> /dev/null
+    got=$?
+    [ "$got" -ne 2 ] && break
+    sleep 0.2
+done
+[ "$got" -eq 2 ] && kill "$reader"
+wait "$reader"
+expect fifo_reader_status test "$got" -eq 0
+expect fifo_reader_got_results grep -q '"complete": true' "$tmp/fifo.out"
+expect fifo_still_fifo test -p "$tmp/fifo"
+# Other kinds of file are refused; a checkpoint must be a regular file.
+mkdir "$tmp/dir"
+check json_directory 2 "^clnetsim: error: cannot write the JSON output '$tmp/dir': Is a directory\$" \
+    "$bin" run "$scn/small_grid.ini" -q --json "$tmp/dir"
+check checkpoint_device 2 "^clnetsim: error: cannot write the checkpoint '/dev/null': it is a character device, not a regular file\$" \
+    "$bin" run "$scn/small_grid.ini" -q --checkpoint /dev/null
+check checkpoint_fifo 2 "cannot write the checkpoint '$tmp/fifo': it is a FIFO, not a regular file" \
+    timeout -k 10 20 "$bin" run "$scn/small_grid.ini" -q --checkpoint "$tmp/fifo"
+expect dev_null_still_device_at_end test "$(stat -c '%F %t:%T %i' /dev/null)" = "$before"
 finish io
