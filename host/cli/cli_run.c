@@ -290,6 +290,19 @@ static int checkpoint_writable(const char *path, cn_error *err)
     return rc;
 }
 
+/* No output is an input or another output (docs/when-things-go-wrong.md, "Files"). */
+static int check_distinct(const run_args *ra, cn_error *err)
+{
+    const cli_file files[] = {
+        {ra->resume ? "the checkpoint resumed from" : "the scenario", ra->scenario, 1, 1},
+        {"--json", ra->json, 0, 0},
+        {"--packets", ra->packets, 0, 0},
+        {"--trace-inject", ra->trace_inject, 0, 0},
+        /* resume: the checkpoints may go to the file resumed from (its default) */
+        {"--checkpoint", ra->checkpoint, 0, ra->resume}};
+    return cli_check_distinct(files, (int)(sizeof files / sizeof files[0]), err);
+}
+
 static int run_or_resume(int argc, char **argv, int resume)
 {
     run_args ra;
@@ -297,6 +310,8 @@ static int run_or_resume(int argc, char **argv, int resume)
     if (rc)
         return rc < 0 ? CN_OK : rc;
     cn_error err = {0};
+    if (check_distinct(&ra, &err) != 0)
+        return fail(&err);
     scenario *sc = calloc(1, sizeof *sc);
     ckpt_file ck = {0};
     if (!sc)

@@ -100,4 +100,29 @@ check checkpoint_device 2 "^clnetsim: error: cannot write the checkpoint '/dev/n
 check checkpoint_fifo 2 "cannot write the checkpoint '$tmp/fifo': it is a FIFO, not a regular file" \
     timeout -k 10 20 "$bin" run "$scn/small_grid.ini" -q --checkpoint "$tmp/fifo"
 expect dev_null_still_device_at_end test "$(stat -c '%F %t:%T %i' /dev/null)" = "$before"
+
+# Two outputs, or an output and an input, that are one file: refused before anything runs,
+# naming both, and nothing is written. Devices may take several outputs.
+mkdir "$tmp/s" && cp "$scn/small_grid.ini" "$tmp/s/X.ini" && cp "$tmp/s/X.ini" "$tmp/X.orig"
+check same_json_packets 2 "^clnetsim: error: cannot write --packets '$tmp/s/r\.json': it is the same file as --json '$tmp/s/r\.json'\$" \
+    "$bin" run "$scn/small_flows.ini" -q --json "$tmp/s/r.json" --packets "$tmp/s/r.json"
+check same_trace_json 2 "^clnetsim: error: cannot write --trace-inject '$tmp/s/r\.json': it is the same file as --json '$tmp/s/\./r\.json'\$" \
+    "$bin" run "$tmp/s/X.ini" -q --trace-inject "$tmp/s/r.json" --json "$tmp/s/./r.json"
+check same_json_scenario 2 "^clnetsim: error: cannot write --json '$tmp/s/X\.ini': it is the same file as the scenario '$tmp/s/X\.ini'\$" \
+    "$bin" run "$tmp/s/X.ini" -q --json "$tmp/s/X.ini"
+ln -s X.ini "$tmp/s/L.ini"
+check same_checkpoint_scenario 2 "cannot write --checkpoint '$tmp/s/L\.ini': it is the same file as the scenario '$tmp/s/X\.ini'" \
+    "$bin" run "$tmp/s/X.ini" -q --checkpoint "$tmp/s/L.ini"
+check same_checkpoint_json 2 "cannot write --checkpoint '$tmp/s/c\.ckpt': it is the same file as --json '$tmp/s/c\.ckpt'" \
+    "$bin" run "$tmp/s/X.ini" -q --checkpoint "$tmp/s/c.ckpt" --json "$tmp/s/c.ckpt"
+check same_bench_outputs 2 "^clnetsim: error: cannot write --csv '$tmp/s/b\.json': it is the same file as --json '$tmp/s/b\.json'\$" \
+    "$bin" bench "$tmp/s/X.ini" -q -r 1 --json "$tmp/s/b.json" --csv "$tmp/s/b.json"
+expect same_scenario_kept cmp -s "$tmp/s/X.ini" "$tmp/X.orig"
+expect same_nothing_written test "$(ls "$tmp/s")" = "$(printf 'L.ini\nX.ini')"
+check ckpt_make 130 '' env CLNETSIM_TEST_RAISE=INT@2 "$bin" run "$scn/small_mobile.ini" -q --checkpoint "$tmp/s/D.ckpt"
+cp "$tmp/s/D.ckpt" "$tmp/D.orig"
+check same_resume_json 2 "^clnetsim: error: cannot write --json '$tmp/s/D\.ckpt': it is the same file as the checkpoint resumed from '$tmp/s/D\.ckpt'\$" \
+    "$bin" resume "$tmp/s/D.ckpt" -q --json "$tmp/s/D.ckpt"
+expect same_resume_kept cmp -s "$tmp/s/D.ckpt" "$tmp/D.orig"
+check null_twice 0 '' "$bin" run "$scn/small_flows.ini" -q --json /dev/null --packets /dev/null --trace-inject /dev/null
 finish io
