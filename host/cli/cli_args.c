@@ -114,3 +114,17 @@ int cli_check_distinct(const cli_file *files, int n, cn_error *err)
     free(known);
     return rc;
 }
+
+static int stdout_errno;
+
+void cli_flush_stdout(void)
+{
+    errno = 0;
+    if (fflush(stdout) != 0 && !stdout_errno)
+        stdout_errno = errno ? errno : EIO;
+}
+
+int cli_stdout_errno(void)
+{
+    return stdout_errno;
+}

@@ -41,4 +41,9 @@ typedef struct cli_file {
  * FIFOs and /dev/stdout may be named more than once (each output is written in turn). */
 int cli_check_distinct(const cli_file *files, int n, cn_error *err);
 
+/* fflush(stdout), remembering why it failed (errno): a later fflush has nothing left to write
+ * and could not say (main.c reports it once, at the end). */
+void cli_flush_stdout(void);
+int cli_stdout_errno(void);
+
 #endif

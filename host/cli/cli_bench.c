@@ -278,7 +278,7 @@ int cli_bench(int argc, char **argv)
         rc = bench_run_case(&cases[k], &scs[k], devs, n_open, &opt, &err);
         if (rc == 0) {
             bench_print_case(&cases[k], stdout);
-            fflush(stdout);
+            cli_flush_stdout();
             trouble |= !cases[k].agree;
             for (int d = 0; d < cases[k].n_rows; d++)
                 trouble |= cases[k].rows[d].failed;
@@ -375,7 +375,7 @@ int cli_tune(int argc, char **argv)
         rc = tune_measure(&devs[d], (int)repeat, 0, rep, quiet ? NULL : stderr, &err);
         if (rc == 0) {
             tune_print(&devs[d], rep, stdout);
-            fflush(stdout);
+            cli_flush_stdout();
         }
     }
     for (int d = 0; d < n_open; d++)
@@ -436,7 +436,7 @@ int cli_selftest(int argc, char **argv)
         else
             printf("%-7s %3d  %-40.40s check %d: %s\n", "FAIL", v.index, v.name, v.checks,
                    v.detail);
-        fflush(stdout);
+        cli_flush_stdout();
     }
     device_list_free(&list);
     if (failed) {

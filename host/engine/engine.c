@@ -236,8 +236,8 @@ static int make_injector(injector *inj, const model_ops *ops, struct model *m,
     return 0;
 }
 
-/* Test hook: CLNETSIM_TEST_RAISE=INT@N (or TERM@N) raises that signal once N windows (rounds
- * of whole packets) are done, so that tests stop a run at a known point through the real
+/* Test hook: CLNETSIM_TEST_RAISE=INT@N (or TERM@N, HUP@N) raises that signal once N windows
+ * (rounds of whole packets) are done, so that tests stop a run at a known point through the real
  * signal handler. Returns the window count, -1 when unset or malformed; *SIG the signal. */
 static int64_t test_raise_point(int *sig)
 {
@@ -247,7 +247,10 @@ static int64_t test_raise_point(int *sig)
     long long n = at ? strtoll(at + 1, NULL, 10) : 0;
     if (n < 1)
         return -1;
-    *sig = !strncmp(v, "INT@", 4) ? SIGINT : !strncmp(v, "TERM@", 5) ? SIGTERM : 0;
+    *sig = !strncmp(v, "INT@", 4)    ? SIGINT
+           : !strncmp(v, "TERM@", 5) ? SIGTERM
+           : !strncmp(v, "HUP@", 4)  ? SIGHUP
+                                     : 0;
     return *sig ? (int64_t)n : -1;
 }
 

@@ -42,7 +42,8 @@ static void print_flows(const run_results *r, FILE *out)
 
 const char *results_signal_name(int sig)
 {
-    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
+    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP"
+                                                                                 : "a signal";
 }
 
 uint64_t results_events(const run_results *r)

@@ -118,7 +118,7 @@ double results_flow_loss(const flow_result *f);
 int report_print_packets(run_results *r, FILE *out);
 void results_free_packets(run_results *r);
 uint64_t results_events(const run_results *r); /* transmissions + receptions */
-/* "SIGINT", "SIGTERM": the signal that stopped a run, for the outputs. */
+/* "SIGINT", "SIGTERM", "SIGHUP": the signal that stopped a run, for the outputs. */
 const char *results_signal_name(int sig);
 /* Appends an extension counter (ignored beyond REPORT_MAX_COUNTERS: a model defines few). */
 void results_add_counter(run_results *r, const char *name, int64_t value);

@@ -156,4 +156,14 @@ expect same_resume_kept cmp -s "$tmp/s/D.ckpt" "$tmp/D.orig"
 if [ "$safe" -eq 1 ]; then
     check null_twice 0 '' "$bin" run "$scn/small_flows.ini" -q --json /dev/null --packets /dev/null --trace-inject /dev/null
 fi
+
+# Standard output that cannot be written (a full disk): status 1 and one message, never 0.
+full="^clnetsim: error: cannot write to standard output: No space left on device\$"
+check stdout_full_dump_config 1 "$full" sh -c "'$bin' run '$scn/small_grid.ini' --dump-config > /dev/full"
+check stdout_full_keys 1 "$full" sh -c "'$bin' keys > /dev/full"
+check stdout_full_devices 1 "$full" sh -c "'$bin' devices > /dev/full"
+check stdout_full_summary 1 "$full" sh -c "'$bin' run '$scn/small_grid.ini' --json '$tmp/full.json' > /dev/full"
+expect stdout_full_summary_json grep -q '"complete": true' "$tmp/full.json"
+check stdout_full_bench 1 "$full" sh -c "'$bin' bench '$scn/small_grid.ini' -q -r 1 > /dev/full"
+check stdout_full_help 1 "$full" sh -c "'$bin' --help > /dev/full"
 finish io
