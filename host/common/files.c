@@ -1,6 +1,6 @@
 /* Kinds of files and paths (files.h). */
 /* realpath */
-#define _XOPEN_SOURCE 700
+#define _XOPEN_SOURCE 700 // NOLINT(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp): a feature-test macro
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
