@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bench/bench.h"
+#include "common/files.h"
 
 enum { J_NULL, J_BOOL, J_NUMBER, J_STRING, J_ARRAY, J_OBJECT };
 enum { MAX_DEPTH = 64 };
@@ -284,10 +285,15 @@ static const jvalue *member(const jvalue *obj, const char *name, int kind)
 
 static int read_file(const char *path, char **text, size_t *len, cn_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    FILE *f = NULL;
+    mode_t mode = 0;
+    int e = file_open_regular(path, &f, &mode); /* a FIFO would block open() */
+    if (e < 0)
+        return cn_fail(err, CN_ERR_INPUT, "cannot read the bench result file '%s': it is %s, "
+                       "not a regular file", path, file_kind_name(mode));
+    if (e)
         return cn_fail(err, CN_ERR_INPUT, "cannot read the bench result file '%s': %s", path,
-                       strerror(errno));
+                       strerror(e));
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap);
     if (!buf) {

@@ -4,6 +4,7 @@
 
 #include "bench/bench.h"
 #include "cli/cli_args.h"
+#include "common/files.h"
 
 const char *cli_option_value(int argc, char **argv, int *i, const char *name)
 {
@@ -88,4 +89,42 @@ int cli_open_devices(const char *spec, size_t work_group, int max, device_list *
         return first_rc;
     cn_error_clear(err);
     return 0;
+}
+
+int cli_check_distinct(const cli_file *files, int n, cn_error *err)
+{
+    file_id *ids = calloc(n > 0 ? (size_t)n : 1, sizeof *ids);
+    int *known = calloc(n > 0 ? (size_t)n : 1, sizeof *known);
+    int rc = ids && known ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    /* a path that cannot be identified is reported by whatever opens it */
+    for (int i = 0; !rc && i < n; i++)
+        known[i] = files[i].path && file_identify(files[i].path, &ids[i]) == 0;
+    for (int j = 1; !rc && j < n; j++) {
+        for (int i = 0; !rc && i < j; i++) {
+            const cli_file *a = &files[i], *b = &files[j];
+            if (!known[i] || !known[j] || (a->input && b->input) ||
+                (a->group && a->group == b->group) || !file_same(&ids[i], &ids[j]))
+                continue;
+            const cli_file *out = b->input ? a : b, *other = b->input ? b : a;
+            rc = cn_fail(err, CN_ERR_INPUT, "cannot write %s '%s': it is the same file as %s "
+                         "'%s'", out->option, out->path, other->option, other->path);
+        }
+    }
+    free(ids);
+    free(known);
+    return rc;
+}
+
+static int stdout_errno;
+
+void cli_flush_stdout(void)
+{
+    errno = 0;
+    if (fflush(stdout) != 0 && !stdout_errno)
+        stdout_errno = errno ? errno : EIO;
+}
+
+int cli_stdout_errno(void)
+{
+    return stdout_errno;
 }

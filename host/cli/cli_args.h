@@ -27,4 +27,23 @@ int cli_open_devices(const char *spec, size_t work_group, int max, device_list *
                      device_ctx *devs, int *n_open, int known_answers, int tune, FILE *log,
                      FILE *drop, cn_error *err);
 
+/* A file a command reads (INPUT) or writes, named by OPTION ("--json", "the scenario"). */
+typedef struct cli_file {
+    const char *option;
+    const char *path;
+    int input;
+    int group; /* files of one nonzero group may be one file (resume's own checkpoint) */
+} cli_file;
+
+/* Refuses (CN_ERR_INPUT, naming both options and the path) two of the N FILES that are one
+ * file, an output and an input or two outputs, before anything is read or written: by device
+ * and inode when they exist, by their real folder and name when they do not yet. Devices,
+ * FIFOs and /dev/stdout may be named more than once (each output is written in turn). */
+int cli_check_distinct(const cli_file *files, int n, cn_error *err);
+
+/* fflush(stdout), remembering why it failed (errno): a later fflush has nothing left to write
+ * and could not say (main.c reports it once, at the end). */
+void cli_flush_stdout(void);
+int cli_stdout_errno(void);
+
 #endif

@@ -223,6 +223,16 @@ int cli_bench(int argc, char **argv)
     if (ba.sizes && (n_sizes = bench_parse_sizes(ba.sizes, sizes, MAX_SIZES, &err)) < 0)
         return fail(&err);
     int builtin = ba.n_scenarios == 0;
+    /* no output is a scenario, the --compare file or the other output */
+    cli_file files[MAX_SCENARIOS + 3];
+    int n_files = 0;
+    for (int s = 0; !builtin && s < ba.n_scenarios; s++)
+        files[n_files++] = (cli_file){"the scenario", ba.scenarios[s], 1, 0};
+    files[n_files++] = (cli_file){"--compare", ba.compare, 1, 0};
+    files[n_files++] = (cli_file){"--json", ba.json, 0, 0};
+    files[n_files++] = (cli_file){"--csv", ba.csv, 0, 0};
+    if (cli_check_distinct(files, n_files, &err) != 0)
+        return fail(&err);
     if (builtin && (ba.n_scenarios = builtin_scenarios(ba.scenarios, MAX_SCENARIOS)) == 0)
         return fail(&(cn_error){.code = CN_ERR_RUNTIME,
                                 .msg = "this build has no built-in bench scenarios"});
@@ -268,7 +278,7 @@ int cli_bench(int argc, char **argv)
         rc = bench_run_case(&cases[k], &scs[k], devs, n_open, &opt, &err);
         if (rc == 0) {
             bench_print_case(&cases[k], stdout);
-            fflush(stdout);
+            cli_flush_stdout();
             trouble |= !cases[k].agree;
             for (int d = 0; d < cases[k].n_rows; d++)
                 trouble |= cases[k].rows[d].failed;
@@ -365,7 +375,7 @@ int cli_tune(int argc, char **argv)
         rc = tune_measure(&devs[d], (int)repeat, 0, rep, quiet ? NULL : stderr, &err);
         if (rc == 0) {
             tune_print(&devs[d], rep, stdout);
-            fflush(stdout);
+            cli_flush_stdout();
         }
     }
     for (int d = 0; d < n_open; d++)
@@ -426,7 +436,7 @@ int cli_selftest(int argc, char **argv)
         else
             printf("%-7s %3d  %-40.40s check %d: %s\n", "FAIL", v.index, v.name, v.checks,
                    v.detail);
-        fflush(stdout);
+        cli_flush_stdout();
     }
     device_list_free(&list);
     if (failed) {

@@ -49,8 +49,8 @@ typedef struct run_args {
     CHECKPOINT_USAGE                                                                        \
     "  -h, --help                   this text\n"
 #define EXIT_USAGE                                                                          \
-    "Exit status: 0 success, 1 device or runtime failure, 2 bad input, 130 or 143\n"         \
-    "stopped by SIGINT or SIGTERM.\n"
+    "Exit status: 0 success, 1 device or runtime failure (or standard output could not\n"    \
+    "be written), 2 bad input, 129, 130 or 143 stopped by SIGHUP, SIGINT or SIGTERM.\n"
 
 static void print_run_usage(FILE *out)
 {
@@ -73,7 +73,7 @@ static void print_run_usage(FILE *out)
             "      --dump-config            print the effective configuration and exit\n"
             SHARED_USAGE
             "\n"
-            "SIGINT (Ctrl-C) or SIGTERM stops the run at the end of the current window;\n"
+            "SIGINT (Ctrl-C), SIGTERM or SIGHUP stops the run at the end of the current window;\n"
             "its results so far are written, marked \"complete\": false (a second signal\n"
             "kills the process), and with --checkpoint a checkpoint to resume from.\n"
             "\n"
@@ -112,8 +112,8 @@ static void on_stop_signal(int sig)
     stop_signal = sig;
 }
 
-/* SIGINT and SIGTERM stop the run at a window boundary; SA_RESETHAND gives a second one its
- * default action, so an impatient user can still kill the process. */
+/* SIGINT, SIGTERM and SIGHUP stop the run at a window boundary; SA_RESETHAND gives a second
+ * one its default action, so an impatient user can still kill the process. */
 static void catch_stop_signals(void)
 {
     struct sigaction sa;
@@ -123,6 +123,10 @@ static void catch_stop_signals(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    /* SIGHUP (a closed terminal, a dropped ssh session) too, unless it is ignored: nohup */
+    struct sigaction old;
+    if (sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+        sigaction(SIGHUP, &sa, NULL);
 }
 
 static const char *command_name = "run";
@@ -285,9 +289,22 @@ static int load_checkpoint(const run_args *ra, ckpt_file *ck, scenario *sc, cn_e
 static int checkpoint_writable(const char *path, cn_error *err)
 {
     json_output probe;
-    int rc = output_file_open(&probe, path, "checkpoint", err);
+    int rc = output_file_open_regular(&probe, path, "checkpoint", err);
     json_output_abort(&probe);
     return rc;
+}
+
+/* No output is an input or another output (docs/when-things-go-wrong.md, "Files"). */
+static int check_distinct(const run_args *ra, cn_error *err)
+{
+    const cli_file files[] = {
+        {ra->resume ? "the checkpoint resumed from" : "the scenario", ra->scenario, 1, 1},
+        {"--json", ra->json, 0, 0},
+        {"--packets", ra->packets, 0, 0},
+        {"--trace-inject", ra->trace_inject, 0, 0},
+        /* resume: the checkpoints may go to the file resumed from (its default) */
+        {"--checkpoint", ra->checkpoint, 0, ra->resume}};
+    return cli_check_distinct(files, (int)(sizeof files / sizeof files[0]), err);
 }
 
 static int run_or_resume(int argc, char **argv, int resume)
@@ -297,6 +314,8 @@ static int run_or_resume(int argc, char **argv, int resume)
     if (rc)
         return rc < 0 ? CN_OK : rc;
     cn_error err = {0};
+    if (check_distinct(&ra, &err) != 0)
+        return fail(&err);
     scenario *sc = calloc(1, sizeof *sc);
     ckpt_file ck = {0};
     if (!sc)

@@ -1,6 +1,30 @@
+#include <errno.h>
 #include <signal.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_args.h"
+#include "common/error.h"
+
+/* Standard output is flushed and closed here, once for every command: a write that failed
+ * (a full disk under a redirect, /dev/full) would otherwise end in status 0 with the output
+ * lost. stdio keeps a failed write's data in its buffer, so the final fflush fails again and
+ * gives the reason. Status 0 becomes 1 (a system failure); any other status is kept. */
+static int close_stdout(int rc)
+{
+    errno = 0;
+    int failed = fflush(stdout) != 0 || ferror(stdout);
+    int e = failed ? (cli_stdout_errno() ? cli_stdout_errno() : errno ? errno : EIO) : 0;
+    if (fclose(stdout) != 0 && !failed) {
+        failed = 1;
+        e = errno ? errno : EIO;
+    }
+    if (!failed)
+        return rc;
+    fprintf(stderr, "clnetsim: error: cannot write to standard output: %s\n", strerror(e));
+    return rc == CN_OK ? CN_ERR_RUNTIME : rc;
+}
 
 int main(int argc, char **argv)
 {
@@ -8,5 +32,5 @@ int main(int argc, char **argv)
      * leaving its temporary file behind; ignored, the write fails with EFBIG instead and the
      * output code reports it and removes the temporary file. */
     signal(SIGXFSZ, SIG_IGN);
-    return cli_main(argc, argv);
+    return close_stdout(cli_main(argc, argv));
 }

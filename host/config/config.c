@@ -9,6 +9,7 @@
 
 #include <ini.h>
 
+#include "common/files.h"
 #include "config/config.h"
 #include "config/config_internal.h"
 
@@ -424,10 +425,18 @@ int config_load_string(const char *name, const char *text, const config_override
 /* Reads the whole file: inih then runs on memory, and a syntax error can quote its line. */
 static int read_file(const char *path, char **text, size_t *len, cn_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    FILE *f = NULL;
+    mode_t mode = 0;
+    int e = file_open_regular(path, &f, &mode); /* a FIFO would block open() */
+    if (e == EISDIR)
+        return cn_fail(err, CN_ERR_INPUT, "%s: cannot read the scenario file: %s", path,
+                       strerror(e));
+    if (e < 0)
+        return cn_fail(err, CN_ERR_INPUT, "%s: cannot read the scenario file: it is %s, not a "
+                       "regular file", path, file_kind_name(mode));
+    if (e)
         return cn_fail(err, CN_ERR_INPUT, "%s: cannot open the scenario file: %s", path,
-                       strerror(errno));
+                       strerror(e));
     char *buf = malloc(MAX_FILE_BYTES + 1);
     if (!buf) {
         fclose(f);

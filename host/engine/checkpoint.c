@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/files.h"
 #include "engine/checkpoint.h"
 #include "report/report.h"
 
@@ -92,7 +93,7 @@ int ckpt_write(const char *path, const ckpt_buf *body, cn_error *err)
     memcpy(head + 16, &n, 8);
     uint32_t crc = ckpt_crc32(ckpt_crc32(0, head, sizeof head), body->data, body->len);
     json_output o;
-    int rc = output_file_open(&o, path, "checkpoint", err);
+    int rc = output_file_open_regular(&o, path, "checkpoint", err);
     if (rc)
         return rc;
     /* write errors (a full disk, a size limit) show when the file is finished */
@@ -113,12 +114,21 @@ static int refuse(cn_error *err, const char *path, const char *why)
 /* The whole of PATH into F->data (*SIZE bytes). */
 static int read_all(ckpt_file *f, const char *path, size_t *size, cn_error *err)
 {
-    FILE *in = fopen(path, "rb");
-    if (!in)
+    FILE *in = NULL;
+    mode_t mode = 0;
+    int e = file_open_regular(path, &in, &mode); /* a FIFO would block open() */
+    if (e == EISDIR)
+        return refuse(err, path, "it is not a regular file");
+    if (e < 0) {
+        char why[64];
+        snprintf(why, sizeof why, "it is %s, not a regular file", file_kind_name(mode));
+        return refuse(err, path, why);
+    }
+    if (e)
         return cn_fail(err, CN_ERR_INPUT, "cannot read the checkpoint '%s': %s", path,
-                       strerror(errno));
+                       strerror(e));
     struct stat st;
-    if (fstat(fileno(in), &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fstat(fileno(in), &st) != 0) {
         fclose(in);
         return refuse(err, path, "it is not a regular file");
     }

@@ -230,15 +230,14 @@ static int make_injector(injector *inj, const model_ops *ops, struct model *m,
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the injector");
     if (opt->trace_path) {
         const char *kind_names[ENGINE_MAX_KINDS];
-        if (inject_trace_open(inj, opt->trace_path, name_kinds(ops, kind_names)) != 0)
-            return cn_fail(err, CN_ERR_INPUT, "cannot write the injector trace '%s': %s",
-                           opt->trace_path, strerror(errno));
+        if (inject_trace_open(inj, opt->trace_path, name_kinds(ops, kind_names), err) != 0)
+            return err->code;
     }
     return 0;
 }
 
-/* Test hook: CLNETSIM_TEST_RAISE=INT@N (or TERM@N) raises that signal once N windows (rounds
- * of whole packets) are done, so that tests stop a run at a known point through the real
+/* Test hook: CLNETSIM_TEST_RAISE=INT@N (or TERM@N, HUP@N) raises that signal once N windows
+ * (rounds of whole packets) are done, so that tests stop a run at a known point through the real
  * signal handler. Returns the window count, -1 when unset or malformed; *SIG the signal. */
 static int64_t test_raise_point(int *sig)
 {
@@ -248,7 +247,10 @@ static int64_t test_raise_point(int *sig)
     long long n = at ? strtoll(at + 1, NULL, 10) : 0;
     if (n < 1)
         return -1;
-    *sig = !strncmp(v, "INT@", 4) ? SIGINT : !strncmp(v, "TERM@", 5) ? SIGTERM : 0;
+    *sig = !strncmp(v, "INT@", 4)    ? SIGINT
+           : !strncmp(v, "TERM@", 5) ? SIGTERM
+           : !strncmp(v, "HUP@", 4)  ? SIGHUP
+                                     : 0;
     return *sig ? (int64_t)n : -1;
 }
 
@@ -491,9 +493,8 @@ static int run_attempt(const model_ops *ops, const scenario *sc, device_ctx *con
     }
     if (m)
         ops->destroy(m);
-    if (rc == 0 && opt->trace_path && inject_trace_close(&inj) != 0)
-        rc = cn_fail(err, CN_ERR_RUNTIME, "cannot write the injector trace '%s': %s",
-                     opt->trace_path, strerror(errno));
+    if (rc == 0 && opt->trace_path && inject_trace_close(&inj, err) != 0)
+        rc = err->code;
     if (rc == 0 && opt->show_feedback) {
         const char *kind_names[ENGINE_MAX_KINDS], *device_names[ENGINE_MAX_DEVICES];
         name_kinds(ops, kind_names);

@@ -19,6 +19,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/error.h"
+
 typedef enum inject_policy {
     INJECT_STATIC = 0,   /* partitions stay on the device they were placed on */
     INJECT_RAPID = 1,    /* multiplicity threshold: large sets to GPUs, small ones to CPUs */
@@ -179,12 +181,14 @@ void inject_settle(injector *inj);
 /* --trace-inject: one CSV row per decision (window, kind, partition, multiplicity, device,
  * predicted_s, measured_s, policy, migrated), written in decision order once measured.
  * KIND_NAMES name the kinds (NULL: numbers). Returns 0, or -1 when PATH cannot be opened
- * (errno set). */
-int inject_trace_open(injector *inj, const char *path, const char *const *kind_names);
-/* Writes what remains and closes the trace; returns 0, or -1 on a write error. The trace is
- * written to a temporary file in the same folder and renamed here, so a failed run never
- * leaves a partial trace: inject_free() removes a trace that was not closed. */
-int inject_trace_close(injector *inj);
+ * (the reason in ERR, when not NULL). */
+int inject_trace_open(injector *inj, const char *path, const char *const *kind_names,
+                      cn_error *err);
+/* Writes what remains and closes the trace; returns 0, or -1 on a write error (in ERR). The
+ * trace is written as every output is (report.h, output_file_open): to a temporary file
+ * renamed here, so a failed run never leaves a partial trace (inject_free() removes a trace
+ * that was not closed), or in place to a device or a FIFO. */
+int inject_trace_close(injector *inj, cn_error *err);
 
 /* --show-feedback: the feedback table, one block per kind and device. */
 void inject_print_feedback(const injector *inj, const char *const *kind_names,

@@ -41,8 +41,8 @@ struct inject_private {
     } *plan_order;
     int cap_scratch;
     /* --trace-inject */
-    FILE *trace;
-    char *trace_path, *trace_tmp;
+    FILE *trace;               /* trace_out->file while the trace is open */
+    struct json_output *trace_out;
     char **kind_names;
     int trace_errno;           /* why a write failed or a row was lost (0: none): close fails */
 };

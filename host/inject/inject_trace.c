@@ -19,10 +19,9 @@ static void free_trace_names(struct inject_private *pv, int n_kinds)
     for (int k = 0; pv->kind_names && k < n_kinds; k++)
         free(pv->kind_names[k]);
     free(pv->kind_names);
-    free(pv->trace_path);
-    free(pv->trace_tmp);
+    free(pv->trace_out);
     pv->kind_names = NULL;
-    pv->trace_path = pv->trace_tmp = NULL;
+    pv->trace_out = NULL;
 }
 
 /* Copies the names: the caller's array need not outlive this call. */
@@ -41,31 +40,23 @@ static int copy_kind_names(struct inject_private *pv, int n_kinds, const char *c
     return 0;
 }
 
-int inject_trace_open(injector *inj, const char *path, const char *const *kind_names)
+int inject_trace_open(injector *inj, const char *path, const char *const *kind_names,
+                      cn_error *err)
 {
     struct inject_private *pv = inj->priv;
-    if (!pv || !path || !*path || pv->trace) {
-        errno = !pv || !path || !*path ? EINVAL : EBUSY;
-        return -1;
-    }
-    size_t len = strlen(path) + 32;
-    pv->trace_path = strdup(path);
-    pv->trace_tmp = malloc(len);
-    if (!pv->trace_path || !pv->trace_tmp ||
-        copy_kind_names(pv, inj->n_kinds, kind_names) != 0) {
+    if (!pv || !path || !*path || pv->trace)
+        return cn_fail(err, CN_ERR_RUNTIME, "the injector trace cannot be opened %s",
+                       !pv || !path || !*path ? "without a path" : "twice"), -1;
+    pv->trace_out = malloc(sizeof *pv->trace_out);
+    if (!pv->trace_out || copy_kind_names(pv, inj->n_kinds, kind_names) != 0) {
         free_trace_names(pv, inj->n_kinds);
-        errno = ENOMEM;
-        return -1;
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the injector trace"), -1;
     }
-    snprintf(pv->trace_tmp, len, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(pv->trace_tmp, "w");
-    if (!f) {
-        int e = errno;
+    if (output_file_open(pv->trace_out, path, "injector trace", err) != 0) {
         free_trace_names(pv, inj->n_kinds);
-        errno = e;
         return -1;
     }
-    pv->trace = f;
+    FILE *f = pv->trace = pv->trace_out->file;
     if (fputs(trace_header, f) == EOF)
         pv->trace_errno = errno ? errno : EIO;
     return 0;
@@ -102,7 +93,7 @@ void inject_trace_rows(injector *inj, const pending_decision *rows, int n)
         pv->trace_errno = errno ? errno : EIO;
 }
 
-int inject_trace_close(injector *inj)
+int inject_trace_close(injector *inj, cn_error *err)
 {
     struct inject_private *pv = inj->priv;
     if (!pv || !pv->trace)
@@ -110,29 +101,29 @@ int inject_trace_close(injector *inj)
     /* Rows still waiting for a measurement are written without one; the decisions stay, so a
      * completion that comes later is still learnt from. */
     inject_trace_rows(inj, pv->pending, pv->n_pending);
-    FILE *f = pv->trace;
     pv->trace = NULL;
-    int e = pv->trace_errno;
-    if (fflush(f) != 0 && !e)
-        e = errno ? errno : EIO;
-    if (fclose(f) != 0 && !e)
-        e = errno ? errno : EIO;
-    if (!e && rename(pv->trace_tmp, pv->trace_path) != 0)
-        e = errno ? errno : EIO;
-    if (e)
-        remove(pv->trace_tmp);
+    int e = pv->trace_errno, rc = 0;
+    if (e) {
+        rc = cn_fail(err, CN_ERR_RUNTIME, "cannot write the injector trace '%s': %s",
+                     pv->trace_out->path, strerror(e));
+        json_output_abort(pv->trace_out);
+    } else {
+        cn_error why = {0};
+        rc = output_file_commit(pv->trace_out, &why);
+        if (rc)
+            cn_fail(err, CN_ERR_RUNTIME, "%s", why.msg);
+        json_output_abort(pv->trace_out);
+    }
     free_trace_names(pv, inj->n_kinds);
     pv->trace_errno = 0;
-    errno = e;
-    return e ? -1 : 0;
+    return rc ? -1 : 0;
 }
 
 void inject_trace_discard(injector *inj)
 {
     struct inject_private *pv = inj->priv;
     if (pv->trace) {
-        fclose(pv->trace);
-        remove(pv->trace_tmp);
+        json_output_abort(pv->trace_out);
         pv->trace = NULL;
     }
     free_trace_names(pv, inj->n_kinds);

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 #include <unistd.h>
 
 #include "version.h"
+#include "common/files.h"
 #include "report/report.h"
 
 double results_loss(const run_results *r)
@@ -41,7 +43,8 @@ static void print_flows(const run_results *r, FILE *out)
 
 const char *results_signal_name(int sig)
 {
-    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
+    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP"
+                                                                                 : "a signal";
 }
 
 uint64_t results_events(const run_results *r)
@@ -159,14 +162,69 @@ void report_print_json(const run_results *r, FILE *out)
     fprintf(out, ",\n  \"complete\": %s\n}\n", r->interrupted ? "false" : "true");
 }
 
-int output_file_open(json_output *o, const char *path, const char *what, cn_error *err)
+/* An output written directly where it is (no temporary file, no rename): the descriptor of
+ * /dev/stdout and the like, a character device, or a FIFO that a process reads. */
+static int open_in_place(json_output *o, const char *path, int fd_name, mode_t mode,
+                         cn_error *err)
+{
+    int fd;
+    if (fd_name >= 0) {
+        if (fd_name == STDOUT_FILENO)
+            fflush(stdout); /* what was printed before comes first */
+        fd = dup(fd_name);
+    } else {
+        /* a FIFO without a reader would block open(): refused instead (ENXIO) */
+        fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | (S_ISFIFO(mode) ? O_NONBLOCK : 0));
+    }
+    if (fd < 0) {
+        int e = errno;
+        if (e == ENXIO && S_ISFIFO(mode))
+            return cn_fail(err, CN_ERR_INPUT, "cannot write the %s '%s': no process reads the "
+                           "FIFO", o->what, path);
+        return cn_fail(err, CN_ERR_INPUT, "cannot write the %s '%s': %s", o->what, path,
+                       strerror(e));
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0 ||
+        !(o->file = fdopen(fd, "w"))) {
+        int e = errno;
+        close(fd);
+        return cn_fail(err, CN_ERR_INPUT, "cannot write the %s '%s': %s", o->what, path,
+                       strerror(e));
+    }
+    o->in_place = 1;
+    return 0;
+}
+
+static int open_output(json_output *o, const char *path, const char *what, int regular_only,
+                       cn_error *err)
 {
     memset(o, 0, sizeof *o);
     snprintf(o->what, sizeof o->what, "%s", what);
     if (strlen(path) >= sizeof o->path)
         return cn_fail(err, CN_ERR_INPUT, "%s path '%.64s...' is too long", what, path);
     snprintf(o->path, sizeof o->path, "%s", path);
-    snprintf(o->tmp_path, sizeof o->tmp_path, "%s.tmp.XXXXXX", path);
+    int fd_name = file_fd_name(path);
+    struct stat st;
+    int exists = fd_name < 0 && stat(path, &st) == 0;
+    if (fd_name >= 0 || (exists && !S_ISREG(st.st_mode))) {
+        mode_t mode = fd_name >= 0 ? S_IFCHR : st.st_mode;
+        if (exists && S_ISDIR(mode))
+            return cn_fail(err, CN_ERR_INPUT, "cannot write the %s '%s': %s", what, path,
+                           strerror(EISDIR));
+        if (regular_only || !(fd_name >= 0 || S_ISCHR(mode) || S_ISFIFO(mode)))
+            return cn_fail(err, CN_ERR_INPUT, "cannot write the %s '%s': it is %s, not a "
+                           "regular file", what, path,
+                           fd_name >= 0 ? "a file descriptor" : file_kind_name(mode));
+        return open_in_place(o, path, fd_name, mode, err);
+    }
+    /* a regular file, or a new one: written beside its real target, which the rename replaces
+     * (a symbolic link stays one) */
+    int e = file_real_target(path, o->target, sizeof o->target);
+    if (e)
+        return cn_fail(err, CN_ERR_INPUT, "cannot write the %s '%s': %s", what, path,
+                       strerror(e));
+    snprintf(o->tmp_path, sizeof o->tmp_path, "%s.tmp.XXXXXX", o->target);
     int fd = mkstemp(o->tmp_path);
     if (fd < 0)
         return cn_fail(err, CN_ERR_INPUT, "cannot write the %s '%s': %s", what, path,
@@ -175,7 +233,7 @@ int output_file_open(json_output *o, const char *path, const char *what, cn_erro
     mode_t mask = umask(0);
     umask(mask);
     if (fchmod(fd, 0666 & ~mask) != 0) {
-        int e = errno;
+        e = errno;
         close(fd);
         unlink(o->tmp_path);
         return cn_fail(err, CN_ERR_INPUT, "cannot write the %s '%s': %s", what, path,
@@ -183,13 +241,24 @@ int output_file_open(json_output *o, const char *path, const char *what, cn_erro
     }
     o->file = fdopen(fd, "w");
     if (!o->file) {
-        int e = errno;
+        e = errno;
         close(fd);
         unlink(o->tmp_path);
         return cn_fail(err, CN_ERR_INPUT, "cannot write the %s '%s': %s", what, path,
                        strerror(e));
     }
     return 0;
+}
+
+int output_file_open(json_output *o, const char *path, const char *what, cn_error *err)
+{
+    return open_output(o, path, what, 0, err);
+}
+
+int output_file_open_regular(json_output *o, const char *path, const char *what,
+                             cn_error *err)
+{
+    return open_output(o, path, what, 1, err);
 }
 
 int json_output_open(json_output *o, const char *path, cn_error *err)
@@ -202,7 +271,8 @@ void json_output_abort(json_output *o)
     if (o->file) {
         fclose(o->file);
         o->file = NULL;
-        unlink(o->tmp_path);
+        if (!o->in_place)
+            unlink(o->tmp_path);
     } else if (o->finished) {
         unlink(o->tmp_path);
     }
@@ -223,7 +293,7 @@ int output_file_finish(json_output *o, cn_error *err)
     errno = 0;
     int failed = fflush(o->file) != 0 || ferror(o->file);
     int e = failed ? write_errno(o->file) : 0;
-    if (!failed && fsync(fileno(o->file)) != 0) {
+    if (!failed && !o->in_place && fsync(fileno(o->file)) != 0) {
         failed = 1;
         e = errno;
     }
@@ -233,11 +303,12 @@ int output_file_finish(json_output *o, cn_error *err)
     }
     o->file = NULL;
     if (failed) {
-        unlink(o->tmp_path);
+        if (!o->in_place)
+            unlink(o->tmp_path);
         return cn_fail(err, CN_ERR_INPUT, "cannot write the %s '%s': %s", o->what, o->path,
                        strerror(e));
     }
-    o->finished = 1;
+    o->finished = !o->in_place; /* in place: nothing left to rename */
     return 0;
 }
 
@@ -246,7 +317,7 @@ int output_file_publish(json_output *o, cn_error *err)
     if (!o->finished)
         return 0;
     o->finished = 0;
-    if (rename(o->tmp_path, o->path) != 0) {
+    if (rename(o->tmp_path, o->target) != 0) {
         int e = errno;
         unlink(o->tmp_path);
         return cn_fail(err, CN_ERR_INPUT, "cannot write the %s '%s': %s", o->what, o->path,

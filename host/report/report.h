@@ -120,7 +120,7 @@ double results_flow_loss(const flow_result *f);
 int report_print_packets(run_results *r, FILE *out);
 void results_free_packets(run_results *r);
 uint64_t results_events(const run_results *r); /* transmissions + receptions */
-/* "SIGINT", "SIGTERM": the signal that stopped a run, for the outputs. */
+/* "SIGINT", "SIGTERM", "SIGHUP": the signal that stopped a run, for the outputs. */
 const char *results_signal_name(int sig);
 /* Appends an extension counter (ignored beyond REPORT_MAX_COUNTERS: a model defines few). */
 void results_add_counter(run_results *r, const char *name, int64_t value);
@@ -129,11 +129,13 @@ void results_add_counter(run_results *r, const char *name, int64_t value);
  * leaves a partial file. Opened before the run (a path that cannot be written is reported
  * before any work is done), committed after it, or aborted (the temporary file removed). */
 typedef struct json_output {
-    char path[1024];
-    char tmp_path[1100];
+    char path[1024];         /* as the user gave it, for messages */
+    char target[4096];       /* the real file it will be (symbolic links resolved) */
+    char tmp_path[4200];
     char what[32];           /* "JSON output", "CSV output": for messages */
     FILE *file;
     int finished;            /* written and closed, not yet renamed into place */
+    int in_place;            /* a character device, a FIFO, /dev/stdout: written directly */
 } json_output;
 
 int json_output_open(json_output *o, const char *path, cn_error *err);
@@ -141,8 +143,15 @@ void json_output_abort(json_output *o);
 /* The same for any file: open, write to O->file, then commit (flush, sync, rename) or abort.
  * Several files of one result are finished first (flush, sync, close: a write error, EFBIG
  * or ENOSPC, shows there) and published (renamed) only once all of them are finished, so a
- * failure leaves none of them rather than some. Errors are CN_ERR_INPUT, naming the file. */
+ * failure leaves none of them rather than some. Errors are CN_ERR_INPUT, naming the file.
+ * A symbolic link is followed: its target is replaced, the link stays. A character device
+ * (/dev/null), a FIFO (refused when no process reads it) or /dev/stdout, /dev/stderr and
+ * /dev/fd/N are written in place; any other kind of file is refused. Nothing but a regular
+ * file is ever renamed over. */
 int output_file_open(json_output *o, const char *path, const char *what, cn_error *err);
+/* The same for a file that must be a regular one (or new): checkpoints. */
+int output_file_open_regular(json_output *o, const char *path, const char *what,
+                             cn_error *err);
 int output_file_finish(json_output *o, cn_error *err);
 int output_file_publish(json_output *o, cn_error *err);
 int output_file_commit(json_output *o, cn_error *err); /* finish, then publish */

@@ -44,6 +44,18 @@ check flows_short 0 '' env CLNETSIM_TEST_WHOLE_PACKETS=0 "$bin" run "$scn/small_
 check flows_same 0 '' "$cmp" "$tmp/f.json" "$tmp/f2.json"
 expect flows_rows cmp -s "$tmp/f.csv" "$tmp/f2.csv"
 
+# SIGHUP (a closed terminal, a dropped ssh session) stops a run as SIGTERM does: the results
+# of the shorter run, a checkpoint with --checkpoint, and no temporary file.
+check mobile_hup 129 '' env CLNETSIM_TEST_RAISE=HUP@10 "$bin" run "$scn/small_mobile.ini" -q \
+    --json "$tmp/h.json" --checkpoint "$tmp/h.ckpt"
+expect hup_signal grep -q '"stopped_by": "SIGHUP"' "$tmp/h.json"
+expect hup_incomplete grep -q '"complete": false' "$tmp/h.json"
+expect hup_reached test "$(member "$tmp/h.json" reached_ns)" = 10000000000
+check hup_same 0 '' "$cmp" --members "$counters" "$tmp/h.json" "$tmp/m10.json"
+check hup_resume 0 '' "$bin" resume "$tmp/h.ckpt" -q --json "$tmp/hr.json"
+check hup_full_run 0 '' "$bin" run "$scn/small_mobile.ini" -q --json "$tmp/hf.json"
+check hup_resumed_same 0 '' "$cmp" --members "$counters" "$tmp/hr.json" "$tmp/hf.json"
+
 # A real signal from outside, while the run is busy.
 "$bin" run "$scn/mobile_flood.ini" -q -s traffic.packets=100000 --json "$tmp/r.json" &
 pid=$!
@@ -52,5 +64,12 @@ kill -INT "$pid"
 wait "$pid"
 expect real_signal_status test $? -eq 130
 expect real_signal_json grep -q '"complete": false' "$tmp/r.json"
+"$bin" run "$scn/mobile_flood.ini" -q -s traffic.packets=100000 --json "$tmp/rh.json" &
+pid=$!
+sleep 3
+kill -HUP "$pid"
+wait "$pid"
+expect real_hup_status test $? -eq 129
+expect real_hup_json grep -q '"stopped_by": "SIGHUP"' "$tmp/rh.json"
 expect no_temporary_files sh -c "! ls '$tmp' | grep -q '\.tmp\.'"
 finish stop
