@@ -165,6 +165,7 @@ static int assign(load_ctx *ctx, const char *raw_section, const char *name, cons
                        "%s: %.64s = %.200s is outside any section; expected a [section] line "
                        "before it (one of: " SECTION_LIST ")",
                        where, name, value);
+    ctx->n_set++; /* (an error ends the load: only a success can count) */
     if (config_is_group_section(section))
         return config_assign_group(ctx, section, name, value, where, origin);
     if (config_is_flow_section(section))
@@ -221,6 +222,22 @@ static int open_section(ini_source *src, const char *s, size_t len)
         close++;
     if (close >= len || s[close] != ']')
         return 0; /* inih reports the line */
+    /* inih ignores whatever follows the ']': "[flood] relay_delay = 0.5" would run with the
+     * default. Only a comment may follow. */
+    size_t after = close + 1;
+    while (after < len && (s[after] == ' ' || s[after] == '\t'))
+        after++;
+    if (after < len && s[after] != ';' && s[after] != '#') {
+        char line[72];
+        copy_trimmed(line, sizeof line, s, len);
+        src->first_line = src->lineno;
+        return cn_fail(&src->first, CN_ERR_INPUT,
+                       "%s:%d: section line '%s%s' has text after ']'; expected nothing or a "
+                       "comment (';' or '#') after the section name, and each key = value on "
+                       "a line of its own",
+                       src->ctx->name, src->lineno, line,
+                       strlen(line) == sizeof line - 1 ? "..." : "");
+    }
     char section[64], where[1100];
     copy_trimmed(section, sizeof section, s + 1, close - 1);
     snprintf(where, sizeof where, "%s:%d", src->ctx->name, src->lineno);
@@ -383,9 +400,23 @@ static int apply_defaults(load_ctx *ctx)
     return 0;
 }
 
+/* A scenario file that sets nothing (empty, or only comments, blank lines and section lines)
+ * is almost always the wrong file or one cut short: the defaults would run in its name. A key
+ * set by -s says that the defaults are meant; so does a flow's section, which makes a flow. */
+static int check_sets_something(const load_ctx *ctx)
+{
+    if (ctx->n_set > 0 || ctx->sc.n_flows > 0 || ctx->sc.n_groups > 0)
+        return 0;
+    return cn_fail(ctx->err, CN_ERR_INPUT,
+                   "%s: the scenario file sets no key (it is empty or holds only comments, "
+                   "blank lines and section lines); expected at least one key = value line, "
+                   "or a -s override such as -s simulation.seed=1 to run the built-in defaults",
+                   ctx->name);
+}
+
 static int load_text(const char *name, const char *text, size_t len, const char *path,
-                     const config_override *overrides, int n_overrides, scenario *out,
-                     cn_error *err)
+                     int need_key, const config_override *overrides, int n_overrides,
+                     scenario *out, cn_error *err)
 {
     load_ctx *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
@@ -402,6 +433,8 @@ static int load_text(const char *name, const char *text, size_t len, const char 
         rc = parse_text(ctx, text, len);
     for (int i = 0; rc == 0 && i < n_overrides; i++)
         rc = apply_override(ctx, overrides[i].text);
+    if (rc == 0 && need_key)
+        rc = check_sets_something(ctx);
     if (rc == 0)
         rc = config_finish(ctx);
     if (rc == 0) {
@@ -417,7 +450,7 @@ int config_load_string(const char *name, const char *text, const config_override
 {
     if (!name)
         name = "(string)";
-    return load_text(name, text, text ? strlen(text) : 0, name, overrides, n_overrides, out,
+    return load_text(name, text, text ? strlen(text) : 0, name, 0, overrides, n_overrides, out,
                      err);
 }
 
@@ -466,13 +499,14 @@ int config_load(const char *path, const config_override *overrides, int n_overri
                 scenario *out, cn_error *err)
 {
     if (!path)
-        return load_text("built-in defaults", NULL, 0, "", overrides, n_overrides, out, err);
+        return load_text("built-in defaults", NULL, 0, "", 0, overrides, n_overrides, out,
+                         err);
     char *text = NULL;
     size_t len = 0;
     int rc = read_file(path, &text, &len, err);
     if (rc != 0)
         return rc;
-    rc = load_text(path, text, len, path, overrides, n_overrides, out, err);
+    rc = load_text(path, text, len, path, 1, overrides, n_overrides, out, err);
     free(text);
     return rc;
 }

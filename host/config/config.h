@@ -204,7 +204,8 @@ typedef struct config_override {
 } config_override;
 
 /* Reads PATH (NULL: defaults only), applies the overrides, checks every value and every
- * cross-key rule. On error returns CN_ERR_INPUT with one message naming the file and line (or
+ * cross-key rule. A file that sets no key (empty, or only comments and section lines) is
+ * refused unless an override sets one. On error returns CN_ERR_INPUT with one message naming the file and line (or
  * the -s argument), the section and key, and what was expected. */
 int config_load(const char *path, const config_override *overrides, int n_overrides,
                 scenario *out, cn_error *err);

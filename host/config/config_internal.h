@@ -164,6 +164,7 @@ typedef struct load_ctx {
     key_state keys[K_COUNT];
     group_state groups[SCENARIO_MAX_GROUPS]; /* sc.n_groups of them */
     flow_state flows[SCENARIO_MAX_FLOWS];    /* sc.n_flows of them */
+    int n_set;                   /* values assigned from the text and the overrides */
     cn_error *err;
 } load_ctx;
 

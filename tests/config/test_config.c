@@ -497,6 +497,31 @@ static void test_syntax(void)
     EXPECT_ERROR(text, NULL, "t.ini:2: ", "198 characters", "at most 197");
     snprintf(text, sizeof text, "[flood]\nttl = 2\n\nrelay_delay = 1%0240d\n", 0);
     EXPECT_ERROR(text, NULL, "t.ini:4: ", "255 characters");
+    /* After a section's ']' only a comment may follow: inih would drop the rest. */
+    if (LOAD_OK("[flood] ; the flood\nttl = 2\n[traffic]\t# the packets\npackets = 3\n"
+                "[simulation];x\nseed = 4\n[topology]#y\nrows = 5\n[connectivity]  \n"
+                "range = 7\n", &sc) == 0) {
+        CHECK_I64(sc.ttl, 2);
+        CHECK_I64(sc.packets, 3);
+        CHECK_I64((int64_t)sc.seed, 4);
+        CHECK_I64(sc.rows, 5);
+        CHECK_I64(sc.range_mm, 7000);
+    }
+    EXPECT_MESSAGE("[simulation]\nseed = 2\n[flood] relay_delay = 0.5\n",
+                   "t.ini:3: section line '[flood] relay_delay = 0.5' has text after ']'; "
+                   "expected nothing or a comment (';' or '#') after the section name, and each "
+                   "key = value on a line of its own");
+    EXPECT_MESSAGE("\xEF\xBB\xBF[flood]x\nttl = 2\n",
+                   "t.ini:1: section line '[flood]x' has text after ']'; expected nothing or a "
+                   "comment (';' or '#') after the section name, and each key = value on a line "
+                   "of its own");
+    EXPECT_MESSAGE("[flood]\nttl = 2\n  [traffic] ]\n",
+                   "t.ini:3: section line '[traffic] ]' has text after ']'; expected nothing or a "
+                   "comment (';' or '#') after the section name, and each key = value on a line "
+                   "of its own");
+    /* the first error is the one reported, a section line's as any other */
+    EXPECT_ERROR("[flood] ttl = 2\nttl = x\n", NULL, "t.ini:1: section line '[flood] ttl = 2'");
+    EXPECT_ERROR("[traffic.flow a] x\n", NULL, "t.ini:1: section line '[traffic.flow a] x'");
 }
 
 /* ---- errors, one class at a time --------------------------------------------------------- */
@@ -801,7 +826,7 @@ static void test_file_errors(void)
         fputs("[flood]\n\nttl = x\n", f);
         fclose(f);
     }
-    char want[700];
+    char want[1000];
     snprintf(want, sizeof want, "%s:3: [flood] ttl = x: not a number", path);
     EXPECT_FILE_ERROR(path, want);
 
@@ -812,6 +837,41 @@ static void test_file_errors(void)
     }
     snprintf(want, sizeof want, "%s:3: contains a NUL byte", path);
     EXPECT_FILE_ERROR(path, want);
+
+    /* A file that sets no key would run the defaults in its name: refused, unless an
+     * override sets a key (the defaults are then what is asked for). */
+    static const char *const keyless[] = {"", "\n\n", "; only a comment\n# and another\n",
+                                          "[flood]\n[traffic] ; none\n\n"};
+    for (size_t i = 0; i < sizeof keyless / sizeof keyless[0]; i++) {
+        f = fopen(path, "w");
+        if (f) {
+            fputs(keyless[i], f);
+            fclose(f);
+        }
+        snprintf(want, sizeof want,
+                 "%s: the scenario file sets no key (it is empty or holds only comments, blank "
+                 "lines and section lines); expected at least one key = value line, or a -s "
+                 "override such as -s simulation.seed=1 to run the built-in defaults",
+                 path);
+        err = (cn_error){0};
+        CHECK(config_load(path, NULL, 0, &sc, &err) == CN_ERR_INPUT);
+        CHECK(strcmp(err.msg, want) == 0);
+        if (strcmp(err.msg, want) != 0)
+            fprintf(stderr, "  got '%s'\n", err.msg);
+        err = (cn_error){0};
+        config_override seed = {"simulation.seed=1"};
+        CHECK(config_load(path, &seed, 1, &sc, &err) == 0);
+        CHECK_I64(sc.rows * sc.cols, 100);
+    }
+    /* a flow's section makes a flow: it sets something */
+    f = fopen(path, "w");
+    if (f) {
+        fputs("[traffic.flow a]\n", f);
+        fclose(f);
+    }
+    err = (cn_error){0};
+    CHECK(config_load(path, NULL, 0, &sc, &err) == 0);
+    CHECK_I64(sc.n_flows, 1);
 
     /* Permission bits do not stop root, so only an ordinary user can see this error. */
     if (geteuid() != 0 && chmod(path, 0) == 0)

@@ -1,0 +1,33 @@
+#!/bin/sh
+# Wrong numbers never exit 0: scenario text that inih would silently drop or default, and the
+# messages that name what the user wrote (docs/when-things-go-wrong.md, "Bad configuration").
+# Usage: config_tests.sh CLNETSIM SOURCE_DIR
+bin=$1 src=$2
+scn=$src/scenarios
+. "$src/tests/common/check.sh"
+
+# Text after a section's ']' is refused with its file and line; a comment there is not.
+printf '[simulation]\nseed = 2\n[flood] relay_delay = 0.5\n' > "$tmp/after.ini"
+check section_text 2 "^clnetsim: error: $tmp/after\.ini:3: section line '\[flood\] relay_delay = 0\.5' has text after '\]'; expected nothing or a comment \(';' or '#'\) after the section name, and each key = value on a line of its own$" \
+    "$bin" run "$tmp/after.ini" --json "$tmp/after.json"
+expect section_text_no_json test ! -e "$tmp/after.json"
+printf '[flood] ; the flood\nrelay_delay = 0.5\n[traffic] # its packets\npackets = 3\n' > "$tmp/comment.ini"
+check section_comment 0 '^relay_delay = 0\.5$' "$bin" run "$tmp/comment.ini" --dump-config
+check section_comment_packets 0 '^packets = 3$' "$bin" run "$tmp/comment.ini" --dump-config
+
+# A scenario file that sets no key is refused (exit 2, nothing written) unless -s sets one.
+empty_msg() { # FILE
+    echo "^clnetsim: error: $1: the scenario file sets no key \(it is empty or holds only comments, blank lines and section lines\); expected at least one key = value line, or a -s override such as -s simulation\.seed=1 to run the built-in defaults$"
+}
+: > "$tmp/empty.ini"
+printf '; a comment\n\n# another\n' > "$tmp/comments.ini"
+printf '[flood]\n\n[traffic] ; nothing yet\n' > "$tmp/sections.ini"
+check empty_file 2 "$(empty_msg "$tmp/empty\.ini")" "$bin" run "$tmp/empty.ini" --json "$tmp/e.json"
+expect empty_file_no_json test ! -e "$tmp/e.json"
+check comments_only 2 "$(empty_msg "$tmp/comments\.ini")" "$bin" run "$tmp/comments.ini"
+check sections_only 2 "$(empty_msg "$tmp/sections\.ini")" "$bin" run "$tmp/sections.ini" --dump-config
+check empty_bench 2 "$(empty_msg "$tmp/empty\.ini")" "$bin" bench "$tmp/empty.ini" -q -r 1
+check empty_with_set 0 '^seed = 1$' "$bin" run "$tmp/empty.ini" -s simulation.seed=1 --dump-config
+check empty_runs_with_set 0 'delivered +[0-9]+ of 1 packets' "$bin" run "$tmp/sections.ini" -s traffic.packets=1
+
+finish config
