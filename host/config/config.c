@@ -241,7 +241,7 @@ static int open_section(ini_source *src, const char *s, size_t len)
     char section[64], where[1100];
     copy_trimmed(section, sizeof section, s + 1, close - 1);
     snprintf(where, sizeof where, "%s:%d", src->ctx->name, src->lineno);
-    key_state origin = {ORIGIN_FILE, src->lineno, NULL};
+    key_state origin = {ORIGIN_FILE, src->lineno, NULL, NULL};
     cn_error *caller = src->ctx->err;
     src->ctx->err = &src->first;
     int rc = config_open_flow(src->ctx, section, where, origin);
@@ -292,7 +292,7 @@ static int on_pair(void *user, const char *section, const char *name, const char
     ini_source *src = user;
     char where[1100];
     snprintf(where, sizeof where, "%s:%d", src->ctx->name, src->lineno);
-    key_state origin = {ORIGIN_FILE, src->lineno, NULL};
+    key_state origin = {ORIGIN_FILE, src->lineno, NULL, NULL};
     cn_error *caller = src->ctx->err;
     src->ctx->err = &src->first;
     int rc = assign(src->ctx, section, name, value, where, origin);
@@ -360,12 +360,14 @@ static int parse_text(load_ctx *ctx, const char *text, size_t len)
 
 /* ---- overrides --------------------------------------------------------------------------- */
 
-static int apply_override(load_ctx *ctx, const char *text)
+static int apply_override(load_ctx *ctx, const config_override *ov)
 {
-    char where[300], section[64], name[64], value[512];
-    if (!text)
-        text = "";
-    snprintf(where, sizeof where, "-s argument '%.200s'", text);
+    char where[400], section[64], name[64], value[512];
+    const char *text = ov->text ? ov->text : "";
+    if (ov->source)
+        snprintf(where, sizeof where, "%.300s", ov->source);
+    else
+        snprintf(where, sizeof where, "-s argument '%.200s'", text);
     /* the key is after the last '.' before '=': section names may hold dots
      * ("mobility.group.walkers.speed_max=2"), key names never do */
     const char *eq = strchr(text, '=');
@@ -385,7 +387,7 @@ static int apply_override(load_ctx *ctx, const char *text)
     if (section[0] == '\0' || name[0] == '\0')
         return cn_fail(ctx->err, CN_ERR_INPUT,
                        "%s: expected section.key=value, for example flood.ttl=3", where);
-    key_state origin = {ORIGIN_OVERRIDE, 0, text};
+    key_state origin = {ORIGIN_OVERRIDE, 0, text, ov->source};
     return assign(ctx, section, name, value, where, origin);
 }
 
@@ -432,7 +434,7 @@ static int load_text(const char *name, const char *text, size_t len, const char 
     if (rc == 0 && text)
         rc = parse_text(ctx, text, len);
     for (int i = 0; rc == 0 && i < n_overrides; i++)
-        rc = apply_override(ctx, overrides[i].text);
+        rc = apply_override(ctx, &overrides[i]);
     if (rc == 0 && need_key)
         rc = check_sets_something(ctx);
     if (rc == 0)

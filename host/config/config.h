@@ -200,7 +200,10 @@ typedef struct scenario {
 
 /* One "-s section.key=value" override, applied after the file, in order. */
 typedef struct config_override {
-    const char *text;         /* as given on the command line, for messages */
+    const char *text;         /* SECTION.KEY=VALUE */
+    /* How messages name it: NULL for an -s argument ("-s argument 'TEXT'"), else this text
+     * (an override the program made from an option: "--sizes '2,3' (2 nodes: ...)"). */
+    const char *source;
 } config_override;
 
 /* Reads PATH (NULL: defaults only), applies the overrides, checks every value and every

@@ -139,6 +139,7 @@ typedef struct key_state {
     enum key_origin origin;
     int line;                    /* ORIGIN_FILE */
     const char *override;        /* ORIGIN_OVERRIDE: the -s text */
+    const char *source;          /* ORIGIN_OVERRIDE: how messages name it, NULL for -s */
 } key_state;
 
 /* What a [mobility.group NAME] section set: its values sit in SC at the offsets of the

@@ -30,4 +30,13 @@ check empty_bench 2 "$(empty_msg "$tmp/empty\.ini")" "$bin" bench "$tmp/empty.in
 check empty_with_set 0 '^seed = 1$' "$bin" run "$tmp/empty.ini" -s simulation.seed=1 --dump-config
 check empty_runs_with_set 0 'delivered +[0-9]+ of 1 packets' "$bin" run "$tmp/sections.ini" -s traffic.packets=1
 
+# bench --sizes turns sizes into overrides: a size the scenario refuses names --sizes, not an
+# -s argument the user never gave.
+check sizes_named 2 "^clnetsim: error: --sizes '2,3' at size 2 \(topology\.rows=1\): \[topology\] rows x cols = 1 x 1 is a single node: expected at least 2 nodes$" \
+    "$bin" bench "$scn/small_grid.ini" --sizes 2,3 -q
+check sizes_uniform 2 "^clnetsim: error: --sizes '1' at size 1 \(topology\.nodes=1\): \[topology\] nodes = 1: uniform placement needs nodes >= 2" \
+    "$bin" bench "$scn/small_mobile.ini" --sizes 1 -q
+check sizes_user_set 2 "^clnetsim: error: -s argument 'flood\.ttl=x': \[flood\] ttl = x: not a number" \
+    "$bin" bench "$scn/small_grid.ini" --sizes 4 -s flood.ttl=x -q
+
 finish config

@@ -48,7 +48,7 @@ static int load_ok_at(const char *file, int line, const char *text, const char *
 static void expect_error_at(const char *file, int line, const char *text, const char *ov,
                             const char *const *want)
 {
-    config_override o = {ov};
+    config_override o = {ov, NULL};
     cn_error err = {0};
     scenario sc;
     int rc = config_load_string("t.ini", text, &o, ov ? 1 : 0, &sc, &err);
@@ -783,8 +783,8 @@ static void test_errors_cross(void)
     /* Built-in defaults only: the message says so. */
     cn_error err = {0};
     scenario sc;
-    config_override o = {"topology.rows=1"};
-    config_override o2 = {"topology.cols=1"};
+    config_override o = {"topology.rows=1", NULL};
+    config_override o2 = {"topology.cols=1", NULL};
     config_override both[2] = {o, o2};
     CHECK(config_load(NULL, both, 2, &sc, &err) == CN_ERR_INPUT);
     CHECK(strstr(err.msg, "-s argument 'topology.") != NULL);
@@ -815,7 +815,7 @@ static void test_file_errors(void)
     fclose(f);
     scenario sc;
     cn_error err = {0};
-    config_override o = {"flood.ttl=4"};
+    config_override o = {"flood.ttl=4", NULL};
     CHECK(config_load(path, &o, 1, &sc, &err) == 0);
     CHECK(strcmp(sc.path, path) == 0);
     CHECK_I64(sc.ttl, 4);
@@ -859,7 +859,7 @@ static void test_file_errors(void)
         if (strcmp(err.msg, want) != 0)
             fprintf(stderr, "  got '%s'\n", err.msg);
         err = (cn_error){0};
-        config_override seed = {"simulation.seed=1"};
+        config_override seed = {"simulation.seed=1", NULL};
         CHECK(config_load(path, &seed, 1, &sc, &err) == 0);
         CHECK_I64(sc.rows * sc.cols, 100);
     }
@@ -881,9 +881,37 @@ static void test_file_errors(void)
     rmdir(dir);
 }
 
+/* An override the program made from an option is named after that option, not as an -s
+ * argument the user never gave: when the value itself is refused, and when a rule between
+ * keys is broken later. */
+static void test_override_source(void)
+{
+    scenario sc;
+    cn_error err = {0};
+    config_override o[2] = {{"topology.rows=1", "--sizes '1' at size 1 (topology.rows=1)"},
+                            {"topology.cols=1", "--sizes '1' at size 1 (topology.cols=1)"}};
+    CHECK(config_load_string("t.ini", "[topology]\nrows = 3\n", o, 2, &sc, &err) ==
+          CN_ERR_INPUT);
+    const char *want = "--sizes '1' at size 1 (topology.rows=1): [topology] rows x cols = 1 x 1 "
+                       "is a single node: expected at least 2 nodes";
+    CHECK(strcmp(err.msg, want) == 0);
+    if (strcmp(err.msg, want) != 0)
+        fprintf(stderr, "  got '%s'\n", err.msg);
+    err = (cn_error){0};
+    config_override bad = {"flood.ttl=x", "--opt 'x' (flood.ttl=x)"};
+    CHECK(config_load_string("t.ini", "[flood]\nttl = 3\n", &bad, 1, &sc, &err) == CN_ERR_INPUT);
+    CHECK(strncmp(err.msg, "--opt 'x' (flood.ttl=x): [flood] ttl = x: not a number", 54) == 0);
+    err = (cn_error){0};
+    config_override group = {"mobility.group.g.speed_min=9", "--opt 'g' (speed_min)"};
+    CHECK(config_load_string("t.ini", "[mobility]\nmodel = rwp\n[mobility.group g]\nnodes = 0-3"
+                             "\nspeed_max = 2\n", &group, 1, &sc, &err) == CN_ERR_INPUT);
+    CHECK(strstr(err.msg, "--opt 'g' (speed_min)") != NULL && !strstr(err.msg, "-s argument"));
+}
+
 static void test_overrides(void)
 {
     scenario sc;
+    test_override_source();
     const char *file = "[flood]\nttl = 3\nrelay_delay = 2\n";
     if (LOAD_OV(file, &sc, "flood.ttl=5") == 0) {
         CHECK_I64(sc.ttl, 5);
@@ -2080,8 +2108,8 @@ static void test_flows_overrides(void)
     }
     /* no file at all */
     cn_error err = {0};
-    config_override o[2] = {{"traffic.flow.x.destination=broadcast"},
-                            {"traffic.flow.x.source=all"}};
+    config_override o[2] = {{"traffic.flow.x.destination=broadcast", NULL},
+                            {"traffic.flow.x.source=all", NULL}};
     CHECK(config_load(NULL, o, 2, &sc, &err) == 0);
     CHECK_I64(sc.n_flows, 1);
     CHECK_I64(sc.flows[0].all_sources, 1);
