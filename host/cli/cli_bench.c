@@ -70,8 +70,9 @@ static void print_selftest_usage(FILE *out)
 
 static int usage_error(const char *cmd, const char *fmt, const char *arg)
 {
+    char shown[1024];
     fprintf(stderr, "clnetsim %s: ", cmd);
-    fprintf(stderr, fmt, arg);
+    fprintf(stderr, fmt, cn_escape(arg, shown, sizeof shown));
     fprintf(stderr, " (see clnetsim %s --help)\n", cmd);
     return CN_ERR_INPUT;
 }

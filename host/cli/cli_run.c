@@ -129,8 +129,9 @@ static const char *command_name = "run";
 
 static int usage_error(const char *fmt, const char *arg)
 {
+    char shown[1024];
     fprintf(stderr, "clnetsim %s: ", command_name);
-    fprintf(stderr, fmt, arg);
+    fprintf(stderr, fmt, cn_escape(arg, shown, sizeof shown));
     fprintf(stderr, " (see clnetsim %s --help)\n", command_name);
     return CN_ERR_INPUT;
 }

@@ -132,11 +132,16 @@ static int build_from_source(device_ctx *dev, const char *source, const char *op
         char log[LOG_LIMIT + 1];
         build_log(dev, p, log, sizeof log);
         clReleaseProgram(p);
-        return device_fail(err, dev->info.name, CN_ERR_RUNTIME,
-                           "building the OpenCL program %s failed on device '%s': %s (%d), with "
-                           "options '%s'; build log:\n%s",
-                           program_name, dev->info.name, cl_status_name(st), (int)st, options,
-                           log[0] ? log : "(empty)");
+        int fresh = err && err->code == 0;
+        device_fail(err, dev->info.name, CN_ERR_RUNTIME,
+                    "building the OpenCL program %s failed on device '%s': %s (%d), with "
+                    "options '%s'; build log:",
+                    program_name, dev->info.name, cl_status_name(st), (int)st, options);
+        if (fresh) { /* the log as the compiler wrote it, on the lines that follow */
+            cn_append_raw(err, "\n");
+            cn_append_raw(err, log[0] ? log : "(empty)");
+        }
+        return CN_ERR_RUNTIME;
     }
     *out = p;
     return 0;

@@ -39,4 +39,19 @@ check sizes_uniform 2 "^clnetsim: error: --sizes '1' at size 1 \(topology\.nodes
 check sizes_user_set 2 "^clnetsim: error: -s argument 'flood\.ttl=x': \[flood\] ttl = x: not a number" \
     "$bin" bench "$scn/small_grid.ini" --sizes 4 -s flood.ttl=x -q
 
+# Control characters in what the user wrote are escaped in messages: the error stays one line
+# and no escape sequence reaches the terminal.
+esc=$(printf '\033')
+check escape_override 2 "^clnetsim: error: -s argument 'flood\.ttl=3\\\\n\\\\x1b\[31mred': \[flood\] ttl = 3\\\\n\\\\x1b\[31mred: not a number; expected an integer in \[0, 2147483647\] \(hops\)$" \
+    "$bin" run "$scn/small_grid.ini" -s "$(printf 'flood.ttl=3\n\033[31mred')"
+expect escape_override_one_line test "$(wc -l < "$tmp/out")" -eq 1
+printf '[flood]\nttl = \033[2J\n' > "$tmp/esc.ini"
+check escape_ini_value 2 "^clnetsim: error: $tmp/esc\.ini:2: \[flood\] ttl = \\\\x1b\[2J: not a number; expected an integer in \[0, 2147483647\] \(hops\)$" \
+    "$bin" run "$tmp/esc.ini"
+expect escape_ini_no_esc sh -c "! grep -q '$esc' '$tmp/out'"
+check escape_option 2 "^clnetsim run: unknown option '--x\\\\ty\\\\x1b' \(see clnetsim run --help\)$" \
+    "$bin" run "$scn/small_grid.ini" "$(printf -- '--x\ty\033')"
+check escape_command 2 "^clnetsim: unknown command 'a\\\\nb' " "$bin" "$(printf 'a\nb')"
+expect escape_command_one_line test "$(wc -l < "$tmp/out")" -eq 1
+
 finish config

@@ -908,10 +908,30 @@ static void test_override_source(void)
     CHECK(strstr(err.msg, "--opt 'g' (speed_min)") != NULL && !strstr(err.msg, "-s argument"));
 }
 
+/* User text in a message has its control characters escaped: one line, nothing raw. */
+static void test_escaped_messages(void)
+{
+    EXPECT_MESSAGE_OV("[flood]\nttl = 3\n",
+                      "-s argument 'flood.ttl=3\\n\\x1b[31mx\\t': [flood] ttl = 3\\n\\x1b[31mx: "
+                      "not a number; expected an integer in [0, 2147483647] (hops)",
+                      "flood.ttl=3\n\x1b[31mx\t");
+    EXPECT_MESSAGE("[flood]\nttl = \x1b[2J\x7f\n",
+                   "t.ini:2: [flood] ttl = \\x1b[2J\\x7f: not a number; expected an integer in "
+                   "[0, 2147483647] (hops)");
+    EXPECT_MESSAGE("[flood]\nt\x01l = 1\n", "t.ini:2: [flood] unknown key 't\\x01l'; did you mean "
+                                           "'ttl'?");
+    EXPECT_MESSAGE("[fl\x1bod]\nttl = 1\n", "t.ini:2: unknown section [fl\\x1bod] (key 'ttl'); did "
+                                            "you mean [flood]?");
+    char buf[16];
+    CHECK(strcmp(cn_escape("a\rb\x1f\xc3\xa9", buf, sizeof buf), "a\\rb\\x1f\xc3\xa9") == 0);
+    CHECK(strcmp(cn_escape("abcdefghijk\n", buf, 13), "abcdefghijk") == 0); /* never half */
+}
+
 static void test_overrides(void)
 {
     scenario sc;
     test_override_source();
+    test_escaped_messages();
     const char *file = "[flood]\nttl = 3\nrelay_delay = 2\n";
     if (LOAD_OV(file, &sc, "flood.ttl=5") == 0) {
         CHECK_I64(sc.ttl, 5);
