@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "device/device_internal.h"
 #include "version.h"
@@ -147,7 +148,14 @@ static int build_from_source(device_ctx *dev, const char *source, const char *op
     return 0;
 }
 
-int device_build_program(device_ctx *dev, const char *const *sources, int n_sources,
+static double monotonic_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int build_program(device_ctx *dev, const char *const *sources, int n_sources,
                          const char *options, cl_program *out, cn_error *err)
 {
     char *source = NULL, *all_options = NULL;
@@ -181,5 +189,14 @@ int device_build_program(device_ctx *dev, const char *const *sources, int n_sour
     }
     free(source);
     free(all_options);
+    return rc;
+}
+
+int device_build_program(device_ctx *dev, const char *const *sources, int n_sources,
+                         const char *options, cl_program *out, cn_error *err)
+{
+    double t0 = monotonic_seconds();
+    int rc = build_program(dev, sources, n_sources, options, out, err);
+    dev->build_s += monotonic_seconds() - t0;
     return rc;
 }

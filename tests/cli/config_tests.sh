@@ -1,7 +1,7 @@
 #!/bin/sh
-# Wrong numbers never exit 0: scenario text that inih would silently drop or default, and the
-# messages that name what the user wrote (docs/when-things-go-wrong.md, "Bad configuration").
-# Usage: config_tests.sh CLNETSIM SOURCE_DIR
+# Wrong numbers never exit 0: scenario text that inih would silently drop or default, the
+# messages that name what the user wrote (docs/when-things-go-wrong.md, "Bad configuration"),
+# and the set-up time a run reports. Usage: config_tests.sh CLNETSIM SOURCE_DIR
 bin=$1 src=$2
 scn=$src/scenarios
 . "$src/tests/common/check.sh"
@@ -53,5 +53,20 @@ check escape_option 2 "^clnetsim run: unknown option '--x\\\\ty\\\\x1b' \(see cl
     "$bin" run "$scn/small_grid.ini" "$(printf -- '--x\ty\033')"
 check escape_command 2 "^clnetsim: unknown command 'a\\\\nb' " "$bin" "$(printf 'a\nb')"
 expect escape_command_one_line test "$(wc -l < "$tmp/out")" -eq 1
+
+# The set-up time holds the kernel builds, those of opening the devices (self-test, work-group
+# search) included: with an empty kernel cache (a cold run) and again with it filled (a warm
+# run), setup_s >= build_s > 0, and the summary says both. (Times only, never a speed.)
+number() { # FILE NAME: a top-level number member
+    grep -o "\"$2\": [0-9.]*" "$1" | head -1 | sed 's/.*: //'
+}
+for run in cold warm; do
+    check "setup_$run" 0 '^wall +[0-9.]+ s simulation \+ [0-9.]+ s setup \([0-9.]+ s kernel builds\), ' \
+        env XDG_CACHE_HOME="$tmp/cache" "$bin" run "$scn/small_grid.ini" --json "$tmp/$run.json"
+    setup=$(number "$tmp/$run.json" setup_s) build=$(number "$tmp/$run.json" build_s)
+    expect "setup_${run}_holds_builds" awk -v s="${setup:-x}" -v b="${build:-x}" \
+        'BEGIN { exit !(s ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/ && b > 0 && s >= b) }'
+done
+expect setup_cache_filled sh -c "ls '$tmp/cache/clnetsim' | grep -q ."
 
 finish config
