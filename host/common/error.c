@@ -10,11 +10,16 @@ static void escape_into(const char *s, char *buf, size_t size)
     size_t used = 0;
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
-        char seq[5] = {(char)c, 0, 0, 0, 0};
-        if (c == '\n' || c == '\t' || c == '\r')
-            seq[0] = '\\', seq[1] = c == '\n' ? 'n' : c == '\t' ? 't' : 'r';
+        char plain[2] = {*s, '\0'}, coded[5] = {'\\', 'x', hex[c >> 4], hex[c & 15], '\0'};
+        const char *seq = plain;
+        if (c == '\n')
+            seq = "\\n";
+        else if (c == '\t')
+            seq = "\\t";
+        else if (c == '\r')
+            seq = "\\r";
         else if (c < 0x20 || c == 0x7f)
-            seq[0] = '\\', seq[1] = 'x', seq[2] = hex[c >> 4], seq[3] = hex[c & 15];
+            seq = coded;
         size_t n = strlen(seq);
         if (used + n >= size)
             break;
