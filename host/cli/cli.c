@@ -53,8 +53,9 @@ static int cmd_devices(int argc, char **argv)
             print_devices_usage(stdout);
             return CN_OK;
         }
+        char shown[1024];
         fprintf(stderr, "clnetsim devices: unknown argument '%s' (see clnetsim devices --help)\n",
-                argv[i]);
+                cn_escape(argv[i], shown, sizeof shown));
         return CN_ERR_INPUT;
     }
     cn_error err = {0};
@@ -76,7 +77,9 @@ static int cmd_keys(int argc, char **argv)
         return CN_OK;
     }
     if (argc > 1) {
-        fprintf(stderr, "clnetsim keys: unknown argument '%s'\n", argv[1]);
+        char shown[1024];
+        fprintf(stderr, "clnetsim keys: unknown argument '%s'\n",
+                cn_escape(argv[1], shown, sizeof shown));
         return CN_ERR_INPUT;
     }
     config_print_reference(stdout);
@@ -112,7 +115,8 @@ int cli_main(int argc, char **argv)
         return cmd_devices(argc - 1, argv + 1);
     if (!strcmp(cmd, "keys"))
         return cmd_keys(argc - 1, argv + 1);
+    char shown[1024];
     fprintf(stderr, "clnetsim: unknown command '%s' (commands: run, resume, bench, selftest, tune, devices, keys; see "
-                    "clnetsim --help)\n", cmd);
+                    "clnetsim --help)\n", cn_escape(cmd, shown, sizeof shown));
     return CN_ERR_INPUT;
 }

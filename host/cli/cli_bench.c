@@ -70,8 +70,9 @@ static void print_selftest_usage(FILE *out)
 
 static int usage_error(const char *cmd, const char *fmt, const char *arg)
 {
+    char shown[1024];
     fprintf(stderr, "clnetsim %s: ", cmd);
-    fprintf(stderr, fmt, arg);
+    fprintf(stderr, fmt, cn_escape(arg, shown, sizeof shown));
     fprintf(stderr, " (see clnetsim %s --help)\n", cmd);
     return CN_ERR_INPUT;
 }
@@ -188,13 +189,19 @@ static int load_case(const bench_args *ba, const char *src, int builtin, int64_t
     if (rc)
         return rc;
     c->n_overrides = 0;
+    /* the sizing overrides are named after the option that made them, not as -s arguments */
+    char source[BENCH_MAX_OVERRIDES][300];
     if (n > 0) {
         int k = bench_size_overrides(sc, n, c->overrides, BENCH_MAX_OVERRIDES, err);
         if (k < 0)
             return err->code;
         c->n_overrides = k;
-        for (int i = 0; i < k; i++)
-            ov[n_ov++].text = c->overrides[i];
+        for (int i = 0; i < k; i++) {
+            snprintf(source[i], sizeof source[i], "--sizes '%.64s' at size %lld (%s)",
+                     ba->sizes, (long long)n, c->overrides[i]);
+            ov[n_ov].text = c->overrides[i];
+            ov[n_ov++].source = source[i];
+        }
         rc = builtin ? config_load_string(src, text, ov, n_ov, sc, err)
                      : config_load(src, ov, n_ov, sc, err);
         if (rc)

@@ -133,8 +133,9 @@ static const char *command_name = "run";
 
 static int usage_error(const char *fmt, const char *arg)
 {
+    char shown[1024];
     fprintf(stderr, "clnetsim %s: ", command_name);
-    fprintf(stderr, fmt, arg);
+    fprintf(stderr, fmt, cn_escape(arg, shown, sizeof shown));
     fprintf(stderr, " (see clnetsim %s --help)\n", command_name);
     return CN_ERR_INPUT;
 }
@@ -369,6 +370,9 @@ static int run_or_resume(int argc, char **argv, int resume)
     run_results *res = calloc(1, sizeof *res);
     /* [devices] on_failure = continue: a device that fails at set-up is left out too */
     FILE *drop = sc->on_failure == ON_FAILURE_CONTINUE ? stderr : NULL;
+    /* the set-up the summary reports begins here: opening, self-testing and tuning the
+     * devices build kernels too (a cold kernel cache costs most of a small run) */
+    double setup_started = wall_seconds();
     rc = res && devs ? cli_open_devices(ra.devices, ra.work_group, ENGINE_MAX_DEVICES, &list,
                                          devs, &n_open, 1, 1, ra.quiet ? NULL : stderr, drop,
                                          &err)
@@ -383,7 +387,8 @@ static int run_or_resume(int argc, char **argv, int resume)
                               .checkpoint_every_ns = ra.checkpoint_every_ns,
                               .checkpoint_wall_s = ra.checkpoint_wall_s,
                               .scenario_text = text,
-                              .resume = resume ? &ck : NULL};
+                              .resume = resume ? &ck : NULL,
+                              .setup_started = setup_started};
         device_ctx *ptrs[ENGINE_MAX_DEVICES];
         for (int d = 0; d < n_open; d++)
             ptrs[d] = &devs[d];

@@ -2,6 +2,7 @@
 #ifndef CLNETSIM_ERROR_H
 #define CLNETSIM_ERROR_H
 #include <stdarg.h>
+#include <stddef.h>
 
 /* Exit statuses, shared by every subcommand. */
 enum {
@@ -23,6 +24,14 @@ typedef struct cn_error {
  * `return cn_fail(err, CN_ERR_INPUT, "...", ...);`. The first error wins: it is the cause. */
 int cn_fail(cn_error *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int cn_vfail(cn_error *err, int code, const char *fmt, va_list ap);
+/* The message's control characters (user text: a -s value with a newline, an escape
+ * sequence in a file name) are written as \n, \t, \r or \xNN, so that it stays one line and
+ * nothing reaches the terminal raw. cn_escape does the same for text printed otherwise
+ * (usage errors): S into BUF of SIZE bytes, returns BUF. */
+const char *cn_escape(const char *s, char *buf, size_t size);
+/* Appends TEXT to ERR's message as it is: only for the compiler's build log, the one message
+ * of several lines. */
+void cn_append_raw(cn_error *err, const char *text);
 void cn_error_clear(cn_error *err);
 #ifdef __clang_analyzer__
 /* For the static analyser (clang-tidy), which does not look into error.c: cn_fail returns

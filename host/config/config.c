@@ -166,6 +166,7 @@ static int assign(load_ctx *ctx, const char *raw_section, const char *name, cons
                        "%s: %.64s = %.200s is outside any section; expected a [section] line "
                        "before it (one of: " SECTION_LIST ")",
                        where, name, value);
+    ctx->n_set++; /* (an error ends the load: only a success can count) */
     if (config_is_group_section(section))
         return config_assign_group(ctx, section, name, value, where, origin);
     if (config_is_flow_section(section))
@@ -222,10 +223,26 @@ static int open_section(ini_source *src, const char *s, size_t len)
         close++;
     if (close >= len || s[close] != ']')
         return 0; /* inih reports the line */
+    /* inih ignores whatever follows the ']': "[flood] relay_delay = 0.5" would run with the
+     * default. Only a comment may follow. */
+    size_t after = close + 1;
+    while (after < len && (s[after] == ' ' || s[after] == '\t'))
+        after++;
+    if (after < len && s[after] != ';' && s[after] != '#') {
+        char line[72];
+        copy_trimmed(line, sizeof line, s, len);
+        src->first_line = src->lineno;
+        return cn_fail(&src->first, CN_ERR_INPUT,
+                       "%s:%d: section line '%s%s' has text after ']'; expected nothing or a "
+                       "comment (';' or '#') after the section name, and each key = value on "
+                       "a line of its own",
+                       src->ctx->name, src->lineno, line,
+                       strlen(line) == sizeof line - 1 ? "..." : "");
+    }
     char section[64], where[1100];
     copy_trimmed(section, sizeof section, s + 1, close - 1);
     snprintf(where, sizeof where, "%s:%d", src->ctx->name, src->lineno);
-    key_state origin = {ORIGIN_FILE, src->lineno, NULL};
+    key_state origin = {ORIGIN_FILE, src->lineno, NULL, NULL};
     cn_error *caller = src->ctx->err;
     src->ctx->err = &src->first;
     int rc = config_open_flow(src->ctx, section, where, origin);
@@ -276,7 +293,7 @@ static int on_pair(void *user, const char *section, const char *name, const char
     ini_source *src = user;
     char where[1100];
     snprintf(where, sizeof where, "%s:%d", src->ctx->name, src->lineno);
-    key_state origin = {ORIGIN_FILE, src->lineno, NULL};
+    key_state origin = {ORIGIN_FILE, src->lineno, NULL, NULL};
     cn_error *caller = src->ctx->err;
     src->ctx->err = &src->first;
     int rc = assign(src->ctx, section, name, value, where, origin);
@@ -344,12 +361,14 @@ static int parse_text(load_ctx *ctx, const char *text, size_t len)
 
 /* ---- overrides --------------------------------------------------------------------------- */
 
-static int apply_override(load_ctx *ctx, const char *text)
+static int apply_override(load_ctx *ctx, const config_override *ov)
 {
-    char where[300], section[64], name[64], value[512];
-    if (!text)
-        text = "";
-    snprintf(where, sizeof where, "-s argument '%.200s'", text);
+    char where[400], section[64], name[64], value[512];
+    const char *text = ov->text ? ov->text : "";
+    if (ov->source)
+        snprintf(where, sizeof where, "%.300s", ov->source);
+    else
+        snprintf(where, sizeof where, "-s argument '%.200s'", text);
     /* the key is after the last '.' before '=': section names may hold dots
      * ("mobility.group.walkers.speed_max=2"), key names never do */
     const char *eq = strchr(text, '=');
@@ -369,7 +388,7 @@ static int apply_override(load_ctx *ctx, const char *text)
     if (section[0] == '\0' || name[0] == '\0')
         return cn_fail(ctx->err, CN_ERR_INPUT,
                        "%s: expected section.key=value, for example flood.ttl=3", where);
-    key_state origin = {ORIGIN_OVERRIDE, 0, text};
+    key_state origin = {ORIGIN_OVERRIDE, 0, text, ov->source};
     return assign(ctx, section, name, value, where, origin);
 }
 
@@ -384,9 +403,23 @@ static int apply_defaults(load_ctx *ctx)
     return 0;
 }
 
+/* A scenario file that sets nothing (empty, or only comments, blank lines and section lines)
+ * is almost always the wrong file or one cut short: the defaults would run in its name. A key
+ * set by -s says that the defaults are meant; so does a flow's section, which makes a flow. */
+static int check_sets_something(const load_ctx *ctx)
+{
+    if (ctx->n_set > 0 || ctx->sc.n_flows > 0 || ctx->sc.n_groups > 0)
+        return 0;
+    return cn_fail(ctx->err, CN_ERR_INPUT,
+                   "%s: the scenario file sets no key (it is empty or holds only comments, "
+                   "blank lines and section lines); expected at least one key = value line, "
+                   "or a -s override such as -s simulation.seed=1 to run the built-in defaults",
+                   ctx->name);
+}
+
 static int load_text(const char *name, const char *text, size_t len, const char *path,
-                     const config_override *overrides, int n_overrides, scenario *out,
-                     cn_error *err)
+                     int need_key, const config_override *overrides, int n_overrides,
+                     scenario *out, cn_error *err)
 {
     load_ctx *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
@@ -402,7 +435,9 @@ static int load_text(const char *name, const char *text, size_t len, const char 
     if (rc == 0 && text)
         rc = parse_text(ctx, text, len);
     for (int i = 0; rc == 0 && i < n_overrides; i++)
-        rc = apply_override(ctx, overrides[i].text);
+        rc = apply_override(ctx, &overrides[i]);
+    if (rc == 0 && need_key)
+        rc = check_sets_something(ctx);
     if (rc == 0)
         rc = config_finish(ctx);
     if (rc == 0) {
@@ -418,7 +453,7 @@ int config_load_string(const char *name, const char *text, const config_override
 {
     if (!name)
         name = "(string)";
-    return load_text(name, text, text ? strlen(text) : 0, name, overrides, n_overrides, out,
+    return load_text(name, text, text ? strlen(text) : 0, name, 0, overrides, n_overrides, out,
                      err);
 }
 
@@ -475,13 +510,14 @@ int config_load(const char *path, const config_override *overrides, int n_overri
                 scenario *out, cn_error *err)
 {
     if (!path)
-        return load_text("built-in defaults", NULL, 0, "", overrides, n_overrides, out, err);
+        return load_text("built-in defaults", NULL, 0, "", 0, overrides, n_overrides, out,
+                         err);
     char *text = NULL;
     size_t len = 0;
     int rc = read_file(path, &text, &len, err);
     if (rc != 0)
         return rc;
-    rc = load_text(path, text, len, path, overrides, n_overrides, out, err);
+    rc = load_text(path, text, len, path, 1, overrides, n_overrides, out, err);
     free(text);
     return rc;
 }

@@ -205,11 +205,15 @@ typedef struct scenario {
 
 /* One "-s section.key=value" override, applied after the file, in order. */
 typedef struct config_override {
-    const char *text;         /* as given on the command line, for messages */
+    const char *text;         /* SECTION.KEY=VALUE */
+    /* How messages name it: NULL for an -s argument ("-s argument 'TEXT'"), else this text
+     * (an override the program made from an option: "--sizes '2,3' (2 nodes: ...)"). */
+    const char *source;
 } config_override;
 
 /* Reads PATH (NULL: defaults only), applies the overrides, checks every value and every
- * cross-key rule. On error returns CN_ERR_INPUT with one message naming the file and line (or
+ * cross-key rule. A file that sets no key (empty, or only comments and section lines) is
+ * refused unless an override sets one. On error returns CN_ERR_INPUT with one message naming the file and line (or
  * the -s argument), the section and key, and what was expected. */
 int config_load(const char *path, const config_override *overrides, int n_overrides,
                 scenario *out, cn_error *err);

@@ -139,6 +139,7 @@ typedef struct key_state {
     enum key_origin origin;
     int line;                    /* ORIGIN_FILE */
     const char *override;        /* ORIGIN_OVERRIDE: the -s text */
+    const char *source;          /* ORIGIN_OVERRIDE: how messages name it, NULL for -s */
 } key_state;
 
 /* What a [mobility.group NAME] section set: its values sit in SC at the offsets of the
@@ -164,6 +165,7 @@ typedef struct load_ctx {
     key_state keys[K_COUNT];
     group_state groups[SCENARIO_MAX_GROUPS]; /* sc.n_groups of them */
     flow_state flows[SCENARIO_MAX_FLOWS];    /* sc.n_flows of them */
+    int n_set;                   /* values assigned from the text and the overrides */
     cn_error *err;
 } load_ctx;
 

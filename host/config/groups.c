@@ -137,21 +137,12 @@ const char *config_group_key_where(const load_ctx *ctx, int g, int key, char *bu
     const key_state *st = &ctx->groups[g].keys[key];
     if (st->origin == ORIGIN_DEFAULT)
         return config_key_where(ctx, key, buf, size);
-    if (st->origin == ORIGIN_FILE)
-        snprintf(buf, size, "%s:%d", ctx->name, st->line);
-    else
-        snprintf(buf, size, "-s argument '%.200s'", st->override);
-    return buf;
+    return config_origin_where(ctx, st, buf, size);
 }
 
 static const char *opened_where(const load_ctx *ctx, int g, char *buf, size_t size)
 {
-    const key_state *st = &ctx->groups[g].opened;
-    if (st->origin == ORIGIN_FILE)
-        snprintf(buf, size, "%s:%d", ctx->name, st->line);
-    else
-        snprintf(buf, size, "-s argument '%.200s'", st->override);
-    return buf;
+    return config_origin_where(ctx, &ctx->groups[g].opened, buf, size);
 }
 
 /* ---- once every value is in ------------------------------------------------------------ */

@@ -19,6 +19,8 @@ const char *config_origin_where(const load_ctx *ctx, const key_state *st, char *
 {
     if (st->origin == ORIGIN_FILE)
         snprintf(buf, size, "%s:%d", ctx->name, st->line);
+    else if (st->origin == ORIGIN_OVERRIDE && st->source)
+        snprintf(buf, size, "%.300s", st->source);
     else if (st->origin == ORIGIN_OVERRIDE)
         snprintf(buf, size, "-s argument '%.200s'", st->override);
     else

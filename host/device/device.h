@@ -111,6 +111,7 @@ typedef struct device_ctx {
     platform_profile profile;
     size_t local_size_override; /* 0: profile; else --work-group for every kernel */
     int last_build_cached;      /* 1 when the last device_build_program came from the cache */
+    double build_s;             /* seconds spent in device_build_program: builds, cache loads */
     /* The work-group size device_local_size chose for each kernel, for reports (bench). */
     int n_local_used;
     struct { char kernel[64]; size_t size; } local_used[DEVICE_MAX_KERNELS];

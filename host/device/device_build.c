@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "device/device_internal.h"
 #include "version.h"
@@ -132,17 +133,29 @@ static int build_from_source(device_ctx *dev, const char *source, const char *op
         char log[LOG_LIMIT + 1];
         build_log(dev, p, log, sizeof log);
         clReleaseProgram(p);
-        return device_fail(err, dev->info.name, CN_ERR_RUNTIME,
-                           "building the OpenCL program %s failed on device '%s': %s (%d), with "
-                           "options '%s'; build log:\n%s",
-                           program_name, dev->info.name, cl_status_name(st), (int)st, options,
-                           log[0] ? log : "(empty)");
+        int fresh = err && err->code == 0;
+        device_fail(err, dev->info.name, CN_ERR_RUNTIME,
+                    "building the OpenCL program %s failed on device '%s': %s (%d), with "
+                    "options '%s'; build log:",
+                    program_name, dev->info.name, cl_status_name(st), (int)st, options);
+        if (fresh) { /* the log as the compiler wrote it, on the lines that follow */
+            cn_append_raw(err, "\n");
+            cn_append_raw(err, log[0] ? log : "(empty)");
+        }
+        return CN_ERR_RUNTIME;
     }
     *out = p;
     return 0;
 }
 
-int device_build_program(device_ctx *dev, const char *const *sources, int n_sources,
+static double monotonic_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int build_program(device_ctx *dev, const char *const *sources, int n_sources,
                          const char *options, cl_program *out, cn_error *err)
 {
     char *source = NULL, *all_options = NULL;
@@ -176,5 +189,14 @@ int device_build_program(device_ctx *dev, const char *const *sources, int n_sour
     }
     free(source);
     free(all_options);
+    return rc;
+}
+
+int device_build_program(device_ctx *dev, const char *const *sources, int n_sources,
+                         const char *options, cl_program *out, cn_error *err)
+{
+    double t0 = monotonic_seconds();
+    int rc = build_program(dev, sources, n_sources, options, out, err);
+    dev->build_s += monotonic_seconds() - t0;
     return rc;
 }

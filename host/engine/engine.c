@@ -458,7 +458,7 @@ static int run_attempt(const model_ops *ops, const scenario *sc, device_ctx *con
     for (int d = 0; d < n_live; d++) /* set-up comes before the first window */
         device_fault_window(live[d], -1);
 
-    double t0 = wall_seconds();
+    double t0 = opt->setup_started > 0 ? opt->setup_started : wall_seconds();
     struct model *m = NULL;
     int rc = ops->create(&m, sc, live, n_live, err);
     double t1 = wall_seconds();
@@ -504,6 +504,9 @@ static int run_attempt(const model_ops *ops, const scenario *sc, device_ctx *con
     }
     if (rc == 0) {
         res->setup_s = t1 - t0;
+        res->build_s = 0;
+        for (int d = 0; d < n_all; d++)
+            res->build_s += all[d]->build_s;
         res->wall_s = t2 - t1;
         host.wait_s = res->host.wait_s; /* the model's share, from its results */
         res->host = host;

@@ -133,6 +133,9 @@ typedef struct engine_options {
     /* Resuming: the run continues from this checkpoint (read and checked by the caller, whose
      * scenario came from it), on whatever devices are given. NULL: from the start. */
     const ckpt_file *resume;
+    /* wall_seconds() when the set-up began (the devices' opening, self-test and kernel builds
+     * come before engine_run); 0: when engine_run creates the model. */
+    double setup_started;
 } engine_options;
 
 /* Records of a checkpoint that the engine writes besides the model's. */

@@ -113,6 +113,7 @@ void report_print_json(const run_results *r, FILE *out)
     fprintf(out, "  \"wall_s\": %.6f,\n", r->wall_s);
     fprintf(out, "  \"events_per_s\": %.1f,\n", events_per_s);
     fprintf(out, "  \"setup_s\": %.6f,\n", r->setup_s);
+    fprintf(out, "  \"build_s\": %.6f,\n", r->build_s);
     fprintf(out, "  \"device_bytes\": %llu,\n", (unsigned long long)r->device_bytes);
     fprintf(out, "  \"devices\": [");
     for (int i = 0; i < r->n_devices; i++) {

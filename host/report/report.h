@@ -93,6 +93,7 @@ typedef struct run_results {
     /* measurements */
     double wall_s;          /* simulation: from the first window to the final counters */
     double setup_s;         /* device open, kernel build, allocation and placement */
+    double build_s;         /* of SETUP_S, the devices' kernel builds (or cache loads) */
     uint64_t device_bytes;  /* peak device memory allocated by the model */
     int n_devices;
     device_report devices[REPORT_MAX_DEVICES];

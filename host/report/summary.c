@@ -94,8 +94,9 @@ void report_print_summary(const run_results *r, FILE *out)
                     wide_ratio(f->hops_sum, f->delivered));
         fputc('\n', out);
     }
-    fprintf(out, "wall         %.3f s simulation + %.3f s setup, %.3g events/s\n", r->wall_s,
-            r->setup_s, r->wall_s > 0 ? (double)events / r->wall_s : 0.0);
+    fprintf(out, "wall         %.3f s simulation + %.3f s setup (%.3f s kernel builds), %.3g "
+            "events/s\n", r->wall_s, r->setup_s, r->build_s,
+            r->wall_s > 0 ? (double)events / r->wall_s : 0.0);
     for (int i = 0; i < r->n_devices; i++) {
         fprintf(out, "device       %s (%s, %s): %llu event sets, %.1f%% of the events, busy "
                 "%.3f s\n", r->devices[i].name, r->devices[i].platform, r->devices[i].type,

@@ -48,7 +48,7 @@ static int load_ok_at(const char *file, int line, const char *text, const char *
 static void expect_error_at(const char *file, int line, const char *text, const char *ov,
                             const char *const *want)
 {
-    config_override o = {ov};
+    config_override o = {ov, NULL};
     cn_error err = {0};
     scenario sc;
     int rc = config_load_string("t.ini", text, &o, ov ? 1 : 0, &sc, &err);
@@ -497,6 +497,31 @@ static void test_syntax(void)
     EXPECT_ERROR(text, NULL, "t.ini:2: ", "198 characters", "at most 197");
     snprintf(text, sizeof text, "[flood]\nttl = 2\n\nrelay_delay = 1%0240d\n", 0);
     EXPECT_ERROR(text, NULL, "t.ini:4: ", "255 characters");
+    /* After a section's ']' only a comment may follow: inih would drop the rest. */
+    if (LOAD_OK("[flood] ; the flood\nttl = 2\n[traffic]\t# the packets\npackets = 3\n"
+                "[simulation];x\nseed = 4\n[topology]#y\nrows = 5\n[connectivity]  \n"
+                "range = 7\n", &sc) == 0) {
+        CHECK_I64(sc.ttl, 2);
+        CHECK_I64(sc.packets, 3);
+        CHECK_I64((int64_t)sc.seed, 4);
+        CHECK_I64(sc.rows, 5);
+        CHECK_I64(sc.range_mm, 7000);
+    }
+    EXPECT_MESSAGE("[simulation]\nseed = 2\n[flood] relay_delay = 0.5\n",
+                   "t.ini:3: section line '[flood] relay_delay = 0.5' has text after ']'; "
+                   "expected nothing or a comment (';' or '#') after the section name, and each "
+                   "key = value on a line of its own");
+    EXPECT_MESSAGE("\xEF\xBB\xBF[flood]x\nttl = 2\n",
+                   "t.ini:1: section line '[flood]x' has text after ']'; expected nothing or a "
+                   "comment (';' or '#') after the section name, and each key = value on a line "
+                   "of its own");
+    EXPECT_MESSAGE("[flood]\nttl = 2\n  [traffic] ]\n",
+                   "t.ini:3: section line '[traffic] ]' has text after ']'; expected nothing or a "
+                   "comment (';' or '#') after the section name, and each key = value on a line "
+                   "of its own");
+    /* the first error is the one reported, a section line's as any other */
+    EXPECT_ERROR("[flood] ttl = 2\nttl = x\n", NULL, "t.ini:1: section line '[flood] ttl = 2'");
+    EXPECT_ERROR("[traffic.flow a] x\n", NULL, "t.ini:1: section line '[traffic.flow a] x'");
 }
 
 /* ---- errors, one class at a time --------------------------------------------------------- */
@@ -760,8 +785,8 @@ static void test_errors_cross(void)
     /* Built-in defaults only: the message says so. */
     cn_error err = {0};
     scenario sc;
-    config_override o = {"topology.rows=1"};
-    config_override o2 = {"topology.cols=1"};
+    config_override o = {"topology.rows=1", NULL};
+    config_override o2 = {"topology.cols=1", NULL};
     config_override both[2] = {o, o2};
     CHECK(config_load(NULL, both, 2, &sc, &err) == CN_ERR_INPUT);
     CHECK(strstr(err.msg, "-s argument 'topology.") != NULL);
@@ -792,7 +817,7 @@ static void test_file_errors(void)
     fclose(f);
     scenario sc;
     cn_error err = {0};
-    config_override o = {"flood.ttl=4"};
+    config_override o = {"flood.ttl=4", NULL};
     CHECK(config_load(path, &o, 1, &sc, &err) == 0);
     CHECK(strcmp(sc.path, path) == 0);
     CHECK_I64(sc.ttl, 4);
@@ -803,7 +828,7 @@ static void test_file_errors(void)
         fputs("[flood]\n\nttl = x\n", f);
         fclose(f);
     }
-    char want[700];
+    char want[1000];
     snprintf(want, sizeof want, "%s:3: [flood] ttl = x: not a number", path);
     EXPECT_FILE_ERROR(path, want);
 
@@ -815,6 +840,41 @@ static void test_file_errors(void)
     snprintf(want, sizeof want, "%s:3: contains a NUL byte", path);
     EXPECT_FILE_ERROR(path, want);
 
+    /* A file that sets no key would run the defaults in its name: refused, unless an
+     * override sets a key (the defaults are then what is asked for). */
+    static const char *const keyless[] = {"", "\n\n", "; only a comment\n# and another\n",
+                                          "[flood]\n[traffic] ; none\n\n"};
+    for (size_t i = 0; i < sizeof keyless / sizeof keyless[0]; i++) {
+        f = fopen(path, "w");
+        if (f) {
+            fputs(keyless[i], f);
+            fclose(f);
+        }
+        snprintf(want, sizeof want,
+                 "%s: the scenario file sets no key (it is empty or holds only comments, blank "
+                 "lines and section lines); expected at least one key = value line, or a -s "
+                 "override such as -s simulation.seed=1 to run the built-in defaults",
+                 path);
+        err = (cn_error){0};
+        CHECK(config_load(path, NULL, 0, &sc, &err) == CN_ERR_INPUT);
+        CHECK(strcmp(err.msg, want) == 0);
+        if (strcmp(err.msg, want) != 0)
+            fprintf(stderr, "  got '%s'\n", err.msg);
+        err = (cn_error){0};
+        config_override seed = {"simulation.seed=1", NULL};
+        CHECK(config_load(path, &seed, 1, &sc, &err) == 0);
+        CHECK_I64(sc.rows * sc.cols, 100);
+    }
+    /* a flow's section makes a flow: it sets something */
+    f = fopen(path, "w");
+    if (f) {
+        fputs("[traffic.flow a]\n", f);
+        fclose(f);
+    }
+    err = (cn_error){0};
+    CHECK(config_load(path, NULL, 0, &sc, &err) == 0);
+    CHECK_I64(sc.n_flows, 1);
+
     /* Permission bits do not stop root, so only an ordinary user can see this error. */
     if (geteuid() != 0 && chmod(path, 0) == 0)
         EXPECT_FILE_ERROR(path, path, "cannot open the scenario file: Permission denied");
@@ -823,9 +883,57 @@ static void test_file_errors(void)
     rmdir(dir);
 }
 
+/* An override the program made from an option is named after that option, not as an -s
+ * argument the user never gave: when the value itself is refused, and when a rule between
+ * keys is broken later. */
+static void test_override_source(void)
+{
+    scenario sc;
+    cn_error err = {0};
+    config_override o[2] = {{"topology.rows=1", "--sizes '1' at size 1 (topology.rows=1)"},
+                            {"topology.cols=1", "--sizes '1' at size 1 (topology.cols=1)"}};
+    CHECK(config_load_string("t.ini", "[topology]\nrows = 3\n", o, 2, &sc, &err) ==
+          CN_ERR_INPUT);
+    const char *want = "--sizes '1' at size 1 (topology.rows=1): [topology] rows x cols = 1 x 1 "
+                       "is a single node: expected at least 2 nodes";
+    CHECK(strcmp(err.msg, want) == 0);
+    if (strcmp(err.msg, want) != 0)
+        fprintf(stderr, "  got '%s'\n", err.msg);
+    err = (cn_error){0};
+    config_override bad = {"flood.ttl=x", "--opt 'x' (flood.ttl=x)"};
+    CHECK(config_load_string("t.ini", "[flood]\nttl = 3\n", &bad, 1, &sc, &err) == CN_ERR_INPUT);
+    CHECK(strncmp(err.msg, "--opt 'x' (flood.ttl=x): [flood] ttl = x: not a number", 54) == 0);
+    err = (cn_error){0};
+    config_override group = {"mobility.group.g.speed_min=9", "--opt 'g' (speed_min)"};
+    CHECK(config_load_string("t.ini", "[mobility]\nmodel = rwp\n[mobility.group g]\nnodes = 0-3"
+                             "\nspeed_max = 2\n", &group, 1, &sc, &err) == CN_ERR_INPUT);
+    CHECK(strstr(err.msg, "--opt 'g' (speed_min)") != NULL && !strstr(err.msg, "-s argument"));
+}
+
+/* User text in a message has its control characters escaped: one line, nothing raw. */
+static void test_escaped_messages(void)
+{
+    EXPECT_MESSAGE_OV("[flood]\nttl = 3\n",
+                      "-s argument 'flood.ttl=3\\n\\x1b[31mx\\t': [flood] ttl = 3\\n\\x1b[31mx: "
+                      "not a number; expected an integer in [0, 2147483647] (hops)",
+                      "flood.ttl=3\n\x1b[31mx\t");
+    EXPECT_MESSAGE("[flood]\nttl = \x1b[2J\x7f\n",
+                   "t.ini:2: [flood] ttl = \\x1b[2J\\x7f: not a number; expected an integer in "
+                   "[0, 2147483647] (hops)");
+    EXPECT_MESSAGE("[flood]\nt\x01l = 1\n", "t.ini:2: [flood] unknown key 't\\x01l'; did you mean "
+                                           "'ttl'?");
+    EXPECT_MESSAGE("[fl\x1bod]\nttl = 1\n", "t.ini:2: unknown section [fl\\x1bod] (key 'ttl'); did "
+                                            "you mean [flood]?");
+    char buf[16];
+    CHECK(strcmp(cn_escape("a\rb\x1f\xc3\xa9", buf, sizeof buf), "a\\rb\\x1f\xc3\xa9") == 0);
+    CHECK(strcmp(cn_escape("abcdefghijk\n", buf, 13), "abcdefghijk") == 0); /* never half */
+}
+
 static void test_overrides(void)
 {
     scenario sc;
+    test_override_source();
+    test_escaped_messages();
     const char *file = "[flood]\nttl = 3\nrelay_delay = 2\n";
     if (LOAD_OV(file, &sc, "flood.ttl=5") == 0) {
         CHECK_I64(sc.ttl, 5);
@@ -2024,8 +2132,8 @@ static void test_flows_overrides(void)
     }
     /* no file at all */
     cn_error err = {0};
-    config_override o[2] = {{"traffic.flow.x.destination=broadcast"},
-                            {"traffic.flow.x.source=all"}};
+    config_override o[2] = {{"traffic.flow.x.destination=broadcast", NULL},
+                            {"traffic.flow.x.source=all", NULL}};
     CHECK(config_load(NULL, o, 2, &sc, &err) == 0);
     CHECK_I64(sc.n_flows, 1);
     CHECK_I64(sc.flows[0].all_sources, 1);

@@ -54,6 +54,7 @@ static int split_overrides(char *text, config_override *ov)
         char *end = strchr(line, '\n');
         if (end)
             *end = '\0';
+        ov[n].source = NULL; /* named as an -s argument */
         ov[n++].text = line;
         if (!end)
             break;

@@ -525,10 +525,13 @@ void flood_packets_results(const struct model *m, run_results *r)
 
 void flood_interrupted_results(struct model *m, run_results *r)
 {
-    if (!m->whole) { /* the packets taken into the windows run (flows: flood_traffic_results) */
-        r->generated = m->next_packet;
+    /* The window loop: the results are those of the run whose duration ends at the reached
+     * time, member for member. Such a run counts every packet of [traffic] as generated,
+     * those its duration kept from being created too (docs/model.md, rule 4), so R's
+     * generated stays the packet count; with flows it is the packets created
+     * (flood_traffic_results), as for the shorter run. */
+    if (!m->whole)
         return;
-    }
     /* whole packets: every packet launched ran to its end, none after; the run reached the
      * creation time of the first one left */
     r->generated = m->pk_next;
