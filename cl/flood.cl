@@ -1016,8 +1016,11 @@ inline void list_fresh(uint j, uint slot, __local uint *l_n, __local entry_t *lb
     vstore16(inline_desc, 0, inline_words);                                                 \
     int use_inline = NEW_WORDS * n_new + n_clear <= 16;                                     \
     uint relayed = ctl[in_word] + n_import, count = relayed + n_new;                        \
-    if (get_global_id(0) == 0)                                                              \
+    if (get_global_id(0) == 0) {                                                            \
         ctl[clear_word] = 0u;                                                               \
+        if ((ulong)ctl[in_word] + n_import + n_new > 0xfffffffful) /* the count wrapped */  \
+            atomic_or(&ctl[CTL_OVERFLOW], CTL_WRAPPED);                                     \
+    }                                                                                       \
     for (size_t c = get_global_id(0); c < (size_t)n_clear * words; c += get_global_size(0)) \
         seen[(size_t)DESCRIPTOR(NEW_WORDS * n_new + (uint)(c / words)) * words + c % words] = \
             0u;                                                                             \

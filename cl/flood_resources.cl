@@ -213,6 +213,8 @@ __kernel void res_link(__global const entry_t *in, uint in_word, uint n_new, uin
     size_t gid = get_global_id(0), gsize = get_global_size(0);
     if (gid == 0) { /* the next window's count words; nothing reads them until then */
         ctl[clear_word] = 0u;
+        if ((ulong)ctl[in_word] + n_import + n_new > 0xfffffffful) /* the count wrapped */
+            atomic_or(&ctl[CTL_OVERFLOW], CTL_WRAPPED);
         if (FLOOD_SCHEME) /* (the pending list's, rotated alike: flood.cl, pend_list) */
             ctl[CTL_PEND + (clear_word - CTL_COUNT)] = 0u;
         ctl[CTL_RES_TXN + (parity ^ 1u)] = 0u;
@@ -409,7 +411,7 @@ inline void res_hear_all(res_rx *x, uint i, uint j, __global const uint *head,
 /* The paid transmissions of node I as copies: counted in *C, their costs added to *SUM while
  * it is at most LIMIT (beyond, the sum no longer matters and could overflow). */
 inline void res_count(const res_window *rw, uint i, __global const uint *head,
-                      __global const uint4 *ent, long limit, uint *c, long *sum)
+                      __global const uint4 *ent, long limit, ulong *c, long *sum)
 {
     for (uint e = head[i]; e != RES_NONE; e = ent[e].y) {
         (*c)++;
@@ -445,16 +447,16 @@ inline void res_take(res_rx *x, uint j, uint capacity_m, __global const uint *he
     window_params w = x->w; /* for FOR_EACH_LINK's link draws */
     uint win = (uint)(x->rw.T / x->rw.L);
     long e_left = FLOOD_ENERGY ? energy[j] : 0, sum = 0;
-    uint c = 0;
+    ulong c = 0; /* copies reaching j in the window: in 64 bits, many packets may be in flight */
     FOR_EACH_LINK(j, i, res_count(&x->rw, i, head, ent, e_left, &c, &sum););
-    uint accept = capacity_m == 0u || c <= capacity_m ? c : capacity_m;
+    ulong accept = capacity_m == 0u || c <= capacity_m ? c : capacity_m;
     if (accept == c && sum <= e_left) { /* (sum is 0 without an energy model) */
         e_left -= sum;
         sums[RS_ENERGY] += (ulong)sum;
         FOR_EACH_LINK(j, i, res_hear_all(x, i, j, head, ent, sums););
     } else {
         res_key last = {LONG_MIN, LONG_MIN, 0u, 0u};
-        uint taken = 0;
+        ulong taken = 0;
         int died = 0;
         while (taken < accept) {
             res_key best = {LONG_MAX, LONG_MAX, 0u, 0u};

@@ -355,6 +355,7 @@ struct model {
     wide_int *slot_lat;       /* 128 bits: one broadcast packet's sum can pass 2^63 */
     int64_t *slot_last_lat;
     int64_t f_generated[SCENARIO_MAX_FLOWS], f_deliverable[SCENARIO_MAX_FLOWS];
+    int deliverable_wrapped;  /* a flow's deliverable count passed 2^63 - 1 (an error) */
     int64_t f_delivered[SCENARIO_MAX_FLOWS];
     wide_int f_hops[SCENARIO_MAX_FLOWS], f_latency[SCENARIO_MAX_FLOWS]; /* 128 bits */
     /* --packets: one record per packet, appended as packets retire */

@@ -87,8 +87,12 @@ int flood_packet_pending(struct model *m, int64_t *t)
 static void count_created(struct model *m, const departure *dep)
 {
     m->f_generated[dep->flow]++;
-    m->f_deliverable[dep->flow] += dep->destination == DEPARTURE_BROADCAST ? (int64_t)m->n - 1
-                                                                           : 1;
+    int64_t add = dep->destination == DEPARTURE_BROADCAST ? (int64_t)m->n - 1 : 1;
+    /* billions of broadcast packets over billions of nodes pass 2^63: reported, not wrapped */
+    if (__builtin_add_overflow(m->f_deliverable[dep->flow], add, &m->f_deliverable[dep->flow])) {
+        m->f_deliverable[dep->flow] = INT64_MAX;
+        m->deliverable_wrapped = 1;
+    }
 }
 
 /* A packet is done: its flow's sums, and its record when records are kept. DELIV deliveries
@@ -208,6 +212,9 @@ int flood_traffic_results(struct model *m, run_results *r, cn_error *err)
                 return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for packet records");
             m->slot_pkt[s] = -1;
         }
+    if (m->deliverable_wrapped)
+        return cn_fail(err, CN_ERR_RUNTIME, "the count of deliverable packets passed 2^63 - 1: "
+                       "the run's results cannot be reported; use fewer broadcast packets");
     if (m->sc.n_flows > 0) {
         r->n_flows = m->n_flowdefs;
         r->generated = m->next_packet;
@@ -220,7 +227,10 @@ int flood_traffic_results(struct model *m, run_results *r, cn_error *err)
             o->delivered = m->f_delivered[f];
             o->hops_sum = m->f_hops[f];
             o->latency_sum_ns = m->f_latency[f];
-            r->deliverable += o->deliverable;
+            if (__builtin_add_overflow(r->deliverable, o->deliverable, &r->deliverable))
+                return cn_fail(err, CN_ERR_RUNTIME, "the count of deliverable packets passed "
+                               "2^63 - 1: the run's results cannot be reported; use fewer "
+                               "broadcast packets");
         }
     }
     if (m->want_records) {

@@ -504,7 +504,9 @@ static int flood_end_window(struct model *m, const window_plan *plan, window_out
     if (lag) {
         uint32_t n_next = flood_packets_due(m, plan->end + m->L);
         uint64_t entries = entries_bound(m, w + 1, n_next);
-        lag = entries * (uint64_t)m->max_degree <= m->lag_budget;
+        uint64_t relays = 0; /* a product past 2^64 is surely over the budget */
+        lag = !__builtin_mul_overflow(entries, (uint64_t)m->max_degree, &relays) &&
+              relays <= m->lag_budget;
     }
     if (!lag && (rc = flood_process_until(m, w, err)) != 0)
         return rc;
