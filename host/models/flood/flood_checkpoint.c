@@ -20,40 +20,8 @@
 #include <string.h>
 
 #include "cl/flood_layout.clh"
+#include "models/flood/flood_ckpt_format.h"
 #include "models/flood/flood_model.h"
-
-#define T_SHAPE CKPT_TAG('F', 'S', 'H', 'P')     /* flood_shape */
-#define T_SCALARS CKPT_TAG('F', 'S', 'C', 'L')   /* flood_scalars */
-#define T_COUNTERS CKPT_TAG('F', 'C', 'T', 'R')  /* uint64 per counter_words entry */
-#define T_DEPS CKPT_TAG('F', 'D', 'E', 'P')      /* the traffic generator */
-#define T_PEND CKPT_TAG('F', 'P', 'N', 'D')      /* departures waiting for their window */
-#define T_FLOWS CKPT_TAG('F', 'F', 'L', 'W')     /* int64[5][SCENARIO_MAX_FLOWS] */
-#define T_RECORDS CKPT_TAG('F', 'R', 'E', 'C')   /* packet_record[] */
-#define T_SLOT_PKT CKPT_TAG('F', 'S', 'P', 'K')  /* int64 per slot */
-#define T_SLOT_BORN CKPT_TAG('F', 'S', 'B', 'W') /* int64 per slot */
-#define T_FREE CKPT_TAG('F', 'S', 'F', 'R')      /* uint32[]: the free slots, in order */
-#define T_DIRTY CKPT_TAG('F', 'S', 'D', 'R')     /* uint32[]: the retired slots */
-#define T_SLOT_TIME CKPT_TAG('F', 'S', 'T', 'M') /* int64 per slot */
-#define T_SLOT_FLOW CKPT_TAG('F', 'S', 'F', 'T') /* with flows: 3 uint32 + 5 int64 per slot */
-#define T_SEEN CKPT_TAG('F', 'S', 'E', 'N')      /* uint32[slots][words] */
-#define T_ENTRIES CKPT_TAG('F', 'E', 'N', 'T')   /* uint2 per transmission of window NEXT */
-#define T_MOBILITY CKPT_TAG('F', 'M', 'O', 'B')  /* the five mobility buffers, one after another */
-#define T_ENERGY CKPT_TAG('F', 'R', 'E', 'N')    /* int64 per node: energy left, nJ */
-#define T_DEATH CKPT_TAG('F', 'R', 'D', 'T')     /* int64 per node: death time */
-#define T_PARTS CKPT_TAG('F', 'P', 'R', 'T')     /* moving nodes' tiles: uint16 per node */
-#define T_SCHEME CKPT_TAG('F', 'S', 'C', 'H')    /* schemes: uint32[slots][nodes][4] states */
-#define T_TX_NEXT CKPT_TAG('F', 'T', 'X', 'N')   /* schemes: a byte per slot */
-
-/* What the model was: a checkpoint resumes only into a model of the same shape. */
-typedef struct flood_shape {
-    uint32_t n, words, whole, mobile, flows, records, resources, energy, parts, slots;
-    uint32_t scheme_window, entry_bytes;
-} flood_shape;
-
-typedef struct flood_scalars {
-    int64_t next_packet, end_time, any_tx, longest_life, pk_next, pk_rounds, relays, moved;
-    int64_t scheme_waiting;
-} flood_scalars;
 
 /* The control words that count events (64-bit pairs), summed over the replicas. */
 static const int counter_words[] = {CTL_TX,        CTL_RX,         CTL_FIRST,
@@ -589,7 +557,10 @@ int flood_restore(struct model *m, int64_t next, const ckpt_file *in, cn_error *
 {
     flood_shape shape, mine = shape_of(m);
     flood_scalars sv;
-    int rc = ckpt_get(in, T_SHAPE, &shape, sizeof shape, err);
+    /* nothing is sized or indexed by the file before it has been checked whole */
+    int rc = flood_checkpoint_check(in, &m->sc, err);
+    if (!rc)
+        rc = ckpt_get(in, T_SHAPE, &shape, sizeof shape, err);
     if (!rc)
         rc = ckpt_get(in, T_SCALARS, &sv, sizeof sv, err);
     if (rc)
