@@ -50,5 +50,11 @@ crafted whole_packets grid_whole.ckpt FSCL 32 100000 \
 crafted whole_rounds grid_whole.ckpt ENXT 0 21 \
     "record ENXT: next round 21 is beyond the scenario's 20 packets"
 crafted tiles mobile_parts.ckpt FPRT 0 7 "record FPRT: node 0 is in partition 7 of 2"
+# positions the kernels index or compute with: a partition that does not exist, a coordinate
+# out of range; and a counter the results cannot hold
+crafted position_part mobile_parts.ckpt FMOB 24 99 "record FMOB: node 0 is in partition 99 of 2"
+crafted position_x mobile_parts.ckpt FMOB 0 -5 \
+    "record FMOB: node 0 is at (-5, 221845, 51028) mm, outside 0 to 2^31-1 mm"
+crafted counter mobile_parts.ckpt FCTR 0 -1 "record FCTR: event counter 0 is -1"
 
 [ "$fails" -eq 0 ] || { echo "$fails crafted checkpoint(s) not refused as they should be"; exit 1; }

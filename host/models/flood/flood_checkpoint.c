@@ -578,7 +578,11 @@ int flood_restore(struct model *m, int64_t next, const ckpt_file *in, cn_error *
     if (!m->whole)
         rc = restore_window_loop(m, in, next, &shape, &sv, err);
     else if (sv.pk_next < 0 || sv.pk_next > m->pk_total || sv.pk_rounds < 0)
-        rc = ckpt_mismatch(in, err, "a packet count beyond the scenario's");
+        rc = ckpt_refuse(in, err, T_SCALARS, "next packet %lld of the scenario's %lld",
+                         (long long)sv.pk_next, (long long)m->pk_total);
+    else if (next > m->pk_total)
+        rc = ckpt_refuse(in, err, CKPT_NEXT, "next round %lld is beyond the scenario's %lld "
+                         "packets", (long long)next, (long long)m->pk_total);
     if (!rc && m->whole) {
         m->pk_next = sv.pk_next;
         m->pk_rounds = sv.pk_rounds;

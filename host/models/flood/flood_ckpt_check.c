@@ -240,6 +240,29 @@ static int check_pending(const ckpt_file *in, const flood_shape *s, int n_flows,
     return 0;
 }
 
+/* The mobility state MOB: every position within the coordinates the kernels take (0 to
+ * 2^31 - 1 mm, whose squared distances fit), and its fourth component, the node's partition,
+ * one of the partitions (the kernels index by it). Waypoints, speeds, legs and pauses only
+ * give numbers (each mobility model reads them its own way, some not at all). */
+static int check_positions(const ckpt_file *in, const flood_shape *s, const void *mob,
+                           cn_error *err)
+{
+    const uint8_t *b = mob;
+    for (uint32_t j = 0; j < s->n; j++) {
+        int64_t p[4];
+        memcpy(p, b + (size_t)j * 32, 32);
+        for (int k = 0; k < 3; k++)
+            if (p[k] < 0 || p[k] > 0x7fffffffLL)
+                return ckpt_refuse(in, err, T_MOBILITY, "node %u is at (%lld, %lld, %lld) mm, "
+                                   "outside 0 to 2^31-1 mm", j, (long long)p[0],
+                                   (long long)p[1], (long long)p[2]);
+        if (p[3] < 0 || p[3] >= (int64_t)s->parts)
+            return ckpt_refuse(in, err, T_MOBILITY, "node %u is in partition %lld of %u", j,
+                               (long long)p[3], s->parts);
+    }
+    return 0;
+}
+
 /* The window loop's records. */
 static int check_window_loop(const ckpt_file *in, const scenario *sc, const flood_shape *s,
                              const flood_scalars *sv, const ckpt_progress *pg, int n_flows,
@@ -282,6 +305,8 @@ static int check_window_loop(const ckpt_file *in, const scenario *sc, const floo
     if (!rc && s->mobile)
         rc = exact(in, T_MOBILITY, (uint64_t)s->n * FLOOD_CKPT_MOBILITY_BYTES,
                    "the nodes' mobility state", &p, err);
+    if (!rc && s->mobile)
+        rc = check_positions(in, s, p, err);
     if (!rc && s->resources)
         rc = exact(in, T_ENERGY, (uint64_t)s->n * 8, "the nodes' energy", &p, err);
     if (!rc && s->resources)
@@ -315,6 +340,22 @@ static int check_whole(const ckpt_file *in, const scenario *sc, const flood_scal
     const void *p = NULL;
     size_t len = 0;
     return ckpt_find(in, T_ROWS, &p, &len, err);
+}
+
+/* Counters and sums (T_COUNTERS, T_FLOWS): 64-bit words, none negative as the results'
+ * int64 members take them. Their lengths are checked where they are read (ckpt_get). */
+static int check_sums(const ckpt_file *in, uint32_t tag, const char *what, cn_error *err)
+{
+    const void *p = NULL;
+    size_t len = 0;
+    int rc = ckpt_find(in, tag, &p, &len, err);
+    for (size_t i = 0; !rc && i < len / 8; i++) {
+        int64_t v;
+        memcpy(&v, (const uint8_t *)p + 8 * i, 8);
+        if (v < 0)
+            rc = ckpt_refuse(in, err, tag, "%s %zu is %lld", what, i, (long long)v);
+    }
+    return rc;
 }
 
 int flood_checkpoint_check(const ckpt_file *in, const scenario *sc, cn_error *err)
@@ -352,9 +393,9 @@ int flood_checkpoint_check(const ckpt_file *in, const scenario *sc, cn_error *er
     if (!rc)
         rc = ckpt_find(in, T_DEPS, &p, &len, err);
     if (!rc)
-        rc = ckpt_find(in, T_COUNTERS, &p, &len, err);
+        rc = check_sums(in, T_COUNTERS, "event counter", err);
     if (!rc)
-        rc = ckpt_find(in, T_FLOWS, &p, &len, err);
+        rc = check_sums(in, T_FLOWS, "flow sum", err);
     if (rc || !shape.records)
         return rc;
     rc = ckpt_find(in, T_RECORDS, &p, &len, err);
