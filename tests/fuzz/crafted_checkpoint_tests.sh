@@ -56,5 +56,8 @@ crafted position_part mobile_parts.ckpt FMOB 24 99 "record FMOB: node 0 is in pa
 crafted position_x mobile_parts.ckpt FMOB 0 -5 \
     "record FMOB: node 0 is at (-5, 221845, 51028) mm, outside 0 to 2^31-1 mm"
 crafted counter mobile_parts.ckpt FCTR 0 -1 "record FCTR: event counter 0 is -1"
+# the traffic generator's heap: a departure at a negative time
+crafted generator flows_packets.ckpt FDEP 0 -7 \
+    "record FDEP: 7440 bytes that are not a traffic generator of the scenario's flows and sources"
 
 [ "$fails" -eq 0 ] || { echo "$fails crafted checkpoint(s) not refused as they should be"; exit 1; }

@@ -595,7 +595,8 @@ int flood_restore(struct model *m, int64_t next, const ckpt_file *in, cn_error *
     if (!rc)
         rc = ckpt_find(in, T_DEPS, &p, &len, err);
     if (!rc && departures_restore(m->deps, p, len) != 0)
-        rc = ckpt_mismatch(in, err, "a traffic generator of other flows or sources");
+        rc = ckpt_refuse(in, err, T_DEPS, "%zu bytes that are not a traffic generator of the "
+                         "scenario's flows and sources", len);
     int64_t flows[5][SCENARIO_MAX_FLOWS];
     if (!rc)
         rc = ckpt_get(in, T_FLOWS, flows, sizeof flows, err);
