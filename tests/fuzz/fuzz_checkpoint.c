@@ -15,6 +15,7 @@
 #include "config/config.h"
 #include "engine/checkpoint.h"
 #include "models/flood/flood_ckpt_format.h"
+#include "models/traffic/departures.h"
 
 #define FUZZ_MAX_INPUT (1 << 20)
 #define HEADER_BYTES 24
@@ -66,7 +67,23 @@ static int resume_checks(const ckpt_file *f, scenario *sc, cn_error *err)
         return cn_fail(err, CN_ERR_INPUT, "cannot resume from '%s': the scenario it holds is "
                        "refused: %s", NAME, why.msg);
     sc->record_packets = records != 0;
-    return flood_checkpoint_check(f, sc, err);
+    rc = flood_checkpoint_check(f, sc, err);
+    /* the traffic generator's state, as flood_restore puts it back, where the generator is
+     * small enough to open here (it holds a source per node with source = all) */
+    if (rc || scenario_node_count(sc) > 100000)
+        return rc;
+    departures *d = NULL;
+    const void *state = NULL;
+    size_t len = 0;
+    cn_error quiet = {0};
+    if (departures_open(&d, sc, &quiet) == 0 && ckpt_find(f, CKPT_TAG('F', 'D', 'E', 'P'),
+                                                            &state, &len, err) == 0) {
+        departure dep;
+        if (departures_restore(d, state, len) == 0 && departures_peek(d, &dep))
+            departures_pop(d);
+    }
+    departures_close(d);
+    return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
