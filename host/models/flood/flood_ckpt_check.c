@@ -272,11 +272,11 @@ static int check_window_loop(const ckpt_file *in, const scenario *sc, const floo
     if (pg->next > last)
         return ckpt_refuse(in, err, CKPT_NEXT, "next window %lld is beyond the scenario's last "
                            "window %lld", (long long)pg->next, (long long)last);
-    if (pg->reached > (pg->next + 1) * L)
+    int64_t end = (pg->next + 1) * L; /* fits: ckpt_get_progress */
+    if (pg->reached > end)
         return ckpt_refuse(in, err, CKPT_REACHED, "time reached %lld ns is beyond the next "
-                           "window's end %lld ns", (long long)pg->reached,
-                           (long long)((pg->next + 1) * L));
-    if (sv->next_packet < 0 || sv->end_time < 0 || sv->end_time > (pg->next + 1) * L ||
+                           "window's end %lld ns", (long long)pg->reached, (long long)end);
+    if (sv->next_packet < 0 || sv->end_time < 0 || sv->end_time > end ||
         sv->any_tx < 0 || sv->any_tx > 1 || sv->longest_life < 0 ||
         sv->longest_life > pg->next + 1 || sv->moved < 0 || sv->moved > pg->next ||
         (!s->mobile && sv->moved != 0) || sv->scheme_waiting < 0 ||
