@@ -40,6 +40,8 @@ typedef struct device_entry {
     cl_ulong global_mem;
     cl_ulong max_alloc;
     cl_ulong local_mem;        /* CL_DEVICE_LOCAL_MEM_SIZE */
+    int host_memory;           /* its memory is the host's: a CPU device, or
+                                * CL_DEVICE_HOST_UNIFIED_MEMORY */
     size_t max_work_group;
     int usable;                /* 0: listed but cannot run clnetsim, see reason */
     char reason[256];
@@ -56,6 +58,10 @@ typedef struct device_list {
 int device_enumerate(device_list *out, cn_error *err);
 void device_list_free(device_list *list);
 const char *device_type_name(cl_device_type type); /* "cpu", "gpu", "accelerator", ... */
+/* The host memory available to new allocations, in bytes: MemAvailable of /proc/meminfo,
+ * else the free physical pages (sysconf); 0 when neither is known. The test hook
+ * CLNETSIM_TEST_HOST_MEMORY=SIZE (bytes, or with a K, M, G or T suffix) replaces it. */
+uint64_t device_host_available(void);
 
 /* The table of `clnetsim devices`: index, platform, name, type, compute units, global memory,
  * max allocation, OpenCL C version, driver version; unusable devices with their reason. An

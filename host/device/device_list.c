@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "device/device_internal.h"
 
@@ -132,6 +133,32 @@ static void lower_memory(device_entry *e)
         e->max_alloc = alloc;
 }
 
+uint64_t device_host_available(void)
+{
+    const char *v = getenv("CLNETSIM_TEST_HOST_MEMORY");
+    char *end = NULL;
+    if (v) {
+        cl_ulong test = parse_size(v, &end);
+        if (test && !*end)
+            return test;
+    }
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    uint64_t avail = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "MemAvailable:", 13) == 0) {
+            unsigned long long kib = strtoull(line + 13, &end, 10);
+            avail = kib > UINT64_MAX / 1024 ? UINT64_MAX : (uint64_t)kib * 1024;
+            break;
+        }
+    if (f)
+        fclose(f);
+    if (avail)
+        return avail;
+    long pages = sysconf(_SC_AVPHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
+}
+
 static void query_properties(device_entry *e)
 {
     DEVICE_STRING(e, CL_DEVICE_NAME, name);
@@ -144,6 +171,12 @@ static void query_properties(device_entry *e)
     DEVICE_VALUE(e, CL_DEVICE_MAX_MEM_ALLOC_SIZE, e->max_alloc);
     DEVICE_VALUE(e, CL_DEVICE_LOCAL_MEM_SIZE, e->local_mem);
     DEVICE_VALUE(e, CL_DEVICE_MAX_WORK_GROUP_SIZE, e->max_work_group);
+    /* deprecated since OpenCL 2.0, and then possibly unanswered: a CPU device is enough */
+    cl_bool unified = CL_FALSE;
+    if (clGetDeviceInfo(e->id, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL) !=
+        CL_SUCCESS)
+        unified = CL_FALSE;
+    e->host_memory = (e->type & CL_DEVICE_TYPE_CPU) != 0 || unified == CL_TRUE;
     lower_memory(e);
 }
 

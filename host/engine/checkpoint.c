@@ -1,5 +1,6 @@
 /* Checkpoint files (checkpoint.h). */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,16 +169,9 @@ static int records_ok(const uint8_t *body, size_t len)
     return 1;
 }
 
-int ckpt_read(ckpt_file *f, const char *path, cn_error *err)
+/* The header, the checksum and the records of F->data (SIZE bytes), as read from PATH. */
+static int check_file(ckpt_file *f, const char *path, size_t size, cn_error *err)
 {
-    memset(f, 0, sizeof *f);
-    if (strlen(path) >= sizeof f->path)
-        return cn_fail(err, CN_ERR_INPUT, "checkpoint path '%.64s...' is too long", path);
-    snprintf(f->path, sizeof f->path, "%s", path);
-    size_t size = 0;
-    int rc = read_all(f, path, &size, err);
-    if (rc)
-        return rc;
     if (size < 8 || memcmp(f->data, magic, 8) != 0)
         return refuse(err, path, "it is not a clnetsim checkpoint (no CLNSCKPT mark at its "
                       "start)");
@@ -214,6 +208,39 @@ int ckpt_read(ckpt_file *f, const char *path, cn_error *err)
     if (!records_ok(f->body, f->body_len))
         return refuse(err, path, "its records are malformed");
     return 0;
+}
+
+static int set_path(ckpt_file *f, const char *path, cn_error *err)
+{
+    memset(f, 0, sizeof *f);
+    if (strlen(path) >= sizeof f->path)
+        return cn_fail(err, CN_ERR_INPUT, "checkpoint path '%.64s...' is too long", path);
+    snprintf(f->path, sizeof f->path, "%s", path);
+    return 0;
+}
+
+int ckpt_read(ckpt_file *f, const char *path, cn_error *err)
+{
+    int rc = set_path(f, path, err);
+    size_t size = 0;
+    if (!rc)
+        rc = read_all(f, path, &size, err);
+    return rc ? rc : check_file(f, path, size, err);
+}
+
+int ckpt_read_memory(ckpt_file *f, const char *path, const void *data, size_t size,
+                     cn_error *err)
+{
+    int rc = set_path(f, path, err);
+    if (rc)
+        return rc;
+    f->data = malloc(size ? size : 1);
+    if (!f->data)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory to read the checkpoint '%s'",
+                       path);
+    if (size)
+        memcpy(f->data, data, size);
+    return check_file(f, path, size, err);
 }
 
 void ckpt_close(ckpt_file *f)
@@ -257,6 +284,18 @@ int ckpt_mismatch(const ckpt_file *f, cn_error *err, const char *what)
                    "its own scenario (%s)", f->path, what);
 }
 
+int ckpt_refuse(const ckpt_file *f, cn_error *err, uint32_t tag, const char *fmt, ...)
+{
+    char t[5], what[400];
+    tag_text(tag, t);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return cn_fail(err, CN_ERR_INPUT, "cannot resume from '%s': record %s: %s", f->path, t,
+                   what);
+}
+
 int ckpt_find(const ckpt_file *f, uint32_t tag, const void **data, size_t *len, cn_error *err)
 {
     *data = lookup(f, tag, len);
@@ -295,4 +334,30 @@ int ckpt_has(const ckpt_file *f, uint32_t tag)
 {
     size_t n;
     return lookup(f, tag, &n) != NULL;
+}
+
+int ckpt_get_progress(const ckpt_file *f, int64_t L, ckpt_progress *p, cn_error *err)
+{
+    int rc = ckpt_get_i64(f, CKPT_NEXT, &p->next, err);
+    if (!rc)
+        rc = ckpt_get_i64(f, CKPT_DONE, &p->done, err);
+    if (!rc)
+        rc = ckpt_get_i64(f, CKPT_REACHED, &p->reached, err);
+    if (rc)
+        return rc;
+    if (L <= 0)
+        return cn_fail(err, CN_ERR_INPUT, "cannot resume from '%s': its scenario has no window "
+                       "length", f->path);
+    int64_t last = INT64_MAX / L - 2; /* (next + 1) * L and one window more fit in int64 */
+    if (p->next < 0 || p->next > last)
+        return ckpt_refuse(f, err, CKPT_NEXT, "next window %lld is %s", (long long)p->next,
+                           p->next < 0 ? "negative" : "beyond the last window whose time fits "
+                                                      "in 64 bits");
+    if (p->done < 0 || p->done > p->next)
+        return ckpt_refuse(f, err, CKPT_DONE, "%lld windows run, with the next window %lld",
+                           (long long)p->done, (long long)p->next);
+    if (p->reached < 0)
+        return ckpt_refuse(f, err, CKPT_REACHED, "time reached %lld ns is negative",
+                           (long long)p->reached);
+    return 0;
 }

@@ -27,6 +27,15 @@
 #define CKPT_TAG(a, b, c, d)                                                               \
     ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
 
+/* Records of a checkpoint that the engine writes besides the model's. */
+#define CKPT_SCENARIO CKPT_TAG('S', 'C', 'E', 'N')  /* the configuration text */
+#define CKPT_PATH CKPT_TAG('S', 'P', 'T', 'H')      /* the scenario's file name */
+#define CKPT_RECORDS CKPT_TAG('S', 'R', 'E', 'C')   /* int64: per-packet records kept */
+#define CKPT_MODEL CKPT_TAG('M', 'O', 'D', 'L')     /* the model's name */
+#define CKPT_NEXT CKPT_TAG('E', 'N', 'X', 'T')      /* int64: the next window to run */
+#define CKPT_DONE CKPT_TAG('E', 'W', 'I', 'N')      /* int64: windows run so far */
+#define CKPT_REACHED CKPT_TAG('E', 'T', 'I', 'M')   /* int64: simulated time reached, ns */
+
 typedef struct ckpt_buf {
     uint8_t *data;
     size_t len, cap;
@@ -49,6 +58,10 @@ typedef struct ckpt_file {
 
 /* Reads PATH and checks it; on failure ERR says why in a sentence naming the file. */
 int ckpt_read(ckpt_file *f, const char *path, cn_error *err);
+/* The same checks of SIZE bytes at DATA (copied), named PATH in messages: the fuzz target
+ * of the reader (tests/fuzz/fuzz_checkpoint.c). */
+int ckpt_read_memory(ckpt_file *f, const char *path, const void *data, size_t size,
+                     cn_error *err);
 void ckpt_close(ckpt_file *f);
 /* Record TAG: its bytes and length; an error when the file has none. */
 int ckpt_find(const ckpt_file *f, uint32_t tag, const void **data, size_t *len, cn_error *err);
@@ -60,6 +73,22 @@ int ckpt_has(const ckpt_file *f, uint32_t tag);
 /* A message about F's content that does not fit what resumes it ("... holds 64 slots"):
  * "checkpoint 'F' is damaged or does not belong to this scenario: WHAT". */
 int ckpt_mismatch(const ckpt_file *f, cn_error *err, const char *what);
+
+/* A field of record TAG that is out of its range or does not fit the others or the scenario:
+ * "cannot resume from 'F': record TAG: WHAT" (WHAT formatted as printf does). */
+int ckpt_refuse(const ckpt_file *f, cn_error *err, uint32_t tag, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* The engine's records ENXT, EWIN and ETIM: where a resumed run starts. */
+typedef struct ckpt_progress {
+    int64_t next;    /* the next window to run */
+    int64_t done;    /* windows run so far */
+    int64_t reached; /* simulated time reached, ns */
+} ckpt_progress;
+/* Reads them and checks them against each other and the window length L (ns): none negative,
+ * no more windows run than the next one's number, and every window time up to the next
+ * one's end within int64. The model checks them against its scenario (model_ops.restore). */
+int ckpt_get_progress(const ckpt_file *f, int64_t L, ckpt_progress *p, cn_error *err);
 
 /* CRC-32 (IEEE) of LEN bytes, continuing from CRC (0 to start). */
 uint32_t ckpt_crc32(uint32_t crc, const void *data, size_t len);

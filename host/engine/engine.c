@@ -402,10 +402,11 @@ static int run_windows(const model_ops *ops, struct model *m, injector *inj,
 
 /* Where the run starts: window 0, or a checkpoint's state restored into the model just
  * created; and when the first checkpoint is due. */
-static int start_point(const model_ops *ops, struct model *m, const engine_options *opt,
-                       run_start *st, run_results *res, cn_error *err)
+static int start_point(const model_ops *ops, struct model *m, const scenario *sc,
+                       const engine_options *opt, run_start *st, run_results *res,
+                       cn_error *err)
 {
-    int can = ops->save && ops->restore && ops->can_checkpoint;
+    int can = ops->save && ops->restore && ops->can_checkpoint && ops->check_checkpoint;
     if (opt->checkpoint && !can)
         return cn_fail(err, CN_ERR_INPUT, "model '%s' cannot write checkpoints", ops->name);
     if (opt->checkpoint && ops->can_checkpoint(m, err) != 0)
@@ -419,14 +420,14 @@ static int start_point(const model_ops *ops, struct model *m, const engine_optio
         int rc = ckpt_find(f, CKPT_MODEL, &p, &n, err);
         if (!rc && (n >= sizeof name || (memcpy(name, p, n), strcmp(name, ops->name) != 0)))
             rc = ckpt_mismatch(f, err, "it is not a checkpoint of this model");
+        ckpt_progress pg = {0, 0, 0};
+        if (!rc && can) /* the file against its scenario before anything is read from it */
+            rc = ops->check_checkpoint(sc, f, err);
         if (!rc)
-            rc = ckpt_get_i64(f, CKPT_NEXT, &st->window, err);
-        if (!rc)
-            rc = ckpt_get_i64(f, CKPT_DONE, &st->windows_done, err);
-        if (!rc)
-            rc = ckpt_get_i64(f, CKPT_REACHED, &reached, err);
-        if (!rc && (st->window < 0 || st->windows_done < 0 || reached < 0))
-            rc = ckpt_mismatch(f, err, "a negative window or time");
+            rc = ckpt_get_progress(f, ops->lookahead(m), &pg, err);
+        st->window = pg.next;
+        st->windows_done = pg.done;
+        reached = pg.reached;
         if (!rc && !can)
             rc = cn_fail(err, CN_ERR_INPUT, "model '%s' cannot resume from checkpoints",
                          ops->name);
@@ -472,7 +473,7 @@ static int run_attempt(const model_ops *ops, const scenario *sc, device_ctx *con
     recovery rec = {sc->on_failure == ON_FAILURE_CONTINUE, opt->log};
     run_start st = {0, 0, 0, 0, 0};
     if (rc == 0)
-        rc = start_point(ops, m, opt, &st, res, err);
+        rc = start_point(ops, m, sc, opt, &st, res, err);
     if (rc == 0) {
         *failed_in = st.window;
         rc = run_windows(ops, m, &inj, live, sc, opt, &rec, fifo, &host, &st, &stopped_at,

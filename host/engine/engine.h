@@ -99,9 +99,12 @@ typedef struct model_ops {
      * model, else an error saying what it does not support (asked before the first window).
      * SAVE appends the model's complete state at the boundary before window NEXT (every
      * window before it done; the model may wait for its devices) to OUT. RESTORE puts that
-     * state into a model just created from the same scenario, on any devices. NULL: the model
-     * has no checkpoints. */
+     * state into a model just created from the same scenario, on any devices. CHECK_CHECKPOINT
+     * checks IN against its scenario SC with no device, every record the model reads and the
+     * engine's (ckpt_get_progress), before anything is restored. NULL: the model has no
+     * checkpoints. */
     int (*can_checkpoint)(const struct model *m, cn_error *err);
+    int (*check_checkpoint)(const scenario *sc, const ckpt_file *in, cn_error *err);
     int (*save)(struct model *m, int64_t next, ckpt_buf *out, cn_error *err);
     int (*restore)(struct model *m, int64_t next, const ckpt_file *in, cn_error *err);
     /* Final counters (the determinism-contract members) and device memory in use. */
@@ -138,14 +141,7 @@ typedef struct engine_options {
     double setup_started;
 } engine_options;
 
-/* Records of a checkpoint that the engine writes besides the model's. */
-#define CKPT_SCENARIO CKPT_TAG('S', 'C', 'E', 'N')  /* the configuration text */
-#define CKPT_PATH CKPT_TAG('S', 'P', 'T', 'H')      /* the scenario's file name */
-#define CKPT_RECORDS CKPT_TAG('S', 'R', 'E', 'C')   /* int64: per-packet records kept */
-#define CKPT_MODEL CKPT_TAG('M', 'O', 'D', 'L')     /* the model's name */
-#define CKPT_NEXT CKPT_TAG('E', 'N', 'X', 'T')      /* int64: the next window to run */
-#define CKPT_DONE CKPT_TAG('E', 'W', 'I', 'N')      /* int64: windows run so far */
-#define CKPT_REACHED CKPT_TAG('E', 'T', 'I', 'M')   /* int64: simulated time reached, ns */
+/* The engine's own records of a checkpoint (CKPT_SCENARIO, CKPT_NEXT, ...): checkpoint.h. */
 
 /* Runs SC on DEVS to the end and fills RES (counters, windows, wall time, per-device work;
  * every device of DEVS is reported, those marked failed too).

@@ -130,7 +130,7 @@ static void test_damage(void)
     refused("empty.ckpt", "it is not a clnetsim checkpoint");
     b[8] = 9;
     spill("v9.ckpt", b, size);
-    refused("v9.ckpt", "it has checkpoint format 9, and this clnetsim reads format 1 only");
+    refused("v9.ckpt", "it has checkpoint format 9, and this clnetsim reads format 2 only");
     b[8] = 1;
     b[12] = 1, b[15] = 4; /* the byte-order mark of the other order */
     spill("bom.ckpt", b, size);

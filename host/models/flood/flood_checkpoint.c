@@ -20,48 +20,12 @@
 #include <string.h>
 
 #include "cl/flood_layout.clh"
+#include "models/flood/flood_ckpt_format.h"
 #include "models/flood/flood_model.h"
-
-#define T_SHAPE CKPT_TAG('F', 'S', 'H', 'P')     /* flood_shape */
-#define T_SCALARS CKPT_TAG('F', 'S', 'C', 'L')   /* flood_scalars */
-#define T_COUNTERS CKPT_TAG('F', 'C', 'T', 'R')  /* 2 uint64 (low, high) per counter_words entry */
-#define T_DEPS CKPT_TAG('F', 'D', 'E', 'P')      /* the traffic generator */
-#define T_PEND CKPT_TAG('F', 'P', 'N', 'D')      /* departures waiting for their window */
-#define T_FLOWS CKPT_TAG('F', 'F', 'L', 'W')     /* int64[FLOW_SUMS][SCENARIO_MAX_FLOWS] */
-#define T_RECORDS CKPT_TAG('F', 'R', 'E', 'C')   /* packet_record[] */
-#define T_SLOT_PKT CKPT_TAG('F', 'S', 'P', 'K')  /* int64 per slot */
-#define T_SLOT_BORN CKPT_TAG('F', 'S', 'B', 'W') /* int64 per slot */
-#define T_FREE CKPT_TAG('F', 'S', 'F', 'R')      /* uint32[]: the free slots, in order */
-#define T_DIRTY CKPT_TAG('F', 'S', 'D', 'R')     /* uint32[]: the retired slots */
-#define T_SLOT_TIME CKPT_TAG('F', 'S', 'T', 'M') /* int64 per slot */
-#define T_SLOT_FLOW CKPT_TAG('F', 'S', 'F', 'T') /* with flows: SLOT_FLOW_BYTES per slot */
-#define T_SEEN CKPT_TAG('F', 'S', 'E', 'N')      /* uint32[slots][words] */
-#define T_ENTRIES CKPT_TAG('F', 'E', 'N', 'T')   /* uint2 per transmission of window NEXT */
-#define T_MOBILITY CKPT_TAG('F', 'M', 'O', 'B')  /* the five mobility buffers, one after another */
-#define T_ENERGY CKPT_TAG('F', 'R', 'E', 'N')    /* int64 per node: energy left, nJ */
-#define T_DEATH CKPT_TAG('F', 'R', 'D', 'T')     /* int64 per node: death time */
-#define T_PARTS CKPT_TAG('F', 'P', 'R', 'T')     /* moving nodes' tiles: uint16 per node */
-#define T_SCHEME CKPT_TAG('F', 'S', 'C', 'H')    /* schemes: uint32[slots][nodes][4] states */
-#define T_TX_NEXT CKPT_TAG('F', 'T', 'X', 'N')   /* schemes: a byte per slot */
-
-/* A slot's traffic tables: source, destination and flow (uint32), deliveries, their hops and
- * the last one's (int64), the latency sum (128 bits), the last latency (int64). */
-#define SLOT_FLOW_BYTES (3 * 4 + 3 * 8 + 16 + 8)
-
-/* What the model was: a checkpoint resumes only into a model of the same shape. */
-typedef struct flood_shape {
-    uint32_t n, words, whole, mobile, flows, records, resources, energy, parts, slots;
-    uint32_t scheme_window, entry_bytes;
-} flood_shape;
-
-typedef struct flood_scalars {
-    int64_t next_packet, end_time, any_tx, longest_life, pk_next, pk_rounds, relays, moved;
-    int64_t scheme_waiting;
-} flood_scalars;
 
 /* The flows' sums: generated, deliverable, delivered, then the hop and latency sums as low
  * and high 64 bits. */
-#define FLOW_SUMS 7
+#define FLOW_SUMS FLOOD_CKPT_FLOW_SUMS
 
 static void split_wide(const wide_int *v, int64_t *lo, int64_t *hi)
 {
@@ -253,7 +217,7 @@ static int save_resources(struct model *m, ckpt_buf *out, cn_error *err)
 /* With flows: each slot's source, destination, flow and its packet's sums so far. */
 static void save_slot_flows(const struct model *m, ckpt_buf *out)
 {
-    size_t n = m->slots, bytes = n * SLOT_FLOW_BYTES;
+    size_t n = m->slots, bytes = n * FLOOD_CKPT_SLOT_FLOW_BYTES;
     uint8_t *b = malloc(bytes ? bytes : 1);
     if (!b) {
         out->oom = 1;
@@ -388,7 +352,7 @@ static int restore_slot_flows(struct model *m, const ckpt_file *in, uint32_t s, 
     int rc = ckpt_find(in, T_SLOT_FLOW, &p, &len, err);
     if (rc)
         return rc;
-    if (len != n * SLOT_FLOW_BYTES)
+    if (len != n * FLOOD_CKPT_SLOT_FLOW_BYTES)
         return ckpt_mismatch(in, err, "slot tables of another size");
     const uint8_t *b = p;
     memcpy(m->slot_src, b, n * 4);
@@ -618,7 +582,10 @@ int flood_restore(struct model *m, int64_t next, const ckpt_file *in, cn_error *
 {
     flood_shape shape, mine = shape_of(m);
     flood_scalars sv;
-    int rc = ckpt_get(in, T_SHAPE, &shape, sizeof shape, err);
+    /* nothing is sized or indexed by the file before it has been checked whole */
+    int rc = flood_checkpoint_check(in, &m->sc, err);
+    if (!rc)
+        rc = ckpt_get(in, T_SHAPE, &shape, sizeof shape, err);
     if (!rc)
         rc = ckpt_get(in, T_SCALARS, &sv, sizeof sv, err);
     if (rc)
@@ -636,7 +603,11 @@ int flood_restore(struct model *m, int64_t next, const ckpt_file *in, cn_error *
     if (!m->whole)
         rc = restore_window_loop(m, in, next, &shape, &sv, err);
     else if (sv.pk_next < 0 || sv.pk_next > m->pk_total || sv.pk_rounds < 0)
-        rc = ckpt_mismatch(in, err, "a packet count beyond the scenario's");
+        rc = ckpt_refuse(in, err, T_SCALARS, "next packet %lld of the scenario's %lld",
+                         (long long)sv.pk_next, (long long)m->pk_total);
+    else if (next > m->pk_total)
+        rc = ckpt_refuse(in, err, CKPT_NEXT, "next round %lld is beyond the scenario's %lld "
+                         "packets", (long long)next, (long long)m->pk_total);
     if (!rc && m->whole) {
         m->pk_next = sv.pk_next;
         m->pk_rounds = sv.pk_rounds;
@@ -649,7 +620,8 @@ int flood_restore(struct model *m, int64_t next, const ckpt_file *in, cn_error *
     if (!rc)
         rc = ckpt_find(in, T_DEPS, &p, &len, err);
     if (!rc && departures_restore(m->deps, p, len) != 0)
-        rc = ckpt_mismatch(in, err, "a traffic generator of other flows or sources");
+        rc = ckpt_refuse(in, err, T_DEPS, "%zu bytes that are not a traffic generator of the "
+                         "scenario's flows and sources", len);
     int64_t flows[FLOW_SUMS][SCENARIO_MAX_FLOWS];
     if (!rc)
         rc = ckpt_get(in, T_FLOWS, flows, sizeof flows, err);

@@ -187,10 +187,50 @@ static void format_size(uint64_t bytes, char *buf, size_t cap)
     snprintf(buf, cap, "%.1f %s", v, units[u]);
 }
 
+/* The replicas of the N devices of M whose memory is the host's (CPU devices, or with host
+ * unified memory) need SHARED bytes in all, which must fit the host's available memory: each
+ * device's global memory is the host's, so that devices that each fit could together exhaust
+ * it. Not a failure of one device (on_failure = continue does not leave one out): the
+ * scenario does not fit these devices together. */
+static int host_memory_check(const struct model *m, const char *name, uint64_t shared, int n,
+                             cn_error *err)
+{
+    uint64_t avail = device_host_available();
+    if (!avail || shared <= avail)
+        return 0;
+    char devices[512] = "", need[32], all[32], have[32];
+    size_t at = 0;
+    int k = 0;
+    for (int d = 0; d < m->n_rep; d++) {
+        const device_ctx *dev = m->rep[d].dev;
+        if (!dev->info.host_memory)
+            continue;
+        k++;
+        int w = snprintf(devices + at, sizeof devices - at, "%s%d '%s'",
+                         k == 1 ? "" : k == n ? " and " : ", ", dev->ordinal, dev->info.name);
+        if (w < 0 || (size_t)w >= sizeof devices - at)
+            break;
+        at += (size_t)w;
+    }
+    format_size(shared / (uint64_t)n, need, sizeof need);
+    format_size(shared, all, sizeof all);
+    format_size(avail, have, sizeof have);
+    if (n == 1)
+        return cn_fail(err, CN_ERR_INPUT, "%s needs about %s on device %s, whose memory is the "
+                       "host's, and the host has %s available; use a smaller scenario or a "
+                       "machine with more memory", name, all, devices, have);
+    return cn_fail(err, CN_ERR_INPUT, "%s needs about %s on each of devices %s, whose memory is "
+                   "the host's: %s in all, and the host has %s available; use fewer of these "
+                   "devices, a smaller scenario or a machine with more memory", name, need,
+                   devices, all, have);
+}
+
 int flood_memory_check(struct model *m, cn_error *err)
 {
     const char *name = m->sc.path[0] ? m->sc.path : "the scenario";
     int64_t packets = -1;
+    uint64_t shared = 0; /* the replicas of devices whose memory is the host's */
+    int n_shared = 0;
     for (int d = 0; d < m->n_rep; d++) {
         const device_ctx *dev = m->rep[d].dev;
         if (packets < 0 && (packets = flood_packets_count(m, err)) < 0)
@@ -217,6 +257,10 @@ int flood_memory_check(struct model *m, cn_error *err)
                                "run needs about %s in all); use a smaller scenario or a device "
                                "that allows larger allocations",
                                name, largest, big->what, dev->info.name, alloc, global, total);
+        if (dev->info.host_memory) {
+            shared += mem.total;
+            n_shared++;
+        }
     }
-    return 0;
+    return n_shared ? host_memory_check(m, name, shared, n_shared, err) : 0;
 }

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "cl/flood_layout.clh"
+#include "models/flood/flood_ckpt_format.h"
 #include "models/flood/flood_model.h"
 
 /* Longs per work-group statistics row (PACKET_STATS in cl/flood.cl). */
@@ -598,13 +599,12 @@ int flood_device_lost(struct model *m, device_ctx *dev, window_plan *plan, cn_er
 
 /* ---- checkpoints (flood_checkpoint.c) --------------------------------------------------- */
 
-#define CKPT_ROWS CKPT_TAG('F', 'P', 'K', 'R') /* int64[PS_ROW]: the rows summed */
 
 void flood_packets_save(const struct model *m, ckpt_buf *out)
 {
     int64_t s[PS_ROW];
     sum_rows(m, s);
-    ckpt_put(out, CKPT_ROWS, s, sizeof s);
+    ckpt_put(out, T_ROWS, s, sizeof s);
 }
 
 /* Replica 0's first row holds the sums; every other row stays as set-up made it (zero, no
@@ -612,7 +612,7 @@ void flood_packets_save(const struct model *m, ckpt_buf *out)
 int flood_packets_restore(struct model *m, const ckpt_file *in, cn_error *err)
 {
     int64_t s[PS_ROW];
-    int rc = ckpt_get(in, CKPT_ROWS, s, sizeof s, err);
+    int rc = ckpt_get(in, T_ROWS, s, sizeof s, err);
     if (rc)
         return rc;
     flood_replica *r = &m->rep[0];

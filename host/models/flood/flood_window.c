@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cl/flood_layout.clh"
+#include "models/flood/flood_ckpt_format.h"
 #include "models/flood/flood_model.h"
 
 static const event_kind flood_kinds[FLOOD_N_KINDS] = {
@@ -721,6 +722,7 @@ const model_ops flood_model_ops = {
     .migrate = flood_migrate,
     .device_lost = flood_device_lost,
     .can_checkpoint = flood_can_checkpoint,
+    .check_checkpoint = flood_check_checkpoint,
     .save = flood_save,
     .restore = flood_restore,
     .end_window = flood_end_window,

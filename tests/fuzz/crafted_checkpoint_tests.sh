@@ -1,0 +1,64 @@
+#!/bin/sh
+# Crafted checkpoints with a valid CRC-32: a field rewritten (ckpt_patch recomputes the
+# checksum), which `clnetsim resume` must refuse with exit status 2, the exact sentence
+# naming the file and the record, and no output file.
+# crafted_checkpoint_tests.sh CLNETSIM CKPT_PATCH SEED_DIR
+set -u
+bin=$1 patch=$2 seeds=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+fails=0
+
+# crafted NAME SEED TAG OFFSET VALUE EXPECTED-MESSAGE
+crafted() {
+    name=$1 seed=$2 tag=$3 offset=$4 value=$5 want=$6
+    if ! "$patch" "$seeds/$seed" "$name.ckpt" "$tag" "$offset" "$value"; then
+        echo "FAIL $name: cannot craft the checkpoint"; fails=$((fails + 1)); return
+    fi
+    "$bin" resume "$name.ckpt" -q --json "$name.json" 2> "$name.err" > /dev/null
+    rc=$?
+    got=$(cat "$name.err")
+    want="clnetsim: error: cannot resume from '$name.ckpt': $want"
+    if [ "$rc" -ne 2 ] || [ "$got" != "$want" ] || [ -e "$name.json" ]; then
+        echo "FAIL $name: exit $rc (expected 2)"; echo "  got:      $got"; echo "  expected: $want"
+        [ -e "$name.json" ] && echo "  and it wrote $name.json"
+        fails=$((fails + 1))
+    else
+        echo "ok   $name"
+    fi
+}
+
+# the next window far beyond the scenario's last (it once exhausted memory or crashed)
+crafted enxt_huge mobile.ckpt ENXT 0 9223372036854775807 \
+    "record ENXT: next window 9223372036854775807 is beyond the scenario's last window 85"
+crafted enxt_beyond mobile.ckpt ENXT 0 86 \
+    "record ENXT: next window 86 is beyond the scenario's last window 85"
+crafted enxt_negative mobile.ckpt ENXT 0 -1 "record ENXT: next window -1 is negative"
+crafted ewin mobile.ckpt EWIN 0 1000 "record EWIN: 1000 windows run, with the next window 5"
+crafted etim mobile.ckpt ETIM 0 900000000000 \
+    "record ETIM: time reached 900000000000 ns is beyond the next window's end 6000000000 ns"
+# a slot count that would size the packet slots (once grown until memory ran out)
+crafted slots mobile.ckpt FSHP 36 100000 \
+    "record FSPK: 160 bytes where the slots' packets take 800000"
+crafted born mobile.ckpt FSBW 0 -5 \
+    "record FSBW: slot 0's packet was created in window -5, and the next window is 5"
+crafted record_flow flows_packets.ckpt FREC 16 99 \
+    "record FREC: record 0 (packet 0 of flow 99 from node 0) is not one of 3 flows and 400 nodes"
+crafted whole_packets grid_whole.ckpt FSCL 32 100000 \
+    "record FSCL: next packet 100000 after 1 rounds, of 20 packets"
+crafted whole_rounds grid_whole.ckpt ENXT 0 21 \
+    "record ENXT: next round 21 is beyond the scenario's 20 packets"
+crafted tiles mobile_parts.ckpt FPRT 0 7 "record FPRT: node 0 is in partition 7 of 2"
+# positions the kernels index or compute with: a partition that does not exist, a coordinate
+# out of range; and a counter the results cannot hold
+crafted position_part mobile_parts.ckpt FMOB 24 99 "record FMOB: node 0 is in partition 99 of 2"
+crafted position_x mobile_parts.ckpt FMOB 0 -5 \
+    "record FMOB: node 0 is at (-5, 221845, 51028) mm, outside 0 to 2^31-1 mm"
+crafted counter mobile_parts.ckpt FCTR 8 -1 \
+    "record FCTR: event counter 0's high 64 bits are -1"
+# the traffic generator's heap: a departure at a negative time
+crafted generator flows_packets.ckpt FDEP 0 -7 \
+    "record FDEP: 7440 bytes that are not a traffic generator of the scenario's flows and sources"
+
+[ "$fails" -eq 0 ] || { echo "$fails crafted checkpoint(s) not refused as they should be"; exit 1; }
