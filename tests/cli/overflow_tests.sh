@@ -33,6 +33,19 @@ check horizon_flows 2 "^clnetsim: error: $tmp/flow\.ini: simulated time could pa
     "$bin" run "$tmp/flow.ini" -q
 check horizon_flows_duration 0 '' "$bin" run "$tmp/flow.ini" -q -s simulation.duration=1e6
 
+# The engine's paths: whole packets, the window loop (two partitions), the counter scheme in
+# both, node resources.
+paths="whole window counter counter_window capacity"
+path_options() { # PATH: the overrides that take it
+    case $1 in
+        whole) ;;
+        window) echo "-s partition.count=2" ;;
+        counter) echo "-s flood.scheme=counter -s flood.counter_threshold=5" ;;
+        counter_window) echo "-s flood.scheme=counter -s flood.counter_threshold=5 -s partition.count=2" ;;
+        capacity) echo "-s resources.rx_capacity=100" ;;
+    esac
+}
+
 # ---- latency sums past 2^64: a line of 2000 nodes, every packet delivered at hop 1999 -----
 cat > "$tmp/line.ini" << 'EOF'
 [topology]
@@ -45,14 +58,8 @@ relay_delay = 100000
 EOF
 # 100 packets x 1998 relay delays of 10^14 ns each; hops 100 x 1999
 lat=19980000000000000000 hops=199900
-for path in whole window counter counter_window capacity; do
-    case $path in
-        whole) opts= ;;
-        window) opts="-s partition.count=2" ;;
-        counter) opts="-s flood.scheme=counter -s flood.counter_threshold=5" ;;
-        counter_window) opts="-s flood.scheme=counter -s flood.counter_threshold=5 -s partition.count=2" ;;
-        capacity) opts="-s resources.rx_capacity=100" ;;
-    esac
+for path in $paths; do
+    opts=$(path_options "$path")
     # shellcheck disable=SC2086
     check "line_$path" 0 '' "$bin" run "$tmp/line.ini" -q $opts --json "$tmp/line_$path.json"
     expect "line_${path}_latency" test "$(member "$tmp/line_$path.json" latency_sum_ns)" = "$lat"
@@ -86,14 +93,8 @@ EOF
 blat=498501000000000000000
 check bcast_oracle 0 '' "$oracle" "$tmp/bcast.ini" --json "$tmp/bcast_oracle.json"
 expect bcast_oracle_latency test "$(member "$tmp/bcast_oracle.json" latency_sum_ns)" = "$blat"
-for path in whole window counter counter_window capacity; do
-    case $path in
-        whole) opts= ;;
-        window) opts="-s partition.count=2" ;;
-        counter) opts="-s flood.scheme=counter -s flood.counter_threshold=5" ;;
-        counter_window) opts="-s flood.scheme=counter -s flood.counter_threshold=5 -s partition.count=2" ;;
-        capacity) opts="-s resources.rx_capacity=100" ;;
-    esac
+for path in $paths; do
+    opts=$(path_options "$path")
     # shellcheck disable=SC2086
     check "bcast_$path" 0 '' "$bin" run "$tmp/bcast.ini" -q $opts --json "$tmp/bcast_$path.json"
     expect "bcast_${path}_latency" test "$(member "$tmp/bcast_$path.json" latency_sum_ns)" = "$blat"
