@@ -503,7 +503,12 @@ int flood_packets_end(struct model *m, window_outcome *out, cn_error *err)
         int64_t q = m->pk_next - m->pk_round_k0 - 1;
         const uint32_t *e = m->pk_tab_host + 4 * (q > 0 ? q : 0);
         out->shown_time = (int64_t)(((uint64_t)e[1] << 32) | e[0]);
-        out->estimated_end = m->pk_next > 0 ? out->shown_time / m->pk_next * m->pk_total : 0;
+        /* in floating point: the product can pass 2^63 (it only feeds the progress line) */
+        double guess = m->pk_next > 0 ? (double)out->shown_time / (double)m->pk_next *
+                                            (double)m->pk_total
+                                      : 0.0;
+        out->estimated_end = guess < (double)SCENARIO_MAX_TIME_NS ? (int64_t)guess
+                                                                  : SCENARIO_MAX_TIME_NS;
     }
     if (out->estimated_end < out->shown_time)
         out->estimated_end = out->shown_time;
