@@ -346,7 +346,7 @@ const SchedulerName kSchedulers[] = {
 int main(int argc, char **argv)
 {
     const char *file = nullptr, *json = nullptr, *sched = "map";
-    config_override overrides[kMaxOverrides];
+    config_override overrides[kMaxOverrides] = {}; // every member a null pointer: -s arguments
     int n_overrides = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];

@@ -153,7 +153,8 @@ void flood_take_packet(struct model *m, uint32_t slot, int64_t w, departure *dep
     m->slot_src[slot] = dep->source;
     m->slot_dst[slot] = dep->destination;
     m->slot_flow[slot] = dep->flow;
-    m->slot_deliv[slot] = m->slot_hops[slot] = m->slot_lat[slot] = 0;
+    m->slot_deliv[slot] = m->slot_hops[slot] = 0;
+    m->slot_lat[slot] = 0;
     m->slot_last_h[slot] = m->slot_last_lat[slot] = -1;
     count_created(m, dep);
 }
