@@ -547,14 +547,29 @@ static void format_wide_seconds(wide ns, char *buf, size_t size)
         format_scaled((int64_t)ns, 9, buf, size);
 }
 
+/* The chain of relays after the last departure: at most LINKS of STEP ns each. */
+static void relay_chain(const scenario *sc, wide *links, wide *step)
+{
+    *step = (wide)sc->relay_delay_ns +
+            (sc->scheme == SCHEME_PROBABILISTIC ? 0 : (wide)sc->assessment_delay_ns);
+    *links = (wide)(sc->ttl > 0 && sc->ttl < sc->nodes ? sc->ttl : sc->nodes);
+}
+
+int64_t scenario_flood_horizon(const scenario *sc)
+{
+    wide links, step;
+    relay_chain(sc, &links, &step);
+    wide end = last_departure(sc) + links * step + (wide)sc->relay_delay_ns;
+    return end < (wide)INT64_MAX ? (int64_t)end : INT64_MAX;
+}
+
 static int check_horizon(load_ctx *ctx)
 {
     const scenario *sc = &ctx->sc;
     char where[300], a[64], b[64], c[64], d[64];
     const wide limit = (wide)SCENARIO_MAX_TIME_NS;
-    wide step = (wide)sc->relay_delay_ns +
-                (sc->scheme == SCHEME_PROBABILISTIC ? 0 : (wide)sc->assessment_delay_ns);
-    wide links = (wide)(sc->ttl > 0 && sc->ttl < sc->nodes ? sc->ttl : sc->nodes);
+    wide links, step;
+    relay_chain(sc, &links, &step);
     wide last = last_departure(sc);
     wide flood_end = last + links * step + (wide)sc->relay_delay_ns;
     wide stop_end = (wide)sc->duration_ns + step + (wide)sc->relay_delay_ns;

@@ -234,6 +234,13 @@ void config_print_reference(FILE *out);
 /* Number of nodes of the scenario (rows * cols for grids, count * rows * cols for areas). */
 int64_t scenario_node_count(const scenario *sc);
 
+/* A bound on every simulated time (ns) a run of SC can reach when no duration stops it: the
+ * latest departure, then at most one relay per node (or ttl relays) of relay_delay plus the
+ * longest assessment delay, then one window. At most 2^62 for every scenario the
+ * configuration accepts without a duration (host/config/checks.c, check_horizon); INT64_MAX
+ * when it passes that. */
+int64_t scenario_flood_horizon(const scenario *sc);
+
 /* The mobility parameters of node ID: its group's, or [mobility]'s. */
 const mobility_params *scenario_node_mobility(const scenario *sc, int64_t id);
 

@@ -422,7 +422,7 @@ static int start_point(const model_ops *ops, struct model *m, const scenario *sc
             rc = ckpt_mismatch(f, err, "it is not a checkpoint of this model");
         ckpt_progress pg = {0, 0, 0};
         if (!rc && can) /* the file against its scenario before anything is read from it */
-            rc = ops->check_checkpoint(sc, f, err);
+            rc = ops->check_checkpoint(f, sc, err);
         if (!rc)
             rc = ckpt_get_progress(f, ops->lookahead(m), &pg, err);
         st->window = pg.next;

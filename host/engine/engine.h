@@ -101,10 +101,10 @@ typedef struct model_ops {
      * window before it done; the model may wait for its devices) to OUT. RESTORE puts that
      * state into a model just created from the same scenario, on any devices. CHECK_CHECKPOINT
      * checks IN against its scenario SC with no device, every record the model reads and the
-     * engine's (ckpt_get_progress), before anything is restored. NULL: the model has no
-     * checkpoints. */
+     * engine's (ckpt_get_progress), before anything is restored: the engine calls it before
+     * RESTORE, which may then trust the file's counts. NULL: the model has no checkpoints. */
     int (*can_checkpoint)(const struct model *m, cn_error *err);
-    int (*check_checkpoint)(const scenario *sc, const ckpt_file *in, cn_error *err);
+    int (*check_checkpoint)(const ckpt_file *in, const scenario *sc, cn_error *err);
     int (*save)(struct model *m, int64_t next, ckpt_buf *out, cn_error *err);
     int (*restore)(struct model *m, int64_t next, const ckpt_file *in, cn_error *err);
     /* Final counters (the determinism-contract members) and device memory in use. */

@@ -17,26 +17,19 @@
 #include "models/flood/flood_ckpt_format.h"
 #include "models/traffic/departures.h"
 
+#define FUZZ_TARGET "fuzz_checkpoint"
+#include "fuzz_checks.h"
+
 #define FUZZ_MAX_INPUT (1 << 20)
 #define HEADER_BYTES 24
 #define NAME "fuzz.ckpt"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void broken(const char *what, const char *detail)
-{
-    fprintf(stderr, "fuzz_checkpoint: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
-    abort();
-}
-
+/* ... and one that names the file */
 static void check_refusal(int rc, const cn_error *err)
 {
-    if (rc != CN_ERR_INPUT)
-        broken("a refusal that is not an input error", err->msg);
-    if (err->msg[0] == '\0')
-        broken("a refusal without a message", NULL);
-    if (strchr(err->msg, '\n'))
-        broken("a message of more than one line", err->msg);
+    check_one_line_refusal(rc, err);
     if (!strstr(err->msg, "'" NAME "'"))
         broken("a refusal that does not name the file", err->msg);
 }

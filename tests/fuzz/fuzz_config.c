@@ -14,26 +14,14 @@
 
 #include "config/config.h"
 
+#define FUZZ_TARGET "fuzz_config"
+#include "fuzz_checks.h"
+
 #define FUZZ_MAX_INPUT (64 * 1024)
 #define FUZZ_MAX_OVERRIDES 64
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void broken(const char *what, const char *detail)
-{
-    fprintf(stderr, "fuzz_config: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
-    abort();
-}
-
-static void check_refusal(int rc, const cn_error *err)
-{
-    if (rc != CN_ERR_INPUT)
-        broken("a refusal that is not an input error", err->msg);
-    if (err->msg[0] == '\0')
-        broken("a refusal without a message", NULL);
-    if (strchr(err->msg, '\n'))
-        broken("a message of more than one line", err->msg);
-}
 
 /* Splits TEXT (modified) into the INI part and at most FUZZ_MAX_OVERRIDES override lines. */
 static int split_overrides(char *text, config_override *ov)
@@ -86,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cn_error err = {0};
     int rc = config_load_string("fuzz.ini", text, ov, n, sc, &err);
     if (rc != CN_OK) {
-        check_refusal(rc, &err);
+        check_one_line_refusal(rc, &err);
     } else {
         char *first = config_dump_string(sc);
         if (first) {

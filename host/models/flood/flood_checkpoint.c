@@ -582,10 +582,9 @@ int flood_restore(struct model *m, int64_t next, const ckpt_file *in, cn_error *
 {
     flood_shape shape, mine = shape_of(m);
     flood_scalars sv;
-    /* nothing is sized or indexed by the file before it has been checked whole */
-    int rc = flood_checkpoint_check(in, &m->sc, err);
-    if (!rc)
-        rc = ckpt_get(in, T_SHAPE, &shape, sizeof shape, err);
+    /* the engine has checked the file whole (model_ops.check_checkpoint,
+     * flood_checkpoint_check) before it calls this: nothing is sized or indexed before that */
+    int rc = ckpt_get(in, T_SHAPE, &shape, sizeof shape, err);
     if (!rc)
         rc = ckpt_get(in, T_SCALARS, &sv, sizeof sv, err);
     if (rc)

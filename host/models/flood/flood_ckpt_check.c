@@ -1,59 +1,22 @@
 /* A flood checkpoint's records checked against each other and its scenario, with no device
  * (flood_ckpt_format.h). Everything a resumed run sizes, allocates or indexes from the file
- * is checked here first: flood_restore calls it before it touches the model, and the fuzz
- * target of the reader (tests/fuzz/fuzz_checkpoint.c) calls it on every input. */
+ * is checked here first: the engine calls it (model_ops.check_checkpoint) before restoring,
+ * and the fuzz target of the reader (tests/fuzz/fuzz_checkpoint.c) calls it on every input. */
 #include <string.h>
 
 #include "models/flood/flood_ckpt_format.h"
 #include "models/traffic/departures.h"
 #include "report/report.h"
 
-/* Sums and products that saturate at INT64_MAX (arguments >= 0). */
-static int64_t sat_add(int64_t a, int64_t b)
-{
-    return a > INT64_MAX - b ? INT64_MAX : a + b;
-}
-
-static int64_t sat_mul(int64_t a, int64_t b)
-{
-    return a != 0 && b > INT64_MAX / a ? INT64_MAX : a * b;
-}
-
-/* The latest time a time law can give: its constant, uniform's upper bound, or for the
- * exponential law the largest value traffic_interval draws (under 23 means). */
-static int64_t law_max(const time_law *t)
-{
-    if (t->law == TLAW_UNIFORM)
-        return t->b_ns;
-    if (t->law == TLAW_EXPONENTIAL)
-        return sat_mul(t->a_ns, 23);
-    return t->a_ns;
-}
-
 /* The scenario's last window of the window loop: the one holding the end of the duration,
- * or without one the window by which the last packet created has certainly ended (created
- * at the latest departure time any flow can reach, it reaches at most every node, one hop a
- * window, each hop waiting at most the forwarding scheme's assessment windows). */
-static int64_t last_window(const scenario *sc, int64_t n)
+ * or without one a window after the bound on every event time (config.h,
+ * scenario_flood_horizon). */
+static int64_t last_window(const scenario *sc)
 {
     int64_t L = sc->relay_delay_ns;
     if (sc->duration_ns > 0)
         return (sc->duration_ns - 1) / L;
-    traffic_flow flows[SCENARIO_MAX_FLOWS];
-    int n_flows = traffic_flows(sc, flows);
-    int64_t latest = 0;
-    for (int f = 0; f < n_flows; f++) {
-        const traffic_flow *fl = &flows[f];
-        int64_t step = sc->n_flows > 0 ? law_max(&fl->interval) : sc->interval_ns;
-        int64_t first = sc->n_flows > 0 ? law_max(&fl->start) : sc->start_ns;
-        int64_t packets = sc->n_flows > 0 ? fl->packets : sc->packets;
-        int64_t t = sat_add(first, sat_mul(packets > 0 ? packets - 1 : 0, step));
-        if (t > latest)
-            latest = t;
-    }
-    int64_t hops = sc->ttl > 0 && sc->ttl < n ? sc->ttl : n;
-    int64_t life = sat_add(sat_mul(hops, sat_add(sc->assessment_windows, 1)), 2);
-    return sat_add(latest / L, life);
+    return scenario_flood_horizon(sc) / L + 1;
 }
 
 /* Packets whole-packet runs launch without flows (flood_packets.c, packets_to_run); -1 with
@@ -268,7 +231,7 @@ static int check_window_loop(const ckpt_file *in, const scenario *sc, const floo
                              const flood_scalars *sv, const ckpt_progress *pg, int n_flows,
                              cn_error *err)
 {
-    int64_t last = last_window(sc, s->n), L = sc->relay_delay_ns;
+    int64_t last = last_window(sc), L = sc->relay_delay_ns;
     if (pg->next > last)
         return ckpt_refuse(in, err, CKPT_NEXT, "next window %lld is beyond the scenario's last "
                            "window %lld", (long long)pg->next, (long long)last);
@@ -380,9 +343,9 @@ int flood_checkpoint_check(const ckpt_file *in, const scenario *sc, cn_error *er
     int rc = ckpt_get(in, T_SHAPE, &shape, sizeof shape, err);
     if (!rc)
         rc = ckpt_get_i64(in, CKPT_NEXT, &pg.next, err);
-    if (!rc && !shape.whole && pg.next > last_window(sc, n))
+    if (!rc && !shape.whole && pg.next > last_window(sc))
         return ckpt_refuse(in, err, CKPT_NEXT, "next window %lld is beyond the scenario's last "
-                           "window %lld", (long long)pg.next, (long long)last_window(sc, n));
+                           "window %lld", (long long)pg.next, (long long)last_window(sc));
     if (!rc)
         rc = ckpt_get_progress(in, sc->relay_delay_ns, &pg, err);
     if (!rc)
@@ -419,9 +382,4 @@ int flood_checkpoint_check(const ckpt_file *in, const scenario *sc, cn_error *er
                              r.flow, r.source, n_flows, shape.n);
     }
     return rc;
-}
-
-int flood_check_checkpoint(const scenario *sc, const ckpt_file *in, cn_error *err)
-{
-    return flood_checkpoint_check(in, sc, err);
 }

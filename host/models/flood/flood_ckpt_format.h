@@ -60,7 +60,5 @@ typedef struct flood_scalars {
  * (ENXT, EWIN, ETIM) are checked too, the next window against the scenario's last. Refusals
  * name the file, the record and the field (ckpt_refuse), status CN_ERR_INPUT. */
 int flood_checkpoint_check(const ckpt_file *in, const scenario *sc, cn_error *err);
-/* The same, as model_ops.check_checkpoint. */
-int flood_check_checkpoint(const scenario *sc, const ckpt_file *in, cn_error *err);
 
 #endif
