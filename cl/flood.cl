@@ -1625,100 +1625,226 @@ inline void row_add_wide(__global long *row, uint at, uint at_hi, ulong lo, ulon
  * a broadcast packet's sum can pass 2^64) and the last one's latency */
 #define PACKET_REC 8
 
-/* One packet's whole flood by a work-group of one item (the CPU shape): plain loads and
- * stores, relay draws sixteen at a time (relay_candidates), the frontier appended in order.
- * Adds the packet's counts to ACC (tx, rx, first, delivered, hops; ACC[5] unused: the
- * latencies follow from the hops, (h - 1) L each), sets ACC[6] to the hop count of its last
- * delivery, and returns the time of its last transmission (-1:
- * none). The source and destination are W's. */
-inline long flood_one_packet(uint k, long tk, __global const uint *offsets,
-                             __global const uint *neighbours, __global const long4 *pos,
-                             __global uint *bits, __global uint *fr, const window_params *w,
-                             long *acc)
+/* Where a work-group is in its packets (RESUME_* in flood_layout.clh): packet Q of the
+ * chunk; in STAGE 0 its seen words before S are cleared; in stage 1 the current level is
+ * frontier entries [A, B) at hop H and time T, entries before S have transmitted, and the
+ * next level so far is [B, END). ACC holds the packet's sums so far. */
+typedef struct packet_walk {
+    uint q, stage, a, b, s, end;
+    long h, t, last;
+    long acc[RESUME_ACCS];
+} packet_walk;
+
+/* The walk saved in REC by the launch before, when REC belongs to launch sequence EPOCH;
+ * else a fresh walk at packet FIRST. */
+inline void walk_load(packet_walk *p, __global const long *rec, uint epoch, uint first)
 {
-    bits[w->source >> 5] |= 1u << (w->source & 31u);
-    fr[0] = w->source;
-    uint a = 0, b = 1, end = 1;
-    long h = 1, t = tk, last = -1;
+    int go_on = rec[RESUME_EPOCH] == (long)epoch;
+    p->q = go_on ? (uint)rec[RESUME_Q] : first;
+    p->stage = go_on ? (uint)rec[RESUME_STAGE] : 0u;
+    p->a = (uint)rec[RESUME_A];
+    p->b = (uint)rec[RESUME_B];
+    p->s = go_on ? (uint)rec[RESUME_S] : 0u;
+    p->end = (uint)rec[RESUME_END];
+    p->h = rec[RESUME_H];
+    p->t = rec[RESUME_T];
+    p->last = rec[RESUME_LAST];
+    for (uint x = 0; x < RESUME_ACCS; x++)
+        p->acc[x] = go_on ? rec[RESUME_ACC + x] : 0;
+}
+
+inline void walk_save(const packet_walk *p, __global long *rec, uint epoch)
+{
+    rec[RESUME_EPOCH] = (long)epoch;
+    rec[RESUME_Q] = (long)p->q;
+    rec[RESUME_STAGE] = (long)p->stage;
+    rec[RESUME_A] = (long)p->a;
+    rec[RESUME_B] = (long)p->b;
+    rec[RESUME_S] = (long)p->s;
+    rec[RESUME_END] = (long)p->end;
+    rec[RESUME_H] = p->h;
+    rec[RESUME_T] = p->t;
+    rec[RESUME_LAST] = p->last;
+    for (uint x = 0; x < RESUME_ACCS; x++)
+        rec[RESUME_ACC + x] = p->acc[x];
+}
+
+/* Arguments of the bounded launches: the work-groups' records, the launch sequence, the
+ * launch's quota of work units (0: no bound) and the seen words one unit clears. */
+#define PACKET_RESUME_ARGS __global long *resume, uint epoch, uint quota, uint unit_words
+
+/* Up to *QUOTA units of packet K's levels (created at TK) by a work-group of one item (the
+ * CPU shape): plain loads and stores, relay draws sixteen at a time (relay_candidates), the
+ * frontier appended in order. A level's start costs a unit, and each entry transmitted one
+ * (with its neighbours and their relay draws: the host's unit is 17 + 2 x the largest degree
+ * loop iterations). Adds the counts to P->acc (tx, rx, first, delivered, hops; acc[5]
+ * unused: the latencies follow from the hops, (h - 1) L each), sets acc[6] to the hop count
+ * of its last delivery, and P->last to the time of its latest transmission (-1: none).
+ * Returns 1 once the packet's flood is over, 0 when the quota ran out first. The source and
+ * destination are W's. */
+inline int flood_one_slice(packet_walk *p, uint *quota, uint k, __global const uint *offsets,
+                           __global const uint *neighbours, __global const long4 *pos,
+                           __global uint *bits, __global uint *fr, const window_params *w)
+{
     uint cand[16] = {0u};
-    while (a < b && (w->duration == 0 || t < w->duration)) {
-        last = t;
-        int relays = w->ttl == 0u || h < (long)w->ttl;
+    while (p->a < p->b && (w->duration == 0 || p->t < w->duration)) {
+        if (*quota == 0u)
+            return 0;
+        *quota -= 1u;
+        p->last = p->t;
+        int relays = w->ttl == 0u || p->h < (long)w->ttl;
         uint n_cand = 0;
-        uint win = (uint)(t / w->L);
-        for (uint e = a; e < b; e++) {
+        uint win = (uint)(p->t / w->L);
+        uint stop = p->b - p->s <= *quota ? p->b : p->s + *quota;
+        *quota -= stop - p->s;
+        for (uint e = p->s; e < stop; e++) {
             uint i = fr[e];
             uint o0 = offsets[i], o1 = offsets[i + 1];
             long4 pi = FLOOD_QUDG ? pos[i] : (long4)(0);
-            acc[0]++;
+            p->acc[0]++;
             if (!FLOOD_QUDG)
-                acc[1] += o1 - o0;
+                p->acc[1] += o1 - o0;
             for (uint o = o0; o < o1; o++) {
                 uint j = neighbours[o];
                 if (FLOOD_QUDG) {
                     if (!qudg_link(i, j, dist2(pi, pos[j]), win, w))
                         continue;
-                    acc[1]++;
+                    p->acc[1]++;
                 }
                 uint bit = 1u << (j & 31u), v = bits[j >> 5];
                 if (v & bit)
                     continue;
                 bits[j >> 5] = v | bit;
-                acc[2]++;
+                p->acc[2]++;
                 int hit = j == w->destination;
                 if (FLOOD_FLOWS) /* a broadcast packet: every first reception */
                     hit = hit || w->destination == BROADCAST;
                 if (hit) {
-                    acc[3]++;
-                    acc[4] += h;
-                    acc[6] = h;
+                    p->acc[3]++;
+                    p->acc[4] += p->h;
+                    p->acc[6] = p->h;
                 }
                 if (!relays)
                     continue;
                 cand[n_cand++] = j;
                 if (n_cand == 16) {
-                    end = relay_candidates(cand, 16, k, w, fr, end);
+                    p->end = relay_candidates(cand, 16, k, w, fr, p->end);
                     n_cand = 0;
                 }
             }
         }
         if (n_cand)
-            end = relay_candidates(cand, n_cand, k, w, fr, end);
-        a = b;
-        b = end;
-        h++;
-        t += w->L;
+            p->end = relay_candidates(cand, n_cand, k, w, fr, p->end);
+        p->s = stop;
+        if (stop < p->b)
+            return 0;
+        p->a = p->b;
+        p->b = p->end;
+        p->s = p->a;
+        p->h++;
+        p->t += w->L;
     }
-    return last;
+    return 1;
 }
 
-/* The levels of packet K (created at TK) by the whole work-group, on seen bitset BITS (local
- * or global memory: a macro, as OpenCL 1.2 has no generic address space). Level entries get
- * indices in one sequence (TAIL counts them): the current level is [A, B). The first
- * PACKET_LEVEL_CAP entries of a level are kept in local memory (LCUR, and LNEXT for the level
- * being appended), the rest in the global frontier FR at their index: on a GPU a level then
- * costs no global round trip for its entries, which is most of a small level's time. */
-#define FLOOD_LEVELS(BITS)                                                                  \
-    do {                                                                                    \
-        __local uint *lcur = lfront, *lnext = lfront + PACKET_LEVEL_CAP;                    \
-        for (uint c = lid; c < words; c += ls)                                              \
-            BITS[c] = 0u;                                                                   \
-        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);                                \
-        if (lid == 0) {                                                                     \
-            BITS[src >> 5] |= 1u << (src & 31u); /* the source has its own packet */        \
-            lcur[0] = src;                                                                  \
-            tail[0] = 1u;                                                                   \
-            delivery[0] = 0;                                                                \
-        }                                                                                   \
-        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);                                \
-        uint a = 0, b = 1;                                                                  \
-        long h = 1, t = tk;                                                                 \
-        while (a < b && (duration == 0 || t < duration)) {                                  \
-            last = t;                                                                       \
-            int relays = ttl == 0u || h < (long)ttl;                                        \
-            uint win = (uint)(t / L);                                                       \
-            for (uint e = a + lid; e < b; e += ls) {                                        \
-                uint i = e - a < PACKET_LEVEL_CAP ? lcur[e - a] : fr[e];                    \
+/* Stages of a work-group's walk through its packets (RESUME_STAGE). */
+#define WALK_CLEAR 0u  /* clearing the packet's seen words */
+#define WALK_LEVELS 1u /* transmitting its levels */
+#define WALK_END 2u    /* adding its sums to the statistics row */
+
+/* The packets of a cooperative work-group (work-groups of more than one item), on seen bits
+ * BITS (local or global memory: a macro, as OpenCL 1.2 has no generic address space; LOCAL_BITS
+ * 1 when they are local, and then saved to GBITS when a bounded launch stops mid-packet).
+ *
+ * A packet's levels: level entries get indices in one sequence (TAIL counts them): the
+ * current level is [A, B). The first PACKET_LEVEL_CAP entries of a level are kept in local
+ * memory (LCUR, and LNEXT for the level being appended), the rest in the global frontier FR
+ * at their index: on a GPU a level then costs no global round trip for its entries, which is
+ * most of a small level's time. Counters are private sums, reduced through RED at the end of
+ * each packet.
+ *
+ * The walk is a loop of steps, each step one stage's work (some seen words cleared, a slice
+ * of a level transmitted, or a packet's end), then a barrier, the step's bookkeeping, and a
+ * barrier. Every decision is taken from values all the group's items share, and the barriers
+ * are never under a branch (some CPU compilers break on those). With a quota (a bounded
+ * launch, PACKET_RESUME_ARGS) a step costs units: a level slice one, plus one per entry each
+ * item transmits; clearing one per UNIT_WORDS words each item clears; a packet's end 1 +
+ * ls / 16. When the quota is spent the group saves its walk (the level entries held in local
+ * memory to FR at their indices, local seen bits to GBITS, its sums reduced) and stops. */
+#define FLOOD_PACKETS_GROUP(BITS, LOCAL_BITS)                                               \
+    __global long *res = resume + (size_t)g * RESUME_LONGS;                                 \
+    packet_walk p;                                                                          \
+    walk_load(&p, res, epoch, g);                                                           \
+    __local uint *lcur = lfront, *lnext = lfront + PACKET_LEVEL_CAP;                        \
+    ulong tx = 0, rx = 0, first = 0, dv = 0, dh = 0;                                        \
+    long dl = 0;                                                                            \
+    if (lid == 0) { /* the group's sums so far, from the launch before */                   \
+        tx = (ulong)p.acc[0];                                                               \
+        rx = (ulong)p.acc[1];                                                               \
+        first = (ulong)p.acc[2];                                                            \
+        dv = (ulong)p.acc[3];                                                               \
+        dh = (ulong)p.acc[4];                                                               \
+        dl = p.acc[5];                                                                      \
+        delivery[0] = p.acc[6];                                                             \
+        delivery[1] = p.acc[7];                                                             \
+        delivery[2] = p.acc[8];                                                             \
+        tail[0] = p.end;                                                                    \
+    }                                                                                       \
+    /* a walk stopped mid-packet: its level entries and seen bits back in local memory */   \
+    uint resumed = p.stage != WALK_CLEAR ? 1u : 0u;                                         \
+    for (uint x = lid; resumed && x < min(p.b - p.a, (uint)PACKET_LEVEL_CAP); x += ls)      \
+        lcur[x] = fr[p.a + x];                                                              \
+    for (uint x = lid; resumed && x < min(p.end - p.b, (uint)PACKET_LEVEL_CAP); x += ls)    \
+        lnext[x] = fr[p.b + x];                                                             \
+    for (uint c = lid; LOCAL_BITS && resumed && c < words; c += ls)                         \
+        BITS[c] = gbits[c];                                                                 \
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);                                    \
+    uint left = quota ? quota : UINT_MAX;                                                   \
+    int going = 1;                                                                          \
+    while (going) {                                                                         \
+        if (!quota)                                                                         \
+            left = UINT_MAX;                                                                \
+        int stop_now = p.q >= count || left == 0u; /* done, or the quota is spent */        \
+        uint k = k0 + p.q;                                                                  \
+        long tk = start + (long)k * interval;                                               \
+        uint src = source, dst = destination;                                               \
+        if (!stop_now)                                                                      \
+            round_packet(tab, tbase + p.q, &tk, &src, &dst);                                \
+        window_params lw = {0, L, start, interval, duration, drop_threshold, key, src,     \
+                            dst, ttl, words, rmin2, link_thr, node_drop};                   \
+        int more = !stop_now && p.stage == WALK_LEVELS && p.a < p.b &&                      \
+                   (duration == 0 || p.t < duration);                                       \
+        if (!stop_now && p.stage == WALK_LEVELS && !more)                                   \
+            p.stage = WALK_END; /* the packet's levels are over */                          \
+        uint stop = p.s;                                                                    \
+        /* ---- the step's work ---- */                                                     \
+        if (stop_now) {                                                                     \
+            /* a walk stopped mid-packet keeps its level entries and seen bits */           \
+            uint keep = p.q < count && p.stage != WALK_CLEAR ? 1u : 0u;                     \
+            for (uint x = lid; keep && x < min(p.b - p.a, (uint)PACKET_LEVEL_CAP); x += ls) \
+                fr[p.a + x] = lcur[x];                                                      \
+            uint nb = tail[0];                                                              \
+            for (uint x = lid; keep && x < min(nb - p.b, (uint)PACKET_LEVEL_CAP); x += ls)  \
+                fr[p.b + x] = lnext[x];                                                     \
+            for (uint c = lid; LOCAL_BITS && keep && c < words; c += ls)                    \
+                gbits[c] = BITS[c];                                                         \
+        } else if (p.stage == WALK_CLEAR) {                                                 \
+            ulong room = (ulong)left * unit_words * ls;                                     \
+            stop = (ulong)(words - p.s) <= room ? words : p.s + (uint)room;                 \
+            for (uint c = p.s + lid; c < stop; c += ls)                                     \
+                BITS[c] = 0u;                                                               \
+            left -= min(left, (stop - p.s + unit_words * ls - 1u) / (unit_words * ls));     \
+        } else if (p.stage == WALK_LEVELS) {                                                \
+            left--;                                                                         \
+            p.last = p.t;                                                                   \
+            int relays = ttl == 0u || p.h < (long)ttl;                                      \
+            uint win = (uint)(p.t / L);                                                     \
+            uint per_item = (p.b - p.s + ls - 1u) / ls; /* to the level's end */            \
+            uint take = min(per_item, left);                                                \
+            left -= take;                                                                   \
+            stop = p.b - p.s <= take * ls ? p.b : p.s + take * ls;                          \
+            for (uint e = p.s + lid; e < stop; e += ls) {                                   \
+                uint i = e - p.a < PACKET_LEVEL_CAP ? lcur[e - p.a] : fr[e];                \
                 uint o0 = offsets[i], o1 = offsets[i + 1];                                  \
                 long4 pi = FLOOD_QUDG ? pos[i] : (long4)(0);                                \
                 tx++;                                                                       \
@@ -1738,61 +1864,39 @@ inline long flood_one_packet(uint k, long tk, __global const uint *offsets,
                     if (FLOOD_FLOWS) { /* the packet's destination, or everyone */          \
                         if (j == dst || dst == BROADCAST) {                                 \
                             dv++;                                                           \
-                            dh += (ulong)h;                                                 \
-                            dl = h;                                                         \
+                            dh += (ulong)p.h;                                               \
+                            dl = p.h;                                                       \
                         }                                                                   \
                     } else if (j == dst) { /* one first reception per packet */             \
                         delivery[0] = 1;                                                    \
-                        delivery[1] = h;                                                    \
-                        delivery[2] = t - tk;                                               \
+                        delivery[1] = p.h;                                                  \
+                        delivery[2] = p.t - tk;                                             \
                     }                                                                       \
                     if (relays &&                                                           \
                         (ulong)philox_draw(key, j, k, STREAM_RELAY).x >=                    \
                             DROP_THRESHOLD(&lw, j)) {                                       \
                         uint at = atomic_inc(tail);                                         \
-                        if (at - b < PACKET_LEVEL_CAP)                                      \
-                            lnext[at - b] = j;                                              \
+                        if (at - p.b < PACKET_LEVEL_CAP)                                    \
+                            lnext[at - p.b] = j;                                            \
                         else                                                                \
                             fr[at] = j;                                                     \
                     }                                                                       \
                 }                                                                           \
             }                                                                               \
-            barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);                            \
-            a = b;                                                                          \
-            b = tail[0];                                                                    \
-            h++;                                                                            \
-            t += L;                                                                         \
-            __local uint *swap = lcur;                                                      \
-            lcur = lnext;                                                                   \
-            lnext = swap;                                                                   \
-            /* every work-item has read the new tail and the level before any appends */    \
-            barrier(CLK_LOCAL_MEM_FENCE);                                                   \
         }                                                                                   \
-    } while (0)
-
-/* The packet loop of the cooperative shape on seen bits BITS, with the end-of-packet
- * reduction into the group's statistics row. */
-#define FLOOD_PACKETS_GROUP(BITS)                                                           \
-    for (uint q = g; q < count; q += groups) {                                              \
-        uint k = k0 + q;                                                                    \
-        long tk = start + (long)k * interval;                                               \
-        uint src = source, dst = destination;                                               \
-        round_packet(tab, tbase + q, &tk, &src, &dst);                                      \
-        ulong tx = 0, rx = 0, first = 0, dv = 0, dh = 0;                                    \
-        long last = -1, dl = 0;                                                             \
-        window_params lw = {0, L, start, interval, duration, drop_threshold, key, src,     \
-                            dst, ttl, words, rmin2, link_thr, node_drop};                   \
-        FLOOD_LEVELS(BITS);                                                                 \
-        red[RED_WIDTH * lid] = tx;                                                          \
-        red[RED_WIDTH * lid + 1] = rx;                                                      \
-        red[RED_WIDTH * lid + 2] = first;                                                   \
-        if (FLOOD_FLOWS) {                                                                  \
-            red[RED_WIDTH * lid + 3] = dv;                                                  \
-            red[RED_WIDTH * lid + 4] = dh;                                                  \
-            red[RED_WIDTH * lid + 5] = (ulong)dl;                                           \
+        if (stop_now || p.stage == WALK_END) { /* the sums, to be reduced */                \
+            red[RED_WIDTH * lid] = tx;                                                      \
+            red[RED_WIDTH * lid + 1] = rx;                                                  \
+            red[RED_WIDTH * lid + 2] = first;                                               \
+            if (FLOOD_FLOWS) {                                                              \
+                red[RED_WIDTH * lid + 3] = dv;                                              \
+                red[RED_WIDTH * lid + 4] = dh;                                              \
+                red[RED_WIDTH * lid + 5] = (ulong)dl;                                       \
+            }                                                                               \
         }                                                                                   \
-        barrier(CLK_LOCAL_MEM_FENCE);                                                       \
-        if (lid == 0) {                                                                     \
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);                                \
+        /* ---- its bookkeeping ---- */                                                     \
+        if ((stop_now || p.stage == WALK_END) && lid == 0) {                                \
             for (uint x = 1; x < ls; x++) {                                                 \
                 tx += red[RED_WIDTH * x];                                                   \
                 rx += red[RED_WIDTH * x + 1];                                               \
@@ -1803,29 +1907,83 @@ inline long flood_one_packet(uint k, long tk, __global const uint *offsets,
                     dl = max(dl, (long)red[RED_WIDTH * x + 5]);                             \
                 }                                                                           \
             }                                                                               \
-            row[PS_TX] += (long)tx;                                                         \
-            row[PS_RX] += (long)rx;                                                         \
-            row[PS_FIRST] += (long)first;                                                   \
-            if (FLOOD_FLOWS) { /* a delivery at hop h comes (h - 1) L after creation */     \
-                row[PS_DELIVERED] += (long)dv;                                              \
-                row_add_wide(row, PS_HOPS, PS_HOPS_HI, (ulong)dh, 0ul);                     \
-                ulong x_ = (ulong)dh - (ulong)dv; /* whole relay delays, in 128 bits */     \
-                row_add_wide(row, PS_LATENCY, PS_LATENCY_HI, x_ * (ulong)L,                 \
-                             mul_hi(x_, (ulong)L));                                         \
-                __global long *pr = rec + PACKET_REC * (size_t)(tbase + q);                 \
-                pr[0] = (long)dv;                                                           \
-                pr[1] = (long)dh;                                                           \
-                pr[2] = dl;                                                                 \
-            } else if (delivery[0]) {                                                       \
-                row[PS_DELIVERED] += 1;                                                     \
-                row_add_wide(row, PS_HOPS, PS_HOPS_HI, (ulong)delivery[1], 0ul);            \
-                row_add_wide(row, PS_LATENCY, PS_LATENCY_HI, (ulong)delivery[2], 0ul);      \
-            }                                                                               \
-            if (last > row[PS_END])                                                         \
-                row[PS_END] = last;                                                         \
         }                                                                                   \
-        /* RED, TAIL and DELIVERY are reused by the next packet */                          \
-        barrier(CLK_LOCAL_MEM_FENCE);                                                       \
+        if (stop_now) {                                                                     \
+            if (lid == 0) {                                                                 \
+                p.end = tail[0];                                                            \
+                p.acc[0] = (long)tx;                                                        \
+                p.acc[1] = (long)rx;                                                        \
+                p.acc[2] = (long)first;                                                     \
+                p.acc[3] = (long)dv;                                                        \
+                p.acc[4] = (long)dh;                                                        \
+                p.acc[5] = dl;                                                              \
+                p.acc[6] = delivery[0];                                                     \
+                p.acc[7] = delivery[1];                                                     \
+                p.acc[8] = delivery[2];                                                     \
+                walk_save(&p, res, epoch);                                                  \
+                row[PS_PENDING] = p.q < count ? 1 : 0;                                      \
+            }                                                                               \
+            going = 0;                                                                      \
+        } else if (p.stage == WALK_END) {                                                   \
+            if (lid == 0) {                                                                 \
+                row[PS_TX] += (long)tx;                                                     \
+                row[PS_RX] += (long)rx;                                                     \
+                row[PS_FIRST] += (long)first;                                               \
+                if (FLOOD_FLOWS) { /* a delivery at hop h comes (h - 1) L after creation */ \
+                    row[PS_DELIVERED] += (long)dv;                                          \
+                    row_add_wide(row, PS_HOPS, PS_HOPS_HI, (ulong)dh, 0ul);                 \
+                    ulong x_ = (ulong)dh - (ulong)dv; /* whole relay delays, in 128 bits */ \
+                    row_add_wide(row, PS_LATENCY, PS_LATENCY_HI, x_ * (ulong)L,             \
+                                 mul_hi(x_, (ulong)L));                                     \
+                    __global long *pr = rec + PACKET_REC * (size_t)(tbase + p.q);           \
+                    pr[0] = (long)dv;                                                       \
+                    pr[1] = (long)dh;                                                       \
+                    pr[2] = dl;                                                             \
+                } else if (delivery[0]) {                                                   \
+                    row[PS_DELIVERED] += 1;                                                 \
+                    row_add_wide(row, PS_HOPS, PS_HOPS_HI, (ulong)delivery[1], 0ul);        \
+                    row_add_wide(row, PS_LATENCY, PS_LATENCY_HI, (ulong)delivery[2], 0ul);  \
+                }                                                                           \
+                if (p.last > row[PS_END])                                                   \
+                    row[PS_END] = p.last;                                                   \
+            }                                                                               \
+            tx = rx = first = dv = dh = 0;                                                  \
+            dl = 0;                                                                         \
+            p.q += groups;                                                                  \
+            p.stage = WALK_CLEAR;                                                           \
+            p.s = 0u;                                                                       \
+            left -= min(left, 1u + ls / 16u);                                               \
+        } else if (p.stage == WALK_CLEAR) {                                                 \
+            p.s = stop;                                                                     \
+            if (stop == words) { /* the packet starts: its source has its own packet */     \
+                if (lid == 0) {                                                             \
+                    BITS[src >> 5] |= 1u << (src & 31u);                                    \
+                    lcur[0] = src;                                                          \
+                    tail[0] = 1u;                                                           \
+                    delivery[0] = 0;                                                        \
+                }                                                                           \
+                p.stage = WALK_LEVELS;                                                      \
+                p.a = p.s = 0u;                                                             \
+                p.b = 1u;                                                                   \
+                p.h = 1;                                                                    \
+                p.t = tk;                                                                   \
+                p.last = -1;                                                                \
+            }                                                                               \
+        } else { /* a level slice */                                                        \
+            p.s = stop;                                                                     \
+            if (stop == p.b) { /* the level is over: the next one is what it appended */    \
+                p.a = p.b;                                                                  \
+                p.b = tail[0];                                                              \
+                p.s = p.a;                                                                  \
+                p.h++;                                                                      \
+                p.t += L;                                                                   \
+                __local uint *swap = lcur;                                                  \
+                lcur = lnext;                                                               \
+                lnext = swap;                                                               \
+            }                                                                               \
+        }                                                                                   \
+        /* every item has read TAIL, RED and the level before the next step writes them */  \
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);                                \
     }
 
 /* Traffic flows (FLOOD_FLOWS; placeholders without): packet K0 + q's (time lo, time hi,
@@ -1869,19 +2027,20 @@ __kernel void flood_packets(uint k0, uint count, __global const uint *restrict o
                             long duration, ulong drop_threshold, uint2 key, uint source,
                             uint destination, uint ttl, __global const long4 *pos,
                             ulong rmin2, ulong link_thr, __global const ulong *node_drop,
-                            PACKET_FLOW_ARGS, __local ulong *red, __local uint *tail,
-                            __local long *delivery, __local uint *lfront)
+                            PACKET_FLOW_ARGS, PACKET_RESUME_ARGS, __local ulong *red,
+                            __local uint *tail, __local long *delivery, __local uint *lfront)
 {
     uint g = get_group_id(0), groups = get_num_groups(0);
     uint lid = get_local_id(0), ls = get_local_size(0);
     __global uint *gbits = seen + (size_t)g * words;
     __global uint *fr = front + (size_t)g * n;
     __global long *row = stats + (size_t)g * PACKET_STATS;
-    FLOOD_PACKETS_GROUP(gbits)
+    FLOOD_PACKETS_GROUP(gbits, 0)
 }
 
-/* The CPU shape: work-groups of one item, each flooding its packets alone (flood_one_packet:
- * no barriers, no atomics, relay draws sixteen at a time). */
+/* The CPU shape: work-groups of one item, each flooding its packets alone (flood_one_slice:
+ * no barriers, no atomics, relay draws sixteen at a time), within the launch's quota of work
+ * units when it has one (PACKET_RESUME_ARGS). */
 __kernel void flood_packets_one(uint k0, uint count, __global const uint *offsets,
                                 __global const uint *neighbours, uint n, __global uint *seen,
                                 uint words, __global uint *front, __global long *stats,
@@ -1889,35 +2048,70 @@ __kernel void flood_packets_one(uint k0, uint count, __global const uint *offset
                                 ulong drop_threshold, uint2 key, uint source, uint destination,
                                 uint ttl, __global const long4 *pos, ulong rmin2,
                                 ulong link_thr, __global const ulong *node_drop,
-                                PACKET_FLOW_ARGS)
+                                PACKET_FLOW_ARGS, PACKET_RESUME_ARGS)
 {
     uint g = get_global_id(0), groups = get_global_size(0);
     __global uint *bits = seen + (size_t)g * words;
     __global uint *fr = front + (size_t)g * n;
     __global long *row = stats + (size_t)g * PACKET_STATS;
+    __global long *res = resume + (size_t)g * RESUME_LONGS;
     window_params w = {0, L, start, interval, duration, drop_threshold, key,
                        source, destination, ttl, words, rmin2, link_thr, node_drop};
-    for (uint q = g; q < count; q += groups) {
-        uint k = k0 + q;
+    packet_walk p;
+    walk_load(&p, res, epoch, g);
+    uint left = quota ? quota : UINT_MAX;
+    while (p.q < count) {
+        if (quota && left == 0u) { /* the rest in the next launch */
+            walk_save(&p, res, epoch);
+            row[PS_PENDING] = 1;
+            return;
+        }
+        uint k = k0 + p.q;
         long tk = start + (long)k * interval;
-        round_packet(tab, tbase + q, &tk, &w.source, &w.destination);
-        for (uint c = 0; c < words; c++)
-            bits[c] = 0u;
-        long acc[7] = {0, 0, 0, 0, 0, 0, 0};
-        long last = flood_one_packet(k, tk, offsets, neighbours, pos, bits, fr, &w, acc);
+        w.source = source;
+        w.destination = destination;
+        round_packet(tab, tbase + p.q, &tk, &w.source, &w.destination);
+        if (p.stage == 0u) { /* the seen words, unit_words per unit */
+            uint room = left < UINT_MAX / unit_words ? left * unit_words : UINT_MAX;
+            uint stop = words - p.s <= room ? words : p.s + room;
+            for (uint c = p.s; c < stop; c++)
+                bits[c] = 0u;
+            left -= min(left, (stop - p.s + unit_words - 1u) / unit_words);
+            p.s = stop;
+            if (stop < words)
+                continue;
+            bits[w.source >> 5] |= 1u << (w.source & 31u);
+            fr[0] = w.source;
+            p.stage = 1u;
+            p.a = p.s = 0u;
+            p.b = p.end = 1u;
+            p.h = 1;
+            p.t = tk;
+            p.last = -1;
+            for (uint x = 0; x < RESUME_ACCS; x++)
+                p.acc[x] = 0;
+        }
+        if (!flood_one_slice(&p, &left, k, offsets, neighbours, pos, bits, fr, &w))
+            continue;
         for (int c = 0; c < 4; c++)
-            row[c] += acc[c];
-        row_add_wide(row, PS_HOPS, PS_HOPS_HI, (ulong)acc[4], 0ul);
-        ulong x = (ulong)(acc[4] - acc[3]); /* whole relay delays, the product in 128 bits */
+            row[c] += p.acc[c];
+        row_add_wide(row, PS_HOPS, PS_HOPS_HI, (ulong)p.acc[4], 0ul);
+        ulong x = (ulong)(p.acc[4] - p.acc[3]); /* whole relay delays, the product in 128 bits */
         row_add_wide(row, PS_LATENCY, PS_LATENCY_HI, x * (ulong)L, mul_hi(x, (ulong)L));
         if (FLOOD_FLOWS) {
-            rec[PACKET_REC * (size_t)(tbase + q)] = acc[3];
-            rec[PACKET_REC * (size_t)(tbase + q) + 1] = acc[4];
-            rec[PACKET_REC * (size_t)(tbase + q) + 2] = acc[6];
+            rec[PACKET_REC * (size_t)(tbase + p.q)] = p.acc[3];
+            rec[PACKET_REC * (size_t)(tbase + p.q) + 1] = p.acc[4];
+            rec[PACKET_REC * (size_t)(tbase + p.q) + 2] = p.acc[6];
         }
-        if (last > row[PS_END])
-            row[PS_END] = last;
+        if (p.last > row[PS_END])
+            row[PS_END] = p.last;
+        p.q += groups;
+        p.stage = 0u;
+        p.s = 0u;
+        left -= min(left, 1u);
     }
+    walk_save(&p, res, epoch); /* a launch after the last finds nothing to do */
+    row[PS_PENDING] = 0;
 }
 
 /* The same with the seen bitset in local memory (LBITS, WORDS words), when the host found room
@@ -1929,16 +2123,16 @@ __kernel void flood_packets_local(uint k0, uint count, __global const uint *rest
                                   long duration, ulong drop_threshold, uint2 key, uint source,
                                   uint destination, uint ttl, __global const long4 *pos,
                                   ulong rmin2, ulong link_thr, __global const ulong *node_drop,
-                                  PACKET_FLOW_ARGS, __local ulong *red, __local uint *tail,
-                                  __local long *delivery, __local uint *lfront,
-                                  __local uint *lbits)
+                                  PACKET_FLOW_ARGS, PACKET_RESUME_ARGS, __local ulong *red,
+                                  __local uint *tail, __local long *delivery,
+                                  __local uint *lfront, __local uint *lbits)
 {
     uint g = get_group_id(0), groups = get_num_groups(0);
     uint lid = get_local_id(0), ls = get_local_size(0);
+    __global uint *gbits = seen + (size_t)g * words; /* where a stopped walk keeps LBITS */
     __global uint *fr = front + (size_t)g * n;
     __global long *row = stats + (size_t)g * PACKET_STATS;
-    (void)seen;
-    FLOOD_PACKETS_GROUP(lbits)
+    FLOOD_PACKETS_GROUP(lbits, 1)
 }
 
 /* ---- forwarding schemes, whole packets (docs/models.md, "Forwarding schemes") ----------- */

@@ -133,6 +133,10 @@ typedef struct device_ctx {
      * line (kept for the report). */
     int failed;
     char failure[512];
+    /* The loop probe (device_loops.c): whether it ran, and the iterations after which the
+     * device ends a work-item's loops (0: it runs them to their end). */
+    int loops_probed;
+    uint32_t loop_limit;
 } device_ctx;
 
 int device_open(device_ctx *dev, const device_entry *entry, cn_error *err);
@@ -217,6 +221,12 @@ int device_cache_dir(char *buf, size_t cap);
 /* Runs the Philox known-answer kernel of cl/selftest.cl on DEV; a mismatch refuses the device
  * with a message naming it and the first wrong word. */
 int device_selftest(device_ctx *dev, cn_error *err);
+
+/* Sets *LIMIT to the number of loop iterations after which DEV ends a work-item's loops in
+ * all, 0 when it runs them to their end (measured once per opened device by cl/loops.cl;
+ * CLNETSIM_TEST_LOOP_LIMIT lowers it, for the tests). A device whose loops compute wrong
+ * values is refused. */
+int device_loop_limit(device_ctx *dev, uint32_t *limit, cn_error *err);
 
 /* Kernel creation with a checked status. */
 int device_create_kernel(device_ctx *dev, cl_program program, const char *name, cl_kernel *out,

@@ -69,6 +69,11 @@ typedef struct flood_replica {
      * PK_TAB_ROUND, and their records (deliveries, hops, last hop count) */
     dbuf pk_tab, pk_rec;
     dbuf pk_state;          /* forwarding schemes: per work-group node states (zero) */
+    /* bounded launches on a device that ends loops early (RESUME_* in flood_layout.clh):
+     * the work-groups' records, the launch sequence under way, each launch's quota of work
+     * units (0: unbounded) and the seen words a unit clears */
+    dbuf pk_resume;
+    uint32_t pk_epoch, pk_quota, pk_unit;
     int64_t pk_tab_round;
     uint32_t pk_groups;
     int pk_local, pk_ran;
@@ -278,6 +283,7 @@ struct model {
      * and bounds the others by the maximum degree, so that no frontier can overflow. With
      * partitions on several devices every window is read back and its relays exchanged. */
     uint32_t max_degree;    /* static: largest neighbour count */
+    int loops_limited;      /* a device ends loops early (device_loop_limit) */
     int run_ahead_env;      /* CLNETSIM_TEST_RUN_AHEAD: -1 unset, 0 or 1 */
     uint32_t replay_steps;  /* FLOOD_REPLAY_STEPS, or CLNETSIM_TEST_REPLAY_STEPS */
     uint64_t lag_budget;    /* largest frontier (entries) the bound may ask for */
@@ -581,7 +587,8 @@ uint64_t flood_packets_groups(const struct model *m, const device_ctx *d, int64_
 uint64_t flood_packets_group_bytes(const struct model *m);
 int flood_packets_setup(struct model *m, cn_error *err);
 int flood_packets_plan(struct model *m, window_plan *plan);
-int flood_packets_run(struct model *m, flood_replica *r, int chunk, cl_event *ev, cn_error *err);
+int flood_packets_run(struct model *m, flood_replica *r, int chunk, cl_event *evs, int *n_evs,
+                      cn_error *err);
 int flood_packets_end(struct model *m, window_outcome *out, cn_error *err);
 void flood_packets_results(const struct model *m, run_results *r);
 /* A run stopped by a signal (R->interrupted): GENERATED counts the packets run so far and,

@@ -73,8 +73,10 @@ int flood_packets_wanted(const struct model *m)
     /* a packet's levels run in different windows: a graph that changes with the window
      * under a cap (qudg) needs each window's thresholds, which the window loop computes;
      * node resources couple the packets at the nodes, window by window */
+    /* the scheme kernel's walk cannot stop mid-packet: on a device that ends loops early
+     * (device_loop_limit), forwarding schemes run in the window loop, whose loops are short */
     return flood_packets_enabled() && !m->mobile && m->n_parts == 1 && !m->cap_live &&
-           !m->resources;
+           !m->resources && !(m->scheme && m->loops_limited);
 }
 
 /* Longs per work-item in the end-of-packet reduction (RED_WIDTH, RED_SCHEME in cl/flood.cl). */
@@ -92,6 +94,33 @@ static dbuf *csr_offsets(struct model *m, flood_replica *r)
 static dbuf *csr_neighbours(struct model *m, flood_replica *r)
 {
     return r == &m->rep[m->home[0]] ? &m->neighbours[0] : &r->pk_nbr;
+}
+
+/* A launch's quota of work units on a device that ends a work-item's loops after LIMIT
+ * iterations in all (device_loop_limit; flood_layout.clh, "Bounded launches"): half of them,
+ * less what a launch costs besides its units (its walk loaded and saved, the level entries
+ * and seen bits kept in local memory moved out and back, the end-of-packet reduction), in
+ * units of 17 + 2 D iterations, D the largest degree (an entry, its neighbours and their
+ * relay draws, flood_one_slice's bound; the cooperative shape needs fewer). A unit clears as
+ * many seen words. */
+static int plan_quota(struct model *m, flood_replica *r, uint32_t limit, cn_error *err)
+{
+    uint64_t ls = r->ls_packets, unit = 17 + 2 * (uint64_t)m->max_degree;
+    uint64_t fixed = 64 + 2 * RESUME_LONGS + ls;
+    if (ls > 1)
+        fixed += 4 * (PACKET_LEVEL_CAP / ls + 1) + (r->pk_local ? 2 * (m->words / ls + 1) : 0);
+    uint64_t budget = limit / 2;
+    uint64_t quota = budget > fixed ? (budget - fixed) / unit : 0;
+    if (quota < 2)
+        return cn_fail(err, CN_ERR_RUNTIME,
+                       "device '%s' ends a work-item's loops after %u iterations, too few to "
+                       "flood whole packets on this graph (a node has %u neighbours; work-groups "
+                       "of %zu); run it in the window loop ([partition] count = 2) or on "
+                       "another device",
+                       r->dev->info.name, limit, m->max_degree, r->ls_packets);
+    r->pk_quota = quota > UINT32_MAX ? UINT32_MAX : (uint32_t)quota;
+    r->pk_unit = (uint32_t)unit;
+    return 0;
 }
 
 /* Kernels, work-group size and shape, groups and buffers of replica R. */
@@ -133,6 +162,13 @@ static int setup_replica(struct model *m, flood_replica *r, cn_error *err)
                                   sizeof kmax, &kmax, NULL) != CL_SUCCESS ||
          kmax < ls))
         r->pk_local = 0;
+    uint32_t limit = 0;
+    r->pk_quota = 0;
+    r->pk_unit = 1;
+    if (!rc)
+        rc = device_loop_limit(d, &limit, err);
+    if (!rc && limit && !m->scheme)
+        rc = plan_quota(m, r, limit, err);
     if (rc)
         return rc;
     uint64_t state_words = m->scheme ? SCHEME_STATE_WORDS : 0;
@@ -155,6 +191,12 @@ static int setup_replica(struct model *m, flood_replica *r, cn_error *err)
                         "packet statistics", err);
     if (!rc)
         rc = dbuf_write(d, &r->pk_rows, 0, (size_t)groups * PS_ROW * 8, r->pk_stats, 1, err);
+    /* zero: launch sequence 0, which none is (pk_epoch counts from 1) */
+    if (!rc)
+        rc = dbuf_alloc(d, &r->pk_resume, (size_t)groups * RESUME_LONGS * 8, &m->acc,
+                        "packet walk records", err);
+    if (!rc)
+        rc = dbuf_zero(d, &r->pk_resume, 0, (size_t)groups * RESUME_LONGS * 8, err);
     /* the node states start at zero; each packet leaves them so */
     size_t n_state = (size_t)groups * state_words * m->n * 4;
     if (!rc && n_state)
@@ -199,7 +241,8 @@ uint64_t flood_packets_groups(const struct model *m, const device_ctx *d, int64_
 uint64_t flood_packets_group_bytes(const struct model *m)
 {
     uint64_t state_words = m->scheme ? SCHEME_STATE_WORDS : 0;
-    return (uint64_t)m->n * 4 * (1 + state_words) + (uint64_t)m->words * 4 + PS_ROW * 8;
+    return (uint64_t)m->n * 4 * (1 + state_words) + (uint64_t)m->words * 4 + PS_ROW * 8 +
+           RESUME_LONGS * 8;
 }
 
 /* Traffic flows: the packets of the run, counted from a departures list of their own (the
@@ -328,7 +371,20 @@ int flood_packets_plan(struct model *m, window_plan *plan)
     return 0;
 }
 
-int flood_packets_run(struct model *m, flood_replica *r, int chunk, cl_event *ev, cn_error *err)
+/* Whether a group of replica R is still pending after a bounded launch: its rows, read back
+ * into R->pk_read (which flood_packets_end overwrites). */
+static int rows_pending(flood_replica *r, int *pending, cn_error *err)
+{
+    int rc = dbuf_read(r->dev, &r->pk_rows, 0, (size_t)r->pk_groups * PS_ROW * 8, r->pk_read, 1,
+                       err);
+    *pending = 0;
+    for (uint32_t g = 0; !rc && g < r->pk_groups; g++)
+        *pending |= r->pk_read[(size_t)g * PS_ROW + PS_PENDING] != 0;
+    return rc;
+}
+
+int flood_packets_run(struct model *m, flood_replica *r, int chunk, cl_event *evs, int *n_evs,
+                      cn_error *err)
 {
     device_ctx *d = r->dev;
     const scenario *sc = &m->sc;
@@ -366,6 +422,13 @@ int flood_packets_run(struct model *m, flood_replica *r, int chunk, cl_event *ev
                          KARG(source), KARG(dest), KARG(ttl), KBUF(r->pos), KARG(rmin2),
                          KARG(link_thr), KBUF(*flood_node_drop_buffer(r)), KBUF(r->pk_tab),
                          KBUF(r->pk_rec), KARG(tbase));
+    /* the launch sequence of this chunk: the groups' walk records from another are stale */
+    if (++r->pk_epoch == 0)
+        r->pk_epoch = 1;
+    cl_uint epoch = r->pk_epoch, quota = r->pk_quota, unit = r->pk_unit;
+    if (!rc && !m->scheme)
+        rc = kernel_args_from(d, k, "flood_packets", err, 25, 4, KBUF(r->pk_resume),
+                              KARG(epoch), KARG(quota), KARG(unit));
     cl_uint counter_c = (cl_uint)sc->counter_threshold;
     cl_uint assess_a = (cl_uint)sc->assessment_windows;
     cl_ulong near2 = (cl_ulong)sc->distance_threshold_mm * (cl_ulong)sc->distance_threshold_mm;
@@ -374,15 +437,25 @@ int flood_packets_run(struct model *m, flood_replica *r, int chunk, cl_event *ev
                               KARG(counter_c), KARG(near2), KARG(assess_a),
                               KLOCAL(ls * red_width(m) * 8), KLOCAL(4 * 4));
     else if (!rc && ls > 1)
-        rc = kernel_args_from(d, k, "flood_packets", err, 25, 4,
+        rc = kernel_args_from(d, k, "flood_packets", err, 29, 4,
                               KLOCAL(ls * red_width(m) * 8), KLOCAL(4), KLOCAL(3 * 8),
                               KLOCAL((size_t)2 * PACKET_LEVEL_CAP * 4));
     if (!rc && r->pk_local)
-        rc = kernel_args_from(d, k, "flood_packets_local", err, 29, 1,
+        rc = kernel_args_from(d, k, "flood_packets_local", err, 33, 1,
                               KLOCAL((size_t)m->words * 4));
     uint64_t groups = r->pk_groups < count ? r->pk_groups : count;
     if (!rc)
-        rc = enqueue_1d(d, k, "flood_packets", (size_t)groups * ls, ls, ev, err);
+        rc = enqueue_1d(d, k, "flood_packets", (size_t)groups * ls, ls, &evs[(*n_evs)++], err);
+    /* bounded launches: again until no group is pending (the groups of the chunk must be done
+     * before another chunk takes their state); the first launches' times are the set's */
+    for (int pending = quota != 0; !rc && pending;) {
+        rc = rows_pending(r, &pending, err);
+        cl_event *ev = *n_evs < ENGINE_MAX_SET_EVENTS ? &evs[(*n_evs)++] : NULL;
+        if (!rc && pending)
+            rc = enqueue_1d(d, k, "flood_packets", (size_t)groups * ls, ls, ev, err);
+        else if (ev)
+            --*n_evs;
+    }
     /* with several devices each starts at once, not when the host reads it back */
     if (!rc && m->n_rep > 1)
         rc = cl_check(clFlush(d->queue), "clFlush", d->info.name, err);
@@ -553,7 +626,7 @@ void flood_packets_free(struct model *m)
     for (int d = 0; d < m->n_rep; d++) {
         flood_replica *r = &m->rep[d];
         dbuf *bufs[] = {&r->pk_front, &r->pk_seen, &r->pk_rows, &r->pk_off, &r->pk_nbr,
-                        &r->pk_tab, &r->pk_rec, &r->pk_state};
+                        &r->pk_tab, &r->pk_rec, &r->pk_state, &r->pk_resume};
         for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
             dbuf_release(bufs[i], &m->acc);
         cl_kernel ks[] = {r->k_packets, r->k_packets_local, r->k_packets_one};

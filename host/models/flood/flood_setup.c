@@ -941,7 +941,11 @@ int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs
     for (int d = 0; d < n_devs && !rc; d++) {
         flood_replica *r = &m->rep[d];
         r->capped = -1;
-        rc = create_kernels(m, r, err);
+        uint32_t limit = 0;
+        rc = device_loop_limit(r->dev, &limit, err);
+        m->loops_limited |= limit != 0;
+        if (!rc)
+            rc = create_kernels(m, r, err);
         if (!rc)
             rc = place_nodes(m, r, err);
         if (!rc && m->sc.drop.law == LAW_UNIFORM)

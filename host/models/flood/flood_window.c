@@ -470,7 +470,7 @@ static int flood_run_set(struct model *m, const window_plan *plan, const event_s
     case FLOOD_PACKETS:
         if (!m->whole)
             break;
-        return flood_packets_run(m, r, set->partition, &evs[(*n_evs)++], err);
+        return flood_packets_run(m, r, set->partition, evs, n_evs, err);
     default:
         break;
     }
