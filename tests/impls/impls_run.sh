@@ -54,7 +54,7 @@ for side in $sides; do
         for impl in $(echo "$side" | tr + ' '); do
             platform=$(impls_platform "$impl")
             if ! grep -F "\"platform\": \"$platform\"" "$out.json" | grep -Eq '"events": [1-9]'; then
-                echo "FAIL $side: the run did not use $platform (devices of $out.json:)"
+                echo "FAIL $side: the run did not use $platform; the devices of its result:"
                 grep -F '"platform"' "$out.json" | sed 's/^/    /'
                 fail=1
             fi
