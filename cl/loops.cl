@@ -3,7 +3,7 @@
  * a step of a linear congruential sequence (which no compiler can skip), and writes the
  * iterations it counted and the sequence's last value. An implementation that ends a
  * work-item's loops early (Mesa's llvmpipe ends them after 65535 iterations in all,
- * platforms/README.md) counts fewer; the host then bounds the launches of the kernels whose
+ * platforms/rusticl.ini) counts fewer; the host then bounds the launches of the kernels whose
  * loops are long (the whole-packet kernels, flood_layout.clh "Bounded launches"). */
 __kernel void probe_loops(__global uint *out, uint n)
 {

@@ -3,7 +3,7 @@
  * OpenCL promises that a loop runs until its condition says otherwise. Mesa's llvmpipe (the
  * CPU device of rusticl) instead ends every loop of a work-item once its loops have run 65535
  * iterations in all, without an error: a whole-packet flood then stops early and its counts
- * are wrong (platforms/README.md). The probe measures such a limit, once per opened device, so
+ * are wrong (platforms/rusticl.ini). The probe measures such a limit, once per opened device, so
  * that the kernels whose loops are long run in bounded launches there (flood_packets.c).
  *
  * Testing hook: CLNETSIM_TEST_LOOP_LIMIT=N makes a device's limit at most N iterations, so
