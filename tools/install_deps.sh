@@ -6,7 +6,7 @@
 # Run as root (or through sudo); safe to run again.
 set -eu
 packages="build-essential cmake pkg-config git ocl-icd-opencl-dev opencl-headers pocl-opencl-icd \
-clinfo libinih-dev libclblast-dev python3-matplotlib libns3-dev clang libclang-rt-14-dev cppcheck clang-tidy valgrind"
+clinfo libinih-dev libclblast-dev python3-matplotlib libns3-dev clang libclang-rt-14-dev cppcheck clang-tidy valgrind oclgrind"
 if [ "$(id -u)" -ne 0 ]; then
     SUDO=sudo
 else
