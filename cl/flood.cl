@@ -1287,7 +1287,7 @@ inline void slot_mark(__global uint *alive, uint slot, uint stamp, uint mark)
 
 /* Keeps SLOT alive for the host while its packet has nodes waiting for their decision and no
  * relay this window: (STAMP ^ SCHEME_WAIT_MARK), unless a relay already wrote STAMP, which
- * wins whatever the order (append_entry stores STAMP unconditionally). */
+ * wins whatever the order (decide_pair stores STAMP unconditionally). */
 inline void scheme_keep_alive(__global uint *alive, uint slot, uint stamp)
 {
     uint old = load_atomic(&alive[slot]); /* other decisions of the launch change it */

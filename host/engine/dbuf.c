@@ -130,9 +130,9 @@ static int kernel_args_v(device_ctx *dev, cl_kernel k, karg_cache *cache,
         if (size == 0) { /* a buffer */
             size = sizeof(cl_mem);
             ptr = &((const dbuf *)ptr)->mem;
-        }
-        if (!ptr) /* a __local area: the launch check counts it */
+        } else if (!ptr) { /* a __local area: the launch check counts it */
             device_kernel_local_arg(dev, k, (cl_uint)i, size);
+        }
         if (cache_hit(cache, i, size, ptr))
             continue;
         cl_int st = clSetKernelArg(k, (cl_uint)i, size, ptr);
