@@ -25,6 +25,15 @@ inline void add64(volatile __global uint *c, ulong v)
         atomic_add(&c[1], hi);
 }
 
+/* Reads a word that other work-items of the same launch update with atomics. OpenCL C 1.2
+ * defines no order between a plain access and an atomic one to the same word (a data race,
+ * which oclgrind --data-races reports), and has no atomic load: an atomic or of nothing is
+ * one. Only words that another work-item may change meanwhile are read this way. */
+inline uint load_atomic(volatile __global uint *p)
+{
+    return atomic_or(p, 0u);
+}
+
 /* Adds V to the 128-bit control counter WORD (low 64 bits at WORD, high at CTL_HI(WORD)).
  * Each atomic add detects its own carry out and passes it on, so concurrent adds sum exactly
  * whatever their order; the top word cannot wrap (2^128 events). */
@@ -836,14 +845,14 @@ inline int after_first_reception(uint j, uint slot, uint k, long t, long tk, lon
 
 /* Node j hears packet k (slot) at time t with hop count h. Returns 1 when this is j's first
  * reception and j relays. Exactly one of the simultaneous transmitters wins the atomic_or;
- * since all of them carry the same (t, h), who wins cannot change the outcome. */
+ * since all of them carry the same (t, h), who wins cannot change the outcome. The claim is
+ * the atomic's return value alone: a plain read of the word first (to skip the atomic for
+ * nodes already seen) would race with the other transmitters' atomic_or on it. */
 inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const window_params *w,
                    __global uint *seen, volatile __global uint *ctl, uint *first)
 {
     __global uint *word = seen + (size_t)slot * w->words + (j >> 5);
     uint bit = 1u << (j & 31u);
-    if (*word & bit)
-        return 0;
     if (atomic_or(word, bit) & bit)
         return 0;
     (*first)++;
@@ -893,8 +902,8 @@ inline void pend_append(pend_list pl, volatile __global uint *ctl, uint slot, ui
     uint at = atomic_inc(&ctl[pl.word]);
     if (at < pl.cap)
         pl.items[at] = slot * n + j;
-    else
-        ctl[CTL_OVERFLOW] = 1u;
+    else /* an atomic: the same launch may or CTL_WRAPPED into the word */
+        atomic_or(&ctl[CTL_OVERFLOW], 1u);
 }
 
 /* Node j hears a copy of the packet in SLOT, sent with hop count h from squared distance D2,
@@ -908,7 +917,9 @@ inline int scheme_hear(uint j, uint slot, long h, ulong d2, ulong near2, __globa
                        uint words, __global uint *state, uint n, uint *first)
 {
     __global uint *st = SCHEME_AT(state, n, slot, j);
-    uint f = st[SW_FLAGS]; /* DONE and WAIT change only in scheme_decide */
+    /* DONE and WAIT change only in scheme_decide, but another copy of this launch may set
+     * NEAR meanwhile (atomic_or below): the word is read atomically */
+    uint f = load_atomic(&st[SW_FLAGS]);
     if (f & SF_DONE)
         return 0;
     int fresh = 0;
@@ -990,7 +1001,7 @@ inline void list_fresh(uint j, uint slot, __local uint *l_n, __local entry_t *lb
     if ((at) < pl.cap)                                                                      \
         pl.items[(at)] = (e).y * n_nodes + (e).x;                                           \
     else                                                                                    \
-        ctl[CTL_OVERFLOW] = 1u;
+        atomic_or(&ctl[CTL_OVERFLOW], 1u);
 #else
 #define TRANSMIT_SCHEME_ARGS
 #define SCHEME_PEND
@@ -1262,7 +1273,7 @@ __kernel void export_border(__global const entry_t *in, uint in_word, uint capac
 #endif
 inline void slot_mark(__global uint *alive, uint slot, uint stamp, uint mark)
 {
-    uint old = alive[slot];
+    uint old = load_atomic(&alive[slot]); /* other decisions of the launch change it */
     for (;;) {
         uint have = ((old ^ stamp) & ~SLOT_MARKS) == 0u ? old ^ stamp : 0u;
         if ((have & mark) == mark)
@@ -1276,10 +1287,10 @@ inline void slot_mark(__global uint *alive, uint slot, uint stamp, uint mark)
 
 /* Keeps SLOT alive for the host while its packet has nodes waiting for their decision and no
  * relay this window: (STAMP ^ SCHEME_WAIT_MARK), unless a relay already wrote STAMP, which
- * wins whatever the order (append_entry stores STAMP unconditionally). */
+ * wins whatever the order (decide_pair stores STAMP unconditionally). */
 inline void scheme_keep_alive(__global uint *alive, uint slot, uint stamp)
 {
-    uint old = alive[slot];
+    uint old = load_atomic(&alive[slot]); /* other decisions of the launch change it */
     while (old != stamp && old != (stamp ^ SCHEME_WAIT_MARK)) {
         uint prev = atomic_cmpxchg(&alive[slot], old, stamp ^ SCHEME_WAIT_MARK);
         if (prev == old)
@@ -1355,13 +1366,12 @@ inline void decide_pair(decide_ctx *c, uint j, uint slot)
     if (!relays)
         return;
     entry_t e = ENTRY(j, slot, h + 1);
-    if (FLOOD_RESOURCES) { /* the entry's slot word gathers marks */
-        store_entry(e, c->ctl, c->out_word, c->out, c->capacity, c->spill, c->w.words);
+    store_entry(e, c->ctl, c->out_word, c->out, c->capacity, c->spill, c->w.words);
+    if (FLOOD_RESOURCES) /* the entry's slot word gathers marks */
         slot_mark(c->alive, slot, c->stamp, SLOT_RELAY_MARK);
-    } else {
-        append_entry(e, c->ctl, c->out_word, c->out, c->capacity, c->spill, c->w.words,
-                     c->alive, c->stamp);
-    }
+    else /* STAMP, as append_entry stores it, but atomically: other decisions of the launch
+          * compare-and-swap the word (scheme_keep_alive) */
+        atomic_xchg(&c->alive[slot], c->stamp);
     if (c->export_cap > 0u && in_box(c->pos[j], c->x_lo, c->x_hi)) {
         uint xa = atomic_inc(&c->ctl[c->export_word]);
         if (xa < c->export_cap)
@@ -1858,7 +1868,8 @@ inline int flood_one_slice(packet_walk *p, uint *quota, uint k, __global const u
                         rx++;                                                               \
                     }                                                                       \
                     uint bit = 1u << (j & 31u);                                             \
-                    if ((BITS[j >> 5] & bit) || (atomic_or(&BITS[j >> 5], bit) & bit))      \
+                    /* the atomic's return value alone (a plain read first would race) */  \
+                    if (atomic_or(&BITS[j >> 5], bit) & bit)                                \
                         continue; /* seen before, or another work-item got there first */   \
                     first++;                                                                \
                     if (FLOOD_FLOWS) { /* the packet's destination, or everyone */          \
@@ -2259,7 +2270,9 @@ __kernel void flood_packets_scheme(uint k0, uint count, __global const uint *res
                             continue;
                         rx++;
                     }
-                    uint c = cnt[j]; /* its flags change only in phase 2 */
+                    /* its flags change only in phase 2, but its count (or NEAR) changes
+                     * under the other work-items' atomics of this phase: an atomic read */
+                    uint c = load_atomic(&cnt[j]);
                     if (c & SC_DONE)
                         continue;
                     if (!(c & SC_SEALED)) { /* heard first at this level, or never before */

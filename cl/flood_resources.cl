@@ -257,8 +257,9 @@ __kernel void res_link(__global const entry_t *in, uint in_word, uint n_new, uin
             continue;
         if (FLOOD_ENERGY && death[i] != LONG_MAX)
             continue;
-        if (g >= ent_cap) { /* the host sizes ENT to the window's bound: a bug */
-            ctl[CTL_OVERFLOW] = 1u;
+        if (g >= ent_cap) { /* the host sizes ENT to the window's bound: a bug (an atomic:
+                             * work-item 0 may or CTL_WRAPPED into the word meanwhile) */
+            atomic_or(&ctl[CTL_OVERFLOW], 1u);
             continue;
         }
         ent[g].x = slot;

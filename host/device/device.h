@@ -95,6 +95,7 @@ size_t platform_profile_entry(const platform_profile *p, const char *kernel);
 
 
 #define DEVICE_MAX_KERNELS 32
+#define DEVICE_MAX_LOCAL_ARGS 8 /* __local arguments of one kernel */
 
 /* Failures a test asks for through CLNETSIM_TEST_FAIL (device_fault.c), so that the real
  * error paths of a build, an allocation and a launch run on a healthy device. */
@@ -137,6 +138,9 @@ typedef struct device_ctx {
      * device ends a work-item's loops (0: it runs them to their end). */
     int loops_probed;
     uint32_t loop_limit;
+    /* What each kernel made by device_create_kernel needs of the device (device_fit.c). */
+    struct device_kernel_need *needs;
+    int n_needs, cap_needs;
 } device_ctx;
 
 int device_open(device_ctx *dev, const device_entry *entry, cn_error *err);
@@ -203,6 +207,19 @@ size_t device_local_size(device_ctx *dev, const char *kernel, cl_kernel kernel_o
 size_t device_local_size_capped(device_ctx *dev, const char *kernel, cl_kernel kernel_obj,
                                 size_t cap);
 
+/* Bytes of the __local arguments the host gives a kernel launched with work-groups of SIZE
+ * (USER: the caller's data). */
+typedef cl_ulong (*local_args_fn)(size_t size, const void *user);
+
+/* Same, for a kernel whose __local arguments take LOCAL_ARGS(SIZE, USER) bytes (NULL: none):
+ * the size is also halved until the kernel's own local memory (CL_KERNEL_LOCAL_MEM_SIZE)
+ * plus those arguments fit the device's (CL_DEVICE_LOCAL_MEM_SIZE), --work-group's included;
+ * at 1 it stays, and the launch check (device_launch_fits) says what does not fit. CAP 0:
+ * no cap. A size the tuner offers that a kernel cannot take is thus recorded smaller, and
+ * the tuner skips it. */
+size_t device_local_size_fit(device_ctx *dev, const char *kernel, cl_kernel kernel_obj,
+                             size_t cap, local_args_fn local_args, const void *user);
+
 /* "name=size name=size ..." of DEV->local_used in BUF, kernels sorted by name. */
 void device_local_sizes_text(const device_ctx *dev, char *buf, size_t cap);
 
@@ -228,9 +245,31 @@ int device_selftest(device_ctx *dev, cn_error *err);
  * values is refused. */
 int device_loop_limit(device_ctx *dev, uint32_t *limit, cn_error *err);
 
-/* Kernel creation with a checked status. */
+/* Kernel creation with a checked status; the kernel's own needs are recorded for the launch
+ * check (device_kernel_register). */
 int device_create_kernel(device_ctx *dev, cl_program program, const char *name, cl_kernel *out,
                          cn_error *err);
+
+/* ---- what kernels need of the device (device_fit.c) ---- */
+
+/* Records KERNEL's own local memory (CL_KERNEL_LOCAL_MEM_SIZE, before any __local argument)
+ * and work-group limit (CL_KERNEL_WORK_GROUP_SIZE); a handle given again starts afresh. */
+int device_kernel_register(device_ctx *dev, cl_kernel kernel, cn_error *err);
+/* Records that argument INDEX of KERNEL is a __local area of BYTES (kernel_args does). */
+void device_kernel_local_arg(device_ctx *dev, cl_kernel kernel, cl_uint index, size_t bytes);
+/* KERNEL's own local memory: recorded, else asked. */
+cl_ulong device_kernel_local_own(const device_ctx *dev, cl_kernel kernel);
+/* The device's local memory (CL_DEVICE_LOCAL_MEM_SIZE, or less under
+ * CLNETSIM_TEST_LOCAL_MEMORY). */
+cl_ulong device_local_limit(const device_ctx *dev);
+/* Whether a launch of KERNEL (named NAME) with work-groups of LOCAL fits DEV: the device's and
+ * the kernel's work-group limits, and local memory (its own plus the __local arguments set).
+ * Returns 0, or fails with one sentence naming the kernel, the device and the limit. Kernels
+ * not made by device_create_kernel are not checked. */
+int device_launch_fits(device_ctx *dev, cl_kernel kernel, const char *name, size_t local,
+                       cn_error *err);
+/* Forgets every record (device_close). */
+void device_kernels_forget(device_ctx *dev);
 
 /* Elapsed seconds between START and END of a profiled event (0 if unavailable). */
 double device_event_seconds(cl_event ev);

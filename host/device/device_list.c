@@ -133,6 +133,18 @@ static void lower_memory(device_entry *e)
         e->max_alloc = alloc;
 }
 
+/* Test hook CLNETSIM_TEST_LOCAL_MEMORY=SIZE (the same units): every device reports at most
+ * SIZE bytes of local memory, as a device with little of it (oclgrind's 32 KiB) would, so
+ * that work-group sizes must be chosen to fit it. Anything that does not parse is ignored. */
+static void lower_local_memory(device_entry *e)
+{
+    const char *v = getenv("CLNETSIM_TEST_LOCAL_MEMORY");
+    char *end = NULL;
+    cl_ulong local = v ? parse_size(v, &end) : 0;
+    if (local && !*end && local < e->local_mem)
+        e->local_mem = local;
+}
+
 uint64_t device_host_available(void)
 {
     const char *v = getenv("CLNETSIM_TEST_HOST_MEMORY");
@@ -178,6 +190,7 @@ static void query_properties(device_entry *e)
         unified = CL_FALSE;
     e->host_memory = (e->type & CL_DEVICE_TYPE_CPU) != 0 || unified == CL_TRUE;
     lower_memory(e);
+    lower_local_memory(e);
 }
 
 /* Whether VERSION ("OpenCL C <major>.<minor> ...") is 1.2 or later. Read with strtol: sscanf's

@@ -35,6 +35,7 @@ fail:
 void device_close(device_ctx *dev)
 {
     device_kernel_timer_stop(dev);
+    device_kernels_forget(dev);
     /* Finish first, so that buffers released by the caller afterwards are not in use; errors
      * are ignored because closing happens on error paths too. */
     if (dev->queue) {
@@ -111,17 +112,27 @@ void device_local_sizes_text(const device_ctx *dev, char *buf, size_t cap)
 
 size_t device_local_size(device_ctx *dev, const char *kernel, cl_kernel kernel_obj)
 {
-    size_t chosen = device_local_size_for(dev, kernel, kernel_obj);
-    record_local_size(dev, kernel, chosen);
-    return chosen;
+    return device_local_size_fit(dev, kernel, kernel_obj, 0, NULL, NULL);
 }
 
 size_t device_local_size_capped(device_ctx *dev, const char *kernel, cl_kernel kernel_obj,
                                 size_t cap)
 {
+    return device_local_size_fit(dev, kernel, kernel_obj, cap, NULL, NULL);
+}
+
+size_t device_local_size_fit(device_ctx *dev, const char *kernel, cl_kernel kernel_obj,
+                             size_t cap, local_args_fn local_args, const void *user)
+{
     size_t chosen = device_local_size_for(dev, kernel, kernel_obj);
     if (!dev->local_size_override && cap >= 1 && chosen > cap)
         chosen = round_down_pow2(cap);
+    /* Local memory grows with the size for most kernels here (per-item reduction areas): a
+     * size whose total does not fit would fail at launch (CL_OUT_OF_RESOURCES) */
+    cl_ulong own = kernel_obj ? device_kernel_local_own(dev, kernel_obj) : 0;
+    cl_ulong limit = device_local_limit(dev);
+    while (chosen > 1 && own + (local_args ? local_args(chosen, user) : 0) > limit)
+        chosen /= 2;
     record_local_size(dev, kernel, chosen);
     return chosen;
 }
@@ -168,6 +179,11 @@ int device_create_kernel(device_ctx *dev, cl_program program, const char *name, 
     *out = clCreateKernel(program, name, &st);
     snprintf(what, sizeof what, "clCreateKernel(%s)", name);
     if (cl_check(st, what, dev->info.name, err)) {
+        *out = NULL;
+        return CN_ERR_RUNTIME;
+    }
+    if (device_kernel_register(dev, *out, err)) {
+        clReleaseKernel(*out);
         *out = NULL;
         return CN_ERR_RUNTIME;
     }

@@ -25,12 +25,20 @@ int cell_grid_choose(cell_grid *g, const int64_t extent[3], int64_t range, uint3
     }
 }
 
+/* scan_blocks' __local argument: a word per item. */
+static cl_ulong scan_local_args(size_t size, const void *user)
+{
+    (void)user;
+    return (cl_ulong)size * 4;
+}
+
 static int create_kernel(device_ctx *dev, cl_program prog, const char *name, cl_kernel *k,
                          size_t *local, cn_error *err)
 {
     int rc = device_create_kernel(dev, prog, name, k, err);
+    int scan = !strcmp(name, "scan_blocks");
     if (rc == 0 && local)
-        *local = device_local_size(dev, name, *k);
+        *local = device_local_size_fit(dev, name, *k, 0, scan ? scan_local_args : NULL, NULL);
     return rc;
 }
 
@@ -44,7 +52,7 @@ int scan_init(scan_ctx *s, device_ctx *dev, cl_program prog, size_t max_len, dbu
     if (rc)
         return rc;
     /* scan_add must use scan_blocks' work-group size, so one size serves both. */
-    size_t add_max = device_local_size(dev, "scan_blocks", s->add);
+    size_t add_max = device_local_size_fit(dev, "scan_blocks", s->add, 0, scan_local_args, NULL);
     if (add_max < s->local)
         s->local = add_max;
     /* A slice of one element would never shrink the problem: two at least (any device has

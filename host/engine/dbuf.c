@@ -130,6 +130,8 @@ static int kernel_args_v(device_ctx *dev, cl_kernel k, karg_cache *cache,
         if (size == 0) { /* a buffer */
             size = sizeof(cl_mem);
             ptr = &((const dbuf *)ptr)->mem;
+        } else if (!ptr) { /* a __local area: the launch check counts it */
+            device_kernel_local_arg(dev, k, (cl_uint)i, size);
         }
         if (cache_hit(cache, i, size, ptr))
             continue;
@@ -196,6 +198,9 @@ int enqueue_1d_from(device_ctx *dev, cl_kernel k, const char *kernel_name, size_
     cl_event *use = ev ? ev : dev->timer ? &own : NULL;
     /* CLNETSIM_TEST_FAIL=enqueue@D:W, lost@D:W: the launch fails as on a device out of
      * resources, or gone */
+    int rc = device_launch_fits(dev, k, kernel_name, local, err);
+    if (rc)
+        return rc;
     cl_int st = device_fault_launch(dev);
     if (st == CL_SUCCESS)
         st = clEnqueueNDRangeKernel(dev->queue, k, 1, first ? offset : NULL, &global, &local, 0,

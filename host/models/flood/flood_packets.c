@@ -123,6 +123,19 @@ static int plan_quota(struct model *m, flood_replica *r, uint32_t limit, cn_erro
     return 0;
 }
 
+/* The __local arguments of flood_packets (and flood_packets_scheme) with work-groups of SIZE
+ * (run_chunk sets them): the reduction rows, then the level counters and the levels' first
+ * entries; a group of one item runs flood_packets_one, which has none. */
+static cl_ulong packets_local_args(size_t size, const void *user)
+{
+    const struct model *m = user;
+    if (m->scheme)
+        return (cl_ulong)size * red_width(m) * 8 + 4 * 4;
+    if (size == 1)
+        return 0;
+    return (cl_ulong)size * red_width(m) * 8 + 4 + 3 * 8 + (cl_ulong)2 * PACKET_LEVEL_CAP * 4;
+}
+
 /* Kernels, work-group size and shape, groups and buffers of replica R. */
 static int setup_replica(struct model *m, flood_replica *r, cn_error *err)
 {
@@ -142,18 +155,23 @@ static int setup_replica(struct model *m, flood_replica *r, cn_error *err)
     size_t cap = 32;
     while ((uint64_t)cap * 2 <= target)
         cap *= 2;
-    r->ls_packets = device_local_size_capped(d, kname, r->k_packets, cap);
+    r->ls_packets = device_local_size_fit(d, kname, r->k_packets, cap, packets_local_args, m);
     /* The seen bitset in local memory (flood_packets_local) when it fits beside the reduction
      * area, leaving a quarter of the local memory to the driver, and the kernel takes groups
      * of that size; CLNETSIM_TEST_LOCAL_BITS=0 keeps it in global memory, for the tests. */
-    size_t ls = r->ls_packets, fixed = ls * red_width(m) * 8 + 4 + 3 * 8 +
-                                       2 * PACKET_LEVEL_CAP * 4;
+    size_t ls = r->ls_packets;
+    uint64_t fixed = packets_local_args(ls, m);
     const char *lb = getenv("CLNETSIM_TEST_LOCAL_BITS");
     r->pk_local = !m->scheme && ls > 1 &&
-                  fixed + (uint64_t)m->words * 4 <= d->info.local_mem / 4 * 3 &&
+                  fixed + (uint64_t)m->words * 4 <= device_local_limit(d) / 4 * 3 &&
                   !(lb && lb[0] == '0' && lb[1] == '\0');
     if (r->pk_local)
         rc = device_create_kernel(d, r->prog, "flood_packets_local", &r->k_packets_local, err);
+    /* ... and with the kernel's own local memory beside them */
+    if (!rc && r->pk_local &&
+        device_kernel_local_own(d, r->k_packets_local) + fixed + (uint64_t)m->words * 4 >
+            device_local_limit(d) / 4 * 3)
+        r->pk_local = 0;
     if (!rc && ls == 1 && !m->scheme)
         rc = device_create_kernel(d, r->prog, "flood_packets_one", &r->k_packets_one, err);
     size_t kmax = 0;

@@ -28,11 +28,20 @@ static size_t groups_for(const flood_replica *r, uint64_t items, size_t ls)
     return g ? (size_t)g : 1;
 }
 
+/* The __local arguments of res_charge and res_receive with work-groups of SIZE: a row of
+ * sums per item (res_flush); res_link and res_reset have none. */
+static cl_ulong sums_local_args(size_t size, const void *user)
+{
+    (void)user;
+    return (cl_ulong)size * 6 * 8;
+}
+
 static int make(flood_replica *r, const char *name, cl_kernel *k, size_t *ls, cn_error *err)
 {
     int rc = device_create_kernel(r->dev, r->prog, name, k, err);
+    int sums = !strcmp(name, "res_charge") || !strcmp(name, "res_receive");
     if (!rc)
-        *ls = device_local_size(r->dev, name, *k);
+        *ls = device_local_size_fit(r->dev, name, *k, 0, sums ? sums_local_args : NULL, NULL);
     return rc;
 }
 

@@ -113,6 +113,15 @@ static int make_kernel(flood_replica *r, const char *name, cl_kernel *k, size_t 
     return rc;
 }
 
+/* The __local arguments of transmit and transmit_mobile with work-groups of SIZE
+ * (flood_window.c): the relay count and the flush pair, a sum row per item, and the relay
+ * buffer of 2 x SIZE entries (choose_shapes; the test hook only shrinks it). */
+static cl_ulong transmit_local_args(size_t size, const void *user)
+{
+    const struct model *m = user;
+    return 4 + 2 * 4 + (cl_ulong)size * 32 + (cl_ulong)2 * size * m->entry_bytes;
+}
+
 /* Kernels of each mobility model (cl/flood.cl); random_walk needs no initial draw. */
 static const char *mobility_init_kernel(int mobility)
 {
@@ -203,9 +212,12 @@ static int create_kernels(struct model *m, flood_replica *r, cn_error *err)
         rc = make_kernel(r, "cap_select", &r->k_cap_select, &r->ls_cap, err);
     if (!rc && m->cap)
         rc = make_kernel(r, "cap_count", &r->k_cap_count, NULL, err);
+    const char *tx = m->mobile ? "transmit_mobile" : "transmit";
     if (!rc)
-        rc = make_kernel(r, m->mobile ? "transmit_mobile" : "transmit", &r->k_transmit,
-                         &r->ls_transmit, err);
+        rc = device_create_kernel(r->dev, r->prog, tx, &r->k_transmit, err);
+    if (!rc)
+        r->ls_transmit = device_local_size_fit(r->dev, tx, r->k_transmit, 0,
+                                               transmit_local_args, m);
     if (!rc)
         rc = make_kernel(r, "gather_spill", &r->k_gather, &r->ls_gather, err);
     if (!rc && m->n_rep > 1)
