@@ -63,6 +63,13 @@ start=$(date +%s)
 grind grid_wg1 races -- "$scn/small_grid.ini" --work-group 1
 grind grid_local_bits races -- "$scn/small_grid.ini" --work-group 64
 grind grid_global_bits races CLNETSIM_TEST_LOCAL_BITS=0 -- "$scn/small_grid.ini" --work-group 64
+# bounded launches (docs/architecture.md): walks stopped and resumed in every shape
+grind grid_bounded_wg1 races CLNETSIM_TEST_LOOP_LIMIT=2000 -- "$scn/small_grid.ini" \
+    --work-group 1 -s traffic.packets=4
+grind grid_bounded_local_bits races CLNETSIM_TEST_LOOP_LIMIT=2000 -- "$scn/small_grid.ini" \
+    --work-group 16 -s traffic.packets=4
+grind grid_bounded_global_bits races CLNETSIM_TEST_LOOP_LIMIT=2000 CLNETSIM_TEST_LOCAL_BITS=0 \
+    -- "$scn/small_grid.ini" --work-group 16 -s traffic.packets=4
 # the window loop: two partitions
 grind grid_partitions races -- "$scn/small_grid.ini" --work-group 16 -s partition.count=2
 grind mobile_partitions races -- "$scn/small_mobile.ini" --work-group 16 -s partition.count=2 \
