@@ -218,6 +218,33 @@ int shapes_sizes(const device_ctx *dev, int sweep, size_t *sizes, int cap)
     return n;
 }
 
+static int tested(const size_t *sizes, int n, size_t s)
+{
+    for (int i = 0; i < n; i++)
+        if (sizes[i] == s)
+            return 1;
+    return 0;
+}
+
+/* The untested sizes a run would move to from the bad shapes (device_shape_avoid, and for
+ * blind whole packets the other kernel at the same size first: flood_packets.c). */
+static int moved_sizes(const device_ctx *dev, const size_t *sizes, int n, size_t *out, int cap)
+{
+    size_t limit = dev->info.max_work_group ? dev->info.max_work_group : 1;
+    int n_out = 0;
+    for (int i = 0; i < dev->n_bad; i++) {
+        const device_shape *b = &dev->bad[i];
+        int blind = !strcmp(b->kernel, "flood_packets_one") ||
+                    !strcmp(b->kernel, "flood_packets_local");
+        if (blind && !device_shape_bad(dev, "flood_packets", b->size))
+            continue;
+        size_t to = device_shape_avoid(dev, blind ? "flood_packets" : b->kernel, b->size, limit);
+        if (to != b->size && !tested(sizes, n, to) && !tested(out, n_out, to) && n_out < cap)
+            out[n_out++] = to;
+    }
+    return n_out;
+}
+
 static void sizes_text(const size_t *sizes, int n, char *buf, size_t cap)
 {
     size_t used = 0;
@@ -322,20 +349,19 @@ int shapes_test(device_ctx *dev, shapes_report *rep, FILE *log)
     dev->fault.armed = 0;
     for (int z = 0; rc == 0 && z < n_sizes; z++)
         rc = test_size(dev, st, sizes[z], rep, seen, &n_seen, SEEN_CAP, log);
-    /* a bad shape: the run moves to another size, which is tested too */
-    if (rc == 0 && dev->n_bad > 0) {
-        size_t all[16];
-        int n_all = shapes_sizes(dev, 1, all, 16);
-        for (int z = 0; rc == 0 && z < n_all; z++) {
-            int done = 0;
-            for (int i = 0; i < n_sizes; i++)
-                done |= sizes[i] == all[z];
-            if (!done)
-                rc = test_size(dev, st, all[z], rep, seen, &n_seen, SEEN_CAP, log);
+    /* a bad shape: the run moves to another size, which is tested too, until every size a
+     * run may move to has been */
+    for (int more = 1; rc == 0 && more;) {
+        more = 0;
+        size_t next[16];
+        int n_next = moved_sizes(dev, sizes, n_sizes, next, 16);
+        for (int z = 0; rc == 0 && z < n_next && n_sizes < 16; z++) {
+            rc = test_size(dev, st, next[z], rep, seen, &n_seen, SEEN_CAP, log);
+            sizes[n_sizes++] = next[z];
+            more = 1;
         }
-        n_sizes = n_all;
-        memcpy(sizes, all, sizeof all);
     }
+    qsort(sizes, (size_t)n_sizes, sizeof *sizes, by_size);
     dev->fault = saved_fault;
     rep->n_sizes = n_sizes;
     sizes_text(sizes, n_sizes, rep->sizes, sizeof rep->sizes);
