@@ -27,11 +27,14 @@ same_counters() {
 # other path, so this is flood_packets_one's alone at groups of one item)
 grep -q '"first_receptions"' "$tmp/want.json" || echo "FAIL oracle output"
 
-# flood_packets_one broken on device 1: caught, left out (the whole-packet kernel with seen
+# flood_packets_one broken on device 1 (the hook counts devices by their place in the
+# selection: 0 when it is the only one): caught, left out (the whole-packet kernel with seen
 # bits in global memory runs instead), and the counters are the reference's.
 brk=CLNETSIM_TEST_BREAK_KERNEL=flood_packets_one@1
+alone=CLNETSIM_TEST_BREAK_KERNEL=flood_packets_one@0
 warn="^clnetsim: warning: device 1 '[^']+' failed the self-test in shape flood_packets_one at work-groups of 1: not used on this device$"
-check one_broken_run 0 "$warn" env $brk "$bin" run "$scn/small_grid.ini" --devices 1 \
+warn0="^clnetsim: warning: device 0 '[^']+' failed the self-test in shape flood_packets_one at work-groups of 1: not used on this device$"
+check one_broken_run 0 "$warn0" env $alone "$bin" run "$scn/small_grid.ini" --devices 1 \
     --work-group 1 -q --json "$tmp/one.json"
 expect one_broken_warns_once [ "$(grep -c 'failed the self-test' "$tmp/out")" -eq 1 ]
 expect one_broken_counters same_counters "$tmp/one.json" "$tmp/want.json"
@@ -43,7 +46,7 @@ check one_broken_two_devices 0 "$warn" env $brk "$bin" run "$scn/small_grid.ini"
 expect one_broken_two_warns_once [ "$(grep -c 'failed the self-test' "$tmp/out")" -eq 1 ]
 expect one_broken_two_counters same_counters "$tmp/two.json" "$tmp/want.json"
 # and the tuned run (the profile's sizes: whole packets in groups of one on PoCL)
-check one_broken_profile 0 "$warn" env $brk "$bin" run "$scn/small_grid.ini" --devices 1 \
+check one_broken_profile 0 "$warn0" env $alone "$bin" run "$scn/small_grid.ini" --devices 1 \
     -q --json "$tmp/p.json"
 expect one_broken_profile_counters same_counters "$tmp/p.json" "$tmp/want.json"
 
