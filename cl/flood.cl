@@ -11,6 +11,7 @@
 #include "philox.clh"
 #include "geometry.clh"
 #include "flood_layout.clh"
+#include "test_break.clh"
 
 /* 64-bit counter kept as two 32-bit words, updated with 32-bit atomics only (OpenCL 1.2 core):
  * a carry out of the low word is added to the high word. Sums are exact modulo 2^64. */
@@ -1157,6 +1158,8 @@ __kernel void transmit(TRANSMIT_COMMON_ARGS, __global const uint *offsets,
         n_rx = e - a;
     for (uint q = a; q < e; q++) {
         uint j = neighbours[q];
+        if (TEST_DROPS(TB_TRANSMIT, j))
+            continue;
         ulong d2 = NEEDS_D2 ? dist2(pi, pos[j]) : 0ul;
         if (FLOOD_QUDG) { /* the window's links, then the cap of the window's graph */
             if (!qudg_link(i, j, d2, win, &w))
@@ -1225,7 +1228,8 @@ __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, u
          * work-group compiler fail an assertion */
         uint win = (uint)(T / L);
         FOR_EACH_CANDIDATE(p, j, {
-            if (j != i && (nparts <= 1u || pos[j].w == (long)part)) {
+            if (j != i && (nparts <= 1u || pos[j].w == (long)part) &&
+                !TEST_DROPS(TB_TRANSMIT_MOBILE, j)) {
                 ulong d2 = dist2(p, pos[j]);
                 if (d2 <= range2 && (!FLOOD_QUDG || qudg_link(i, j, d2, win, &w)) &&
                     (FLOOD_CAP == 0 || cap_keeps(i, j, d2, cap_thr))) {
@@ -1716,6 +1720,8 @@ inline int flood_one_slice(packet_walk *p, uint *quota, uint k, __global const u
                 p->acc[1] += o1 - o0;
             for (uint o = o0; o < o1; o++) {
                 uint j = neighbours[o];
+                if (TEST_DROPS(TB_PACKETS_ONE, j))
+                    continue;
                 if (FLOOD_QUDG) {
                     if (!qudg_link(i, j, dist2(pi, pos[j]), win, w))
                         continue;
@@ -1862,6 +1868,8 @@ inline int flood_one_slice(packet_walk *p, uint *quota, uint k, __global const u
                     rx += o1 - o0;                                                          \
                 for (uint o = o0; o < o1; o++) {                                            \
                     uint j = neighbours[o];                                                 \
+                    if (TEST_DROPS(test_bit, j))                                            \
+                        continue;                                                           \
                     if (FLOOD_QUDG) {                                                       \
                         if (!qudg_link(i, j, dist2(pi, pos[j]), win, &lw))                  \
                             continue;                                                       \
@@ -2044,6 +2052,7 @@ __kernel void flood_packets(uint k0, uint count, __global const uint *restrict o
     uint g = get_group_id(0), groups = get_num_groups(0);
     uint lid = get_local_id(0), ls = get_local_size(0);
     __global uint *gbits = seen + (size_t)g * words;
+    const uint test_bit = TB_PACKETS; /* CLNETSIM_TEST_BREAK_KERNEL */
     __global uint *fr = front + (size_t)g * n;
     __global long *row = stats + (size_t)g * PACKET_STATS;
     FLOOD_PACKETS_GROUP(gbits, 0)
@@ -2143,6 +2152,7 @@ __kernel void flood_packets_local(uint k0, uint count, __global const uint *rest
     __global uint *gbits = seen + (size_t)g * words; /* where a stopped walk keeps LBITS */
     __global uint *fr = front + (size_t)g * n;
     __global long *row = stats + (size_t)g * PACKET_STATS;
+    const uint test_bit = TB_PACKETS_LOCAL; /* CLNETSIM_TEST_BREAK_KERNEL */
     FLOOD_PACKETS_GROUP(lbits, 1)
 }
 
@@ -2264,6 +2274,8 @@ __kernel void flood_packets_scheme(uint k0, uint count, __global const uint *res
                     rx += o1 - o0;
                 for (uint o = o0; o < o1; o++) {
                     uint j = neighbours[o];
+                    if (TEST_DROPS(TB_PACKETS_SCHEME, j))
+                        continue;
                     ulong d2 = SCHEME_DISTANCES ? dist2(pi, pos[j]) : 0ul;
                     if (FLOOD_QUDG) {
                         if (!qudg_link(i, j, d2, win, &lw))

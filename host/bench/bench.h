@@ -115,6 +115,49 @@ typedef struct selftest_verdict {
  * in V. */
 void selftest_device(device_ctx *dev, int position, selftest_verdict *v, FILE *log);
 
+/* The first difference between a run's counters R and the reference's O, in BUF: 1 when
+ * they differ, 0 when every counter is equal. */
+struct flood_oracle_result;
+int selftest_differs(const run_results *r, const struct flood_oracle_result *o, char *buf,
+                     size_t cap);
+
+/* ---- the kernel-shape self-test (shapes.c) ----
+ * Every kernel at every work-group size a run may choose (powers of two up to the device's
+ * limit), against the sequential reference; shapes whose counters differ are marked bad on
+ * the device (DEV->bad) and never used there. */
+
+#define SHAPES_MAX_FAILURES 8
+
+typedef struct shapes_report {
+    int n_sizes;                /* work-group sizes tested */
+    char sizes[256];            /* and which, "1 8 256" */
+    int runs;                   /* scenario runs, all sizes together */
+    int n_failures;             /* the first SHAPES_MAX_FAILURES, as "work-groups of S, case:
+                                 * difference" */
+    char failures[SHAPES_MAX_FAILURES][512];
+    char refused[192];          /* the kernel left with no good shape ("": none) */
+    char detail[2048];          /* an internal error (shapes_test returned -1) */
+    double wall_s;
+} shapes_report;
+
+/* The work-group sizes a run may choose on DEV (shapes.c says which) in SIZES, sorted, or
+ * with SWEEP every power of two up to its limit; returns how many. */
+int shapes_sizes(const device_ctx *dev, int sweep, size_t *sizes, int cap);
+
+/* Tests every shape on DEV (already opened), filling DEV->bad and REP; LOG (or NULL) gets a
+ * line per run. Returns 0, or -1 on an internal error (REP->detail). */
+int shapes_test(device_ctx *dev, shapes_report *rep, FILE *log);
+
+/* One line per kernel with bad shapes on DEV, on OUT: "clnetsim: warning: device D 'NAME'
+ * failed the self-test in shape KERNEL at work-groups of S[, S...]: not used on this device". */
+void shapes_warn(const device_ctx *dev, FILE *out);
+
+/* A device's first use: loads its cached verdicts, or tests every shape (LOG, or NULL, gets
+ * one line when it does) and caches them; then warns of each bad shape on WARN, and refuses
+ * a device left without a good shape of some kernel (CN_ERR_RUNTIME, ERR names the device
+ * and the kernel). Without a cache directory (CLNETSIM_NO_CACHE=1) the test runs every time. */
+int shapes_ensure(device_ctx *dev, FILE *log, FILE *warn, cn_error *err);
+
 /* ---- tune: work-group sizes measured on the device ----
  * Every candidate size (powers of two from 8 to 1024, within the device's limit) is given to
  * every kernel at once, and two short tuning scenarios (a static grid and a mobile flood) run

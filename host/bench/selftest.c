@@ -96,8 +96,7 @@ static const selftest_case cases[] = {
      "rx_per_byte = 0.00000001\n"},
 };
 
-/* The first difference between the device's counters and the reference's, in BUF. */
-static int differs(const run_results *r, const flood_oracle_result *o, char *buf, size_t cap)
+int selftest_differs(const run_results *r, const flood_oracle_result *o, char *buf, size_t cap)
 {
     const struct { const char *name; int64_t got, want; } m[] = {
         {"nodes", r->nodes, o->nodes},
@@ -211,7 +210,7 @@ static int check_case(device_ctx *dev, int position, const selftest_case *c, cha
             snprintf(detail, cap, "scenario '%s' failed to run: %.1800s", c->name, err.msg);
         } else {
             bench_apply_test_skew(position, res);
-            if (differs(res, &want, diff, sizeof diff))
+            if (selftest_differs(res, &want, diff, sizeof diff))
                 snprintf(detail, cap, "scenario '%s' gave wrong results: %s", c->name, diff);
             else
                 bad = 0;
@@ -234,6 +233,39 @@ void selftest_device(device_ctx *dev, int position, selftest_verdict *v, FILE *l
         snprintf(v->detail, sizeof v->detail, "%s", err.msg);
         return;
     }
+    /* every kernel shape a run may choose, against the reference; the bad ones are left out
+     * of the scenarios below, as of a run, and cached for the runs */
+    shapes_report *rep = malloc(sizeof *rep);
+    if (!rep) {
+        snprintf(v->detail, sizeof v->detail, "out of memory");
+        return;
+    }
+    char shapes[1200] = "";
+    int bad_rc = shapes_test(dev, rep, log);
+    if (bad_rc == 0) {
+        size_t used = 0;
+        for (int i = 0; i < dev->n_bad && used < sizeof shapes; i++) {
+            int w = snprintf(shapes + used, sizeof shapes - used, "%s%s at %zu",
+                             used ? ", " : "", dev->bad[i].kernel, dev->bad[i].size);
+            used = w > 0 ? used + (size_t)w : sizeof shapes;
+        }
+        device_shapes_store(dev, rep->sizes, rep->refused);
+        shapes_warn(dev, stderr);
+    }
+    if (bad_rc != 0 || rep->refused[0]) {
+        if (bad_rc != 0)
+            snprintf(v->detail, sizeof v->detail, "%s", rep->detail);
+        else
+            snprintf(v->detail, sizeof v->detail, "every work-group size of %.190s differs "
+                     "from the sequential reference (shapes failed: %.1000s; first: %.500s)",
+                     rep->refused, shapes, rep->n_failures ? rep->failures[0] : "");
+        free(rep);
+        return;
+    }
+    int runs = rep->runs;
+    char sizes[256];
+    snprintf(sizes, sizeof sizes, "%s", rep->sizes);
+    free(rep);
     int n = (int)(sizeof cases / sizeof cases[0]);
     for (int i = 0; i < n; i++) {
         v->checks++;
@@ -243,6 +275,11 @@ void selftest_device(device_ctx *dev, int position, selftest_verdict *v, FILE *l
             return;
     }
     v->passed = 1;
-    snprintf(v->detail, sizeof v->detail, "Philox known answers and %d scenarios equal to the "
-             "sequential reference", n);
+    if (dev->n_bad)
+        snprintf(v->detail, sizeof v->detail, "Philox known answers and %d scenarios equal to "
+                 "the sequential reference; shapes failed and left out: %.1500s", n, shapes);
+    else
+        snprintf(v->detail, sizeof v->detail, "Philox known answers and %d scenarios equal to "
+                 "the sequential reference, and every kernel shape (%d runs at work-groups of "
+                 "%.200s)", n, runs, sizes);
 }

@@ -49,6 +49,10 @@ static int open_one(device_ctx *dev, const device_entry *entry, int d, size_t wo
         return rc;
     if (tune && (rc = tune_ensure(dev, log, err)) != 0)
         return rc;
+    /* every shape a run may choose, the tuned sizes among them, against the reference (once:
+     * cached), before the device runs anything whose results count */
+    if (known_answers && (rc = shapes_ensure(dev, log, stderr, err)) != 0)
+        return rc;
     return 0;
 }
 

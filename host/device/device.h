@@ -108,7 +108,21 @@ typedef struct device_fault {
     int64_t lost_at;        /* the device is lost after its first launch here; -1: never */
     int64_t window;         /* the window (or round of whole packets) under way */
     int enqueue_fired, lost;
+    /* CLNETSIM_TEST_BREAK_KERNEL: kernels built wrong on purpose on this device (a mask of
+     * the TEST_BREAK bits of cl/test_break.clh; 0: none), passed as -DTEST_BREAK=MASK to its
+     * programs only */
+    unsigned break_mask;
 } device_fault;
+
+/* A kernel shape: a kernel run in work-groups of one size. The self-test (host/bench/shapes.c)
+ * compares every shape a run may choose with the sequential reference; those that differ are
+ * kept per device, and the places that choose a shape consult them. */
+/* every kernel at every power of two from 1 to 4096 */
+#define DEVICE_MAX_BAD_SHAPES (13 * DEVICE_MAX_KERNELS)
+typedef struct device_shape {
+    char kernel[64];
+    size_t size;
+} device_shape;
 
 /* One opened device: context, in-order profiling queue, profile. */
 typedef struct device_ctx {
@@ -130,6 +144,12 @@ typedef struct device_ctx {
     struct device_kernel_timer *timer;
     int ordinal;                /* its place among the devices the command opened, from 0 */
     device_fault fault;
+    /* Shapes that failed the self-test on this device: never used here. */
+    int n_bad;
+    device_shape bad[DEVICE_MAX_BAD_SHAPES];
+    /* Shapes launched since the self-test last cleared the list (device_shape_note). */
+    int n_noted;
+    device_shape noted[DEVICE_MAX_KERNELS];
     /* The run went on without it ([devices] on_failure = continue): why, its error's first
      * line (kept for the report). */
     int failed;
@@ -170,6 +190,37 @@ cl_int device_fault_transfer(const device_ctx *dev);
 /* The engine's window (or round) under way, for enqueue@D:W and lost@D:W. */
 void device_fault_window(device_ctx *dev, int64_t window);
 
+/* CLNETSIM_TEST_BREAK_KERNEL="NAME@D[,NAME@D...]" builds kernel NAME wrong on the device of
+ * ordinal D (it ignores odd-numbered neighbours), so that the self-test's detection of a
+ * miscompiled kernel can be tested on a healthy device. NAME is flood_packets,
+ * flood_packets_one, flood_packets_local, flood_packets_scheme, transmit, transmit_mobile, or
+ * all (every one of them). Entries that do not parse are ignored. Read by device_fault_arm. */
+
+/* ---- kernel shapes (device_shapes.c) ---- */
+
+/* Whether KERNEL at work-group size SIZE failed the self-test on DEV. */
+int device_shape_bad(const device_ctx *dev, const char *kernel, size_t size);
+/* Records that KERNEL at SIZE failed (once; DEVICE_MAX_BAD_SHAPES holds every kernel at every
+ * size, so the table never overflows). */
+void device_shape_mark_bad(device_ctx *dev, const char *kernel, size_t size);
+/* Records that KERNEL ran at SIZE, for the self-test's blame (DEV->noted). */
+void device_shape_note(device_ctx *dev, const char *kernel, size_t size);
+/* SIZE when KERNEL is not known bad there, else the nearest power of two that is not, below
+ * SIZE first, then above it up to LIMIT; SIZE again when every one is bad. */
+size_t device_shape_avoid(const device_ctx *dev, const char *kernel, size_t size, size_t limit);
+/* The self-test's verdicts for DEV, cached like the tuning (shapes-HASH.ini, keyed by the
+ * device, its driver, clnetsim's version, the kernels' source, the build options and SIZES,
+ * the work-group sizes tested): path in BUF, 0 when there is no cache directory
+ * (CLNETSIM_NO_CACHE=1). */
+int device_shapes_path(const device_ctx *dev, const char *sizes, char *buf, size_t cap);
+/* Loads the cached verdicts into DEV->bad, and into REFUSED the kernel that failed in every
+ * shape when the device was refused ("" otherwise): 0 when loaded, -1 when there is no usable
+ * cache. */
+int device_shapes_load(device_ctx *dev, const char *sizes, char *refused, size_t cap);
+/* Writes DEV->bad and REFUSED (a kernel name, or NULL or "") atomically; -1 when it could
+ * not. */
+int device_shapes_store(const device_ctx *dev, const char *sizes, const char *refused);
+
 /* ---- tuning: the measured work-group sizes of kernels the profile has no entry for ----
  * Cached next to the kernel binaries, one file per device, driver, clnetsim version and kernel
  * source ("tune-HASH.ini", an INI [work_group] section). */
@@ -199,11 +250,14 @@ void device_kernel_timer_print(device_ctx *dev, FILE *out);
 
 /* Work-group size to use for KERNEL on DEV: --work-group, else the profile's entry for the
  * kernel, else the tuned size, else the profile's default; clamped to the device and the
- * kernel's own limit when KERNEL_OBJ is given; recorded in DEV->local_used. */
+ * kernel's own limit when KERNEL_OBJ is given, and moved off a size at which KERNEL failed the
+ * self-test (device_shape_avoid); recorded in DEV->local_used and noted as a shape. */
 size_t device_local_size(device_ctx *dev, const char *kernel, cl_kernel kernel_obj);
 
 /* Same, for a kernel with at most CAP useful work-items per group: a larger choice from the
- * profile or the tuning is cut to the power of two at or below CAP (--work-group is not). */
+ * profile or the tuning is cut to the power of two at or below CAP (--work-group is not).
+ * Not noted as a shape: the caller picks among kernel variants at this size and notes the one
+ * it runs (whole packets, host/models/flood/flood_packets.c). */
 size_t device_local_size_capped(device_ctx *dev, const char *kernel, cl_kernel kernel_obj,
                                 size_t cap);
 
@@ -216,9 +270,18 @@ typedef cl_ulong (*local_args_fn)(size_t size, const void *user);
  * plus those arguments fit the device's (CL_DEVICE_LOCAL_MEM_SIZE), --work-group's included;
  * at 1 it stays, and the launch check (device_launch_fits) says what does not fit. CAP 0:
  * no cap. A size the tuner offers that a kernel cannot take is thus recorded smaller, and
- * the tuner skips it. */
+ * the tuner skips it. A size that failed the kernel-shape self-test is avoided, as by
+ * device_local_size. */
 size_t device_local_size_fit(device_ctx *dev, const char *kernel, cl_kernel kernel_obj,
                              size_t cap, local_args_fn local_args, const void *user);
+/* The same without avoiding the self-test's failed sizes, for a caller that picks among
+ * variants of a kernel itself (whole packets, flood_packets.c). */
+size_t device_local_size_variants(device_ctx *dev, const char *kernel, cl_kernel kernel_obj,
+                                  size_t cap, local_args_fn local_args, const void *user);
+
+/* The size device_local_size would choose for KERNEL before the device's limits for that
+ * kernel object and the self-test's verdicts, without recording it. */
+size_t device_local_size_natural(const device_ctx *dev, const char *kernel);
 
 /* "name=size name=size ..." of DEV->local_used in BUF, kernels sorted by name. */
 void device_local_sizes_text(const device_ctx *dev, char *buf, size_t cap);

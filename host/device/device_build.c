@@ -174,6 +174,14 @@ static int build_program(device_ctx *dev, const char *const *sources, int n_sour
     if (device_expand_sources(sources, n_sources, NULL, NULL, &source, err))
         return CN_ERR_RUNTIME;
     all_options = join_options(dev->profile.build_options, options);
+    if (all_options && dev->fault.break_mask) {
+        /* CLNETSIM_TEST_BREAK_KERNEL: this device's kernels built wrong (cl/test_break.clh) */
+        char define[48];
+        snprintf(define, sizeof define, "-DTEST_BREAK=%uu", dev->fault.break_mask);
+        char *joined = join_options(all_options, define);
+        free(all_options);
+        all_options = joined;
+    }
     if (!all_options) {
         free(source);
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory while building %s", name);

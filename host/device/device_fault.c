@@ -50,6 +50,8 @@ static void arm_entry(device_ctx *dev, const char *entry, size_t len)
     dev->fault.armed = 1;
 }
 
+static void arm_breaks(device_ctx *dev);
+
 void device_fault_arm(device_ctx *dev, int ordinal)
 {
     memset(&dev->fault, 0, sizeof dev->fault);
@@ -61,6 +63,45 @@ void device_fault_arm(device_ctx *dev, int ordinal)
         const char *end = strchr(v, ',');
         size_t len = end ? (size_t)(end - v) : strlen(v);
         arm_entry(dev, v, len);
+        v = end ? end + 1 : NULL;
+    }
+    arm_breaks(dev);
+}
+
+/* CLNETSIM_TEST_BREAK_KERNEL: the kernels built wrong, by name; bits of TEST_BREAK in
+ * cl/test_break.clh, in the same order. */
+static const char *const breakable[] = {"flood_packets",        "flood_packets_one",
+                                        "flood_packets_local",  "flood_packets_scheme",
+                                        "transmit",             "transmit_mobile"};
+
+/* Applies one NAME@D entry of CLNETSIM_TEST_BREAK_KERNEL to DEV when D is its ordinal. */
+static void arm_break(device_ctx *dev, const char *entry, size_t len)
+{
+    char text[64];
+    if (len >= sizeof text)
+        return;
+    memcpy(text, entry, len);
+    text[len] = '\0';
+    char *at = strchr(text, '@'), *end;
+    if (!at)
+        return;
+    *at = '\0';
+    long d = strtol(at + 1, &end, 10);
+    if (end == at + 1 || *end != '\0' || d != dev->ordinal)
+        return;
+    size_t n = sizeof breakable / sizeof breakable[0];
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(text, breakable[i]) || !strcmp(text, "all"))
+            dev->fault.break_mask |= 1u << i;
+}
+
+static void arm_breaks(device_ctx *dev)
+{
+    const char *v = getenv("CLNETSIM_TEST_BREAK_KERNEL");
+    while (v && *v) {
+        const char *end = strchr(v, ',');
+        size_t len = end ? (size_t)(end - v) : strlen(v);
+        arm_break(dev, v, len);
         v = end ? end + 1 : NULL;
     }
 }

@@ -68,7 +68,7 @@ static size_t round_down_pow2(size_t n)
 }
 
 static size_t device_local_size_for(const device_ctx *dev, const char *kernel,
-                                    cl_kernel kernel_obj);
+                                    cl_kernel kernel_obj, int avoid);
 
 static void record_local_size(device_ctx *dev, const char *kernel, size_t size)
 {
@@ -110,36 +110,65 @@ void device_local_sizes_text(const device_ctx *dev, char *buf, size_t cap)
     }
 }
 
-size_t device_local_size(device_ctx *dev, const char *kernel, cl_kernel kernel_obj)
+/* The size for KERNEL: the profile's, tuned or --work-group's (device_local_size_for), cut to
+ * CAP (0: none), then halved until the kernel's own local memory and its __local arguments
+ * (LOCAL_ARGS, NULL: none) fit the device; with AVOID, moved off a size that failed the
+ * kernel-shape self-test (to a smaller good one: it fits too) and noted as a shape the run
+ * launches. Recorded for reports. */
+static size_t choose_local_size(device_ctx *dev, const char *kernel, cl_kernel kernel_obj,
+                                size_t cap, local_args_fn local_args, const void *user,
+                                int avoid)
 {
-    return device_local_size_fit(dev, kernel, kernel_obj, 0, NULL, NULL);
-}
-
-size_t device_local_size_capped(device_ctx *dev, const char *kernel, cl_kernel kernel_obj,
-                                size_t cap)
-{
-    return device_local_size_fit(dev, kernel, kernel_obj, cap, NULL, NULL);
-}
-
-size_t device_local_size_fit(device_ctx *dev, const char *kernel, cl_kernel kernel_obj,
-                             size_t cap, local_args_fn local_args, const void *user)
-{
-    size_t chosen = device_local_size_for(dev, kernel, kernel_obj);
+    size_t chosen = device_local_size_for(dev, kernel, kernel_obj, avoid);
     if (!dev->local_size_override && cap >= 1 && chosen > cap)
         chosen = round_down_pow2(cap);
     /* Local memory grows with the size for most kernels here (per-item reduction areas): a
      * size whose total does not fit would fail at launch (CL_OUT_OF_RESOURCES) */
     cl_ulong own = kernel_obj ? device_kernel_local_own(dev, kernel_obj) : 0;
     cl_ulong limit = device_local_limit(dev);
-    while (chosen > 1 && own + (local_args ? local_args(chosen, user) : 0) > limit)
-        chosen /= 2;
-    record_local_size(dev, kernel, chosen);
-    return chosen;
+    size_t fitted = chosen;
+    while (fitted > 1 && own + (local_args ? local_args(fitted, user) : 0) > limit)
+        fitted /= 2;
+    if (avoid && kernel && fitted != chosen)
+        fitted = device_shape_avoid(dev, kernel, fitted, fitted);
+    record_local_size(dev, kernel, fitted);
+    if (avoid && kernel)
+        device_shape_note(dev, kernel, fitted);
+    return fitted;
 }
 
-/* The choice itself, without the record. */
+size_t device_local_size(device_ctx *dev, const char *kernel, cl_kernel kernel_obj)
+{
+    return choose_local_size(dev, kernel, kernel_obj, 0, NULL, NULL, 1);
+}
+
+size_t device_local_size_capped(device_ctx *dev, const char *kernel, cl_kernel kernel_obj,
+                                size_t cap)
+{
+    return choose_local_size(dev, kernel, kernel_obj, cap, NULL, NULL, 0);
+}
+
+size_t device_local_size_fit(device_ctx *dev, const char *kernel, cl_kernel kernel_obj,
+                             size_t cap, local_args_fn local_args, const void *user)
+{
+    return choose_local_size(dev, kernel, kernel_obj, cap, local_args, user, 1);
+}
+
+size_t device_local_size_variants(device_ctx *dev, const char *kernel, cl_kernel kernel_obj,
+                                  size_t cap, local_args_fn local_args, const void *user)
+{
+    return choose_local_size(dev, kernel, kernel_obj, cap, local_args, user, 0);
+}
+
+size_t device_local_size_natural(const device_ctx *dev, const char *kernel)
+{
+    return device_local_size_for(dev, kernel, NULL, 0);
+}
+
+/* The choice itself, without the record; AVOID: moved off a size that failed the self-test
+ * (the callers that pick among variants of a kernel do that themselves). */
 static size_t device_local_size_for(const device_ctx *dev, const char *kernel,
-                                    cl_kernel kernel_obj)
+                                    cl_kernel kernel_obj, int avoid)
 {
     size_t size = dev->local_size_override;
     if (!size)
@@ -149,26 +178,28 @@ static size_t device_local_size_for(const device_ctx *dev, const char *kernel,
             size = dev->tuned[i].size;
     if (!size)
         size = platform_profile_local_size(&dev->profile, kernel);
-    if (dev->info.max_work_group > 0 && size > dev->info.max_work_group)
-        size = dev->info.max_work_group;
+    size_t limit = dev->info.max_work_group > 0 ? dev->info.max_work_group : 4096;
     /* The first dimension may have a lower limit than the whole group (CPUs report e.g. 8192
      * and 4096); kernels here are one-dimensional. */
     size_t item_sizes[3] = {0, 0, 0};
     if (dev->info.id &&
         clGetDeviceInfo(dev->info.id, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof item_sizes, item_sizes,
                         NULL) == CL_SUCCESS &&
-        item_sizes[0] > 0 && size > item_sizes[0])
-        size = item_sizes[0];
+        item_sizes[0] > 0 && limit > item_sizes[0])
+        limit = item_sizes[0];
     /* A kernel using many registers or much local memory allows less than the device. */
     size_t kernel_max = 0;
     if (kernel_obj && dev->info.id &&
         clGetKernelWorkGroupInfo(kernel_obj, dev->info.id, CL_KERNEL_WORK_GROUP_SIZE,
                                  sizeof kernel_max, &kernel_max, NULL) == CL_SUCCESS &&
-        kernel_max > 0 && size > kernel_max)
-        size = kernel_max;
+        kernel_max > 0 && limit > kernel_max)
+        limit = kernel_max;
+    if (size > limit)
+        size = limit;
     /* Powers of two keep the scan kernels' tree reductions simple and fit every warp and
      * wavefront width. */
-    return size >= 1 ? round_down_pow2(size) : 1;
+    size = size >= 1 ? round_down_pow2(size) : 1;
+    return avoid && kernel ? device_shape_avoid(dev, kernel, size, limit) : size;
 }
 
 int device_create_kernel(device_ctx *dev, cl_program program, const char *name, cl_kernel *out,

@@ -314,7 +314,8 @@ static int run_windows(const model_ops *ops, struct model *m, injector *inj,
     progress_init(&prog, opt->progress);
     int64_t w = st->window, windows_done = st->windows_done;
     int raise_sig = 0;
-    int64_t raise_at = test_raise_point(&raise_sig);
+    /* only in runs that can be stopped: not in the device self-test's and tuner's */
+    int64_t raise_at = opt->stop ? test_raise_point(&raise_sig) : -1;
     /* A plan holds a set per partition: large, so one for the whole run. */
     window_plan *plan = malloc(sizeof *plan);
     inject_set *sets = malloc(ENGINE_MAX_SETS * sizeof *sets);

@@ -76,7 +76,7 @@ typedef struct flood_replica {
     uint32_t pk_epoch, pk_quota, pk_unit;
     int64_t pk_tab_round;
     uint32_t pk_groups;
-    int pk_local, pk_ran;
+    int pk_local, pk_one, pk_ran; /* PK_ONE: flood_packets_one (groups of one item) */
     int64_t *pk_stats, *pk_read; /* PK_READ: the rows read back, kept once the round is whole */
     int dead;               /* failed and left out: whole packets go on without it */
     size_t ls_place, ls_move, ls_csr, ls_transmit, ls_gather, ls_export,

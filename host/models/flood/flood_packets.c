@@ -136,6 +136,90 @@ static cl_ulong packets_local_args(size_t size, const void *user)
     return (cl_ulong)size * red_width(m) * 8 + 4 + 3 * 8 + (cl_ulong)2 * PACKET_LEVEL_CAP * 4;
 }
 
+/* Whether the seen bitset fits in local memory (flood_packets_local) for groups of LS, beside
+ * the other __local arguments and the kernel's own local memory (OWN: 0 before the kernel is
+ * made), leaving a quarter of the local memory to the driver; CLNETSIM_TEST_LOCAL_BITS=0
+ * keeps it in global memory, for the tests. */
+static int local_bits_fit(const struct model *m, device_ctx *d, size_t ls, cl_ulong own)
+{
+    cl_ulong fixed = packets_local_args(ls, m) + own;
+    const char *lb = getenv("CLNETSIM_TEST_LOCAL_BITS");
+    return !m->scheme && ls > 1 &&
+           fixed + (cl_ulong)m->words * 4 <= device_local_limit(d) / 4 * 3 &&
+           !(lb && lb[0] == '0' && lb[1] == '\0');
+}
+
+static size_t kernel_limit(const device_ctx *d, cl_kernel k)
+{
+    size_t kmax = 0;
+    if (clGetKernelWorkGroupInfo(k, d->info.id, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax,
+                                 NULL) != CL_SUCCESS)
+        kmax = 0;
+    return kmax;
+}
+
+/* Tries the kernel NAME at groups of LS for replica R: 1 when it may run there (it passed the
+ * device's self-test, and the kernel allows groups that large), after making its kernel. */
+static int try_shape(flood_replica *r, const char *name, size_t ls, cl_kernel *k, int *ok,
+                     cn_error *err)
+{
+    device_ctx *d = r->dev;
+    *ok = 0;
+    if (device_shape_bad(d, name, ls))
+        return 0;
+    if (!*k && device_create_kernel(d, r->prog, name, k, err))
+        return CN_ERR_RUNTIME;
+    size_t kmax = kernel_limit(d, *k);
+    *ok = kmax == 0 || kmax >= ls;
+    return 0;
+}
+
+/* The kernel and group size of whole packets on R, from the size chosen (R->ls_packets):
+ * groups of one item run flood_packets_one, larger groups flood_packets_local when the seen
+ * bits fit in local memory, else flood_packets; forwarding schemes flood_packets_scheme. A
+ * shape that failed the device's self-test is never used: the other kernel at the same size
+ * first (global seen bits), then the other sizes, smaller first. */
+static int choose_shape(struct model *m, flood_replica *r, cn_error *err)
+{
+    device_ctx *d = r->dev;
+    size_t want = r->ls_packets;
+    size_t limit = kernel_limit(d, r->k_packets);
+    if (!limit || (d->info.max_work_group && limit > d->info.max_work_group))
+        limit = d->info.max_work_group ? d->info.max_work_group : want;
+    size_t sizes[32];
+    int n = 0;
+    sizes[n++] = want;
+    for (size_t s = want / 2; s >= 1; s /= 2)
+        sizes[n++] = s;
+    for (size_t s = want * 2; s <= limit && s <= 4096 && n < 32; s *= 2)
+        sizes[n++] = s;
+    for (int i = 0; i < n; i++) {
+        size_t ls = sizes[i];
+        int ok = 0, rc = 0;
+        r->pk_one = r->pk_local = 0;
+        if (!m->scheme && ls == 1 && !(rc = try_shape(r, "flood_packets_one", ls,
+                                                      &r->k_packets_one, &ok, err)) && ok)
+            r->pk_one = 1;
+        else if (!rc && local_bits_fit(m, d, ls, 0) &&
+                 !(rc = try_shape(r, "flood_packets_local", ls, &r->k_packets_local, &ok, err)) &&
+                 ok && local_bits_fit(m, d, ls, device_kernel_local_own(d, r->k_packets_local)))
+            r->pk_local = 1;
+        if (rc)
+            return rc;
+        const char *name = r->pk_one ? "flood_packets_one"
+                         : r->pk_local ? "flood_packets_local"
+                         : m->scheme ? "flood_packets_scheme" : "flood_packets";
+        if (!r->pk_one && !r->pk_local && (device_shape_bad(d, name, ls) || ls > limit))
+            continue;
+        r->ls_packets = ls;
+        device_shape_note(d, name, ls);
+        return 0;
+    }
+    return device_fail(err, d->info.name, CN_ERR_RUNTIME,
+                       "device '%s' failed the self-test in every shape of whole packets, so "
+                       "it cannot run this scenario", d->info.name);
+}
+
 /* Kernels, work-group size and shape, groups and buffers of replica R. */
 static int setup_replica(struct model *m, flood_replica *r, cn_error *err)
 {
@@ -155,31 +239,8 @@ static int setup_replica(struct model *m, flood_replica *r, cn_error *err)
     size_t cap = 32;
     while ((uint64_t)cap * 2 <= target)
         cap *= 2;
-    r->ls_packets = device_local_size_fit(d, kname, r->k_packets, cap, packets_local_args, m);
-    /* The seen bitset in local memory (flood_packets_local) when it fits beside the reduction
-     * area, leaving a quarter of the local memory to the driver, and the kernel takes groups
-     * of that size; CLNETSIM_TEST_LOCAL_BITS=0 keeps it in global memory, for the tests. */
-    size_t ls = r->ls_packets;
-    uint64_t fixed = packets_local_args(ls, m);
-    const char *lb = getenv("CLNETSIM_TEST_LOCAL_BITS");
-    r->pk_local = !m->scheme && ls > 1 &&
-                  fixed + (uint64_t)m->words * 4 <= device_local_limit(d) / 4 * 3 &&
-                  !(lb && lb[0] == '0' && lb[1] == '\0');
-    if (r->pk_local)
-        rc = device_create_kernel(d, r->prog, "flood_packets_local", &r->k_packets_local, err);
-    /* ... and with the kernel's own local memory beside them */
-    if (!rc && r->pk_local &&
-        device_kernel_local_own(d, r->k_packets_local) + fixed + (uint64_t)m->words * 4 >
-            device_local_limit(d) / 4 * 3)
-        r->pk_local = 0;
-    if (!rc && ls == 1 && !m->scheme)
-        rc = device_create_kernel(d, r->prog, "flood_packets_one", &r->k_packets_one, err);
-    size_t kmax = 0;
-    if (!rc && r->pk_local &&
-        (clGetKernelWorkGroupInfo(r->k_packets_local, d->info.id, CL_KERNEL_WORK_GROUP_SIZE,
-                                  sizeof kmax, &kmax, NULL) != CL_SUCCESS ||
-         kmax < ls))
-        r->pk_local = 0;
+    r->ls_packets = device_local_size_variants(d, kname, r->k_packets, cap, packets_local_args, m);
+    rc = choose_shape(m, r, err);
     uint32_t limit = 0;
     r->pk_quota = 0;
     r->pk_unit = 1;
@@ -416,9 +477,9 @@ int flood_packets_run(struct model *m, flood_replica *r, int chunk, cl_event *ev
     cl_uint2 key = {{(cl_uint)sc->seed, (cl_uint)(sc->seed >> 32)}};
     size_t ls = r->ls_packets;
     cl_kernel k = r->k_packets; /* also the scheme kernel, for any group size */
-    if (!m->scheme && ls == 1)
+    if (r->pk_one)
         k = r->k_packets_one;
-    else if (!m->scheme && r->pk_local)
+    else if (r->pk_local)
         k = r->k_packets_local;
     /* qudg: links beyond range_min are drawn per pair and window (docs/models.md) */
     cl_ulong rmin2 = (cl_ulong)sc->range_min_mm * (cl_ulong)sc->range_min_mm;
@@ -454,7 +515,7 @@ int flood_packets_run(struct model *m, flood_replica *r, int chunk, cl_event *ev
         rc = kernel_args_from(d, k, "flood_packets_scheme", err, 25, 6, KBUF(r->pk_state),
                               KARG(counter_c), KARG(near2), KARG(assess_a),
                               KLOCAL(ls * red_width(m) * 8), KLOCAL(4 * 4));
-    else if (!rc && ls > 1)
+    else if (!rc && !r->pk_one)
         rc = kernel_args_from(d, k, "flood_packets", err, 29, 4,
                               KLOCAL(ls * red_width(m) * 8), KLOCAL(4), KLOCAL(3 * 8),
                               KLOCAL((size_t)2 * PACKET_LEVEL_CAP * 4));

@@ -1,0 +1,193 @@
+/* Kernel shapes that failed the self-test on a device, and their cache. A shape is a kernel at
+ * one work-group size: a compiler can get one right and another wrong (Mesa's llvmpipe ends a
+ * work-item's loops after 65535 iterations, which only the work-groups of one item of whole
+ * packets reach), so the verdict is kept per shape and a run moves off the bad ones instead of
+ * refusing the whole device (host/bench/shapes.c runs the test). */
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "version.h"
+#include "common/embedded.h"
+#include "device/device_internal.h"
+
+int device_shape_bad(const device_ctx *dev, const char *kernel, size_t size)
+{
+    for (int i = 0; i < dev->n_bad; i++)
+        if (dev->bad[i].size == size && !strcmp(dev->bad[i].kernel, kernel))
+            return 1;
+    return 0;
+}
+
+static void add_shape(device_shape *list, int *n, int cap, const char *kernel, size_t size)
+{
+    for (int i = 0; i < *n; i++)
+        if (list[i].size == size && !strcmp(list[i].kernel, kernel))
+            return;
+    if (*n == cap)
+        return;
+    snprintf(list[*n].kernel, sizeof list[*n].kernel, "%s", kernel);
+    list[(*n)++].size = size;
+}
+
+void device_shape_mark_bad(device_ctx *dev, const char *kernel, size_t size)
+{
+    add_shape(dev->bad, &dev->n_bad, DEVICE_MAX_BAD_SHAPES, kernel, size);
+}
+
+void device_shape_note(device_ctx *dev, const char *kernel, size_t size)
+{
+    add_shape(dev->noted, &dev->n_noted, DEVICE_MAX_KERNELS, kernel, size);
+}
+
+size_t device_shape_avoid(const device_ctx *dev, const char *kernel, size_t size, size_t limit)
+{
+    if (!device_shape_bad(dev, kernel, size))
+        return size;
+    for (size_t s = size / 2; s >= 1; s /= 2)
+        if (!device_shape_bad(dev, kernel, s))
+            return s;
+    for (size_t s = size * 2; s <= limit && s <= 4096; s *= 2)
+        if (!device_shape_bad(dev, kernel, s))
+            return s;
+    return size;
+}
+
+/* ---- the cache file ---- */
+
+int device_shapes_path(const device_ctx *dev, const char *sizes, char *buf, size_t cap)
+{
+    char dir[4096];
+    if (!device_cache_dir(dir, sizeof dir))
+        return 0;
+    /* What the verdicts depend on: the compiler (device, driver), the kernels' source, and the
+     * build options, the test hook's defines among them. */
+    cache_key k;
+    cache_key_init(&k);
+    cache_key_add_str(&k, "clnetsim kernel shapes self-test");
+    cache_key_add_str(&k, dev->info.platform_name);
+    cache_key_add_str(&k, dev->info.name);
+    cache_key_add_str(&k, dev->info.version);
+    cache_key_add_str(&k, dev->info.driver);
+    cache_key_add_str(&k, CLNETSIM_VERSION);
+    cache_key_add_str(&k, dev->profile.build_options);
+    char mask[32];
+    snprintf(mask, sizeof mask, "%u", dev->fault.break_mask);
+    cache_key_add_str(&k, mask);
+    cache_key_add_str(&k, sizes);
+    for (size_t i = 0; i < embedded_count(); i++) {
+        const struct embedded_entry *e = embedded_at(i);
+        size_t n = strlen(e->name);
+        if ((n > 3 && !strcmp(e->name + n - 3, ".cl")) || (n > 4 && !strcmp(e->name + n - 4, ".clh"))) {
+            cache_key_add_str(&k, e->name);
+            cache_key_add(&k, e->data, e->len);
+        }
+    }
+    int w = snprintf(buf, cap, "%s/shapes-%016llx%016llx.ini", dir, (unsigned long long)k.h1,
+                     (unsigned long long)k.h2);
+    return w > 0 && (size_t)w < cap;
+}
+
+typedef struct shapes_reader {
+    device_ctx *dev;
+    char *refused;
+    size_t cap;
+    int tested; /* the [selftest] section says the test ran to its end */
+} shapes_reader;
+
+/* [selftest] done = 1, refused = TEXT; [bad] KERNEL = SIZE SIZE ... */
+static int on_shapes_entry(void *user, const char *section, const char *name, const char *value)
+{
+    shapes_reader *r = user;
+    if (!strcmp(section, "selftest")) {
+        if (!strcmp(name, "done"))
+            r->tested = !strcmp(value, "1");
+        else if (!strcmp(name, "refused"))
+            snprintf(r->refused, r->cap, "%s", value);
+        return 1;
+    }
+    if (strcmp(section, "bad") || strlen(name) >= sizeof r->dev->bad[0].kernel)
+        return 0;
+    const char *p = value;
+    while (*p) {
+        char *end;
+        unsigned long v = strtoul(p, &end, 10);
+        if (end == p || v == 0 || v > 4096 || (v & (v - 1)))
+            return 0;
+        device_shape_mark_bad(r->dev, name, v);
+        p = end;
+        while (*p == ' ')
+            p++;
+    }
+    return 1;
+}
+
+int device_shapes_load(device_ctx *dev, const char *sizes, char *refused, size_t cap)
+{
+    char path[4300];
+    refused[0] = '\0';
+    if (!device_shapes_path(dev, sizes, path, sizeof path))
+        return -1;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    shapes_reader r = {dev, refused, cap, 0};
+    int saved = dev->n_bad;
+    int rc = ini_parse_file(f, on_shapes_entry, &r);
+    fclose(f);
+    if (rc != 0 || !r.tested) { /* damaged or cut short: tested again, and rewritten */
+        dev->n_bad = saved;
+        refused[0] = '\0';
+        return -1;
+    }
+    return 0;
+}
+
+int device_shapes_store(const device_ctx *dev, const char *sizes, const char *refused)
+{
+    char path[4300], tmp[4400];
+    if (!device_shapes_path(dev, sizes, path, sizeof path))
+        return 0;
+    char *slash = strrchr(path, '/');
+    *slash = '\0';
+    int made = snprintf(tmp, sizeof tmp, "%s/.tmp-shapes-XXXXXX", path);
+    *slash = '/';
+    if (made <= 0 || (size_t)made >= sizeof tmp)
+        return -1;
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return -1;
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        close(fd);
+        unlink(tmp);
+        return -1;
+    }
+    fprintf(f, "; kernel shapes self-tested by clnetsim %s on %s (%s, driver %s)\n",
+            CLNETSIM_VERSION, dev->info.name, dev->info.platform_name, dev->info.driver);
+    fprintf(f, "[selftest]\ndone = 1\n; work-group sizes tested: %s\n", sizes);
+    if (refused && *refused)
+        fprintf(f, "refused = %s\n", refused);
+    fprintf(f, "; shapes that differed from the sequential reference: never used here\n[bad]\n");
+    for (int i = 0; i < dev->n_bad; i++) {
+        int first = 1;
+        for (int j = 0; j < i && first; j++)
+            first = strcmp(dev->bad[j].kernel, dev->bad[i].kernel) != 0;
+        if (!first)
+            continue;
+        fprintf(f, "%s =", dev->bad[i].kernel);
+        for (int j = i; j < dev->n_bad; j++)
+            if (!strcmp(dev->bad[j].kernel, dev->bad[i].kernel))
+                fprintf(f, " %zu", dev->bad[j].size);
+        fprintf(f, "\n");
+    }
+    int ok = !ferror(f);
+    ok = fclose(f) == 0 && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
