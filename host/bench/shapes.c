@@ -9,7 +9,8 @@
  * that launch every kernel (whole packets with seen bits in local and in global memory, the
  * forwarding-scheme kernel, and the window loop: static and mobile, several partitions, CSR
  * lists, scans, spills, migration, caps, schemes and node resources), and work-groups of one
- * also flood a grid of 25 600 nodes (one work-item then turns its loops well over 2^16 times). A shape whose counters differ is marked bad on the device
+ * also flood a grid of 25 600 nodes (one work-item then turns its loops well over 2^16 times).
+ * A shape whose counters differ is marked bad on the device
  * (device_shape_mark_bad), and the places that choose a shape move off it; a device on which
  * some kernel has no good shape left is refused. The verdicts are cached per device like the
  * tuning (device_shapes_path), so a device is tested on its first use only. */
@@ -34,10 +35,13 @@ typedef struct shape_case {
 
 /* One packet over a grid of 160 x 160: a work-group of one item turns its frontier loop once
  * per node (25 600 times) and its neighbour loop four times as often, some 2^17 loop
- * iterations in one work-item, twice what Mesa's llvmpipe allows. (A line of more than 2^16 hops would also reach a limit per
- * loop, but the reference's cost grows with nodes times windows: seconds, not milliseconds.) */
+ * iterations in one work-item, twice what Mesa's llvmpipe allows (the loop probe finds such a
+ * limit and the run bounds its launches, docs/architecture.md; this case is the net for a
+ * device that fails long loops otherwise). A line of more than 2^16 hops would also reach a
+ * limit per loop, but the reference's cost grows with nodes times windows: seconds, not
+ * milliseconds. */
 #define BIG_INI                                                                             \
-    "[simulation]\nseed = 3\n[topology]\nplacement = grid\nrows = 256\ncols = 256\n"         \
+    "[simulation]\nseed = 3\n[topology]\nplacement = grid\nrows = 160\ncols = 160\n"         \
     "spacing = 10\n[connectivity]\nrange = 10\n[traffic]\npackets = 1\ninterval = 1\n"     \
     "[flood]\nrelay_delay = 1\ndrop_probability = 0\n"
 

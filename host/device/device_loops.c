@@ -43,8 +43,8 @@ static int run_probe(device_ctx *dev, uint32_t got[2], cn_error *err)
         rc = cl_check(st, "clCreateBuffer(probe_loops)", dev->info.name, err);
     }
     if (!rc)
-        rc = cl_check(clSetKernelArg(k, 0, sizeof out, &out), "clSetKernelArg(probe_loops, 0)",
-                      dev->info.name, err);
+        rc = cl_check(clSetKernelArg(k, 0, sizeof(cl_mem), &out),
+                      "clSetKernelArg(probe_loops, 0)", dev->info.name, err);
     if (!rc)
         rc = cl_check(clSetKernelArg(k, 1, sizeof n, &n), "clSetKernelArg(probe_loops, 1)",
                       dev->info.name, err);

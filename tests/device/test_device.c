@@ -271,7 +271,8 @@ static void test_profiles(void)
     expect_profile("AMD Accelerated Parallel Processing", "Advanced Micro Devices, Inc.",
                    "amd.ini");
     expect_profile("Intel(R) OpenCL Graphics", "Intel(R) Corporation", "intel.ini");
-    expect_profile("rusticl", "Mesa/X.org", "default.ini");
+    expect_profile("rusticl", "Mesa/X.org", "rusticl.ini");
+    expect_profile("Clover", "Mesa", "default.ini");
     expect_profile("Some Future Platform", "Nobody", "default.ini");
 
     device_entry pocl = synthetic("Portable Computing Language", "The pocl project", "cpu",
