@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "version.h"
+#include "common/embedded.h"
 #include "device/device_internal.h"
 
 #define CACHE_MAGIC  "CLNSKBIN"
@@ -177,28 +179,84 @@ int cache_load(const cache_key *key, unsigned char **binary, size_t *size)
     return 0;
 }
 
-void cache_store(const cache_key *key, const unsigned char *binary, size_t size)
+FILE *cache_file_begin(const char *path, char *tmp, size_t cap)
 {
-    char path[4200], dir[4096], tmp[4200];
-    unsigned char header[HEADER_SIZE];
-    if (!cache_path(key, path, sizeof path) || !device_cache_dir(dir, sizeof dir) || make_dirs(dir))
-        return;
     /* A unique temporary name in the same directory, then rename: readers (other runs, other
      * devices of this run) see either no file or a complete one, never a partial write. */
-    if (snprintf(tmp, sizeof tmp, "%s/.tmp-XXXXXX", dir) >= (int)sizeof tmp)
-        return;
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return NULL;
+    int dir_len = (int)(slash - path);
+    int made = snprintf(tmp, cap, "%.*s/.tmp-XXXXXX", dir_len, path);
+    if (made <= 0 || (size_t)made >= cap)
+        return NULL;
+    tmp[dir_len] = '\0';
+    int rc = make_dirs(tmp);
+    tmp[dir_len] = '/';
+    if (rc)
+        return NULL;
     int fd = mkstemp(tmp);
     if (fd < 0)
-        return;
+        return NULL;
     FILE *f = fdopen(fd, "wb");
     if (!f) {
         close(fd);
         unlink(tmp);
+    }
+    return f;
+}
+
+int cache_file_commit(FILE *f, const char *tmp, const char *path)
+{
+    int ok = !ferror(f);
+    ok = fclose(f) == 0 && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+void cache_store(const cache_key *key, const unsigned char *binary, size_t size)
+{
+    char path[4200], tmp[4200];
+    unsigned char header[HEADER_SIZE];
+    FILE *f = cache_path(key, path, sizeof path) ? cache_file_begin(path, tmp, sizeof tmp) : NULL;
+    if (!f)
+        return;
+    make_header(header, key, binary, size);
+    if (fwrite(header, 1, HEADER_SIZE, f) == HEADER_SIZE && fwrite(binary, 1, size, f) == size) {
+        (void)cache_file_commit(f, tmp, path);
         return;
     }
-    make_header(header, key, binary, size);
-    int ok = fwrite(header, 1, HEADER_SIZE, f) == HEADER_SIZE && fwrite(binary, 1, size, f) == size;
-    ok = fclose(f) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0)
-        unlink(tmp);
+    fclose(f);
+    unlink(tmp);
+}
+
+void cache_key_add_device(cache_key *k, const device_ctx *dev)
+{
+    cache_key_add_str(k, dev->info.platform_name);
+    cache_key_add_str(k, dev->info.name);
+    cache_key_add_str(k, dev->info.version);
+    cache_key_add_str(k, dev->info.driver);
+    cache_key_add_str(k, CLNETSIM_VERSION);
+    for (size_t i = 0; i < embedded_count(); i++) {
+        const struct embedded_entry *e = embedded_at(i);
+        size_t n = strlen(e->name);
+        if ((n > 3 && !strcmp(e->name + n - 3, ".cl")) ||
+            (n > 4 && !strcmp(e->name + n - 4, ".clh"))) {
+            cache_key_add_str(k, e->name);
+            cache_key_add(k, e->data, e->len);
+        }
+    }
+}
+
+int cache_ini_path(const cache_key *key, const char *prefix, char *buf, size_t cap)
+{
+    char dir[4096];
+    if (!device_cache_dir(dir, sizeof dir))
+        return 0;
+    int w = snprintf(buf, cap, "%s/%s-%016llx%016llx.ini", dir, prefix,
+                     (unsigned long long)key->h1, (unsigned long long)key->h2);
+    return w > 0 && (size_t)w < cap;
 }

@@ -4,6 +4,7 @@
 #define CLNETSIM_DEVICE_INTERNAL_H
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "device/device.h"
 
@@ -62,6 +63,19 @@ int cache_load(const cache_key *key, unsigned char **binary, size_t *size);
 /* Stores BINARY for KEY atomically (temporary file, then rename). Failures are ignored: an
  * unwritable cache only means builds are not reused. */
 void cache_store(const cache_key *key, const unsigned char *binary, size_t size);
+
+/* Adds what a verdict measured on DEV depends on to K: the device and its driver, the
+ * clnetsim version and the kernels' source (any change of a kernel measures again). */
+void cache_key_add_device(cache_key *k, const device_ctx *dev);
+
+/* The cache folder's file PREFIX-HASH.ini for KEY, into BUF: 0 when there is no cache. */
+int cache_ini_path(const cache_key *key, const char *prefix, char *buf, size_t cap);
+
+/* Opens a temporary file beside PATH (its name into TMP) for an atomic replacement of PATH,
+ * making the folder if needed; NULL when it cannot. cache_file_commit closes it and renames it
+ * onto PATH (0), or removes it (-1): readers see the old file or the whole new one. */
+FILE *cache_file_begin(const char *path, char *tmp, size_t cap);
+int cache_file_commit(FILE *f, const char *tmp, const char *path);
 
 /* --- self-test (device_selftest.c) --- */
 

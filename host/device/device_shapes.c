@@ -7,10 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "version.h"
-#include "common/embedded.h"
 #include "device/device_internal.h"
 
 int device_shape_bad(const device_ctx *dev, const char *kernel, size_t size)
@@ -59,35 +57,18 @@ size_t device_shape_avoid(const device_ctx *dev, const char *kernel, size_t size
 
 int device_shapes_path(const device_ctx *dev, const char *sizes, char *buf, size_t cap)
 {
-    char dir[4096];
-    if (!device_cache_dir(dir, sizeof dir))
-        return 0;
     /* What the verdicts depend on: the compiler (device, driver), the kernels' source, and the
      * build options, the test hook's defines among them. */
     cache_key k;
     cache_key_init(&k);
     cache_key_add_str(&k, "clnetsim kernel shapes self-test");
-    cache_key_add_str(&k, dev->info.platform_name);
-    cache_key_add_str(&k, dev->info.name);
-    cache_key_add_str(&k, dev->info.version);
-    cache_key_add_str(&k, dev->info.driver);
-    cache_key_add_str(&k, CLNETSIM_VERSION);
+    cache_key_add_device(&k, dev);
     cache_key_add_str(&k, dev->profile.build_options);
     char mask[32];
     snprintf(mask, sizeof mask, "%u", dev->fault.break_mask);
     cache_key_add_str(&k, mask);
     cache_key_add_str(&k, sizes);
-    for (size_t i = 0; i < embedded_count(); i++) {
-        const struct embedded_entry *e = embedded_at(i);
-        size_t n = strlen(e->name);
-        if ((n > 3 && !strcmp(e->name + n - 3, ".cl")) || (n > 4 && !strcmp(e->name + n - 4, ".clh"))) {
-            cache_key_add_str(&k, e->name);
-            cache_key_add(&k, e->data, e->len);
-        }
-    }
-    int w = snprintf(buf, cap, "%s/shapes-%016llx%016llx.ini", dir, (unsigned long long)k.h1,
-                     (unsigned long long)k.h2);
-    return w > 0 && (size_t)w < cap;
+    return cache_ini_path(&k, "shapes", buf, cap);
 }
 
 typedef struct shapes_reader {
@@ -150,21 +131,9 @@ int device_shapes_store(const device_ctx *dev, const char *sizes, const char *re
     char path[4300], tmp[4400];
     if (!device_shapes_path(dev, sizes, path, sizeof path))
         return 0;
-    char *slash = strrchr(path, '/');
-    *slash = '\0';
-    int made = snprintf(tmp, sizeof tmp, "%s/.tmp-shapes-XXXXXX", path);
-    *slash = '/';
-    if (made <= 0 || (size_t)made >= sizeof tmp)
+    FILE *f = cache_file_begin(path, tmp, sizeof tmp);
+    if (!f)
         return -1;
-    int fd = mkstemp(tmp);
-    if (fd < 0)
-        return -1;
-    FILE *f = fdopen(fd, "w");
-    if (!f) {
-        close(fd);
-        unlink(tmp);
-        return -1;
-    }
     fprintf(f, "; kernel shapes self-tested by clnetsim %s on %s (%s, driver %s)\n",
             CLNETSIM_VERSION, dev->info.name, dev->info.platform_name, dev->info.driver);
     fprintf(f, "[selftest]\ndone = 1\n; work-group sizes tested: %s\n", sizes);
@@ -183,11 +152,5 @@ int device_shapes_store(const device_ctx *dev, const char *sizes, const char *re
                 fprintf(f, " %zu", dev->bad[j].size);
         fprintf(f, "\n");
     }
-    int ok = !ferror(f);
-    ok = fclose(f) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
+    return cache_file_commit(f, tmp, path);
 }

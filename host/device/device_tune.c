@@ -4,40 +4,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "version.h"
-#include "common/embedded.h"
 #include "device/device_internal.h"
 
 /* ---- the cache file ---- */
 
 int device_tune_path(const device_ctx *dev, char *buf, size_t cap)
 {
-    char dir[4096];
-    if (!device_cache_dir(dir, sizeof dir))
-        return 0;
     /* What the best sizes depend on: the device and its driver, and the kernels' source (any
      * change of a kernel measures again). */
     cache_key k;
     cache_key_init(&k);
     cache_key_add_str(&k, "clnetsim work-group tuning");
-    cache_key_add_str(&k, dev->info.platform_name);
-    cache_key_add_str(&k, dev->info.name);
-    cache_key_add_str(&k, dev->info.version);
-    cache_key_add_str(&k, dev->info.driver);
-    cache_key_add_str(&k, CLNETSIM_VERSION);
-    for (size_t i = 0; i < embedded_count(); i++) {
-        const struct embedded_entry *e = embedded_at(i);
-        size_t n = strlen(e->name);
-        if ((n > 3 && !strcmp(e->name + n - 3, ".cl")) || (n > 4 && !strcmp(e->name + n - 4, ".clh"))) {
-            cache_key_add_str(&k, e->name);
-            cache_key_add(&k, e->data, e->len);
-        }
-    }
-    int w = snprintf(buf, cap, "%s/tune-%016llx%016llx.ini", dir, (unsigned long long)k.h1,
-                     (unsigned long long)k.h2);
-    return w > 0 && (size_t)w < cap;
+    cache_key_add_device(&k, dev);
+    return cache_ini_path(&k, "tune", buf, cap);
 }
 
 static int on_tune_entry(void *user, const char *section, const char *name, const char *value)
@@ -78,21 +59,9 @@ int device_tune_store(const device_ctx *dev, const char *note)
     char path[4300], tmp[4400];
     if (!device_tune_path(dev, path, sizeof path))
         return 0;
-    char *slash = strrchr(path, '/');
-    *slash = '\0';
-    int made = snprintf(tmp, sizeof tmp, "%s/.tmp-tune-XXXXXX", path);
-    *slash = '/';
-    if (made <= 0 || (size_t)made >= sizeof tmp)
+    FILE *f = cache_file_begin(path, tmp, sizeof tmp);
+    if (!f)
         return -1;
-    int fd = mkstemp(tmp);
-    if (fd < 0)
-        return -1;
-    FILE *f = fdopen(fd, "w");
-    if (!f) {
-        close(fd);
-        unlink(tmp);
-        return -1;
-    }
     fprintf(f, "; work-group sizes measured by clnetsim %s on %s (%s, driver %s)\n",
             CLNETSIM_VERSION, dev->info.name, dev->info.platform_name, dev->info.driver);
     if (note && *note)
@@ -100,13 +69,7 @@ int device_tune_store(const device_ctx *dev, const char *note)
     fprintf(f, "[work_group]\n");
     for (int i = 0; i < dev->n_tuned; i++)
         fprintf(f, "%s = %zu\n", dev->tuned[i].kernel, dev->tuned[i].size);
-    int ok = !ferror(f);
-    ok = fclose(f) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
+    return cache_file_commit(f, tmp, path);
 }
 
 /* ---- the launch timer ---- */
