@@ -120,6 +120,18 @@ typedef struct energy_law {
 #define SCENARIO_MAX_NEIGHBORS 1024
 #define SCENARIO_MAX_SEGMENTS (2 * SCENARIO_MAX_GROUPS * GROUP_MAX_RANGES + 1)
 
+/* [phold]: the PHOLD model of docs/models/phold.md (exact semantics there). */
+#define PHOLD_MAX_LPS ((int64_t)2147483647)   /* LP ids are 32-bit on the devices */
+#define PHOLD_MAX_POPULATION ((int64_t)1048576)
+typedef struct phold_params {
+    int64_t lps;              /* N >= 1 */
+    int64_t population;       /* E >= 1: events per LP at the start */
+    double remote;            /* r: the chance that a new event goes to another LP */
+    uint64_t remote_threshold; /* thr(r) = floor(r * 2^32), 2^32 for r = 1 */
+    int64_t lookahead_ns;     /* A > 0: the least delay of a new event, the window length */
+    int64_t mean_ns;          /* M >= 0: the mean of the exponential part of the delay */
+} phold_params;
+
 typedef struct scenario {
     char path[1024];          /* file it came from ("" when built in code) */
 
@@ -198,6 +210,9 @@ typedef struct scenario {
     int64_t threshold;        /* rapid: multiplicity from which sets go to GPUs; 0: learnt */
     int64_t busy;             /* hybrid: sets per device in a window above which it is rapid */
     double calibration_share; /* the most of the measured device time migrating trials cost */
+
+    /* [phold] (model = phold) */
+    phold_params phold;
 
     /* [devices]: what a run does when a device fails; never changes a result */
     int on_failure;           /* enum on_failure_kind */
