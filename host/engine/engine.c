@@ -322,7 +322,9 @@ static int run_windows(const model_ops *ops, struct model *m, injector *inj,
     int rc = plan && sets ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
     while (rc == 0) {
         plan->index = *window = w;
-        plan->begin = w * L;
+        /* event-driven windows begin at the least pending time (the model may end one
+         * earlier than begin + L: at its duration) */
+        plan->begin = ops->sync == ENGINE_SYNC_EVENT ? ops->next_begin(m) : w * L;
         plan->end = plan->begin + L;
         plan->n_sets = 0;
         for (int d = 0; d < inj->n_devices; d++) /* for CLNETSIM_TEST_FAIL=enqueue@D:W */

@@ -61,12 +61,31 @@ typedef struct window_outcome {
 
 struct model;
 
+/* How the engine places windows (docs/architecture.md, "Windows"): fixed windows
+ * [index * L, (index + 1) * L), or event-driven ones [Tmin, Tmin + L) from the least pending
+ * time the model reports (next_begin) after each window. */
+enum engine_sync { ENGINE_SYNC_FIXED = 0, ENGINE_SYNC_EVENT = 1 };
+
+/* One member of a model's determinism contract, as the JSON writes it (an unsigned integer;
+ * the model's results give the values in this order). */
+typedef struct model_metric {
+    const char *name;
+    int is_signed;          /* printed as int64 rather than uint64 */
+} model_metric;
+
 typedef struct model_ops {
     const char *name;
     const event_kind *kinds;
     int n_kinds;
     const char *const *flows;
     int n_flows;
+    int sync;               /* enum engine_sync */
+    /* ENGINE_SYNC_EVENT: the next window's begin, the least time of a pending event */
+    sim_time_ns (*next_begin)(const struct model *m);
+    /* The contract members the model's results fill (results_add_metric), in JSON order.
+     * None: the flood's fixed members of report.h. */
+    const model_metric *metrics;
+    int n_metrics;
     /* Allocates the flows on DEVS (partition p lives on devs[p % n]) and builds what the
      * first window needs. */
     int (*create)(struct model **out, const scenario *sc, device_ctx *const *devs, int n_devs,

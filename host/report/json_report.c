@@ -49,7 +49,33 @@ const char *results_signal_name(int sig)
 
 uint64_t results_events(const run_results *r)
 {
+    if (r->n_metrics > 0)
+        return r->model_events;
     return (uint64_t)r->transmissions + (uint64_t)r->receptions;
+}
+
+void results_add_metric(run_results *r, const char *name, uint64_t value)
+{
+    if (r->n_metrics < REPORT_MAX_METRICS)
+        r->metrics[r->n_metrics++] = (struct result_metric){name, value, 0};
+}
+
+/* The contract of a model with declared metrics: model, seed, the metrics in order, then
+ * "contract", the list of these members (json_compare compares what it names), and the
+ * windows run. */
+static void print_metrics(const run_results *r, FILE *out)
+{
+    for (int i = 0; i < r->n_metrics; i++) {
+        const struct result_metric *m = &r->metrics[i];
+        if (m->is_signed)
+            fprintf(out, "  \"%s\": %lld,\n", m->name, (long long)m->value);
+        else
+            fprintf(out, "  \"%s\": %llu,\n", m->name, (unsigned long long)m->value);
+    }
+    fprintf(out, "  \"contract\": [\"model\", \"seed\"");
+    for (int i = 0; i < r->n_metrics; i++)
+        fprintf(out, ", \"%s\"", r->metrics[i].name);
+    fprintf(out, "],\n  \"windows\": %lld,\n", (long long)r->windows);
 }
 
 void results_add_counter(run_results *r, const char *name, int64_t value)
@@ -87,12 +113,18 @@ void json_print_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
+static void print_tail(const run_results *r, FILE *out);
+
 void report_print_json(const run_results *r, FILE *out)
 {
-    double events_per_s = r->wall_s > 0 ? (double)results_events(r) / r->wall_s : 0.0;
     fprintf(out, "{\n  \"model\": ");
     json_print_string(out, r->model);
     fprintf(out, ",\n  \"seed\": %llu,\n", (unsigned long long)r->seed);
+    if (r->n_metrics > 0) {
+        print_metrics(r, out);
+        print_tail(r, out);
+        return;
+    }
     fprintf(out, "  \"nodes\": %lld,\n", (long long)r->nodes);
     fprintf(out, "  \"generated\": %lld,\n", (long long)r->generated);
     fprintf(out, "  \"delivered\": %lld,\n", (long long)r->delivered);
@@ -110,6 +142,13 @@ void report_print_json(const run_results *r, FILE *out)
         fprintf(out, "  \"%s\": %lld,\n", r->counters[i].name, (long long)r->counters[i].value);
     if (r->n_flows > 0)
         print_flows(r, out);
+    print_tail(r, out);
+}
+
+/* The members every model's results share: measurements, devices, injector, host. */
+static void print_tail(const run_results *r, FILE *out)
+{
+    double events_per_s = r->wall_s > 0 ? (double)results_events(r) / r->wall_s : 0.0;
     fprintf(out, "  \"wall_s\": %.6f,\n", r->wall_s);
     fprintf(out, "  \"events_per_s\": %.1f,\n", events_per_s);
     fprintf(out, "  \"setup_s\": %.6f,\n", r->setup_s);

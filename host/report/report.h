@@ -42,6 +42,7 @@ typedef struct host_report {
 } host_report;
 
 #define REPORT_MAX_COUNTERS 8
+#define REPORT_MAX_METRICS 16
 #define REPORT_MAX_FLOWS 16
 
 /* One packet's outcome (clnetsim run --packets FILE.csv, docs/models.md "Traffic"). */
@@ -73,6 +74,15 @@ typedef struct run_results {
     wide_int latency_sum_ns;
     int64_t end_time_ns;
     int64_t windows;
+    /* a model with declared metrics (model_ops.metrics): its contract members, in order,
+     * instead of the flood's above; MODEL_EVENTS its executed events (events per second) */
+    int n_metrics;
+    struct result_metric {
+        const char *name;   /* a string literal */
+        uint64_t value;
+        int is_signed;
+    } metrics[REPORT_MAX_METRICS];
+    uint64_t model_events;
     /* counters of the model's extensions in use (docs/models.md), after these in the JSON:
      * part of the contract too */
     int n_counters;
@@ -123,6 +133,8 @@ void results_free_packets(run_results *r);
 uint64_t results_events(const run_results *r); /* transmissions + receptions */
 /* "SIGINT", "SIGTERM", "SIGHUP": the signal that stopped a run, for the outputs. */
 const char *results_signal_name(int sig);
+/* Appends a declared metric's value (ignored beyond REPORT_MAX_METRICS). */
+void results_add_metric(run_results *r, const char *name, uint64_t value);
 /* Appends an extension counter (ignored beyond REPORT_MAX_COUNTERS: a model defines few). */
 void results_add_counter(run_results *r, const char *name, int64_t value);
 

@@ -49,10 +49,10 @@ static void print_counters(const run_results *r, FILE *out)
     }
 }
 
-void report_print_summary(const run_results *r, FILE *out)
+/* The flood's contract in words: deliveries, latency, events. */
+static void print_flood_head(const run_results *r, FILE *out)
 {
     uint64_t events = results_events(r);
-    fprintf(out, "scenario     %s\n", r->scenario_path[0] ? r->scenario_path : "(defaults)");
     fprintf(out, "model        %s, %lld nodes, seed %llu\n", r->model, (long long)r->nodes,
             (unsigned long long)r->seed);
     if (r->n_flows > 0) /* broadcast packets have several deliveries each */
@@ -71,6 +71,20 @@ void report_print_summary(const run_results *r, FILE *out)
     fprintf(out, "events       %llu (%lld transmissions, %lld receptions, %lld first receptions)\n",
             (unsigned long long)events, (long long)r->transmissions, (long long)r->receptions,
             (long long)r->first_receptions);
+}
+
+void report_print_summary(const run_results *r, FILE *out)
+{
+    uint64_t events = results_events(r);
+    fprintf(out, "scenario     %s\n", r->scenario_path[0] ? r->scenario_path : "(defaults)");
+    if (r->n_metrics > 0) { /* a model that declares its contract members: each on a line */
+        fprintf(out, "model        %s, seed %llu\n", r->model, (unsigned long long)r->seed);
+        for (int i = 0; i < r->n_metrics; i++)
+            fprintf(out, "%-16s %llu\n", r->metrics[i].name,
+                    (unsigned long long)r->metrics[i].value);
+    } else {
+        print_flood_head(r, out);
+    }
     fprintf(out, "simulated    %.3f s in %lld windows\n", (double)r->end_time_ns * 1e-9,
             (long long)r->windows);
     if (r->interrupted)

@@ -1,0 +1,18 @@
+/* The PHOLD model (docs/models/phold.md): the synthetic benchmark of parallel discrete-event
+ * simulators, on event-driven windows. Host glue to cl/phold/phold.cl. */
+#ifndef CLNETSIM_PHOLD_H
+#define CLNETSIM_PHOLD_H
+
+#include "engine/engine.h"
+
+extern const model_ops phold_model_ops;
+
+/* Event kinds: one, the execution of a window's events of a partition's LPs. */
+enum phold_kind { PHOLD_EXECUTE = 0, PHOLD_N_KINDS };
+
+/* Test hooks (environment), results unchanged: CLNETSIM_TEST_PHOLD_SLOTS=n starts every LP
+ * with n event slots (at least the population), so that slot growth runs;
+ * CLNETSIM_TEST_PHOLD_OUTBOX=n starts the outbox with room for n records, so that stalled
+ * LPs and outbox growth run. */
+
+#endif

@@ -1,0 +1,192 @@
+/* PHOLD's description for the engine, its results and the migration of LP ranges. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cl/phold/phold_layout.clh"
+#include "models/phold/phold.h"
+#include "models/phold/phold_model.h"
+
+static const event_kind phold_kinds[PHOLD_N_KINDS] = {
+    [PHOLD_EXECUTE] = {"execute", 0x1, 0x1, 1.0},
+};
+static const char *const phold_flows[] = {"events"};
+
+/* The determinism contract of docs/models/phold.md, in the order of its JSON members. */
+static const model_metric phold_metrics[] = {
+    {"lps", 0},         {"population", 0},    {"events", 0},         {"remote", 0},
+    {"time_sum_ns", 0}, {"lp_weighted_sum", 0}, {"lp_events_min", 0}, {"lp_events_max", 0},
+    {"last_time_ns", 0},
+};
+
+static sim_time_ns phold_lookahead(const struct model *m)
+{
+    return phold_of_c(m)->lookahead;
+}
+
+static sim_time_ns phold_next_begin(const struct model *m)
+{
+    return phold_of_c(m)->next_begin;
+}
+
+static int phold_n_partitions(const struct model *m)
+{
+    return (int)phold_of_c(m)->n_parts;
+}
+
+static int phold_partition_home(const struct model *m, int p)
+{
+    return phold_of_c(m)->home[p];
+}
+
+static uint32_t lps_of(const phold_model *pm, uint32_t p, uint32_t *first)
+{
+    *first = p * pm->part_lps;
+    return pm->N - *first < pm->part_lps ? pm->N - *first : pm->part_lps;
+}
+
+static uint64_t phold_partition_bytes(const struct model *m, int p)
+{
+    const phold_model *pm = phold_of_c(m);
+    uint32_t first;
+    uint64_t n = lps_of(pm, (uint32_t)p, &first);
+    return n * (4 + 8 * STAT_WORDS + 16 * (uint64_t)pm->dev[pm->home[p]].slots_per_lp);
+}
+
+int phold_results(struct model *m, run_results *res, cn_error *err)
+{
+    phold_model *pm = phold_of(m);
+    uint64_t groups = pm->group_base[pm->n_parts];
+    uint64_t *part = malloc(8 * RES_WORDS * (groups ? groups : 1));
+    if (!part)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    int rc = 0;
+    for (uint32_t p = 0; p < pm->n_parts && rc == 0; p++) {
+        phold_device *d = &pm->dev[pm->home[p]];
+        cl_uint first, n = lps_of(pm, p, &first), N = pm->N, base = pm->group_base[p];
+        rc = kernel_args(d->dev, d->k[PK_RESULTS], "phold_results", err, 7, KARG(first), KARG(n),
+                         KARG(N), KBUF(d->stats), KBUF(d->group_res), KARG(base),
+                         KLOCAL(8 * pm->reduce_local));
+        if (!rc)
+            rc = enqueue_1d(d->dev, d->k[PK_RESULTS], phold_kernel_profile_name(PK_RESULTS), n,
+                            pm->reduce_local, NULL, err);
+        size_t g0 = pm->group_base[p], gn = pm->group_base[p + 1] - g0;
+        if (!rc)
+            rc = dbuf_read(d->dev, &d->group_res, 8 * RES_WORDS * g0, 8 * RES_WORDS * gn,
+                           part + RES_WORDS * g0, 0, err);
+    }
+    for (int i = 0; i < pm->n_devs && rc == 0; i++)
+        rc = cl_check(clFinish(pm->dev[i].dev->queue), "clFinish", pm->dev[i].dev->info.name,
+                      err);
+    uint64_t events = 0, remote = 0, tsum = 0, wsum = 0, emin = UINT64_MAX, emax = 0, last = 0;
+    for (uint64_t g = 0; g < groups && rc == 0; g++) {
+        const uint64_t *r = part + RES_WORDS * g;
+        events += r[RES_EVENTS];
+        remote += r[RES_REMOTE];
+        tsum += r[RES_TIME_SUM];
+        wsum += r[RES_WEIGHTED_SUM];
+        emin = r[RES_EVENTS_MIN] < emin ? r[RES_EVENTS_MIN] : emin;
+        emax = r[RES_EVENTS_MAX] > emax ? r[RES_EVENTS_MAX] : emax;
+        last = r[RES_LAST] > last ? r[RES_LAST] : last;
+    }
+    free(part);
+    if (rc)
+        return rc;
+    snprintf(res->model, sizeof res->model, "phold");
+    res->seed = pm->sc.seed;
+    res->windows = pm->windows;
+    res->end_time_ns = pm->T;
+    uint64_t values[] = {pm->N, pm->E, events, remote, tsum, wsum, emin, emax, last};
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
+        results_add_metric(res, phold_metrics[i].name, values[i]);
+    res->model_events = events;
+    res->device_bytes = pm->peak_bytes;
+    res->host.wait_s = pm->wait_s;
+    res->injector.exchanged_bytes = pm->exchanged;
+    return 0;
+}
+
+/* Moves partition P's LPs (counts, slots, statistics) to device TO, through the host. */
+int phold_migrate(struct model *m, int partition, int to, uint64_t *bytes, cn_error *err)
+{
+    phold_model *pm = phold_of(m);
+    uint32_t p = (uint32_t)partition, first, n = lps_of(pm, p, &first);
+    phold_device *a = &pm->dev[pm->home[p]], *b = &pm->dev[to];
+    *bytes = 0;
+    if (a == b)
+        return 0;
+    uint32_t *cnt = malloc(4 * (size_t)n);
+    uint64_t *stats = malloc(8 * STAT_WORDS * (size_t)n);
+    uint32_t(*ev)[4] = malloc(16 * (size_t)n * a->slots_per_lp);
+    int rc = cnt && stats && ev ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    if (!rc)
+        rc = dbuf_read(a->dev, &a->cnt, 4 * (size_t)first, 4 * (size_t)n, cnt, 0, err);
+    for (int s = 0; s < STAT_WORDS && rc == 0; s++)
+        rc = dbuf_read(a->dev, &a->stats, 8 * ((size_t)s * pm->N + first), 8 * (size_t)n,
+                       stats + (size_t)s * n, 0, err);
+    if (!rc)
+        rc = dbuf_read(a->dev, &a->slots, 16 * (size_t)first * a->slots_per_lp,
+                       16 * (size_t)n * a->slots_per_lp, ev, 1, err);
+    uint32_t most = 0;
+    for (uint32_t i = 0; i < n && rc == 0; i++)
+        most = cnt[i] > most ? cnt[i] : most;
+    uint32_t c_new = b->slots_per_lp;
+    while (c_new < most)
+        c_new *= 2;
+    if (!rc && c_new != b->slots_per_lp)
+        rc = phold_grow_slots(pm, b, c_new, err);
+    if (!rc && b->slots_per_lp != a->slots_per_lp) { /* another layout: LP by LP */
+        uint32_t(*re)[4] = calloc((size_t)n * b->slots_per_lp, 16);
+        if (!re)
+            rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+        for (uint32_t i = 0; i < n && rc == 0; i++)
+            memcpy(re[(size_t)i * b->slots_per_lp], ev[(size_t)i * a->slots_per_lp],
+                   16 * (size_t)cnt[i]);
+        free(ev);
+        ev = re;
+    }
+    if (!rc)
+        rc = dbuf_write(b->dev, &b->cnt, 4 * (size_t)first, 4 * (size_t)n, cnt, 0, err);
+    for (int s = 0; s < STAT_WORDS && rc == 0; s++)
+        rc = dbuf_write(b->dev, &b->stats, 8 * ((size_t)s * pm->N + first), 8 * (size_t)n,
+                        stats + (size_t)s * n, 0, err);
+    if (!rc)
+        rc = dbuf_write(b->dev, &b->slots, 16 * (size_t)first * b->slots_per_lp,
+                        16 * (size_t)n * b->slots_per_lp, ev, 1, err);
+    unsigned char zero = 0, one = 1;
+    if (!rc)
+        rc = dbuf_write(a->dev, &a->here, p, 1, &zero, 1, err);
+    if (!rc)
+        rc = dbuf_write(b->dev, &b->here, p, 1, &one, 1, err);
+    free(cnt);
+    free(stats);
+    free(ev);
+    if (rc)
+        return rc;
+    pm->home[p] = to;
+    *bytes = (uint64_t)n * (4 + 8 * STAT_WORDS + 16 * (uint64_t)b->slots_per_lp);
+    pm->migrated += *bytes;
+    return 0;
+}
+
+const model_ops phold_model_ops = {
+    .name = "phold",
+    .kinds = phold_kinds,
+    .n_kinds = PHOLD_N_KINDS,
+    .flows = phold_flows,
+    .n_flows = 1,
+    .sync = ENGINE_SYNC_EVENT,
+    .next_begin = phold_next_begin,
+    .metrics = phold_metrics,
+    .n_metrics = sizeof phold_metrics / sizeof phold_metrics[0],
+    .create = phold_create,
+    .lookahead = phold_lookahead,
+    .plan_window = phold_plan_window,
+    .run_set = phold_run_set,
+    .n_partitions = phold_n_partitions,
+    .partition_home = phold_partition_home,
+    .partition_bytes = phold_partition_bytes,
+    .migrate = phold_migrate,
+    .end_window = phold_end_window,
+    .results = phold_results,
+    .destroy = phold_destroy,
+};

@@ -1,0 +1,94 @@
+/* Private to host/models/phold: the model's state and the pieces its files share. */
+#ifndef CLNETSIM_PHOLD_MODEL_H
+#define CLNETSIM_PHOLD_MODEL_H
+#include <stdint.h>
+
+#include "engine/dbuf.h"
+#include "engine/engine.h"
+
+#define PHOLD_EXP_ENTRIES 65536
+
+enum phold_kernel { PK_START, PK_EXECUTE, PK_DELIVER, PK_REGROW, PK_MIN, PK_RESULTS, PK_COUNT };
+
+/* What one device holds: arrays for every LP (only the partitions it holds are live there:
+ * HERE), the outbox and the areas its deliveries fill. */
+typedef struct phold_device {
+    device_ctx *dev;
+    cl_program prog;
+    cl_kernel k[PK_COUNT];
+    size_t local[PK_COUNT];
+    dbuf exp_table;         /* long[65536] */
+    dbuf cnt;               /* uint[N]: pending events per LP */
+    dbuf slots;             /* uint4[N * slots_per_lp] */
+    dbuf stats;             /* ulong[STAT_WORDS * N] */
+    dbuf out_ev, out_dest;  /* the outbox: uint4 and uint [out_cap] */
+    dbuf ovf_ev, ovf_dest;  /* records that found their LP full */
+    dbuf x_ev, x_dest;      /* records for LPs held by other devices */
+    dbuf ctl;               /* uint[CTL_WORDS] */
+    dbuf here;              /* uchar[n_parts]: 1 for the partitions this device holds */
+    dbuf group_min;         /* long[n_groups] */
+    dbuf group_res;         /* ulong[n_groups * RES_WORDS] */
+    uint32_t slots_per_lp;  /* C */
+    uint32_t out_cap;
+    uint32_t ctl_host[8];
+    int ran;                /* it ran a set this window */
+    int64_t sets;           /* sets it ran, for the report */
+} phold_device;
+
+typedef struct phold_model {
+    scenario sc;
+    uint32_t N, E;
+    int64_t lookahead, T;
+    uint64_t remote_thr;
+    int n_devs;
+    phold_device dev[ENGINE_MAX_DEVICES];
+    uint32_t n_parts, part_lps;
+    int *home;              /* [n_parts]: index into dev[] */
+    uint32_t *group_base;   /* [n_parts + 1]: first group of each partition (min, results) */
+    size_t reduce_local;    /* work-group size of phold_min and phold_results everywhere */
+    int64_t *part_min;      /* [n_parts]: least pending time, after each window */
+    int64_t *group_min_host;
+    int64_t next_begin;     /* the least pending time of all: the next window's begin */
+    int64_t tend;           /* the window under way ends here: min(begin + A, T) */
+    int64_t windows;
+    dbuf_account acc;
+    uint64_t peak_bytes;
+    double wait_s;
+    uint64_t exchanged;     /* bytes of records carried between devices */
+    uint64_t migrated;      /* bytes of partitions moved between devices */
+    /* host staging of records moved between devices */
+    uint32_t *stage_dest;
+    uint32_t (*stage_ev)[4];
+    size_t stage_cap;
+} phold_model;
+
+static inline phold_model *phold_of(struct model *m) { return (phold_model *)(void *)m; }
+static inline const phold_model *phold_of_c(const struct model *m)
+{
+    return (const phold_model *)(const void *)m;
+}
+
+/* phold_setup.c */
+int phold_create(struct model **out, const scenario *sc, device_ctx *const *devs, int n_devs,
+                 cn_error *err);
+void phold_destroy(struct model *m);
+/* "phold.execute" ...: the profile key of kernel K (enum phold_kernel). */
+const char *phold_kernel_profile_name(int k);
+/* Grows D's event slots to C_NEW per LP, keeping every LP's events. */
+int phold_grow_slots(phold_model *pm, phold_device *d, uint32_t c_new, cn_error *err);
+/* Grows D's outbox and its overflow and export areas to CAP records (their contents are
+ * consumed: nothing is kept). */
+int phold_grow_outbox(phold_model *pm, phold_device *d, uint32_t cap, cn_error *err);
+
+/* phold_window.c */
+int phold_plan_window(struct model *m, window_plan *plan, cn_error *err);
+int phold_run_set(struct model *m, const window_plan *plan, const event_set *set,
+                  device_ctx *dev, cl_event *evs, int *n_evs, cn_error *err);
+int phold_end_window(struct model *m, const window_plan *plan, window_outcome *out,
+                     cn_error *err);
+/* The least pending times of every partition, into pm->part_min and pm->next_begin. */
+int phold_find_minimum(phold_model *pm, cn_error *err);
+int phold_results(struct model *m, run_results *res, cn_error *err);
+int phold_migrate(struct model *m, int partition, int to, uint64_t *bytes, cn_error *err);
+
+#endif

@@ -1,0 +1,384 @@
+/* PHOLD: sizes, the memory check, programs, buffers and the start state on each device. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cl/phold/phold_layout.clh"
+#include "models/phold/phold.h"
+#include "models/phold/phold_model.h"
+
+static const char *const kernel_names[PK_COUNT] = {
+    "phold_start", "phold_execute", "phold_deliver", "phold_regrow", "phold_min", "phold_results",
+};
+
+/* Profile keys (platforms/NAME.ini): the model's name, then the kernel's */
+static const char *const profile_names[PK_COUNT] = {
+    "phold.start", "phold.execute", "phold.deliver", "phold.regrow", "phold.min", "phold.results",
+};
+
+const char *phold_kernel_profile_name(int k) { return profile_names[k]; }
+
+static uint32_t env_count(const char *name)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return 0;
+    char *end;
+    unsigned long x = strtoul(v, &end, 10);
+    return (*end == '\0' && x > 0 && x < 0x40000000UL) ? (uint32_t)x : 0;
+}
+
+/* The exponential quantiles of docs/models/phold.md, in ns. */
+static void fill_exp_table(int64_t *table, int64_t mean_ns)
+{
+    double mean = (double)mean_ns;
+    for (int j = 0; j < PHOLD_EXP_ENTRIES; j++)
+        table[j] = mean_ns == 0 ? 0 : llround(-mean * log1p(-((double)j + 0.5) / 65536.0));
+}
+
+/* Slots per LP at the start: twice the population (an LP's count wanders around E), at least
+ * E + 8; more only when an LP overflows (phold_grow_slots). */
+static uint32_t first_slots(uint32_t E)
+{
+    uint32_t hook = env_count("CLNETSIM_TEST_PHOLD_SLOTS");
+    if (hook)
+        return hook < E ? E : hook;
+    uint64_t c = 2 * (uint64_t)E;
+    if (c < (uint64_t)E + 8)
+        c = (uint64_t)E + 8;
+    return c > 0x7fffffffu ? 0x7fffffffu : (uint32_t)c;
+}
+
+/* Outbox records at the start: an eighth of the population, which a window's remote events
+ * seldom pass (a full outbox costs one more pass of the window, never an event). */
+static uint32_t first_outbox(uint64_t population)
+{
+    uint32_t hook = env_count("CLNETSIM_TEST_PHOLD_OUTBOX");
+    if (hook)
+        return hook;
+    uint64_t c = population / 8;
+    if (c < 4096)
+        c = 4096;
+    return c > (1u << 30) ? (1u << 30) : (uint32_t)c;
+}
+
+/* Bytes a device holds for N LPs with C slots each and an outbox of OUT records. */
+static uint64_t device_bytes(const phold_model *pm, uint32_t C, uint32_t out)
+{
+    uint64_t n = pm->N, groups = pm->group_base[pm->n_parts];
+    return 4 * n + 16 * n * C + 8 * STAT_WORDS * n + 8 * PHOLD_EXP_ENTRIES +
+           3 * 20 * (uint64_t)out + 4 * CTL_WORDS + pm->n_parts + 8 * groups +
+           8 * RES_WORDS * groups;
+}
+
+/* Refuses, before any allocation, a device that cannot hold the run's start. */
+static int check_memory(const phold_model *pm, const phold_device *d, cn_error *err)
+{
+    uint64_t need = device_bytes(pm, d->slots_per_lp, d->out_cap);
+    uint64_t slots = 16 * (uint64_t)pm->N * d->slots_per_lp;
+    const device_entry *e = &d->dev->info;
+    if (need > e->global_mem)
+        return device_fail(err, e->name, CN_ERR_INPUT,
+                           "the phold model needs %llu bytes on device '%s' (%u LPs x %u event "
+                           "slots of 16 bytes, and %llu bytes of outbox and statistics) but it "
+                           "has %llu; use fewer LPs or a smaller population",
+                           (unsigned long long)need, e->name, pm->N, d->slots_per_lp,
+                           (unsigned long long)(need - slots),
+                           (unsigned long long)e->global_mem);
+    if (slots > e->max_alloc)
+        return device_fail(err, e->name, CN_ERR_INPUT,
+                           "the phold model's event slots need %llu bytes in one buffer (%u LPs "
+                           "x %u slots of 16 bytes) but device '%s' allows at most %llu in one "
+                           "allocation; use fewer LPs or a smaller population",
+                           (unsigned long long)slots, pm->N, d->slots_per_lp, e->name,
+                           (unsigned long long)e->max_alloc);
+    return 0;
+}
+
+static cl_ulong reduce_local_bytes(size_t size, const void *user)
+{
+    (void)user;
+    return (cl_ulong)size * 8;
+}
+
+static size_t floor_pow2(size_t x)
+{
+    size_t p = 1;
+    while (p * 2 <= x)
+        p *= 2;
+    return p;
+}
+
+static int build_device(phold_model *pm, phold_device *d, cn_error *err)
+{
+    static const char *const sources[] = {"phold.cl"};
+    int rc = device_build_program(d->dev, sources, 1, "", &d->prog, err);
+    for (int k = 0; k < PK_COUNT && rc == 0; k++) {
+        rc = device_create_kernel(d->dev, d->prog, kernel_names[k], &d->k[k], err);
+        if (rc)
+            break;
+        if (k == PK_MIN || k == PK_RESULTS)
+            d->local[k] = floor_pow2(device_local_size_fit(d->dev, profile_names[k], d->k[k], 0,
+                                                           reduce_local_bytes, NULL));
+        else
+            d->local[k] = device_local_size(d->dev, profile_names[k], d->k[k]);
+    }
+    (void)pm;
+    return rc;
+}
+
+static int alloc_outbox(phold_model *pm, phold_device *d, uint32_t cap, cn_error *err)
+{
+    device_ctx *dev = d->dev;
+    int rc = dbuf_alloc(dev, &d->out_ev, 16 * (size_t)cap, &pm->acc, "phold outbox", err);
+    if (!rc)
+        rc = dbuf_alloc(dev, &d->out_dest, 4 * (size_t)cap, &pm->acc, "phold outbox", err);
+    if (!rc)
+        rc = dbuf_alloc(dev, &d->ovf_ev, 16 * (size_t)cap, &pm->acc, "phold overflow", err);
+    if (!rc)
+        rc = dbuf_alloc(dev, &d->ovf_dest, 4 * (size_t)cap, &pm->acc, "phold overflow", err);
+    if (!rc)
+        rc = dbuf_alloc(dev, &d->x_ev, 16 * (size_t)cap, &pm->acc, "phold export", err);
+    if (!rc)
+        rc = dbuf_alloc(dev, &d->x_dest, 4 * (size_t)cap, &pm->acc, "phold export", err);
+    if (!rc)
+        d->out_cap = cap;
+    return rc;
+}
+
+static void release_outbox(phold_model *pm, phold_device *d)
+{
+    dbuf_release(&d->out_ev, &pm->acc);
+    dbuf_release(&d->out_dest, &pm->acc);
+    dbuf_release(&d->ovf_ev, &pm->acc);
+    dbuf_release(&d->ovf_dest, &pm->acc);
+    dbuf_release(&d->x_ev, &pm->acc);
+    dbuf_release(&d->x_dest, &pm->acc);
+}
+
+int phold_grow_outbox(phold_model *pm, phold_device *d, uint32_t cap, cn_error *err)
+{
+    if (clFinish(d->dev->queue) != CL_SUCCESS)
+        return cl_check(clFinish(d->dev->queue), "clFinish", d->dev->info.name, err);
+    release_outbox(pm, d);
+    int rc = alloc_outbox(pm, d, cap, err);
+    if (pm->acc.peak > pm->peak_bytes)
+        pm->peak_bytes = pm->acc.peak;
+    return rc;
+}
+
+int phold_grow_slots(phold_model *pm, phold_device *d, uint32_t c_new, cn_error *err)
+{
+    dbuf fresh = {0};
+    int rc = dbuf_alloc(d->dev, &fresh, 16 * (size_t)pm->N * c_new, &pm->acc, "phold event slots",
+                        err);
+    for (uint32_t p = 0; p < pm->n_parts && rc == 0; p++) {
+        if (&pm->dev[pm->home[p]] != d)
+            continue;
+        cl_uint first = p * pm->part_lps;
+        cl_uint n = pm->N - first < pm->part_lps ? pm->N - first : pm->part_lps;
+        cl_uint c_old = d->slots_per_lp;
+        rc = kernel_args(d->dev, d->k[PK_REGROW], kernel_names[PK_REGROW], err, 7, KARG(first),
+                         KARG(n), KARG(c_old), KARG(c_new), KBUF(d->cnt), KBUF(d->slots),
+                         KBUF(fresh));
+        if (!rc)
+            rc = enqueue_1d(d->dev, d->k[PK_REGROW], profile_names[PK_REGROW], n,
+                            d->local[PK_REGROW], NULL, err);
+    }
+    if (!rc && clFinish(d->dev->queue) != CL_SUCCESS)
+        rc = cl_check(clFinish(d->dev->queue), "clFinish", d->dev->info.name, err);
+    if (rc) {
+        dbuf_release(&fresh, &pm->acc);
+        return rc;
+    }
+    dbuf_release(&d->slots, &pm->acc);
+    d->slots = fresh;
+    d->slots_per_lp = c_new;
+    return 0;
+}
+
+/* Buffers of D, the exponential table, and the start events of the partitions D holds. */
+static int set_up_device(phold_model *pm, phold_device *d, const int64_t *exp_table,
+                         cn_error *err)
+{
+    device_ctx *dev = d->dev;
+    uint64_t groups = pm->group_base[pm->n_parts];
+    int rc = dbuf_alloc(dev, &d->exp_table, 8 * PHOLD_EXP_ENTRIES, &pm->acc, "phold delays", err);
+    if (!rc)
+        rc = dbuf_alloc(dev, &d->cnt, 4 * (size_t)pm->N, &pm->acc, "phold event counts", err);
+    if (!rc)
+        rc = dbuf_alloc(dev, &d->slots, 16 * (size_t)pm->N * d->slots_per_lp, &pm->acc,
+                        "phold event slots", err);
+    if (!rc)
+        rc = dbuf_alloc(dev, &d->stats, 8 * STAT_WORDS * (size_t)pm->N, &pm->acc,
+                        "phold statistics", err);
+    if (!rc)
+        rc = alloc_outbox(pm, d, d->out_cap, err);
+    if (!rc)
+        rc = dbuf_alloc(dev, &d->ctl, 4 * CTL_WORDS, &pm->acc, "phold control", err);
+    if (!rc)
+        rc = dbuf_alloc(dev, &d->here, pm->n_parts, &pm->acc, "phold partition map", err);
+    if (!rc)
+        rc = dbuf_alloc(dev, &d->group_min, 8 * (size_t)groups, &pm->acc, "phold minima", err);
+    if (!rc)
+        rc = dbuf_alloc(dev, &d->group_res, 8 * RES_WORDS * (size_t)groups, &pm->acc,
+                        "phold results", err);
+    if (rc)
+        return rc;
+    unsigned char *here = calloc(pm->n_parts, 1);
+    if (!here)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    for (uint32_t p = 0; p < pm->n_parts; p++)
+        here[p] = &pm->dev[pm->home[p]] == d;
+    rc = dbuf_write(dev, &d->exp_table, 0, 8 * PHOLD_EXP_ENTRIES, exp_table, 0, err);
+    if (!rc)
+        rc = dbuf_write(dev, &d->here, 0, pm->n_parts, here, 0, err);
+    if (!rc)
+        rc = dbuf_zero(dev, &d->cnt, 0, d->cnt.bytes, err);
+    if (!rc)
+        rc = dbuf_zero(dev, &d->stats, 0, d->stats.bytes, err);
+    if (!rc)
+        rc = dbuf_zero(dev, &d->ctl, 0, d->ctl.bytes, err);
+    cl_uint2 key = {{(cl_uint)pm->sc.seed, (cl_uint)(pm->sc.seed >> 32)}};
+    cl_uint E = pm->E, C = d->slots_per_lp;
+    cl_long A = pm->lookahead;
+    for (uint32_t p = 0; p < pm->n_parts && rc == 0; p++) {
+        if (!here[p])
+            continue;
+        cl_uint first = p * pm->part_lps;
+        cl_uint n = pm->N - first < pm->part_lps ? pm->N - first : pm->part_lps;
+        cl_ulong n_events = (cl_ulong)n * E;
+        rc = kernel_args(dev, d->k[PK_START], kernel_names[PK_START], err, 9, KARG(first),
+                         KARG(n_events), KARG(E), KARG(C), KARG(A), KARG(key),
+                         KBUF(d->exp_table), KBUF(d->cnt), KBUF(d->slots));
+        if (!rc)
+            rc = enqueue_1d(dev, d->k[PK_START], profile_names[PK_START], (size_t)n_events,
+                            d->local[PK_START], NULL, err);
+    }
+    if (!rc && clFinish(dev->queue) != CL_SUCCESS) /* the host's tables are freed next */
+        rc = cl_check(clFinish(dev->queue), "clFinish", dev->info.name, err);
+    free(here);
+    return rc;
+}
+
+/* Partitions: [partition] partitions, else four per device; ranges of equal length. */
+static int make_partitions(phold_model *pm, int n_devs, cn_error *err)
+{
+    uint64_t want = pm->sc.partitions > 0 ? (uint64_t)pm->sc.partitions : 4 * (uint64_t)n_devs;
+    if (want > pm->N)
+        want = pm->N;
+    if (want > 4096)
+        return cn_fail(err, CN_ERR_INPUT, "[partition] partitions = %llu: the phold model "
+                       "takes at most 4096 partitions", (unsigned long long)want);
+    pm->part_lps = (uint32_t)((pm->N + want - 1) / want);
+    pm->n_parts = (pm->N + pm->part_lps - 1) / pm->part_lps;
+    pm->home = calloc(pm->n_parts, sizeof *pm->home);
+    pm->group_base = calloc(pm->n_parts + 1, sizeof *pm->group_base);
+    pm->part_min = calloc(pm->n_parts, sizeof *pm->part_min);
+    if (!pm->home || !pm->group_base || !pm->part_min)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    /* contiguous blocks of partitions per device */
+    for (uint32_t p = 0; p < pm->n_parts; p++)
+        pm->home[p] = (int)((uint64_t)p * (uint64_t)n_devs / pm->n_parts);
+    return 0;
+}
+
+static int make_groups(phold_model *pm, cn_error *err)
+{
+    size_t local = 0;
+    for (int i = 0; i < pm->n_devs; i++)
+        for (int k = PK_MIN; k <= PK_RESULTS; k++)
+            if (local == 0 || pm->dev[i].local[k] < local)
+                local = pm->dev[i].local[k];
+    pm->reduce_local = local ? local : 1;
+    for (int i = 0; i < pm->n_devs; i++) /* every device reduces in groups of one size */
+        pm->dev[i].local[PK_MIN] = pm->dev[i].local[PK_RESULTS] = pm->reduce_local;
+    uint64_t g = 0;
+    for (uint32_t p = 0; p < pm->n_parts; p++) {
+        pm->group_base[p] = (uint32_t)g;
+        uint32_t first = p * pm->part_lps;
+        uint32_t n = pm->N - first < pm->part_lps ? pm->N - first : pm->part_lps;
+        g += (n + pm->reduce_local - 1) / pm->reduce_local;
+    }
+    pm->group_base[pm->n_parts] = (uint32_t)g;
+    pm->group_min_host = calloc(g ? g : 1, sizeof *pm->group_min_host);
+    if (!pm->group_min_host)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    return 0;
+}
+
+int phold_create(struct model **out, const scenario *sc, device_ctx *const *devs, int n_devs,
+                 cn_error *err)
+{
+    *out = NULL;
+    const phold_params *ph = &sc->phold;
+    if (ph->lps < 1 || ph->lps > PHOLD_MAX_LPS || ph->population < 1 ||
+        ph->population > PHOLD_MAX_POPULATION || ph->lookahead_ns <= 0 || ph->mean_ns < 0 ||
+        sc->duration_ns <= 0)
+        return cn_fail(err, CN_ERR_INPUT, "the phold model needs lps >= 1, population >= 1, "
+                       "lookahead > 0, mean >= 0 and a duration > 0");
+    phold_model *pm = calloc(1, sizeof *pm);
+    if (!pm)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    *out = (struct model *)(void *)pm;
+    pm->sc = *sc;
+    pm->N = (uint32_t)ph->lps;
+    pm->E = (uint32_t)ph->population;
+    pm->lookahead = ph->lookahead_ns;
+    pm->T = sc->duration_ns;
+    pm->remote_thr = ph->remote_threshold;
+    pm->n_devs = n_devs;
+    int rc = make_partitions(pm, n_devs, err);
+    for (int i = 0; i < n_devs && rc == 0; i++) {
+        pm->dev[i].dev = devs[i];
+        pm->dev[i].slots_per_lp = first_slots(pm->E);
+        pm->dev[i].out_cap = first_outbox((uint64_t)pm->N * pm->E);
+        rc = build_device(pm, &pm->dev[i], err);
+    }
+    if (!rc)
+        rc = make_groups(pm, err);
+    for (int i = 0; i < n_devs && rc == 0; i++)
+        rc = check_memory(pm, &pm->dev[i], err);
+    int64_t *table = rc ? NULL : malloc(8 * PHOLD_EXP_ENTRIES);
+    if (!rc && !table)
+        rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    if (!rc)
+        fill_exp_table(table, ph->mean_ns);
+    for (int i = 0; i < n_devs && rc == 0; i++)
+        rc = set_up_device(pm, &pm->dev[i], table, err);
+    free(table);
+    pm->peak_bytes = pm->acc.peak;
+    if (!rc)
+        rc = phold_find_minimum(pm, err);
+    return rc;
+}
+
+void phold_destroy(struct model *m)
+{
+    phold_model *pm = phold_of(m);
+    if (!pm)
+        return;
+    for (int i = 0; i < pm->n_devs; i++) {
+        phold_device *d = &pm->dev[i];
+        if (d->dev && d->dev->queue)
+            clFinish(d->dev->queue);
+        dbuf *bufs[] = {&d->exp_table, &d->cnt,   &d->slots, &d->stats,     &d->ctl,
+                        &d->here,      &d->group_min, &d->group_res};
+        for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++)
+            dbuf_release(bufs[b], &pm->acc);
+        release_outbox(pm, d);
+        for (int k = 0; k < PK_COUNT; k++)
+            if (d->k[k])
+                clReleaseKernel(d->k[k]);
+        if (d->prog)
+            clReleaseProgram(d->prog);
+    }
+    free(pm->home);
+    free(pm->group_base);
+    free(pm->part_min);
+    free(pm->group_min_host);
+    free(pm->stage_dest);
+    free(pm->stage_ev);
+    free(pm);
+}
