@@ -17,9 +17,8 @@ typedef struct stray {
     const char *owner;           /* the model the section belongs to */
 } stray;
 
-/* Considers ST, set in SECTION (LABEL in messages) for KEY (NULL: where the section was first
- * named). A group is opened by its first key, with the same origin: on a tie the key wins,
- * so that the message names it. */
+/* Considers ST, set in SECTION (LABEL in messages) for KEY (NULL: the section line of a flow
+ * that sets no key). */
 static void consider(stray *s, const key_state *st, const char *section, const char *label,
                      const char *key, const char *model)
 {
@@ -28,7 +27,7 @@ static void consider(stray *s, const key_state *st, const char *section, const c
     const char *owner = config_section_model(section);
     if (!owner || strcmp(owner, model) == 0)
         return;
-    if (s->st && (st->seq > s->st->seq || (st->seq == s->st->seq && (s->key || !key))))
+    if (s->st && st->seq >= s->st->seq)
         return;
     s->st = st;
     s->key = key;
@@ -46,17 +45,20 @@ int config_check_model_sections(load_ctx *ctx)
     char label[GROUP_NAME_MAX + 24];
     for (int g = 0; g < sc->n_groups; g++) {
         snprintf(label, sizeof label, "mobility.group %s", sc->groups[g].name);
-        consider(&s, &ctx->groups[g].opened, "mobility.group NAME", label, NULL, sc->model);
         for (int k = 0; k < K_COUNT; k++)
             consider(&s, &ctx->groups[g].keys[k], "mobility.group NAME", label,
                      config_keys[k].name, sc->model);
     }
     for (int f = 0; f < sc->n_flows; f++) {
         snprintf(label, sizeof label, "traffic.flow %s", sc->flows[f].name);
-        consider(&s, &ctx->flows[f].opened, FLOW_SECTION, label, NULL, sc->model);
-        for (int k = 0; k < K_COUNT; k++)
+        int keys = 0;
+        for (int k = 0; k < K_COUNT; k++) {
             consider(&s, &ctx->flows[f].keys[k], FLOW_SECTION, label, config_keys[k].name,
                      sc->model);
+            keys += ctx->flows[f].keys[k].origin != ORIGIN_DEFAULT;
+        }
+        if (keys == 0) /* a section line alone makes a flow */
+            consider(&s, &ctx->flows[f].opened, FLOW_SECTION, label, NULL, sc->model);
     }
     if (!s.st)
         return 0;
