@@ -10,7 +10,8 @@
 
 /* Where to point for a rule about several keys: the value set last is the likely culprit,
  * so an override beats a file line, and a later line beats an earlier one. */
-static const char *where_of(const load_ctx *ctx, const int *keys, int n, char *buf, size_t size)
+const char *config_where_latest(const load_ctx *ctx, const int *keys, int n, char *buf,
+                                size_t size)
 {
     int best = -1, best_rank = -1;
     for (int i = 0; i < n; i++) {
@@ -30,8 +31,8 @@ static const char *where_of(const load_ctx *ctx, const int *keys, int n, char *b
  * `where` of the calling check. */
 #define KEY_LIST(...) ((const int[]){__VA_ARGS__})
 #define WHERE(...)                                                                          \
-    where_of(ctx, KEY_LIST(__VA_ARGS__), (int)(sizeof KEY_LIST(__VA_ARGS__) / sizeof(int)), \
-             where, sizeof where)
+    config_where_latest(ctx, KEY_LIST(__VA_ARGS__),                                         \
+                        (int)(sizeof KEY_LIST(__VA_ARGS__) / sizeof(int)), where, sizeof where)
 
 /* A field in its INI unit, for messages. */
 static const char *value_text(const load_ctx *ctx, int key, char *buf, size_t size)
@@ -603,7 +604,9 @@ static int check_horizon(load_ctx *ctx)
                    sc->ttl > 0 && sc->ttl < sc->nodes ? "the ttl" : "one per node", b);
 }
 
-int config_finish(load_ctx *ctx)
+/* The rules of the flood model, and its derived fields (node count, destination -1, area of a
+ * mobile grid, flows, assessment windows). */
+static int check_flood(load_ctx *ctx)
 {
     int rc = ctx->sc.placement == PLACEMENT_GRID    ? check_grid(ctx)
              : ctx->sc.placement == PLACEMENT_AREAS ? check_areas(ctx)
@@ -632,13 +635,24 @@ int config_finish(load_ctx *ctx)
         rc = check_resources(ctx);
     if (rc == 0)
         rc = check_horizon(ctx);
+    return rc;
+}
+
+int config_finish(load_ctx *ctx)
+{
+    /* first whether every section set belongs to the model: another model's keys would
+     * otherwise meet rules that do not concern this scenario */
+    int rc = config_check_model_sections(ctx);
     if (rc == 0)
+        rc = config_is_phold(&ctx->sc) ? config_check_phold(ctx) : check_flood(ctx);
+    /* the thresholds of every probability, whatever the model: a scenario's fields are then
+     * a function of its keys alone (a dump reloads to the same bytes) */
+    if (rc == 0) {
         ctx->sc.drop_threshold = philox_threshold(ctx->sc.drop.p);
-    if (rc == 0)
         ctx->sc.drop_threshold_max = philox_threshold(ctx->sc.drop.p_max);
-    if (rc == 0)
         ctx->sc.link_threshold = philox_threshold(ctx->sc.link_probability);
-    if (rc == 0)
         ctx->sc.border_threshold = philox_threshold(ctx->sc.border_links);
+        ctx->sc.phold.remote_threshold = philox_threshold(ctx->sc.phold.remote);
+    }
     return rc;
 }

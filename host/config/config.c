@@ -17,7 +17,7 @@
 #define MAX_FILE_BYTES ((size_t)1 << 20)
 #define SECTION_LIST                                                                        \
     "simulation, topology, areas, connectivity, mobility, mobility.group NAME, traffic, "   \
-    "traffic.flow NAME, flood, resources, partition, inject, devices"
+    "traffic.flow NAME, flood, resources, partition, inject, devices, phold"
 
 /* ---- names: suggestions for typing mistakes ------------------------------------------ */
 
@@ -242,7 +242,7 @@ static int open_section(ini_source *src, const char *s, size_t len)
     char section[64], where[1100];
     copy_trimmed(section, sizeof section, s + 1, close - 1);
     snprintf(where, sizeof where, "%s:%d", src->ctx->name, src->lineno);
-    key_state origin = {ORIGIN_FILE, src->lineno, NULL, NULL};
+    key_state origin = {ORIGIN_FILE, src->lineno, NULL, NULL, ++src->ctx->seq};
     cn_error *caller = src->ctx->err;
     src->ctx->err = &src->first;
     int rc = config_open_flow(src->ctx, section, where, origin);
@@ -293,7 +293,7 @@ static int on_pair(void *user, const char *section, const char *name, const char
     ini_source *src = user;
     char where[1100];
     snprintf(where, sizeof where, "%s:%d", src->ctx->name, src->lineno);
-    key_state origin = {ORIGIN_FILE, src->lineno, NULL, NULL};
+    key_state origin = {ORIGIN_FILE, src->lineno, NULL, NULL, ++src->ctx->seq};
     cn_error *caller = src->ctx->err;
     src->ctx->err = &src->first;
     int rc = assign(src->ctx, section, name, value, where, origin);
@@ -388,7 +388,7 @@ static int apply_override(load_ctx *ctx, const config_override *ov)
     if (section[0] == '\0' || name[0] == '\0')
         return cn_fail(ctx->err, CN_ERR_INPUT,
                        "%s: expected section.key=value, for example flood.ttl=3", where);
-    key_state origin = {ORIGIN_OVERRIDE, 0, text, ov->source};
+    key_state origin = {ORIGIN_OVERRIDE, 0, text, ov->source, ++ctx->seq};
     return assign(ctx, section, name, value, where, origin);
 }
 
@@ -531,19 +531,33 @@ static void print_sanitized(FILE *out, const char *s)
         fputc(iscntrl((unsigned char)*s) ? '?' : *s, out);
 }
 
-void config_dump(const scenario *sc, FILE *out)
+/* Which sections a pass of config_dump writes. */
+enum dump_pass { DUMP_SIMULATION, DUMP_MODEL, DUMP_CORE };
+
+static int in_pass(const scenario *sc, const char *section, enum dump_pass pass)
 {
-    fprintf(out, "; clnetsim scenario: the effective configuration");
-    if (sc->path[0]) {
-        fprintf(out, " of ");
-        print_sanitized(out, sc->path);
+    const char *owner = config_section_model(section);
+    int simulation = strcmp(section, "simulation") == 0;
+    switch (pass) {
+    case DUMP_SIMULATION:
+        return simulation;
+    case DUMP_MODEL:
+        return owner && strcmp(owner, sc->model) == 0;
+    case DUMP_CORE:
+        return !owner && !simulation;
     }
-    fprintf(out, "\n; Units: lengths in metres, times in seconds, speeds in m/s, sizes in "
-                 "bytes.\n");
+    return 0;
+}
+
+/* The fixed sections of PASS in table order, every key with its effective value. */
+static void dump_pass(const scenario *sc, FILE *out, enum dump_pass pass)
+{
     const char *section = "";
     for (int k = 0; k < K_COUNT; k++) {
         const config_key *key = &config_keys[k];
         char value[64];
+        if (!in_pass(sc, key->section, pass))
+            continue;
         if (k == K_GROUP_NODES) { /* the groups, each with its full set of keys */
             config_dump_groups(sc, out);
             continue;
@@ -565,7 +579,25 @@ void config_dump(const scenario *sc, FILE *out)
         else
             fprintf(out, "%s = %s\n", key->name, value);
     }
-    config_dump_flows(sc, out);
+}
+
+/* [simulation], the sections of the scenario's model, the other core sections, then the
+ * model's named sections that follow them (a flood's flows). Another model's sections are
+ * left out: the scenario may not set them. */
+void config_dump(const scenario *sc, FILE *out)
+{
+    fprintf(out, "; clnetsim scenario: the effective configuration");
+    if (sc->path[0]) {
+        fprintf(out, " of ");
+        print_sanitized(out, sc->path);
+    }
+    fprintf(out, "\n; Units: lengths in metres, times in seconds, speeds in m/s, sizes in "
+                 "bytes.\n");
+    dump_pass(sc, out, DUMP_SIMULATION);
+    dump_pass(sc, out, DUMP_MODEL);
+    dump_pass(sc, out, DUMP_CORE);
+    if (!config_is_phold(sc))
+        config_dump_flows(sc, out);
 }
 
 char *config_dump_string(const scenario *sc)

@@ -28,8 +28,10 @@ enum key_type {
     KT_ENERGY_LAW,  /* joules or uniform(a, b): an energy_law in nJ */
 };
 
-/* Key ids: the index of each key in config_keys[], in the order of MODEL.md (which is also
- * the order of --dump-config and of docs/keys.md). */
+/* Key ids: the index of each key in config_keys[], in the order of MODEL.md, then the keys of
+ * the later models. Within a section this is the order of --dump-config and of docs/keys.md;
+ * the sections themselves are written core first, by model (config_dump,
+ * config_print_reference). */
 enum key_id {
     K_MODEL,
     K_SEED,
@@ -94,6 +96,11 @@ enum key_id {
     K_BUSY,
     K_CALIBRATION_SHARE,
     K_ON_FAILURE,
+    K_PHOLD_LPS, /* [phold]: the PHOLD model */
+    K_PHOLD_POPULATION,
+    K_PHOLD_REMOTE,
+    K_PHOLD_LOOKAHEAD,
+    K_PHOLD_MEAN,
     K_COUNT
 };
 
@@ -128,6 +135,11 @@ extern const char *const config_sections[];
 /* How near WORD is to the known NAME: a small score, or -1 when it is not a likely typo. */
 int config_name_nearness(const char *word, const char *name);
 
+/* The model a section belongs to: "flood", "phold", or NULL for the core sections that every
+ * scenario may set (simulation, partition, inject, devices). SECTION is a name of
+ * config_sections or a named section ("mobility.group NAME", "traffic.flow NAME"). */
+const char *config_section_model(const char *section);
+
 /* Key of SECTION and NAME, or -1. */
 int config_find_key(const char *section, const char *name);
 int config_section_known(const char *section);
@@ -140,6 +152,8 @@ typedef struct key_state {
     int line;                    /* ORIGIN_FILE */
     const char *override;        /* ORIGIN_OVERRIDE: the -s text */
     const char *source;          /* ORIGIN_OVERRIDE: how messages name it, NULL for -s */
+    int seq;                     /* not default: the rank of the assignment (or section line)
+                                    in the load, file lines first, then overrides, from 1 */
 } key_state;
 
 /* What a [mobility.group NAME] section set: its values sit in SC at the offsets of the
@@ -166,6 +180,7 @@ typedef struct load_ctx {
     group_state groups[SCENARIO_MAX_GROUPS]; /* sc.n_groups of them */
     flow_state flows[SCENARIO_MAX_FLOWS];    /* sc.n_flows of them */
     int n_set;                   /* values assigned from the text and the overrides */
+    int seq;                     /* key_state.seq of the last assignment or section line */
     cn_error *err;
 } load_ctx;
 
@@ -254,6 +269,22 @@ int config_assign_flow(load_ctx *ctx, const char *section, const char *name, con
 int config_finish_flows(load_ctx *ctx);
 /* Writes the flows' sections, every key with its effective value. */
 void config_dump_flows(const scenario *sc, FILE *out);
+
+/* Where to point for a rule about the N keys KEYS: where the one set last was set (an
+ * override beats a file line, a later line an earlier one); the file name when none was. */
+const char *config_where_latest(const load_ctx *ctx, const int *keys, int n, char *buf,
+                                size_t size);
+
+/* ---- sections by model (models.c) ---- */
+
+/* Every key set (in the file or by an override) and every named section opened belongs to the
+ * core or to the scenario's model: the first one, in the order they were set, that belongs to
+ * another model is refused, naming where it was set. */
+int config_check_model_sections(load_ctx *ctx);
+/* The cross-key rules of the phold model ([simulation] duration > 0, the clock's limit). */
+int config_check_phold(load_ctx *ctx);
+/* Whether the scenario of CTX (or SC) is of the phold model. */
+int config_is_phold(const scenario *sc);
 
 /* Cross-key rules and derived fields (nodes of a grid, destination -1, grid area for rwp,
  * drop threshold). Run once after the file and the overrides. */

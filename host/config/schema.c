@@ -20,7 +20,7 @@
 #define FLOW_INTERVAL_MAX_NS ((int64_t)1000000 * 1000000000)
 #define FLOW_START_MAX_NS ((int64_t)1000000000 * 1000000000)
 
-static const char *const model_choices[] = {"flood", NULL};
+static const char *const model_choices[] = {"flood", "phold", NULL};
 static const char *const placement_choices[] = {"grid", "uniform", "areas", NULL};
 static const char *const connectivity_choices[] = {"udg", "qudg", NULL};
 static const char *const mobility_choices[] = {"static", "rwp", "linear", "random_walk",
@@ -33,11 +33,23 @@ static const char *const failure_choices[] = {"stop", "continue", NULL};
 
 const char *const config_sections[] = {"simulation", "topology",  "areas",     "connectivity",
                                        "mobility",   "traffic",   "flood",     "resources",
-                                       "partition",  "inject",    "devices",   NULL};
+                                       "partition",  "inject",    "devices",   "phold",
+                                       NULL};
+
+/* The sections of each model; the others (and only they) are the core's. */
+static const char *const flood_sections[] = {"topology",  "areas",           "connectivity",
+                                             "mobility",  "mobility.group NAME", "traffic",
+                                             "traffic.flow NAME", "flood", "resources", NULL};
+static const char *const phold_sections[] = {"phold", NULL};
 
 const config_key config_keys[K_COUNT] = {
     [K_MODEL] = {"simulation", "model", KT_NAME, FIELD(model), 0, 0, 0, NULL, model_choices,
-                 "flood", "Model to simulate; flood (broadcast flooding) is the only one so far."},
+                 "flood",
+                 "Model to simulate: flood (packets flooded over a network of nodes, "
+                 "docs/models.md) or phold (the PHOLD benchmark of parallel simulators: "
+                 "logical processes passing events, docs/models/phold.md). A scenario may set "
+                 "the core sections and those of its model only; a key of another model's "
+                 "section is an error."},
     [K_SEED] = {"simulation", "seed", KT_SEED, FIELD(seed), 0, 0, 0, NULL, NULL, "1",
                 "Key of every random draw (Philox4x32-10). Same scenario and seed give the same "
                 "results on every device."},
@@ -324,7 +336,50 @@ const config_key config_keys[K_COUNT] = {
                       "ends with the error) or continue (the device is left out and the run "
                       "goes on on the others, with the same results; the JSON marks it "
                       "failed). See docs/when-things-go-wrong.md."},
+
+    [K_PHOLD_LPS] = {"phold", "lps", KT_INT, FIELD(phold.lps), 1, PHOLD_MAX_LPS, 0, "LPs", NULL,
+                     "1000",
+                     "Number N of logical processes (LPs), numbered 0 to N - 1. The model's "
+                     "definition gives no default; 1000 is clnetsim's."},
+    [K_PHOLD_POPULATION] = {"phold", "population", KT_INT, FIELD(phold.population), 1,
+                            PHOLD_MAX_POPULATION, 0, "events per LP", NULL, "16",
+                            "Events E that each LP holds at the start. Each executed event "
+                            "creates exactly one new event, so N x E events stay pending for "
+                            "the whole run."},
+    [K_PHOLD_REMOTE] = {"phold", "remote", KT_PROBABILITY, FIELD(phold.remote), 0, 0, 0, NULL,
+                        NULL, "0.1",
+                        "Probability r that the new event of an executed event goes to another "
+                        "LP, drawn uniformly among the N - 1 others; otherwise it stays on the "
+                        "LP that executed it (always, when N = 1)."},
+    [K_PHOLD_LOOKAHEAD] = {"phold", "lookahead", KT_TIME_NS, FIELD(phold.lookahead_ns), 0,
+                           KEY_TIME_MAX, KEY_MIN_OPEN, NULL, NULL, "0.1",
+                           "Fixed part A of every delay: a new event lands at least A after the "
+                           "event that created it (the first events at A plus a draw). It is "
+                           "the lookahead: the window length of the parallel engine."},
+    [K_PHOLD_MEAN] = {"phold", "mean", KT_TIME_NS, FIELD(phold.mean_ns), 0, KEY_TIME_MAX, 0,
+                      NULL, NULL, "0.9",
+                      "Mean M of the exponential part of every delay, added to lookahead: a "
+                      "draw from a table of 65536 quantiles of the exponential law (at most "
+                      "about 11.8 x M). 0: every delay is exactly lookahead. Exact rules: "
+                      "docs/models/phold.md."},
 };
+
+static int listed(const char *const *list, const char *name)
+{
+    for (int i = 0; list[i]; i++)
+        if (strcmp(list[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+const char *config_section_model(const char *section)
+{
+    if (listed(flood_sections, section))
+        return "flood";
+    if (listed(phold_sections, section))
+        return "phold";
+    return NULL;
+}
 
 int config_section_known(const char *section)
 {
@@ -547,6 +602,24 @@ static void reference_range(const config_key *k, char *buf, size_t size)
     }
 }
 
+/* One table: the keys of the sections that belong to MODEL (NULL: the core's), in table
+ * order. */
+static void print_reference_table(FILE *out, const char *model)
+{
+    fprintf(out, "| Section | Key | Type | Range | Default | Description |\n"
+                 "|---|---|---|---|---|---|\n");
+    for (int i = 0; i < K_COUNT; i++) {
+        const config_key *k = &config_keys[i];
+        const char *owner = config_section_model(k->section);
+        if (model ? !owner || strcmp(owner, model) != 0 : owner != NULL)
+            continue;
+        char range[128];
+        reference_range(k, range, sizeof range);
+        fprintf(out, "| %s | %s | %s | %s | %s | %s |\n", k->section, k->name, type_text(k), range,
+                k->def ? k->def : "(required)", k->help);
+    }
+}
+
 void config_print_reference(FILE *out)
 {
     fprintf(out,
@@ -559,13 +632,18 @@ void config_print_reference(FILE *out)
             "`-s \"traffic.flow NAME.key=value\"` or `-s traffic.flow.NAME.key=value` (which may\n"
             "create it). Unknown sections or keys, repeated keys and values out of range are\n"
             "errors.\n\n"
-            "| Section | Key | Type | Range | Default | Description |\n"
-            "|---|---|---|---|---|---|\n");
-    for (int i = 0; i < K_COUNT; i++) {
-        const config_key *k = &config_keys[i];
-        char range[128];
-        reference_range(k, range, sizeof range);
-        fprintf(out, "| %s | %s | %s | %s | %s | %s |\n", k->section, k->name, type_text(k), range,
-                k->def ? k->def : "(required)", k->help);
-    }
+            "The core sections hold what every scenario has; the other sections belong to one\n"
+            "model, the one `[simulation] model` names, and a scenario of another model that\n"
+            "sets one of their keys (in the file or with `-s`) is refused.\n\n"
+            "## Core sections\n\n"
+            "`[partition] retile` concerns mobile flood scenarios only.\n\n");
+    print_reference_table(out, NULL);
+    fprintf(out, "\n## Model flood\n\n"
+                 "`model = flood` (the default): packets flooded over a network of static or\n"
+                 "mobile nodes (docs/model.md, docs/models.md).\n\n");
+    print_reference_table(out, "flood");
+    fprintf(out, "\n## Model phold\n\n"
+                 "`model = phold`: the PHOLD benchmark (docs/models/phold.md). Its events never run\n"
+                 "out, so it needs `[simulation] duration` > 0, the end time of the run.\n\n");
+    print_reference_table(out, "phold");
 }

@@ -39,6 +39,23 @@ check sizes_uniform 2 "^clnetsim: error: --sizes '1' at size 1 \(topology\.nodes
 check sizes_user_set 2 "^clnetsim: error: -s argument 'flood\.ttl=x': \[flood\] ttl = x: not a number" \
     "$bin" bench "$scn/small_grid.ini" --sizes 4 -s flood.ttl=x -q
 
+# The phold model: --dump-config (which stops before any device) writes [simulation], [phold]
+# and the core sections, and reads back to the same text; a section of the other model is
+# refused, from the file or from -s, naming where it was set.
+check phold_dump 0 '^\[phold\]$' "$bin" run "$scn/small_phold.ini" --dump-config
+grep -v '^;' "$tmp/out" > "$tmp/phold1.ini"
+expect phold_dump_sections sh -c "grep '^\[' '$tmp/phold1.ini' | tr -d '\n' | grep -qx '\[simulation\]\[phold\]\[partition\]\[inject\]\[devices\]'"
+check phold_dump_reload 0 '^lps = 1000$' "$bin" run "$tmp/phold1.ini" --dump-config
+grep -v '^;' "$tmp/out" > "$tmp/phold2.ini"
+expect phold_dump_round_trip cmp -s "$tmp/phold1.ini" "$tmp/phold2.ini"
+check phold_flood_key 2 "^clnetsim: error: -s argument 'flood\.ttl=3': \[flood\] ttl: section \[flood\] belongs to the flood model, but this scenario's model is phold$" \
+    "$bin" run "$scn/small_phold.ini" -s flood.ttl=3 --dump-config
+check phold_in_flood 2 "^clnetsim: error: $scn/small_phold\.ini:13: \[phold\] lps: section \[phold\] belongs to the phold model, but this scenario's model is flood$" \
+    "$bin" run "$scn/small_phold.ini" -s simulation.model=flood --dump-config
+check flood_made_phold 2 "^clnetsim: error: $scn/small_grid\.ini:13: \[topology\] placement: section \[topology\] belongs to the flood model, but this scenario's model is phold$" \
+    "$bin" run "$scn/small_grid.ini" -s simulation.model=phold --dump-config
+check phold_keys 0 '^## Model phold$' "$bin" keys
+
 # Control characters in what the user wrote are escaped in messages: the error stays one line
 # and no escape sequence reaches the terminal.
 esc=$(printf '\033')

@@ -164,6 +164,13 @@ static void check_same_scenario_at(const char *file, int line, const scenario *a
     SAME(tx_per_byte_nj);
     SAME(rx_fixed_nj);
     SAME(rx_per_byte_nj);
+    SAME(phold.lps);
+    SAME(phold.population);
+    check_at(file, line, memcmp(&a->phold.remote, &b->phold.remote, sizeof(double)) == 0,
+             "field phold.remote differs after reload");
+    SAME(phold.remote_threshold);
+    SAME(phold.lookahead_ns);
+    SAME(phold.mean_ns);
 #undef SAME
     check_at(file, line, memcmp(a, b, sizeof *a) == 0, "structs differ bytewise");
 }
@@ -695,8 +702,8 @@ static void test_errors_values(void)
         if (LOAD_OK("[connectivity]\nrange = 50\n", &q) == 0)
             CHECK_I64(q.max_neighbors, 0);
     }
-    EXPECT_ERROR("[simulation]\nmodel = phold\n", NULL,
-                 "t.ini:2: [simulation] model = phold: expected one of: flood");
+    EXPECT_MESSAGE("[simulation]\nmodel = hold\n",
+                   "t.ini:2: [simulation] model = hold: expected one of: flood, phold");
     EXPECT_ERROR("[topology]\nplacement =\n", NULL, "[topology] placement = : empty value");
     /* Seeds */
     EXPECT_ERROR("[simulation]\nseed = 18446744073709551616\n", NULL,
@@ -1046,9 +1053,23 @@ static void check_reference_scenario(const char *name, const scenario *sc)
         CHECK_I64(sc->mob.speed_max_mm_s, 5000);
         CHECK_I64(sc->mob.pause_min_ms, 0);
         CHECK_I64(sc->mob.pause_max_ms, 0);
+    } else if (strcmp(name, "phold.ini") == 0 || strcmp(name, "small_phold.ini") == 0) {
+        /* PHOLD.md, "Reference scenarios" */
+        int small = name[0] == 's';
+        CHECK(strcmp(sc->model, "phold") == 0);
+        CHECK_U64(sc->seed, 1);
+        CHECK_I64(sc->duration_ns, small ? 20000000000 : 10000000000);
+        CHECK_I64(sc->phold.lps, small ? 1000 : 1048576);
+        CHECK_I64(sc->phold.population, small ? 8 : 16);
+        CHECK(sc->phold.remote == (small ? 0.25 : 0.1));
+        CHECK_U64(sc->phold.remote_threshold, small ? 1073741824u : 429496729u);
+        CHECK_I64(sc->phold.lookahead_ns, 100000000);
+        CHECK_I64(sc->phold.mean_ns, 900000000);
+        return;
     } else {
         return;
     }
+    CHECK(strcmp(sc->model, "flood") == 0);
     CHECK_U64(sc->seed, 1);
     CHECK_I64(sc->duration_ns, 0);
     CHECK_I64(sc->connectivity, CONNECTIVITY_UDG);
@@ -1085,7 +1106,7 @@ static int test_scenario_files(void)
             names[n++] = strdup(e->d_name);
     closedir(d);
     qsort(names, (size_t)n, sizeof names[0], compare_names);
-    int found_grid = 0, found_mobile = 0;
+    int found_grid = 0, found_mobile = 0, found_phold = 0;
     for (int i = 0; i < n; i++) {
         char path[1400];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
@@ -1093,7 +1114,12 @@ static int test_scenario_files(void)
         cn_error err = {0};
         int rc = config_load(path, NULL, 0, &sc, &err);
         check_at(__FILE__, __LINE__, rc == 0, "%s: %s", names[i], err.msg);
-        if (rc == 0) {
+        if (rc == 0 && strcmp(sc.model, "phold") == 0) {
+            printf("ok %s: phold, %lld LPs, %lld events each\n", names[i],
+                   (long long)sc.phold.lps, (long long)sc.phold.population);
+            check_reference_scenario(names[i], &sc);
+            CHECK_ROUND_TRIP(&sc);
+        } else if (rc == 0) {
             printf("ok %s: %lld nodes, %lld packets\n", names[i],
                    (long long)scenario_node_count(&sc), (long long)sc.packets);
             check_reference_scenario(names[i], &sc);
@@ -1101,10 +1127,12 @@ static int test_scenario_files(void)
         }
         found_grid |= strcmp(names[i], "grid_flood.ini") == 0;
         found_mobile |= strcmp(names[i], "mobile_flood.ini") == 0;
+        found_phold += strcmp(names[i], "phold.ini") == 0 || strcmp(names[i], "small_phold.ini") == 0;
         free(names[i]);
     }
     CHECK(found_grid);
     CHECK(found_mobile);
+    CHECK_I64(found_phold, 2);
     CHECK(n >= 5);
     return 0;
 }
@@ -1626,6 +1654,291 @@ static void test_resources(void)
     test_resources_overrides_round_trips();
 }
 
+/* ---- the phold model ([simulation] model = phold, [phold]) ---------------------------------- */
+
+#define PHOLD_BASE "[simulation]\nmodel = phold\nduration = 20\n"
+
+static void test_phold_values(void)
+{
+    scenario sc;
+    /* the defaults of PHOLD.md, and lps = 1000 */
+    if (LOAD_OK(PHOLD_BASE, &sc) == 0) {
+        CHECK(strcmp(sc.model, "phold") == 0);
+        CHECK_I64(sc.duration_ns, 20000000000);
+        CHECK_I64(sc.phold.lps, 1000);
+        CHECK_I64(sc.phold.population, 16);
+        CHECK(sc.phold.remote == 0.1);
+        CHECK_U64(sc.phold.remote_threshold, 429496729u); /* floor(0.1 x 2^32) */
+        CHECK_I64(sc.phold.lookahead_ns, 100000000);
+        CHECK_I64(sc.phold.mean_ns, 900000000);
+        CHECK_ROUND_TRIP(&sc);
+    }
+    if (LOAD_OK(PHOLD_BASE "[phold]\nlps = 7\npopulation = 3\nremote = 0.25\nlookahead = 0.1\n"
+                           "mean = 1.5\n", &sc) == 0) {
+        CHECK_I64(sc.phold.lps, 7);
+        CHECK_I64(sc.phold.population, 3);
+        CHECK(sc.phold.remote == 0.25);
+        CHECK_U64(sc.phold.remote_threshold, 1073741824u);
+        CHECK_I64(sc.phold.lookahead_ns, 100000000);
+        CHECK_I64(sc.phold.mean_ns, 1500000000);
+        CHECK_ROUND_TRIP(&sc);
+    }
+    /* the bounds: remote 1 is 2^32 (always remote), 0 never; a lookahead of 1 ns; mean 0 */
+    if (LOAD_OK(PHOLD_BASE "[phold]\nlps = 1\npopulation = 1\nremote = 1\n"
+                           "lookahead = 0.000000001\nmean = 0\n", &sc) == 0) {
+        CHECK_I64(sc.phold.lps, 1);
+        CHECK_I64(sc.phold.population, 1);
+        CHECK_U64(sc.phold.remote_threshold, (uint64_t)1 << 32);
+        CHECK_I64(sc.phold.lookahead_ns, 1);
+        CHECK_I64(sc.phold.mean_ns, 0);
+        CHECK_ROUND_TRIP(&sc);
+    }
+    if (LOAD_OK(PHOLD_BASE "[phold]\nlps = 2147483647\npopulation = 1048576\nremote = 0\n"
+                           "lookahead = 0.00000000149\n", &sc) == 0) {
+        CHECK_I64(sc.phold.lps, 2147483647);
+        CHECK_I64(sc.phold.population, 1048576);
+        CHECK_U64(sc.phold.remote_threshold, 0);
+        CHECK_I64(sc.phold.lookahead_ns, 1); /* rounded to the nearest ns */
+        CHECK_ROUND_TRIP(&sc);
+    }
+    /* the same threshold as the flood's drop probability (MODEL.md, "Randomness") */
+    if (LOAD_OK(PHOLD_BASE "[phold]\nremote = 0.3333333333333333\n", &sc) == 0)
+        CHECK_U64(sc.phold.remote_threshold, philox_threshold(0.3333333333333333));
+    /* [simulation] model after the [phold] keys, or from -s: decided at the end of the load */
+    if (LOAD_OK("[phold]\nlps = 5\n[simulation]\nduration = 3\nmodel = phold\n", &sc) == 0) {
+        CHECK(strcmp(sc.model, "phold") == 0);
+        CHECK_I64(sc.phold.lps, 5);
+    }
+    if (LOAD_OV("[phold]\nlps = 6\n", &sc, "simulation.model=phold", "simulation.duration=2") ==
+        0) {
+        CHECK(strcmp(sc.model, "phold") == 0);
+        CHECK_I64(sc.phold.lps, 6);
+        CHECK_I64(sc.duration_ns, 2000000000);
+    }
+    if (LOAD_OV(PHOLD_BASE, &sc, "phold.remote=0.5", "phold.population=2") == 0) {
+        CHECK_U64(sc.phold.remote_threshold, (uint64_t)1 << 31);
+        CHECK_I64(sc.phold.population, 2);
+    }
+    /* the core sections are every model's */
+    if (LOAD_OK(PHOLD_BASE "[partition]\ncount = 2\nretile = 0\n[inject]\npolicy = static\n"
+                           "[devices]\non_failure = continue\n", &sc) == 0) {
+        CHECK_I64(sc.partitions, 2);
+        CHECK_I64(sc.policy, POLICY_STATIC);
+        CHECK_I64(sc.on_failure, ON_FAILURE_CONTINUE);
+        CHECK_ROUND_TRIP(&sc);
+    }
+    /* a flood scenario keeps [phold]'s defaults, and a flood file may say model = flood last */
+    if (LOAD_OK("[flood]\nttl = 3\n[simulation]\nmodel = flood\n", &sc) == 0) {
+        CHECK_I64(sc.ttl, 3);
+        CHECK_I64(sc.phold.lps, 1000);
+    }
+}
+
+static void test_phold_errors(void)
+{
+    /* each key's range */
+    EXPECT_MESSAGE(PHOLD_BASE "[phold]\nlps = 0\n",
+                   "t.ini:5: [phold] lps = 0: expected an integer in [1, 2147483647] (LPs)");
+    EXPECT_MESSAGE(PHOLD_BASE "[phold]\nlps = 2147483648\n",
+                   "t.ini:5: [phold] lps = 2147483648: expected an integer in [1, 2147483647] "
+                   "(LPs)");
+    EXPECT_MESSAGE(PHOLD_BASE "[phold]\npopulation = 0\n",
+                   "t.ini:5: [phold] population = 0: expected an integer in [1, 1048576] "
+                   "(events per LP)");
+    EXPECT_MESSAGE(PHOLD_BASE "[phold]\npopulation = 1048577\n",
+                   "t.ini:5: [phold] population = 1048577: expected an integer in [1, 1048576] "
+                   "(events per LP)");
+    EXPECT_MESSAGE(PHOLD_BASE "[phold]\nremote = 1.5\n",
+                   "t.ini:5: [phold] remote = 1.5: expected a probability in [0, 1]");
+    EXPECT_MESSAGE(PHOLD_BASE "[phold]\nremote = -0.1\n",
+                   "t.ini:5: [phold] remote = -0.1: expected a probability in [0, 1]");
+    EXPECT_MESSAGE(PHOLD_BASE "[phold]\nlookahead = 0\n",
+                   "t.ini:5: [phold] lookahead = 0: expected a time in seconds in (0, "
+                   "2305843009.213693952]");
+    EXPECT_MESSAGE(PHOLD_BASE "[phold]\nlookahead = 0.0000000004\n",
+                   "t.ini:5: [phold] lookahead = 0.0000000004: expected a time in seconds in "
+                   "(0, 2305843009.213693952]");
+    EXPECT_MESSAGE(PHOLD_BASE "[phold]\nmean = -1\n",
+                   "t.ini:5: [phold] mean = -1: expected a time in seconds in [0, "
+                   "2305843009.213693952]");
+    EXPECT_MESSAGE(PHOLD_BASE "[phold]\nmean = x\n",
+                   "t.ini:5: [phold] mean = x: not a number; expected a time in seconds in [0, "
+                   "2305843009.213693952]");
+    EXPECT_MESSAGE(PHOLD_BASE "[phold]\nevents = 3\n",
+                   "t.ini:5: [phold] unknown key 'events'; the keys of [phold] are: lps, "
+                   "population, remote, lookahead, mean");
+    /* a duration: at the line of model when duration kept its default, else where it was
+     * set last */
+    EXPECT_MESSAGE("[simulation]\nmodel = phold\n",
+                   "t.ini:2: [simulation] duration: the phold model needs a duration > 0: its "
+                   "events never run out");
+    EXPECT_MESSAGE_OV(PHOLD_BASE,
+                      "-s argument 'simulation.duration=0': [simulation] duration: the phold "
+                      "model needs a duration > 0: its events never run out",
+                      "simulation.duration=0");
+    EXPECT_MESSAGE_OV("[phold]\nlps = 3\n",
+                      "-s argument 'simulation.model=phold': [simulation] duration: the phold "
+                      "model needs a duration > 0: its events never run out",
+                      "simulation.model=phold");
+    /* the clock's limit: duration + 2 x lookahead + 12 x mean <= 2^62 ns */
+    EXPECT_MESSAGE(PHOLD_BASE "[phold]\nmean = 384307166.518948993\n",
+                   "t.ini:5: [simulation] duration = 20 s with [phold] lookahead = 0.1 s and "
+                   "mean = 384307166.518948993 s: simulated time could pass "
+                   "4611686018.427387904 s (2^62 ns, about 146 years), the limit of the "
+                   "simulation clock; expected duration + 2 x lookahead + 12 x mean <= "
+                   "4611686018.427387904 s");
+    scenario sc;
+    /* 20 s + 2 x 0.1 s + 12 x 384307166.518948992 s <= 2^62 ns < that + 12 ns: accepted */
+    if (LOAD_OK(PHOLD_BASE "[phold]\nmean = 384307166.518948992\n", &sc) == 0)
+        CHECK_I64(sc.phold.mean_ns, 384307166518948992);
+    EXPECT_MESSAGE_OV(PHOLD_BASE,
+                      "-s argument 'simulation.duration=2305843009.213693952': [simulation] "
+                      "duration = 2305843009.213693952 s with [phold] lookahead = 2305843009 s "
+                      "and mean = 0 s: simulated time could pass 4611686018.427387904 s (2^62 "
+                      "ns, about 146 years), the limit of the simulation clock; expected "
+                      "duration + 2 x lookahead + 12 x mean <= 4611686018.427387904 s",
+                      "phold.mean=0", "phold.lookahead=2305843009",
+                      "simulation.duration=2305843009.213693952");
+}
+
+/* A key of another model's section is refused wherever it was set, naming that place. */
+static void test_phold_sections(void)
+{
+    /* flood sections in a phold scenario; model = phold last in the file */
+    EXPECT_MESSAGE("[topology]\nrows = 3\n[simulation]\nduration = 1\nmodel = phold\n",
+                   "t.ini:2: [topology] rows: section [topology] belongs to the flood model, "
+                   "but this scenario's model is phold");
+    EXPECT_MESSAGE(PHOLD_BASE "[flood]\nttl = 2\n",
+                   "t.ini:5: [flood] ttl: section [flood] belongs to the flood model, but this "
+                   "scenario's model is phold");
+    /* the first one set is named, though a range error would come later */
+    EXPECT_MESSAGE(PHOLD_BASE "[resources]\nrx_capacity = 2\n[areas]\ncount = 3\n",
+                   "t.ini:5: [resources] rx_capacity: section [resources] belongs to the flood "
+                   "model, but this scenario's model is phold");
+    static const char *const flood_keys[] = {
+        "topology.placement=uniform", "areas.border_links=0.5", "connectivity.range=3",
+        "mobility.model=rwp", "traffic.packets=2", "flood.relay_delay=2",
+        "resources.tx_fixed=1"};
+    for (size_t i = 0; i < sizeof flood_keys / sizeof flood_keys[0]; i++) {
+        char want[300], section[32];
+        snprintf(section, sizeof section, "%.*s",
+                 (int)(strchr(flood_keys[i], '.') - flood_keys[i]), flood_keys[i]);
+        const char *key = strchr(flood_keys[i], '.') + 1;
+        snprintf(want, sizeof want,
+                 "-s argument '%s': [%s] %.*s: section [%s] belongs to the flood model, but "
+                 "this scenario's model is phold",
+                 flood_keys[i], section, (int)(strchr(key, '=') - key), key, section);
+        EXPECT_MESSAGE_OV(PHOLD_BASE, want, flood_keys[i]);
+    }
+    /* named sections: a group, a flow by a key or by its section line alone, and by -s */
+    EXPECT_MESSAGE(PHOLD_BASE "[mobility.group walkers]\nnodes = 0-9\nspeed_max = 2\n",
+                   "t.ini:5: [mobility.group walkers] nodes: section [mobility.group walkers] "
+                   "belongs to the flood model, but this scenario's model is phold");
+    EXPECT_MESSAGE(PHOLD_BASE "[traffic.flow a]\npackets = 3\n",
+                   "t.ini:5: [traffic.flow a] packets: section [traffic.flow a] belongs to the "
+                   "flood model, but this scenario's model is phold");
+    EXPECT_MESSAGE(PHOLD_BASE "[traffic.flow a]\n",
+                   "t.ini:4: section [traffic.flow a] belongs to the flood model, but this "
+                   "scenario's model is phold");
+    EXPECT_MESSAGE_OV(PHOLD_BASE,
+                      "-s argument 'traffic.flow.b.size=9': [traffic.flow b] size: section "
+                      "[traffic.flow b] belongs to the flood model, but this scenario's model "
+                      "is phold",
+                      "traffic.flow.b.size=9");
+    EXPECT_MESSAGE_OV(PHOLD_BASE,
+                      "-s argument 'mobility.group.g.nodes=1': [mobility.group g] nodes: "
+                      "section [mobility.group g] belongs to the flood model, but this "
+                      "scenario's model is phold",
+                      "mobility.group.g.nodes=1");
+    /* [phold] in a flood scenario: the default model, model = flood set last, or -s */
+    EXPECT_MESSAGE("[phold]\nlps = 3\n",
+                   "t.ini:2: [phold] lps: section [phold] belongs to the phold model, but this "
+                   "scenario's model is flood");
+    EXPECT_MESSAGE("[flood]\nttl = 3\n[phold]\nmean = 1\n[simulation]\nmodel = flood\n",
+                   "t.ini:4: [phold] mean: section [phold] belongs to the phold model, but this "
+                   "scenario's model is flood");
+    EXPECT_MESSAGE_OV("[flood]\nttl = 3\n",
+                      "-s argument 'phold.lookahead=1': [phold] lookahead: section [phold] "
+                      "belongs to the phold model, but this scenario's model is flood",
+                      "phold.lookahead=1");
+    EXPECT_MESSAGE_OV(PHOLD_BASE "[phold]\nremote = 0.5\n",
+                      "t.ini:5: [phold] remote: section [phold] belongs to the phold model, but "
+                      "this scenario's model is flood",
+                      "simulation.model=flood");
+    /* -s turning a flood file into a phold scenario: the file's first flood key is named */
+    EXPECT_MESSAGE_OV("[flood]\nttl = 3\n[traffic]\npackets = 2\n",
+                      "t.ini:2: [flood] ttl: section [flood] belongs to the flood model, but "
+                      "this scenario's model is phold",
+                      "simulation.model=phold", "simulation.duration=1");
+    /* among overrides, the first given */
+    EXPECT_MESSAGE_OV(PHOLD_BASE,
+                      "-s argument 'traffic.size=3': [traffic] size: section [traffic] belongs "
+                      "to the flood model, but this scenario's model is phold",
+                      "traffic.size=3", "flood.ttl=1");
+    /* a key set back to its default value is still set: refused too */
+    EXPECT_MESSAGE(PHOLD_BASE "[topology]\nplacement = grid\n",
+                   "t.ini:5: [topology] placement: section [topology] belongs to the flood "
+                   "model, but this scenario's model is phold");
+}
+
+/* --dump-config: [simulation], the model's sections, then the core ones. */
+static void test_phold_dump(void)
+{
+    const char *src = getenv("CLNETSIM_SOURCE_DIR");
+    char path[1100];
+    snprintf(path, sizeof path, "%s/scenarios/small_phold.ini", src ? src : ".");
+    scenario sc;
+    cn_error err = {0};
+    int rc = config_load(path, NULL, 0, &sc, &err);
+    check_at(__FILE__, __LINE__, rc == 0, "%s: %s", path, err.msg);
+    if (rc == 0) {
+        char *text = config_dump_string(&sc);
+        char want[4096];
+        snprintf(want, sizeof want,
+                 "; clnetsim scenario: the effective configuration of %s\n"
+                 "; Units: lengths in metres, times in seconds, speeds in m/s, sizes in bytes.\n"
+                 "\n[simulation]\nmodel = phold\nseed = 1\nduration = 20\n"
+                 "\n[phold]\nlps = 1000\npopulation = 8\nremote = 0.25\nlookahead = 0.1\n"
+                 "mean = 0.9\n"
+                 "\n[partition]\ncount = 0\nretile = 8\n"
+                 "\n[inject]\npolicy = hybrid\nhistory = 32\nhold = 16\nthreshold = 0\nbusy = 4\n"
+                 "calibration_share = 0.05\n"
+                 "\n[devices]\non_failure = stop\n",
+                 path);
+        check_at(__FILE__, __LINE__, text && strcmp(text, want) == 0,
+                 "dump\n%s\nexpected\n%s", text ? text : "(null)", want);
+        free(text);
+        CHECK_ROUND_TRIP(&sc);
+    }
+    /* a flood dump: every core and flood section in table order, the groups after
+     * [mobility], the flows last; no [phold] */
+    if (LOAD_OK("[mobility.group g]\nnodes = 0-9\n[traffic.flow f]\npackets = 2\n", &sc) == 0) {
+        char *text = config_dump_string(&sc);
+        char headers[512] = "";
+        for (const char *line = text; line && *line;) {
+            const char *nl = strchr(line, '\n');
+            size_t len = nl ? (size_t)(nl - line) : strlen(line);
+            if (line[0] == '[')
+                snprintf(headers + strlen(headers), sizeof headers - strlen(headers), "%.*s",
+                         (int)len, line);
+            line = nl ? nl + 1 : NULL;
+        }
+        CHECK(strcmp(headers, "[simulation][topology][areas][connectivity][mobility]"
+                              "[mobility.group g][traffic][flood][resources][partition][inject]"
+                              "[devices][traffic.flow f]") == 0);
+        free(text);
+        CHECK_ROUND_TRIP(&sc);
+    }
+}
+
+static void test_phold(void)
+{
+    test_phold_values();
+    test_phold_errors();
+    test_phold_sections();
+    test_phold_dump();
+}
+
 /* ---- docs/keys.md ---------------------------------------------------------------------------- */
 
 #define DOCS_HEADER                                                                                \
@@ -1700,7 +2013,7 @@ static void test_reference(void)
     int rows = 0;
     for (char *line = strstr(buf, "\n| "); line; line = strstr(line + 1, "\n| "))
         rows++;
-    CHECK_I64(rows, 64); /* header + 63 keys */
+    CHECK_I64(rows, 71); /* 3 tables' headers + 68 keys */
     CHECK(strstr(buf, "| devices | on_failure | choice | stop, continue | stop |") != NULL);
     CHECK(strstr(buf, "| mobility.group NAME | nodes | id ranges | first-last, ..., ids < nodes | "
                       "(required) |"));
@@ -1728,14 +2041,43 @@ static void test_reference(void)
     CHECK(strstr(buf, "\n| flood | distance_threshold | length (m) | [0, 2147483.647] | 0 | "));
     CHECK(strstr(buf, "\n| flood | assessment_delay | time (s) | [0, 2305843009.213693952] | 0 | "));
     CHECK(strstr(buf, "| flood | ttl |") < strstr(buf, "| flood | scheme |"));
-    CHECK(strstr(buf, "| flood | assessment_delay |") < strstr(buf, "| partition | count |"));
-    /* node resources, between [flood] and [partition] */
+    CHECK(strstr(buf, "| flood | assessment_delay |") > strstr(buf, "\n## Model flood\n"));
+    /* node resources, right after [flood], the last section of the flood model */
     CHECK(strstr(buf, "\n| resources | rx_capacity | integer | [0, 2147483647] copies | 0 | "));
     CHECK(strstr(buf, "\n| resources | energy_budget | energy law (J) | [0, 1000000000], or "
                       "uniform(a, b) per node | 0 | "));
     CHECK(strstr(buf, "\n| resources | tx_per_byte | energy (J) | [0, 1000000000] | 0 | "));
     CHECK(strstr(buf, "| flood | assessment_delay |") < strstr(buf, "| resources | rx_capacity |"));
-    CHECK(strstr(buf, "| resources | rx_per_byte |") < strstr(buf, "| partition | count |"));
+    CHECK(strstr(buf, "| resources | rx_per_byte |") < strstr(buf, "\n## Model phold\n"));
+    /* by model: the core sections, then each model's, each in a table of its own */
+    const char *core = strstr(buf, "\n## Core sections\n"), *flood = strstr(buf, "\n## Model flood\n");
+    const char *phold = strstr(buf, "\n## Model phold\n");
+    CHECK(core && flood && phold && core < flood && flood < phold);
+    const char *header = "\n| Section | Key | Type | Range | Default | Description |\n|---|";
+    CHECK(strstr(buf, header) > core && strstr(buf, header) < flood);
+    CHECK(flood && strstr(flood, header) && strstr(flood, header) < phold);
+    CHECK(phold && strstr(phold, header) != NULL);
+    static const char *const core_rows[] = {"| simulation | seed |", "| simulation | duration |",
+                                            "| partition | count |", "| partition | retile |",
+                                            "| inject | policy |", "| devices | on_failure |"};
+    for (size_t i = 0; i < sizeof core_rows / sizeof core_rows[0]; i++)
+        CHECK(strstr(buf, core_rows[i]) > core && strstr(buf, core_rows[i]) < flood);
+    static const char *const flood_rows[] = {"| topology | placement |", "| areas | count |",
+                                             "| connectivity | model |", "| mobility | model |",
+                                             "| mobility.group NAME | nodes |",
+                                             "| traffic | source |", "| traffic.flow NAME | size |",
+                                             "| flood | relay_delay |", "| resources | rx_fixed |"};
+    for (size_t i = 0; i < sizeof flood_rows / sizeof flood_rows[0]; i++)
+        CHECK(strstr(buf, flood_rows[i]) > flood && strstr(buf, flood_rows[i]) < phold);
+    CHECK(strstr(buf, "\n| simulation | model | choice | flood, phold | flood | Model to "
+                      "simulate: flood ") > core);
+    CHECK(strstr(buf, "\n| phold | lps | integer | [1, 2147483647] LPs | 1000 | ") > phold);
+    CHECK(strstr(buf, "\n| phold | population | integer | [1, 1048576] events per LP | 16 | ") >
+          phold);
+    CHECK(strstr(buf, "\n| phold | remote | probability | [0, 1] | 0.1 | ") > phold);
+    CHECK(strstr(buf, "\n| phold | lookahead | time (s) | (0, 2305843009.213693952] | 0.1 | ") >
+          phold);
+    CHECK(strstr(buf, "\n| phold | mean | time (s) | [0, 2305843009.213693952] | 0.9 | ") > phold);
     for (char *line = buf; line && *line;) {
         char *next = strchr(line, '\n');
         int bars = 0;
@@ -2230,7 +2572,7 @@ static void test_flows_errors(void)
     EXPECT_MESSAGE("[network]\nx = 1\n",
                    "t.ini:2: unknown section [network] (key 'x'); expected one of: simulation, "
                    "topology, areas, connectivity, mobility, mobility.group NAME, traffic, "
-                   "traffic.flow NAME, flood, resources, partition, inject, devices");
+                   "traffic.flow NAME, flood, resources, partition, inject, devices, phold");
 
     /* source */
     static const struct {
@@ -2445,6 +2787,7 @@ int main(int argc, char **argv)
         test_areas();
         test_resources();
         test_reference();
+        test_phold();
     }
     printf("%d checks, %d failed\n", checks, failures);
     return failures ? 1 : 0;
