@@ -171,20 +171,43 @@ __kernel void phold_regrow(uint first, uint n, uint c_old, uint c_new,
     cnt[i] = c;
 }
 
-/* Tree reduction of one value per work-item in SCRATCH (a power-of-two group); OP is min or
- * max, or + for sums. */
-#define GROUP_REDUCE(SCRATCH, OP)                                                            \
-    for (uint half = (uint)get_local_size(0) / 2u; half > 0u; half /= 2u) {                  \
-        barrier(CLK_LOCAL_MEM_FENCE);                                                        \
-        if (lid < half)                                                                      \
-            SCRATCH[lid] = OP(SCRATCH[lid], SCRATCH[lid + half]);                            \
-    }                                                                                        \
-    barrier(CLK_LOCAL_MEM_FENCE)
+/* Tree reductions of one value per work-item in S (a power-of-two group); every work-item
+ * calls them, and the result is in S[0] for all. */
+#define REDUCE_MIN 0
+#define REDUCE_MAX 1
+#define REDUCE_SUM 2
 
-inline long min_l(long a, long b) { return a < b ? a : b; }
-inline ulong min_u(ulong a, ulong b) { return a < b ? a : b; }
-inline ulong max_u(ulong a, ulong b) { return a > b ? a : b; }
-inline ulong add_u(ulong a, ulong b) { return a + b; }
+inline void reduce_long_min(__local long *s, uint lid)
+{
+    for (uint h = (uint)get_local_size(0) / 2u; h > 0u; h /= 2u) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid < h)
+            s[lid] = min(s[lid], s[lid + h]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+inline void reduce_ulong(__local ulong *s, uint lid, int op)
+{
+    for (uint h = (uint)get_local_size(0) / 2u; h > 0u; h /= 2u) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid < h) {
+            ulong a = s[lid], b = s[lid + h];
+            s[lid] = op == REDUCE_MIN ? min(a, b) : op == REDUCE_MAX ? max(a, b) : a + b;
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* One contract word of a group: V per work-item reduced by OP, written by the first. */
+inline void reduce_word(__local ulong *s, uint lid, ulong v, int op, __global ulong *out)
+{
+    barrier(CLK_LOCAL_MEM_FENCE); /* the previous word's readers are done with S */
+    s[lid] = v;
+    reduce_ulong(s, lid, op);
+    if (lid == 0)
+        *out = s[0];
+}
 
 /* The least pending time of each work-group's LPs (first .. first + n - 1), written to
  * group_min[base + group]; PHOLD_NO_EVENT when none holds an event. */
@@ -198,10 +221,10 @@ __kernel void phold_min(uint first, uint n, uint C, __global const uint *cnt,
         uint i = first + g;
         uint c = cnt[i];
         for (uint q = 0; q < c; q++)
-            m = min_l(m, ev_time(slots[(ulong)i * C + q]));
+            m = min(m, ev_time(slots[(ulong)i * C + q]));
     }
     scratch[lid] = m;
-    GROUP_REDUCE(scratch, min_l);
+    reduce_long_min(scratch, lid);
     if (lid == 0)
         group_min[base + (uint)get_group_id(0)] = scratch[0];
 }
@@ -216,32 +239,15 @@ __kernel void phold_results(uint first, uint n, uint N, __global const ulong *st
     int in = g < n;
     __global ulong *out = group_res + (ulong)(base + (uint)get_group_id(0)) * RES_WORDS;
     ulong events = in ? stats[(ulong)STAT_EVENTS * N + i] : 0;
-    scratch[lid] = events;
-    GROUP_REDUCE(scratch, add_u);
-    if (lid == 0)
-        out[RES_EVENTS] = scratch[0];
-    scratch[lid] = in ? events : ~0UL;
-    GROUP_REDUCE(scratch, min_u);
-    if (lid == 0)
-        out[RES_EVENTS_MIN] = scratch[0];
-    scratch[lid] = events;
-    GROUP_REDUCE(scratch, max_u);
-    if (lid == 0)
-        out[RES_EVENTS_MAX] = scratch[0];
-    scratch[lid] = in ? stats[(ulong)STAT_REMOTE * N + i] : 0;
-    GROUP_REDUCE(scratch, add_u);
-    if (lid == 0)
-        out[RES_REMOTE] = scratch[0];
-    scratch[lid] = in ? stats[(ulong)STAT_TIME_SUM * N + i] : 0;
-    GROUP_REDUCE(scratch, add_u);
-    if (lid == 0)
-        out[RES_TIME_SUM] = scratch[0];
-    scratch[lid] = in ? stats[(ulong)STAT_WEIGHTED_SUM * N + i] : 0;
-    GROUP_REDUCE(scratch, add_u);
-    if (lid == 0)
-        out[RES_WEIGHTED_SUM] = scratch[0];
-    scratch[lid] = in ? stats[(ulong)STAT_LAST * N + i] : 0;
-    GROUP_REDUCE(scratch, max_u);
-    if (lid == 0)
-        out[RES_LAST] = scratch[0];
+    reduce_word(scratch, lid, events, REDUCE_SUM, out + RES_EVENTS);
+    reduce_word(scratch, lid, in ? events : ~0UL, REDUCE_MIN, out + RES_EVENTS_MIN);
+    reduce_word(scratch, lid, events, REDUCE_MAX, out + RES_EVENTS_MAX);
+    reduce_word(scratch, lid, in ? stats[(ulong)STAT_REMOTE * N + i] : 0, REDUCE_SUM,
+                out + RES_REMOTE);
+    reduce_word(scratch, lid, in ? stats[(ulong)STAT_TIME_SUM * N + i] : 0, REDUCE_SUM,
+                out + RES_TIME_SUM);
+    reduce_word(scratch, lid, in ? stats[(ulong)STAT_WEIGHTED_SUM * N + i] : 0, REDUCE_SUM,
+                out + RES_WEIGHTED_SUM);
+    reduce_word(scratch, lid, in ? stats[(ulong)STAT_LAST * N + i] : 0, REDUCE_MAX,
+                out + RES_LAST);
 }

@@ -45,13 +45,13 @@ static int open_one(device_ctx *dev, const device_entry *entry, int d, size_t wo
     if (rc)
         return rc;
     dev->local_size_override = work_group;
-    if (known_answers && (rc = device_selftest(dev, err)) != 0)
+    if ((known_answers & CLI_CHECK_PHILOX) && (rc = device_selftest(dev, err)) != 0)
         return rc;
     if (tune && (rc = tune_ensure(dev, log, err)) != 0)
         return rc;
     /* every shape a run may choose, the tuned sizes among them, against the reference (once:
      * cached), before the device runs anything whose results count */
-    if (known_answers && (rc = shapes_ensure(dev, log, stderr, err)) != 0)
+    if ((known_answers & CLI_CHECK_SHAPES) && (rc = shapes_ensure(dev, log, stderr, err)) != 0)
         return rc;
     return 0;
 }

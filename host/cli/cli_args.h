@@ -15,8 +15,14 @@ int cli_is_opt(const char *arg, const char *s, const char *l);
 /* A whole number from LO to HI in TEXT; returns 0 and sets *OUT, or -1. */
 int cli_parse_int(const char *text, long lo, long hi, long *out);
 
+/* What cli_open_devices checks of each device: the Philox known answers, and the flood
+ * kernels' shapes against the reference (host/bench/shapes.c; a run of another model uses
+ * none of them). */
+#define CLI_CHECK_PHILOX 1
+#define CLI_CHECK_SHAPES 2
+
 /* Opens the devices of SPEC (NULL: device_select's default) one by one, at most MAX, with
- * WORK_GROUP as --work-group; runs each one's known-answer test when KNOWN_ANSWERS and loads
+ * WORK_GROUP as --work-group; runs the checks of KNOWN_ANSWERS (CLI_CHECK_*) and loads
  * (or, on first use, measures) its work-group sizes when TUNE, with a line to LOG when a
  * search runs. *N_OPEN says how many were opened, to close on any outcome. Each device gets
  * its place in the selection as ordinal (device_fault_arm). With DROP, a device that fails

@@ -272,7 +272,8 @@ int cli_bench(int argc, char **argv)
     int n_open = 0;
     if (rc == 0)
         rc = cli_open_devices(ba.devices && *ba.devices ? ba.devices : "all", ba.work_group,
-                              BENCH_MAX_DEVICES, &list, devs, &n_open, 1, 1,
+                              BENCH_MAX_DEVICES, &list, devs, &n_open,
+                              CLI_CHECK_PHILOX | CLI_CHECK_SHAPES, 1,
                               ba.quiet ? NULL : stderr, NULL, &err);
     const char *set[MAX_OVERRIDES];
     for (int i = 0; i < ba.n_overrides; i++)
@@ -374,7 +375,9 @@ int cli_tune(int argc, char **argv)
     tune_report *rep = malloc(sizeof *rep);
     int n_open = 0;
     int rc = devs && rep ? cli_open_devices(spec && *spec ? spec : "all", 0, BENCH_MAX_DEVICES,
-                                            &list, devs, &n_open, 1, 0, NULL, NULL, &err)
+                                            &list, devs, &n_open,
+                                            CLI_CHECK_PHILOX | CLI_CHECK_SHAPES, 0, NULL,
+                                            NULL, &err)
                          : cn_fail(&err, CN_ERR_RUNTIME, "out of memory");
     for (int d = 0; rc == 0 && d < n_open; d++) {
         if (!quiet)
