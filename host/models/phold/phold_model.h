@@ -86,7 +86,10 @@ int phold_run_set(struct model *m, const window_plan *plan, const event_set *set
                   device_ctx *dev, cl_event *evs, int *n_evs, cn_error *err);
 int phold_end_window(struct model *m, const window_plan *plan, window_outcome *out,
                      cn_error *err);
-/* The least pending times of every partition, into pm->part_min and pm->next_begin. */
+/* The least pending times of every partition, into pm->part_min and pm->next_begin: enqueued
+ * (kernels and reads), collected once the devices are done, or both with the wait. */
+int phold_enqueue_minimum(phold_model *pm, cn_error *err);
+void phold_collect_minimum(phold_model *pm);
 int phold_find_minimum(phold_model *pm, cn_error *err);
 int phold_results(struct model *m, run_results *res, cn_error *err);
 int phold_migrate(struct model *m, int partition, int to, uint64_t *bytes, cn_error *err);

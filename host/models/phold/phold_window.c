@@ -238,26 +238,22 @@ static int rerun_stalled(phold_model *pm, phold_device *d, cn_error *err)
     return rc;
 }
 
-int phold_end_window(struct model *m, const window_plan *plan, window_outcome *out,
-                     cn_error *err)
+/* Whether a device's control words ask for more than the delivery already done. */
+static int needs_more(const phold_device *d)
 {
-    phold_model *pm = phold_of(m);
-    (void)plan;
+    return d->ctl_host[CTL_OVERFLOW] || d->ctl_host[CTL_EXPORT] || d->ctl_host[CTL_STALLED] ||
+           d->ctl_host[CTL_SERIAL];
+}
+
+/* The rare paths, until every record is delivered: full slots, records for other devices,
+ * LPs stopped by a full outbox. */
+static int settle(phold_model *pm, uint64_t *moved, cn_error *err)
+{
     int rc = 0;
     for (int i = 0; i < pm->n_devs && rc == 0; i++)
-        if (pm->dev[i].ran)
-            rc = deliver(pm, &pm->dev[i], err);
-    double t0 = wall_seconds();
-    for (int i = 0; i < pm->n_devs && rc == 0; i++)
-        if (pm->dev[i].ran) {
-            rc = finish(&pm->dev[i], err);
-            if (!rc)
-                rc = settle_overflow(pm, &pm->dev[i], err);
-        }
-    pm->wait_s += wall_seconds() - t0;
-    uint64_t moved = 0;
+        rc = settle_overflow(pm, &pm->dev[i], err);
     for (int again = 1; again && rc == 0;) {
-        rc = exchange(pm, &moved, err);
+        rc = exchange(pm, moved, err);
         again = 0;
         for (int i = 0; i < pm->n_devs && rc == 0; i++) {
             phold_device *d = &pm->dev[i];
@@ -272,14 +268,52 @@ int phold_end_window(struct model *m, const window_plan *plan, window_outcome *o
             }
         }
     }
-    for (int i = 0; i < pm->n_devs && rc == 0; i++) {
-        phold_device *d = &pm->dev[i];
-        memset(d->ctl_host, 0, sizeof d->ctl_host);
-        rc = dbuf_zero(d->dev, &d->ctl, 0, d->ctl.bytes, err);
+    return rc;
+}
+
+int phold_end_window(struct model *m, const window_plan *plan, window_outcome *out,
+                     cn_error *err)
+{
+    phold_model *pm = phold_of(m);
+    int rc = 0;
+    for (int i = 0; i < pm->n_devs; i++)
+        memset(pm->dev[i].ctl_host, 0, sizeof pm->dev[i].ctl_host);
+    for (int i = 0; i < pm->n_devs && rc == 0; i++)
+        if (pm->dev[i].ran)
+            rc = deliver(pm, &pm->dev[i], err);
+    /* The usual window needs nothing more than the delivery: the least times are computed
+     * with it, and the host waits once. With several devices holding partitions records may
+     * cross, so the minimum waits for the exchange. */
+    int alone = 1;
+    for (uint32_t p = 1; p < pm->n_parts; p++)
+        alone &= pm->home[p] == pm->home[0];
+    if (!rc && alone)
+        rc = phold_enqueue_minimum(pm, err);
+    double t0 = wall_seconds();
+    for (int i = 0; i < pm->n_devs && rc == 0; i++)
+        rc = finish(&pm->dev[i], err);
+    pm->wait_s += wall_seconds() - t0;
+    int more = !alone;
+    for (int i = 0; i < pm->n_devs; i++)
+        more |= needs_more(&pm->dev[i]);
+    uint64_t moved = 0;
+    if (!rc && more) {
+        rc = settle(pm, &moved, err);
+        if (!rc)
+            rc = phold_enqueue_minimum(pm, err);
+        t0 = wall_seconds();
+        for (int i = 0; i < pm->n_devs && rc == 0; i++)
+            rc = finish(&pm->dev[i], err);
+        pm->wait_s += wall_seconds() - t0;
     }
+    /* the control words start the next window at zero (ordered before its launches) */
+    for (int i = 0; i < pm->n_devs && rc == 0; i++)
+        if (pm->dev[i].ran || more)
+            rc = dbuf_zero(pm->dev[i].dev, &pm->dev[i].ctl, 0, pm->dev[i].ctl.bytes, err);
     if (!rc)
-        rc = phold_find_minimum(pm, err);
+        phold_collect_minimum(pm);
     pm->windows++;
+    pm->exchanged += moved;
     if (pm->acc.peak > pm->peak_bytes)
         pm->peak_bytes = pm->acc.peak;
     memset(out, 0, sizeof *out);
@@ -287,11 +321,10 @@ int phold_end_window(struct model *m, const window_plan *plan, window_outcome *o
     out->next_window = plan->index + 1;
     out->estimated_end = pm->T;
     out->drained = 1;
-    pm->exchanged += moved;
     return rc;
 }
 
-int phold_find_minimum(phold_model *pm, cn_error *err)
+int phold_enqueue_minimum(phold_model *pm, cn_error *err)
 {
     int rc = 0;
     for (uint32_t p = 0; p < pm->n_parts && rc == 0; p++) {
@@ -309,12 +342,13 @@ int phold_find_minimum(phold_model *pm, cn_error *err)
             rc = dbuf_read(d->dev, &d->group_min, 8 * g0, 8 * gn, pm->group_min_host + g0, 0,
                            err);
     }
-    double t0 = wall_seconds();
-    for (int i = 0; i < pm->n_devs && rc == 0; i++)
-        rc = finish(&pm->dev[i], err);
-    pm->wait_s += wall_seconds() - t0;
+    return rc;
+}
+
+void phold_collect_minimum(phold_model *pm)
+{
     pm->next_begin = INT64_MAX;
-    for (uint32_t p = 0; p < pm->n_parts && rc == 0; p++) {
+    for (uint32_t p = 0; p < pm->n_parts; p++) {
         int64_t mn = INT64_MAX;
         for (uint32_t g = pm->group_base[p]; g < pm->group_base[p + 1]; g++)
             if (pm->group_min_host[g] < mn)
@@ -323,5 +357,16 @@ int phold_find_minimum(phold_model *pm, cn_error *err)
         if (mn < pm->next_begin)
             pm->next_begin = mn;
     }
+}
+
+int phold_find_minimum(phold_model *pm, cn_error *err)
+{
+    int rc = phold_enqueue_minimum(pm, err);
+    double t0 = wall_seconds();
+    for (int i = 0; i < pm->n_devs && rc == 0; i++)
+        rc = finish(&pm->dev[i], err);
+    pm->wait_s += wall_seconds() - t0;
+    if (!rc)
+        phold_collect_minimum(pm);
     return rc;
 }
