@@ -1727,6 +1727,10 @@ static void test_phold_values(void)
         CHECK_I64(sc.on_failure, ON_FAILURE_CONTINUE);
         CHECK_ROUND_TRIP(&sc);
     }
+    /* the flood's rules do not apply: 150 partitions, though [topology]'s default has 100
+     * nodes */
+    if (LOAD_OV(PHOLD_BASE, &sc, "partition.count=150") == 0)
+        CHECK_I64(sc.partitions, 150);
     /* a flood scenario keeps [phold]'s defaults, and a flood file may say model = flood last */
     if (LOAD_OK("[flood]\nttl = 3\n[simulation]\nmodel = flood\n", &sc) == 0) {
         CHECK_I64(sc.ttl, 3);
