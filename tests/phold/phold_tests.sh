@@ -1,0 +1,72 @@
+#!/bin/sh
+# PHOLD against its oracle and against itself. Usage: phold_tests.sh CLNETSIM JSON_COMPARE
+# PHOLD_ORACLE SOURCE_DIR (POCL_DEVICES gives two CPU devices).
+bin=$1 cmp=$2 oracle=$3 src=$4
+small=$src/scenarios/small_phold.ini
+. "$src/tests/common/check.sh"
+
+# same NAME A.json B.json: every contract member equal
+same() {
+    if "$cmp" "$2" "$3" > "$tmp/cmp" 2>&1; then pass=$((pass + 1)); else
+        echo "FAIL $1:"; sed 's/^/    /' "$tmp/cmp"; fail=$((fail + 1)); fi
+}
+
+# oracle_case NAME OVERRIDES...: the simulator on the first device equals the oracle
+oracle_case() {
+    name=$1
+    shift
+    check "${name}_oracle_runs" 0 '' "$oracle" "$small" "$@" --json "$tmp/$name.oracle.json"
+    check "${name}_runs" 0 '' "$bin" run "$small" -d 0 -q "$@" --json "$tmp/$name.json"
+    same "${name}_equals_oracle" "$tmp/$name.oracle.json" "$tmp/$name.json"
+}
+
+oracle_case small
+# mean = 0: every delay is the lookahead, so LPs hold many events of one time and only the
+# key order (t, origin, serial) decides which runs first
+oracle_case ties -s phold.mean=0 -s phold.lps=50 -s phold.remote=0.5 -s simulation.duration=3
+oracle_case local_only -s phold.remote=0 -s simulation.duration=5
+oracle_case remote_only -s phold.remote=1 -s simulation.duration=5
+oracle_case one_lp -s phold.lps=1 -s phold.population=5 -s phold.remote=1
+oracle_case two_lps -s phold.lps=2 -s phold.remote=1 -s phold.mean=0.05 -s simulation.duration=4
+oracle_case odd_sizes -s phold.lps=997 -s phold.population=3 -s phold.lookahead=0.013 \
+    -s phold.mean=0.25 -s simulation.duration=2.5 -s simulation.seed=0xfeedfacecafe
+
+grep -q '"remote": 0,' "$tmp/local_only.json" || { echo "FAIL local_only: remote events"; fail=$((fail + 1)); }
+
+# The same results on any partition count and work-group size, and through the growth paths:
+# slots that start at the population (every arrival overflows), an outbox of 3 records.
+base=$tmp/small.json
+for v in "partition.count=1" "partition.count=7" "partition.count=1000"; do
+    check "partitions_$v" 0 '' "$bin" run "$small" -d 0 -q -s "$v" --json "$tmp/v.json"
+    same "partitions_$v" "$base" "$tmp/v.json"
+done
+for wg in 1 64; do
+    check "work_group_$wg" 0 '' "$bin" run "$small" -d 0 -q --work-group $wg --json "$tmp/v.json"
+    same "work_group_$wg" "$base" "$tmp/v.json"
+done
+check slot_growth 0 '' env CLNETSIM_TEST_PHOLD_SLOTS=1 "$bin" run "$small" -d 0 -q --json "$tmp/v.json"
+same slot_growth "$base" "$tmp/v.json"
+check outbox_growth 0 '' env CLNETSIM_TEST_PHOLD_OUTBOX=3 "$bin" run "$small" -d 0 -q --json "$tmp/v.json"
+same outbox_growth "$base" "$tmp/v.json"
+
+# Two devices: records cross between them every window, partitions migrate under the
+# policies that move them; the results never change.
+for p in static rapid advanced hybrid; do
+    check "two_devices_$p" 0 '' "$bin" run "$small" -d 0,1 -q -s inject.policy=$p --json "$tmp/v.json"
+    same "two_devices_$p" "$base" "$tmp/v.json"
+done
+check two_devices_static_exchange 0 '' "$bin" run "$small" -d 0,1 -q -s inject.policy=static --json "$tmp/v.json"
+expect two_devices_exchange_bytes grep -Eq '"exchanged_bytes": [1-9]' "$tmp/v.json"
+check two_devices_growth 0 '' env CLNETSIM_TEST_PHOLD_SLOTS=1 CLNETSIM_TEST_PHOLD_OUTBOX=5 \
+    "$bin" run "$small" -d 0,1 -q -s inject.policy=advanced -s partition.count=9 --json "$tmp/v.json"
+same two_devices_growth "$base" "$tmp/v.json"
+
+# What the model refuses, in one sentence, before any output is written.
+check no_packets 2 '^clnetsim: error: --packets: the phold model has no packets' \
+    "$bin" run "$small" -q --packets "$tmp/p.csv"
+expect no_packets_file test ! -e "$tmp/p.csv"
+check too_large 2 "the phold model needs [0-9]+ bytes on device '.*' \(2147483647 LPs x 2097152 event slots" \
+    "$bin" run "$small" -d 0 -q -s phold.lps=2147483647 -s phold.population=1048576 --json "$tmp/big.json"
+expect too_large_no_json test ! -e "$tmp/big.json"
+
+finish phold
