@@ -2,7 +2,8 @@
  * window by window in key order, remote events passed through an outbox.
  *
  * An event is a uint4: time (low, high words), origin LP, serial. Each LP keeps its pending
- * events unsorted in C slots of its own; a window executes the LP's events with t < tend by
+ * events unsorted in C slots of its own, slot q of LP i at slots[q * N + i], so that
+ * neighbouring work-items read neighbouring events (coalesced on GPUs, vector loads on CPUs); a window executes the LP's events with t < tend by
  * repeated selection of the least key (t, origin, serial), so the order in which slots were
  * filled never matters. Every new event lands at least the lookahead after the event that made
  * it, hence at or after tend: nothing a window creates runs in the same window, and an LP's
@@ -34,7 +35,7 @@ inline int ev_before(uint4 a, uint4 b)
 
 /* The start: LP i holds E events; event j is (A + EXP[w2 >> 16], i, i, j) with the draw of
  * counter {i, j, 2, 0}. One work-item per event (an LP's E may be large). */
-__kernel void phold_start(uint first, ulong n_events, uint E, uint C, long lookahead,
+__kernel void phold_start(uint first, ulong n_events, uint E, uint N, long lookahead,
                           uint2 key, __global const long *exp_table, __global uint *cnt,
                           __global uint4 *slots)
 {
@@ -43,7 +44,7 @@ __kernel void phold_start(uint first, ulong n_events, uint E, uint C, long looka
         return;
     uint i = first + (uint)(g / E), j = (uint)(g % E);
     uint4 w = philox_draw(key, i, j, PHOLD_STREAM_START);
-    slots[(ulong)i * C + j] = ev_make(lookahead + exp_table[w.z >> 16], i, j);
+    slots[(ulong)j * N + i] = ev_make(lookahead + exp_table[w.z >> 16], i, j);
     if (j == 0)
         cnt[i] = E;
 }
@@ -65,7 +66,7 @@ __kernel void phold_execute(uint first, uint n, long tend, uint N, uint E, uint 
         return;
     uint i = first + g;
     uint c = cnt[i];
-    __global uint4 *s = slots + (ulong)i * C;
+    __global uint4 *s = slots + i; /* slot q at s[q * N] */
     ulong k = stats[(ulong)STAT_EVENTS * N + i];
     ulong remote = stats[(ulong)STAT_REMOTE * N + i];
     ulong tsum = stats[(ulong)STAT_TIME_SUM * N + i];
@@ -75,7 +76,7 @@ __kernel void phold_execute(uint first, uint n, long tend, uint N, uint E, uint 
         uint best = c;
         uint4 be = (uint4)(0u, 0u, 0u, 0u);
         for (uint q = 0; q < c; q++) {
-            uint4 e = s[q];
+            uint4 e = s[(ulong)q * N];
             if (ev_time(e) < tend && (best == c || ev_before(e, be))) {
                 best = q;
                 be = e;
@@ -100,11 +101,11 @@ __kernel void phold_execute(uint first, uint n, long tend, uint N, uint E, uint 
             /* (i + 1 + uniform(N - 1)) mod N: any LP but i; below 2^32 as N < 2^31 */
             out_dest[o] = (i + 1u + (uint)philox_uniform(w.y, (ulong)(N - 1u))) % N;
             out_ev[o] = ne;
-            s[best] = s[c - 1u];
+            s[(ulong)best * N] = s[(ulong)(c - 1u) * N];
             c--;
             remote++;
         } else {
-            s[best] = ne;
+            s[(ulong)best * N] = ne;
         }
         k++;
         tsum += (ulong)t;
@@ -126,7 +127,7 @@ __kernel void phold_execute(uint first, uint n, long tend, uint N, uint E, uint 
  * is the order of the atomics, which never matters: LPs select by key. A grid-stride loop, so
  * that the host launches without reading the count back. */
 __kernel void phold_deliver(__global uint *ctl, uint out_cap, __global const uint4 *out_ev,
-                            __global const uint *out_dest, uint C, uint part_lps,
+                            __global const uint *out_dest, uint N, uint C, uint part_lps,
                             __global const uchar *here, __global uint *cnt,
                             __global uint4 *slots, __global uint4 *ovf_ev,
                             __global uint *ovf_dest, __global uint4 *x_ev,
@@ -145,7 +146,7 @@ __kernel void phold_deliver(__global uint *ctl, uint out_cap, __global const uin
         }
         uint q = atomic_inc(&cnt[d]);
         if (q < C) {
-            slots[(ulong)d * C + q] = e;
+            slots[(ulong)q * N + d] = e;
         } else {
             uint x = atomic_inc(&ctl[CTL_OVERFLOW]);
             ovf_ev[x] = e;
@@ -154,21 +155,15 @@ __kernel void phold_deliver(__global uint *ctl, uint out_cap, __global const uin
     }
 }
 
-/* After an overflow: the slots of LPs first .. first + n - 1 copied from a layout of C_OLD
- * slots per LP to one of C_NEW, each LP's count cut back to what its slots hold (the rest is
- * in the overflow area, delivered again next). */
-__kernel void phold_regrow(uint first, uint n, uint c_old, uint c_new,
-                           __global uint *cnt, __global const uint4 *old_slots,
-                           __global uint4 *new_slots)
+/* After an overflow: each LP's count (first .. first + n - 1) cut back to the C_OLD slots it
+ * has (the rest is in the overflow area, delivered again next). The slots themselves stay
+ * where they are: slot q of LP i is at q * N + i, so more slots are more rows after them. */
+__kernel void phold_regrow(uint first, uint n, uint c_old, __global uint *cnt)
 {
     uint g = (uint)get_global_id(0);
     if (g >= n)
         return;
-    uint i = first + g;
-    uint c = min(cnt[i], c_old);
-    for (uint q = 0; q < c; q++)
-        new_slots[(ulong)i * c_new + q] = old_slots[(ulong)i * c_old + q];
-    cnt[i] = c;
+    cnt[first + g] = min(cnt[first + g], c_old);
 }
 
 /* Tree reductions of one value per work-item in S (a power-of-two group); every work-item
@@ -211,7 +206,7 @@ inline void reduce_word(__local ulong *s, uint lid, ulong v, int op, __global ul
 
 /* The least pending time of each work-group's LPs (first .. first + n - 1), written to
  * group_min[base + group]; PHOLD_NO_EVENT when none holds an event. */
-__kernel void phold_min(uint first, uint n, uint C, __global const uint *cnt,
+__kernel void phold_min(uint first, uint n, uint N, __global const uint *cnt,
                         __global const uint4 *slots, __global long *group_min, uint base,
                         __local long *scratch)
 {
@@ -221,7 +216,7 @@ __kernel void phold_min(uint first, uint n, uint C, __global const uint *cnt,
         uint i = first + g;
         uint c = cnt[i];
         for (uint q = 0; q < c; q++)
-            m = min(m, ev_time(slots[(ulong)i * C + q]));
+            m = min(m, ev_time(slots[(ulong)q * N + i]));
     }
     scratch[lid] = m;
     reduce_long_min(scratch, lid);

@@ -105,7 +105,8 @@ int phold_results(struct model *m, run_results *res, cn_error *err)
     return 0;
 }
 
-/* Moves partition P's LPs (counts, slots, statistics) to device TO, through the host. */
+/* Moves partition P's LPs (counts, statistics, and the rows of slots in use) to device TO,
+ * through the host. */
 int phold_migrate(struct model *m, int partition, int to, uint64_t *bytes, cn_error *err)
 {
     phold_model *pm = phold_of(m);
@@ -116,46 +117,38 @@ int phold_migrate(struct model *m, int partition, int to, uint64_t *bytes, cn_er
         return 0;
     uint32_t *cnt = malloc(4 * (size_t)n);
     uint64_t *stats = malloc(8 * STAT_WORDS * (size_t)n);
-    uint32_t(*ev)[4] = malloc(16 * (size_t)n * a->slots_per_lp);
-    int rc = cnt && stats && ev ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    int rc = cnt && stats ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
     if (!rc)
         rc = dbuf_read(a->dev, &a->cnt, 4 * (size_t)first, 4 * (size_t)n, cnt, 0, err);
     for (int s = 0; s < STAT_WORDS && rc == 0; s++)
         rc = dbuf_read(a->dev, &a->stats, 8 * ((size_t)s * pm->N + first), 8 * (size_t)n,
-                       stats + (size_t)s * n, 0, err);
-    if (!rc)
-        rc = dbuf_read(a->dev, &a->slots, 16 * (size_t)first * a->slots_per_lp,
-                       16 * (size_t)n * a->slots_per_lp, ev, 1, err);
-    uint32_t most = 0;
+                       stats + (size_t)s * n, 1, err);
+    uint32_t rows = 0; /* slot q of LP i is at q * N + i: the rows some LP of P uses */
     for (uint32_t i = 0; i < n && rc == 0; i++)
-        most = cnt[i] > most ? cnt[i] : most;
+        rows = cnt[i] > rows ? cnt[i] : rows;
     uint32_t c_new = b->slots_per_lp;
-    while (c_new < most)
+    while (c_new < rows)
         c_new *= 2;
     if (!rc && c_new != b->slots_per_lp)
         rc = phold_grow_slots(pm, b, c_new, err);
-    if (!rc && b->slots_per_lp != a->slots_per_lp) { /* another layout: LP by LP */
-        uint32_t(*re)[4] = calloc((size_t)n * b->slots_per_lp, 16);
-        if (!re)
-            rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
-        for (uint32_t i = 0; i < n && rc == 0; i++)
-            memcpy(re[(size_t)i * b->slots_per_lp], ev[(size_t)i * a->slots_per_lp],
-                   16 * (size_t)cnt[i]);
-        free(ev);
-        ev = re;
-    }
+    uint32_t(*ev)[4] = rc ? NULL : malloc(16 * (size_t)n * (rows ? rows : 1));
+    if (!rc && !ev)
+        rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    for (uint32_t q = 0; q < rows && rc == 0; q++)
+        rc = dbuf_read(a->dev, &a->slots, 16 * ((size_t)q * pm->N + first), 16 * (size_t)n,
+                       ev[(size_t)q * n], q + 1 == rows, err);
+    for (uint32_t q = 0; q < rows && rc == 0; q++)
+        rc = dbuf_write(b->dev, &b->slots, 16 * ((size_t)q * pm->N + first), 16 * (size_t)n,
+                        ev[(size_t)q * n], 0, err);
     if (!rc)
         rc = dbuf_write(b->dev, &b->cnt, 4 * (size_t)first, 4 * (size_t)n, cnt, 0, err);
     for (int s = 0; s < STAT_WORDS && rc == 0; s++)
         rc = dbuf_write(b->dev, &b->stats, 8 * ((size_t)s * pm->N + first), 8 * (size_t)n,
                         stats + (size_t)s * n, 0, err);
-    if (!rc)
-        rc = dbuf_write(b->dev, &b->slots, 16 * (size_t)first * b->slots_per_lp,
-                        16 * (size_t)n * b->slots_per_lp, ev, 1, err);
     unsigned char zero = 0, one = 1;
     if (!rc)
         rc = dbuf_write(a->dev, &a->here, p, 1, &zero, 1, err);
-    if (!rc)
+    if (!rc) /* blocking: the host areas are freed next */
         rc = dbuf_write(b->dev, &b->here, p, 1, &one, 1, err);
     free(cnt);
     free(stats);
@@ -163,7 +156,7 @@ int phold_migrate(struct model *m, int partition, int to, uint64_t *bytes, cn_er
     if (rc)
         return rc;
     pm->home[p] = to;
-    *bytes = (uint64_t)n * (4 + 8 * STAT_WORDS + 16 * (uint64_t)b->slots_per_lp);
+    *bytes = (uint64_t)n * (4 + 8 * STAT_WORDS + 16 * (uint64_t)rows);
     pm->migrated += *bytes;
     return 0;
 }

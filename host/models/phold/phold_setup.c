@@ -170,32 +170,26 @@ int phold_grow_outbox(phold_model *pm, phold_device *d, uint32_t cap, cn_error *
 
 int phold_grow_slots(phold_model *pm, phold_device *d, uint32_t c_new, cn_error *err)
 {
-    dbuf fresh = {0};
-    int rc = dbuf_alloc(d->dev, &fresh, 16 * (size_t)pm->N * c_new, &pm->acc, "phold event slots",
-                        err);
+    int rc = 0;
+    cl_uint c_old = d->slots_per_lp;
     for (uint32_t p = 0; p < pm->n_parts && rc == 0; p++) {
         if (&pm->dev[pm->home[p]] != d)
             continue;
         cl_uint first = p * pm->part_lps;
         cl_uint n = pm->N - first < pm->part_lps ? pm->N - first : pm->part_lps;
-        cl_uint c_old = d->slots_per_lp;
-        rc = kernel_args(d->dev, d->k[PK_REGROW], kernel_names[PK_REGROW], err, 7, KARG(first),
-                         KARG(n), KARG(c_old), KARG(c_new), KBUF(d->cnt), KBUF(d->slots),
-                         KBUF(fresh));
+        rc = kernel_args(d->dev, d->k[PK_REGROW], kernel_names[PK_REGROW], err, 4, KARG(first),
+                         KARG(n), KARG(c_old), KBUF(d->cnt));
         if (!rc)
             rc = enqueue_1d(d->dev, d->k[PK_REGROW], profile_names[PK_REGROW], n,
                             d->local[PK_REGROW], NULL, err);
     }
-    if (!rc && clFinish(d->dev->queue) != CL_SUCCESS)
-        rc = cl_check(clFinish(d->dev->queue), "clFinish", d->dev->info.name, err);
-    if (rc) {
-        dbuf_release(&fresh, &pm->acc);
-        return rc;
-    }
-    dbuf_release(&d->slots, &pm->acc);
-    d->slots = fresh;
-    d->slots_per_lp = c_new;
-    return 0;
+    /* slot q of LP i is at q * N + i: the old slots are the first rows of the new ones */
+    if (!rc)
+        rc = dbuf_grow(d->dev, &d->slots, 16 * (size_t)pm->N * c_new, d->slots.bytes, &pm->acc,
+                       "phold event slots", err);
+    if (!rc)
+        d->slots_per_lp = c_new;
+    return rc;
 }
 
 /* Buffers of D, the exponential table, and the start events of the partitions D holds. */
@@ -241,7 +235,7 @@ static int set_up_device(phold_model *pm, phold_device *d, const int64_t *exp_ta
     if (!rc)
         rc = dbuf_zero(dev, &d->ctl, 0, d->ctl.bytes, err);
     cl_uint2 key = {{(cl_uint)pm->sc.seed, (cl_uint)(pm->sc.seed >> 32)}};
-    cl_uint E = pm->E, C = d->slots_per_lp;
+    cl_uint E = pm->E, N = pm->N;
     cl_long A = pm->lookahead;
     for (uint32_t p = 0; p < pm->n_parts && rc == 0; p++) {
         if (!here[p])
@@ -250,7 +244,7 @@ static int set_up_device(phold_model *pm, phold_device *d, const int64_t *exp_ta
         cl_uint n = pm->N - first < pm->part_lps ? pm->N - first : pm->part_lps;
         cl_ulong n_events = (cl_ulong)n * E;
         rc = kernel_args(dev, d->k[PK_START], kernel_names[PK_START], err, 9, KARG(first),
-                         KARG(n_events), KARG(E), KARG(C), KARG(A), KARG(key),
+                         KARG(n_events), KARG(E), KARG(N), KARG(A), KARG(key),
                          KBUF(d->exp_table), KBUF(d->cnt), KBUF(d->slots));
         if (!rc)
             rc = enqueue_1d(dev, d->k[PK_START], profile_names[PK_START], (size_t)n_events,

@@ -83,10 +83,10 @@ int phold_run_set(struct model *m, const window_plan *plan, const event_set *set
 /* Enqueues the delivery of D's outbox and the read of its control words. */
 static int deliver(phold_model *pm, phold_device *d, cn_error *err)
 {
-    cl_uint cap = d->out_cap, C = d->slots_per_lp, part_lps = pm->part_lps;
+    cl_uint cap = d->out_cap, N = pm->N, C = d->slots_per_lp, part_lps = pm->part_lps;
     cl_kernel k = d->k[PK_DELIVER];
-    int rc = kernel_args(d->dev, k, "phold_deliver", err, 13, KBUF(d->ctl), KARG(cap),
-                         KBUF(d->out_ev), KBUF(d->out_dest), KARG(C), KARG(part_lps),
+    int rc = kernel_args(d->dev, k, "phold_deliver", err, 14, KBUF(d->ctl), KARG(cap),
+                         KBUF(d->out_ev), KBUF(d->out_dest), KARG(N), KARG(C), KARG(part_lps),
                          KBUF(d->here), KBUF(d->cnt), KBUF(d->slots), KBUF(d->ovf_ev),
                          KBUF(d->ovf_dest), KBUF(d->x_ev), KBUF(d->x_dest));
     /* a grid-stride loop: enough work-items that each handles at most 64 records */
@@ -329,10 +329,10 @@ int phold_enqueue_minimum(phold_model *pm, cn_error *err)
     int rc = 0;
     for (uint32_t p = 0; p < pm->n_parts && rc == 0; p++) {
         phold_device *d = &pm->dev[pm->home[p]];
-        cl_uint first = part_first(pm, p), n = part_size(pm, p), C = d->slots_per_lp;
+        cl_uint first = part_first(pm, p), n = part_size(pm, p), N = pm->N;
         cl_uint base = pm->group_base[p];
         rc = kernel_args(d->dev, d->k[PK_MIN], "phold_min", err, 8, KARG(first), KARG(n),
-                         KARG(C), KBUF(d->cnt), KBUF(d->slots), KBUF(d->group_min), KARG(base),
+                         KARG(N), KBUF(d->cnt), KBUF(d->slots), KBUF(d->group_min), KARG(base),
                          KLOCAL(8 * pm->reduce_local));
         if (!rc)
             rc = enqueue_1d(d->dev, d->k[PK_MIN], phold_kernel_profile_name(PK_MIN), n,
