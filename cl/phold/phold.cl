@@ -1,16 +1,25 @@
 /* The PHOLD model (docs/models/phold.md) on the devices: per-LP future event lists, executed
  * window by window in key order, remote events passed through an outbox.
  *
- * An event is a uint4: time (low, high words), origin LP, serial. Each LP keeps its pending
- * events unsorted in C slots of its own, slot q of LP i at slots[q * N + i], so that
- * neighbouring work-items read neighbouring events (coalesced on GPUs, vector loads on CPUs); a window executes the LP's events with t < tend by
- * repeated selection of the least key (t, origin, serial), so the order in which slots were
- * filled never matters. Every new event lands at least the lookahead after the event that made
- * it, hence at or after tend: nothing a window creates runs in the same window, and an LP's
- * new local event can take the slot of the event that made it. */
+ * Each LP keeps its pending events unsorted in C slots of its own: slot q of LP i holds the
+ * event's time in slot_t[q * N + i] and its (origin, serial) in slot_os[q * N + i], so that
+ * neighbouring work-items read neighbouring words (coalesced on GPUs, vector loads on CPUs)
+ * and a scan for due events reads times only. A window executes the LP's events with
+ * t < tend in the key order (t, origin, serial), so the order in which slots were filled never
+ * matters. Every new event lands at least the lookahead after the event that made it, hence
+ * at or after tend: nothing a window creates runs in the same window, and an LP's new local
+ * event can take the slot of the event that made it.
+ *
+ * Each LP also keeps the least time of its slots below a mark (stats STAT_MIN, STAT_BASE):
+ * the execution sets both, deliveries append above the mark, and the minimum kernel reads
+ * only what was appended. An event in the outbox is a uint4: time (low, high), origin,
+ * serial. */
 #pragma OPENCL FP_CONTRACT OFF
 #include "philox.clh"
 #include "phold_layout.clh"
+
+/* Due events an LP orders in private memory in one window; more take the slower path. */
+#define DUE_MAX 8
 
 inline long ev_time(uint4 e)
 {
@@ -22,102 +31,216 @@ inline uint4 ev_make(long t, uint origin, uint serial)
     return (uint4)((uint)(ulong)t, (uint)((ulong)t >> 32), origin, serial);
 }
 
-/* Whether A comes before B in the key order (t, origin, serial). */
-inline int ev_before(uint4 a, uint4 b)
+/* Whether (TA, A) comes before (TB, B) in the key order (t, origin, serial). */
+inline int key_before(long ta, uint2 a, long tb, uint2 b)
 {
-    long ta = ev_time(a), tb = ev_time(b);
     if (ta != tb)
         return ta < tb;
-    if (a.z != b.z)
-        return a.z < b.z;
-    return a.w < b.w;
+    if (a.x != b.x)
+        return a.x < b.x;
+    return a.y < b.y;
 }
 
 /* The start: LP i holds E events; event j is (A + EXP[w2 >> 16], i, i, j) with the draw of
  * counter {i, j, 2, 0}. One work-item per event (an LP's E may be large). */
 __kernel void phold_start(uint first, ulong n_events, uint E, uint N, long lookahead,
                           uint2 key, __global const long *exp_table, __global uint *cnt,
-                          __global uint4 *slots)
+                          __global long *slot_t, __global uint2 *slot_os,
+                          __global ulong *stats)
 {
     ulong g = get_global_id(0);
     if (g >= n_events)
         return;
     uint i = first + (uint)(g / E), j = (uint)(g % E);
     uint4 w = philox_draw(key, i, j, PHOLD_STREAM_START);
-    slots[(ulong)j * N + i] = ev_make(lookahead + exp_table[w.z >> 16], i, j);
-    if (j == 0)
+    slot_t[(ulong)j * N + i] = lookahead + exp_table[w.z >> 16];
+    slot_os[(ulong)j * N + i] = (uint2)(i, j);
+    if (j == 0) {
         cnt[i] = E;
+        stats[(ulong)STAT_MIN * N + i] = (ulong)PHOLD_NO_EVENT;
+        stats[(ulong)STAT_BASE * N + i] = 0;
+    }
+}
+
+/* The running state of one LP's window. */
+typedef struct lp_run {
+    uint i, N, E;
+    ulong k, remote, tsum, wsum, last;
+    int stopped;            /* the outbox was full, or the serials ran out */
+} lp_run;
+
+/* Executes LP R->i's event at time T: its new event goes to *NEW_T, *NEW_OS when it stays
+ * local (returns 1), to the outbox when it is remote (returns 0); -1: not executed (R->stopped
+ * set). */
+inline int execute_one(lp_run *r, long t, ulong remote_thr, long lookahead, uint2 key,
+                       __global const long *exp_table, __global uint4 *out_ev,
+                       __global uint *out_dest, uint out_cap, __global uint *ctl, long *new_t,
+                       uint2 *new_os)
+{
+    if ((ulong)r->E + r->k > 0xffffffffUL) { /* the serial E + k no longer fits 32 bits */
+        atomic_inc(&ctl[CTL_SERIAL]);
+        r->stopped = 1;
+        return -1;
+    }
+    uint4 w = philox4x32_10((uint4)(r->i, (uint)r->k, PHOLD_STREAM_EXECUTE, (uint)(r->k >> 32)),
+                            key);
+    long nt = t + lookahead + exp_table[w.z >> 16];
+    uint serial = (uint)((ulong)r->E + r->k);
+    int stays = !(r->N > 1 && (ulong)w.x < remote_thr);
+    if (!stays) {
+        uint o = atomic_inc(&ctl[CTL_OUT]);
+        if (o >= out_cap) {
+            atomic_inc(&ctl[CTL_STALLED]);
+            r->stopped = 1;
+            return -1;
+        }
+        /* (i + 1 + uniform(N - 1)) mod N: any LP but i; below 2^32 as N < 2^31 */
+        out_dest[o] = (r->i + 1u + (uint)philox_uniform(w.y, (ulong)(r->N - 1u))) % r->N;
+        out_ev[o] = ev_make(nt, r->i, serial);
+        r->remote++;
+    }
+    *new_t = nt;
+    *new_os = (uint2)(r->i, serial);
+    r->k++;
+    r->tsum += (ulong)t;
+    r->wsum += (ulong)(r->i + 1u) * ((ulong)t & 0xffffffffUL);
+    r->last = (ulong)t;
+    return stays;
 }
 
 /* One window of LPs first .. first + n - 1: each executes its events with t < tend in key
  * order. Local new events replace the event that made them; remote ones are appended to the
- * outbox. When the outbox is full the LP stops before the event it could not send (in key
- * order, so nothing is skipped) and counts itself in CTL_STALLED: the host makes room and runs
- * the window again, which executes only what is left. Per-LP statistics: stats[s * N + i]. */
-__kernel void phold_execute(uint first, uint n, long tend, uint N, uint E, uint C,
-                            ulong remote_thr, long lookahead, uint2 key,
-                            __global const long *exp_table, __global uint *cnt,
-                            __global uint4 *slots, __global ulong *stats,
-                            __global uint4 *out_ev, __global uint *out_dest, uint out_cap,
-                            __global uint *ctl)
+ * outbox and their slots given up. When the outbox is full the LP stops before the event it
+ * could not send (in key order, so nothing is skipped) and counts itself in CTL_STALLED: the
+ * host makes room and runs the window again, which executes only what is left. Per-LP
+ * statistics: stats[s * N + i]. */
+__kernel void phold_execute(uint first, uint n, long tend, uint N, uint E, ulong remote_thr,
+                            long lookahead, uint2 key, __global const long *exp_table,
+                            __global uint *cnt, __global long *slot_t, __global uint2 *slot_os,
+                            __global ulong *stats, __global uint4 *out_ev,
+                            __global uint *out_dest, uint out_cap, __global uint *ctl)
 {
     uint g = (uint)get_global_id(0);
     if (g >= n)
         return;
-    uint i = first + g;
-    uint c = cnt[i];
-    __global uint4 *s = slots + i; /* slot q at s[q * N] */
-    ulong k = stats[(ulong)STAT_EVENTS * N + i];
-    ulong remote = stats[(ulong)STAT_REMOTE * N + i];
-    ulong tsum = stats[(ulong)STAT_TIME_SUM * N + i];
-    ulong wsum = stats[(ulong)STAT_WEIGHTED_SUM * N + i];
-    ulong last = stats[(ulong)STAT_LAST * N + i];
-    for (;;) {
-        uint best = c;
-        uint4 be = (uint4)(0u, 0u, 0u, 0u);
-        for (uint q = 0; q < c; q++) {
-            uint4 e = s[(ulong)q * N];
-            if (ev_time(e) < tend && (best == c || ev_before(e, be))) {
-                best = q;
-                be = e;
-            }
-        }
-        if (best == c)
-            break;
-        if ((ulong)E + k > 0xffffffffUL) { /* the serial E + k no longer fits 32 bits */
-            atomic_inc(&ctl[CTL_SERIAL]);
-            break;
-        }
-        uint4 w = philox4x32_10((uint4)(i, (uint)k, PHOLD_STREAM_EXECUTE, (uint)(k >> 32)), key);
-        long t = ev_time(be);
-        int is_remote = N > 1 && (ulong)w.x < remote_thr;
-        uint4 ne = ev_make(t + lookahead + exp_table[w.z >> 16], i, (uint)((ulong)E + k));
-        if (is_remote) {
-            uint o = atomic_inc(&ctl[CTL_OUT]);
-            if (o >= out_cap) {
-                atomic_inc(&ctl[CTL_STALLED]);
-                break;
-            }
-            /* (i + 1 + uniform(N - 1)) mod N: any LP but i; below 2^32 as N < 2^31 */
-            out_dest[o] = (i + 1u + (uint)philox_uniform(w.y, (ulong)(N - 1u))) % N;
-            out_ev[o] = ne;
-            s[(ulong)best * N] = s[(ulong)(c - 1u) * N];
-            c--;
-            remote++;
-        } else {
-            s[(ulong)best * N] = ne;
-        }
-        k++;
-        tsum += (ulong)t;
-        wsum += (ulong)(i + 1u) * ((ulong)t & 0xffffffffUL);
-        last = (ulong)t;
+    lp_run r;
+    r.i = first + g;
+    r.N = N;
+    r.E = E;
+    r.stopped = 0;
+    __global long *st = slot_t + r.i; /* slot q at st[q * N] */
+    __global uint2 *so = slot_os + r.i;
+    uint c = cnt[r.i];
+    /* One pass: the due slots (at most DUE_MAX kept), and the least time of the others. */
+    uint due[DUE_MAX];
+    uint nd = 0, many = 0;
+    long rest = PHOLD_NO_EVENT;
+    for (uint q = 0; q < c; q++) {
+        long t = st[(ulong)q * N];
+        if (t >= tend)
+            rest = min(rest, t);
+        else if (nd < DUE_MAX)
+            due[nd++] = q;
+        else
+            many = 1;
     }
-    cnt[i] = c;
-    stats[(ulong)STAT_EVENTS * N + i] = k;
-    stats[(ulong)STAT_REMOTE * N + i] = remote;
-    stats[(ulong)STAT_TIME_SUM * N + i] = tsum;
-    stats[(ulong)STAT_WEIGHTED_SUM * N + i] = wsum;
-    stats[(ulong)STAT_LAST * N + i] = last;
+    if (nd == 0)
+        return; /* nothing due: every word stays as it is */
+    r.k = stats[(ulong)STAT_EVENTS * N + r.i];
+    r.remote = stats[(ulong)STAT_REMOTE * N + r.i];
+    r.tsum = stats[(ulong)STAT_TIME_SUM * N + r.i];
+    r.wsum = stats[(ulong)STAT_WEIGHTED_SUM * N + r.i];
+    r.last = stats[(ulong)STAT_LAST * N + r.i];
+    long nt;
+    uint2 nos;
+    if (!many) {
+        /* the due slots in key order (insertion sort of a handful) */
+        long dt[DUE_MAX];
+        uint2 dos[DUE_MAX];
+        for (uint a = 0; a < nd; a++) {
+            long t = st[(ulong)due[a] * N];
+            uint2 os = so[(ulong)due[a] * N];
+            uint q = due[a], b = a;
+            for (; b > 0 && key_before(t, os, dt[b - 1], dos[b - 1]); b--) {
+                dt[b] = dt[b - 1];
+                dos[b] = dos[b - 1];
+                due[b] = due[b - 1];
+            }
+            dt[b] = t;
+            dos[b] = os;
+            due[b] = q;
+        }
+        uint gone[DUE_MAX]; /* slots given up by remote events, in increasing order */
+        uint n_gone = 0;
+        for (uint a = 0; a < nd; a++) {
+            int res = r.stopped ? -1
+                                : execute_one(&r, dt[a], remote_thr, lookahead, key, exp_table,
+                                              out_ev, out_dest, out_cap, ctl, &nt, &nos);
+            if (res < 0) {
+                rest = min(rest, dt[a]); /* not executed: still pending */
+            } else if (res == 1) {
+                st[(ulong)due[a] * N] = nt;
+                so[(ulong)due[a] * N] = nos;
+                rest = min(rest, nt);
+            } else {
+                uint b = n_gone++;
+                for (; b > 0 && gone[b - 1] > due[a]; b--)
+                    gone[b] = gone[b - 1];
+                gone[b] = due[a];
+            }
+        }
+        /* Given-up slots from the highest down, each filled by the last slot: that slot is
+         * never one still to be given up (those are lower), unless it is this one. */
+        for (uint b = n_gone; b > 0; b--) {
+            uint q = gone[b - 1];
+            c--;
+            if (q != c) {
+                st[(ulong)q * N] = st[(ulong)c * N];
+                so[(ulong)q * N] = so[(ulong)c * N];
+            }
+        }
+    } else {
+        /* more due events than the private list holds: repeated selection of the least key */
+        while (!r.stopped) {
+            uint best = c;
+            long bt = 0;
+            uint2 bos = (uint2)(0u, 0u);
+            for (uint q = 0; q < c; q++) {
+                long t = st[(ulong)q * N];
+                if (t < tend) {
+                    uint2 os = so[(ulong)q * N];
+                    if (best == c || key_before(t, os, bt, bos)) {
+                        best = q;
+                        bt = t;
+                        bos = os;
+                    }
+                }
+            }
+            if (best == c)
+                break;
+            int res = execute_one(&r, bt, remote_thr, lookahead, key, exp_table, out_ev,
+                                  out_dest, out_cap, ctl, &nt, &nos);
+            if (res == 1) {
+                st[(ulong)best * N] = nt;
+                so[(ulong)best * N] = nos;
+            } else if (res == 0) {
+                c--;
+                st[(ulong)best * N] = st[(ulong)c * N];
+                so[(ulong)best * N] = so[(ulong)c * N];
+            }
+        }
+        rest = PHOLD_NO_EVENT;
+        for (uint q = 0; q < c; q++)
+            rest = min(rest, st[(ulong)q * N]);
+    }
+    cnt[r.i] = c;
+    stats[(ulong)STAT_EVENTS * N + r.i] = r.k;
+    stats[(ulong)STAT_REMOTE * N + r.i] = r.remote;
+    stats[(ulong)STAT_TIME_SUM * N + r.i] = r.tsum;
+    stats[(ulong)STAT_WEIGHTED_SUM * N + r.i] = r.wsum;
+    stats[(ulong)STAT_LAST * N + r.i] = r.last;
+    stats[(ulong)STAT_MIN * N + r.i] = (ulong)rest;
+    stats[(ulong)STAT_BASE * N + r.i] = c;
 }
 
 /* Delivers the outbox's records (their number: min(ctl[CTL_OUT], out_cap)): a record for an
@@ -129,9 +252,9 @@ __kernel void phold_execute(uint first, uint n, long tend, uint N, uint E, uint 
 __kernel void phold_deliver(__global uint *ctl, uint out_cap, __global const uint4 *out_ev,
                             __global const uint *out_dest, uint N, uint C, uint part_lps,
                             __global const uchar *here, __global uint *cnt,
-                            __global uint4 *slots, __global uint4 *ovf_ev,
-                            __global uint *ovf_dest, __global uint4 *x_ev,
-                            __global uint *x_dest)
+                            __global long *slot_t, __global uint2 *slot_os,
+                            __global uint4 *ovf_ev, __global uint *ovf_dest,
+                            __global uint4 *x_ev, __global uint *x_dest)
 {
     uint total = min(ctl[CTL_OUT], out_cap);
     uint step = (uint)get_global_size(0);
@@ -146,7 +269,8 @@ __kernel void phold_deliver(__global uint *ctl, uint out_cap, __global const uin
         }
         uint q = atomic_inc(&cnt[d]);
         if (q < C) {
-            slots[(ulong)q * N + d] = e;
+            slot_t[(ulong)q * N + d] = ev_time(e);
+            slot_os[(ulong)q * N + d] = e.zw;
         } else {
             uint x = atomic_inc(&ctl[CTL_OVERFLOW]);
             ovf_ev[x] = e;
@@ -205,18 +329,31 @@ inline void reduce_word(__local ulong *s, uint lid, ulong v, int op, __global ul
 }
 
 /* The least pending time of each work-group's LPs (first .. first + n - 1), written to
- * group_min[base + group]; PHOLD_NO_EVENT when none holds an event. */
-__kernel void phold_min(uint first, uint n, uint N, __global const uint *cnt,
-                        __global const uint4 *slots, __global long *group_min, uint base,
-                        __local long *scratch)
+ * group_min[base + group]; PHOLD_NO_EVENT when none holds an event. Each LP's own least time
+ * covers its slots below its mark; the slots delivered above it are read and the mark moved. */
+__kernel void phold_min(uint first, uint n, uint N, uint C, __global const uint *cnt,
+                        __global const long *slot_t, __global ulong *stats,
+                        __global long *group_min, uint base, __local long *scratch)
 {
     uint g = (uint)get_global_id(0), lid = (uint)get_local_id(0);
     long m = PHOLD_NO_EVENT;
     if (g < n) {
         uint i = first + g;
-        uint c = cnt[i];
-        for (uint q = 0; q < c; q++)
-            m = min(m, ev_time(slots[(ulong)q * N + i]));
+        /* an LP that overflowed counts more events than its C slots hold: the others wait in
+         * the overflow area, and this kernel runs again once they are delivered */
+        uint c = min(cnt[i], C);
+        uint mark = (uint)stats[(ulong)STAT_BASE * N + i];
+        m = (long)stats[(ulong)STAT_MIN * N + i];
+        if (mark > c) { /* never by the rules above; a full scan is always right */
+            mark = 0;
+            m = PHOLD_NO_EVENT;
+        }
+        if (mark != c) {
+            for (uint q = mark; q < c; q++)
+                m = min(m, slot_t[(ulong)q * N + i]);
+            stats[(ulong)STAT_MIN * N + i] = (ulong)m;
+            stats[(ulong)STAT_BASE * N + i] = c;
+        }
     }
     scratch[lid] = m;
     reduce_long_min(scratch, lid);

@@ -131,15 +131,22 @@ int phold_migrate(struct model *m, int partition, int to, uint64_t *bytes, cn_er
         c_new *= 2;
     if (!rc && c_new != b->slots_per_lp)
         rc = phold_grow_slots(pm, b, c_new, err);
-    uint32_t(*ev)[4] = rc ? NULL : malloc(16 * (size_t)n * (rows ? rows : 1));
-    if (!rc && !ev)
+    uint64_t *tw = rc ? NULL : malloc(16 * (size_t)n * (rows ? rows : 1)); /* time, (o, s) */
+    if (!rc && !tw)
         rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
-    for (uint32_t q = 0; q < rows && rc == 0; q++)
-        rc = dbuf_read(a->dev, &a->slots, 16 * ((size_t)q * pm->N + first), 16 * (size_t)n,
-                       ev[(size_t)q * n], q + 1 == rows, err);
-    for (uint32_t q = 0; q < rows && rc == 0; q++)
-        rc = dbuf_write(b->dev, &b->slots, 16 * ((size_t)q * pm->N + first), 16 * (size_t)n,
-                        ev[(size_t)q * n], 0, err);
+    for (uint32_t q = 0; q < rows && rc == 0; q++) {
+        size_t at = 8 * ((size_t)q * pm->N + first), row = 2 * (size_t)q * n;
+        rc = dbuf_read(a->dev, &a->slot_t, at, 8 * (size_t)n, tw + row, 0, err);
+        if (!rc)
+            rc = dbuf_read(a->dev, &a->slot_os, at, 8 * (size_t)n, tw + row + n, q + 1 == rows,
+                           err);
+    }
+    for (uint32_t q = 0; q < rows && rc == 0; q++) {
+        size_t at = 8 * ((size_t)q * pm->N + first), row = 2 * (size_t)q * n;
+        rc = dbuf_write(b->dev, &b->slot_t, at, 8 * (size_t)n, tw + row, 0, err);
+        if (!rc)
+            rc = dbuf_write(b->dev, &b->slot_os, at, 8 * (size_t)n, tw + row + n, 0, err);
+    }
     if (!rc)
         rc = dbuf_write(b->dev, &b->cnt, 4 * (size_t)first, 4 * (size_t)n, cnt, 0, err);
     for (int s = 0; s < STAT_WORDS && rc == 0; s++)
@@ -152,7 +159,7 @@ int phold_migrate(struct model *m, int partition, int to, uint64_t *bytes, cn_er
         rc = dbuf_write(b->dev, &b->here, p, 1, &one, 1, err);
     free(cnt);
     free(stats);
-    free(ev);
+    free(tw);
     if (rc)
         return rc;
     pm->home[p] = to;

@@ -19,7 +19,8 @@ typedef struct phold_device {
     size_t local[PK_COUNT];
     dbuf exp_table;         /* long[65536] */
     dbuf cnt;               /* uint[N]: pending events per LP */
-    dbuf slots;             /* uint4[N * slots_per_lp] */
+    dbuf slot_t;            /* long[slots_per_lp * N]: slot q of LP i at q * N + i */
+    dbuf slot_os;           /* uint2[slots_per_lp * N]: (origin, serial) likewise */
     dbuf stats;             /* ulong[STAT_WORDS * N] */
     dbuf out_ev, out_dest;  /* the outbox: uint4 and uint [out_cap] */
     dbuf ovf_ev, ovf_dest;  /* records that found their LP full */

@@ -76,7 +76,7 @@ static uint64_t device_bytes(const phold_model *pm, uint32_t C, uint32_t out)
 static int check_memory(const phold_model *pm, const phold_device *d, cn_error *err)
 {
     uint64_t need = device_bytes(pm, d->slots_per_lp, d->out_cap);
-    uint64_t slots = 16 * (uint64_t)pm->N * d->slots_per_lp;
+    uint64_t slots = 16 * (uint64_t)pm->N * d->slots_per_lp; /* two buffers of half of it */
     const device_entry *e = &d->dev->info;
     if (need > e->global_mem)
         return device_fail(err, e->name, CN_ERR_INPUT,
@@ -86,12 +86,12 @@ static int check_memory(const phold_model *pm, const phold_device *d, cn_error *
                            (unsigned long long)need, e->name, pm->N, d->slots_per_lp,
                            (unsigned long long)(need - slots),
                            (unsigned long long)e->global_mem);
-    if (slots > e->max_alloc)
+    if (slots / 2 > e->max_alloc)
         return device_fail(err, e->name, CN_ERR_INPUT,
                            "the phold model's event slots need %llu bytes in one buffer (%u LPs "
-                           "x %u slots of 16 bytes) but device '%s' allows at most %llu in one "
+                           "x %u slots of 8 bytes) but device '%s' allows at most %llu in one "
                            "allocation; use fewer LPs or a smaller population",
-                           (unsigned long long)slots, pm->N, d->slots_per_lp, e->name,
+                           (unsigned long long)(slots / 2), pm->N, d->slots_per_lp, e->name,
                            (unsigned long long)e->max_alloc);
     return 0;
 }
@@ -185,8 +185,11 @@ int phold_grow_slots(phold_model *pm, phold_device *d, uint32_t c_new, cn_error 
     }
     /* slot q of LP i is at q * N + i: the old slots are the first rows of the new ones */
     if (!rc)
-        rc = dbuf_grow(d->dev, &d->slots, 16 * (size_t)pm->N * c_new, d->slots.bytes, &pm->acc,
+        rc = dbuf_grow(d->dev, &d->slot_t, 8 * (size_t)pm->N * c_new, d->slot_t.bytes, &pm->acc,
                        "phold event slots", err);
+    if (!rc)
+        rc = dbuf_grow(d->dev, &d->slot_os, 8 * (size_t)pm->N * c_new, d->slot_os.bytes,
+                       &pm->acc, "phold event slots", err);
     if (!rc)
         d->slots_per_lp = c_new;
     return rc;
@@ -202,7 +205,10 @@ static int set_up_device(phold_model *pm, phold_device *d, const int64_t *exp_ta
     if (!rc)
         rc = dbuf_alloc(dev, &d->cnt, 4 * (size_t)pm->N, &pm->acc, "phold event counts", err);
     if (!rc)
-        rc = dbuf_alloc(dev, &d->slots, 16 * (size_t)pm->N * d->slots_per_lp, &pm->acc,
+        rc = dbuf_alloc(dev, &d->slot_t, 8 * (size_t)pm->N * d->slots_per_lp, &pm->acc,
+                        "phold event slots", err);
+    if (!rc)
+        rc = dbuf_alloc(dev, &d->slot_os, 8 * (size_t)pm->N * d->slots_per_lp, &pm->acc,
                         "phold event slots", err);
     if (!rc)
         rc = dbuf_alloc(dev, &d->stats, 8 * STAT_WORDS * (size_t)pm->N, &pm->acc,
@@ -243,9 +249,10 @@ static int set_up_device(phold_model *pm, phold_device *d, const int64_t *exp_ta
         cl_uint first = p * pm->part_lps;
         cl_uint n = pm->N - first < pm->part_lps ? pm->N - first : pm->part_lps;
         cl_ulong n_events = (cl_ulong)n * E;
-        rc = kernel_args(dev, d->k[PK_START], kernel_names[PK_START], err, 9, KARG(first),
+        rc = kernel_args(dev, d->k[PK_START], kernel_names[PK_START], err, 11, KARG(first),
                          KARG(n_events), KARG(E), KARG(N), KARG(A), KARG(key),
-                         KBUF(d->exp_table), KBUF(d->cnt), KBUF(d->slots));
+                         KBUF(d->exp_table), KBUF(d->cnt), KBUF(d->slot_t), KBUF(d->slot_os),
+                         KBUF(d->stats));
         if (!rc)
             rc = enqueue_1d(dev, d->k[PK_START], profile_names[PK_START], (size_t)n_events,
                             d->local[PK_START], NULL, err);
@@ -357,8 +364,8 @@ void phold_destroy(struct model *m)
         phold_device *d = &pm->dev[i];
         if (d->dev && d->dev->queue)
             clFinish(d->dev->queue);
-        dbuf *bufs[] = {&d->exp_table, &d->cnt,   &d->slots, &d->stats,     &d->ctl,
-                        &d->here,      &d->group_min, &d->group_res};
+        dbuf *bufs[] = {&d->exp_table, &d->cnt,  &d->slot_t,    &d->slot_os, &d->stats,
+                        &d->ctl,       &d->here, &d->group_min, &d->group_res};
         for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++)
             dbuf_release(bufs[b], &pm->acc);
         release_outbox(pm, d);

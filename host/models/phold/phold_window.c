@@ -48,14 +48,14 @@ static int launch_execute(phold_model *pm, phold_device *d, uint32_t p, cl_event
                           cn_error *err)
 {
     cl_uint first = part_first(pm, p), n = part_size(pm, p), N = pm->N, E = pm->E;
-    cl_uint C = d->slots_per_lp, cap = d->out_cap;
+    cl_uint cap = d->out_cap;
     cl_long tend = pm->tend, A = pm->lookahead;
     cl_ulong thr = pm->remote_thr;
     cl_uint2 key = {{(cl_uint)pm->sc.seed, (cl_uint)(pm->sc.seed >> 32)}};
     cl_kernel k = d->k[PK_EXECUTE];
     int rc = kernel_args(d->dev, k, "phold_execute", err, 17, KARG(first), KARG(n), KARG(tend),
-                         KARG(N), KARG(E), KARG(C), KARG(thr), KARG(A), KARG(key),
-                         KBUF(d->exp_table), KBUF(d->cnt), KBUF(d->slots), KBUF(d->stats),
+                         KARG(N), KARG(E), KARG(thr), KARG(A), KARG(key), KBUF(d->exp_table),
+                         KBUF(d->cnt), KBUF(d->slot_t), KBUF(d->slot_os), KBUF(d->stats),
                          KBUF(d->out_ev), KBUF(d->out_dest), KARG(cap), KBUF(d->ctl));
     if (!rc)
         rc = enqueue_1d(d->dev, k, phold_kernel_profile_name(PK_EXECUTE), n,
@@ -85,9 +85,10 @@ static int deliver(phold_model *pm, phold_device *d, cn_error *err)
 {
     cl_uint cap = d->out_cap, N = pm->N, C = d->slots_per_lp, part_lps = pm->part_lps;
     cl_kernel k = d->k[PK_DELIVER];
-    int rc = kernel_args(d->dev, k, "phold_deliver", err, 14, KBUF(d->ctl), KARG(cap),
+    int rc = kernel_args(d->dev, k, "phold_deliver", err, 15, KBUF(d->ctl), KARG(cap),
                          KBUF(d->out_ev), KBUF(d->out_dest), KARG(N), KARG(C), KARG(part_lps),
-                         KBUF(d->here), KBUF(d->cnt), KBUF(d->slots), KBUF(d->ovf_ev),
+                         KBUF(d->here), KBUF(d->cnt), KBUF(d->slot_t), KBUF(d->slot_os),
+                         KBUF(d->ovf_ev),
                          KBUF(d->ovf_dest), KBUF(d->x_ev), KBUF(d->x_dest));
     /* a grid-stride loop: enough work-items that each handles at most 64 records */
     size_t items = cap / 64 + 1;
@@ -330,10 +331,10 @@ int phold_enqueue_minimum(phold_model *pm, cn_error *err)
     for (uint32_t p = 0; p < pm->n_parts && rc == 0; p++) {
         phold_device *d = &pm->dev[pm->home[p]];
         cl_uint first = part_first(pm, p), n = part_size(pm, p), N = pm->N;
-        cl_uint base = pm->group_base[p];
-        rc = kernel_args(d->dev, d->k[PK_MIN], "phold_min", err, 8, KARG(first), KARG(n),
-                         KARG(N), KBUF(d->cnt), KBUF(d->slots), KBUF(d->group_min), KARG(base),
-                         KLOCAL(8 * pm->reduce_local));
+        cl_uint C = d->slots_per_lp, base = pm->group_base[p];
+        rc = kernel_args(d->dev, d->k[PK_MIN], "phold_min", err, 10, KARG(first), KARG(n),
+                         KARG(N), KARG(C), KBUF(d->cnt), KBUF(d->slot_t), KBUF(d->stats),
+                         KBUF(d->group_min), KARG(base), KLOCAL(8 * pm->reduce_local));
         if (!rc)
             rc = enqueue_1d(d->dev, d->k[PK_MIN], phold_kernel_profile_name(PK_MIN), n,
                             pm->reduce_local, NULL, err);
