@@ -2,21 +2,23 @@
  *
  * The event queues. Every new event lands at least A (the lookahead) after the event that
  * creates it, and only the order of each LP's own events matters (an LP's draws depend on its
- * own count k only). So any schedule that executes events in non-decreasing time, ties in
- * (origin, serial) order, is a valid one: when an event (t, o, s) executes, every event that
- * is still to be created has a time of at least t + A > t and cannot precede it. Two queues
- * give such a schedule:
+ * own count k only). So a schedule is valid when each LP executes its events in (t, origin,
+ * serial) order and no event runs before one that could still create an earlier event for
+ * its LP: an event (t, o, s) may run once every event before t - A has run. Two queues give
+ * such a schedule:
  *
  * - Buckets (the default): bucket b holds the pending events with t in [b A, (b + 1) A). An
  *   event of bucket b creates its successor in bucket b + 1 or later, never in b, so bucket b
- *   is complete once the buckets before it have run: it is sorted by (t, origin, serial) and
- *   executed in that order. The successor lands at most D = 2 + EXP[65535] / A buckets ahead,
- *   so a ring of R > D buckets covers every pending event. Buckets are chains of fixed-size
+ *   is complete once the buckets before it have run, and nothing it creates lands in it: it
+ *   is sorted by (lp, t, origin, serial) and executed in that order (LP-major, so that the
+ *   LPs' counters are visited in order). The successor lands at most D = 2 + EXP[65535] / A
+ *   buckets ahead, so a ring of R > D buckets covers every pending event. Buckets are chains of fixed-size
  *   blocks taken from a free list, so memory stays at about one copy of the pending events
  *   (no per-bucket capacity that grows and stays). Appends are sequential and each bucket is
- *   sorted by a radix sort on its times: a few streaming passes per event instead of the
+ *   sorted by a radix sort on its times and LPs: a few streaming passes per event instead of the
  *   cache misses of a heap of millions of events (phold.ini keeps 16.8 million pending).
- * - A 4-ary heap of all pending events keyed by (t, origin, serial): O(log n) per event
+ * - A 4-ary heap of all pending events keyed by (t, origin, serial), executed in that global
+ *   order (then every event created later lies after the current one): O(log n) per event
  *   whatever the parameters. AUTO takes it when the ring would be too large (a mean delay
  *   very long against the lookahead) or mostly empty buckets (very few events).
  *
@@ -132,7 +134,8 @@ static inline bool execute(sim *s, const ev *e, ev *next)
     uint32_t dest = i;
     if (p->lps > 1 && (uint64_t)w[0] < p->remote_threshold) {
         const uint64_t n = (uint64_t)p->lps;
-        dest = (uint32_t)(((uint64_t)i + 1u + (((uint64_t)w[1] * (n - 1u)) >> 32)) % n);
+        uint64_t d = (uint64_t)i + 1u + (((uint64_t)w[1] * (n - 1u)) >> 32);
+        dest = (uint32_t)(d >= n ? d - n : d); /* (...) mod n: d < 2n, no division */
         r->remote++;
     }
     next->t = e->t + p->lookahead_ns + s->exp[w[2] >> 16];
@@ -250,35 +253,54 @@ static int cmp_origin_serial(const void *a, const void *b)
     return x->serial < y->serial ? -1 : x->serial > y->serial;
 }
 
-/* Sorts A[0..N) by (t, origin, serial), every t in [BASE, BASE + WIDTH): a stable LSD radix
- * sort on t - BASE in 11-bit digits (TMP holds N events), then each run of equal times sorted
- * by (origin, serial). Returns the sorted array (A or TMP). */
-static ev *sort_bucket(ev *a, ev *tmp, size_t n, int64_t base, int64_t width)
+/* One stable counting pass of an LSD radix sort: A[0..N) into TMP by the DIGIT bits at SHIFT
+ * of t - BASE (BY_LP false) or of lp (BY_LP true). */
+enum { DIGIT = 11, RADIX = 1 << DIGIT };
+
+static void radix_pass(const ev *a, ev *tmp, size_t n, int64_t base, bool by_lp, int shift)
 {
-    enum { DIGIT = 11, RADIX = 1 << DIGIT };
-    int bits = 0;
-    while (bits < 63 && ((uint64_t)(width - 1) >> bits) != 0)
-        bits++;
     size_t count[RADIX];
-    for (int shift = 0; shift < bits; shift += DIGIT) {
-        memset(count, 0, sizeof count);
-        for (size_t q = 0; q < n; q++)
-            count[((uint64_t)(a[q].t - base) >> shift) & (RADIX - 1)]++;
-        size_t sum = 0;
-        for (int d = 0; d < RADIX; d++) {
-            const size_t c = count[d];
-            count[d] = sum;
-            sum += c;
-        }
-        for (size_t q = 0; q < n; q++)
-            tmp[count[((uint64_t)(a[q].t - base) >> shift) & (RADIX - 1)]++] = a[q];
-        ev *x = a;
-        a = tmp;
-        tmp = x;
+    memset(count, 0, sizeof count);
+#define KEY(e) ((((by_lp) ? (uint64_t)(e).lp : (uint64_t)((e).t - base)) >> shift) & (RADIX - 1))
+    for (size_t q = 0; q < n; q++)
+        count[KEY(a[q])]++;
+    size_t sum = 0;
+    for (int d = 0; d < RADIX; d++) {
+        const size_t c = count[d];
+        count[d] = sum;
+        sum += c;
     }
+    for (size_t q = 0; q < n; q++)
+        tmp[count[KEY(a[q])]++] = a[q];
+#undef KEY
+}
+
+static int bits_of(uint64_t max)
+{
+    int bits = 0;
+    while (bits < 64 && (max >> bits) != 0)
+        bits++;
+    return bits;
+}
+
+/* Sorts A[0..N) by (lp, t, origin, serial), every t in [BASE, BASE + WIDTH) and every lp
+ * below LPS: a stable LSD radix sort in 11-bit digits on t - BASE then on lp (TMP holds N
+ * events), then each run of equal (lp, t) sorted by (origin, serial). LP-major, so that the
+ * LPs' counters are then visited in order instead of at random. Returns the sorted array (A
+ * or TMP). */
+static ev *sort_bucket(ev *a, ev *tmp, size_t n, int64_t base, int64_t width, int64_t lps)
+{
+    const int tbits = bits_of((uint64_t)(width - 1)), lbits = bits_of((uint64_t)(lps - 1));
+    for (int pass = 0; pass < 2; pass++)
+        for (int shift = 0; shift < (pass ? lbits : tbits); shift += DIGIT) {
+            radix_pass(a, tmp, n, base, pass == 1, shift);
+            ev *x = a;
+            a = tmp;
+            tmp = x;
+        }
     for (size_t lo = 0; lo < n;) {
         size_t hi = lo + 1;
-        while (hi < n && a[hi].t == a[lo].t)
+        while (hi < n && a[hi].t == a[lo].t && a[hi].lp == a[lo].lp)
             hi++;
         if (hi - lo <= 16) {
             for (size_t q = lo + 1; q < hi; q++) { /* insertion sort: short runs are the rule */
@@ -360,7 +382,8 @@ static int run_buckets(sim *s, uint64_t ring_size)
         }
         k->head = NULL;
         k->n = 0;
-        const ev *sorted = sort_bucket(work, tmp, n, b * p->lookahead_ns, p->lookahead_ns);
+        const ev *sorted =
+            sort_bucket(work, tmp, n, b * p->lookahead_ns, p->lookahead_ns, p->lps);
         for (size_t q = 0; q < n && rc == PHOLD_ORACLE_OK; q++) {
             ev next;
             if (execute(s, &sorted[q], &next))
