@@ -1,7 +1,8 @@
 /* json_compare [--members a,b,c] A.json B.json
  *
  * Compares the determinism-contract members of two result files (MODEL.md "Outputs", and the
- * counters of the model extensions of docs/models.md when either file has them). Numbers
+ * counters of the model extensions of docs/models.md when either file has them; or the
+ * members a result's own "contract" list names, see below). Numbers
  * are compared by their exact text, not their value: the contract is bit-for-bit equality, and
  * "1.0" vs "1" or a last-digit difference in "loss" is a real difference in how a result was
  * produced. Strings are compared after decoding escapes; other values (true, false, null,
@@ -10,6 +11,12 @@
  * The reader is a small strict JSON (RFC 8259) parser: the top level must be one object; the
  * values of its members may be anything, and nested arrays and objects are fully checked but
  * not kept. Duplicate top-level member names are an error (which one would count?).
+ *
+ * A result that names its own contract (a top-level member "contract": an array of member
+ * names, as the PHOLD model's results do) is compared on exactly those members: the union of
+ * both files' lists, each a mismatch when missing on either side, and "contract" itself (the
+ * two lists must be the same list). Only when neither file has "contract" do the flood
+ * model's default and extension lists apply. --members overrides both.
  *
  * Exit status: 0 all compared members equal; 1 a mismatch, a missing member or a file that
  * cannot be read or parsed (the message names the file and byte offset); 2 bad command line. */
@@ -552,20 +559,137 @@ static void print_value(const doc *d, const member *m)
     printf("%.*s%s", (int)(n > max ? max : n), d->text + m->start, n > max ? "..." : "");
 }
 
-/* Member NAME in A and B: 0 when equal (or, when OPTIONAL, absent from both), else 1 after
- * printing both values. */
-static int compare_member(const doc *a, const doc *b, const char *name, bool optional)
+/* Member NAME (LEN bytes: a decoded name may hold any byte) in A and B: 0 when equal, else 1
+ * after printing both values. */
+static int compare_named(const doc *a, const doc *b, const char *name, size_t len)
 {
-    const member *ma = find_member(a, name, strlen(name));
-    const member *mb = find_member(b, name, strlen(name));
-    if ((optional && !ma && !mb) || (ma && mb && values_equal(a, ma, b, mb)))
+    const member *ma = find_member(a, name, len);
+    const member *mb = find_member(b, name, len);
+    if (ma && mb && values_equal(a, ma, b, mb))
         return 0;
-    printf("%s: A=", name);
+    printf("%.*s: A=", (int)len, name);
     print_value(a, ma);
     printf(" B=");
     print_value(b, mb);
     printf("\n");
     return 1;
+}
+
+/* The same for a C string NAME; when OPTIONAL, a member absent from both files is equal. */
+static int compare_member(const doc *a, const doc *b, const char *name, bool optional)
+{
+    const size_t len = strlen(name);
+    if (optional && !find_member(a, name, len) && !find_member(b, name, len))
+        return 0;
+    return compare_named(a, b, name, len);
+}
+
+/* A contract list: the decoded member names of an array of strings. */
+typedef struct names_list {
+    char **name;
+    size_t *len;
+    size_t n;
+} names_list;
+
+static void free_names(names_list *l)
+{
+    for (size_t k = 0; k < l->n; k++)
+        free(l->name[k]);
+    free(l->name);
+    free(l->len);
+    memset(l, 0, sizeof *l);
+}
+
+/* Reads the value of member M of D ("contract") into L: it must be an array of strings.
+ * Returns false after a message naming the file and byte offset. */
+static bool read_names(const doc *d, const member *m, names_list *l)
+{
+    memset(l, 0, sizeof *l);
+    parser p = {(doc *)d, m->start, false};
+    if (m->kind != J_ARRAY) {
+        fail_at(&p, m->start, "\"contract\" must be an array of member names (strings)");
+        return false;
+    }
+    p.pos++; /* '[' */
+    skip_ws(&p);
+    if (peek(&p) == ']')
+        return true;
+    for (;;) {
+        skip_ws(&p);
+        if (peek(&p) != '"') {
+            fail_at(&p, p.pos, "\"contract\" must be an array of member names (strings)");
+            free_names(l);
+            return false;
+        }
+        char **nn = realloc(l->name, (l->n + 1) * sizeof *nn);
+        if (nn)
+            l->name = nn;
+        size_t *nl = nn ? realloc(l->len, (l->n + 1) * sizeof *nl) : NULL;
+        if (nl)
+            l->len = nl;
+        if (!nn || !nl) {
+            fail_at(&p, p.pos, "out of memory");
+            free_names(l);
+            return false;
+        }
+        if (!parse_string(&p, &l->name[l->n], &l->len[l->n])) {
+            free_names(l);
+            return false;
+        }
+        l->n++;
+        skip_ws(&p);
+        if (peek(&p) == ',') {
+            p.pos++;
+            continue;
+        }
+        /* The whole file was parsed already: after the last string comes ']'. */
+        return true;
+    }
+}
+
+static bool names_has(const names_list *l, size_t upto, const char *name, size_t len)
+{
+    for (size_t k = 0; k < upto; k++)
+        if (l->len[k] == len && memcmp(l->name[k], name, len) == 0)
+            return true;
+    return false;
+}
+
+/* The comparison when a file names its contract (CA, CB: its "contract" member in A and B,
+ * one of them possibly NULL): "contract" first (the same list on both sides), then every
+ * member either list names, each once. */
+static int compare_contracts(const doc *a, const member *ca, const doc *b, const member *cb)
+{
+    names_list la = {NULL, NULL, 0}, lb = {NULL, NULL, 0};
+    if ((ca && !read_names(a, ca, &la)) || (cb && !read_names(b, cb, &lb))) {
+        free_names(&la);
+        free_names(&lb);
+        return 1;
+    }
+    bool same = ca && cb && la.n == lb.n;
+    for (size_t k = 0; same && k < la.n; k++)
+        same = la.len[k] == lb.len[k] && memcmp(la.name[k], lb.name[k], la.len[k]) == 0;
+    int status = 0;
+    if (!same) {
+        printf("contract: A=");
+        print_value(a, ca);
+        printf(" B=");
+        print_value(b, cb);
+        printf("\n");
+        status = 1;
+    }
+    for (size_t k = 0; k < la.n; k++)
+        if (!names_has(&la, k, la.name[k], la.len[k]) &&
+            !(la.len[k] == 8 && memcmp(la.name[k], "contract", 8) == 0))
+            status |= compare_named(a, b, la.name[k], la.len[k]);
+    for (size_t k = 0; k < lb.n; k++)
+        if (!names_has(&lb, k, lb.name[k], lb.len[k]) &&
+            !names_has(&la, la.n, lb.name[k], lb.len[k]) &&
+            !(lb.len[k] == 8 && memcmp(lb.name[k], "contract", 8) == 0))
+            status |= compare_named(a, b, lb.name[k], lb.len[k]);
+    free_names(&la);
+    free_names(&lb);
+    return status;
 }
 
 int main(int argc, char **argv)
@@ -620,11 +744,17 @@ int main(int argc, char **argv)
     if (!ok_a || !ok_b) {
         status = 1;
     } else {
-        for (size_t k = 0; k < nnames; k++)
-            status |= compare_member(&a, &b, list ? names[k] : default_members[k], false);
-        size_t n_ext = list ? 0 : sizeof extension_members / sizeof extension_members[0];
-        for (size_t k = 0; k < n_ext; k++)
-            status |= compare_member(&a, &b, extension_members[k], true);
+        const member *ca = list ? NULL : find_member(&a, "contract", 8);
+        const member *cb = list ? NULL : find_member(&b, "contract", 8);
+        if (ca || cb) {
+            status = compare_contracts(&a, ca, &b, cb);
+        } else {
+            for (size_t k = 0; k < nnames; k++)
+                status |= compare_member(&a, &b, list ? names[k] : default_members[k], false);
+            size_t n_ext = list ? 0 : sizeof extension_members / sizeof extension_members[0];
+            for (size_t k = 0; k < n_ext; k++)
+                status |= compare_member(&a, &b, extension_members[k], true);
+        }
     }
     free_doc(&a);
     free_doc(&b);
