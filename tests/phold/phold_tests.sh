@@ -12,12 +12,13 @@ same() {
 }
 
 # oracle_case NAME OVERRIDES...: the simulator on the first device equals the oracle
+# (check sets $name: the case has a name of its own)
 oracle_case() {
-    name=$1
+    case_name=$1
     shift
-    check "${name}_oracle_runs" 0 '' "$oracle" "$small" "$@" --json "$tmp/$name.oracle.json"
-    check "${name}_runs" 0 '' "$bin" run "$small" -d 0 -q "$@" --json "$tmp/$name.json"
-    same "${name}_equals_oracle" "$tmp/$name.oracle.json" "$tmp/$name.json"
+    check "${case_name}_oracle_runs" 0 '' "$oracle" "$small" "$@" --json "$tmp/$case_name.oracle.json"
+    check "${case_name}_runs" 0 '' "$bin" run "$small" -d 0 -q "$@" --json "$tmp/$case_name.json"
+    same "${case_name}_equals_oracle" "$tmp/$case_name.oracle.json" "$tmp/$case_name.json"
 }
 
 oracle_case small
