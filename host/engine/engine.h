@@ -66,11 +66,10 @@ struct model;
  * time the model reports (next_begin) after each window. */
 enum engine_sync { ENGINE_SYNC_FIXED = 0, ENGINE_SYNC_EVENT = 1 };
 
-/* One member of a model's determinism contract, as the JSON writes it (an unsigned integer;
- * the model's results give the values in this order). */
+/* One member of a model's determinism contract, as the JSON writes it: an unsigned 64-bit
+ * integer (sums are modulo 2^64); the model's results give the values in this order. */
 typedef struct model_metric {
     const char *name;
-    int is_signed;          /* printed as int64 rather than uint64 */
 } model_metric;
 
 typedef struct model_ops {

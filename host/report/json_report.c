@@ -57,7 +57,7 @@ uint64_t results_events(const run_results *r)
 void results_add_metric(run_results *r, const char *name, uint64_t value)
 {
     if (r->n_metrics < REPORT_MAX_METRICS)
-        r->metrics[r->n_metrics++] = (struct result_metric){name, value, 0};
+        r->metrics[r->n_metrics++] = (struct result_metric){name, value};
 }
 
 /* The contract of a model with declared metrics: model, seed, the metrics in order, then
@@ -67,10 +67,7 @@ static void print_metrics(const run_results *r, FILE *out)
 {
     for (int i = 0; i < r->n_metrics; i++) {
         const struct result_metric *m = &r->metrics[i];
-        if (m->is_signed)
-            fprintf(out, "  \"%s\": %lld,\n", m->name, (long long)m->value);
-        else
-            fprintf(out, "  \"%s\": %llu,\n", m->name, (unsigned long long)m->value);
+        fprintf(out, "  \"%s\": %llu,\n", m->name, (unsigned long long)m->value);
     }
     fprintf(out, "  \"contract\": [\"model\", \"seed\"");
     for (int i = 0; i < r->n_metrics; i++)

@@ -80,7 +80,6 @@ typedef struct run_results {
     struct result_metric {
         const char *name;   /* a string literal */
         uint64_t value;
-        int is_signed;
     } metrics[REPORT_MAX_METRICS];
     uint64_t model_events;
     /* counters of the model's extensions in use (docs/models.md), after these in the JSON:

@@ -13,9 +13,8 @@ static const char *const phold_flows[] = {"events"};
 
 /* The determinism contract of docs/models/phold.md, in the order of its JSON members. */
 static const model_metric phold_metrics[] = {
-    {"lps", 0},         {"population", 0},    {"events", 0},         {"remote", 0},
-    {"time_sum_ns", 0}, {"lp_weighted_sum", 0}, {"lp_events_min", 0}, {"lp_events_max", 0},
-    {"last_time_ns", 0},
+    {"lps"},         {"population"},      {"events"},        {"remote"},       {"time_sum_ns"},
+    {"lp_weighted_sum"}, {"lp_events_min"}, {"lp_events_max"}, {"last_time_ns"},
 };
 
 static sim_time_ns phold_lookahead(const struct model *m)

@@ -270,8 +270,8 @@ static int make_partitions(phold_model *pm, int n_devs, cn_error *err)
     if (want > pm->N)
         want = pm->N;
     if (want > 4096)
-        return cn_fail(err, CN_ERR_INPUT, "[partition] partitions = %llu: the phold model "
-                       "takes at most 4096 partitions", (unsigned long long)want);
+        return cn_fail(err, CN_ERR_INPUT, "[partition] count = %llu: the phold model takes "
+                       "at most 4096 partitions", (unsigned long long)want);
     pm->part_lps = (uint32_t)((pm->N + want - 1) / want);
     pm->n_parts = (pm->N + pm->part_lps - 1) / pm->part_lps;
     pm->home = calloc(pm->n_parts, sizeof *pm->home);

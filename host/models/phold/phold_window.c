@@ -106,13 +106,14 @@ static int write_ctl(phold_device *d, cn_error *err)
 }
 
 /* Delivers again, until none is left, the records that found their LP's slots full: the
- * slots double each time. D's control words are read (ctl_host) on entry. */
+ * slots grow by half each time. D's control words are read (ctl_host) on entry. */
 static int settle_overflow(phold_model *pm, phold_device *d, cn_error *err)
 {
     int rc = 0;
     while (rc == 0 && d->ctl_host[CTL_OVERFLOW] > 0) {
         uint32_t n = d->ctl_host[CTL_OVERFLOW];
-        uint64_t c_new = 2 * (uint64_t)d->slots_per_lp;
+        /* half as many again: a few LPs overflow, and every LP pays for the rows */
+        uint64_t c_new = (uint64_t)d->slots_per_lp + d->slots_per_lp / 2 + 1;
         if (c_new > 0x7fffffffu)
             return device_fail(err, d->dev->info.name, CN_ERR_RUNTIME,
                                "a phold LP holds more than 2^30 pending events on device '%s'",
