@@ -47,6 +47,16 @@ check seven_to_one 0 '' env CLNETSIM_TEST_PHOLD_SLOTS=1 "$bin" resume "$tmp/seve
     --json "$tmp/v.json"
 same seven_to_one_same "$tmp/whole.json" "$tmp/v.json"
 
+# No remote events: every LP holds exactly its population, where the least-time cache of a
+# model just created (each LP's mark after its start events) would hide every event; the
+# restore empties the cache
+check local_whole 0 '' "$bin" run "$small" -d 0 -q -s phold.remote=0 -s simulation.duration=5 \
+    --json "$tmp/local.json"
+check local_stopped 130 '' env CLNETSIM_TEST_RAISE=INT@10 "$bin" run "$small" -d 0 -q \
+    -s phold.remote=0 -s simulation.duration=5 --checkpoint "$tmp/local.ckpt"
+check local_resumed 0 '' "$bin" resume "$tmp/local.ckpt" -d 0,1 -q --json "$tmp/v.json"
+same local_same "$tmp/local.json" "$tmp/v.json"
+
 # Periodic checkpoints in simulated time: every 5 s of a 20 s run, at the first window
 # boundary after each; the last one (after 15 s) resumes to the same results.
 check periodic 0 'checkpoints  3 written' "$bin" run "$small" -d 0 --checkpoint "$tmp/p.ckpt" \
