@@ -122,10 +122,11 @@ int phold_save(struct model *m, int64_t next, ckpt_buf *out, cn_error *err)
     phold_model *pm = phold_of(m);
     (void)next;
     uint64_t total = (uint64_t)pm->N * pm->E; /* PHOLD's population never changes */
-    uint32_t *cnt = malloc(4 * (size_t)pm->N);
-    uint64_t *stats = malloc(8 * PHOLD_CKPT_STATS * (size_t)pm->N);
-    uint64_t *at = malloc(8 * ((size_t)pm->N + 1));
-    ckpt_event *ev = malloc(sizeof *ev * (size_t)(total ? total : 1));
+    /* zeroed: the partitions cover every LP, which the analysers cannot tell */
+    uint32_t *cnt = calloc(pm->N, 4);
+    uint64_t *stats = calloc((size_t)PHOLD_CKPT_STATS * pm->N, 8);
+    uint64_t *at = calloc((size_t)pm->N + 1, 8);
+    ckpt_event *ev = calloc(total ? total : 1, sizeof *ev);
     int rc = cnt && stats && at && ev
                  ? 0
                  : cn_fail(err, CN_ERR_RUNTIME, "out of host memory for a checkpoint");
@@ -420,8 +421,8 @@ int phold_restore(struct model *m, int64_t next, const ckpt_file *in, cn_error *
     /* copies: the records need not be aligned for their types */
     uint32_t *cnt = malloc(4 * (size_t)pm->N);
     uint64_t *stats = malloc(8 * PHOLD_CKPT_STATS * (size_t)pm->N);
-    uint64_t *at = malloc(8 * ((size_t)pm->N + 1));
-    ckpt_event *ev = malloc(sizeof *ev * (size_t)(total ? total : 1));
+    uint64_t *at = calloc((size_t)pm->N + 1, 8);
+    ckpt_event *ev = calloc(total ? total : 1, sizeof *ev); /* zeroed for the analysers */
     rc = cnt && stats && at && ev ? 0
                                   : cn_fail(err, CN_ERR_RUNTIME, "out of host memory for a "
                                             "checkpoint");
