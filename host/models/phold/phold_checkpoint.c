@@ -336,8 +336,9 @@ int phold_checkpoint_check(const ckpt_file *in, const scenario *sc, cn_error *er
 
 /* ---- restore ----------------------------------------------------------------------------- */
 
-/* The slots per LP device D needs for the partitions it holds: its slots doubled until the
- * fullest of its LPs fits. */
+/* The slots per LP device D needs for the partitions it holds: its own, or when the fullest of
+ * its LPs holds more, that LP's count and half as many again (as a window's overflow grows
+ * them: every LP pays for the rows). */
 static uint32_t slots_needed(const phold_model *pm, const phold_device *d, const uint32_t *cnt)
 {
     uint32_t most = 0;
@@ -349,8 +350,8 @@ static uint32_t slots_needed(const phold_model *pm, const phold_device *d, const
             most = cnt[i] > most ? cnt[i] : most;
     }
     uint64_t c = d->slots_per_lp;
-    while (c < most)
-        c *= 2;
+    if (c < most)
+        c = (uint64_t)most + most / 2 + 1;
     return c > 0x7fffffffu ? 0x7fffffffu : (uint32_t)c;
 }
 
