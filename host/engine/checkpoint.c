@@ -336,13 +336,32 @@ int ckpt_has(const ckpt_file *f, uint32_t tag)
     return lookup(f, tag, &n) != NULL;
 }
 
-int ckpt_get_progress(const ckpt_file *f, int64_t L, ckpt_progress *p, cn_error *err)
+/* ENXT, EWIN and ETIM into P. */
+static int read_progress(const ckpt_file *f, ckpt_progress *p, cn_error *err)
 {
     int rc = ckpt_get_i64(f, CKPT_NEXT, &p->next, err);
     if (!rc)
         rc = ckpt_get_i64(f, CKPT_DONE, &p->done, err);
     if (!rc)
         rc = ckpt_get_i64(f, CKPT_REACHED, &p->reached, err);
+    return rc;
+}
+
+/* What holds for either kind of window once the next window's number is in range. */
+static int check_done_reached(const ckpt_file *f, const ckpt_progress *p, cn_error *err)
+{
+    if (p->done < 0 || p->done > p->next)
+        return ckpt_refuse(f, err, CKPT_DONE, "%lld windows run, with the next window %lld",
+                           (long long)p->done, (long long)p->next);
+    if (p->reached < 0)
+        return ckpt_refuse(f, err, CKPT_REACHED, "time reached %lld ns is negative",
+                           (long long)p->reached);
+    return 0;
+}
+
+int ckpt_get_progress(const ckpt_file *f, int64_t L, ckpt_progress *p, cn_error *err)
+{
+    int rc = read_progress(f, p, err);
     if (rc)
         return rc;
     if (L <= 0)
@@ -353,11 +372,17 @@ int ckpt_get_progress(const ckpt_file *f, int64_t L, ckpt_progress *p, cn_error 
         return ckpt_refuse(f, err, CKPT_NEXT, "next window %lld is %s", (long long)p->next,
                            p->next < 0 ? "negative" : "beyond the last window whose time fits "
                                                       "in 64 bits");
-    if (p->done < 0 || p->done > p->next)
-        return ckpt_refuse(f, err, CKPT_DONE, "%lld windows run, with the next window %lld",
-                           (long long)p->done, (long long)p->next);
-    if (p->reached < 0)
-        return ckpt_refuse(f, err, CKPT_REACHED, "time reached %lld ns is negative",
-                           (long long)p->reached);
-    return 0;
+    return check_done_reached(f, p, err);
+}
+
+int ckpt_get_progress_events(const ckpt_file *f, ckpt_progress *p, cn_error *err)
+{
+    int rc = read_progress(f, p, err);
+    if (rc)
+        return rc;
+    /* a count: the window after the last one the 64-bit counter holds is not one */
+    if (p->next < 0 || p->next == INT64_MAX)
+        return ckpt_refuse(f, err, CKPT_NEXT, "next window %lld is %s", (long long)p->next,
+                           p->next < 0 ? "negative" : "beyond the last window a run can count");
+    return check_done_reached(f, p, err);
 }

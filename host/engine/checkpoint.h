@@ -35,6 +35,10 @@
 #define CKPT_NEXT CKPT_TAG('E', 'N', 'X', 'T')      /* int64: the next window to run */
 #define CKPT_DONE CKPT_TAG('E', 'W', 'I', 'N')      /* int64: windows run so far */
 #define CKPT_REACHED CKPT_TAG('E', 'T', 'I', 'M')   /* int64: simulated time reached, ns */
+/* With fixed windows (ENGINE_SYNC_FIXED) window W is [W * L, (W + 1) * L), so ENXT also says
+ * where the run goes on. With event-driven windows (ENGINE_SYNC_EVENT) the window number is
+ * only a count: the next window begins where the restored model's least pending time says
+ * (model_ops.next_begin), and ETIM is the end of the last window run. */
 
 typedef struct ckpt_buf {
     uint8_t *data;
@@ -89,6 +93,10 @@ typedef struct ckpt_progress {
  * no more windows run than the next one's number, and every window time up to the next
  * one's end within int64. The model checks them against its scenario (model_ops.restore). */
 int ckpt_get_progress(const ckpt_file *f, int64_t L, ckpt_progress *p, cn_error *err);
+/* The same records of a run of event-driven windows, where no window length makes a time of
+ * a window number: none negative and no more windows run than the next one's number. The
+ * model checks the time reached and the windows against its scenario. */
+int ckpt_get_progress_events(const ckpt_file *f, ckpt_progress *p, cn_error *err);
 
 /* CRC-32 (IEEE) of LEN bytes, continuing from CRC (0 to start). */
 uint32_t ckpt_crc32(uint32_t crc, const void *data, size_t len);

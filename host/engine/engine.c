@@ -426,7 +426,11 @@ static int start_point(const model_ops *ops, struct model *m, const scenario *sc
         ckpt_progress pg = {0, 0, 0};
         if (!rc && can) /* the file against its scenario before anything is read from it */
             rc = ops->check_checkpoint(f, sc, err);
-        if (!rc)
+        /* event-driven windows: the window number is a count, and the next window's begin
+         * comes from the restored model (next_begin) */
+        if (!rc && ops->sync == ENGINE_SYNC_EVENT)
+            rc = ckpt_get_progress_events(f, &pg, err);
+        else if (!rc)
             rc = ckpt_get_progress(f, ops->lookahead(m), &pg, err);
         st->window = pg.next;
         st->windows_done = pg.done;

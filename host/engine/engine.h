@@ -42,7 +42,8 @@ typedef struct event_set {
 } event_set;
 
 typedef struct window_plan {
-    int64_t index;          /* window number: [index * L, (index + 1) * L) */
+    int64_t index;          /* window number: [index * L, (index + 1) * L) with fixed
+                             * windows; with event-driven ones only their count */
     sim_time_ns begin, end;
     int n_sets;
     event_set sets[ENGINE_MAX_SETS]; /* in dependency order (writes before later reads) */

@@ -154,6 +154,54 @@ static void test_damage(void)
     refused("overrun.ckpt", "its records are malformed");
 }
 
+/* A file of the engine's records ENXT, EWIN and ETIM, read by ckpt_get_progress (window
+ * length L) or, with L 0, ckpt_get_progress_events: the status, and the message holds WANT. */
+static void progress(int64_t next, int64_t done, int64_t reached, int64_t L, int want_rc,
+                     const char *want)
+{
+    ckpt_buf b = {0};
+    ckpt_put_i64(&b, CKPT_NEXT, next);
+    ckpt_put_i64(&b, CKPT_DONE, done);
+    ckpt_put_i64(&b, CKPT_REACHED, reached);
+    cn_error err = {0};
+    CHECK_I64(ckpt_write(path_of("progress.ckpt"), &b, &err), 0);
+    ckpt_buf_free(&b);
+    ckpt_file f;
+    ckpt_progress p = {0, 0, 0};
+    CHECK_I64(ckpt_read(&f, path_of("progress.ckpt"), &err), 0);
+    int rc = L > 0 ? ckpt_get_progress(&f, L, &p, &err) : ckpt_get_progress_events(&f, &p, &err);
+    CHECK_I64(rc, want_rc);
+    if (rc == 0) {
+        CHECK_I64(p.next, next);
+        CHECK_I64(p.done, done);
+        CHECK_I64(p.reached, reached);
+    } else if (!strstr(err.msg, want)) {
+        CHECK(0);
+        fprintf(stderr, "    message: %s\n    expected: %s\n", err.msg, want);
+    }
+    ckpt_close(&f);
+}
+
+/* Fixed windows: window W is [W x L, (W + 1) x L), so the next window's end must fit int64.
+ * Event-driven windows: the number is a count whatever the lookahead (the next window's
+ * begin comes from the model), so the same count is a valid one there. */
+static void test_progress(void)
+{
+    const int64_t L = (int64_t)1 << 61; /* INT64_MAX / L - 2 = 1: the last fixed window */
+    progress(1, 1, 5, L, 0, "");
+    progress(2, 2, 5, L, CN_ERR_INPUT,
+             "record ENXT: next window 2 is beyond the last window whose time fits in 64 bits");
+    progress(2, 2, 5, 0, 0, "");
+    progress((int64_t)1 << 40, 1000, (int64_t)1 << 61, 0, 0, "");
+    progress(-1, 0, 0, 0, CN_ERR_INPUT, "record ENXT: next window -1 is negative");
+    progress(INT64_MAX, 0, 0, 0, CN_ERR_INPUT,
+             "record ENXT: next window 9223372036854775807 is beyond the last window a run can "
+             "count");
+    progress(3, 4, 0, 0, CN_ERR_INPUT, "record EWIN: 4 windows run, with the next window 3");
+    progress(3, -1, 0, 0, CN_ERR_INPUT, "record EWIN: -1 windows run, with the next window 3");
+    progress(3, 3, -7, 0, CN_ERR_INPUT, "record ETIM: time reached -7 ns is negative");
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/clnetsim-ckpt-XXXXXX");
@@ -164,7 +212,9 @@ int main(void)
     test_crc();
     test_round_trip();
     test_damage();
-    const char *names[] = {"good", "flip", "short", "tiny", "empty", "v9", "bom", "overrun"};
+    test_progress();
+    const char *names[] = {"good", "flip", "short",   "tiny",
+                           "empty", "v9", "bom", "overrun", "progress"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char file[32];
         snprintf(file, sizeof file, "%s.ckpt", names[i]);

@@ -186,6 +186,10 @@ const model_ops phold_model_ops = {
     .partition_bytes = phold_partition_bytes,
     .migrate = phold_migrate,
     .end_window = phold_end_window,
+    .can_checkpoint = phold_can_checkpoint,
+    .check_checkpoint = phold_checkpoint_check,
+    .save = phold_save,
+    .restore = phold_restore,
     .results = phold_results,
     .destroy = phold_destroy,
 };

@@ -95,4 +95,10 @@ int phold_find_minimum(phold_model *pm, cn_error *err);
 int phold_results(struct model *m, run_results *res, cn_error *err);
 int phold_migrate(struct model *m, int partition, int to, uint64_t *bytes, cn_error *err);
 
+/* phold_checkpoint.c: model_ops' checkpoint operations (engine.h) */
+int phold_can_checkpoint(const struct model *m, cn_error *err);
+int phold_checkpoint_check(const ckpt_file *in, const scenario *sc, cn_error *err);
+int phold_save(struct model *m, int64_t next, ckpt_buf *out, cn_error *err);
+int phold_restore(struct model *m, int64_t next, const ckpt_file *in, cn_error *err);
+
 #endif
