@@ -33,6 +33,7 @@ if "$clang" -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -fsyntax-only -
 fi
 
 build selftest "" "$cl/selftest.cl"
+build phold "-I $cl/phold" "$cl/phold/phold.cl"
 n=0
 for scheme in 0 1 2; do
     for conn in "" "-DFLOOD_QUDG=1" "-DFLOOD_QUDG=1 -DFLOOD_CAP=6" "-DFLOOD_CAP=4"; do
