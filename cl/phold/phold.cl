@@ -306,6 +306,16 @@ inline void reduce_long_min(__local long *s, uint lid)
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
+inline void reduce_long_sum(__local long *s, uint lid)
+{
+    for (uint h = (uint)get_local_size(0) / 2u; h > 0u; h /= 2u) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid < h)
+            s[lid] += s[lid + h];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
 inline void reduce_ulong(__local ulong *s, uint lid, int op)
 {
     for (uint h = (uint)get_local_size(0) / 2u; h > 0u; h /= 2u) {
@@ -329,8 +339,9 @@ inline void reduce_word(__local ulong *s, uint lid, ulong v, int op, __global ul
 }
 
 /* The least pending time of each work-group's LPs (first .. first + n - 1), written to
- * group_min[base + group]; PHOLD_NO_EVENT when none holds an event. Each LP's own least time
- * covers its slots below its mark; the slots delivered above it are read and the mark moved. */
+ * group_min[2 * (base + group)] (PHOLD_NO_EVENT when none holds an event), and the events they
+ * have executed to the word after it (for the progress line). Each LP's own least time covers
+ * its slots below its mark; the slots delivered above it are read and the mark moved. */
 __kernel void phold_min(uint first, uint n, uint N, uint C, __global const uint *cnt,
                         __global const long *slot_t, __global ulong *stats,
                         __global long *group_min, uint base, __local long *scratch)
@@ -355,10 +366,16 @@ __kernel void phold_min(uint first, uint n, uint N, uint C, __global const uint 
             stats[(ulong)STAT_BASE * N + i] = c;
         }
     }
+    __global long *out = group_min + 2 * ((ulong)base + get_group_id(0));
     scratch[lid] = m;
     reduce_long_min(scratch, lid);
     if (lid == 0)
-        group_min[base + (uint)get_group_id(0)] = scratch[0];
+        out[0] = scratch[0];
+    barrier(CLK_LOCAL_MEM_FENCE); /* every work-item has read the minimum from scratch */
+    scratch[lid] = g < n ? (long)stats[(ulong)STAT_EVENTS * N + first + g] : 0;
+    reduce_long_sum(scratch, lid);
+    if (lid == 0)
+        out[1] = scratch[0];
 }
 
 /* The contract's sums, minima and maxima over each work-group's LPs: group_res[(base + group)

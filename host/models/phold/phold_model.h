@@ -27,7 +27,7 @@ typedef struct phold_device {
     dbuf x_ev, x_dest;      /* records for LPs held by other devices */
     dbuf ctl;               /* uint[CTL_WORDS] */
     dbuf here;              /* uchar[n_parts]: 1 for the partitions this device holds */
-    dbuf group_min;         /* long[n_groups] */
+    dbuf group_min;         /* long[2 * n_groups]: least time, executed events */
     dbuf group_res;         /* ulong[n_groups * RES_WORDS] */
     uint32_t slots_per_lp;  /* C */
     uint32_t out_cap;
@@ -48,7 +48,8 @@ typedef struct phold_model {
     uint32_t *group_base;   /* [n_parts + 1]: first group of each partition (min, results) */
     size_t reduce_local;    /* work-group size of phold_min and phold_results everywhere */
     int64_t *part_min;      /* [n_parts]: least pending time, after each window */
-    int64_t *group_min_host;
+    int64_t *group_min_host; /* [2 * n_groups], as group_min */
+    uint64_t executed;      /* events executed so far, for the progress line */
     int64_t next_begin;     /* the least pending time of all: the next window's begin */
     int64_t tend;           /* the window under way ends here: min(begin + A, T) */
     int64_t windows;

@@ -68,7 +68,7 @@ static uint64_t device_bytes(const phold_model *pm, uint32_t C, uint32_t out)
 {
     uint64_t n = pm->N, groups = pm->group_base[pm->n_parts];
     return 4 * n + 16 * n * C + 8 * STAT_WORDS * n + 8 * PHOLD_EXP_ENTRIES +
-           3 * 20 * (uint64_t)out + 4 * CTL_WORDS + pm->n_parts + 8 * groups +
+           3 * 20 * (uint64_t)out + 4 * CTL_WORDS + pm->n_parts + 16 * groups +
            8 * RES_WORDS * groups;
 }
 
@@ -220,7 +220,8 @@ static int set_up_device(phold_model *pm, phold_device *d, const int64_t *exp_ta
     if (!rc)
         rc = dbuf_alloc(dev, &d->here, pm->n_parts, &pm->acc, "phold partition map", err);
     if (!rc)
-        rc = dbuf_alloc(dev, &d->group_min, 8 * (size_t)groups, &pm->acc, "phold minima", err);
+        rc = dbuf_alloc(dev, &d->group_min, 16 * (size_t)groups, &pm->acc, "phold minima",
+                        err);
     if (!rc)
         rc = dbuf_alloc(dev, &d->group_res, 8 * RES_WORDS * (size_t)groups, &pm->acc,
                         "phold results", err);
@@ -303,7 +304,7 @@ static int make_groups(phold_model *pm, cn_error *err)
         g += (n + pm->reduce_local - 1) / pm->reduce_local;
     }
     pm->group_base[pm->n_parts] = (uint32_t)g;
-    pm->group_min_host = calloc(g ? g : 1, sizeof *pm->group_min_host);
+    pm->group_min_host = calloc(2 * (g ? g : 1), sizeof *pm->group_min_host);
     if (!pm->group_min_host)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
     return 0;

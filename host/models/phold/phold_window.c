@@ -320,6 +320,7 @@ int phold_end_window(struct model *m, const window_plan *plan, window_outcome *o
         pm->peak_bytes = pm->acc.peak;
     memset(out, 0, sizeof *out);
     out->finished = pm->next_begin >= pm->T;
+    out->events = pm->executed;
     out->next_window = plan->index + 1;
     out->estimated_end = pm->T;
     out->drained = 1;
@@ -341,8 +342,8 @@ int phold_enqueue_minimum(phold_model *pm, cn_error *err)
                             pm->reduce_local, NULL, err);
         size_t g0 = pm->group_base[p], gn = pm->group_base[p + 1] - g0;
         if (!rc)
-            rc = dbuf_read(d->dev, &d->group_min, 8 * g0, 8 * gn, pm->group_min_host + g0, 0,
-                           err);
+            rc = dbuf_read(d->dev, &d->group_min, 16 * g0, 16 * gn, pm->group_min_host + 2 * g0,
+                           0, err);
     }
     return rc;
 }
@@ -350,11 +351,14 @@ int phold_enqueue_minimum(phold_model *pm, cn_error *err)
 void phold_collect_minimum(phold_model *pm)
 {
     pm->next_begin = INT64_MAX;
+    pm->executed = 0;
     for (uint32_t p = 0; p < pm->n_parts; p++) {
         int64_t mn = INT64_MAX;
-        for (uint32_t g = pm->group_base[p]; g < pm->group_base[p + 1]; g++)
-            if (pm->group_min_host[g] < mn)
-                mn = pm->group_min_host[g];
+        for (uint32_t g = pm->group_base[p]; g < pm->group_base[p + 1]; g++) {
+            if (pm->group_min_host[2 * g] < mn)
+                mn = pm->group_min_host[2 * g];
+            pm->executed += (uint64_t)pm->group_min_host[2 * g + 1];
+        }
         pm->part_min[p] = mn;
         if (mn < pm->next_begin)
             pm->next_begin = mn;
