@@ -35,16 +35,17 @@ static void print_bench_usage(FILE *out)
             "\n"
             "Runs each scenario on each selected device separately: warm-up runs, then timed\n"
             "runs. Prints a table per scenario (median simulation time, min-max, events per\n"
-            "second, speed-up against the slowest device, work-group sizes) and checks that\n"
-            "every device and run gave the same determinism-contract outputs. Without a\n"
-            "scenario, runs the reference set (scenarios/bench/, built in).\n"
+            "second, speed-up against the slowest device, work-group sizes; PHOLD: device\n"
+            "memory per LP and per pending event) and checks that every device and run gave\n"
+            "the same determinism-contract outputs. Without a scenario, runs the reference\n"
+            "set (scenarios/bench/, built in).\n"
             "\n"
             "options:\n"
             "  -d, --devices SPEC       devices, as for run (default: all)\n"
             "  -r, --repeat N           timed runs per device and scenario (default 5)\n"
             "      --warmup N           untimed runs first (default 1)\n"
             "      --sizes LIST         node counts (1000,16k,1M): each scenario at each size,\n"
-            "                           at the scenario's density\n"
+            "                           at the scenario's density (PHOLD: LP counts)\n"
             "  -s, --set SECTION.KEY=VALUE  override a key of every scenario (repeatable)\n"
             "      --work-group N       work-group size for every kernel (power of two)\n"
             "  -j, --json FILE          write every result as JSON (atomically)\n"
@@ -62,8 +63,9 @@ static void print_selftest_usage(FILE *out)
             "usage: clnetsim selftest [--devices SPEC] [-q]\n"
             "\n"
             "Checks every selected device (default: all): the Philox known answers, then small\n"
-            "scenarios whose counters must equal the sequential reference model's. Prints a\n"
-            "verdict per device.\n"
+            "flood scenarios whose counters must equal the sequential reference model's and\n"
+            "small PHOLD scenarios whose contract members must equal the PHOLD oracle's.\n"
+            "Prints a verdict per device.\n"
             "\n"
             "Exit status: 0 every device passed, 1 a device failed, 2 bad input.\n");
 }
@@ -209,7 +211,7 @@ static int load_case(const bench_args *ba, const char *src, int builtin, int64_t
     }
     case_name(src, c->name, sizeof c->name);
     snprintf(c->path, sizeof c->path, "%s%s", builtin ? "(built in) " : "", src);
-    c->nodes = scenario_node_count(sc);
+    c->nodes = bench_case_size(sc, &c->population);
     return 0;
 }
 
