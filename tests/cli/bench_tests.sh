@@ -121,6 +121,23 @@ check plot_bench 0 'sizes-small_grid\.png' /usr/bin/python3 "$src/tools/plot_ben
 expect plot_bench_png [ "$(head -c 4 "$tmp/sizes-small_grid.png" | od -An -c | tr -d ' ')" = '211PNG' ]
 check plot_bench_not_bench 1 'is not a clnetsim bench result file' /usr/bin/python3 "$src/tools/plot_bench.py" "$tmp/run.json" --out "$tmp/x"
 
+# The PHOLD scaling sweep: one bench file per LP count (population 16), and its plot.
+check phold_sweep 0 '2\^9 = 512 LPs' sh "$src/tools/bench_phold_scaling.sh" "$bin" "$tmp/sweep" \
+    --from 8 --to 9 -r 1 -- --devices 0 --warmup 0 -q
+expect phold_sweep_files [ "$(cd "$tmp/sweep" && ls | tr '\n' ' ')" = 'phold-lps-256.json phold-lps-512.json ' ]
+expect phold_sweep_sizes [ "$(grep -ho '"lps": [0-9]*, "population": 16, "overrides": \[\]' "$tmp/sweep/"*.json | sort -t: -k2 -n | tr -d '\n')" = \
+    '"lps": 256, "population": 16, "overrides": []"lps": 512, "population": 16, "overrides": []' ]
+expect phold_sweep_set grep -q '"set": \["phold.lps=512", "phold.population=16"\]' "$tmp/sweep/phold-lps-512.json"
+check phold_sweep_bad_range 2 'expected 0 <= --from <= --to <= 31, got 9 and 8' \
+    sh "$src/tools/bench_phold_scaling.sh" "$bin" "$tmp/sweep" --from 9 --to 8
+check plot_phold_scaling 0 'phold\.png' /usr/bin/python3 "$src/tools/plot_phold_scaling.py" \
+    "$tmp/sweep/phold-lps-256.json" "$tmp/sweep/phold-lps-512.json" --out "$tmp/phold.png"
+expect plot_phold_scaling_png [ "$(head -c 4 "$tmp/phold.png" | od -An -c | tr -d ' ')" = '211PNG' ]
+check plot_phold_scaling_no_phold 1 'no PHOLD case in the files' \
+    /usr/bin/python3 "$src/tools/plot_phold_scaling.py" "$tmp/sizes.json" --out "$tmp/x.png"
+check plot_phold_scaling_not_bench 1 'is not a clnetsim bench result file' \
+    /usr/bin/python3 "$src/tools/plot_phold_scaling.py" "$tmp/run.json" --out "$tmp/x.png"
+
 # The built-in reference set: the files of scenarios/bench/, which are the reference scenarios.
 check bench_builtin 0 'mobile_flood: 100 nodes' \
     "$bin" bench --devices 0 -r 1 --warmup 0 -q --sizes 100 --json "$tmp/builtin.json"
