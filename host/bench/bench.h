@@ -116,6 +116,8 @@ void bench_apply_test_skew(int position, run_results *res);
 
 /* ---- selftest ---- */
 
+#define SELFTEST_MAX_CASES 32
+
 typedef struct selftest_verdict {
     int index;
     char name[256];
@@ -123,12 +125,22 @@ typedef struct selftest_verdict {
     int passed;
     int checks;                 /* checks run (known answers, scenarios) */
     char detail[2048];          /* the first failure, or what passed */
+    int n_cases;                /* the scenarios run, in order: the last failed unless PASSED */
+    struct selftest_case_run {
+        const char *name;       /* string literals of selftest.c */
+        const char *model;      /* "flood", "phold" */
+        int passed;
+    } cases[SELFTEST_MAX_CASES];
 } selftest_verdict;
 
 /* Runs the self-test on DEV (already opened; POSITION is its place in the selection, for the
  * test hook); a line per check goes to LOG unless NULL. Never fails itself: the outcome is
  * in V. */
 void selftest_device(device_ctx *dev, int position, selftest_verdict *v, FILE *log);
+
+/* `selftest --json`: the version and commit, and per device its verdict with the scenarios run
+ * (name, model, passed). */
+void selftest_print_json(FILE *f, const selftest_verdict *v, int n);
 
 /* The first difference between a run's counters R and the reference's O, in BUF: 1 when
  * they differ, 0 when every counter is equal. */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "version.h"
 #include "bench/bench.h"
 #include "engine/engine.h"
 #include "oracle/flood_oracle.h"
@@ -403,9 +404,16 @@ void selftest_device(device_ctx *dev, int position, selftest_verdict *v, FILE *l
         v->checks++;
         if (log)
             fprintf(log, "device %d: %s...\n", v->index, cases[i].name);
-        if (check_case(dev, position, &cases[i], v->detail, sizeof v->detail))
+        int phold = strstr(cases[i].ini, "model = phold") != NULL;
+        struct selftest_case_run *run = &v->cases[v->n_cases];
+        if (v->n_cases < SELFTEST_MAX_CASES)
+            *run = (struct selftest_case_run){cases[i].name, phold ? "phold" : "flood", 0};
+        int bad = check_case(dev, position, &cases[i], v->detail, sizeof v->detail);
+        if (v->n_cases < SELFTEST_MAX_CASES)
+            run->passed = !bad, v->n_cases++;
+        if (bad)
             return;
-        n_phold += strstr(cases[i].ini, "model = phold") != NULL;
+        n_phold += phold;
     }
     v->passed = 1;
     char what[160];
@@ -418,4 +426,32 @@ void selftest_device(device_ctx *dev, int position, selftest_verdict *v, FILE *l
     else
         snprintf(v->detail, sizeof v->detail, "%s, and every kernel shape (%d runs at "
                  "work-groups of %.200s)", what, runs, sizes);
+}
+
+void selftest_print_json(FILE *f, const selftest_verdict *v, int n)
+{
+    fprintf(f, "{\n  \"clnetsim_selftest\": 1,\n  \"version\": ");
+    json_print_string(f, CLNETSIM_VERSION);
+    fprintf(f, ",\n  \"commit\": ");
+    json_print_string(f, CLNETSIM_GIT_COMMIT);
+    fprintf(f, ",\n  \"devices\": [");
+    for (int d = 0; d < n; d++) {
+        const selftest_verdict *x = &v[d];
+        fprintf(f, "%s\n    {\"index\": %d, \"name\": ", d ? "," : "", x->index);
+        json_print_string(f, x->name);
+        fprintf(f, ", \"platform\": ");
+        json_print_string(f, x->platform);
+        fprintf(f, ", \"passed\": %s, \"checks\": %d, \"detail\": ",
+                x->passed ? "true" : "false", x->checks);
+        json_print_string(f, x->detail);
+        fprintf(f, ",\n     \"cases\": [");
+        for (int i = 0; i < x->n_cases; i++) {
+            fprintf(f, "%s\n      {\"name\": ", i ? "," : "");
+            json_print_string(f, x->cases[i].name);
+            fprintf(f, ", \"model\": \"%s\", \"passed\": %s}", x->cases[i].model,
+                    x->cases[i].passed ? "true" : "false");
+        }
+        fprintf(f, "]}");
+    }
+    fprintf(f, "\n  ]\n}\n");
 }
