@@ -10,8 +10,38 @@
 void bench_apply_test_skew(int position, run_results *res)
 {
     const char *v = getenv("CLNETSIM_TEST_SKEW_DEVICE");
-    if (v && *v && strtol(v, NULL, 10) == position)
+    if (!v || !*v || strtol(v, NULL, 10) != position)
+        return;
+    if (res->n_metrics > 0)
+        res->metrics[res->n_metrics - 1].value += 1;
+    else
         res->receptions += 1;
+}
+
+/* The declared metrics of two runs of one model, in order: their names and values. */
+static int metrics_diff(const run_results *a, const run_results *b, char *buf, size_t cap)
+{
+    if (a->n_metrics != b->n_metrics) {
+        snprintf(buf, cap, "%d vs %d contract members", a->n_metrics, b->n_metrics);
+        return 1;
+    }
+    for (int i = 0; i < a->n_metrics; i++) {
+        const struct result_metric *x = &a->metrics[i], *y = &b->metrics[i];
+        if (strcmp(x->name, y->name) != 0) {
+            snprintf(buf, cap, "contract member %d: %s vs %s", i + 1, x->name, y->name);
+            return 1;
+        }
+        if (x->value != y->value) {
+            if (x->is_signed)
+                snprintf(buf, cap, "%s: %lld vs %lld", x->name, (long long)x->value,
+                         (long long)y->value);
+            else
+                snprintf(buf, cap, "%s: %llu vs %llu", x->name, (unsigned long long)x->value,
+                         (unsigned long long)y->value);
+            return 1;
+        }
+    }
+    return 0;
 }
 
 int bench_contract_diff(const run_results *a, const run_results *b, char *buf, size_t cap)
@@ -25,6 +55,8 @@ int bench_contract_diff(const run_results *a, const run_results *b, char *buf, s
                  (unsigned long long)b->seed);
         return 1;
     }
+    if (a->n_metrics > 0 || b->n_metrics > 0) /* the model declares its contract */
+        return metrics_diff(a, b, buf, cap);
     /* loss is derived from delivered and generated: equal when they are */
     const struct { const char *name; int64_t x, y; } m[] = {
         {"nodes", a->nodes, b->nodes},
@@ -84,6 +116,7 @@ static void summarise(bench_row *r)
     r->min_s = sorted[0];
     r->max_s = sorted[n - 1];
     r->events = results_events(&r->first);
+    r->device_bytes = r->first.device_bytes;
     r->events_per_s = r->median_s > 0 ? (double)r->events / r->median_s : 0;
 }
 
@@ -236,12 +269,26 @@ static void metres(char *buf, size_t cap, const char *key, int64_t mm)
     snprintf(buf, cap, "%s=%lld.%03lld", key, (long long)(mm / 1000), (long long)(mm % 1000));
 }
 
+int64_t bench_case_size(const scenario *sc, int64_t *population)
+{
+    if (strcmp(sc->model, "phold") == 0) {
+        *population = sc->phold.population;
+        return sc->phold.lps;
+    }
+    *population = 0;
+    return scenario_node_count(sc);
+}
+
 int bench_size_overrides(const scenario *sc, int64_t n, char out[][96], int max,
                          cn_error *err)
 {
     int k = 0;
     if (max < 4)
         return fail_count(err, "internal error: too few sizing overrides");
+    if (strcmp(sc->model, "phold") == 0) { /* N LPs, each with the scenario's population */
+        snprintf(out[k++], 96, "phold.lps=%lld", (long long)n);
+        return k;
+    }
     int64_t base = scenario_node_count(sc);
     if (sc->placement == PLACEMENT_AREAS) {
         /* N / count nodes per area, as square as a whole shape allows: rows the largest

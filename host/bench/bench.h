@@ -29,9 +29,10 @@ typedef struct bench_row {
     double runs[BENCH_MAX_REPEAT]; /* simulation wall time of each timed run, s */
     double median_s, min_s, max_s;
     double setup_s;             /* of the last run: model allocation, placement */
-    uint64_t events;            /* transmissions + receptions */
+    uint64_t events;            /* the model's executed events (results_events) */
     double events_per_s;        /* events / median */
     double speedup;             /* slowest device's median / this one's */
+    uint64_t device_bytes;      /* peak device memory of the model (of the first timed run) */
     char work_groups[1024];     /* "kernel=size ..." as chosen for the runs */
     run_results first;          /* the first timed run's results (its contract members) */
 } bench_row;
@@ -40,7 +41,8 @@ typedef struct bench_row {
 typedef struct bench_case {
     char name[128];             /* the scenario's file name without ".ini" */
     char path[1024];            /* file, or "(built in) bench/NAME.ini" */
-    int64_t nodes;
+    int64_t nodes;              /* the flood's nodes; PHOLD's LPs (bench_case_size) */
+    int64_t population;         /* PHOLD: events per LP at the start, pending all along; else 0 */
     int n_overrides;            /* the sizing overrides of --sizes, if any */
     char overrides[BENCH_MAX_OVERRIDES][96];
     int n_rows;
@@ -65,19 +67,31 @@ int bench_run_case(bench_case *c, const scenario *sc, device_ctx *devs, int n_de
                    const bench_options *opt, cn_error *err);
 
 /* The first difference between two runs' determinism-contract members, as "receptions:
- * 123 vs 124" in BUF; returns 0 when they are equal. */
+ * 123 vs 124" in BUF; returns 0 when they are equal. A model with declared metrics
+ * (run_results.metrics) is compared on model, seed and those, in order; the flood on its
+ * counters of MODEL.md "Outputs". */
 int bench_contract_diff(const run_results *a, const run_results *b, char *buf, size_t cap);
+
+/* What a case's size counts: the LPs of a PHOLD scenario (and its population in
+ * *POPULATION), else the flood's nodes (*POPULATION 0). */
+int64_t bench_case_size(const scenario *sc, int64_t *population);
 
 /* --sizes: the overrides that scale SC to about N nodes at the same density (grid: rows =
  * cols = round(sqrt(N)); uniform: nodes = N, width and height times sqrt(N / nodes), depth
  * kept; areas: N / count nodes per area, rows the largest divisor of it not above its square
- * root, N a multiple of the count; a destination at the last node stays at the last node). Returns the count written
+ * root, N a multiple of the count; a destination at the last node stays at the last node;
+ * PHOLD: lps = N, the events per LP kept). Returns the count written
  * into OUT, or -1 with ERR set when N is out of range for the scenario. */
 int bench_size_overrides(const scenario *sc, int64_t n, char out[][96], int max,
                          cn_error *err);
 
 /* "1000,16k,1M" -> node counts; returns how many, or -1 with ERR set. */
 int bench_parse_sizes(const char *text, int64_t *out, int max, cn_error *err);
+
+/* PHOLD's device memory per LP (R's device bytes over C's LPs) and per pending event (over
+ * LPs x population); 0 where the case has no such count. */
+double bench_bytes_per_lp(const bench_case *c, const bench_row *r);
+double bench_bytes_per_event(const bench_case *c, const bench_row *r);
 
 /* The human table of one case (one row per device). */
 void bench_print_case(const bench_case *c, FILE *out);
@@ -95,11 +109,14 @@ int bench_compare(const char *old_path, const bench_case *cases, int n_cases, FI
 /* Reads OLD as bench_compare would, and only says whether it can: checked before the runs. */
 int bench_compare_check(const char *old_path, cn_error *err);
 
-/* Test hook: CLNETSIM_TEST_SKEW_DEVICE=K adds one reception to every run on the K-th device of
- * a bench or selftest selection (0-based), so that tests can see a mismatch reported. */
+/* Test hook: CLNETSIM_TEST_SKEW_DEVICE=K adds one reception (with declared metrics: one to
+ * the last of them) to every run on the K-th device of a bench or selftest selection
+ * (0-based), so that tests can see a mismatch reported. */
 void bench_apply_test_skew(int position, run_results *res);
 
 /* ---- selftest ---- */
+
+#define SELFTEST_MAX_CASES 32
 
 typedef struct selftest_verdict {
     int index;
@@ -108,6 +125,12 @@ typedef struct selftest_verdict {
     int passed;
     int checks;                 /* checks run (known answers, scenarios) */
     char detail[2048];          /* the first failure, or what passed */
+    int n_cases;                /* the scenarios run, in order: the last failed unless PASSED */
+    struct selftest_case_run {
+        const char *name;       /* string literals of selftest.c */
+        const char *model;      /* "flood", "phold" */
+        int passed;
+    } cases[SELFTEST_MAX_CASES];
 } selftest_verdict;
 
 /* Runs the self-test on DEV (already opened; POSITION is its place in the selection, for the
@@ -115,11 +138,23 @@ typedef struct selftest_verdict {
  * in V. */
 void selftest_device(device_ctx *dev, int position, selftest_verdict *v, FILE *log);
 
+/* `selftest --json`: the version and commit, and per device its verdict with the scenarios run
+ * (name, model, passed). */
+void selftest_print_json(FILE *f, const selftest_verdict *v, int n);
+
 /* The first difference between a run's counters R and the reference's O, in BUF: 1 when
  * they differ, 0 when every counter is equal. */
 struct flood_oracle_result;
 int selftest_differs(const run_results *r, const struct flood_oracle_result *o, char *buf,
                      size_t cap);
+/* The same for a PHOLD run: model, seed, then every contract member the run declares
+ * (R->metrics) against the PHOLD oracle's member of that name (P its parameters, O its
+ * results); a declared member the oracle lacks, or an oracle member the run does not declare,
+ * is a difference too. */
+struct phold_oracle_params;
+struct phold_oracle_result;
+int selftest_phold_differs(const run_results *r, const struct phold_oracle_params *p,
+                           const struct phold_oracle_result *o, char *buf, size_t cap);
 
 /* ---- the kernel-shape self-test (shapes.c) ----
  * Every kernel at every work-group size a run may choose (powers of two up to the device's

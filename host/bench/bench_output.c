@@ -13,7 +13,11 @@ void bench_print_case(const bench_case *c, FILE *out)
     for (int i = 0; i < c->n_rows && !ok; i++)
         if (!c->rows[i].failed)
             ok = &c->rows[i];
-    fprintf(out, "\n%s: %lld nodes", c->name, (long long)c->nodes);
+    if (c->population > 0)
+        fprintf(out, "\n%s: %lld LPs, %lld events each at the start", c->name,
+                (long long)c->nodes, (long long)c->population);
+    else
+        fprintf(out, "\n%s: %lld nodes", c->name, (long long)c->nodes);
     if (ok)
         fprintf(out, ", %llu events, %d timed runs per device", (unsigned long long)ok->events,
                 ok->n_runs);
@@ -22,8 +26,14 @@ void bench_print_case(const bench_case *c, FILE *out)
         fprintf(out, "%s-s %s", i ? " " : "  sized with ", c->overrides[i]);
     if (c->n_overrides)
         fprintf(out, "\n");
-    fprintf(out, "  %3s  %-32s %-4s %10s  %-21s %10s %9s  %s\n", "dev", "device", "type",
-            "median s", "min-max s", "events/s", "speed-up", "work-group sizes");
+    /* PHOLD: the device memory per LP and per pending event (the population stays pending
+     * all along: every executed event creates one), the model's scaling in memory */
+    int mem = c->population > 0;
+    fprintf(out, "  %3s  %-32s %-4s %10s  %-21s %10s %9s  ", "dev", "device", "type",
+            "median s", "min-max s", "events/s", "speed-up");
+    if (mem)
+        fprintf(out, "%8s %8s  ", "B/LP", "B/event");
+    fprintf(out, "%s\n", "work-group sizes");
     for (int i = 0; i < c->n_rows; i++) {
         const bench_row *r = &c->rows[i];
         if (r->failed) {
@@ -33,8 +43,11 @@ void bench_print_case(const bench_case *c, FILE *out)
         }
         char range[64];
         snprintf(range, sizeof range, "%.4f-%.4f", r->min_s, r->max_s);
-        fprintf(out, "  %3d  %-32.32s %-4s %10.4f  %-21s %10.3g %8.2fx  %s\n", r->index, r->name,
-                r->type, r->median_s, range, r->events_per_s, r->speedup, r->work_groups);
+        fprintf(out, "  %3d  %-32.32s %-4s %10.4f  %-21s %10.3g %8.2fx  ", r->index, r->name,
+                r->type, r->median_s, range, r->events_per_s, r->speedup);
+        if (mem)
+            fprintf(out, "%8.1f %8.2f  ", bench_bytes_per_lp(c, r), bench_bytes_per_event(c, r));
+        fprintf(out, "%s\n", r->work_groups);
     }
     if (c->agree)
         fprintf(out, "  determinism contract: identical on every device and run\n");
@@ -63,10 +76,33 @@ static void cpu_model(char *buf, size_t cap)
     fclose(f);
 }
 
+double bench_bytes_per_lp(const bench_case *c, const bench_row *r)
+{
+    return c->nodes > 0 ? (double)r->device_bytes / (double)c->nodes : 0;
+}
+
+double bench_bytes_per_event(const bench_case *c, const bench_row *r)
+{
+    double pending = (double)c->nodes * (double)c->population;
+    return pending > 0 ? (double)r->device_bytes / pending : 0;
+}
+
 static void print_contract(FILE *f, const run_results *r)
 {
     fprintf(f, "{\"model\": ");
     json_print_string(f, r->model);
+    if (r->n_metrics > 0) { /* the members the model declares, in order */
+        fprintf(f, ", \"seed\": %llu", (unsigned long long)r->seed);
+        for (int i = 0; i < r->n_metrics; i++) {
+            const struct result_metric *m = &r->metrics[i];
+            if (m->is_signed)
+                fprintf(f, ", \"%s\": %lld", m->name, (long long)m->value);
+            else
+                fprintf(f, ", \"%s\": %llu", m->name, (unsigned long long)m->value);
+        }
+        fputc('}', f);
+        return;
+    }
     char hops[WIDE_TEXT], lat[WIDE_TEXT];
     fprintf(f, ", \"seed\": %llu, \"nodes\": %lld, \"generated\": %lld, \"delivered\": %lld, "
             "\"loss\": %.17g, \"transmissions\": %lld, \"receptions\": %lld, "
@@ -82,7 +118,7 @@ static void print_contract(FILE *f, const run_results *r)
     fputc('}', f);
 }
 
-static void print_row_json(FILE *f, const bench_row *r)
+static void print_row_json(FILE *f, const bench_case *c, const bench_row *r)
 {
     fprintf(f, "{\"index\": %d, \"name\": ", r->index);
     json_print_string(f, r->name);
@@ -104,6 +140,10 @@ static void print_row_json(FILE *f, const bench_row *r)
             "\"speedup\": %.4f, \"work_groups\": ", r->setup_s, (unsigned long long)r->events,
             r->events_per_s, r->speedup);
     json_print_string(f, r->work_groups);
+    fprintf(f, ", \"device_bytes\": %llu", (unsigned long long)r->device_bytes);
+    if (c->population > 0)
+        fprintf(f, ", \"device_bytes_per_lp\": %.3f, \"device_bytes_per_event\": %.3f",
+                bench_bytes_per_lp(c, r), bench_bytes_per_event(c, r));
     fprintf(f, ", \"contract\": ");
     print_contract(f, &r->first);
     fprintf(f, "}");
@@ -146,7 +186,11 @@ void bench_print_json(FILE *f, const bench_case *cases, int n_cases, const bench
         json_print_string(f, c->name);
         fprintf(f, ", \"path\": ");
         json_print_string(f, c->path);
-        fprintf(f, ", \"nodes\": %lld, \"overrides\": [", (long long)c->nodes);
+        fprintf(f, ", \"nodes\": %lld, ", (long long)c->nodes);
+        if (c->population > 0)
+            fprintf(f, "\"lps\": %lld, \"population\": %lld, ", (long long)c->nodes,
+                    (long long)c->population);
+        fprintf(f, "\"overrides\": [");
         for (int k = 0; k < c->n_overrides; k++) {
             fprintf(f, "%s", k ? ", " : "");
             json_print_string(f, c->overrides[k]);
@@ -159,7 +203,7 @@ void bench_print_json(FILE *f, const bench_case *cases, int n_cases, const bench
         fprintf(f, ",\n     \"devices\": [");
         for (int d = 0; d < c->n_rows; d++) {
             fprintf(f, "%s\n      ", d ? "," : "");
-            print_row_json(f, &c->rows[d]);
+            print_row_json(f, c, &c->rows[d]);
         }
         fprintf(f, "]}");
     }
@@ -169,7 +213,8 @@ void bench_print_json(FILE *f, const bench_case *cases, int n_cases, const bench
 void bench_print_csv(FILE *f, const bench_case *cases, int n_cases)
 {
     fprintf(f, "scenario,nodes,device_index,device,platform,type,runs,median_s,min_s,max_s,"
-               "events,events_per_s,speedup,work_groups,agree,error\n");
+               "events,events_per_s,speedup,work_groups,agree,error,device_bytes,"
+               "device_bytes_per_lp,device_bytes_per_event\n");
     for (int i = 0; i < n_cases; i++) {
         const bench_case *c = &cases[i];
         for (int d = 0; d < c->n_rows; d++) {
@@ -190,7 +235,14 @@ void bench_print_csv(FILE *f, const bench_case *cases, int n_cases)
                 fprintf(f, ",%d,", c->agree);
             }
             csv_print_field(f, r->failed ? r->error : "");
-            fputc('\n', f);
+            /* memory: after the older columns, so that readers by position keep working */
+            if (r->failed)
+                fprintf(f, ",,,\n");
+            else if (c->population > 0)
+                fprintf(f, ",%llu,%.3f,%.3f\n", (unsigned long long)r->device_bytes,
+                        bench_bytes_per_lp(c, r), bench_bytes_per_event(c, r));
+            else
+                fprintf(f, ",%llu,,\n", (unsigned long long)r->device_bytes);
         }
     }
 }

@@ -2,14 +2,17 @@
  * scenarios covering every part of the flood model (grid, uniform and areas placement, 2-D
  * and 3-D, ranges wider than the spacing, drop, TTL, duration, random waypoint with pauses, odd
  * work-group sizes) whose counters must equal those of the sequential reference model
- * (host/oracle), computed here on the host. A broken driver or compiler shows up here as a
- * failed device, not as wrong science. */
+ * (host/oracle), computed here on the host; then small PHOLD scenarios (ties, only remote
+ * events, odd sizes) whose declared contract members must equal those of the PHOLD oracle.
+ * A broken driver or compiler shows up here as a failed device, not as wrong science. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "version.h"
 #include "bench/bench.h"
 #include "engine/engine.h"
 #include "oracle/flood_oracle.h"
+#include "oracle/phold_oracle.h"
 
 typedef struct selftest_case {
     const char *name;
@@ -94,6 +97,18 @@ static const selftest_case cases[] = {
      "[flood]\nrelay_delay = 1\ndrop_probability = 0.1\n[resources]\nrx_capacity = 6\n"
      "energy_budget = uniform(0.0005, 0.003)\ntx_fixed = 0.0001\nrx_fixed = 0.00002\n"
      "rx_per_byte = 0.00000001\n"},
+    /* PHOLD (docs/models/phold.md): against its own oracle, member by member */
+    {"phold: 300 LPs, remote 0.25", 0,
+     "[simulation]\nmodel = phold\nseed = 21\nduration = 4\n[phold]\nlps = 300\n"
+     "population = 4\nremote = 0.25\nlookahead = 0.1\nmean = 0.9\n"},
+    /* mean 0: every delay is the lookahead, so LPs hold many events of one time and only
+     * the key order (t, origin, serial) decides which runs first */
+    {"phold: ties (mean 0), 200 LPs, remote 0.5", 0,
+     "[simulation]\nmodel = phold\nseed = 22\nduration = 2\n[phold]\nlps = 200\n"
+     "population = 3\nremote = 0.5\nlookahead = 0.1\nmean = 0\n"},
+    {"phold: 257 LPs, only remote events, odd lookahead, work-groups of 1", 1,
+     "[simulation]\nmodel = phold\nseed = 0xfeedfacecafe\nduration = 1.5\n[phold]\n"
+     "lps = 257\npopulation = 3\nremote = 1\nlookahead = 0.013\nmean = 0.25\n"},
 };
 
 int selftest_differs(const run_results *r, const flood_oracle_result *o, char *buf, size_t cap)
@@ -182,6 +197,122 @@ int selftest_differs(const run_results *r, const flood_oracle_result *o, char *b
     return 0;
 }
 
+/* The PHOLD oracle's outputs (docs/models/phold.md, "Outputs") by member name: what a run's
+ * declared metrics are looked up in. */
+typedef struct oracle_member {
+    const char *name;
+    uint64_t value;
+} oracle_member;
+
+static int phold_members(const phold_oracle_params *p, const phold_oracle_result *o,
+                         oracle_member *out)
+{
+    const oracle_member all[] = {
+        {"lps", (uint64_t)p->lps},
+        {"population", (uint64_t)p->population},
+        {"events", (uint64_t)o->events},
+        {"remote", (uint64_t)o->remote},
+        {"time_sum_ns", o->time_sum_ns},
+        {"lp_weighted_sum", o->lp_weighted_sum},
+        {"lp_events_min", (uint64_t)o->lp_events_min},
+        {"lp_events_max", (uint64_t)o->lp_events_max},
+        {"last_time_ns", (uint64_t)o->last_time_ns},
+    };
+    memcpy(out, all, sizeof all);
+    return (int)(sizeof all / sizeof all[0]);
+}
+
+static void metric_text(const struct result_metric *m, uint64_t v, char *buf, size_t cap)
+{
+    if (m->is_signed)
+        snprintf(buf, cap, "%lld", (long long)v);
+    else
+        snprintf(buf, cap, "%llu", (unsigned long long)v);
+}
+
+int selftest_phold_differs(const run_results *r, const phold_oracle_params *p,
+                           const phold_oracle_result *o, char *buf, size_t cap)
+{
+    if (strcmp(r->model, "phold") != 0) {
+        snprintf(buf, cap, "model %.31s, reference phold", r->model);
+        return 1;
+    }
+    if (r->seed != p->seed) {
+        snprintf(buf, cap, "seed %llu, reference %llu", (unsigned long long)r->seed,
+                 (unsigned long long)p->seed);
+        return 1;
+    }
+    if (r->n_metrics <= 0) {
+        snprintf(buf, cap, "the run declared no contract members");
+        return 1;
+    }
+    /* the members compared are those the run declares; each must have the oracle's value, and
+     * no member of the oracle may be left undeclared */
+    oracle_member want[REPORT_MAX_METRICS];
+    int n_want = phold_members(p, o, want), used[REPORT_MAX_METRICS] = {0};
+    for (int i = 0; i < r->n_metrics; i++) {
+        const struct result_metric *m = &r->metrics[i];
+        int k = 0;
+        while (k < n_want && strcmp(want[k].name, m->name) != 0)
+            k++;
+        if (k == n_want) {
+            snprintf(buf, cap, "member %s has no reference value", m->name);
+            return 1;
+        }
+        used[k] = 1;
+        if (m->value != want[k].value) {
+            char g[32], w[32];
+            metric_text(m, m->value, g, sizeof g);
+            metric_text(m, want[k].value, w, sizeof w);
+            snprintf(buf, cap, "%s %s, reference %s", m->name, g, w);
+            return 1;
+        }
+    }
+    for (int k = 0; k < n_want; k++)
+        if (!used[k]) {
+            snprintf(buf, cap, "member %s of the reference is missing from the run",
+                     want[k].name);
+            return 1;
+        }
+    return 0;
+}
+
+/* The reference's results for SC, and the comparison of a run's with them. */
+typedef struct reference {
+    int phold;
+    flood_oracle_result flood;
+    phold_oracle_params pp;
+    phold_oracle_result po;
+} reference;
+
+static int reference_run(const scenario *sc, reference *ref, char *why, size_t cap)
+{
+    memset(ref, 0, sizeof *ref);
+    ref->phold = strcmp(sc->model, "phold") == 0;
+    if (!ref->phold) {
+        if (flood_oracle_run(sc, &ref->flood) == ORACLE_OK)
+            return 0;
+        snprintf(why, cap, "the reference model refused it");
+        return 1;
+    }
+    phold_oracle_params *p = &ref->pp;
+    p->seed = sc->seed;
+    p->lps = sc->phold.lps;
+    p->population = sc->phold.population;
+    p->remote_threshold = sc->phold.remote_threshold;
+    p->lookahead_ns = sc->phold.lookahead_ns;
+    p->mean_ns = sc->phold.mean_ns;
+    p->duration_ns = sc->duration_ns;
+    p->queue = PHOLD_QUEUE_AUTO;
+    return phold_oracle_run(p, &ref->po, why, cap) != PHOLD_ORACLE_OK;
+}
+
+static int reference_differs(const run_results *r, const reference *ref, char *buf, size_t cap)
+{
+    return ref->phold ? selftest_phold_differs(r, &ref->pp, &ref->po, buf, cap)
+                      : selftest_differs(r, &ref->flood, buf, cap);
+}
+
 /* One scenario on DEV against the reference; 0 when equal, else the reason in DETAIL. */
 static int check_case(device_ctx *dev, int position, const selftest_case *c, char *detail,
                       size_t cap)
@@ -189,15 +320,16 @@ static int check_case(device_ctx *dev, int position, const selftest_case *c, cha
     cn_error err = {0};
     scenario *sc = calloc(1, sizeof *sc);
     run_results *res = calloc(1, sizeof *res);
-    flood_oracle_result want;
+    reference *want = malloc(sizeof *want);
+    char why[512];
     int bad = 1;
-    if (!sc || !res) {
+    if (!sc || !res || !want) {
         snprintf(detail, cap, "out of memory");
     } else if (config_load_string("selftest.ini", c->ini, NULL, 0, sc, &err) != 0) {
         snprintf(detail, cap, "internal error in scenario '%s': %.1800s", c->name, err.msg);
-    } else if (flood_oracle_run(sc, &want) != ORACLE_OK) {
-        snprintf(detail, cap, "internal error: the reference model refused scenario '%s'",
-                 c->name);
+    } else if (reference_run(sc, want, why, sizeof why) != 0) {
+        snprintf(detail, cap, "internal error: the reference model refused scenario '%s': %s",
+                 c->name, why);
     } else {
         size_t saved = dev->local_size_override;
         dev->local_size_override = c->work_group ? c->work_group : saved;
@@ -210,7 +342,7 @@ static int check_case(device_ctx *dev, int position, const selftest_case *c, cha
             snprintf(detail, cap, "scenario '%s' failed to run: %.1800s", c->name, err.msg);
         } else {
             bench_apply_test_skew(position, res);
-            if (selftest_differs(res, &want, diff, sizeof diff))
+            if (reference_differs(res, want, diff, sizeof diff))
                 snprintf(detail, cap, "scenario '%s' gave wrong results: %s", c->name, diff);
             else
                 bad = 0;
@@ -218,6 +350,7 @@ static int check_case(device_ctx *dev, int position, const selftest_case *c, cha
     }
     free(sc);
     free(res);
+    free(want);
     return bad;
 }
 
@@ -266,20 +399,59 @@ void selftest_device(device_ctx *dev, int position, selftest_verdict *v, FILE *l
     char sizes[256];
     snprintf(sizes, sizeof sizes, "%s", rep->sizes);
     free(rep);
-    int n = (int)(sizeof cases / sizeof cases[0]);
+    int n = (int)(sizeof cases / sizeof cases[0]), n_phold = 0;
     for (int i = 0; i < n; i++) {
         v->checks++;
         if (log)
             fprintf(log, "device %d: %s...\n", v->index, cases[i].name);
-        if (check_case(dev, position, &cases[i], v->detail, sizeof v->detail))
+        int phold = strstr(cases[i].ini, "model = phold") != NULL;
+        struct selftest_case_run *run = &v->cases[v->n_cases];
+        if (v->n_cases < SELFTEST_MAX_CASES)
+            *run = (struct selftest_case_run){cases[i].name, phold ? "phold" : "flood", 0};
+        int bad = check_case(dev, position, &cases[i], v->detail, sizeof v->detail);
+        if (v->n_cases < SELFTEST_MAX_CASES)
+            run->passed = !bad, v->n_cases++;
+        if (bad)
             return;
+        n_phold += phold;
     }
     v->passed = 1;
+    char what[160];
+    snprintf(what, sizeof what, "Philox known answers, %d flood scenarios equal to the "
+             "sequential reference and %d PHOLD scenarios equal to the PHOLD oracle",
+             n - n_phold, n_phold);
     if (dev->n_bad)
-        snprintf(v->detail, sizeof v->detail, "Philox known answers and %d scenarios equal to "
-                 "the sequential reference; shapes failed and left out: %.1500s", n, shapes);
+        snprintf(v->detail, sizeof v->detail, "%s; shapes failed and left out: %.1500s", what,
+                 shapes);
     else
-        snprintf(v->detail, sizeof v->detail, "Philox known answers and %d scenarios equal to "
-                 "the sequential reference, and every kernel shape (%d runs at work-groups of "
-                 "%.200s)", n, runs, sizes);
+        snprintf(v->detail, sizeof v->detail, "%s, and every kernel shape (%d runs at "
+                 "work-groups of %.200s)", what, runs, sizes);
+}
+
+void selftest_print_json(FILE *f, const selftest_verdict *v, int n)
+{
+    fprintf(f, "{\n  \"clnetsim_selftest\": 1,\n  \"version\": ");
+    json_print_string(f, CLNETSIM_VERSION);
+    fprintf(f, ",\n  \"commit\": ");
+    json_print_string(f, CLNETSIM_GIT_COMMIT);
+    fprintf(f, ",\n  \"devices\": [");
+    for (int d = 0; d < n; d++) {
+        const selftest_verdict *x = &v[d];
+        fprintf(f, "%s\n    {\"index\": %d, \"name\": ", d ? "," : "", x->index);
+        json_print_string(f, x->name);
+        fprintf(f, ", \"platform\": ");
+        json_print_string(f, x->platform);
+        fprintf(f, ", \"passed\": %s, \"checks\": %d, \"detail\": ",
+                x->passed ? "true" : "false", x->checks);
+        json_print_string(f, x->detail);
+        fprintf(f, ",\n     \"cases\": [");
+        for (int i = 0; i < x->n_cases; i++) {
+            fprintf(f, "%s\n      {\"name\": ", i ? "," : "");
+            json_print_string(f, x->cases[i].name);
+            fprintf(f, ", \"model\": \"%s\", \"passed\": %s}", x->cases[i].model,
+                    x->cases[i].passed ? "true" : "false");
+        }
+        fprintf(f, "]}");
+    }
+    fprintf(f, "\n  ]\n}\n");
 }

@@ -35,16 +35,17 @@ static void print_bench_usage(FILE *out)
             "\n"
             "Runs each scenario on each selected device separately: warm-up runs, then timed\n"
             "runs. Prints a table per scenario (median simulation time, min-max, events per\n"
-            "second, speed-up against the slowest device, work-group sizes) and checks that\n"
-            "every device and run gave the same determinism-contract outputs. Without a\n"
-            "scenario, runs the reference set (scenarios/bench/, built in).\n"
+            "second, speed-up against the slowest device, work-group sizes; PHOLD: device\n"
+            "memory per LP and per pending event) and checks that every device and run gave\n"
+            "the same determinism-contract outputs. Without a scenario, runs the reference\n"
+            "set (scenarios/bench/, built in).\n"
             "\n"
             "options:\n"
             "  -d, --devices SPEC       devices, as for run (default: all)\n"
             "  -r, --repeat N           timed runs per device and scenario (default 5)\n"
             "      --warmup N           untimed runs first (default 1)\n"
             "      --sizes LIST         node counts (1000,16k,1M): each scenario at each size,\n"
-            "                           at the scenario's density\n"
+            "                           at the scenario's density (PHOLD: LP counts)\n"
             "  -s, --set SECTION.KEY=VALUE  override a key of every scenario (repeatable)\n"
             "      --work-group N       work-group size for every kernel (power of two)\n"
             "  -j, --json FILE          write every result as JSON (atomically)\n"
@@ -59,11 +60,13 @@ static void print_bench_usage(FILE *out)
 static void print_selftest_usage(FILE *out)
 {
     fprintf(out,
-            "usage: clnetsim selftest [--devices SPEC] [-q]\n"
+            "usage: clnetsim selftest [--devices SPEC] [--json FILE] [-q]\n"
             "\n"
             "Checks every selected device (default: all): the Philox known answers, then small\n"
-            "scenarios whose counters must equal the sequential reference model's. Prints a\n"
-            "verdict per device.\n"
+            "flood scenarios whose counters must equal the sequential reference model's and\n"
+            "small PHOLD scenarios whose contract members must equal the PHOLD oracle's.\n"
+            "Prints a verdict per device; --json FILE writes the verdicts and the scenarios\n"
+            "run (atomically).\n"
             "\n"
             "Exit status: 0 every device passed, 1 a device failed, 2 bad input.\n");
 }
@@ -209,7 +212,7 @@ static int load_case(const bench_args *ba, const char *src, int builtin, int64_t
     }
     case_name(src, c->name, sizeof c->name);
     snprintf(c->path, sizeof c->path, "%s%s", builtin ? "(built in) " : "", src);
-    c->nodes = scenario_node_count(sc);
+    c->nodes = bench_case_size(sc, &c->population);
     return 0;
 }
 
@@ -398,7 +401,7 @@ int cli_tune(int argc, char **argv)
 
 int cli_selftest(int argc, char **argv)
 {
-    const char *spec = NULL;
+    const char *spec = NULL, *json_path = NULL;
     int quiet = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -408,6 +411,9 @@ int cli_selftest(int argc, char **argv)
         } else if (cli_is_opt(a, "-d", "--devices")) {
             if (!(spec = cli_option_value(argc, argv, &i, "--devices")))
                 return usage_error("selftest", "%s needs a device selection", a);
+        } else if (cli_is_opt(a, "-j", "--json")) {
+            if (!(json_path = cli_option_value(argc, argv, &i, "--json")))
+                return usage_error("selftest", "%s needs a file name", a);
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             quiet = 1;
         } else {
@@ -416,50 +422,67 @@ int cli_selftest(int argc, char **argv)
     }
     cn_error err = {0};
     device_list list = {0};
-    int rc = device_enumerate(&list, &err);
+    json_output json = {0};
+    /* the output path is checked before any device is touched */
+    int rc = open_output(&json, json_path, "JSON output", &err);
+    if (rc == 0)
+        rc = device_enumerate(&list, &err);
     int idx[BENCH_MAX_DEVICES];
     int n = rc ? 0 : device_select(&list, spec && *spec ? spec : "all", idx, BENCH_MAX_DEVICES,
                                    &err);
-    if (rc || n <= 0) {
+    selftest_verdict *all = n > 0 ? calloc((size_t)n, sizeof *all) : NULL;
+    if (rc || n <= 0 || !all) {
+        if (rc == 0 && n > 0)
+            cn_fail(&err, CN_ERR_RUNTIME, "out of memory");
+        json_output_abort(&json);
         device_list_free(&list);
+        free(all);
         return fail(&err);
     }
     int failed = 0;
     printf("%-7s %3s  %-40s %s\n", "verdict", "dev", "device", "outcome");
     for (int d = 0; d < n; d++) {
         device_ctx dev;
-        selftest_verdict v;
+        selftest_verdict *v = &all[d];
         cn_error e = {0};
         if (device_open(&dev, &list.items[idx[d]], &e) != 0) {
-            memset(&v, 0, sizeof v);
-            v.index = list.items[idx[d]].index;
-            snprintf(v.name, sizeof v.name, "%s", list.items[idx[d]].name);
-            snprintf(v.detail, sizeof v.detail, "%s", e.msg);
+            memset(v, 0, sizeof *v);
+            v->index = list.items[idx[d]].index;
+            snprintf(v->name, sizeof v->name, "%s", list.items[idx[d]].name);
+            snprintf(v->detail, sizeof v->detail, "%s", e.msg);
         } else {
             /* CLNETSIM_TEST_BREAK_KERNEL names devices by their place; the tuned sizes (the
              * first-use search of a run, cached) are among the shapes a run may choose */
             device_fault_arm(&dev, d);
             cn_error te = {0};
             if (tune_ensure(&dev, quiet ? NULL : stderr, &te) != 0) {
-                memset(&v, 0, sizeof v);
-                v.index = dev.info.index;
-                snprintf(v.name, sizeof v.name, "%s", dev.info.name);
-                snprintf(v.detail, sizeof v.detail, "%s", te.msg);
+                memset(v, 0, sizeof *v);
+                v->index = dev.info.index;
+                snprintf(v->name, sizeof v->name, "%s", dev.info.name);
+                snprintf(v->detail, sizeof v->detail, "%s", te.msg);
             } else {
-                selftest_device(&dev, d, &v, quiet ? NULL : stderr);
+                selftest_device(&dev, d, v, quiet ? NULL : stderr);
             }
             device_close(&dev);
         }
-        failed += !v.passed;
-        if (v.passed)
-            printf("%-7s %3d  %-40.40s %d checks: %s\n", "PASS", v.index, v.name, v.checks,
-                   v.detail);
+        failed += !v->passed;
+        if (v->passed)
+            printf("%-7s %3d  %-40.40s %d checks: %s\n", "PASS", v->index, v->name, v->checks,
+                   v->detail);
         else
-            printf("%-7s %3d  %-40.40s check %d: %s\n", "FAIL", v.index, v.name, v.checks,
-                   v.detail);
+            printf("%-7s %3d  %-40.40s check %d: %s\n", "FAIL", v->index, v->name, v->checks,
+                   v->detail);
         cli_flush_stdout();
     }
     device_list_free(&list);
+    if (json_path) {
+        selftest_print_json(json.file, all, n);
+        rc = output_file_commit(&json, &err);
+        json_output_abort(&json);
+    }
+    free(all);
+    if (rc)
+        return fail(&err);
     if (failed) {
         fprintf(stderr, "clnetsim: error: %d of %d devices failed the self-test\n", failed, n);
         return CN_ERR_RUNTIME;

@@ -2,7 +2,8 @@
 # `clnetsim bench` and `clnetsim selftest` on two PoCL devices: tables, result files whose
 # counters equal those of `clnetsim run`, --sizes, --compare, the built-in reference set, the
 # determinism check (a skewed device must be reported), self-test verdicts, tune and its
-# cache, bad input.
+# cache, bad input; PHOLD cases: the declared contract members, events, device memory per LP
+# and per pending event, sizes as LP counts, and the PHOLD scenarios of the self-test.
 # Usage: bench_tests.sh CLNETSIM SOURCE_DIR
 bin=$1 src=$2
 scn=$src/scenarios
@@ -38,6 +39,40 @@ expect bench_no_temporary [ -z "$(ls "$tmp" | grep '\.tmp\.')" ]
 check bench_mismatch 1 'MISMATCH, devices 0 \(.*\) and 1 \(.*\) disagree: receptions: [0-9]+ vs [0-9]+' \
     env CLNETSIM_TEST_SKEW_DEVICE=1 "$bin" bench "$scn/small_grid.ini" -r 1 -q --json "$tmp/skew.json"
 expect bench_mismatch_json grep -q '"agree": false, "mismatch": "devices 0' "$tmp/skew.json"
+
+# PHOLD: the members the model declares (the "contract" list of a plain run's JSON), its
+# executed events, and the device memory per LP and per pending event.
+check bench_phold 0 'small_phold: 1000 LPs, 8 events each at the start, [0-9]+ events, 2 timed runs' \
+    "$bin" bench "$scn/small_phold.ini" --devices 0,1 -r 2 -q --json "$tmp/p1.json" --csv "$tmp/p1.csv"
+expect bench_phold_agree grep -q 'determinism contract: identical on every device and run' "$tmp/out"
+expect bench_phold_table_rows [ "$(grep -Ec '^ +[01] +.*cpu +[0-9.]+ +[0-9.]+-[0-9.]+ +[0-9.e+]+ +[0-9.]+x +[0-9.]+ +[0-9.]+ +phold\.' "$tmp/out")" -eq 2 ]
+"$bin" run "$scn/small_phold.ini" --devices 0 -q --json "$tmp/prun.json"
+members=$(grep '"contract": \[' "$tmp/prun.json" | sed 's/.*\[//; s/\].*//; s/[",]//g')
+expect bench_phold_declared [ "$(echo $members | wc -w)" -eq 11 ]
+for m in $members; do
+    [ "$m" = model ] && continue
+    want=$(member "$tmp/prun.json" $m)
+    expect "bench_phold_contract_$m" [ -n "$want" \
+        -a "$(grep -o "\"contract\": {[^}]*\"$m\": [0-9]*" "$tmp/p1.json" | sed 's/.*: //' | sort -u)" = "$want" ]
+done
+expect bench_phold_contract_model [ "$(grep -c '"contract": {"model": "phold", "seed": 1, "lps": 1000' "$tmp/p1.json")" -eq 2 ]
+expect bench_phold_no_flood_members [ "$(grep -c '"receptions"' "$tmp/p1.json")" -eq 0 ]
+want=$(member "$tmp/prun.json" events)
+expect bench_phold_events [ "$(grep -o '"events": [0-9]*, "events_per_s"' "$tmp/p1.json" | sort -u)" = \
+    "\"events\": $want, \"events_per_s\"" ]
+bytes=$(member "$tmp/prun.json" device_bytes)
+per_lp=$(awk -v b="$bytes" 'BEGIN { printf "%.3f", b / 1000 }')
+per_event=$(awk -v b="$bytes" 'BEGIN { printf "%.3f", b / 8000 }')
+expect bench_phold_memory [ "$(grep -c "\"device_bytes\": $bytes, \"device_bytes_per_lp\": $per_lp, \"device_bytes_per_event\": $per_event," "$tmp/p1.json")" -eq 2 ]
+expect bench_phold_case_sizes grep -q '"nodes": 1000, "lps": 1000, "population": 8, "overrides"' "$tmp/p1.json"
+expect bench_phold_times [ "$(grep -Ec '"median_s": [0-9.]+, "min_s": [0-9.]+, "max_s": [0-9.]+, "runs": \[[0-9.]+, [0-9.]+\]' "$tmp/p1.json")" -eq 2 ]
+expect bench_phold_csv [ "$(grep -c ",$bytes,$per_lp,$per_event\$" "$tmp/p1.csv")" -eq 2 ]
+check bench_phold_mismatch 1 'MISMATCH, devices 0 \(.*\) and 1 \(.*\) disagree: last_time_ns: [0-9]+ vs [0-9]+' \
+    env CLNETSIM_TEST_SKEW_DEVICE=1 "$bin" bench "$scn/small_phold.ini" -r 1 -q
+check bench_phold_sizes 0 'small_phold: 2048 LPs, 8 events each' \
+    "$bin" bench "$scn/small_phold.ini" --devices 0 -r 1 --warmup 0 -q --sizes 100,2048 --json "$tmp/psizes.json"
+expect bench_phold_sizes_overrides [ "$(grep -o '"lps": [0-9]*, "population": 8, "overrides": \[[^]]*\]' "$tmp/psizes.json" | tr -d '\n')" = \
+    '"lps": 100, "population": 8, "overrides": ["phold.lps=100"]"lps": 2048, "population": 8, "overrides": ["phold.lps=2048"]' ]
 
 # --compare: every device of every case gets its old and new median and the change.
 check bench_compare 0 'against .*b1\.json' \
@@ -86,14 +121,32 @@ check plot_bench 0 'sizes-small_grid\.png' /usr/bin/python3 "$src/tools/plot_ben
 expect plot_bench_png [ "$(head -c 4 "$tmp/sizes-small_grid.png" | od -An -c | tr -d ' ')" = '211PNG' ]
 check plot_bench_not_bench 1 'is not a clnetsim bench result file' /usr/bin/python3 "$src/tools/plot_bench.py" "$tmp/run.json" --out "$tmp/x"
 
+# The PHOLD scaling sweep: one bench file per LP count (population 16), and its plot.
+check phold_sweep 0 '2\^9 = 512 LPs' sh "$src/tools/bench_phold_scaling.sh" "$bin" "$tmp/sweep" \
+    --from 8 --to 9 -r 1 -- --devices 0 --warmup 0 -q
+expect phold_sweep_files [ "$(cd "$tmp/sweep" && ls | tr '\n' ' ')" = 'phold-lps-256.json phold-lps-512.json ' ]
+expect phold_sweep_sizes [ "$(grep -ho '"lps": [0-9]*, "population": 16, "overrides": \[\]' "$tmp/sweep/"*.json | sort -t: -k2 -n | tr -d '\n')" = \
+    '"lps": 256, "population": 16, "overrides": []"lps": 512, "population": 16, "overrides": []' ]
+expect phold_sweep_set grep -q '"set": \["phold.lps=512", "phold.population=16"\]' "$tmp/sweep/phold-lps-512.json"
+check phold_sweep_bad_range 2 'expected 0 <= --from <= --to <= 31, got 9 and 8' \
+    sh "$src/tools/bench_phold_scaling.sh" "$bin" "$tmp/sweep" --from 9 --to 8
+check plot_phold_scaling 0 'phold\.png' /usr/bin/python3 "$src/tools/plot_phold_scaling.py" \
+    "$tmp/sweep/phold-lps-256.json" "$tmp/sweep/phold-lps-512.json" --out "$tmp/phold.png"
+expect plot_phold_scaling_png [ "$(head -c 4 "$tmp/phold.png" | od -An -c | tr -d ' ')" = '211PNG' ]
+check plot_phold_scaling_no_phold 1 'no PHOLD case in the files' \
+    /usr/bin/python3 "$src/tools/plot_phold_scaling.py" "$tmp/sizes.json" --out "$tmp/x.png"
+check plot_phold_scaling_not_bench 1 'is not a clnetsim bench result file' \
+    /usr/bin/python3 "$src/tools/plot_phold_scaling.py" "$tmp/run.json" --out "$tmp/x.png"
+
 # The built-in reference set: the files of scenarios/bench/, which are the reference scenarios.
 check bench_builtin 0 'mobile_flood: 100 nodes' \
     "$bin" bench --devices 0 -r 1 --warmup 0 -q --sizes 100 --json "$tmp/builtin.json"
-expect bench_builtin_paths [ "$(grep -c '"path": "(built in) bench/' "$tmp/builtin.json")" -eq 2 ]
+expect bench_builtin_paths [ "$(grep -c '"path": "(built in) bench/' "$tmp/builtin.json")" -eq 3 ]
+expect bench_builtin_phold grep -q '"scenario": "phold", "path": "(built in) bench/phold.ini", "nodes": 100, "lps": 100, "population": 16' "$tmp/builtin.json"
 "$bin" run "$scn/grid_flood.ini" --devices 0 -q -s topology.rows=10 -s topology.cols=10 --json "$tmp/run_g.json"
 want=$(member "$tmp/run_g.json" receptions)
 expect bench_builtin_counters [ -n "$want" -a "$(member "$tmp/builtin.json" receptions)" = "$want" ]
-for s in grid_flood mobile_flood; do
+for s in grid_flood mobile_flood phold; do
     "$bin" run "$scn/$s.ini" --dump-config | grep -v '^;' > "$tmp/ref.ini"
     "$bin" run "$scn/bench/$s.ini" --dump-config | grep -v '^;' > "$tmp/bench.ini"
     expect "bench_set_equals_reference_$s" cmp -s "$tmp/ref.ini" "$tmp/bench.ini"
@@ -113,11 +166,26 @@ check bench_csv_missing_dir 2 'cannot write the CSV output' \
 expect bench_bad_input_no_output [ ! -e "$tmp/never.json" ]
 
 # selftest: a verdict per device; a device giving one reception too many fails, named.
-check selftest_pass 0 '^PASS +1 .* 15 checks: Philox known answers and 14 scenarios' "$bin" selftest -q
+check selftest_pass 0 '^PASS +1 .* 18 checks: Philox known answers, 14 flood scenarios equal to the sequential reference and 3 PHOLD scenarios equal to the PHOLD oracle' "$bin" selftest -q
 expect selftest_two_verdicts [ "$(grep -c '^PASS' "$tmp/out")" -eq 2 ]
 check selftest_skewed 1 "^FAIL +1 .*check 2: scenario 'grid, drop 0.2' gave wrong results: receptions [0-9]+, reference [0-9]+" \
-    env CLNETSIM_TEST_SKEW_DEVICE=1 "$bin" selftest -q
+    env CLNETSIM_TEST_SKEW_DEVICE=1 "$bin" selftest -q --json "$tmp/st_skew.json"
 expect selftest_other_passes grep -Eq '^PASS +0 ' "$tmp/out"
+expect selftest_json_failed grep -q '"index": 1, .*"passed": false, "checks": 2, "detail": "scenario .grid, drop 0.2. gave wrong results: receptions' "$tmp/st_skew.json"
+expect selftest_json_failed_case [ "$(grep -c '{"name": "grid, drop 0.2", "model": "flood", "passed": false}' "$tmp/st_skew.json")" -eq 1 ]
+expect selftest_json_passed_cases [ "$(grep -c '"model": "phold", "passed": true}' "$tmp/st_skew.json")" -eq 3 ]
+# the PHOLD scenarios are listed as they run, after the flood's
+check selftest_phold_listed 0 '^PASS +0 .* 18 checks' "$bin" selftest --devices 0 --json "$tmp/st.json"
+expect selftest_phold_cases [ "$(grep -Ec '^device 0: phold: ' "$tmp/out")" -eq 3 ]
+expect selftest_phold_ties grep -q '^device 0: phold: ties (mean 0)' "$tmp/out"
+expect selftest_phold_after_flood [ "$(grep '^device 0: ' "$tmp/out" | tail -n 3 | grep -c 'phold')" -eq 3 ]
+# --json: the verdict and every scenario run, by model
+expect selftest_json_device grep -q '"index": 0, .*"passed": true, "checks": 18, "detail": "Philox known answers, 14 flood' "$tmp/st.json"
+expect selftest_json_flood [ "$(grep -c '"model": "flood", "passed": true}' "$tmp/st.json")" -eq 14 ]
+expect selftest_json_phold [ "$(grep -c '"model": "phold", "passed": true}' "$tmp/st.json")" -eq 3 ]
+expect selftest_json_ties grep -q '{"name": "phold: ties (mean 0), 200 LPs, remote 0.5", "model": "phold", "passed": true}' "$tmp/st.json"
+check selftest_json_missing_dir 2 "cannot write the JSON output '.*/no/dir/st.json'" \
+    "$bin" selftest -q --json "$tmp/no/dir/st.json"
 check selftest_bad_argument 2 "unexpected argument 'x'" "$bin" selftest x
 check selftest_bad_devices 2 "nvidia-none" "$bin" selftest --devices nvidia-none:
 
