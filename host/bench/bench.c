@@ -32,12 +32,8 @@ static int metrics_diff(const run_results *a, const run_results *b, char *buf, s
             return 1;
         }
         if (x->value != y->value) {
-            if (x->is_signed)
-                snprintf(buf, cap, "%s: %lld vs %lld", x->name, (long long)x->value,
-                         (long long)y->value);
-            else
-                snprintf(buf, cap, "%s: %llu vs %llu", x->name, (unsigned long long)x->value,
-                         (unsigned long long)y->value);
+            snprintf(buf, cap, "%s: %llu vs %llu", x->name, (unsigned long long)x->value,
+                     (unsigned long long)y->value);
             return 1;
         }
     }

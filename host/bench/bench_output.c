@@ -95,10 +95,7 @@ static void print_contract(FILE *f, const run_results *r)
         fprintf(f, ", \"seed\": %llu", (unsigned long long)r->seed);
         for (int i = 0; i < r->n_metrics; i++) {
             const struct result_metric *m = &r->metrics[i];
-            if (m->is_signed)
-                fprintf(f, ", \"%s\": %lld", m->name, (long long)m->value);
-            else
-                fprintf(f, ", \"%s\": %llu", m->name, (unsigned long long)m->value);
+            fprintf(f, ", \"%s\": %llu", m->name, (unsigned long long)m->value);
         }
         fputc('}', f);
         return;
