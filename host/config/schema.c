@@ -10,7 +10,7 @@
 #define FIELD(f) offsetof(scenario, f)
 #define FLOW_FIELD(f) offsetof(traffic_flow, f)
 
-/* Largest speed and pause: the draws of MODEL.md compute (w * (max - min + 1)) >> 32 with a
+/* Largest speed and pause: the draws of docs/model.md compute (w * (max - min + 1)) >> 32 with a
  * 64-bit product, so the span must stay below 2^32. */
 #define SPAN32_MAX ((int64_t)4294967295)
 /* Node ids and hop counts are 32-bit on the devices. */
