@@ -1032,7 +1032,8 @@ static int compare_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The reference workloads of MODEL.md must say exactly what the model page says. */
+/* The reference workloads of docs/model.md ("Reference scenarios") must be exactly what that
+ * section says. */
 static void check_reference_scenario(const char *name, const scenario *sc)
 {
     if (strcmp(name, "grid_flood.ini") == 0) {
@@ -1701,7 +1702,7 @@ static void test_phold_values(void)
         CHECK_I64(sc.phold.lookahead_ns, 1); /* rounded to the nearest ns */
         CHECK_ROUND_TRIP(&sc);
     }
-    /* the same threshold as the flood's drop probability (MODEL.md, "Randomness") */
+    /* the same threshold as the flood's drop probability (docs/model.md, "Randomness") */
     if (LOAD_OK(PHOLD_BASE "[phold]\nremote = 0.3333333333333333\n", &sc) == 0)
         CHECK_U64(sc.phold.remote_threshold, philox_threshold(0.3333333333333333));
     /* [simulation] model after the [phold] keys, or from -s: decided at the end of the load */
