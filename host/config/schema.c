@@ -46,7 +46,7 @@ const config_key config_keys[K_COUNT] = {
     [K_MODEL] = {"simulation", "model", KT_NAME, FIELD(model), 0, 0, 0, NULL, model_choices,
                  "flood",
                  "Model to simulate: flood (packets flooded over a network of nodes, "
-                 "docs/models.md) or phold (the PHOLD benchmark of parallel simulators: "
+                 "docs/model.md) or phold (the PHOLD benchmark of parallel simulators: "
                  "logical processes passing events, docs/models/phold.md). A scenario may set "
                  "the core sections and those of its model only; a key of another model's "
                  "section is an error."},
