@@ -1,4 +1,4 @@
-/* A straightforward sequential C implementation of the static grid flood of MODEL.md, for
+/* A straightforward sequential C implementation of the static grid flood of docs/model.md, for
  * benchmarks only: per packet, a breadth-first search hop by hop with a bitset of nodes seen,
  * neighbours of the 4-neighbour grid computed on the fly, and the relay decision drawn from
  * Philox. It is the yardstick docs/benchmarks.md compares clnetsim's whole process with.

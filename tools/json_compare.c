@@ -1,6 +1,6 @@
 /* json_compare [--members a,b,c] A.json B.json
  *
- * Compares the determinism-contract members of two result files (MODEL.md "Outputs", and the
+ * Compares the determinism-contract members of two result files (docs/model.md "Outputs", and the
  * counters of the model extensions of docs/models.md when either file has them; or the
  * members a result's own "contract" list names, see below). Numbers
  * are compared by their exact text, not their value: the contract is bit-for-bit equality, and

@@ -1,4 +1,4 @@
-/* `clnetsim selftest` on one device: the Philox known answers of MODEL.md, then small
+/* `clnetsim selftest` on one device: the Philox known answers of docs/model.md, then small
  * scenarios covering every part of the flood model (grid, uniform and areas placement, 2-D
  * and 3-D, ranges wider than the spacing, drop, TTL, duration, random waypoint with pauses, odd
  * work-group sizes) whose counters must equal those of the sequential reference model

@@ -1,4 +1,4 @@
-/* Philox4x32-10 (Salmon et al., SC'11), the random stream of MODEL.md. The same function is
+/* Philox4x32-10 (Salmon et al., SC'11), the random stream of docs/model.md. The same function is
  * in cl/philox.clh; tests check both against the known answers. */
 #ifndef CLNETSIM_PHILOX_H
 #define CLNETSIM_PHILOX_H
@@ -8,7 +8,8 @@ typedef struct philox4x32 {
     uint32_t v[4];
 } philox4x32;
 
-/* Streams of MODEL.md: the third counter word of every draw. */
+/* Streams (docs/model.md, "Randomness"; docs/models.md, "Random streams"): the third counter
+ * word of every draw. */
 enum {
     STREAM_RELAY = 1,
     STREAM_PLACEMENT = 2,

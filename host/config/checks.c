@@ -1,6 +1,6 @@
 /* Rules between keys, checked once the file and every override are in, and the derived
  * fields (node count of a grid, destination -1, area of a mobile grid, drop threshold). The
- * limits keep every later integer computation of MODEL.md inside int64. */
+ * limits keep every later integer computation of docs/model.md inside int64. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -296,7 +296,7 @@ static int check_mobility(load_ctx *ctx, const char *label)
                        "%s: %s model = %s with speed_max = 0: expected speed_max > 0 m/s "
                        "(or model = static)",
                        WHERE(K_MOBILITY, K_SPEED_MAX), label, names[sc->mob.model]);
-    /* MODEL.md: each window moves a node by v * L / 10^9 mm, computed in int64. */
+    /* docs/model.md, "Mobility": each window moves a node by v * L / 10^9 mm, computed in int64. */
     int64_t budget = 0;
     if (__builtin_mul_overflow(sc->mob.speed_max_mm_s, sc->relay_delay_ns, &budget))
         return cn_fail(ctx->err, CN_ERR_INPUT,
@@ -453,7 +453,7 @@ static int check_cost(load_ctx *ctx, const char *name, int k_fixed, int k_per_by
                    name, value_text(ctx, k_per_byte, b, sizeof b), (long long)size, c);
 }
 
-/* Node resources run in the window loop of one partition under MODEL.md's relay rule
+/* Node resources run in the window loop of one partition under the relay rule of docs/model.md
  * (docs/models.md, "Node resources"); the budgets of all nodes together must fit the
  * energy_spent_nj counter. */
 static int check_resources(load_ctx *ctx)

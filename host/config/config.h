@@ -2,7 +2,7 @@
  *
  * A schema table (config.c) lists every section and key with its type, range, default and
  * help. It drives parsing, overrides, defaults, --dump-config and the key reference in
- * docs/. All lengths and times are converted once, here, to the integers of MODEL.md:
+ * docs/. All lengths and times are converted once, here, to the integers of docs/model.md:
  * metres -> millimetres and seconds -> nanoseconds, rounded to nearest (ties away from zero),
  * parsed from the decimal text exactly (no binary floating point on the way). */
 #ifndef CLNETSIM_CONFIG_H
@@ -38,7 +38,7 @@ enum policy_kind { POLICY_STATIC = 0, POLICY_RAPID = 1, POLICY_ADVANCED = 2, POL
 enum on_failure_kind { ON_FAILURE_STOP = 0, ON_FAILURE_CONTINUE = 1 };
 
 /* Largest area side and range accepted, in mm: squared distances of three such coordinates
- * must fit in 64 bits (see MODEL.md "Units"). */
+ * must fit in 64 bits (see docs/model.md "Units and time"). */
 #define SCENARIO_MAX_SIDE_MM ((int64_t)2147483647)
 #define SCENARIO_MAX_NODES ((int64_t)2000000000)
 #define SCENARIO_MAX_PACKETS ((int64_t)2000000000)
@@ -77,7 +77,7 @@ typedef struct mobility_segment {
     int group;                  /* index into groups[], -1 for [mobility] */
 } mobility_segment;
 /* Traffic flows: [traffic.flow NAME] sections (docs/models.md, "Traffic"). Without any,
- * [traffic] is the one source of MODEL.md and n_flows is 0. */
+ * [traffic] is the one source of docs/model.md and n_flows is 0. */
 #define SCENARIO_MAX_FLOWS 16
 #define FLOW_MAX_RANGES 8
 #define FLOW_BROADCAST ((int64_t)-2) /* destination = broadcast */

@@ -28,9 +28,9 @@ enum key_type {
     KT_ENERGY_LAW,  /* joules or uniform(a, b): an energy_law in nJ */
 };
 
-/* Key ids: the index of each key in config_keys[], in the order of MODEL.md, then the keys of
- * the later models. Within a section this is the order of --dump-config and of docs/keys.md;
- * the sections themselves are written core first, by model (config_dump,
+/* Key ids: the index of each key in config_keys[], in the order of docs/model.md ("Keys"),
+ * then the keys of the later models. Within a section this is the order of --dump-config and
+ * of docs/keys.md; the sections themselves are written core first, by model (config_dump,
  * config_print_reference). */
 enum key_id {
     K_MODEL,

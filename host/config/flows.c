@@ -3,7 +3,7 @@
  * (after every -s override), as [mobility] is for the mobility groups. With any flow,
  * [traffic] only gives those defaults, and its rules between keys are checked on each flow
  * that inherits its values. Without any flow, n_flows stays 0 and [traffic] is the source of
- * MODEL.md. */
+ * docs/model.md. */
 #include <stdio.h>
 #include <string.h>
 

@@ -10,7 +10,7 @@
 #define FIELD(f) offsetof(scenario, f)
 #define FLOW_FIELD(f) offsetof(traffic_flow, f)
 
-/* Largest speed and pause: the draws of MODEL.md compute (w * (max - min + 1)) >> 32 with a
+/* Largest speed and pause: the draws of docs/model.md compute (w * (max - min + 1)) >> 32 with a
  * 64-bit product, so the span must stay below 2^32. */
 #define SPAN32_MAX ((int64_t)4294967295)
 /* Node ids and hop counts are 32-bit on the devices. */
@@ -46,7 +46,7 @@ const config_key config_keys[K_COUNT] = {
     [K_MODEL] = {"simulation", "model", KT_NAME, FIELD(model), 0, 0, 0, NULL, model_choices,
                  "flood",
                  "Model to simulate: flood (packets flooded over a network of nodes, "
-                 "docs/models.md) or phold (the PHOLD benchmark of parallel simulators: "
+                 "docs/model.md) or phold (the PHOLD benchmark of parallel simulators: "
                  "logical processes passing events, docs/models/phold.md). A scenario may set "
                  "the core sections and those of its model only; a key of another model's "
                  "section is an error."},

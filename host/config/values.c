@@ -124,9 +124,10 @@ static int set_seed(const target *t, int key, const char *text, const char *wher
     return 0;
 }
 
-/* strtod gives the double nearest to the text (what MODEL.md's threshold is defined on); our
- * own grammar check first keeps out what strtod would also take: "nan", "inf", hex floats,
- * leading spaces. Note: strtod follows LC_NUMERIC, and clnetsim never changes the C locale. */
+/* strtod gives the double nearest to the text (what the threshold of docs/model.md is defined
+ * on); our own grammar check first keeps out what strtod would also take: "nan", "inf", hex
+ * floats, leading spaces. Note: strtod follows LC_NUMERIC, and clnetsim never changes the C
+ * locale. */
 /* TEXT as a probability in [0, 1] into *OUT: 0, -1 bad syntax, -2 out of range. */
 static int probability_value(const char *text, double *out)
 {

@@ -20,7 +20,7 @@
 #define MAX_LOCAL_SIZE  65536
 
 /* Options that would let the compiler reorder or fuse floating-point operations, which the
- * determinism contract (DESIGN.md) forbids on every device. */
+ * determinism contract (docs/architecture.md) forbids on every device. */
 static const char *const forbidden_options[] = {
     "-cl-fast-relaxed-math", "-cl-mad-enable",      "-cl-unsafe-math-optimizations",
     "-cl-finite-math-only",  "-cl-no-signed-zeros", "-cl-denorms-are-zero",

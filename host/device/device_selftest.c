@@ -16,7 +16,7 @@
 #define N_INTEGER     8
 #define N_COUNTERS    5
 
-/* MODEL.md, "Randomness": ctr[4], key[2] -> out[4]. */
+/* docs/model.md, "Randomness": ctr[4], key[2] -> out[4]. */
 static const uint32_t known_input[N_ANSWERS][6] = {
     {0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u},
     {0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu},
@@ -183,7 +183,7 @@ static int forced_failure(void)
     return v && strcmp(v, "1") == 0;
 }
 
-/* The host implementation must agree with MODEL.md too: otherwise host-side draws (placement
+/* The host implementation must agree with docs/model.md too: otherwise host-side draws (placement
  * on the host, the reference checks of the tests) would silently differ from the devices. */
 static int check_host_philox(cn_error *err)
 {
@@ -194,7 +194,7 @@ static int check_host_philox(cn_error *err)
             if (r.v[w] != known_output[a][w])
                 return cn_fail(err, CN_ERR_RUNTIME,
                                "the host Philox (host/common/philox.c) is wrong: word %d of answer "
-                               "%d is %08x, expected %08x (MODEL.md)",
+                               "%d is %08x, expected %08x (docs/model.md)",
                                w, a + 1, r.v[w], known_output[a][w]);
     }
     return 0;

@@ -1,5 +1,5 @@
 /* Spatial partitions: the nodes split into tiles of the plane with equal node counts, the
- * units that the injector places on devices (DESIGN.md, "Event sets and the injector").
+ * units that the injector places on devices (docs/architecture.md, "Partitions").
  * Which partition a node belongs to never changes a result; it only decides where the work
  * of its receptions runs. */
 #ifndef CLNETSIM_PARTITION_H

@@ -1,5 +1,5 @@
 /* The injector: decides which device queue runs each event set, and keeps the feedback table
- * of measured times it learns from. Its decisions never change results (DESIGN.md,
+ * of measured times it learns from. Its decisions never change results (docs/architecture.md,
  * "Determinism contract"); they only move work. docs/injector.md explains the policies to
  * users.
  *

@@ -18,7 +18,7 @@
  * departure of every (flow, source) is listed until its stop condition, the list is sorted by
  * (t, f, s, m) to give the packet ids, and each packet then floods as above from its own
  * source, at its own creation time, towards its flow's destination (every node for a
- * broadcast). Without flows the list is MODEL.md's packets k = 0 .. P - 1.
+ * broadcast). Without flows the list is the packets of docs/model.md, k = 0 .. P - 1.
  *
  * Node resources (docs/models.md "Node resources") make packets meet at the nodes: a node's
  * capacity and energy are shared by every packet of a window. Such a window is then taken
@@ -1113,7 +1113,7 @@ int oracle_flow_departures(const scenario *sc, oracle_departure **out, int64_t *
     return ORACLE_OK;
 }
 
-/* Without flows: MODEL.md's packets k = 0 .. P - 1 at start + k * interval from [traffic]
+/* Without flows: docs/model.md's packets k = 0 .. P - 1 at start + k * interval from [traffic]
  * source, those created before the duration (creation times do not decrease with k). */
 static int legacy_departures(const scenario *sc, oracle_departure **out, int64_t *n_out)
 {
@@ -1839,7 +1839,7 @@ int flood_oracle_run_packets(const scenario *sc, flood_oracle_result *out, oracl
     out->seed = sc->seed;
     out->nodes = n;
 
-    /* The packets: every departure, in packet id order (without flows, MODEL.md's). */
+    /* The packets: every departure, in packet id order (without flows, docs/model.md's). */
     oracle_departure *dep = NULL;
     int64_t n_dep = 0;
     int rc = flows ? oracle_flow_departures(sc, &dep, &n_dep) : legacy_departures(sc, &dep, &n_dep);
@@ -1847,7 +1847,7 @@ int flood_oracle_run_packets(const scenario *sc, flood_oracle_result *out, oracl
         memset(out, 0, sizeof *out);
         return rc;
     }
-    /* Without flows, MODEL.md's packets that the duration keeps from being created still
+    /* Without flows, docs/model.md's packets that the duration keeps from being created still
      * count as generated, but only packets created get a record. */
     const int64_t n_rec = n_dep;
     oracle_packet *rec = calloc((size_t)(n_rec > 0 ? n_rec : 1), sizeof *rec);

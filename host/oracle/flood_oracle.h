@@ -1,9 +1,9 @@
-/* Sequential reference implementation ("oracle") of the flood model of MODEL.md, with the
+/* Sequential reference implementation ("oracle") of the flood model of docs/model.md, with the
  * extensions of docs/models.md (mobility models, qudg, the neighbour cap, traffic flows, drop
  * probabilities drawn per node, the counter and distance forwarding schemes, activity areas,
  * node resources).
  *
- * It is written from MODEL.md and the project's documented choices only, independently of the
+ * It is written from docs/model.md and the project's documented choices only, independently of the
  * OpenCL engine, so that the tests and `clnetsim selftest` can check the engine's counters
  * number for number. It favours obviousness over speed: brute-force neighbour lists, one packet
  * frontier at a time, mobility stepped one window at a time. It carries its own Philox4x32-10 so that a mistake in
@@ -36,7 +36,7 @@ typedef struct oracle_flow_result {
     wide_int latency_sum_ns;  /* over the deliveries: reception time - creation time */
 } oracle_flow_result;
 
-/* The determinism-contract counters of MODEL.md "Outputs" (loss is derived when printing). */
+/* The determinism-contract counters of docs/model.md "Outputs" (loss is derived when printing). */
 typedef struct flood_oracle_result {
     uint64_t seed;
     int64_t nodes;
@@ -81,14 +81,14 @@ int flood_oracle_run(const scenario *sc, flood_oracle_result *out);
 
 /* Same, and when PACKETS is not NULL, *PACKETS gets a malloc'ed array of *N_PACKETS records,
  * record k for packet id k (free it with free()). With flows: one per departure that happens.
- * Without flows: one per packet k = 0 .. P - 1 of MODEL.md, including those that the duration
+ * Without flows: one per packet k = 0 .. P - 1 of docs/model.md, including those that the duration
  * keeps from being created (delivered 0). On error *PACKETS is NULL and *N_PACKETS 0. */
 int flood_oracle_run_packets(const scenario *sc, flood_oracle_result *out, oracle_packet **packets,
                              int64_t *n_packets);
 
 /* ---- Pieces exposed so that other tests can compare intermediate state ---- */
 
-/* Philox4x32-10 draw of MODEL.md: ctr {a, b, s, 0}, key (seed lo32, seed hi32). */
+/* Philox4x32-10 draw of docs/model.md: ctr {a, b, s, 0}, key (seed lo32, seed hi32). */
 void oracle_philox(uint64_t seed, uint32_t a, uint32_t b, uint32_t s, uint32_t w[4]);
 
 /* The raw block function, for the known-answer tests. */

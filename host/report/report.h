@@ -1,5 +1,5 @@
-/* Results of a run: the JSON summary of MODEL.md (written atomically), the human summary, and
- * the progress line. */
+/* Results of a run: the JSON summary of docs/model.md, "Outputs" (written atomically), the
+ * human summary, and the progress line. */
 #ifndef CLNETSIM_REPORT_H
 #define CLNETSIM_REPORT_H
 #include <stdint.h>

@@ -1032,7 +1032,8 @@ static int compare_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The reference workloads of MODEL.md must say exactly what the model page says. */
+/* The reference workloads of docs/model.md ("Reference scenarios") must be exactly what that
+ * section says. */
 static void check_reference_scenario(const char *name, const scenario *sc)
 {
     if (strcmp(name, "grid_flood.ini") == 0) {
@@ -1054,7 +1055,7 @@ static void check_reference_scenario(const char *name, const scenario *sc)
         CHECK_I64(sc->mob.pause_min_ms, 0);
         CHECK_I64(sc->mob.pause_max_ms, 0);
     } else if (strcmp(name, "phold.ini") == 0 || strcmp(name, "small_phold.ini") == 0) {
-        /* PHOLD.md, "Reference scenarios" */
+        /* docs/models/phold.md, "Reference scenarios" */
         int small = name[0] == 's';
         CHECK(strcmp(sc->model, "phold") == 0);
         CHECK_U64(sc->seed, 1);
@@ -1661,7 +1662,7 @@ static void test_resources(void)
 static void test_phold_values(void)
 {
     scenario sc;
-    /* the defaults of PHOLD.md, and lps = 1000 */
+    /* the defaults of docs/models/phold.md, and lps = 1000 */
     if (LOAD_OK(PHOLD_BASE, &sc) == 0) {
         CHECK(strcmp(sc.model, "phold") == 0);
         CHECK_I64(sc.duration_ns, 20000000000);
@@ -1701,7 +1702,7 @@ static void test_phold_values(void)
         CHECK_I64(sc.phold.lookahead_ns, 1); /* rounded to the nearest ns */
         CHECK_ROUND_TRIP(&sc);
     }
-    /* the same threshold as the flood's drop probability (MODEL.md, "Randomness") */
+    /* the same threshold as the flood's drop probability (docs/model.md, "Randomness") */
     if (LOAD_OK(PHOLD_BASE "[phold]\nremote = 0.3333333333333333\n", &sc) == 0)
         CHECK_U64(sc.phold.remote_threshold, philox_threshold(0.3333333333333333));
     /* [simulation] model after the [phold] keys, or from -s: decided at the end of the load */

@@ -1,7 +1,7 @@
 /* flood_oracle FILE.ini [-s section.key=value]... [--json OUT.json] [--packets OUT.csv]
  *
  * Runs the sequential reference model on a scenario loaded exactly as the simulator loads it
- * (config_load) and writes the determinism-contract members of MODEL.md "Outputs" as one JSON
+ * (config_load) and writes the determinism-contract members of docs/model.md "Outputs" as one JSON
  * object, so that json_compare can check a simulator run against it. Without --json (or with
  * "--json -") the object goes to stdout. With traffic flows (docs/models.md "Traffic") the
  * object ends with "deliverable" and "flows", as the simulator prints them. --packets writes
@@ -23,7 +23,7 @@ static void usage(FILE *f)
                " [--packets OUT.csv]\n");
 }
 
-/* loss = 1 - delivered / generated, computed literally as MODEL.md writes it, printed with 17
+/* loss = 1 - delivered / generated, computed literally as docs/model.md writes it, printed with 17
  * significant digits so that the text identifies the double exactly. With no packets there is
  * nothing to lose: 0. With flows (docs/models.md) the denominator is the deliverable count. */
 static double ratio_loss(int64_t delivered, int64_t of)

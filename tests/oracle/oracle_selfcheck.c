@@ -118,7 +118,7 @@ static void check_run(const char *name, const scenario *sc, expect e)
 
 static void test_philox(void)
 {
-    /* The known answers of MODEL.md. */
+    /* The known answers of docs/model.md ("Randomness"). */
     static const uint32_t kat[3][7] = {
         {0, 0, 0, 0, 0, 0, 0},
         {0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu, 0},
@@ -1618,7 +1618,7 @@ static void test_flow_as_legacy(void)
     CHECK_EQ(flood_oracle_run(&c, &r), ORACLE_OK);
     CHECK(r.transmissions > 20 && r.delivered > 0);
 
-    /* With a duration that stops creation, legacy still counts P generated (MODEL.md); both
+    /* With a duration that stops creation, legacy still counts P generated (docs/model.md); both
      * list only the packets created, and the rest agrees. */
     c.duration_ns = 9 * L1 + 1;
     scenario fl = c;
@@ -2758,7 +2758,7 @@ static void test_oracle_exe_flows(const char *jc, const char *fo)
 
     /* [traffic] alone: its flow is "traffic", packets k = 0 .. P - 1 that are created. Two
      * packets 10 s apart, duration 10 s: packet 0 delivered at hop 4 after 3 s; packet 1 (at
-     * 10 s) never created, so not listed (though generated counts it, MODEL.md). */
+     * 10 s) never created, so not listed (though generated counts it, docs/model.md). */
     char *argv1[] = {(char *)fo, ini, "-s", "traffic.packets=2", "-s", "traffic.interval=10",
                      "-s", "simulation.duration=10", "--json", out, "--packets", csv, NULL};
     CHECK_EQ(run_prog(argv1), 0);

@@ -89,7 +89,7 @@ static void check_result(const phold_oracle_result *r, int64_t events, int64_t r
 
 static void test_philox(void)
 {
-    /* The known answers of MODEL.md: (ctr, key) -> out. */
+    /* The known answers of docs/model.md ("Randomness"): (ctr, key) -> out. */
     static const uint32_t kat[3][6] = {
         {0, 0, 0, 0, 0, 0},
         {0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu},

@@ -1,4 +1,4 @@
-/* clnetsim-ns3: the flood model of MODEL.md as an ns-3 program, for validation and comparison.
+/* clnetsim-ns3: the flood model of docs/model.md as an ns-3 program, for validation and comparison.
  *
  * usage: clnetsim-ns3 FILE.ini [-s SECTION.KEY=VALUE ...] [--json OUT.json]
  *                     [--scheduler map|heap|list|calendar|priority]
@@ -18,8 +18,8 @@
  * What is shared with clnetsim and what is not: the scenario is read by clnetsim's own
  * configuration layer (the same keys, units, exact decimal conversions and error messages),
  * and the relay decisions use the host Philox4x32-10, which the test suite checks against the
- * known answers of MODEL.md. Placement, neighbour search, event handling and the counters are
- * written here, from MODEL.md, and share no code with clnetsim's engine or its oracle.
+ * known answers of docs/model.md. Placement, neighbour search, event handling and the counters are
+ * written here, from docs/model.md, and share no code with clnetsim's engine or its oracle.
  *
  * Scope: static scenarios (mobility.model = static), grid or uniform placement, udg.
  * Exit status: 0 success, 1 runtime failure, 2 bad input. */
@@ -65,7 +65,7 @@ const int kMaxOverrides = 256;
 
 /* ------------------------------------------------------------------ the model's state */
 
-/* The determinism-contract counters of MODEL.md "Outputs" (loss is derived when writing). */
+/* The determinism-contract counters of docs/model.md "Outputs" (loss is derived when writing). */
 struct Counters {
     int64_t delivered = 0;
     int64_t transmissions = 0;
@@ -128,7 +128,7 @@ class FloodApplication : public ns3::Application {
         }
     }
 
-    /* This node hears packet k with hop count HOP (MODEL.md "Traffic and flooding"). */
+    /* This node hears packet k with hop count HOP (docs/model.md "Traffic and flooding"). */
     void Receive(uint32_t k, uint32_t hop)
     {
         const scenario *sc = m_world->sc;
@@ -171,7 +171,7 @@ struct Pos {
     int64_t x, y, z;
 };
 
-/* Initial positions in mm (MODEL.md "Nodes and placement"). */
+/* Initial positions in mm (docs/model.md "Nodes and placement"). */
 std::vector<Pos> place_nodes(const scenario *sc, int64_t n)
 {
     std::vector<Pos> pos((size_t)n);

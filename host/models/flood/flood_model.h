@@ -404,7 +404,7 @@ void flood_forget_args(flood_replica *r);
 /* (Re)makes R's pinned read-back areas for the current slot count; none may be pending. */
 int flood_readback_areas(struct model *m, flood_replica *r, cn_error *err);
 int flood_replica_index(const struct model *m, const device_ctx *dev);
-/* The Philox key of the scenario's seed (MODEL.md): (seed lo, seed hi). */
+/* The Philox key of the scenario's seed (docs/model.md): (seed lo, seed hi). */
 cl_uint2 flood_seed_key(const scenario *sc);
 /* Allocates the flows' slot tables and delivery counts of R for the current slots (zeroed). */
 int flood_flow_buffers(struct model *m, flood_replica *r, cn_error *err);
@@ -424,9 +424,9 @@ uint32_t flood_deliv_words(const struct model *m);
 void flood_add_deliveries(struct model *m, int64_t w, const uint32_t *deliv);
 /* Slot S's packet is done: its flow's sums and its record. */
 int flood_retire_slot(struct model *m, uint32_t s);
-/* Under MODEL.md's rule (no assessment delays) the latencies of DELIV deliveries with HOPS
- * hop counts in all, and of the last one at hop count LAST_H (-1: none), follow from the hop
- * counts: into *LAT and *LAST_LAT. */
+/* Under the rule of docs/model.md (no assessment delays) the latencies of DELIV deliveries
+ * with HOPS hop counts in all, and of the last one at hop count LAST_H (-1: none), follow from
+ * the hop counts: into *LAT and *LAST_LAT. */
 void flood_lattice_latencies(const struct model *m, int64_t deliv, int64_t hops,
                              int64_t last_h, wide_int *lat, int64_t *last_lat);
 /* Whole packets: packet K of departure DEP is done with DELIV deliveries, HOPS their hop

@@ -124,7 +124,7 @@ static int packet_done(struct model *m, int64_t k, int64_t created, uint32_t flo
 void flood_lattice_latencies(const struct model *m, int64_t deliv, int64_t hops,
                              int64_t last_h, wide_int *lat, int64_t *last_lat)
 {
-    /* a delivery at hop count h comes (h - 1) L after the packet's creation (MODEL.md); the
+    /* a delivery at hop count h comes (h - 1) L after the packet's creation (docs/model.md); the
      * sum over a broadcast packet's deliveries can pass 2^63 */
     *lat = (wide_int)(hops - deliv) * m->L;
     *last_lat = last_h > 0 ? (last_h - 1) * m->L : -1;
@@ -173,7 +173,7 @@ void flood_add_deliveries(struct model *m, int64_t w, const uint32_t *deliv)
         if (d[0] == 0 || m->slot_pkt[s] < 0)
             continue;
         /* every transmission of a packet in a window has the same time, t_k + (h - 1) L; under
-         * MODEL.md's rule its hop count is that h (MODEL.md), under a scheme each delivery's
+         * the rule of docs/model.md its hop count is that h, under a scheme each delivery's
          * own, summed and maximised by the kernels (docs/models.md, "Forwarding schemes") */
         int64_t tk = m->slot_time[s];
         int64_t h = tk >= begin ? 1 : (begin - tk + m->L - 1) / m->L + 1;

@@ -1,7 +1,7 @@
 /* Packet departures of a scenario's traffic, in packet id order (docs/models.md, "Traffic"):
  * every flow's sources with their start and interval laws, merged by (time, flow, source,
  * index) through a heap of one entry per (flow, source). Without [traffic.flow] sections the
- * one source of [traffic] (MODEL.md) is the only flow, called "traffic". */
+ * one source of [traffic] (docs/model.md) is the only flow, called "traffic". */
 #ifndef CLNETSIM_DEPARTURES_H
 #define CLNETSIM_DEPARTURES_H
 #include <stdint.h>
