@@ -69,7 +69,7 @@ int bench_run_case(bench_case *c, const scenario *sc, device_ctx *devs, int n_de
 /* The first difference between two runs' determinism-contract members, as "receptions:
  * 123 vs 124" in BUF; returns 0 when they are equal. A model with declared metrics
  * (run_results.metrics) is compared on model, seed and those, in order; the flood on its
- * counters of MODEL.md "Outputs". */
+ * counters of docs/model.md "Outputs". */
 int bench_contract_diff(const run_results *a, const run_results *b, char *buf, size_t cap);
 
 /* What a case's size counts: the LPs of a PHOLD scenario (and its population in
