@@ -293,16 +293,8 @@ static int reference_run(const scenario *sc, reference *ref, char *why, size_t c
         snprintf(why, cap, "the reference model refused it");
         return 1;
     }
-    phold_oracle_params *p = &ref->pp;
-    p->seed = sc->seed;
-    p->lps = sc->phold.lps;
-    p->population = sc->phold.population;
-    p->remote_threshold = sc->phold.remote_threshold;
-    p->lookahead_ns = sc->phold.lookahead_ns;
-    p->mean_ns = sc->phold.mean_ns;
-    p->duration_ns = sc->duration_ns;
-    p->queue = PHOLD_QUEUE_AUTO;
-    return phold_oracle_run(p, &ref->po, why, cap) != PHOLD_ORACLE_OK;
+    phold_oracle_params_from(sc, &ref->pp);
+    return phold_oracle_run(&ref->pp, &ref->po, why, cap) != PHOLD_ORACLE_OK;
 }
 
 static int reference_differs(const run_results *r, const reference *ref, char *buf, size_t cap)

@@ -24,6 +24,7 @@
  *
  * Events with t >= T never execute: they are not stored. */
 #include "oracle/phold_oracle.h"
+#include "config/config.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -590,4 +591,17 @@ int phold_oracle_save_json(const char *path, const phold_oracle_params *p,
     }
     free(tmp);
     return bad ? -1 : 0;
+}
+
+void phold_oracle_params_from(const struct scenario *sc, phold_oracle_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->seed = sc->seed;
+    p->lps = sc->phold.lps;
+    p->population = sc->phold.population;
+    p->remote_threshold = sc->phold.remote_threshold;
+    p->lookahead_ns = sc->phold.lookahead_ns;
+    p->mean_ns = sc->phold.mean_ns;
+    p->duration_ns = sc->duration_ns;
+    p->queue = PHOLD_QUEUE_AUTO;
 }

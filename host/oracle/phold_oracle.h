@@ -54,6 +54,10 @@ enum {
  * gets one sentence saying why. */
 int phold_oracle_run(const phold_oracle_params *p, phold_oracle_result *r, char *err, size_t cap);
 
+/* The parameters of a loaded scenario (its seed, duration and [phold] keys), queue AUTO. */
+struct scenario;
+void phold_oracle_params_from(const struct scenario *sc, phold_oracle_params *p);
+
 /* The JSON object of docs/models/phold.md ("Outputs"), member for member as the simulator
  * prints it, "contract" last. Returns 0, or -1 on a write error. */
 int phold_oracle_write_json(FILE *f, const phold_oracle_params *p, const phold_oracle_result *r);

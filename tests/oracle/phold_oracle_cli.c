@@ -17,19 +17,6 @@ static void usage(FILE *f)
     fprintf(f, "usage: phold_oracle FILE.ini [-s section.key=value]... [--json OUT.json]\n");
 }
 
-void phold_oracle_params_from(const scenario *sc, phold_oracle_params *p)
-{
-    memset(p, 0, sizeof *p);
-    p->seed = sc->seed;
-    p->lps = sc->phold.lps;
-    p->population = sc->phold.population;
-    p->remote_threshold = sc->phold.remote_threshold;
-    p->lookahead_ns = sc->phold.lookahead_ns;
-    p->mean_ns = sc->phold.mean_ns;
-    p->duration_ns = sc->duration_ns;
-    p->queue = PHOLD_QUEUE_AUTO;
-}
-
 /* The argument after option argv[*a], or NULL after a message. */
 static const char *option_value(int argc, char **argv, int *a, const char *what)
 {

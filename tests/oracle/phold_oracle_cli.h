@@ -8,8 +8,6 @@
 typedef int (*phold_scenario_loader)(const char *path, const config_override *overrides,
                                      int n_overrides, scenario *out, cn_error *err);
 
-/* The oracle's parameters from a loaded scenario: scenario.phold.*, seed and duration_ns. */
-void phold_oracle_params_from(const scenario *sc, phold_oracle_params *p);
 
 /* phold_oracle FILE.ini [-s section.key=value]... [--json OUT.json]: returns the exit status
  * (0 ok, 1 the run or the writing failed, 2 bad input). */

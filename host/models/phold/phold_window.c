@@ -141,6 +141,15 @@ static int settle_overflow(phold_model *pm, phold_device *d, cn_error *err)
     return rc;
 }
 
+/* Delivers D's outbox, waits, and delivers again whatever found its LP full. */
+static int deliver_and_settle(phold_model *pm, phold_device *d, cn_error *err)
+{
+    int rc = deliver(pm, d, err);
+    if (!rc)
+        rc = finish(d, err);
+    return rc ? rc : settle_overflow(pm, d, err);
+}
+
 static int grow_stage(phold_model *pm, size_t need, cn_error *err)
 {
     if (need <= pm->stage_cap)
@@ -207,11 +216,7 @@ static int exchange(phold_model *pm, uint64_t *moved, cn_error *err)
             if (!rc)
                 rc = write_ctl(d, err);
             if (!rc)
-                rc = deliver(pm, d, err);
-            if (!rc)
-                rc = finish(d, err);
-            if (!rc)
-                rc = settle_overflow(pm, d, err);
+                rc = deliver_and_settle(pm, d, err);
         }
     }
     return rc;
@@ -231,13 +236,7 @@ static int rerun_stalled(phold_model *pm, phold_device *d, cn_error *err)
     for (uint32_t p = 0; p < pm->n_parts && rc == 0; p++)
         if (&pm->dev[pm->home[p]] == d && pm->part_min[p] < pm->tend)
             rc = launch_execute(pm, d, p, NULL, err);
-    if (!rc)
-        rc = deliver(pm, d, err);
-    if (!rc)
-        rc = finish(d, err);
-    if (!rc)
-        rc = settle_overflow(pm, d, err);
-    return rc;
+    return rc ? rc : deliver_and_settle(pm, d, err);
 }
 
 /* Whether a device's control words ask for more than the delivery already done. */
