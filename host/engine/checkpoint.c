@@ -386,3 +386,14 @@ int ckpt_get_progress_events(const ckpt_file *f, ckpt_progress *p, cn_error *err
                            p->next < 0 ? "negative" : "beyond the last window a run can count");
     return check_done_reached(f, p, err);
 }
+
+int ckpt_find_exact(const ckpt_file *f, uint32_t tag, uint64_t bytes, const char *what,
+                    const void **data, cn_error *err)
+{
+    size_t len = 0;
+    int rc = ckpt_find(f, tag, data, &len, err);
+    if (!rc && (uint64_t)len != bytes)
+        rc = ckpt_refuse(f, err, tag, "%zu bytes where %s take %llu", len, what,
+                         (unsigned long long)bytes);
+    return rc;
+}

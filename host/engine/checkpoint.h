@@ -69,6 +69,10 @@ int ckpt_read_memory(ckpt_file *f, const char *path, const void *data, size_t si
 void ckpt_close(ckpt_file *f);
 /* Record TAG: its bytes and length; an error when the file has none. */
 int ckpt_find(const ckpt_file *f, uint32_t tag, const void **data, size_t *len, cn_error *err);
+/* Record TAG, which must hold exactly BYTES bytes (WHAT names its contents in the refusal):
+ * *DATA its bytes. */
+int ckpt_find_exact(const ckpt_file *f, uint32_t tag, uint64_t bytes, const char *what,
+                    const void **data, cn_error *err);
 /* Record TAG into DST, which it must fill exactly. */
 int ckpt_get(const ckpt_file *f, uint32_t tag, void *dst, size_t len, cn_error *err);
 int ckpt_get_i64(const ckpt_file *f, uint32_t tag, int64_t *v, cn_error *err);

@@ -33,18 +33,6 @@ static int64_t whole_packets(const scenario *sc)
     return n < sc->packets ? n : sc->packets;
 }
 
-/* Record TAG, which must hold exactly BYTES bytes: *P its bytes. */
-static int exact(const ckpt_file *in, uint32_t tag, uint64_t bytes, const char *what,
-                 const void **p, cn_error *err)
-{
-    size_t len = 0;
-    int rc = ckpt_find(in, tag, p, &len, err);
-    if (!rc && (uint64_t)len != bytes)
-        rc = ckpt_refuse(in, err, tag, "%zu bytes where %s take %llu", len, what,
-                         (unsigned long long)bytes);
-    return rc;
-}
-
 static int check_shape(const ckpt_file *in, const scenario *sc, const flood_shape *s,
                        int64_t n, cn_error *err)
 {
@@ -115,17 +103,17 @@ static int check_slots(const ckpt_file *in, const flood_shape *s, int n_flows, i
 {
     const void *pk = NULL, *born = NULL, *tm = NULL, *fl = NULL;
     uint64_t slots = s->slots;
-    int rc = exact(in, T_SLOT_PKT, slots * 8, "the slots' packets", &pk, err);
+    int rc = ckpt_find_exact(in, T_SLOT_PKT, slots * 8, "the slots' packets", &pk, err);
     if (!rc)
-        rc = exact(in, T_SLOT_BORN, slots * 8, "the slots' creation windows", &born, err);
+        rc = ckpt_find_exact(in, T_SLOT_BORN, slots * 8, "the slots' creation windows", &born, err);
     if (!rc)
-        rc = exact(in, T_SLOT_TIME, slots * 8, "the slots' creation times", &tm, err);
+        rc = ckpt_find_exact(in, T_SLOT_TIME, slots * 8, "the slots' creation times", &tm, err);
     if (!rc)
         rc = check_slot_list(in, T_FREE, s->slots, err);
     if (!rc)
         rc = check_slot_list(in, T_DIRTY, s->slots, err);
     if (!rc && s->flows)
-        rc = exact(in, T_SLOT_FLOW, slots * FLOOD_CKPT_SLOT_FLOW_BYTES, "the slots' flow tables",
+        rc = ckpt_find_exact(in, T_SLOT_FLOW, slots * FLOOD_CKPT_SLOT_FLOW_BYTES, "the slots' flow tables",
                    &fl, err);
     for (uint64_t i = 0; !rc && i < slots; i++) {
         int64_t k, b, t;
@@ -258,24 +246,24 @@ static int check_window_loop(const ckpt_file *in, const scenario *sc, const floo
     if (!rc)
         rc = check_pending(in, s, n_flows, err);
     if (!rc)
-        rc = exact(in, T_SEEN, (uint64_t)s->slots * s->words * 4, "the slots' seen bitsets", &p,
+        rc = ckpt_find_exact(in, T_SEEN, (uint64_t)s->slots * s->words * 4, "the slots' seen bitsets", &p,
                    err);
     if (!rc && s->scheme_window)
-        rc = exact(in, T_SCHEME, (uint64_t)s->slots * s->n * FLOOD_CKPT_SCHEME_NODE_BYTES,
+        rc = ckpt_find_exact(in, T_SCHEME, (uint64_t)s->slots * s->n * FLOOD_CKPT_SCHEME_NODE_BYTES,
                    "the slots' node states", &p, err);
     if (!rc && s->scheme_window)
-        rc = exact(in, T_TX_NEXT, s->slots, "a byte per slot", &p, err);
+        rc = ckpt_find_exact(in, T_TX_NEXT, s->slots, "a byte per slot", &p, err);
     if (!rc && s->mobile)
-        rc = exact(in, T_MOBILITY, (uint64_t)s->n * FLOOD_CKPT_MOBILITY_BYTES,
+        rc = ckpt_find_exact(in, T_MOBILITY, (uint64_t)s->n * FLOOD_CKPT_MOBILITY_BYTES,
                    "the nodes' mobility state", &p, err);
     if (!rc && s->mobile)
         rc = check_positions(in, s, p, err);
     if (!rc && s->resources)
-        rc = exact(in, T_ENERGY, (uint64_t)s->n * 8, "the nodes' energy", &p, err);
+        rc = ckpt_find_exact(in, T_ENERGY, (uint64_t)s->n * 8, "the nodes' energy", &p, err);
     if (!rc && s->resources)
-        rc = exact(in, T_DEATH, (uint64_t)s->n * 8, "the nodes' death times", &p, err);
+        rc = ckpt_find_exact(in, T_DEATH, (uint64_t)s->n * 8, "the nodes' death times", &p, err);
     if (!rc && s->mobile && s->parts > 1) {
-        rc = exact(in, T_PARTS, (uint64_t)s->n * 2, "a tile per node", &p, err);
+        rc = ckpt_find_exact(in, T_PARTS, (uint64_t)s->n * 2, "a tile per node", &p, err);
         for (uint32_t j = 0; !rc && j < s->n; j++) {
             uint16_t t;
             memcpy(&t, (const uint8_t *)p + 2 * j, 2);

@@ -163,18 +163,6 @@ int phold_save(struct model *m, int64_t next, ckpt_buf *out, cn_error *err)
 
 /* ---- check ------------------------------------------------------------------------------- */
 
-/* Record TAG, which must hold exactly BYTES bytes: *P its bytes. */
-static int exact(const ckpt_file *in, uint32_t tag, uint64_t bytes, const char *what,
-                 const void **p, cn_error *err)
-{
-    size_t len = 0;
-    int rc = ckpt_find(in, tag, p, &len, err);
-    if (!rc && (uint64_t)len != bytes)
-        rc = ckpt_refuse(in, err, tag, "%zu bytes where %s take %llu", len, what,
-                         (unsigned long long)bytes);
-    return rc;
-}
-
 static uint64_t stat_of(const uint8_t *stats, uint64_t N, int s, uint64_t i)
 {
     uint64_t v;
@@ -320,15 +308,15 @@ int phold_checkpoint_check(const ckpt_file *in, const scenario *sc, cn_error *er
         return rc;
     uint64_t N = s.lps, E = s.population, total = N * E; /* both checked: no overflow */
     const void *cnt = NULL, *st = NULL, *ev = NULL;
-    rc = exact(in, T_COUNTS, 4 * N, "the LPs' event counts", &cnt, err);
+    rc = ckpt_find_exact(in, T_COUNTS, 4 * N, "the LPs' event counts", &cnt, err);
     if (!rc)
         rc = check_counts(in, N, total, cnt, err);
     if (!rc)
-        rc = exact(in, T_STATS, 8 * PHOLD_CKPT_STATS * N, "the LPs' statistics", &st, err);
+        rc = ckpt_find_exact(in, T_STATS, 8 * PHOLD_CKPT_STATS * N, "the LPs' statistics", &st, err);
     if (!rc)
         rc = check_stats(in, N, E, st, pg.reached, err);
     if (!rc)
-        rc = exact(in, T_EVENTS, 16 * total, "the pending events", &ev, err);
+        rc = ckpt_find_exact(in, T_EVENTS, 16 * total, "the pending events", &ev, err);
     if (!rc)
         rc = check_events(in, N, E, cnt, st, ev, pg.reached, err);
     return rc;
@@ -411,12 +399,12 @@ int phold_restore(struct model *m, int64_t next, const ckpt_file *in, cn_error *
     if (!rc && (s.lps != pm->N || s.population != pm->E))
         rc = ckpt_mismatch(in, err, "a phold run of other lps or population");
     if (!rc)
-        rc = exact(in, T_COUNTS, 4 * (uint64_t)pm->N, "the LPs' event counts", &cp, err);
+        rc = ckpt_find_exact(in, T_COUNTS, 4 * (uint64_t)pm->N, "the LPs' event counts", &cp, err);
     if (!rc)
-        rc = exact(in, T_STATS, 8 * PHOLD_CKPT_STATS * (uint64_t)pm->N, "the LPs' statistics",
+        rc = ckpt_find_exact(in, T_STATS, 8 * PHOLD_CKPT_STATS * (uint64_t)pm->N, "the LPs' statistics",
                    &sp, err);
     if (!rc)
-        rc = exact(in, T_EVENTS, 16 * total, "the pending events", &ep, err);
+        rc = ckpt_find_exact(in, T_EVENTS, 16 * total, "the pending events", &ep, err);
     if (rc)
         return rc;
     /* copies: the records need not be aligned for their types */
