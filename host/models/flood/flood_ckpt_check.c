@@ -113,8 +113,8 @@ static int check_slots(const ckpt_file *in, const flood_shape *s, int n_flows, i
     if (!rc)
         rc = check_slot_list(in, T_DIRTY, s->slots, err);
     if (!rc && s->flows)
-        rc = ckpt_find_exact(in, T_SLOT_FLOW, slots * FLOOD_CKPT_SLOT_FLOW_BYTES, "the slots' flow tables",
-                   &fl, err);
+        rc = ckpt_find_exact(in, T_SLOT_FLOW, slots * FLOOD_CKPT_SLOT_FLOW_BYTES,
+                             "the slots' flow tables", &fl, err);
     for (uint64_t i = 0; !rc && i < slots; i++) {
         int64_t k, b, t;
         memcpy(&k, (const uint8_t *)pk + 8 * i, 8);
@@ -246,16 +246,16 @@ static int check_window_loop(const ckpt_file *in, const scenario *sc, const floo
     if (!rc)
         rc = check_pending(in, s, n_flows, err);
     if (!rc)
-        rc = ckpt_find_exact(in, T_SEEN, (uint64_t)s->slots * s->words * 4, "the slots' seen bitsets", &p,
-                   err);
+        rc = ckpt_find_exact(in, T_SEEN, (uint64_t)s->slots * s->words * 4,
+                             "the slots' seen bitsets", &p, err);
     if (!rc && s->scheme_window)
         rc = ckpt_find_exact(in, T_SCHEME, (uint64_t)s->slots * s->n * FLOOD_CKPT_SCHEME_NODE_BYTES,
-                   "the slots' node states", &p, err);
+                             "the slots' node states", &p, err);
     if (!rc && s->scheme_window)
         rc = ckpt_find_exact(in, T_TX_NEXT, s->slots, "a byte per slot", &p, err);
     if (!rc && s->mobile)
         rc = ckpt_find_exact(in, T_MOBILITY, (uint64_t)s->n * FLOOD_CKPT_MOBILITY_BYTES,
-                   "the nodes' mobility state", &p, err);
+                             "the nodes' mobility state", &p, err);
     if (!rc && s->mobile)
         rc = check_positions(in, s, p, err);
     if (!rc && s->resources)

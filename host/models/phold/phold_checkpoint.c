@@ -312,7 +312,8 @@ int phold_checkpoint_check(const ckpt_file *in, const scenario *sc, cn_error *er
     if (!rc)
         rc = check_counts(in, N, total, cnt, err);
     if (!rc)
-        rc = ckpt_find_exact(in, T_STATS, 8 * PHOLD_CKPT_STATS * N, "the LPs' statistics", &st, err);
+        rc = ckpt_find_exact(in, T_STATS, 8 * PHOLD_CKPT_STATS * N, "the LPs' statistics", &st,
+                             err);
     if (!rc)
         rc = check_stats(in, N, E, st, pg.reached, err);
     if (!rc)
@@ -401,8 +402,8 @@ int phold_restore(struct model *m, int64_t next, const ckpt_file *in, cn_error *
     if (!rc)
         rc = ckpt_find_exact(in, T_COUNTS, 4 * (uint64_t)pm->N, "the LPs' event counts", &cp, err);
     if (!rc)
-        rc = ckpt_find_exact(in, T_STATS, 8 * PHOLD_CKPT_STATS * (uint64_t)pm->N, "the LPs' statistics",
-                   &sp, err);
+        rc = ckpt_find_exact(in, T_STATS, 8 * PHOLD_CKPT_STATS * (uint64_t)pm->N,
+                             "the LPs' statistics", &sp, err);
     if (!rc)
         rc = ckpt_find_exact(in, T_EVENTS, 16 * total, "the pending events", &ep, err);
     if (rc)
