@@ -15,9 +15,6 @@
 
 /* Scenario files are a few dozen lines; anything this large is the wrong file. */
 #define MAX_FILE_BYTES ((size_t)1 << 20)
-#define SECTION_LIST                                                                        \
-    "simulation, topology, areas, connectivity, mobility, mobility.group NAME, traffic, "   \
-    "traffic.flow NAME, flood, resources, partition, inject, devices, phold"
 
 /* ---- names: suggestions for typing mistakes ------------------------------------------ */
 
@@ -69,10 +66,11 @@ int config_name_nearness(const char *word, const char *name)
 static int nearest_key(const char *section, const char *name, int in_section)
 {
     int best = -1, best_score = 99;
-    for (int k = 0; k < K_COUNT; k++) {
-        if ((strcmp(config_keys[k].section, section) == 0) != in_section)
+    for (int i = 0; i < config_key_count(); i++) {
+        int k = config_key_in_order(i);
+        if ((strcmp(config_key_at(k)->section, section) == 0) != in_section)
             continue;
-        int s = config_name_nearness(name, config_keys[k].name);
+        int s = config_name_nearness(name, config_key_at(k)->name);
         if (s >= 0 && s < best_score) {
             best = k;
             best_score = s;
@@ -85,10 +83,11 @@ static void section_keys(const char *section, char *buf, size_t size)
 {
     size_t used = 0;
     buf[0] = '\0';
-    for (int k = 0; k < K_COUNT && used < size; k++) {
-        if (strcmp(config_keys[k].section, section) != 0)
+    for (int i = 0; i < config_key_count() && used < size; i++) {
+        const config_key *k = config_key_at(config_key_in_order(i));
+        if (strcmp(k->section, section) != 0)
             continue;
-        int n = snprintf(buf + used, size - used, "%s%s", used ? ", " : "", config_keys[k].name);
+        int n = snprintf(buf + used, size - used, "%s%s", used ? ", " : "", k->name);
         if (n < 0)
             break;
         used += (size_t)n;
@@ -98,20 +97,22 @@ static void section_keys(const char *section, char *buf, size_t size)
 static int fail_unknown_key(load_ctx *ctx, const char *section, const char *name,
                             const char *where)
 {
-    for (int k = 0; k < K_COUNT; k++)
-        if (strcmp(config_keys[k].name, name) == 0)
+    for (int i = 0; i < config_key_count(); i++) {
+        const config_key *k = config_key_at(config_key_in_order(i));
+        if (strcmp(k->name, name) == 0)
             return cn_fail(ctx->err, CN_ERR_INPUT,
                            "%s: [%s] unknown key '%.64s'; '%s' is a key of [%s], not of [%s]",
-                           where, section, name, name, config_keys[k].section, section);
+                           where, section, name, name, k->section, section);
+    }
     int k = nearest_key(section, name, 1);
     if (k >= 0)
         return cn_fail(ctx->err, CN_ERR_INPUT, "%s: [%s] unknown key '%.64s'; did you mean '%s'?",
-                       where, section, name, config_keys[k].name);
+                       where, section, name, config_key_at(k)->name);
     k = nearest_key(section, name, 0);
     if (k >= 0)
         return cn_fail(ctx->err, CN_ERR_INPUT,
                        "%s: [%s] unknown key '%.64s'; did you mean '%s' of [%s]?", where, section,
-                       name, config_keys[k].name, config_keys[k].section);
+                       name, config_key_at(k)->name, config_key_at(k)->section);
     char keys[512];
     section_keys(section, keys, sizeof keys);
     return cn_fail(ctx->err, CN_ERR_INPUT, "%s: [%s] unknown key '%.64s'; the keys of [%s] are: %s",
@@ -123,10 +124,11 @@ static int fail_unknown_section(load_ctx *ctx, const char *section, const char *
 {
     const char *best = NULL;
     int best_score = 99;
-    for (int i = 0; config_sections[i]; i++) {
-        int s = config_name_nearness(section, config_sections[i]);
+    const char *const *sections = config_section_names();
+    for (int i = 0; sections[i]; i++) {
+        int s = config_name_nearness(section, sections[i]);
         if (s >= 0 && s < best_score) {
-            best = config_sections[i];
+            best = sections[i];
             best_score = s;
         }
     }
@@ -135,11 +137,49 @@ static int fail_unknown_section(load_ctx *ctx, const char *section, const char *
                        "%s: unknown section [%.64s] (key '%.64s'); did you mean [%s]?", where,
                        section, name, best);
     return cn_fail(ctx->err, CN_ERR_INPUT,
-                   "%s: unknown section [%.64s] (key '%.64s'); expected one of: " SECTION_LIST,
-                   where, section, name);
+                   "%s: unknown section [%.64s] (key '%.64s'); expected one of: %s", where,
+                   section, name, config_section_list());
 }
 
 /* ---- one key = value, from the file or from -s ----------------------------------------- */
+
+/* ---- named sections ("traffic.flow NAME"): their option group's code sets their keys --- */
+
+static int name_char(char c) { return isalnum((unsigned char)c) || c == '_' || c == '-'; }
+
+int config_section_name(const char *section, const char *prefix, char name[GROUP_NAME_MAX])
+{
+    if (strncmp(section, prefix, strlen(prefix)) != 0)
+        return -1;
+    const char *s = section + strlen(prefix);
+    if (*s != ' ' && *s != '\t' && *s != '.')
+        return -1;
+    if (*s == '.')
+        s++;
+    else
+        while (*s == ' ' || *s == '\t')
+            s++;
+    size_t n = strlen(s);
+    if (n == 0 || n >= GROUP_NAME_MAX)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (!name_char(s[i]))
+            return -1;
+    memcpy(name, s, n + 1);
+    return 0;
+}
+
+/* The named section SECTION is meant as (it starts with the prefix of one), or NULL. */
+static const config_named_section *named_section(const char *section)
+{
+    for (int g = 0; g < config_group_count(); g++) {
+        const model_config *group = config_group_at(g);
+        for (int i = 0; i < group->n_named; i++)
+            if (strncmp(section, group->named[i].prefix, strlen(group->named[i].prefix)) == 0)
+                return &group->named[i];
+    }
+    return NULL;
+}
 
 /* Copies S without surrounding whitespace; inih keeps the spaces of "[ flood ]". */
 static void copy_trimmed(char *dst, size_t size, const char *s, size_t len)
@@ -164,13 +204,12 @@ static int assign(load_ctx *ctx, const char *raw_section, const char *name, cons
     if (section[0] == '\0')
         return cn_fail(ctx->err, CN_ERR_INPUT,
                        "%s: %.64s = %.200s is outside any section; expected a [section] line "
-                       "before it (one of: " SECTION_LIST ")",
-                       where, name, value);
+                       "before it (one of: %s)",
+                       where, name, value, config_section_list());
     ctx->n_set++; /* (an error ends the load: only a success can count) */
-    if (config_is_group_section(section))
-        return config_assign_group(ctx, section, name, value, where, origin);
-    if (config_is_flow_section(section))
-        return config_assign_flow(ctx, section, name, value, where, origin);
+    const config_named_section *named = named_section(section);
+    if (named)
+        return named->assign(ctx, section, name, value, where, origin);
     if (!config_section_known(section))
         return fail_unknown_section(ctx, section, name, where);
     if (name[0] == '\0')
@@ -245,7 +284,8 @@ static int open_section(ini_source *src, const char *s, size_t len)
     key_state origin = {ORIGIN_FILE, src->lineno, NULL, NULL, ++src->ctx->seq};
     cn_error *caller = src->ctx->err;
     src->ctx->err = &src->first;
-    int rc = config_open_flow(src->ctx, section, where, origin);
+    const config_named_section *named = named_section(section);
+    int rc = named && named->open ? named->open(src->ctx, section, where, origin) : 0;
     src->ctx->err = caller;
     if (rc != 0)
         src->first_line = src->lineno;
@@ -396,10 +436,18 @@ static int apply_override(load_ctx *ctx, const config_override *ov)
 
 static int apply_defaults(load_ctx *ctx)
 {
-    for (int k = 0; k < K_COUNT; k++) /* a flow's keys default to [traffic]'s, at the end */
-        if (config_keys[k].def && !config_is_flow_key(k) &&
-            config_set_value(ctx, k, config_keys[k].def, "built-in default") != 0)
-            return CN_ERR_RUNTIME; /* a bug in the schema table; test_config catches it */
+    for (int g = 0; g < config_group_count(); g++) {
+        size_t size = config_group_at(g)->load_state_size;
+        ctx->group_state[g] = size ? calloc(1, size) : NULL;
+        if (size && !ctx->group_state[g])
+            return cn_fail(ctx->err, CN_ERR_RUNTIME, "%s: out of memory", ctx->name);
+    }
+    /* a named section's keys default to what its own code says, at the end (a flow's are
+     * [traffic]'s) */
+    for (int k = 0; k < config_key_count(); k++)
+        if (config_key_at(k)->def && !config_is_named_key(k) &&
+            config_set_value(ctx, k, config_key_at(k)->def, "built-in default") != 0)
+            return CN_ERR_RUNTIME; /* a bug in a key table; test_config catches it */
     return 0;
 }
 
@@ -408,8 +456,11 @@ static int apply_defaults(load_ctx *ctx)
  * set by -s says that the defaults are meant; so does a flow's section, which makes a flow. */
 static int check_sets_something(const load_ctx *ctx)
 {
-    if (ctx->n_set > 0 || ctx->sc.n_flows > 0 || ctx->sc.n_groups > 0)
+    if (ctx->n_set > 0)
         return 0;
+    for (int g = 0; g < config_group_count(); g++)
+        if (config_group_at(g)->has_named && config_group_at(g)->has_named(ctx))
+            return 0;
     return cn_fail(ctx->err, CN_ERR_INPUT,
                    "%s: the scenario file sets no key (it is empty or holds only comments, "
                    "blank lines and section lines); expected at least one key = value line, "
@@ -444,6 +495,8 @@ static int load_text(const char *name, const char *text, size_t len, const char 
         snprintf(ctx->sc.path, sizeof ctx->sc.path, "%s", path);
         memcpy(out, &ctx->sc, sizeof *out);
     }
+    for (int g = 0; g < CONFIG_MAX_MODELS; g++)
+        free(ctx->group_state[g]);
     free(ctx);
     return rc;
 }
@@ -549,41 +602,36 @@ static int in_pass(const scenario *sc, const char *section, enum dump_pass pass)
     return 0;
 }
 
-/* The fixed sections of PASS in table order, every key with its effective value. */
+/* The sections of PASS in the registry's order, every key with its effective value; a
+ * model's named sections and unusual lines as its group writes them. */
 static void dump_pass(const scenario *sc, FILE *out, enum dump_pass pass)
 {
     const char *section = "";
-    for (int k = 0; k < K_COUNT; k++) {
-        const config_key *key = &config_keys[k];
+    for (int i = 0; i < config_key_count(); i++) {
+        int k = config_key_in_order(i);
+        const config_key *key = config_key_at(k);
+        const model_config *group = config_key_group(k);
         char value[64];
         if (!in_pass(sc, key->section, pass))
             continue;
-        if (k == K_GROUP_NODES) { /* the groups, each with its full set of keys */
-            config_dump_groups(sc, out);
+        if (config_is_named_key(k)) {
+            if (group && group->dump_named)
+                group->dump_named(sc, k, out);
             continue;
         }
-        if (config_is_flow_key(k)) /* the flows, after the fixed sections */
-            continue;
         if (strcmp(section, key->section) != 0) {
             section = key->section;
             fprintf(out, "\n[%s]\n", section);
         }
         config_format_value(sc, k, value, sizeof value);
-        /* For a grid, nodes is derived from rows x cols: written as a comment so that the
-         * dump stays editable (changing rows must not clash with a stale nodes line). */
-        if (k == K_NODES && sc->placement == PLACEMENT_GRID)
-            fprintf(out, "; nodes = %s (rows x cols, derived for grid placement)\n", value);
-        else if (k == K_NODES && sc->placement == PLACEMENT_AREAS)
-            fprintf(out, "; nodes = %s ([areas] count x rows x cols, derived for areas "
-                         "placement)\n", value);
-        else
+        if (!group || !group->dump_line || !group->dump_line(sc, k, value, out))
             fprintf(out, "%s = %s\n", key->name, value);
     }
 }
 
-/* [simulation], the sections of the scenario's model, the other core sections, then the
- * model's named sections that follow them (a flood's flows). Another model's sections are
- * left out: the scenario may not set them. */
+/* [simulation], the sections of the scenario's model, the other core sections, then what its
+ * group writes after them (a flood's flows). Another model's sections are left out: the
+ * scenario may not set them. */
 void config_dump(const scenario *sc, FILE *out)
 {
     fprintf(out, "; clnetsim scenario: the effective configuration");
@@ -596,8 +644,9 @@ void config_dump(const scenario *sc, FILE *out)
     dump_pass(sc, out, DUMP_SIMULATION);
     dump_pass(sc, out, DUMP_MODEL);
     dump_pass(sc, out, DUMP_CORE);
-    if (!config_is_phold(sc))
-        config_dump_flows(sc, out);
+    const model_config *group = config_group_of(sc->model);
+    if (group && group->dump_tail)
+        group->dump_tail(sc, out);
 }
 
 char *config_dump_string(const scenario *sc)
@@ -613,21 +662,4 @@ char *config_dump_string(const scenario *sc)
         return NULL;
     }
     return text;
-}
-
-int scenario_has_energy(const scenario *sc)
-{
-    return sc->energy_budget.law != LAW_CONSTANT || sc->energy_budget.a_nj > 0;
-}
-
-int scenario_has_resources(const scenario *sc)
-{
-    return sc->rx_capacity > 0 || scenario_has_energy(sc);
-}
-
-int64_t scenario_node_count(const scenario *sc)
-{
-    if (sc->placement == PLACEMENT_AREAS)
-        return sc->areas * sc->rows * sc->cols;
-    return sc->placement == PLACEMENT_GRID ? sc->rows * sc->cols : sc->nodes;
 }

@@ -57,7 +57,7 @@ static const void *cfield(const void *base, const config_key *k)
 static int fail_value(const target *t, int key, const char *text, const char *where,
                       const char *reason)
 {
-    const config_key *k = &config_keys[key];
+    const config_key *k = config_key_at(key);
     char expected[256];
     config_expected(key, expected, sizeof expected);
     return cn_fail(t->ctx->err, CN_ERR_INPUT, "%s: [%s] %s = %.200s: %sexpected %s", where,
@@ -66,7 +66,7 @@ static int fail_value(const target *t, int key, const char *text, const char *wh
 
 static int set_choice(const target *t, int key, const char *text, const char *where)
 {
-    const config_key *k = &config_keys[key];
+    const config_key *k = config_key_at(key);
     for (int i = 0; k->choices[i]; i++) {
         if (strcmp(k->choices[i], text) != 0)
             continue;
@@ -88,7 +88,7 @@ static int in_range(const config_key *k, int64_t v)
 
 static int set_scaled(const target *t, int key, const char *text, const char *where)
 {
-    const config_key *k = &config_keys[key];
+    const config_key *k = config_key_at(key);
     int64_t v = 0;
     int rc = k->type == KT_INT ? parse_int64_strict(text, &v)
                                : decimal_to_scaled_int(text, key_type_scale(k->type), &v);
@@ -120,7 +120,7 @@ static int set_seed(const target *t, int key, const char *text, const char *wher
     if (rc != 0)
         return fail_value(t, key, text, where,
                           rc == -2 ? "does not fit in 64 bits; " : syntax_reason(text));
-    *(uint64_t *)field(t, &config_keys[key]) = v;
+    *(uint64_t *)field(t, config_key_at(key)) = v;
     return 0;
 }
 
@@ -154,7 +154,7 @@ static int parse_probability_text(const target *t, int key, const char *text,
 static int set_probability(const target *t, int key, const char *text, const char *where)
 {
     return parse_probability_text(t, key, text, where,
-                                  (double *)field(t, &config_keys[key]));
+                                  (double *)field(t, config_key_at(key)));
 }
 
 /* [FROM, TO) without surrounding blanks into BUF; 0 when empty or too long. */
@@ -175,7 +175,7 @@ static int trim_copy(const char *from, const char *to, char *buf, size_t size)
 /* A probability, or "uniform(a, b)" (spaces allowed around the numbers) with a <= b. */
 static int set_prob_law(const target *t, int key, const char *text, const char *where)
 {
-    prob_law *law = (prob_law *)field(t, &config_keys[key]);
+    prob_law *law = (prob_law *)field(t, config_key_at(key));
     const char *open = "uniform(";
     const char *paren = strchr(text, '(');
     if (paren && strncmp(text, open, strlen(open)) != 0)
@@ -238,7 +238,7 @@ static int fail_ranges(load_ctx *ctx, const char *section, int key, const char *
     char expected[200];
     config_expected(key, expected, sizeof expected);
     return cn_fail(ctx->err, CN_ERR_INPUT, "%s: [%s] %s = %.200s: %sexpected %s", where, section,
-                   config_keys[key].name, text, reason, expected);
+                   config_key_at(key)->name, text, reason, expected);
 }
 
 int config_parse_id_ranges(load_ctx *ctx, const char *section, int key, const char *text,
@@ -329,7 +329,7 @@ static int law_value(const config_key *k, const char *text, int64_t *out)
 static int parse_law(const target *t, int key, const char *text, const char *where, int *law,
                      int64_t *a_out, int64_t *b_out)
 {
-    const config_key *k = &config_keys[key];
+    const config_key *k = config_key_at(key);
     const char *uni = "uniform(", *expo = "exponential(";
     int is_uni = strncmp(text, uni, strlen(uni)) == 0;
     int is_expo = strncmp(text, expo, strlen(expo)) == 0;
@@ -401,7 +401,7 @@ static int set_time_law(const target *t, int key, const char *text, const char *
     memset(&v, 0, sizeof v);
     int rc = parse_law(t, key, text, where, &v.law, &v.a_ns, &v.b_ns);
     if (rc == 0)
-        memcpy(field(t, &config_keys[key]), &v, sizeof v);
+        memcpy(field(t, config_key_at(key)), &v, sizeof v);
     return rc;
 }
 
@@ -418,14 +418,14 @@ static int set_energy_law(const target *t, int key, const char *text, const char
     v.law = law == TLAW_UNIFORM ? LAW_UNIFORM : LAW_CONSTANT;
     v.a_nj = a;
     v.b_nj = b;
-    memcpy(field(t, &config_keys[key]), &v, sizeof v);
+    memcpy(field(t, config_key_at(key)), &v, sizeof v);
     return 0;
 }
 
 /* A node id, -1 (the last node) or "broadcast". */
 static int set_destination(const target *t, int key, const char *text, const char *where)
 {
-    const config_key *k = &config_keys[key];
+    const config_key *k = config_key_at(key);
     if (strcmp(text, "broadcast") == 0) {
         *(int64_t *)field(t, k) = FLOW_BROADCAST;
         return 0;
@@ -451,7 +451,7 @@ int config_set_value_at(load_ctx *ctx, void *base, const char *section, int key,
                         const char *text, const char *where)
 {
     target t = {ctx, base, section};
-    switch (config_keys[key].type) {
+    switch (config_key_at(key)->type) {
     case KT_CHOICE:
     case KT_NAME:
         return set_choice(&t, key, text, where);
@@ -470,7 +470,7 @@ int config_set_value_at(load_ctx *ctx, void *base, const char *section, int key,
     case KT_IDS:     /* a group's, set by config_assign_group */
     case KT_SOURCES: /* a flow's, set by config_assign_flow */
         return cn_fail(ctx->err, CN_ERR_RUNTIME, "internal error: %s set as a plain key",
-                       config_keys[key].name);
+                       config_key_at(key)->name);
     default:
         return set_scaled(&t, key, text, where);
     }
@@ -478,7 +478,7 @@ int config_set_value_at(load_ctx *ctx, void *base, const char *section, int key,
 
 int config_set_value(load_ctx *ctx, int key, const char *text, const char *where)
 {
-    return config_set_value_in(ctx, &ctx->sc, config_keys[key].section, key, text, where);
+    return config_set_value_in(ctx, &ctx->sc, config_key_at(key)->section, key, text, where);
 }
 
 /* Shortest of %.15g .. %.17g that reads back to the same double: "0.1", not
@@ -516,7 +516,7 @@ static void format_law(const char *name, int64_t a, int64_t b, char *buf, size_t
 
 void config_format_value_at(const void *base, int key, char *buf, size_t size)
 {
-    const config_key *k = &config_keys[key];
+    const config_key *k = config_key_at(key);
     const void *f = cfield(base, k);
     switch (k->type) {
     case KT_CHOICE: {

@@ -22,14 +22,15 @@ static void entry(const char *prefix, const char *word, const char *suffix)
 
 int main(void)
 {
-    for (int s = 0; config_sections[s]; s++)
-        entry("[", config_sections[s], "]\n");
+    for (const char *const *s = config_section_names(); *s; s++)
+        entry("[", *s, "]\n");
     entry("[traffic.flow ", "a", "]\n");
     entry("[mobility.group ", "a", "]\n");
-    for (int k = 0; k < K_COUNT; k++) {
-        const config_key *key = &config_keys[k];
+    for (int i = 0; i < config_key_count(); i++) {
+        int k = config_key_in_order(i);
+        const config_key *key = config_key_at(k);
         entry("", key->name, " = ");
-        if (!config_is_flow_key(k))
+        if (!config_is_named_key(k))
             entry(key->section, ".", key->name);
         for (int c = 0; key->choices && key->choices[c]; c++)
             entry("", key->choices[c], "");

@@ -3,9 +3,12 @@
 #define CLNETSIM_FLOOD_H
 #include <stdint.h>
 
+#include "config/model_config.h"
 #include "engine/engine.h"
 
 extern const model_ops flood_model_ops;
+/* Its option group: sections, keys and rules (flood_config.c). */
+extern const model_config flood_config;
 
 /* Event kinds, in the order a window runs them. */
 enum flood_kind { FLOOD_MOVE = 0, FLOOD_BIN, FLOOD_TRANSMIT, FLOOD_PACKETS, FLOOD_N_KINDS };

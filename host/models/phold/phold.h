@@ -3,9 +3,12 @@
 #ifndef CLNETSIM_PHOLD_H
 #define CLNETSIM_PHOLD_H
 
+#include "config/model_config.h"
 #include "engine/engine.h"
 
 extern const model_ops phold_model_ops;
+/* Its option group: sections, keys and rules (phold_config.c). */
+extern const model_config phold_config;
 
 /* Event kinds: one, the execution of a window's events of a partition's LPs. */
 enum phold_kind { PHOLD_EXECUTE = 0, PHOLD_N_KINDS };

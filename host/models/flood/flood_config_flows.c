@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "config/config_internal.h"
+#include "models/flood/flood_config.h"
 
 #define FLOW_PREFIX "traffic.flow"
 
@@ -20,22 +20,16 @@ int config_is_flow_section(const char *section)
  * (interval_draw has its own default). */
 static int traffic_key(int key)
 {
-    switch (key) {
-    case K_FLOW_SOURCE:
-        return K_SOURCE;
-    case K_FLOW_DESTINATION:
-        return K_DESTINATION;
-    case K_FLOW_PACKETS:
-        return K_PACKETS;
-    case K_FLOW_INTERVAL:
-        return K_INTERVAL;
-    case K_FLOW_START:
-        return K_START;
-    case K_FLOW_SIZE:
-        return K_SIZE;
-    default:
-        return -1;
-    }
+    static const int pairs[][2] = {{FK_FLOW_SOURCE, FK_SOURCE},
+                                   {FK_FLOW_DESTINATION, FK_DESTINATION},
+                                   {FK_FLOW_PACKETS, FK_PACKETS},
+                                   {FK_FLOW_INTERVAL, FK_INTERVAL},
+                                   {FK_FLOW_START, FK_START},
+                                   {FK_FLOW_SIZE, FK_SIZE}};
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
+        if (key == flood_first_key + pairs[i][0])
+            return flood_first_key + pairs[i][1];
+    return -1;
 }
 
 /* The flow called NAME, created on first use; -1 with the error set when there are already
@@ -55,7 +49,7 @@ static int flow_index(load_ctx *ctx, const char *name, const char *where, key_st
     int f = sc->n_flows++;
     memset(&sc->flows[f], 0, sizeof sc->flows[f]);
     snprintf(sc->flows[f].name, sizeof sc->flows[f].name, "%s", name);
-    flow_state *st = &ctx->flows[f];
+    flow_state *st = &flood_load_of(ctx)->flows[f];
     memset(st, 0, sizeof *st);
     st->opened = origin;
     return f;
@@ -75,7 +69,7 @@ int config_open_flow(load_ctx *ctx, const char *section, const char *where, key_
 static int flow_key(const char *name)
 {
     for (int k = K_FLOW_SOURCE; k <= K_FLOW_SIZE; k++)
-        if (strcmp(config_keys[k].name, name) == 0)
+        if (strcmp(config_key_at(k)->name, name) == 0)
             return k;
     return -1;
 }
@@ -84,7 +78,7 @@ static int fail_flow_key(load_ctx *ctx, const char *flow, const char *name, cons
 {
     int best = -1, best_score = 99;
     for (int k = K_FLOW_SOURCE; k <= K_FLOW_SIZE; k++) {
-        int s = config_name_nearness(name, config_keys[k].name);
+        int s = config_name_nearness(name, config_key_at(k)->name);
         if (s >= 0 && s < best_score) {
             best = k;
             best_score = s;
@@ -93,7 +87,7 @@ static int fail_flow_key(load_ctx *ctx, const char *flow, const char *name, cons
     if (best >= 0)
         return cn_fail(ctx->err, CN_ERR_INPUT,
                        "%s: [traffic.flow %s] unknown key '%.64s'; did you mean '%s'?", where,
-                       flow, name, config_keys[best].name);
+                       flow, name, config_key_at(best)->name);
     return cn_fail(ctx->err, CN_ERR_INPUT,
                    "%s: [traffic.flow %s] unknown key '%.64s'; a flow takes the keys source, "
                    "destination, packets, interval, interval_draw, start, size",
@@ -137,7 +131,7 @@ int config_assign_flow(load_ctx *ctx, const char *section, const char *name, con
     int f = flow_index(ctx, fname, where, origin);
     if (f < 0)
         return CN_ERR_INPUT;
-    flow_state *st = &ctx->flows[f];
+    flow_state *st = &flood_load_of(ctx)->flows[f];
     if (origin.origin == ORIGIN_FILE && st->keys[key].origin == ORIGIN_FILE)
         return cn_fail(ctx->err, CN_ERR_INPUT,
                        "%s: [traffic.flow %s] %s is set twice (first on line %d); keep only "
@@ -162,7 +156,7 @@ static const key_state *flow_origin(const load_ctx *ctx, int f, int key)
 {
     if (!config_is_flow_key(key))
         return &ctx->keys[key];
-    const key_state *st = &ctx->flows[f].keys[key];
+    const key_state *st = &flood_load_of(ctx)->flows[f].keys[key];
     int t = traffic_key(key);
     return st->origin == ORIGIN_DEFAULT && t >= 0 ? &ctx->keys[t] : st;
 }
@@ -196,7 +190,7 @@ static const char *flow_where(const load_ctx *ctx, int f, const int *keys, int n
 /* " (from [traffic])" when flow F took KEY from [traffic], else "". */
 static const char *from_traffic(const load_ctx *ctx, int f, int key)
 {
-    return ctx->flows[f].keys[key].origin == ORIGIN_DEFAULT && traffic_key(key) >= 0
+    return flood_load_of(ctx)->flows[f].keys[key].origin == ORIGIN_DEFAULT && traffic_key(key) >= 0
                ? " (from [traffic])"
                : "";
 }
@@ -216,7 +210,7 @@ static void inherit(load_ctx *ctx, int f)
 {
     const scenario *sc = &ctx->sc;
     traffic_flow *fl = &ctx->sc.flows[f];
-    const key_state *own = ctx->flows[f].keys;
+    const key_state *own = flood_load_of(ctx)->flows[f].keys;
     if (own[K_FLOW_SOURCE].origin == ORIGIN_DEFAULT) {
         fl->all_sources = 0;
         fl->n_ranges = 1;
@@ -259,14 +253,14 @@ static int64_t overlap(const traffic_flow *fl)
  * maximum; WHAT names that maximum in the message. */
 static int check_law_max(load_ctx *ctx, int f, int64_t b_ns, int key, const char *what)
 {
-    if (b_ns <= config_keys[key].max)
+    if (b_ns <= config_key_at(key)->max)
         return 0;
     char where[300], a[96], b[32];
     config_format_value_at(&ctx->sc.flows[f], key, a, sizeof a);
-    format_scaled(config_keys[key].max, 9, b, sizeof b);
+    format_scaled(config_key_at(key)->max, 9, b, sizeof b);
     return cn_fail(ctx->err, CN_ERR_INPUT,
                    "%s: [traffic.flow %s] %s = %s s%s: expected at most %s s (the %s of a flow)",
-                   WHERE(key), ctx->sc.flows[f].name, config_keys[key].name, a,
+                   WHERE(key), ctx->sc.flows[f].name, config_key_at(key)->name, a,
                    from_traffic(ctx, f, key), b, what);
 }
 
@@ -361,7 +355,7 @@ void config_dump_flows(const scenario *sc, FILE *out)
                 format_sources(fl, text, sizeof text);
             else
                 config_format_value_at(fl, k, text, sizeof text);
-            fprintf(out, "%s = %s\n", config_keys[k].name, text);
+            fprintf(out, "%s = %s\n", config_key_at(k)->name, text);
         }
     }
 }

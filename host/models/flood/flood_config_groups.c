@@ -7,37 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/config_internal.h"
+#include "models/flood/flood_config.h"
 
 #define GROUP_PREFIX "mobility.group"
 
 int config_is_group_section(const char *section)
 {
     return strncmp(section, GROUP_PREFIX, strlen(GROUP_PREFIX)) == 0;
-}
-
-static int name_char(char c) { return isalnum((unsigned char)c) || c == '_' || c == '-'; }
-
-int config_section_name(const char *section, const char *prefix, char name[GROUP_NAME_MAX])
-{
-    if (strncmp(section, prefix, strlen(prefix)) != 0)
-        return -1;
-    const char *s = section + strlen(prefix);
-    if (*s != ' ' && *s != '\t' && *s != '.')
-        return -1;
-    if (*s == '.')
-        s++;
-    else
-        while (*s == ' ' || *s == '\t')
-            s++;
-    size_t n = strlen(s);
-    if (n == 0 || n >= GROUP_NAME_MAX)
-        return -1;
-    for (size_t i = 0; i < n; i++)
-        if (!name_char(s[i]))
-            return -1;
-    memcpy(name, s, n + 1);
-    return 0;
 }
 
 /* The group called NAME, created on first use; -1 with the error set when there are already
@@ -58,7 +34,7 @@ static int group_index(load_ctx *ctx, const char *name, const char *where, key_s
     int g = sc->n_groups++;
     memset(&sc->groups[g], 0, sizeof sc->groups[g]);
     snprintf(sc->groups[g].name, sizeof sc->groups[g].name, "%s", name);
-    group_state *st = &ctx->groups[g];
+    group_state *st = &flood_load_of(ctx)->groups[g];
     memset(st, 0, sizeof *st);
     st->opened = origin;
     return g;
@@ -74,10 +50,10 @@ void config_format_ranges(const mobility_group *g, char *buf, size_t size)
 static int fail_group_key(load_ctx *ctx, const char *group, const char *name, const char *where)
 {
     int best = -1, best_score = 99;
-    for (int k = 0; k < K_COUNT; k++) {
-        if (k != K_GROUP_NODES && strcmp(config_keys[k].section, "mobility") != 0)
+    for (int k = 0; k < config_key_count(); k++) {
+        if (k != K_GROUP_NODES && strcmp(config_key_at(k)->section, "mobility") != 0)
             continue;
-        int s = config_name_nearness(name, config_keys[k].name);
+        int s = config_name_nearness(name, config_key_at(k)->name);
         if (s >= 0 && s < best_score) {
             best = k;
             best_score = s;
@@ -86,7 +62,7 @@ static int fail_group_key(load_ctx *ctx, const char *group, const char *name, co
     if (best >= 0)
         return cn_fail(ctx->err, CN_ERR_INPUT,
                        "%s: [mobility.group %s] unknown key '%.64s'; did you mean '%s'?", where,
-                       group, name, config_keys[best].name);
+                       group, name, config_key_at(best)->name);
     return cn_fail(ctx->err, CN_ERR_INPUT,
                    "%s: [mobility.group %s] unknown key '%.64s'; a group takes nodes and the "
                    "keys of [mobility]: model, speed_min, speed_max, pause_min, pause_max, "
@@ -113,7 +89,7 @@ int config_assign_group(load_ctx *ctx, const char *section, const char *name, co
     int g = group_index(ctx, gname, where, origin);
     if (g < 0)
         return CN_ERR_INPUT;
-    group_state *st = &ctx->groups[g];
+    group_state *st = &flood_load_of(ctx)->groups[g];
     if (origin.origin == ORIGIN_FILE && st->keys[key].origin == ORIGIN_FILE)
         return cn_fail(ctx->err, CN_ERR_INPUT,
                        "%s: [mobility.group %s] %s is set twice (first on line %d); keep only "
@@ -134,7 +110,7 @@ int config_assign_group(load_ctx *ctx, const char *section, const char *name, co
 
 const char *config_group_key_where(const load_ctx *ctx, int g, int key, char *buf, size_t size)
 {
-    const key_state *st = &ctx->groups[g].keys[key];
+    const key_state *st = &flood_load_of(ctx)->groups[g].keys[key];
     if (st->origin == ORIGIN_DEFAULT)
         return config_key_where(ctx, key, buf, size);
     return config_origin_where(ctx, st, buf, size);
@@ -142,7 +118,7 @@ const char *config_group_key_where(const load_ctx *ctx, int g, int key, char *bu
 
 static const char *opened_where(const load_ctx *ctx, int g, char *buf, size_t size)
 {
-    return config_origin_where(ctx, &ctx->groups[g].opened, buf, size);
+    return config_origin_where(ctx, &flood_load_of(ctx)->groups[g].opened, buf, size);
 }
 
 /* ---- once every value is in ------------------------------------------------------------ */
@@ -178,7 +154,7 @@ int config_finish_groups(load_ctx *ctx)
     char where[300], text[200];
     for (int g = 0; g < sc->n_groups; g++) {
         mobility_group *grp = &sc->groups[g];
-        group_state *st = &ctx->groups[g];
+        group_state *st = &flood_load_of(ctx)->groups[g];
         if (st->keys[K_GROUP_NODES].origin == ORIGIN_DEFAULT)
             return cn_fail(ctx->err, CN_ERR_INPUT,
                            "%s: [mobility.group %s] has no nodes key: expected nodes = the ids "
@@ -197,12 +173,12 @@ int config_finish_groups(load_ctx *ctx)
             }
         /* keys the group did not set are [mobility]'s */
         memcpy(&grp->mob, &sc->mob, sizeof grp->mob);
-        for (int k = 0; k < K_COUNT; k++) {
-            if (strcmp(config_keys[k].section, "mobility") != 0 ||
+        for (int k = 0; k < config_key_count(); k++) {
+            if (strcmp(config_key_at(k)->section, "mobility") != 0 ||
                 st->keys[k].origin == ORIGIN_DEFAULT)
                 continue;
-            size_t off = config_keys[k].offset - offsetof(scenario, mob);
-            size_t bytes = config_keys[k].type == KT_CHOICE ? sizeof(int) : sizeof(int64_t);
+            size_t off = config_key_at(k)->offset - offsetof(scenario, mob);
+            size_t bytes = config_key_at(k)->type == KT_CHOICE ? sizeof(int) : sizeof(int64_t);
             memcpy((char *)&grp->mob + off, (const char *)&st->sc.mob + off, bytes);
         }
     }
@@ -247,11 +223,11 @@ void config_dump_groups(const scenario *sc, FILE *out)
         scenario view;
         memset(&view, 0, sizeof view);
         view.mob = grp->mob;
-        for (int k = 0; k < K_COUNT; k++) {
-            if (strcmp(config_keys[k].section, "mobility") != 0)
+        for (int k = 0; k < config_key_count(); k++) {
+            if (strcmp(config_key_at(k)->section, "mobility") != 0)
                 continue;
             config_format_value(&view, k, text, sizeof text);
-            fprintf(out, "%s = %s\n", config_keys[k].name, text);
+            fprintf(out, "%s = %s\n", config_key_at(k)->name, text);
         }
     }
 }
