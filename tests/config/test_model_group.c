@@ -1,0 +1,123 @@
+/* A model's option group is all the configuration needs of it: a test-only model, "toy",
+ * registered beside the model table, gets its section parsed, checked, dumped, refused in a
+ * scenario of another model, typo hints, -s and a part of the key reference, with no line of
+ * host/config naming it. (Its two values borrow fields of struct scenario, where every model's
+ * values live today.) */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/check.h"
+#include "config/config_internal.h"
+
+enum { TOY_RATE, TOY_DELAY, TOY_COUNT };
+
+static const config_key toy_keys[TOY_COUNT] = {
+    [TOY_RATE] = {"toy", "rate", KT_INT, offsetof(scenario, ttl), 1, 1000, 0, "events", NULL,
+                  "10", "Events per second."},
+    [TOY_DELAY] = {"toy", "delay", KT_TIME_NS, offsetof(scenario, relay_delay_ns), 0,
+                   KEY_TIME_MAX, KEY_MIN_OPEN, NULL, NULL, "1", "Delay of each event."},
+};
+
+static int toy_first_key;
+
+/* A rule between keys, with the usual message naming where the value was set. */
+static int toy_check(load_ctx *ctx)
+{
+    char where[400];
+    int keys[] = {toy_first_key + TOY_RATE, toy_first_key + TOY_DELAY};
+    if (ctx->sc.ttl > 500 && ctx->sc.relay_delay_ns > 1000000000)
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [toy] rate = %lld: expected at most 500 with a delay above 1 s",
+                       config_where_latest(ctx, keys, 2, where, sizeof where),
+                       (long long)ctx->sc.ttl);
+    return 0;
+}
+
+static const model_config toy_config = {
+    .model = "toy",
+    .summary = "a test's model",
+    .keys = toy_keys,
+    .n_keys = TOY_COUNT,
+    .first_key = &toy_first_key,
+    .check = toy_check,
+    .reference = "`model = toy`: a test's model.\n\n",
+};
+
+/* The message of loading TEXT with one override OV (NULL: none), "" when it loads. */
+static const char *load(const char *text, const char *ov, scenario *sc)
+{
+    static cn_error err;
+    config_override o = {ov, NULL};
+    memset(&err, 0, sizeof err);
+    return config_load_string("toy.ini", text, ov ? &o : NULL, ov ? 1 : 0, sc, &err) == 0
+               ? ""
+               : err.msg;
+}
+
+#define CHECK_STR(got, want)                                                                  \
+    check_at(__FILE__, __LINE__, strcmp((got), (want)) == 0, "%s = \"%s\", expected \"%s\"",    \
+             #got, (got), (want))
+
+int main(void)
+{
+    config_register_model(&toy_config);
+    scenario *sc = calloc(1, sizeof *sc);
+    if (!sc)
+        return 1;
+    const char *toy = "[simulation]\nmodel = toy\n[toy]\nrate = 7\n";
+
+    CHECK_STR(load(toy, NULL, sc), "");
+    CHECK_I64(sc->ttl, 7);
+    CHECK_I64(sc->relay_delay_ns, 1000000000);
+    CHECK_STR(load(toy, "toy.delay=0.5", sc), "");
+    CHECK_I64(sc->relay_delay_ns, 500000000);
+
+    char *dump = config_dump_string(sc);
+    CHECK(dump && strstr(dump, "\n[simulation]\nmodel = toy\n") != NULL);
+    CHECK(dump && strstr(dump, "\n[toy]\nrate = 7\ndelay = 0.5\n") != NULL);
+    CHECK(dump && strstr(dump, "[topology]") == NULL && strstr(dump, "[phold]") == NULL);
+    CHECK(dump && strstr(dump, "\n[partition]\n") != NULL);
+    scenario *again = calloc(1, sizeof *again);
+    CHECK(again && strcmp(load(dump, NULL, again), "") == 0);
+    CHECK(again && memcmp(again, sc, sizeof *sc) == 0);
+    free(again);
+    free(dump);
+
+    CHECK_STR(load("[simulation]\nmodel = toy\n[toy]\nrat = 3\n", NULL, sc),
+              "toy.ini:4: [toy] unknown key 'rat'; did you mean 'rate'?");
+    CHECK_STR(load("[simulation]\nmodel = toy\n[toi]\nrate = 3\n", NULL, sc),
+              "toy.ini:4: unknown section [toi] (key 'rate'); did you mean [toy]?");
+    CHECK_STR(load(toy, "toy.rate=2000", sc),
+              "-s argument 'toy.rate=2000': [toy] rate = 2000: expected an integer in [1, 1000] "
+              "(events)");
+    CHECK_STR(load(toy, "toy.delay=2", sc), "");
+    CHECK_STR(load("[simulation]\nmodel = toy\n[toy]\nrate = 600\ndelay = 2\n", NULL, sc),
+              "toy.ini:5: [toy] rate = 600: expected at most 500 with a delay above 1 s");
+    CHECK_STR(load("[toy]\nrate = 3\n[flood]\nttl = 2\n", NULL, sc),
+              "toy.ini:2: [toy] rate: section [toy] belongs to the toy model, but this "
+              "scenario's model is flood");
+    CHECK_STR(load(toy, "flood.ttl=2", sc),
+              "-s argument 'flood.ttl=2': [flood] ttl: section [flood] belongs to the flood "
+              "model, but this scenario's model is toy");
+    CHECK_STR(load(toy, "simulation.model=tyo", sc),
+              "-s argument 'simulation.model=tyo': [simulation] model = tyo: expected one of: "
+              "flood, phold, toy");
+
+    char *ref = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&ref, &len);
+    if (f) {
+        config_print_reference(f);
+        fclose(f);
+    }
+    CHECK(ref && strstr(ref, "\n## Model toy\n\n`model = toy`: a test's model.\n\n| Section") !=
+                     NULL);
+    CHECK(ref && strstr(ref, "| toy | rate | integer | [1, 1000] events | 10 | Events per "
+                             "second. |\n") != NULL);
+    CHECK(ref && strstr(ref, "or toy (a test's model). A scenario may set") != NULL);
+    free(ref);
+    free(sc);
+    printf("%d checks, %d failures\n", checks, failures);
+    return failures != 0;
+}
