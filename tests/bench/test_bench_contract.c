@@ -107,7 +107,7 @@ static void test_bench_metrics(void)
     run_like(&p, &o, &a);
     run_like(&p, &o, &b);
     /* the flood's members are not the contract of a model that declares its own */
-    b.receptions = 5;
+    b.end_time_ns = 5;
     b.windows = 99;
     CHECK(bench_contract_diff(&a, &b, buf, sizeof buf) == 0);
     b.metrics[3].value += 2;
