@@ -12,8 +12,13 @@ void bench_apply_test_skew(int position, run_results *res)
     const char *v = getenv("CLNETSIM_TEST_SKEW_DEVICE");
     if (!v || !*v || strtol(v, NULL, 10) != position || res->n_metrics == 0)
         return;
-    int i = results_find(res, "receptions"); /* the flood's; other models: the last metric */
-    res->metrics[i >= 0 ? i : res->n_metrics - 1].value += 1;
+    /* the flood's receptions; other models: the last contract member */
+    int i = results_find(res, "receptions");
+    for (int k = res->n_metrics - 1; i < 0 && k >= 0; k--)
+        if (res->metrics[k].set && results_metric(res, k)->contract)
+            i = k;
+    if (i >= 0)
+        res->metrics[i].value += 1;
 }
 
 /* The present contract members of R, as indexes into R->metrics; returns how many. */
