@@ -66,7 +66,7 @@ uint64_t results_events(const run_results *r)
     return r->model_events;
 }
 
-/* 1 - NUM / DEN (the first of the operands DEN, DEN_ALT present: FIND says), 0 when it is 0. */
+/* 1 - NUM / DEN, 0 when DEN is 0 (nothing to deliver). */
 static double loss_of(wide_int num, wide_int den)
 {
     return den > 0 ? 1.0 - (double)num / (double)den : 0.0;
