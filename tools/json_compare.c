@@ -13,10 +13,14 @@
  * not kept. Duplicate top-level member names are an error (which one would count?).
  *
  * A result that names its own contract (a top-level member "contract": an array of member
- * names, as the PHOLD model's results do) is compared on exactly those members: the union of
- * both files' lists, each a mismatch when missing on either side, and "contract" itself (the
- * two lists must be the same list). Only when neither file has "contract" do the flood
- * model's default and extension lists apply. --members overrides both.
+ * names, as clnetsim's results do) is compared on exactly those members: the union of both
+ * files' lists, each a mismatch when missing on either side, and "contract" itself (the two
+ * lists must be the same list). A file without "contract" (an older result, the flood
+ * oracle's or ns-3's output) names the flood's legacy list: model, seed and the flood's
+ * declared metrics (host/models/flood/flood_metrics.c, compiled in: the one source of that
+ * list), its optional ones (the extensions' counters, deliverable, flows) where either file
+ * has them. When neither file has "contract" that list is compared; when one has, its list
+ * must equal the other's legacy list. --members overrides all of this.
  *
  * Exit status: 0 all compared members equal; 1 a mismatch, a missing member or a file that
  * cannot be read or parsed (the message names the file and byte offset); 2 bad command line. */
@@ -26,17 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const default_members[] = {
-    "model", "seed", "nodes", "generated", "delivered", "loss", "transmissions", "receptions",
-    "first_receptions", "hops_sum", "latency_sum_ns", "end_time_ns", "windows",
-};
-
-/* Contract members of the model extensions (docs/models.md), which a result holds only when
- * its scenario uses them: compared by default when either file has one, so that a member
- * missing on one side is a mismatch too. */
-static const char *const extension_members[] = {
-    "links",       "links_cut",      "capacity_drops", "dead_nodes",
-    "first_death_ns", "energy_spent_nj", "deliverable",   "flows"};
+#include "models/flood/flood_metrics.h"
 
 enum { MAX_DEPTH = 512 }; /* nesting limit, so that hostile input cannot exhaust the stack */
 
@@ -655,18 +649,70 @@ static bool names_has(const names_list *l, size_t upto, const char *name, size_t
     return false;
 }
 
+/* The flood's legacy list: model, seed, the flood's declared metrics and its table, each
+ * with whether it is optional (compared only when either file has it). */
+typedef struct legacy_member {
+    const char *name;
+    bool optional;
+} legacy_member;
+
+enum { N_LEGACY = FLOOD_N_METRICS + 3 };
+
+static void legacy_members(legacy_member out[N_LEGACY])
+{
+    size_t n = 0;
+    out[n++] = (legacy_member){"model", false};
+    out[n++] = (legacy_member){"seed", false};
+    for (int i = 0; i < FLOOD_N_METRICS; i++)
+        out[n++] = (legacy_member){flood_metrics[i].name, flood_metrics[i].optional != 0};
+    out[n] = (legacy_member){flood_flows_table.name, true};
+}
+
+/* The list a file without "contract" names, as L: the legacy list, its optional members
+ * where A or B has them. */
+static bool legacy_names(const doc *a, const doc *b, names_list *l)
+{
+    legacy_member all[N_LEGACY];
+    legacy_members(all);
+    memset(l, 0, sizeof *l);
+    l->name = calloc(N_LEGACY, sizeof *l->name);
+    l->len = calloc(N_LEGACY, sizeof *l->len);
+    if (!l->name || !l->len) {
+        fprintf(stderr, "json_compare: out of memory\n");
+        free_names(l);
+        return false;
+    }
+    for (size_t k = 0; k < N_LEGACY; k++) {
+        size_t len = strlen(all[k].name);
+        if (all[k].optional && !find_member(a, all[k].name, len) &&
+            !find_member(b, all[k].name, len))
+            continue;
+        l->name[l->n] = malloc(len + 1);
+        if (!l->name[l->n]) {
+            fprintf(stderr, "json_compare: out of memory\n");
+            free_names(l);
+            return false;
+        }
+        memcpy(l->name[l->n], all[k].name, len + 1);
+        l->len[l->n++] = len;
+    }
+    return true;
+}
+
 /* The comparison when a file names its contract (CA, CB: its "contract" member in A and B,
  * one of them possibly NULL): "contract" first (the same list on both sides), then every
  * member either list names, each once. */
 static int compare_contracts(const doc *a, const member *ca, const doc *b, const member *cb)
 {
     names_list la = {NULL, NULL, 0}, lb = {NULL, NULL, 0};
-    if ((ca && !read_names(a, ca, &la)) || (cb && !read_names(b, cb, &lb))) {
+    /* a file without "contract" names the legacy list, which the other's must equal */
+    if (!(ca ? read_names(a, ca, &la) : legacy_names(a, b, &la)) ||
+        !(cb ? read_names(b, cb, &lb) : legacy_names(a, b, &lb))) {
         free_names(&la);
         free_names(&lb);
         return 1;
     }
-    bool same = ca && cb && la.n == lb.n;
+    bool same = la.n == lb.n;
     for (size_t k = 0; same && k < la.n; k++)
         same = la.len[k] == lb.len[k] && memcmp(la.name[k], lb.name[k], la.len[k]) == 0;
     int status = 0;
@@ -678,15 +724,18 @@ static int compare_contracts(const doc *a, const member *ca, const doc *b, const
         printf("\n");
         status = 1;
     }
-    for (size_t k = 0; k < la.n; k++)
-        if (!names_has(&la, k, la.name[k], la.len[k]) &&
-            !(la.len[k] == 8 && memcmp(la.name[k], "contract", 8) == 0))
-            status |= compare_named(a, b, la.name[k], la.len[k]);
-    for (size_t k = 0; k < lb.n; k++)
-        if (!names_has(&lb, k, lb.name[k], lb.len[k]) &&
-            !names_has(&la, la.n, lb.name[k], lb.len[k]) &&
-            !(lb.len[k] == 8 && memcmp(lb.name[k], "contract", 8) == 0))
-            status |= compare_named(a, b, lb.name[k], lb.len[k]);
+    /* the members the files name themselves; a legacy list only stands in for the other's
+     * when the two are the same */
+    const names_list *first = ca ? &la : &lb, *second = ca && cb ? &lb : NULL;
+    for (size_t k = 0; k < first->n; k++)
+        if (!names_has(first, k, first->name[k], first->len[k]) &&
+            !(first->len[k] == 8 && memcmp(first->name[k], "contract", 8) == 0))
+            status |= compare_named(a, b, first->name[k], first->len[k]);
+    for (size_t k = 0; second && k < second->n; k++)
+        if (!names_has(second, k, second->name[k], second->len[k]) &&
+            !names_has(first, first->n, second->name[k], second->len[k]) &&
+            !(second->len[k] == 8 && memcmp(second->name[k], "contract", 8) == 0))
+            status |= compare_named(a, b, second->name[k], second->len[k]);
     free_names(&la);
     free_names(&lb);
     return status;
@@ -733,8 +782,6 @@ int main(int argc, char **argv)
             free(names);
             return 2;
         }
-    } else {
-        nnames = sizeof default_members / sizeof default_members[0];
     }
 
     doc a, b;
@@ -749,11 +796,11 @@ int main(int argc, char **argv)
         if (ca || cb) {
             status = compare_contracts(&a, ca, &b, cb);
         } else {
-            for (size_t k = 0; k < nnames; k++)
-                status |= compare_member(&a, &b, list ? names[k] : default_members[k], false);
-            size_t n_ext = list ? 0 : sizeof extension_members / sizeof extension_members[0];
-            for (size_t k = 0; k < n_ext; k++)
-                status |= compare_member(&a, &b, extension_members[k], true);
+            legacy_member legacy[N_LEGACY];
+            legacy_members(legacy);
+            for (size_t k = 0; k < (list ? nnames : (size_t)N_LEGACY); k++)
+                status |= list ? compare_member(&a, &b, names[k], false)
+                               : compare_member(&a, &b, legacy[k].name, legacy[k].optional);
         }
     }
     free_doc(&a);

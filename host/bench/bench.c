@@ -10,32 +10,49 @@
 void bench_apply_test_skew(int position, run_results *res)
 {
     const char *v = getenv("CLNETSIM_TEST_SKEW_DEVICE");
-    if (!v || !*v || strtol(v, NULL, 10) != position)
+    if (!v || !*v || strtol(v, NULL, 10) != position || res->n_metrics == 0)
         return;
-    if (res->n_metrics > 0)
-        res->metrics[res->n_metrics - 1].value += 1;
-    else
-        res->receptions += 1;
+    /* the flood's receptions; other models: the last contract member */
+    int i = results_find(res, "receptions");
+    for (int k = res->n_metrics - 1; i < 0 && k >= 0; k--)
+        if (res->metrics[k].set && results_metric(res, k)->contract)
+            i = k;
+    if (i >= 0)
+        res->metrics[i].value += 1;
 }
 
-/* The declared metrics of two runs of one model, in order: their names and values. */
-static int metrics_diff(const run_results *a, const run_results *b, char *buf, size_t cap)
+/* The present contract members of R, as indexes into R->metrics; returns how many. */
+static int contract_members(const run_results *r, int *idx)
 {
-    if (a->n_metrics != b->n_metrics) {
-        snprintf(buf, cap, "%d vs %d contract members", a->n_metrics, b->n_metrics);
+    int n = 0;
+    for (int i = 0; i < r->n_metrics; i++)
+        if (r->metrics[i].set && results_metric(r, i)->contract)
+            idx[n++] = i;
+    return n;
+}
+
+/* The table rows of two runs: their count, names and every column. */
+static int rows_diff(const run_results *a, const run_results *b, char *buf, size_t cap)
+{
+    const metric_table *t = a->declared ? a->declared->table : NULL;
+    if (a->n_rows != b->n_rows) {
+        snprintf(buf, cap, "%s: %d vs %d rows", t ? t->name : "table", a->n_rows, b->n_rows);
         return 1;
     }
-    for (int i = 0; i < a->n_metrics; i++) {
-        const struct result_metric *x = &a->metrics[i], *y = &b->metrics[i];
-        if (strcmp(x->name, y->name) != 0) {
-            snprintf(buf, cap, "contract member %d: %s vs %s", i + 1, x->name, y->name);
+    for (int i = 0; i < a->n_rows && t; i++) {
+        if (strcmp(a->rows[i].name, b->rows[i].name) != 0) {
+            snprintf(buf, cap, "%s %d: %s vs %s", t->name, i + 1, a->rows[i].name,
+                     b->rows[i].name);
             return 1;
         }
-        if (x->value != y->value) {
-            snprintf(buf, cap, "%s: %llu vs %llu", x->name, (unsigned long long)x->value,
-                     (unsigned long long)y->value);
-            return 1;
-        }
+        for (int c = 0; c < t->n_cols && c < REPORT_MAX_COLUMNS; c++)
+            if (a->rows[i].values[c] != b->rows[i].values[c]) {
+                char x[WIDE_TEXT], y[WIDE_TEXT];
+                snprintf(buf, cap, "%s %s: %s: %s vs %s", t->name, a->rows[i].name,
+                         t->cols[c].name, wide_format(a->rows[i].values[c], x),
+                         wide_format(b->rows[i].values[c], y));
+                return 1;
+            }
     }
     return 0;
 }
@@ -51,49 +68,28 @@ int bench_contract_diff(const run_results *a, const run_results *b, char *buf, s
                  (unsigned long long)b->seed);
         return 1;
     }
-    if (a->n_metrics > 0 || b->n_metrics > 0) /* the model declares its contract */
-        return metrics_diff(a, b, buf, cap);
-    /* loss is derived from delivered and generated: equal when they are */
-    const struct { const char *name; int64_t x, y; } m[] = {
-        {"nodes", a->nodes, b->nodes},
-        {"generated", a->generated, b->generated},
-        {"delivered", a->delivered, b->delivered},
-        {"transmissions", a->transmissions, b->transmissions},
-        {"receptions", a->receptions, b->receptions},
-        {"first_receptions", a->first_receptions, b->first_receptions},
-        {"end_time_ns", a->end_time_ns, b->end_time_ns},
-        {"windows", a->windows, b->windows},
-    };
-    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
-        if (m[i].x != m[i].y) {
-            snprintf(buf, cap, "%s: %lld vs %lld", m[i].name, (long long)m[i].x,
-                     (long long)m[i].y);
-            return 1;
-        }
-    const struct { const char *name; wide_int x, y; } sums[] = {
-        {"hops_sum", a->hops_sum, b->hops_sum},
-        {"latency_sum_ns", a->latency_sum_ns, b->latency_sum_ns},
-    };
-    for (size_t i = 0; i < sizeof sums / sizeof sums[0]; i++)
-        if (sums[i].x != sums[i].y) {
-            char x[WIDE_TEXT], y[WIDE_TEXT];
-            snprintf(buf, cap, "%s: %s vs %s", sums[i].name, wide_format(sums[i].x, x),
-                     wide_format(sums[i].y, y));
-            return 1;
-        }
-    if (a->n_counters != b->n_counters) {
-        snprintf(buf, cap, "%d vs %d extension counters", a->n_counters, b->n_counters);
+    /* the declared contract members, in order, by name and value */
+    int ia[REPORT_MAX_METRICS], ib[REPORT_MAX_METRICS];
+    int na = contract_members(a, ia), nb = contract_members(b, ib);
+    if (na != nb) {
+        snprintf(buf, cap, "%d vs %d contract members", na, nb);
         return 1;
     }
-    for (int i = 0; i < a->n_counters; i++)
-        if (strcmp(a->counters[i].name, b->counters[i].name) != 0 ||
-            a->counters[i].value != b->counters[i].value) {
-            snprintf(buf, cap, "%s: %lld vs %s: %lld", a->counters[i].name,
-                     (long long)a->counters[i].value, b->counters[i].name,
-                     (long long)b->counters[i].value);
+    for (int k = 0; k < na; k++) {
+        const struct result_metric *x = &a->metrics[ia[k]], *y = &b->metrics[ib[k]];
+        if (strcmp(x->name, y->name) != 0) {
+            snprintf(buf, cap, "contract member %d: %s vs %s", k + 1, x->name, y->name);
             return 1;
         }
-    return 0;
+        /* a ratio is derived from other members: equal when they are */
+        if (results_metric(a, ia[k])->kind != METRIC_LOSS && x->value != y->value) {
+            char vx[WIDE_TEXT], vy[WIDE_TEXT];
+            snprintf(buf, cap, "%s: %s vs %s", x->name, wide_format(x->value, vx),
+                     wide_format(y->value, vy));
+            return 1;
+        }
+    }
+    return rows_diff(a, b, buf, cap);
 }
 
 static int by_value(const void *a, const void *b)

@@ -67,9 +67,9 @@ int bench_run_case(bench_case *c, const scenario *sc, device_ctx *devs, int n_de
                    const bench_options *opt, cn_error *err);
 
 /* The first difference between two runs' determinism-contract members, as "receptions:
- * 123 vs 124" in BUF; returns 0 when they are equal. A model with declared metrics
- * (run_results.metrics) is compared on model, seed and those, in order; the flood on its
- * counters of docs/model.md "Outputs". */
+ * 123 vs 124" in BUF; returns 0 when they are equal. Compared: model, seed, the declared
+ * contract members present (run_results.metrics) in order, by name and value (a derived
+ * ratio by its operands), then the rows of the model's table. */
 int bench_contract_diff(const run_results *a, const run_results *b, char *buf, size_t cap);
 
 /* What a case's size counts: the LPs of a PHOLD scenario (and its population in
@@ -109,8 +109,8 @@ int bench_compare(const char *old_path, const bench_case *cases, int n_cases, FI
 /* Reads OLD as bench_compare would, and only says whether it can: checked before the runs. */
 int bench_compare_check(const char *old_path, cn_error *err);
 
-/* Test hook: CLNETSIM_TEST_SKEW_DEVICE=K adds one reception (with declared metrics: one to
- * the last of them) to every run on the K-th device of a bench or selftest selection
+/* Test hook: CLNETSIM_TEST_SKEW_DEVICE=K adds one to the metric "receptions" (a model without
+ * it: to its last contract member) of every run on the K-th device of a bench or selftest selection
  * (0-based), so that tests can see a mismatch reported. */
 void bench_apply_test_skew(int position, run_results *res);
 
@@ -142,8 +142,9 @@ void selftest_device(device_ctx *dev, int position, selftest_verdict *v, FILE *l
  * (name, model, passed). */
 void selftest_print_json(FILE *f, const selftest_verdict *v, int n);
 
-/* The first difference between a run's counters R and the reference's O, in BUF: 1 when
- * they differ, 0 when every counter is equal. */
+/* The first difference between a flood run R and the flood oracle's results O, in BUF: 1 when
+ * they differ, 0 when every member is equal. O is taken as the flood's declared metrics, and
+ * the comparison is selftest_phold_differs's, the flows' rows included. */
 struct flood_oracle_result;
 int selftest_differs(const run_results *r, const struct flood_oracle_result *o, char *buf,
                      size_t cap);

@@ -87,31 +87,19 @@ double bench_bytes_per_event(const bench_case *c, const bench_row *r)
     return pending > 0 ? (double)r->device_bytes / pending : 0;
 }
 
+/* A run's contract members: model, seed and the declared ones present, in order. */
 static void print_contract(FILE *f, const run_results *r)
 {
     fprintf(f, "{\"model\": ");
     json_print_string(f, r->model);
-    if (r->n_metrics > 0) { /* the members the model declares, in order */
-        fprintf(f, ", \"seed\": %llu", (unsigned long long)r->seed);
-        for (int i = 0; i < r->n_metrics; i++) {
-            const struct result_metric *m = &r->metrics[i];
-            fprintf(f, ", \"%s\": %llu", m->name, (unsigned long long)m->value);
-        }
-        fputc('}', f);
-        return;
+    fprintf(f, ", \"seed\": %llu", (unsigned long long)r->seed);
+    for (int i = 0; i < r->n_metrics; i++) {
+        if (!r->metrics[i].set || !results_metric(r, i)->contract)
+            continue;
+        char v[WIDE_TEXT];
+        results_text(r, i, v);
+        fprintf(f, ", \"%s\": %s", r->metrics[i].name, v);
     }
-    char hops[WIDE_TEXT], lat[WIDE_TEXT];
-    fprintf(f, ", \"seed\": %llu, \"nodes\": %lld, \"generated\": %lld, \"delivered\": %lld, "
-            "\"loss\": %.17g, \"transmissions\": %lld, \"receptions\": %lld, "
-            "\"first_receptions\": %lld, \"hops_sum\": %s, \"latency_sum_ns\": %s, "
-            "\"end_time_ns\": %lld, \"windows\": %lld",
-            (unsigned long long)r->seed, (long long)r->nodes, (long long)r->generated,
-            (long long)r->delivered, results_loss(r), (long long)r->transmissions,
-            (long long)r->receptions, (long long)r->first_receptions,
-            wide_format(r->hops_sum, hops), wide_format(r->latency_sum_ns, lat),
-            (long long)r->end_time_ns, (long long)r->windows);
-    for (int i = 0; i < r->n_counters; i++) /* the extensions' counters */
-        fprintf(f, ", \"%s\": %lld", r->counters[i].name, (long long)r->counters[i].value);
     fputc('}', f);
 }
 

@@ -11,6 +11,7 @@
 #include "version.h"
 #include "bench/bench.h"
 #include "engine/engine.h"
+#include "models/flood/flood_metrics.h"
 #include "oracle/flood_oracle.h"
 #include "oracle/phold_oracle.h"
 
@@ -111,103 +112,130 @@ static const selftest_case cases[] = {
      "lps = 257\npopulation = 3\nremote = 1\nlookahead = 0.013\nmean = 0.25\n"},
 };
 
-int selftest_differs(const run_results *r, const flood_oracle_result *o, char *buf, size_t cap)
+/* The first difference between a run R and the reference WANT, both as declared metrics:
+ * model, seed, then every contract member R has against WANT's member of that name (a ratio
+ * derived from other members aside), every member WANT has and R lacks, and the table's rows.
+ * WANT comes from a sequential reference: what a model declares is the contract it is held
+ * to, and the reference must give each member. */
+static int reference_members_differ(const run_results *r, const run_results *want, char *buf,
+                                    size_t cap)
 {
-    const struct { const char *name; int64_t got, want; } m[] = {
-        {"nodes", r->nodes, o->nodes},
-        {"generated", r->generated, o->generated},
-        {"delivered", r->delivered, o->delivered},
-        {"transmissions", r->transmissions, o->transmissions},
-        {"receptions", r->receptions, o->receptions},
-        {"first_receptions", r->first_receptions, o->first_receptions},
-        {"end_time_ns", r->end_time_ns, o->end_time_ns},
-        {"windows", r->windows, o->windows},
-    };
-    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
-        if (m[i].got != m[i].want) {
-            snprintf(buf, cap, "%s %lld, reference %lld", m[i].name, (long long)m[i].got,
-                     (long long)m[i].want);
+    if (strcmp(r->model, want->model) != 0) {
+        snprintf(buf, cap, "model %.31s, reference %s", r->model, want->model);
+        return 1;
+    }
+    if (r->seed != want->seed) {
+        snprintf(buf, cap, "seed %llu, reference %llu", (unsigned long long)r->seed,
+                 (unsigned long long)want->seed);
+        return 1;
+    }
+    int declared = 0;
+    for (int i = 0; i < r->n_metrics; i++) {
+        const model_metric *m = results_metric(r, i);
+        if (!r->metrics[i].set || !m->contract)
+            continue;
+        declared++;
+        int k = results_find(want, r->metrics[i].name);
+        if (k < 0) {
+            snprintf(buf, cap, "member %s has no reference value", r->metrics[i].name);
             return 1;
         }
-    const struct { const char *name; wide_int got, want; } sums[] = {
-        {"hops_sum", r->hops_sum, o->hops_sum},
-        {"latency_sum_ns", r->latency_sum_ns, o->latency_sum_ns},
-    };
-    for (size_t i = 0; i < sizeof sums / sizeof sums[0]; i++)
-        if (sums[i].got != sums[i].want) {
+        if (m->kind != METRIC_LOSS && r->metrics[i].value != want->metrics[k].value) {
             char g[WIDE_TEXT], w[WIDE_TEXT];
-            snprintf(buf, cap, "%s %s, reference %s", sums[i].name, wide_format(sums[i].got, g),
-                     wide_format(sums[i].want, w));
+            snprintf(buf, cap, "%s %s, reference %s", r->metrics[i].name,
+                     wide_format(r->metrics[i].value, g), wide_format(want->metrics[k].value, w));
             return 1;
         }
-    /* the extensions' counters: the neighbour cap's, then node resources' */
-    typedef struct ext_counter {
-        const char *name;
-        int64_t want;
-        int used;
-    } ext_counter;
-    const ext_counter all[] = {
+    }
+    if (declared == 0) {
+        snprintf(buf, cap, "the run declared no contract members");
+        return 1;
+    }
+    for (int k = 0; k < want->n_metrics; k++)
+        if (want->metrics[k].set && results_metric(want, k)->contract &&
+            results_find(r, want->metrics[k].name) < 0) {
+            snprintf(buf, cap, "member %s of the reference is missing from the run",
+                     want->metrics[k].name);
+            return 1;
+        }
+    const metric_table *t = want->declared ? want->declared->table : NULL;
+    if (r->n_rows != want->n_rows) {
+        snprintf(buf, cap, "%d %s, reference %d", r->n_rows, t ? t->name : "rows", want->n_rows);
+        return 1;
+    }
+    for (int i = 0; i < r->n_rows && t; i++)
+        for (int c = 0; c < t->n_cols && c < REPORT_MAX_COLUMNS; c++)
+            if (r->rows[i].values[c] != want->rows[i].values[c]) {
+                char g[WIDE_TEXT], w[WIDE_TEXT];
+                snprintf(buf, cap, "%s %s: %s %s, reference %s", t->name, r->rows[i].name,
+                         t->cols[c].name, wide_format(r->rows[i].values[c], g),
+                         wide_format(want->rows[i].values[c], w));
+                return 1;
+            }
+    return 0;
+}
+
+/* The flood oracle's results (host/oracle) as the flood's declared metrics: each member by
+ * the name the model gives it, the extensions' only where the scenario uses them. */
+static void flood_reference(const flood_oracle_result *o, run_results *want)
+{
+    snprintf(want->model, sizeof want->model, "flood");
+    want->seed = o->seed;
+    results_declare(want, &flood_metric_set);
+    const struct { const char *name; wide_int v; int used; } m[] = {
+        {"nodes", o->nodes, 1},
+        {"generated", o->generated, 1},
+        {"delivered", o->delivered, 1},
+        {"transmissions", o->transmissions, 1},
+        {"receptions", o->receptions, 1},
+        {"first_receptions", o->first_receptions, 1},
+        {"hops_sum", o->hops_sum, 1},
+        {"latency_sum_ns", o->latency_sum_ns, 1},
+        {"end_time_ns", o->end_time_ns, 1},
+        {"windows", o->windows, 1},
         {"links", o->links, o->capped},
         {"links_cut", o->links_cut, o->capped},
         {"capacity_drops", o->capacity_drops, o->has_capacity},
         {"dead_nodes", o->dead_nodes, o->has_energy},
         {"first_death_ns", o->first_death_ns, o->has_energy},
         {"energy_spent_nj", o->energy_spent_nj, o->has_energy},
+        {"deliverable", o->deliverable, o->n_flows > 0},
     };
-    ext_counter ext[sizeof all / sizeof all[0]];
-    int n_ext = 0;
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        if (all[i].used)
-            ext[n_ext++] = all[i];
-    if (r->n_counters != n_ext) {
-        snprintf(buf, cap, "%d extension counters, reference %d", r->n_counters, n_ext);
-        return 1;
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
+        if (m[i].used)
+            results_set(want, m[i].name, m[i].v);
+    for (int f = 0; f < o->n_flows; f++) {
+        const oracle_flow_result *of = &o->flows[f];
+        int row = results_add_row(want, of->name);
+        results_set_cell(want, row, "generated", of->generated);
+        results_set_cell(want, row, "deliverable", of->deliverable);
+        results_set_cell(want, row, "delivered", of->delivered);
+        results_set_cell(want, row, "hops_sum", of->hops_sum);
+        results_set_cell(want, row, "latency_sum_ns", of->latency_sum_ns);
     }
-    for (int i = 0; i < n_ext; i++)
-        if (strcmp(r->counters[i].name, ext[i].name) != 0 || r->counters[i].value != ext[i].want) {
-            snprintf(buf, cap, "%s %lld, reference %s %lld", r->counters[i].name,
-                     (long long)r->counters[i].value, ext[i].name, (long long)ext[i].want);
-            return 1;
-        }
-    /* traffic flows: the deliverable total and every flow's results */
-    if (r->n_flows != o->n_flows) {
-        snprintf(buf, cap, "%d flows, reference %d", r->n_flows, o->n_flows);
-        return 1;
-    }
-    if (r->n_flows > 0 && r->deliverable != o->deliverable) {
-        snprintf(buf, cap, "deliverable %lld, reference %lld", (long long)r->deliverable,
-                 (long long)o->deliverable);
-        return 1;
-    }
-    for (int f = 0; f < r->n_flows; f++) {
-        const flow_result *a = &r->flows[f];
-        const wide_int got[] = {a->generated, a->deliverable, a->delivered, a->hops_sum,
-                                a->latency_sum_ns};
-        const wide_int want[] = {o->flows[f].generated, o->flows[f].deliverable,
-                                 o->flows[f].delivered, o->flows[f].hops_sum,
-                                 o->flows[f].latency_sum_ns};
-        for (int q = 0; q < 5; q++)
-            if (got[q] != want[q]) {
-                char g[WIDE_TEXT], w[WIDE_TEXT];
-                snprintf(buf, cap, "flow %s: member %d is %s, reference %s", a->name, q,
-                         wide_format(got[q], g), wide_format(want[q], w));
-                return 1;
-            }
-    }
-    return 0;
 }
 
-/* The PHOLD oracle's outputs (docs/models/phold.md, "Outputs") by member name: what a run's
- * declared metrics are looked up in. */
-typedef struct oracle_member {
-    const char *name;
-    uint64_t value;
-} oracle_member;
-
-static int phold_members(const phold_oracle_params *p, const phold_oracle_result *o,
-                         oracle_member *out)
+int selftest_differs(const run_results *r, const flood_oracle_result *o, char *buf, size_t cap)
 {
-    const oracle_member all[] = {
+    run_results *want = calloc(1, sizeof *want);
+    if (!want) {
+        snprintf(buf, cap, "out of memory");
+        return 1;
+    }
+    flood_reference(o, want);
+    int rc = reference_members_differ(r, want, buf, cap);
+    free(want);
+    return rc;
+}
+
+/* The PHOLD oracle's outputs (docs/models/phold.md, "Outputs") as metrics by name: what a
+ * run's declared metrics are looked up in. */
+static void phold_reference(const phold_oracle_params *p, const phold_oracle_result *o,
+                            run_results *want)
+{
+    snprintf(want->model, sizeof want->model, "phold");
+    want->seed = p->seed;
+    const struct { const char *name; uint64_t v; } all[] = {
         {"lps", (uint64_t)p->lps},
         {"population", (uint64_t)p->population},
         {"events", (uint64_t)o->events},
@@ -218,61 +246,22 @@ static int phold_members(const phold_oracle_params *p, const phold_oracle_result
         {"lp_events_max", (uint64_t)o->lp_events_max},
         {"last_time_ns", (uint64_t)o->last_time_ns},
     };
-    memcpy(out, all, sizeof all);
-    return (int)(sizeof all / sizeof all[0]);
-}
-
-static void metric_text(const struct result_metric *m, uint64_t v, char *buf, size_t cap)
-{
-    (void)m; /* every declared metric is an unsigned 64-bit word */
-    snprintf(buf, cap, "%llu", (unsigned long long)v);
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        results_add_metric(want, all[i].name, all[i].v);
 }
 
 int selftest_phold_differs(const run_results *r, const phold_oracle_params *p,
                            const phold_oracle_result *o, char *buf, size_t cap)
 {
-    if (strcmp(r->model, "phold") != 0) {
-        snprintf(buf, cap, "model %.31s, reference phold", r->model);
+    run_results *want = calloc(1, sizeof *want);
+    if (!want) {
+        snprintf(buf, cap, "out of memory");
         return 1;
     }
-    if (r->seed != p->seed) {
-        snprintf(buf, cap, "seed %llu, reference %llu", (unsigned long long)r->seed,
-                 (unsigned long long)p->seed);
-        return 1;
-    }
-    if (r->n_metrics <= 0) {
-        snprintf(buf, cap, "the run declared no contract members");
-        return 1;
-    }
-    /* the members compared are those the run declares; each must have the oracle's value, and
-     * no member of the oracle may be left undeclared */
-    oracle_member want[REPORT_MAX_METRICS];
-    int n_want = phold_members(p, o, want), used[REPORT_MAX_METRICS] = {0};
-    for (int i = 0; i < r->n_metrics; i++) {
-        const struct result_metric *m = &r->metrics[i];
-        int k = 0;
-        while (k < n_want && strcmp(want[k].name, m->name) != 0)
-            k++;
-        if (k == n_want) {
-            snprintf(buf, cap, "member %s has no reference value", m->name);
-            return 1;
-        }
-        used[k] = 1;
-        if (m->value != want[k].value) {
-            char g[32], w[32];
-            metric_text(m, m->value, g, sizeof g);
-            metric_text(m, want[k].value, w, sizeof w);
-            snprintf(buf, cap, "%s %s, reference %s", m->name, g, w);
-            return 1;
-        }
-    }
-    for (int k = 0; k < n_want; k++)
-        if (!used[k]) {
-            snprintf(buf, cap, "member %s of the reference is missing from the run",
-                     want[k].name);
-            return 1;
-        }
-    return 0;
+    phold_reference(p, o, want);
+    int rc = reference_members_differ(r, want, buf, cap);
+    free(want);
+    return rc;
 }
 
 /* The reference's results for SC, and the comparison of a run's with them. */

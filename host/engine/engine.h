@@ -67,12 +67,6 @@ struct model;
  * time the model reports (next_begin) after each window. */
 enum engine_sync { ENGINE_SYNC_FIXED = 0, ENGINE_SYNC_EVENT = 1 };
 
-/* One member of a model's determinism contract, as the JSON writes it: an unsigned 64-bit
- * integer (sums are modulo 2^64); the model's results give the values in this order. */
-typedef struct model_metric {
-    const char *name;
-} model_metric;
-
 typedef struct model_ops {
     const char *name;
     const event_kind *kinds;
@@ -82,10 +76,10 @@ typedef struct model_ops {
     int sync;               /* enum engine_sync */
     /* ENGINE_SYNC_EVENT: the next window's begin, the least time of a pending event */
     sim_time_ns (*next_begin)(const struct model *m);
-    /* The contract members the model's results fill (results_add_metric), in JSON order.
-     * None: the flood's fixed members of report.h. */
-    const model_metric *metrics;
-    int n_metrics;
+    /* The model's metrics (report/metric.h): its results, in JSON order, how partial values
+     * combine, the contract members and the summary's lines. results() fills them
+     * (results_declare, then results_set by name). */
+    const metric_set *metrics;
     /* Allocates the flows on DEVS (partition p lives on devs[p % n]) and builds what the
      * first window needs. */
     int (*create)(struct model **out, const scenario *sc, device_ctx *const *devs, int n_devs,

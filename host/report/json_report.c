@@ -11,32 +11,21 @@
 #include "common/files.h"
 #include "report/report.h"
 
-double results_loss(const run_results *r)
+/* The table's rows (the flood's flows, docs/models.md "Traffic"), one per line: a reference
+ * model prints the same text, which json_compare compares as is. */
+static void print_table(const run_results *r, FILE *out)
 {
-    int64_t d = r->n_flows > 0 ? r->deliverable : r->generated;
-    return d > 0 ? 1.0 - (double)r->delivered / (double)d : 0.0;
-}
-
-double results_flow_loss(const flow_result *f)
-{
-    return f->deliverable > 0 ? 1.0 - (double)f->delivered / (double)f->deliverable : 0.0;
-}
-
-/* The flows' members (docs/models.md "Traffic"), one flow per line: a reference model prints
- * the same text, which json_compare compares as is. */
-static void print_flows(const run_results *r, FILE *out)
-{
-    fprintf(out, "  \"deliverable\": %lld,\n  \"flows\": [\n", (long long)r->deliverable);
-    for (int i = 0; i < r->n_flows; i++) {
-        const flow_result *f = &r->flows[i];
+    const metric_table *t = r->declared->table;
+    fprintf(out, "  \"%s\": [\n", t->name);
+    for (int i = 0; i < r->n_rows; i++) {
         fprintf(out, "    {\"name\": ");
-        json_print_string(out, f->name);
-        char hops[WIDE_TEXT], lat[WIDE_TEXT];
-        fprintf(out, ", \"generated\": %lld, \"deliverable\": %lld, \"delivered\": %lld, "
-                "\"loss\": %.17g, \"hops_sum\": %s, \"latency_sum_ns\": %s}%s\n",
-                (long long)f->generated, (long long)f->deliverable, (long long)f->delivered,
-                results_flow_loss(f), wide_format(f->hops_sum, hops),
-                wide_format(f->latency_sum_ns, lat), i + 1 < r->n_flows ? "," : "");
+        json_print_string(out, r->rows[i].name);
+        for (int c = 0; c < t->n_cols && c < REPORT_MAX_COLUMNS; c++) {
+            char v[WIDE_TEXT];
+            results_cell_text(r, i, c, v);
+            fprintf(out, ", \"%s\": %s", t->cols[c].name, v);
+        }
+        fprintf(out, "}%s\n", i + 1 < r->n_rows ? "," : "");
     }
     fprintf(out, "  ],\n");
 }
@@ -47,38 +36,29 @@ const char *results_signal_name(int sig)
                                                                                  : "a signal";
 }
 
-uint64_t results_events(const run_results *r)
-{
-    if (r->n_metrics > 0)
-        return r->model_events;
-    return (uint64_t)r->transmissions + (uint64_t)r->receptions;
-}
-
-void results_add_metric(run_results *r, const char *name, uint64_t value)
-{
-    if (r->n_metrics < REPORT_MAX_METRICS)
-        r->metrics[r->n_metrics++] = (struct result_metric){name, value};
-}
-
-/* The contract of a model with declared metrics: model, seed, the metrics in order, then
- * "contract", the list of these members (json_compare compares what it names), and the
- * windows run. */
-static void print_metrics(const run_results *r, FILE *out)
+/* The members of R's metrics that are present and in (CONTRACT 1) or out of the contract. */
+static void print_metrics(const run_results *r, int contract, FILE *out)
 {
     for (int i = 0; i < r->n_metrics; i++) {
-        const struct result_metric *m = &r->metrics[i];
-        fprintf(out, "  \"%s\": %llu,\n", m->name, (unsigned long long)m->value);
+        if (!r->metrics[i].set || results_metric(r, i)->contract != contract)
+            continue;
+        char v[WIDE_TEXT];
+        results_text(r, i, v);
+        fprintf(out, "  \"%s\": %s,\n", r->metrics[i].name, v);
     }
-    fprintf(out, "  \"contract\": [\"model\", \"seed\"");
-    for (int i = 0; i < r->n_metrics; i++)
-        fprintf(out, ", \"%s\"", r->metrics[i].name);
-    fprintf(out, "],\n  \"windows\": %lld,\n", (long long)r->windows);
 }
 
-void results_add_counter(run_results *r, const char *name, int64_t value)
+/* "contract": the members json_compare compares, those just written (a table with rows
+ * included), after model and seed. */
+static void print_contract(const run_results *r, FILE *out)
 {
-    if (r->n_counters < REPORT_MAX_COUNTERS)
-        r->counters[r->n_counters++] = (struct result_counter){name, value};
+    fprintf(out, "  \"contract\": [\"model\", \"seed\"");
+    for (int i = 0; i < r->n_metrics; i++)
+        if (r->metrics[i].set && results_metric(r, i)->contract)
+            fprintf(out, ", \"%s\"", r->metrics[i].name);
+    if (r->n_rows > 0)
+        fprintf(out, ", \"%s\"", r->declared->table->name);
+    fprintf(out, "],\n");
 }
 
 void csv_print_field(FILE *out, const char *s)
@@ -112,33 +92,18 @@ void json_print_string(FILE *out, const char *s)
 
 static void print_tail(const run_results *r, FILE *out);
 
+/* Model and seed, the contract members in their declared order (a table last), the list of
+ * them, the metrics outside the contract, then what every run has. */
 void report_print_json(const run_results *r, FILE *out)
 {
     fprintf(out, "{\n  \"model\": ");
     json_print_string(out, r->model);
     fprintf(out, ",\n  \"seed\": %llu,\n", (unsigned long long)r->seed);
-    if (r->n_metrics > 0) {
-        print_metrics(r, out);
-        print_tail(r, out);
-        return;
-    }
-    fprintf(out, "  \"nodes\": %lld,\n", (long long)r->nodes);
-    fprintf(out, "  \"generated\": %lld,\n", (long long)r->generated);
-    fprintf(out, "  \"delivered\": %lld,\n", (long long)r->delivered);
-    /* %.17g: the shortest form that always reads back to the same double */
-    fprintf(out, "  \"loss\": %.17g,\n", results_loss(r));
-    fprintf(out, "  \"transmissions\": %lld,\n", (long long)r->transmissions);
-    fprintf(out, "  \"receptions\": %lld,\n", (long long)r->receptions);
-    fprintf(out, "  \"first_receptions\": %lld,\n", (long long)r->first_receptions);
-    char sum[WIDE_TEXT];
-    fprintf(out, "  \"hops_sum\": %s,\n", wide_format(r->hops_sum, sum));
-    fprintf(out, "  \"latency_sum_ns\": %s,\n", wide_format(r->latency_sum_ns, sum));
-    fprintf(out, "  \"end_time_ns\": %lld,\n", (long long)r->end_time_ns);
-    fprintf(out, "  \"windows\": %lld,\n", (long long)r->windows);
-    for (int i = 0; i < r->n_counters; i++)
-        fprintf(out, "  \"%s\": %lld,\n", r->counters[i].name, (long long)r->counters[i].value);
-    if (r->n_flows > 0)
-        print_flows(r, out);
+    print_metrics(r, 1, out);
+    if (r->n_rows > 0)
+        print_table(r, out);
+    print_contract(r, out);
+    print_metrics(r, 0, out);
     print_tail(r, out);
 }
 
@@ -382,7 +347,7 @@ int report_print_packets(run_results *r, FILE *out)
     fprintf(out, "flow,packet,source,created_ns,delivered,latency_ns,hops\n");
     for (int64_t i = 0; i < r->n_packets; i++) {
         const packet_record *p = &r->packets[i];
-        csv_print_field(out, p->flow < REPORT_MAX_FLOWS ? r->packet_flows[p->flow] : "");
+        csv_print_field(out, p->flow < REPORT_MAX_ROWS ? r->packet_flows[p->flow] : "");
         fprintf(out, ",%lld,%u,%lld,%lld,", (long long)p->packet, p->source,
                 (long long)p->created_ns, (long long)p->delivered);
         if (p->hops >= 0)

@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "common/wide.h"
+#include "report/metric.h"
 
 #define REPORT_MAX_DEVICES 16
 
@@ -41,11 +42,12 @@ typedef struct host_report {
     double wait_s;          /* of which blocked waiting for devices (as the model reports) */
 } host_report;
 
-#define REPORT_MAX_COUNTERS 8
-#define REPORT_MAX_METRICS 16
-#define REPORT_MAX_FLOWS 16
+#define REPORT_MAX_METRICS 24
+#define REPORT_MAX_ROWS 16
+#define REPORT_MAX_COLUMNS 8
 
-/* One packet's outcome (clnetsim run --packets FILE.csv, docs/models.md "Traffic"). */
+/* One packet's outcome (clnetsim run --packets FILE.csv, docs/models.md "Traffic"). The flood
+ * is their only producer and owner; the report only writes them out. */
 typedef struct packet_record {
     int64_t packet, created_ns;
     uint32_t flow, source;
@@ -53,52 +55,36 @@ typedef struct packet_record {
     int64_t latency_ns, hops; /* of the last delivery; -1 when none */
 } packet_record;
 
-/* One traffic flow's results (docs/models.md, "Traffic"). */
-typedef struct flow_result {
-    char name[32];
-    int64_t generated, deliverable, delivered;
-    wide_int hops_sum, latency_sum_ns; /* 128 bits: common/wide.h */
-} flow_result;
-
 typedef struct run_results {
-    /* the determinism contract: identical on every device, policy and partition count */
     char model[32];
     uint64_t seed;
-    int64_t nodes;
-    int64_t generated;
-    int64_t delivered;
-    int64_t transmissions;
-    int64_t receptions;
-    int64_t first_receptions;
-    wide_int hops_sum;       /* 128 bits: these sums can pass 2^63 (common/wide.h) */
-    wide_int latency_sum_ns;
-    int64_t end_time_ns;
-    int64_t windows;
-    /* a model with declared metrics (model_ops.metrics): its contract members, in order,
-     * instead of the flood's above; MODEL_EVENTS its executed events (events per second) */
+    /* the model's metrics (report/metric.h), typed values in the order DECLARED gives: the
+     * determinism contract, identical on every device, policy and partition count. Filled
+     * with results_declare, then results_set by name. DECLARED NULL: metrics appended by
+     * results_add_metric, each an unsigned 64-bit contract member (tests build such runs). */
+    const metric_set *declared;
     int n_metrics;
     struct result_metric {
-        const char *name;   /* a string literal */
-        uint64_t value;
+        const char *name;    /* a string literal: the declaration's */
+        wide_int value;      /* METRIC_LOSS: unused, derived when written */
+        int set;             /* present in this run (an optional metric only once set) */
     } metrics[REPORT_MAX_METRICS];
-    uint64_t model_events;
-    /* counters of the model's extensions in use (docs/models.md), after these in the JSON:
-     * part of the contract too */
-    int n_counters;
-    struct result_counter {
-        const char *name;   /* a string literal */
-        int64_t value;
-    } counters[REPORT_MAX_COUNTERS];
-    /* traffic flows ([traffic.flow NAME] sections): N_FLOWS > 0 adds deliverable and flows
-     * to the JSON, and loss is then 1 - delivered / deliverable */
-    int n_flows;
-    int64_t deliverable;
-    flow_result flows[REPORT_MAX_FLOWS];
+    /* the rows of DECLARED's table (the flood's flows), in order; none: no table member */
+    int n_rows;
+    struct result_row {
+        char name[32];
+        wide_int values[REPORT_MAX_COLUMNS]; /* in the table's column order */
+    } rows[REPORT_MAX_ROWS];
+    /* the engine's: simulated time reached and windows run (the summary's "simulated" line);
+     * a model that makes them contract members declares metrics of their own too */
+    int64_t end_time_ns;
+    int64_t windows;
+    uint64_t model_events;   /* the model's executed events (events per second) */
     /* per-packet records when the scenario asked for them (scenario.record_packets):
      * malloc'ed, released by results_free_packets; the names of their flows */
     packet_record *packets;
     int64_t n_packets;
-    char packet_flows[REPORT_MAX_FLOWS][32];
+    char packet_flows[REPORT_MAX_ROWS][32];
     /* measurements */
     double wall_s;          /* simulation: from the first window to the final counters */
     double setup_s;         /* device open, kernel build, allocation and placement */
@@ -122,20 +108,43 @@ typedef struct run_results {
     int64_t resumed_from_ns;
 } run_results;
 
-/* loss = 1 - delivered / generated (with flows: / deliverable); 0 with nothing to deliver */
-double results_loss(const run_results *r);
-/* A flow's loss, by the same rule. */
-double results_flow_loss(const flow_result *f);
 /* The per-packet CSV (header, then R's records in packet id order: they are sorted here). */
 int report_print_packets(run_results *r, FILE *out);
 void results_free_packets(run_results *r);
-uint64_t results_events(const run_results *r); /* transmissions + receptions */
+uint64_t results_events(const run_results *r); /* model_events */
 /* "SIGINT", "SIGTERM", "SIGHUP": the signal that stopped a run, for the outputs. */
 const char *results_signal_name(int sig);
-/* Appends a declared metric's value (ignored beyond REPORT_MAX_METRICS). */
+
+/* ---- metrics (report/metric.h) ---- */
+/* Starts R's metrics as SET declares them: every metric in order, none set but those that
+ * are not optional (0 until set), no rows. */
+void results_declare(run_results *r, const metric_set *set);
+/* Sets metric NAME to V (and makes it present). Returns 0, or -1 when R declares no such
+ * metric (a model's mistake, caught by its tests). */
+int results_set(run_results *r, const char *name, wide_int v);
+/* Appends an undeclared metric (DECLARED NULL; ignored beyond REPORT_MAX_METRICS), or sets a
+ * declared one. */
 void results_add_metric(run_results *r, const char *name, uint64_t value);
-/* Appends an extension counter (ignored beyond REPORT_MAX_COUNTERS: a model defines few). */
-void results_add_counter(run_results *r, const char *name, int64_t value);
+/* Metric I's declaration: DECLARED's, or that of an unsigned 64-bit contract member. */
+const model_metric *results_metric(const run_results *r, int i);
+/* Index of the present metric NAME, or -1. */
+int results_find(const run_results *r, const char *name);
+/* The value of the present metric NAME; 0 when absent. */
+wide_int results_value(const run_results *r, const char *name);
+int64_t results_i64(const run_results *r, const char *name);
+/* Metric I as the JSON writes it (an integer in decimal, a ratio as %.17g). */
+void results_text(const run_results *r, int i, char buf[WIDE_TEXT]);
+/* The ratio of a METRIC_LOSS metric I. */
+double results_ratio(const run_results *r, int i);
+/* Appends a row named NAME to the table; returns its index, or -1 beyond REPORT_MAX_ROWS or
+ * without a declared table. */
+int results_add_row(run_results *r, const char *name);
+/* Sets column NAME of row ROW; -1 when the table has no such column. */
+int results_set_cell(run_results *r, int row, const char *name, wide_int v);
+wide_int results_cell(const run_results *r, int row, const char *name);
+/* Column C of row ROW as the JSON writes it. */
+void results_cell_text(const run_results *r, int row, int c, char buf[WIDE_TEXT]);
+double results_cell_ratio(const run_results *r, int row, int c);
 
 /* JSON output through a temporary file in the same folder and a rename, so a failed run never
  * leaves a partial file. Opened before the run (a path that cannot be written is reported

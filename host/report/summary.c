@@ -12,78 +12,29 @@ double wall_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* The value of extension counter NAME into *V: 1, or 0 when R has none. */
-static int counter_of(const run_results *r, const char *name, int64_t *v)
+/* The present metrics that the summary shows on lines of their own at WHERE, "NAME  VALUE"
+ * in a column of WIDTH. */
+static void print_lines(const run_results *r, int where, int width, FILE *out)
 {
-    for (int i = 0; i < r->n_counters; i++)
-        if (strcmp(r->counters[i].name, name) == 0) {
-            *v = r->counters[i].value;
-            return 1;
-        }
-    return 0;
-}
-
-/* The extension counters, one per line, but those of node resources (docs/models.md) in
- * words: the refused copies, and the deaths with the time of the first and the energy. */
-static void print_counters(const run_results *r, FILE *out)
-{
-    static const char *const own[] = {"capacity_drops", "dead_nodes", "first_death_ns",
-                                      "energy_spent_nj"};
-    for (int i = 0; i < r->n_counters; i++) {
-        int mine = 0;
-        for (size_t k = 0; k < sizeof own / sizeof own[0]; k++)
-            mine |= strcmp(r->counters[i].name, own[k]) == 0;
-        if (!mine)
-            fprintf(out, "%-12s %lld\n", r->counters[i].name, (long long)r->counters[i].value);
+    for (int i = 0; i < r->n_metrics; i++) {
+        if (!r->metrics[i].set || results_metric(r, i)->summary != where)
+            continue;
+        char v[WIDE_TEXT];
+        results_text(r, i, v);
+        fprintf(out, "%-*s %s\n", width, r->metrics[i].name, v);
     }
-    int64_t drops, dead, first, spent;
-    if (counter_of(r, "capacity_drops", &drops))
-        fprintf(out, "capacity     %lld copies refused\n", (long long)drops);
-    if (counter_of(r, "dead_nodes", &dead) && counter_of(r, "first_death_ns", &first) &&
-        counter_of(r, "energy_spent_nj", &spent)) {
-        fprintf(out, "energy       %.6f J spent, %lld nodes dead", (double)spent * 1e-9,
-                (long long)dead);
-        if (first >= 0)
-            fprintf(out, " (the first at %.3f s)", (double)first * 1e-9);
-        fputc('\n', out);
-    }
-}
-
-/* The flood's contract in words: deliveries, latency, events. */
-static void print_flood_head(const run_results *r, FILE *out)
-{
-    uint64_t events = results_events(r);
-    fprintf(out, "model        %s, %lld nodes, seed %llu\n", r->model, (long long)r->nodes,
-            (unsigned long long)r->seed);
-    if (r->n_flows > 0) /* broadcast packets have several deliveries each */
-        fprintf(out, "delivered    %lld of %lld deliverable, %lld packets (loss %.4f)\n",
-                (long long)r->delivered, (long long)r->deliverable, (long long)r->generated,
-                results_loss(r));
-    else
-        fprintf(out, "delivered    %lld of %lld packets (loss %.4f)\n", (long long)r->delivered,
-                (long long)r->generated, results_loss(r));
-    if (r->delivered > 0)
-        fprintf(out, "latency      mean %.6f s, mean hops %.3f\n",
-                wide_ratio(r->latency_sum_ns, r->delivered) * 1e-9,
-                wide_ratio(r->hops_sum, r->delivered));
-    else
-        fprintf(out, "latency      n/a (nothing delivered)\n");
-    fprintf(out, "events       %llu (%lld transmissions, %lld receptions, %lld first receptions)\n",
-            (unsigned long long)events, (long long)r->transmissions, (long long)r->receptions,
-            (long long)r->first_receptions);
 }
 
 void report_print_summary(const run_results *r, FILE *out)
 {
     uint64_t events = results_events(r);
     fprintf(out, "scenario     %s\n", r->scenario_path[0] ? r->scenario_path : "(defaults)");
-    if (r->n_metrics > 0) { /* a model that declares its contract members: each on a line */
-        fprintf(out, "model        %s, seed %llu\n", r->model, (unsigned long long)r->seed);
-        for (int i = 0; i < r->n_metrics; i++)
-            fprintf(out, "%-16s %llu\n", r->metrics[i].name,
-                    (unsigned long long)r->metrics[i].value);
+    const metric_set *set = r->declared;
+    if (set && set->summary_head) { /* the model's words */
+        set->summary_head(r, out);
     } else {
-        print_flood_head(r, out);
+        fprintf(out, "model        %s, seed %llu\n", r->model, (unsigned long long)r->seed);
+        print_lines(r, METRIC_SUMMARY_HEAD, 16, out);
     }
     fprintf(out, "simulated    %.3f s in %lld windows\n", (double)r->end_time_ns * 1e-9,
             (long long)r->windows);
@@ -96,18 +47,9 @@ void report_print_summary(const run_results *r, FILE *out)
                 (double)r->resumed_from_ns * 1e-9);
     if (r->checkpoints > 0)
         fprintf(out, "checkpoints  %lld written\n", (long long)r->checkpoints);
-    print_counters(r, out);
-    for (int i = 0; i < r->n_flows; i++) {
-        const flow_result *f = &r->flows[i];
-        fprintf(out, "flow         %s: %lld packets, %lld of %lld delivered (loss %.4f)", f->name,
-                (long long)f->generated, (long long)f->delivered, (long long)f->deliverable,
-                results_flow_loss(f));
-        if (f->delivered > 0)
-            fprintf(out, ", mean latency %.6f s, mean hops %.3f",
-                    wide_ratio(f->latency_sum_ns, f->delivered) * 1e-9,
-                    wide_ratio(f->hops_sum, f->delivered));
-        fputc('\n', out);
-    }
+    print_lines(r, METRIC_SUMMARY_LINE, 12, out);
+    if (set && set->summary_tail)
+        set->summary_tail(r, out);
     fprintf(out, "wall         %.3f s simulation + %.3f s setup (%.3f s kernel builds), %.3g "
             "events/s\n", r->wall_s, r->setup_s, r->build_s,
             r->wall_s > 0 ? (double)events / r->wall_s : 0.0);

@@ -1,12 +1,16 @@
 /* host/bench's comparisons, without a device: selftest_phold_differs (a PHOLD run against the
  * PHOLD oracle, member by member over the run's declared metrics), bench_contract_diff on
  * declared metrics, and what a PHOLD case's size counts. Each difference must be reported,
- * naming the member and both values. */
+ * naming the member and both values. The generic path of declared metrics: how partial
+ * values combine, the flood's members, table and "contract" list in the JSON, and bench's and
+ * selftest's comparisons of flood runs through the declaration. */
 #include <stdio.h>
 #include <string.h>
 
 #include "../common/check.h"
 #include "bench/bench.h"
+#include "models/flood/flood_metrics.h"
+#include "oracle/flood_oracle.h"
 #include "oracle/phold_oracle.h"
 
 #define CHECK_TEXT(got, want)                                                                  \
@@ -107,7 +111,7 @@ static void test_bench_metrics(void)
     run_like(&p, &o, &a);
     run_like(&p, &o, &b);
     /* the flood's members are not the contract of a model that declares its own */
-    b.receptions = 5;
+    b.end_time_ns = 5;
     b.windows = 99;
     CHECK(bench_contract_diff(&a, &b, buf, sizeof buf) == 0);
     b.metrics[3].value += 2;
@@ -163,8 +167,180 @@ static void test_phold_sizes(void)
     CHECK_NEAR(bench_bytes_per_event(&c, &row), 0.0, 0);
 }
 
+/* How partial values combine: sums (unsigned 64-bit ones modulo 2^64), least, greatest. */
+static void test_metric_combine(void)
+{
+    const model_metric sum = {.name = "s", .kind = METRIC_I64};
+    const model_metric sum_u64 = {.name = "u", .kind = METRIC_U64};
+    const model_metric least = {.name = "m", .kind = METRIC_I64, .reduce = METRIC_MIN};
+    const model_metric most = {.name = "x", .kind = METRIC_U64, .reduce = METRIC_MAX};
+    CHECK_I64(metric_combine(&sum, 40, -2), 38);
+    CHECK_I64(metric_combine(&least, 40, 7), 7);
+    CHECK_I64(metric_combine(&least, 7, 40), 7);
+    CHECK_I64(metric_combine(&least, -1, 3), -1);
+    CHECK_I64(metric_combine(&most, 7, 40), 40);
+    /* 2^64 - 1 + 2 wraps to 1; a 128-bit sum does not */
+    CHECK(metric_combine(&sum_u64, (wide_int)UINT64_MAX, 2) == 1);
+    const model_metric wide = {.name = "w", .kind = METRIC_WIDE};
+    CHECK(metric_combine(&wide, (wide_int)UINT64_MAX, 2) == (wide_int)UINT64_MAX + 2);
+    /* partials of four partitions, in two groupings: the same value */
+    const wide_int part[] = {9, 3, 12, 5};
+    wide_int a = part[0], b = part[3];
+    for (int i = 1; i < 4; i++)
+        a = metric_combine(&least, a, part[i]);
+    for (int i = 2; i >= 0; i--)
+        b = metric_combine(&least, part[i], b);
+    CHECK_I64(a, 3);
+    CHECK_I64(b, 3);
+    CHECK_I64(metric_index(flood_metrics, FLOOD_N_METRICS, "receptions"), 5);
+    CHECK_I64(metric_index(flood_metrics, FLOOD_N_METRICS, "flows"), -1);
+}
+
+/* A flood run as the model fills it: 5 nodes, with flows when FLOWS, the neighbour cap's
+ * counters when CAPPED. */
+static void flood_like(run_results *r, int flows, int capped)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->model, sizeof r->model, "flood");
+    r->seed = 3;
+    results_declare(r, &flood_metric_set);
+    const struct { const char *name; int64_t v; } m[] = {
+        {"nodes", 5}, {"generated", 4}, {"delivered", 3}, {"transmissions", 9},
+        {"receptions", 17}, {"first_receptions", 12}, {"hops_sum", 7},
+        {"latency_sum_ns", 6000000000}, {"end_time_ns", 4000000000}, {"windows", 5}};
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
+        CHECK(results_set(r, m[i].name, m[i].v) == 0);
+    if (capped) {
+        results_set(r, "links", 11);
+        results_set(r, "links_cut", 2);
+    }
+    if (flows) {
+        results_set(r, "deliverable", 6);
+        int row = results_add_row(r, "up");
+        CHECK(results_set_cell(r, row, "generated", 4) == 0);
+        results_set_cell(r, row, "deliverable", 6);
+        results_set_cell(r, row, "delivered", 3);
+        results_set_cell(r, row, "hops_sum", 7);
+        results_set_cell(r, row, "latency_sum_ns", 6000000000);
+    }
+    r->model_events = 26;
+}
+
+/* The JSON of R up to the members every run has (from "wall_s" on), in BUF. */
+static void json_head(const run_results *r, char *buf, size_t cap)
+{
+    FILE *f = fmemopen(buf, cap, "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    report_print_json(r, f);
+    fclose(f);
+    char *tail = strstr(buf, "  \"wall_s\"");
+    if (tail)
+        *tail = '\0';
+}
+
+static void test_flood_json(void)
+{
+    static run_results r;
+    static char buf[8192];
+    flood_like(&r, 0, 0);
+    CHECK(results_set(&r, "no_such_member", 1) == -1);
+    json_head(&r, buf, sizeof buf);
+    CHECK_TEXT(buf, "{\n  \"model\": \"flood\",\n  \"seed\": 3,\n  \"nodes\": 5,\n"
+                    "  \"generated\": 4,\n  \"delivered\": 3,\n  \"loss\": 0.25,\n"
+                    "  \"transmissions\": 9,\n  \"receptions\": 17,\n  \"first_receptions\": 12,\n"
+                    "  \"hops_sum\": 7,\n  \"latency_sum_ns\": 6000000000,\n"
+                    "  \"end_time_ns\": 4000000000,\n  \"windows\": 5,\n"
+                    "  \"contract\": [\"model\", \"seed\", \"nodes\", \"generated\", \"delivered\","
+                    " \"loss\", \"transmissions\", \"receptions\", \"first_receptions\","
+                    " \"hops_sum\", \"latency_sum_ns\", \"end_time_ns\", \"windows\"],\n");
+    /* the optional members in their declared place, the flows last, then the list naming them;
+     * loss is then over the deliverable */
+    flood_like(&r, 1, 1);
+    json_head(&r, buf, sizeof buf);
+    CHECK(strstr(buf, "  \"windows\": 5,\n  \"links\": 11,\n  \"links_cut\": 2,\n"
+                      "  \"deliverable\": 6,\n  \"flows\": [\n    {\"name\": \"up\", "
+                      "\"generated\": 4, \"deliverable\": 6, \"delivered\": 3, \"loss\": 0.5, "
+                      "\"hops_sum\": 7, \"latency_sum_ns\": 6000000000}\n  ],\n  \"contract\": "
+                      "[\"model\", \"seed\", \"nodes\", \"generated\", \"delivered\", \"loss\", "
+                      "\"transmissions\", \"receptions\", \"first_receptions\", \"hops_sum\", "
+                      "\"latency_sum_ns\", \"end_time_ns\", \"windows\", \"links\", \"links_cut\", "
+                      "\"deliverable\", \"flows\"],\n") != NULL);
+    CHECK(strstr(buf, "\"loss\": 0.25") == NULL);
+    CHECK_U64(results_events(&r), 26);
+}
+
+static void test_flood_diff(void)
+{
+    static run_results a, b;
+    char buf[256] = "";
+    flood_like(&a, 1, 1);
+    flood_like(&b, 1, 1);
+    CHECK(bench_contract_diff(&a, &b, buf, sizeof buf) == 0);
+    b.metrics[results_find(&b, "receptions")].value += 1;
+    CHECK(bench_contract_diff(&a, &b, buf, sizeof buf) == 1);
+    CHECK_TEXT(buf, "receptions: 17 vs 18");
+    /* a 128-bit sum beyond 2^64, by its exact text */
+    flood_like(&b, 1, 1);
+    results_set(&b, "latency_sum_ns", (wide_int)UINT64_MAX * 4);
+    CHECK(bench_contract_diff(&a, &b, buf, sizeof buf) == 1);
+    CHECK_TEXT(buf, "latency_sum_ns: 6000000000 vs 73786976294838206460");
+    /* an extension in one run only */
+    flood_like(&b, 1, 0);
+    CHECK(bench_contract_diff(&a, &b, buf, sizeof buf) == 1);
+    CHECK_TEXT(buf, "14 vs 12 contract members");
+    /* a flow's member */
+    flood_like(&b, 1, 1);
+    results_set_cell(&b, 0, "hops_sum", 8);
+    CHECK(bench_contract_diff(&a, &b, buf, sizeof buf) == 1);
+    CHECK_TEXT(buf, "flows up: hops_sum: 7 vs 8");
+    flood_like(&b, 1, 1);
+    b.n_rows = 0;
+    CHECK(bench_contract_diff(&a, &b, buf, sizeof buf) == 1);
+    CHECK_TEXT(buf, "flows: 1 vs 0 rows");
+}
+
+/* A flood run against the flood oracle's results, through the flood's declaration. */
+static void test_flood_selftest(void)
+{
+    static run_results r;
+    static flood_oracle_result o;
+    char buf[256] = "";
+    memset(&o, 0, sizeof o);
+    o.seed = 3, o.nodes = 5, o.generated = 4, o.delivered = 3, o.transmissions = 9;
+    o.receptions = 17, o.first_receptions = 12, o.hops_sum = 7, o.latency_sum_ns = 6000000000;
+    o.end_time_ns = 4000000000, o.windows = 5;
+    o.capped = true, o.links = 11, o.links_cut = 2;
+    o.n_flows = 1, o.deliverable = 6;
+    snprintf(o.flows[0].name, sizeof o.flows[0].name, "up");
+    o.flows[0].generated = 4, o.flows[0].deliverable = 6, o.flows[0].delivered = 3;
+    o.flows[0].hops_sum = 7, o.flows[0].latency_sum_ns = 6000000000;
+    flood_like(&r, 1, 1);
+    CHECK(selftest_differs(&r, &o, buf, sizeof buf) == 0);
+    o.first_receptions = 13;
+    CHECK(selftest_differs(&r, &o, buf, sizeof buf) == 1);
+    CHECK_TEXT(buf, "first_receptions 12, reference 13");
+    o.first_receptions = 12;
+    o.flows[0].delivered = 4;
+    CHECK(selftest_differs(&r, &o, buf, sizeof buf) == 1);
+    CHECK_TEXT(buf, "flows up: delivered 3, reference 4");
+    o.flows[0].delivered = 3;
+    o.has_energy = true; /* the reference has members the run lacks */
+    CHECK(selftest_differs(&r, &o, buf, sizeof buf) == 1);
+    CHECK_TEXT(buf, "member dead_nodes of the reference is missing from the run");
+    o.has_energy = false;
+    o.capped = false; /* and the run members the reference lacks */
+    CHECK(selftest_differs(&r, &o, buf, sizeof buf) == 1);
+    CHECK_TEXT(buf, "member links has no reference value");
+}
+
 int main(void)
 {
+    test_metric_combine();
+    test_flood_json();
+    test_flood_diff();
+    test_flood_selftest();
     test_selftest_phold();
     test_bench_metrics();
     test_phold_sizes();

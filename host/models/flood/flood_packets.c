@@ -671,12 +671,12 @@ void flood_packets_results(const struct model *m, run_results *r)
 {
     int64_t s[PS_ROW];
     sum_rows(m, s);
-    r->transmissions = s[PS_TX];
-    r->receptions = s[PS_RX];
-    r->first_receptions = s[PS_FIRST];
-    r->delivered = s[PS_DELIVERED];
-    r->hops_sum = (wide_int)row_wide(s, PS_HOPS, PS_HOPS_HI);
-    r->latency_sum_ns = (wide_int)row_wide(s, PS_LATENCY, PS_LATENCY_HI);
+    results_set(r, "transmissions", s[PS_TX]);
+    results_set(r, "receptions", s[PS_RX]);
+    results_set(r, "first_receptions", s[PS_FIRST]);
+    results_set(r, "delivered", s[PS_DELIVERED]);
+    results_set(r, "hops_sum", (wide_int)row_wide(s, PS_HOPS, PS_HOPS_HI));
+    results_set(r, "latency_sum_ns", (wide_int)row_wide(s, PS_LATENCY, PS_LATENCY_HI));
     r->end_time_ns = s[PS_END] >= 0 ? s[PS_END] : 0;
     r->windows = s[PS_END] >= 0 ? s[PS_END] / m->L + 1 : 0;
 }
@@ -692,7 +692,7 @@ void flood_interrupted_results(struct model *m, run_results *r)
         return;
     /* whole packets: every packet launched ran to its end, none after; the run reached the
      * creation time of the first one left */
-    r->generated = m->pk_next;
+    results_set(r, "generated", m->pk_next);
     departure dep;
     if (!m->flows)
         r->reached_ns = m->sc.start_ns + m->pk_next * m->sc.interval_ns;

@@ -299,7 +299,7 @@ int flood_resources_results(struct model *m, run_results *r, cn_error *err)
     if (m->sc.rx_capacity > 0) {
         if ((rc = flood_counter_i64(m, CTL_RES_DROPS, "capacity_drops", &v, err)) != 0)
             return rc;
-        results_add_counter(r, "capacity_drops", v);
+        results_set(r, "capacity_drops", v);
     }
     if (!m->energy)
         return 0;
@@ -307,12 +307,12 @@ int flood_resources_results(struct model *m, run_results *r, cn_error *err)
     if ((rc = first_death(m, &t, err)) != 0 ||
         (rc = flood_counter_i64(m, CTL_RES_DEAD, "dead_nodes", &v, err)) != 0)
         return rc;
-    results_add_counter(r, "dead_nodes", v);
-    results_add_counter(r, "first_death_ns", t);
+    results_set(r, "dead_nodes", v);
+    results_set(r, "first_death_ns", t);
     /* the budgets together fit int64 (config/checks.c), and nobody spends beyond its own */
     if ((rc = flood_counter_i64(m, CTL_RES_ENERGY, "energy_spent_nj", &v, err)) != 0)
         return rc;
-    results_add_counter(r, "energy_spent_nj", v);
+    results_set(r, "energy_spent_nj", v);
     return 0;
 }
 

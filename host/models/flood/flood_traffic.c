@@ -217,22 +217,21 @@ int flood_traffic_results(struct model *m, run_results *r, cn_error *err)
         return cn_fail(err, CN_ERR_RUNTIME, "the count of deliverable packets passed 2^63 - 1: "
                        "the run's results cannot be reported; use fewer broadcast packets");
     if (m->sc.n_flows > 0) {
-        r->n_flows = m->n_flowdefs;
-        r->generated = m->next_packet;
-        r->deliverable = 0;
+        results_set(r, "generated", m->next_packet);
+        int64_t deliverable = 0;
         for (int f = 0; f < m->n_flowdefs; f++) {
-            flow_result *o = &r->flows[f];
-            snprintf(o->name, sizeof o->name, "%s", m->flowdefs[f].name);
-            o->generated = m->f_generated[f];
-            o->deliverable = m->f_deliverable[f];
-            o->delivered = m->f_delivered[f];
-            o->hops_sum = m->f_hops[f];
-            o->latency_sum_ns = m->f_latency[f];
-            if (__builtin_add_overflow(r->deliverable, o->deliverable, &r->deliverable))
+            int row = results_add_row(r, m->flowdefs[f].name);
+            results_set_cell(r, row, "generated", m->f_generated[f]);
+            results_set_cell(r, row, "deliverable", m->f_deliverable[f]);
+            results_set_cell(r, row, "delivered", m->f_delivered[f]);
+            results_set_cell(r, row, "hops_sum", m->f_hops[f]);
+            results_set_cell(r, row, "latency_sum_ns", m->f_latency[f]);
+            if (__builtin_add_overflow(deliverable, m->f_deliverable[f], &deliverable))
                 return cn_fail(err, CN_ERR_RUNTIME, "the count of deliverable packets passed "
                                "2^63 - 1: the run's results cannot be reported; use fewer "
                                "broadcast packets");
         }
+        results_set(r, "deliverable", deliverable);
     }
     if (m->want_records) {
         for (int f = 0; f < m->n_flowdefs; f++)

@@ -5,6 +5,7 @@
 
 #include "cl/flood_layout.clh"
 #include "models/flood/flood_ckpt_format.h"
+#include "models/flood/flood_metrics.h"
 #include "models/flood/flood_model.h"
 
 static const event_kind flood_kinds[FLOOD_N_KINDS] = {
@@ -551,16 +552,20 @@ static int flood_results(struct model *m, run_results *r, cn_error *err)
         return rc;
     snprintf(r->model, sizeof r->model, "%s", "flood");
     r->seed = m->sc.seed;
-    r->nodes = m->n;
-    r->generated = m->sc.packets;
-    if ((rc = flood_counter_i64(m, CTL_TX, "transmissions", &r->transmissions, err)) != 0 ||
-        (rc = flood_counter_i64(m, CTL_RX, "receptions", &r->receptions, err)) != 0 ||
-        (rc = flood_counter_i64(m, CTL_FIRST, "first_receptions", &r->first_receptions,
-                                err)) != 0 ||
-        (rc = flood_counter_i64(m, CTL_DELIVERED, "delivered", &r->delivered, err)) != 0)
-        return rc;
-    r->hops_sum = flood_counter(m, CTL_HOPS);
-    r->latency_sum_ns = flood_counter(m, CTL_LATENCY);
+    results_declare(r, &flood_metric_set);
+    results_set(r, "nodes", m->n);
+    results_set(r, "generated", m->sc.packets);
+    static const struct { int word; const char *name; } counts[] = {
+        {CTL_TX, "transmissions"}, {CTL_RX, "receptions"}, {CTL_FIRST, "first_receptions"},
+        {CTL_DELIVERED, "delivered"}};
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        int64_t v;
+        if ((rc = flood_counter_i64(m, counts[i].word, counts[i].name, &v, err)) != 0)
+            return rc;
+        results_set(r, counts[i].name, v);
+    }
+    results_set(r, "hops_sum", flood_counter(m, CTL_HOPS));
+    results_set(r, "latency_sum_ns", flood_counter(m, CTL_LATENCY));
     r->end_time_ns = m->any_tx ? m->end_time : 0;
     r->windows = m->any_tx ? m->end_time / m->L + 1 : 0;
     if (m->whole)
@@ -570,11 +575,16 @@ static int flood_results(struct model *m, run_results *r, cn_error *err)
     if ((rc = flood_traffic_results(m, r, err)) != 0)
         return rc;
     if (m->cap) { /* window 0's graph (docs/models.md) */
-        results_add_counter(r, "links", m->links);
-        results_add_counter(r, "links_cut", m->links_cut);
+        results_set(r, "links", m->links);
+        results_set(r, "links_cut", m->links_cut);
     }
     if ((rc = flood_resources_results(m, r, err)) != 0)
         return rc;
+    /* the time of the last transmission and its window are contract members of the flood */
+    results_set(r, "end_time_ns", r->end_time_ns);
+    results_set(r, "windows", r->windows);
+    r->model_events = (uint64_t)results_i64(r, "transmissions") +
+                      (uint64_t)results_i64(r, "receptions");
     r->device_bytes = m->acc.peak;
     r->injector.exchanged_bytes = (uint64_t)m->exchanged;
     r->host.wait_s = m->wait_s;
@@ -708,6 +718,7 @@ static uint64_t flood_partition_bytes(const struct model *m, int partition)
 
 const model_ops flood_model_ops = {
     .name = "flood",
+    .metrics = &flood_metric_set,
     .kinds = flood_kinds,
     .n_kinds = FLOOD_N_KINDS,
     .flows = flood_flows,

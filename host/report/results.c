@@ -1,0 +1,141 @@
+/* A run's metric values by declaration (report.h, "metrics"): how models fill them and how
+ * the generic consumers (JSON, summary, bench, selftest) read them. */
+#include <stdio.h>
+#include <string.h>
+
+#include "report/report.h"
+
+/* What an undeclared metric (results_add_metric without a declaration) is. */
+static const model_metric plain_metric = {.name = "", .kind = METRIC_U64, .contract = 1};
+
+void results_declare(run_results *r, const metric_set *set)
+{
+    r->declared = set;
+    r->n_metrics = set->n_metrics < REPORT_MAX_METRICS ? set->n_metrics : REPORT_MAX_METRICS;
+    for (int i = 0; i < r->n_metrics; i++)
+        r->metrics[i] = (struct result_metric){set->metrics[i].name, 0,
+                                               !set->metrics[i].optional};
+    r->n_rows = 0;
+}
+
+int results_set(run_results *r, const char *name, wide_int v)
+{
+    for (int i = 0; i < r->n_metrics; i++)
+        if (strcmp(r->metrics[i].name, name) == 0) {
+            r->metrics[i].value = v;
+            r->metrics[i].set = 1;
+            return 0;
+        }
+    return -1;
+}
+
+void results_add_metric(run_results *r, const char *name, uint64_t value)
+{
+    if (r->declared)
+        (void)results_set(r, name, (wide_int)value);
+    else if (r->n_metrics < REPORT_MAX_METRICS)
+        r->metrics[r->n_metrics++] = (struct result_metric){name, (wide_int)value, 1};
+}
+
+const model_metric *results_metric(const run_results *r, int i)
+{
+    return r->declared && i < r->declared->n_metrics ? &r->declared->metrics[i] : &plain_metric;
+}
+
+int results_find(const run_results *r, const char *name)
+{
+    for (int i = 0; i < r->n_metrics; i++)
+        if (r->metrics[i].set && strcmp(r->metrics[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+wide_int results_value(const run_results *r, const char *name)
+{
+    int i = results_find(r, name);
+    return i < 0 ? 0 : r->metrics[i].value;
+}
+
+int64_t results_i64(const run_results *r, const char *name)
+{
+    return (int64_t)results_value(r, name);
+}
+
+uint64_t results_events(const run_results *r)
+{
+    return r->model_events;
+}
+
+/* 1 - NUM / DEN, 0 when DEN is 0 (nothing to deliver). */
+static double loss_of(wide_int num, wide_int den)
+{
+    return den > 0 ? 1.0 - (double)num / (double)den : 0.0;
+}
+
+double results_ratio(const run_results *r, int i)
+{
+    const model_metric *m = results_metric(r, i);
+    const char *den = m->den && results_find(r, m->den) >= 0 ? m->den : m->den_alt;
+    return loss_of(results_value(r, m->num), den ? results_value(r, den) : 0);
+}
+
+/* Text of a value of M: decimal for integers, %.17g (the shortest form that always reads
+ * back to the same double) for ratios. */
+static void value_text(const model_metric *m, wide_int v, double ratio, char buf[WIDE_TEXT])
+{
+    if (m->kind == METRIC_LOSS)
+        snprintf(buf, WIDE_TEXT, "%.17g", ratio);
+    else
+        wide_format(v, buf);
+}
+
+void results_text(const run_results *r, int i, char buf[WIDE_TEXT])
+{
+    const model_metric *m = results_metric(r, i);
+    value_text(m, r->metrics[i].value, m->kind == METRIC_LOSS ? results_ratio(r, i) : 0, buf);
+}
+
+int results_add_row(run_results *r, const char *name)
+{
+    if (!r->declared || !r->declared->table || r->n_rows >= REPORT_MAX_ROWS)
+        return -1;
+    struct result_row *row = &r->rows[r->n_rows];
+    memset(row, 0, sizeof *row);
+    snprintf(row->name, sizeof row->name, "%s", name);
+    return r->n_rows++;
+}
+
+static int column_of(const run_results *r, const char *name)
+{
+    const metric_table *t = r->declared ? r->declared->table : NULL;
+    int c = t ? metric_index(t->cols, t->n_cols, name) : -1;
+    return c < REPORT_MAX_COLUMNS ? c : -1;
+}
+
+int results_set_cell(run_results *r, int row, const char *name, wide_int v)
+{
+    int c = column_of(r, name);
+    if (c < 0 || row < 0 || row >= r->n_rows)
+        return -1;
+    r->rows[row].values[c] = v;
+    return 0;
+}
+
+wide_int results_cell(const run_results *r, int row, const char *name)
+{
+    int c = column_of(r, name);
+    return c < 0 || row < 0 || row >= r->n_rows ? 0 : r->rows[row].values[c];
+}
+
+double results_cell_ratio(const run_results *r, int row, int c)
+{
+    const model_metric *m = &r->declared->table->cols[c];
+    return loss_of(results_cell(r, row, m->num), results_cell(r, row, m->den));
+}
+
+void results_cell_text(const run_results *r, int row, int c, char buf[WIDE_TEXT])
+{
+    const model_metric *m = &r->declared->table->cols[c];
+    value_text(m, r->rows[row].values[c],
+               m->kind == METRIC_LOSS ? results_cell_ratio(r, row, c) : 0, buf);
+}
