@@ -109,7 +109,7 @@ typedef struct device_fault {
     int64_t window;         /* the window (or round of whole packets) under way */
     int enqueue_fired, lost;
     /* CLNETSIM_TEST_BREAK_KERNEL: kernels built wrong on purpose on this device (a mask of
-     * the TEST_BREAK bits of cl/test_break.clh; 0: none), passed as -DTEST_BREAK=MASK to its
+     * the TEST_BREAK bits of cl/common/test_break.clh; 0: none), passed as -DTEST_BREAK=MASK to its
      * programs only */
     unsigned break_mask;
 } device_fault;
@@ -298,12 +298,12 @@ int device_build_program(device_ctx *dev, const char *const *sources, int n_sour
  * BUF; returns 0 when there is none (CLNETSIM_NO_CACHE=1, no HOME, or BUF too small). */
 int device_cache_dir(char *buf, size_t cap);
 
-/* Runs the Philox known-answer kernel of cl/selftest.cl on DEV; a mismatch refuses the device
+/* Runs the Philox known-answer kernel of cl/core/selftest.cl on DEV; a mismatch refuses the device
  * with a message naming it and the first wrong word. */
 int device_selftest(device_ctx *dev, cn_error *err);
 
 /* Sets *LIMIT to the number of loop iterations after which DEV ends a work-item's loops in
- * all, 0 when it runs them to their end (measured once per opened device by cl/loops.cl;
+ * all, 0 when it runs them to their end (measured once per opened device by cl/core/loops.cl;
  * CLNETSIM_TEST_LOOP_LIMIT lowers it, for the tests). A device whose loops compute wrong
  * values is refused. */
 int device_loop_limit(device_ctx *dev, uint32_t *limit, cn_error *err);

@@ -389,7 +389,7 @@ static void test_expand(void)
     cn_error_clear(&err);
 
     /* The real, embedded self-test pulls in the Philox header. */
-    const char *selftest[] = {"selftest.cl"};
+    const char *selftest[] = {"core/selftest.cl"};
     CHECK_ERR(device_expand_sources(selftest, 1, NULL, NULL, &out, &err) == 0, err);
     CHECK(out && strstr(out, "inline uint4 philox4x32_10") &&
           strstr(out, "__kernel void selftest_philox"));
