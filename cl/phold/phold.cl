@@ -15,8 +15,8 @@
  * only what was appended. An event in the outbox is a uint4: time (low, high), origin,
  * serial. */
 #pragma OPENCL FP_CONTRACT OFF
-#include "philox.clh"
-#include "phold_layout.clh"
+#include "common/philox.clh"
+#include "phold/phold_layout.clh"
 
 /* Due events an LP orders in private memory in one window; more take the slower path. */
 #define DUE_MAX 8

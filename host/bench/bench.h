@@ -218,8 +218,8 @@ typedef struct tune_row {
 typedef struct tune_report {
     int n_sizes;
     size_t sizes[TUNE_MAX_SIZES];
-    int n_rows;
-    tune_row rows[DEVICE_MAX_KERNELS];
+    int n_rows, cap_rows;       /* a row per kernel launched: as many as the programs hold */
+    tune_row *rows;
     double wall_s;              /* the search's own time */
 } tune_report;
 
@@ -228,6 +228,9 @@ typedef struct tune_report {
  * a kernel the scenarios launch has no profile entry (REP->n_sizes is 0 otherwise). */
 int tune_measure(device_ctx *dev, int repeat, int only_missing, tune_report *rep, FILE *log,
                  cn_error *err);
+/* Frees REP's rows (REP itself zeroed first, or filled by tune_measure, which frees the rows
+ * of a report it is given again). */
+void tune_report_free(tune_report *rep);
 
 /* The table of `clnetsim tune` for DEV. */
 void tune_print(const device_ctx *dev, const tune_report *rep, FILE *out);

@@ -23,8 +23,6 @@
 
 enum { WINDOW_LOOP, WHOLE_PACKETS, GLOBAL_BITS };
 
-/* shapes launched by the whole test: every kernel at every size */
-#define SEEN_CAP (DEVICE_MAX_KERNELS * 16)
 
 typedef struct shape_case {
     const char *name;
@@ -262,12 +260,23 @@ static void sizes_text(const size_t *sizes, int n, char *buf, size_t cap)
 /* One size: every case, then the blame. A whole-packet case blames its whole-packet kernel;
  * a window-loop case every shape it launched that no passing case of this size launched too
  * (all of them when each did). SEEN gathers every shape launched. */
-static int test_size(device_ctx *dev, shape_state *st, size_t size, shapes_report *rep,
-                     device_shape *seen, int *n_seen, int seen_cap, FILE *log)
+typedef struct shape_list {
+    device_shape *items;
+    int n, cap;
+} shape_list;
+
+static int list_add(shape_list *l, const device_shape *s)
 {
-    device_shape good[DEVICE_MAX_KERNELS * 2], failed[N_CASES][DEVICE_MAX_KERNELS];
-    int n_good = 0, n_failed[N_CASES] = {0}, any = 0;
-    for (int c = 0; c < N_CASES; c++) {
+    return device_shape_put(&l->items, &l->n, &l->cap, s->kernel, s->size, 0);
+}
+
+static int test_size(device_ctx *dev, shape_state *st, size_t size, shapes_report *rep,
+                     shape_list *seen, FILE *log)
+{
+    /* lists as long as the shapes launched: kernels times sizes, whatever the programs hold */
+    shape_list good = {0}, failed[N_CASES] = {{0}};
+    int any = 0, rc = 0;
+    for (int c = 0; c < N_CASES && rc == 0; c++) {
         if (cases[c].size_one && size != 1)
             continue;
         char why[512];
@@ -275,18 +284,23 @@ static int test_size(device_ctx *dev, shape_state *st, size_t size, shapes_repor
             fprintf(log, "device %d: work-groups of %zu: %s...\n", dev->info.index, size,
                     cases[c].name);
         int r = run_case(dev, st, c, size, why, sizeof why, rep->detail, sizeof rep->detail);
-        if (r < 0)
-            return -1;
+        if (r < 0) {
+            rc = -1;
+            break;
+        }
         rep->runs++;
-        for (int i = 0; i < dev->n_noted; i++) {
+        for (int i = 0; i < dev->n_noted && rc == 0; i++) {
             const device_shape *s = &dev->noted[i];
             int subject = cases[c].subject == WINDOW_LOOP || packet_kernel(s->kernel);
-            if (*n_seen < seen_cap && !noted_in(seen, *n_seen, s))
-                seen[(*n_seen)++] = *s;
-            if (r == 0 && n_good < DEVICE_MAX_KERNELS * 2 && !noted_in(good, n_good, s))
-                good[n_good++] = *s;
-            else if (r == 1 && subject)
-                failed[c][n_failed[c]++] = *s;
+            rc = list_add(seen, s);
+            if (rc == 0 && r == 0)
+                rc = list_add(&good, s);
+            else if (rc == 0 && r == 1 && subject)
+                rc = list_add(&failed[c], s);
+        }
+        if (rc) {
+            snprintf(rep->detail, sizeof rep->detail, "out of memory");
+            break;
         }
         if (r) {
             any |= r == 1;
@@ -295,17 +309,20 @@ static int test_size(device_ctx *dev, shape_state *st, size_t size, shapes_repor
                          "work-groups of %zu, %s: %.300s", size, cases[c].name, why);
         }
     }
-    for (int c = 0; any && c < N_CASES; c++) {
+    for (int c = 0; rc == 0 && any && c < N_CASES; c++) {
         int blamed = 0;
         for (int pass = 0; pass < 2 && !blamed; pass++)
-            for (int i = 0; i < n_failed[c]; i++)
+            for (int i = 0; i < failed[c].n; i++)
                 if (pass == 1 || cases[c].subject != WINDOW_LOOP ||
-                    !noted_in(good, n_good, &failed[c][i])) {
-                    device_shape_mark_bad(dev, failed[c][i].kernel, failed[c][i].size);
+                    !noted_in(good.items, good.n, &failed[c].items[i])) {
+                    device_shape_mark_bad(dev, failed[c].items[i].kernel, failed[c].items[i].size);
                     blamed = 1;
                 }
     }
-    return 0;
+    free(good.items);
+    for (int c = 0; c < N_CASES; c++)
+        free(failed[c].items);
+    return rc;
 }
 
 /* A kernel (the three blind whole-packet kernels count as one) that ran in some shape and has
@@ -336,10 +353,8 @@ int shapes_test(device_ctx *dev, shapes_report *rep, FILE *log)
 {
     memset(rep, 0, sizeof *rep);
     shape_state *st = calloc(1, sizeof *st);
-    device_shape *seen = calloc(SEEN_CAP, sizeof *seen);
-    if (!st || !seen) {
-        free(st);
-        free(seen);
+    shape_list seen = {0}; /* every shape the test launched */
+    if (!st) {
         snprintf(rep->detail, sizeof rep->detail, "out of memory");
         return -1;
     }
@@ -347,12 +362,12 @@ int shapes_test(device_ctx *dev, shapes_report *rep, FILE *log)
     double t0 = wall_seconds();
     size_t sizes[16];
     int n_sizes = shapes_sizes(dev, 0, sizes, 16);
-    int rc = 0, n_seen = 0;
+    int rc = 0;
     /* the fault hooks of CLNETSIM_TEST_FAIL count the run's own calls, not the test's */
     device_fault saved_fault = dev->fault;
     dev->fault.armed = 0;
     for (int z = 0; rc == 0 && z < n_sizes; z++)
-        rc = test_size(dev, st, sizes[z], rep, seen, &n_seen, SEEN_CAP, log);
+        rc = test_size(dev, st, sizes[z], rep, &seen, log);
     /* a bad shape: the run moves to another size, which is tested too, until every size a
      * run may move to has been */
     for (int more = 1; rc == 0 && more;) {
@@ -360,7 +375,7 @@ int shapes_test(device_ctx *dev, shapes_report *rep, FILE *log)
         size_t next[16];
         int n_next = moved_sizes(dev, sizes, n_sizes, next, 16);
         for (int z = 0; rc == 0 && z < n_next && n_sizes < 16; z++) {
-            rc = test_size(dev, st, next[z], rep, seen, &n_seen, SEEN_CAP, log);
+            rc = test_size(dev, st, next[z], rep, &seen, log);
             sizes[n_sizes++] = next[z];
             more = 1;
         }
@@ -370,7 +385,7 @@ int shapes_test(device_ctx *dev, shapes_report *rep, FILE *log)
     rep->n_sizes = n_sizes;
     sizes_text(sizes, n_sizes, rep->sizes, sizeof rep->sizes);
     if (rc == 0) {
-        const char *k = kernel_without_shape(dev, seen, n_seen);
+        const char *k = kernel_without_shape(dev, seen.items, seen.n);
         if (k)
             snprintf(rep->refused, sizeof rep->refused, "%s", k);
         rep->wall_s = wall_seconds() - t0;
@@ -378,7 +393,7 @@ int shapes_test(device_ctx *dev, shapes_report *rep, FILE *log)
     for (int c = 0; c < N_CASES; c++)
         free(st->sc[c]);
     free(st);
-    free(seen);
+    free(seen.items);
     dev->n_noted = 0;
     return rc;
 }

@@ -36,8 +36,14 @@ static tune_row *row_of(tune_report *rep, const char *kernel)
     for (int i = 0; i < rep->n_rows; i++)
         if (!strcmp(rep->rows[i].kernel, kernel))
             return &rep->rows[i];
-    if (rep->n_rows == DEVICE_MAX_KERNELS)
-        return NULL;
+    if (rep->n_rows == rep->cap_rows) {
+        int cap = rep->cap_rows ? 2 * rep->cap_rows : 32;
+        tune_row *grown = realloc(rep->rows, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return NULL;
+        rep->rows = grown;
+        rep->cap_rows = cap;
+    }
     tune_row *r = &rep->rows[rep->n_rows++];
     memset(r, 0, sizeof *r);
     snprintf(r->kernel, sizeof r->kernel, "%s", kernel);
@@ -123,6 +129,7 @@ static int measure(device_ctx *dev, int repeat, int only_missing, scenario *scs,
 int tune_measure(device_ctx *dev, int repeat, int only_missing, tune_report *rep, FILE *log,
                  cn_error *err)
 {
+    tune_report_free(rep);
     memset(rep, 0, sizeof *rep);
     double t0 = wall_seconds();
     scenario *scs = calloc(N_TUNE_SCENARIOS, sizeof *scs);
@@ -161,11 +168,9 @@ int tune_measure(device_ctx *dev, int repeat, int only_missing, tune_report *rep
             best = -1;
         r->best = best >= 0 ? rep->sizes[best] : r->profile_size;
         r->measured = at_profile >= 0 || best >= 0;
-        if (!r->has_entry && r->measured && dev->n_tuned < DEVICE_MAX_KERNELS) {
-            snprintf(dev->tuned[dev->n_tuned].kernel, sizeof dev->tuned[0].kernel, "%s",
-                     r->kernel);
-            dev->tuned[dev->n_tuned++].size = r->best;
-        }
+        if (!r->has_entry && r->measured &&
+            device_shape_put(&dev->tuned, &dev->n_tuned, &dev->cap_tuned, r->kernel, r->best, 1))
+            return cn_fail(err, CN_ERR_RUNTIME, "out of memory");
     }
     rep->wall_s = wall_seconds() - t0;
     char note[160];
@@ -231,10 +236,18 @@ int tune_ensure(device_ctx *dev, FILE *log, cn_error *err)
         return 0;
     if (device_tune_load(dev) == 0)
         return 0;
-    tune_report *rep = malloc(sizeof *rep);
+    tune_report *rep = calloc(1, sizeof *rep);
     if (!rep)
         return cn_fail(err, CN_ERR_RUNTIME, "out of memory");
     int rc = tune_measure(dev, 2, 1, rep, log, err);
+    tune_report_free(rep);
     free(rep);
     return rc;
+}
+
+void tune_report_free(tune_report *rep)
+{
+    free(rep->rows);
+    rep->rows = NULL;
+    rep->n_rows = rep->cap_rows = 0;
 }

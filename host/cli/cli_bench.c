@@ -375,7 +375,7 @@ int cli_tune(int argc, char **argv)
     cn_error err = {0};
     device_list list = {0};
     device_ctx *devs = calloc(BENCH_MAX_DEVICES, sizeof *devs);
-    tune_report *rep = malloc(sizeof *rep);
+    tune_report *rep = calloc(1, sizeof *rep);
     int n_open = 0;
     int rc = devs && rep ? cli_open_devices(spec && *spec ? spec : "all", 0, BENCH_MAX_DEVICES,
                                             &list, devs, &n_open,
@@ -395,6 +395,8 @@ int cli_tune(int argc, char **argv)
         device_close(&devs[d]);
     device_list_free(&list);
     free(devs);
+    if (rep)
+        tune_report_free(rep);
     free(rep);
     return rc ? fail(&err) : CN_OK;
 }

@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 struct embedded_entry {
-    const char *name; /* base name, e.g. "flood.cl" or "pocl.ini" */
+    const char *name; /* a path under cl/ ("flood/flood.cl"), "pocl.ini", "bench/x.ini" */
     const char *data; /* NUL-terminated contents */
     size_t len;       /* length without the terminating NUL */
 };

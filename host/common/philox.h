@@ -1,5 +1,5 @@
 /* Philox4x32-10 (Salmon et al., SC'11), the random stream of docs/model.md. The same function is
- * in cl/philox.clh; tests check both against the known answers. */
+ * in cl/common/philox.clh; tests check both against the known answers. */
 #ifndef CLNETSIM_PHILOX_H
 #define CLNETSIM_PHILOX_H
 #include <stdint.h>

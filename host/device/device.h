@@ -79,8 +79,8 @@ int device_select(const device_list *list, const char *spec, int *indices, int m
 typedef struct platform_profile {
     char name[64];             /* profile file, e.g. "pocl.ini" */
     char build_options[512];   /* extra options for clBuildProgram */
-    int n_kernels;
-    struct { char kernel[64]; size_t local_size; } work_group[32];
+    int n_kernels, cap_kernels; /* [work_group] entries: as many as the file gives */
+    struct platform_work_group { char kernel[64]; size_t local_size; } *work_group;
     size_t default_local_size; /* for kernels without an entry */
 } platform_profile;
 
@@ -88,13 +88,14 @@ typedef struct platform_profile {
  * default.ini. */
 int platform_profile_load(const device_entry *dev, platform_profile *out, cn_error *err);
 
+/* Frees P's [work_group] table (device_close frees its device's profile). */
+void platform_profile_free(platform_profile *p);
+
 /* Work-group size for KERNEL from the profile (never above the device maximum). */
 size_t platform_profile_local_size(const platform_profile *p, const char *kernel);
 /* The profile's own entry for KERNEL, or 0 when it only has its default for it. */
 size_t platform_profile_entry(const platform_profile *p, const char *kernel);
 
-
-#define DEVICE_MAX_KERNELS 32
 #define DEVICE_MAX_LOCAL_ARGS 8 /* __local arguments of one kernel */
 
 /* Failures a test asks for through CLNETSIM_TEST_FAIL (device_fault.c), so that the real
@@ -109,7 +110,7 @@ typedef struct device_fault {
     int64_t window;         /* the window (or round of whole packets) under way */
     int enqueue_fired, lost;
     /* CLNETSIM_TEST_BREAK_KERNEL: kernels built wrong on purpose on this device (a mask of
-     * the TEST_BREAK bits of cl/test_break.clh; 0: none), passed as -DTEST_BREAK=MASK to its
+     * the TEST_BREAK bits of cl/common/test_break.clh; 0: none), passed as -DTEST_BREAK=MASK to its
      * programs only */
     unsigned break_mask;
 } device_fault;
@@ -117,12 +118,18 @@ typedef struct device_fault {
 /* A kernel shape: a kernel run in work-groups of one size. The self-test (host/bench/shapes.c)
  * compares every shape a run may choose with the sequential reference; those that differ are
  * kept per device, and the places that choose a shape consult them. */
-/* every kernel at every power of two from 1 to 4096 */
-#define DEVICE_MAX_BAD_SHAPES (13 * DEVICE_MAX_KERNELS)
 typedef struct device_shape {
     char kernel[64];
     size_t size;
 } device_shape;
+
+/* The lists of shapes below grow with the kernels a run uses: the programs hold as many
+ * kernels as their models need, so no table of them has a fixed size. Puts (KERNEL, SIZE) in
+ * the list *ITEMS of *N entries and room for *CAP: with BY_KERNEL, an entry for KERNEL gets
+ * SIZE; otherwise the pair is added unless it is there. Returns -1 when out of memory (the
+ * list is left as it was). */
+int device_shape_put(device_shape **items, int *n, int *cap, const char *kernel, size_t size,
+                     int by_kernel);
 
 /* One opened device: context, in-order profiling queue, profile. */
 typedef struct device_ctx {
@@ -134,22 +141,22 @@ typedef struct device_ctx {
     int last_build_cached;      /* 1 when the last device_build_program came from the cache */
     double build_s;             /* seconds spent in device_build_program: builds, cache loads */
     /* The work-group size device_local_size chose for each kernel, for reports (bench). */
-    int n_local_used;
-    struct { char kernel[64]; size_t size; } local_used[DEVICE_MAX_KERNELS];
+    int n_local_used, cap_local_used;
+    device_shape *local_used;
     /* Sizes measured by the tuner (host/bench/tune.c) for kernels the profile has no entry
      * for; loaded from the tuning cache. */
-    int n_tuned;
-    struct { char kernel[64]; size_t size; } tuned[DEVICE_MAX_KERNELS];
+    int n_tuned, cap_tuned;
+    device_shape *tuned;
     /* Kernel timing for the tuner: when on, every launch is profiled per kernel name. */
     struct device_kernel_timer *timer;
     int ordinal;                /* its place among the devices the command opened, from 0 */
     device_fault fault;
     /* Shapes that failed the self-test on this device: never used here. */
-    int n_bad;
-    device_shape bad[DEVICE_MAX_BAD_SHAPES];
+    int n_bad, cap_bad;
+    device_shape *bad;
     /* Shapes launched since the self-test last cleared the list (device_shape_note). */
-    int n_noted;
-    device_shape noted[DEVICE_MAX_KERNELS];
+    int n_noted, cap_noted;
+    device_shape *noted;
     /* The run went on without it ([devices] on_failure = continue): why, its error's first
      * line (kept for the report). */
     int failed;
@@ -200,8 +207,7 @@ void device_fault_window(device_ctx *dev, int64_t window);
 
 /* Whether KERNEL at work-group size SIZE failed the self-test on DEV. */
 int device_shape_bad(const device_ctx *dev, const char *kernel, size_t size);
-/* Records that KERNEL at SIZE failed (once; DEVICE_MAX_BAD_SHAPES holds every kernel at every
- * size, so the table never overflows). */
+/* Records that KERNEL at SIZE failed (once; the list grows as needed). */
 void device_shape_mark_bad(device_ctx *dev, const char *kernel, size_t size);
 /* Records that KERNEL ran at SIZE, for the self-test's blame (DEV->noted). */
 void device_shape_note(device_ctx *dev, const char *kernel, size_t size);
@@ -298,12 +304,12 @@ int device_build_program(device_ctx *dev, const char *const *sources, int n_sour
  * BUF; returns 0 when there is none (CLNETSIM_NO_CACHE=1, no HOME, or BUF too small). */
 int device_cache_dir(char *buf, size_t cap);
 
-/* Runs the Philox known-answer kernel of cl/selftest.cl on DEV; a mismatch refuses the device
+/* Runs the Philox known-answer kernel of cl/core/selftest.cl on DEV; a mismatch refuses the device
  * with a message naming it and the first wrong word. */
 int device_selftest(device_ctx *dev, cn_error *err);
 
 /* Sets *LIMIT to the number of loop iterations after which DEV ends a work-item's loops in
- * all, 0 when it runs them to their end (measured once per opened device by cl/loops.cl;
+ * all, 0 when it runs them to their end (measured once per opened device by cl/core/loops.cl;
  * CLNETSIM_TEST_LOOP_LIMIT lowers it, for the tests). A device whose loops compute wrong
  * values is refused. */
 int device_loop_limit(device_ctx *dev, uint32_t *limit, cn_error *err);

@@ -175,7 +175,8 @@ static int build_program(device_ctx *dev, const char *const *sources, int n_sour
         return CN_ERR_RUNTIME;
     all_options = join_options(dev->profile.build_options, options);
     if (all_options && dev->fault.break_mask) {
-        /* CLNETSIM_TEST_BREAK_KERNEL: this device's kernels built wrong (cl/test_break.clh) */
+        /* CLNETSIM_TEST_BREAK_KERNEL: this device's kernels built wrong
+         * (cl/common/test_break.clh) */
         char define[48];
         snprintf(define, sizeof define, "-DTEST_BREAK=%uu", dev->fault.break_mask);
         char *joined = join_options(all_options, define);

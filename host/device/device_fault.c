@@ -69,7 +69,7 @@ void device_fault_arm(device_ctx *dev, int ordinal)
 }
 
 /* CLNETSIM_TEST_BREAK_KERNEL: the kernels built wrong, by name; bits of TEST_BREAK in
- * cl/test_break.clh, in the same order. */
+ * cl/common/test_break.clh, in the same order. */
 static const char *const breakable[] = {"flood_packets",        "flood_packets_one",
                                         "flood_packets_local",  "flood_packets_scheme",
                                         "transmit",             "transmit_mobile"};

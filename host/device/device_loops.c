@@ -1,4 +1,4 @@
-/* The loop probe (cl/loops.cl): whether a device runs a work-item's loops to their end.
+/* The loop probe (cl/core/loops.cl): whether a device runs a work-item's loops to their end.
  *
  * OpenCL promises that a loop runs until its condition says otherwise. Mesa's llvmpipe (the
  * CPU device of rusticl) instead ends every loop of a work-item once its loops have run 65535
@@ -28,7 +28,7 @@ static uint32_t expected_value(uint32_t n)
 
 static int run_probe(device_ctx *dev, uint32_t got[2], cn_error *err)
 {
-    const char *sources[] = {"loops.cl"};
+    const char *sources[] = {"core/loops.cl"};
     cl_program program = NULL;
     cl_kernel k = NULL;
     cl_mem out = NULL;

@@ -36,6 +36,14 @@ void device_close(device_ctx *dev)
 {
     device_kernel_timer_stop(dev);
     device_kernels_forget(dev);
+    platform_profile_free(&dev->profile);
+    free(dev->local_used);
+    free(dev->tuned);
+    free(dev->bad);
+    free(dev->noted);
+    dev->local_used = dev->tuned = dev->bad = dev->noted = NULL;
+    dev->n_local_used = dev->n_tuned = dev->n_bad = dev->n_noted = 0;
+    dev->cap_local_used = dev->cap_tuned = dev->cap_bad = dev->cap_noted = 0;
     /* Finish first, so that buffers released by the caller afterwards are not in use; errors
      * are ignored because closing happens on error paths too. */
     if (dev->queue) {
@@ -72,16 +80,9 @@ static size_t device_local_size_for(const device_ctx *dev, const char *kernel,
 
 static void record_local_size(device_ctx *dev, const char *kernel, size_t size)
 {
-    int i = 0;
-    while (i < dev->n_local_used && strcmp(dev->local_used[i].kernel, kernel))
-        i++;
-    if (i == dev->n_local_used) {
-        if (i == DEVICE_MAX_KERNELS)
-            return; /* a report only: more kernels than it lists are left out */
-        dev->n_local_used++;
-        snprintf(dev->local_used[i].kernel, sizeof dev->local_used[i].kernel, "%s", kernel);
-    }
-    dev->local_used[i].size = size;
+    /* a report only: out of memory, the kernel is left out of it */
+    (void)device_shape_put(&dev->local_used, &dev->n_local_used, &dev->cap_local_used, kernel,
+                           size, 1);
 }
 
 static int by_kernel_name(const void *a, const void *b)
@@ -91,13 +92,15 @@ static int by_kernel_name(const void *a, const void *b)
 
 void device_local_sizes_text(const device_ctx *dev, char *buf, size_t cap)
 {
-    const char *names[DEVICE_MAX_KERNELS] = {0};
-    for (int i = 0; i < dev->n_local_used; i++)
-        names[i] = dev->local_used[i].kernel;
-    qsort(names, (size_t)dev->n_local_used, sizeof names[0], by_kernel_name);
     size_t used = 0;
     if (cap)
         buf[0] = '\0';
+    const char **names = calloc((size_t)dev->n_local_used + 1, sizeof *names);
+    if (!names)
+        return;
+    for (int i = 0; i < dev->n_local_used; i++)
+        names[i] = dev->local_used[i].kernel;
+    qsort(names, (size_t)dev->n_local_used, sizeof names[0], by_kernel_name);
     for (int i = 0; i < dev->n_local_used; i++) {
         size_t size = 0;
         for (int j = 0; j < dev->n_local_used; j++)
@@ -105,9 +108,10 @@ void device_local_sizes_text(const device_ctx *dev, char *buf, size_t cap)
                 size = dev->local_used[j].size;
         int w = snprintf(buf + used, cap - used, "%s%s=%zu", i ? " " : "", names[i], size);
         if (w < 0 || (size_t)w >= cap - used)
-            return; /* truncated at the buffer's end */
+            break; /* truncated at the buffer's end */
         used += (size_t)w;
     }
+    free(names);
 }
 
 /* The size for KERNEL: the profile's, tuned or --work-group's (device_local_size_for), cut to

@@ -114,8 +114,14 @@ static int on_work_group(profile_parser *pp, const char *name, const char *value
     for (int i = 0; i < p->n_kernels; i++)
         if (strcmp(p->work_group[i].kernel, name) == 0)
             return refuse(pp, name, "'%s' is given twice", name);
-    if (p->n_kernels >= (int)(sizeof p->work_group / sizeof p->work_group[0]))
-        return refuse(pp, name, "too many kernels in [work_group] ('%s' is one too many)", name);
+    if (p->n_kernels == p->cap_kernels) {
+        int cap = p->cap_kernels ? 2 * p->cap_kernels : 32;
+        struct platform_work_group *grown = realloc(p->work_group, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return refuse(pp, name, "out of memory for the entry of '%s'", name);
+        p->work_group = grown;
+        p->cap_kernels = cap;
+    }
     snprintf(p->work_group[p->n_kernels].kernel, sizeof p->work_group[0].kernel, "%s", name);
     p->work_group[p->n_kernels++].local_size = size;
     return 1;
@@ -166,6 +172,8 @@ int platform_profile_parse(const char *name, const char *text, platform_profile 
     match[0] = '\0';
     profile_parser pp = {.profile = out, .match = match, .match_cap = match_cap};
     int line = ini_parse_string(text, on_key, &pp);
+    if (line != 0)
+        platform_profile_free(out);
     if (line < 0)
         return cn_fail(err, CN_ERR_RUNTIME, "platform profile %s could not be read (out of memory)",
                        name);
@@ -177,10 +185,19 @@ int platform_profile_parse(const char *name, const char *text, platform_profile 
                                  : "expected '[section]' or 'key = value'";
         return cn_fail(err, CN_ERR_RUNTIME, "platform profile %s, line %d: %s", name, line, reason);
     }
-    if (!pp.have_default)
+    if (!pp.have_default) {
+        platform_profile_free(out);
         return cn_fail(err, CN_ERR_RUNTIME,
                        "platform profile %s: [work_group] has no 'default' size", name);
+    }
     return 0;
+}
+
+void platform_profile_free(platform_profile *p)
+{
+    free(p->work_group);
+    p->work_group = NULL;
+    p->n_kernels = p->cap_kernels = 0;
 }
 
 int platform_profile_matches(const char *match_list, const device_entry *dev)
@@ -220,11 +237,16 @@ int platform_profile_load(const device_entry *dev, platform_profile *out, cn_err
             strcmp(f->name, DEFAULT_PROFILE) == 0)
             continue;
         platform_profile candidate;
-        if (platform_profile_parse(f->name, f->data, &candidate, match, sizeof match, err))
+        if (platform_profile_parse(f->name, f->data, &candidate, match, sizeof match, err)) {
+            if (found)
+                platform_profile_free(out);
             return CN_ERR_RUNTIME;
+        }
         if (!found && match[0] && platform_profile_matches(match, dev)) {
             *out = candidate;
             found = 1;
+        } else {
+            platform_profile_free(&candidate);
         }
     }
     if (found)

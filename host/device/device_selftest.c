@@ -1,4 +1,4 @@
-/* The per-device known-answer self-test (cl/selftest.cl). A device whose compiler or hardware
+/* The per-device known-answer self-test (cl/core/selftest.cl). A device whose compiler or hardware
  * gets Philox, 64-bit integer arithmetic or global atomics wrong would give different results
  * from the other devices without any error, so it is refused before it runs anything.
  *
@@ -240,7 +240,7 @@ static int check_integer(const device_ctx *dev, const uint64_t got[N_INTEGER],
 
 int device_selftest(device_ctx *dev, cn_error *err)
 {
-    const char *sources[] = {"selftest.cl"};
+    const char *sources[] = {"core/selftest.cl"};
     cl_program program = NULL;
     uint32_t philox_got[N_ANSWERS][4];
     uint64_t integer_got[N_INTEGER];

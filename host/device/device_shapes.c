@@ -19,25 +19,37 @@ int device_shape_bad(const device_ctx *dev, const char *kernel, size_t size)
     return 0;
 }
 
-static void add_shape(device_shape *list, int *n, int cap, const char *kernel, size_t size)
+int device_shape_put(device_shape **items, int *n, int *cap, const char *kernel, size_t size,
+                     int by_kernel)
 {
     for (int i = 0; i < *n; i++)
-        if (list[i].size == size && !strcmp(list[i].kernel, kernel))
-            return;
-    if (*n == cap)
-        return;
-    snprintf(list[*n].kernel, sizeof list[*n].kernel, "%s", kernel);
-    list[(*n)++].size = size;
+        if (!strcmp((*items)[i].kernel, kernel) && (by_kernel || (*items)[i].size == size)) {
+            (*items)[i].size = size;
+            return 0;
+        }
+    if (*n == *cap) {
+        int grown_cap = *cap ? 2 * *cap : 16;
+        device_shape *grown = realloc(*items, (size_t)grown_cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        *items = grown;
+        *cap = grown_cap;
+    }
+    snprintf((*items)[*n].kernel, sizeof (*items)[*n].kernel, "%s", kernel);
+    (*items)[(*n)++].size = size;
+    return 0;
 }
 
+/* Out of memory, a verdict or a note is lost: the self-test then tests or blames less, which
+ * a run of that size fails on before long anyway. */
 void device_shape_mark_bad(device_ctx *dev, const char *kernel, size_t size)
 {
-    add_shape(dev->bad, &dev->n_bad, DEVICE_MAX_BAD_SHAPES, kernel, size);
+    (void)device_shape_put(&dev->bad, &dev->n_bad, &dev->cap_bad, kernel, size, 0);
 }
 
 void device_shape_note(device_ctx *dev, const char *kernel, size_t size)
 {
-    add_shape(dev->noted, &dev->n_noted, DEVICE_MAX_KERNELS, kernel, size);
+    (void)device_shape_put(&dev->noted, &dev->n_noted, &dev->cap_noted, kernel, size, 0);
 }
 
 size_t device_shape_avoid(const device_ctx *dev, const char *kernel, size_t size, size_t limit)

@@ -1,4 +1,5 @@
-/* Assembling one OpenCL source from the embedded files: `#include "x.clh"` is expanded here,
+/* Assembling one OpenCL source from the embedded files: `#include "dir/x.clh"` (a path under
+ * cl/, the name the file is embedded by) is expanded here,
  * not by the driver, because the files live in the binary (no include path to hand to the
  * compiler) and because the cache key must cover exactly the text that is compiled. */
 #include <stdio.h>
@@ -140,7 +141,7 @@ static int expand_file(expander *x, const char *name, const char *includer, int 
     if (!text && includer)
         return cn_fail(x->err, CN_ERR_RUNTIME,
                        "%s, line %d: #include \"%s\" names no embedded file (the embedded sources "
-                       "are cl/*.cl and cl/*.clh)",
+                       "are named by their path under cl/, e.g. \"common/philox.clh\")",
                        includer, includer_line, name);
     if (!text)
         return cn_fail(x->err, CN_ERR_RUNTIME, "OpenCL source '%s' is not embedded in this build",

@@ -28,12 +28,9 @@ static int on_tune_entry(void *user, const char *section, const char *name, cons
         return 0;
     char *end;
     unsigned long v = strtoul(value, &end, 10);
-    if (*end || v == 0 || v > 4096 || (v & (v - 1)) || strlen(name) >= sizeof dev->tuned[0].kernel ||
-        dev->n_tuned == DEVICE_MAX_KERNELS)
+    if (*end || v == 0 || v > 4096 || (v & (v - 1)) || strlen(name) >= sizeof dev->tuned[0].kernel)
         return 0;
-    snprintf(dev->tuned[dev->n_tuned].kernel, sizeof dev->tuned[0].kernel, "%s", name);
-    dev->tuned[dev->n_tuned++].size = v;
-    return 1;
+    return device_shape_put(&dev->tuned, &dev->n_tuned, &dev->cap_tuned, name, v, 1) == 0;
 }
 
 int device_tune_load(device_ctx *dev)
@@ -77,8 +74,8 @@ int device_tune_store(const device_ctx *dev, const char *note)
 #define TIMER_PENDING 1024
 
 struct device_kernel_timer {
-    int n_kernels;
-    struct { char name[64]; double seconds; long launches; } kernels[DEVICE_MAX_KERNELS];
+    int n_kernels, cap_kernels; /* grows with the kernels launched */
+    struct timed_kernel { char name[64]; double seconds; long launches; } *kernels;
     int n_pending;
     struct { int kernel; cl_event ev; } pending[TIMER_PENDING];
 };
@@ -114,8 +111,14 @@ void device_kernel_timer_add(device_ctx *dev, const char *kernel, cl_event ev)
     while (k < t->n_kernels && strcmp(t->kernels[k].name, kernel))
         k++;
     if (k == t->n_kernels) {
-        if (k == DEVICE_MAX_KERNELS)
-            return;
+        if (k == t->cap_kernels) {
+            int cap = t->cap_kernels ? 2 * t->cap_kernels : 16;
+            struct timed_kernel *grown = realloc(t->kernels, (size_t)cap * sizeof *grown);
+            if (!grown)
+                return; /* a measurement only: out of memory, the launch goes untimed */
+            t->kernels = grown;
+            t->cap_kernels = cap;
+        }
         t->n_kernels++;
         snprintf(t->kernels[k].name, sizeof t->kernels[k].name, "%s", kernel);
         t->kernels[k].seconds = 0;
@@ -166,7 +169,9 @@ void device_kernel_timer_print(device_ctx *dev, FILE *out)
         return;
     timer_drain(t);
     /* (seconds, index) pairs sorted by time, most first */
-    double order[DEVICE_MAX_KERNELS][2];
+    double (*order)[2] = calloc((size_t)t->n_kernels + 1, sizeof *order);
+    if (!order)
+        return;
     double total = 0;
     long launches = 0;
     for (int k = 0; k < t->n_kernels; k++) {
@@ -184,6 +189,7 @@ void device_kernel_timer_print(device_ctx *dev, FILE *out)
                 t->kernels[k].launches, t->kernels[k].seconds,
                 total > 0 ? 100.0 * t->kernels[k].seconds / total : 0.0);
     }
+    free(order);
 }
 
 void device_kernel_timer_stop(device_ctx *dev)
@@ -191,6 +197,7 @@ void device_kernel_timer_stop(device_ctx *dev)
     if (!dev->timer)
         return;
     timer_drain(dev->timer);
+    free(dev->timer->kernels);
     free(dev->timer);
     dev->timer = NULL;
 }

@@ -26,7 +26,7 @@ int partition_tiles(const int64_t *xy, uint32_t n, uint32_t parts, uint16_t *par
  * into PY tiles at y coordinates. Tile s x PY + t holds the points with x[s] <= x < x[s + 1]
  * and y[s (PY + 1) + t] <= y < y[s (PY + 1) + t + 1]; the outer cuts are -/+ PARTITION_FAR, so
  * that every point of the plane lies in exactly one tile and a tile widened by up to 2^62 still
- * fits an int64. The retile kernel (cl/flood.cl) applies the same rule on the devices. */
+ * fits an int64. The retile kernel (cl/flood/flood.cl) applies the same rule on the devices. */
 #define PARTITION_FAR ((int64_t)1 << 61)
 typedef struct partition_cuts {
     uint32_t px, py;

@@ -3,6 +3,7 @@
 # every option set the host gives them (host/models/flood/flood_setup.c, create_kernels):
 # a warning printed while a user's run builds its kernels is a defect. First proves that it
 # catches one (tests/analysis/kernel_bad.cl), then builds each program in turn.
+# Includes name files by their path under cl/ ("common/philox.clh"), as the host's do.
 # Usage: kernel_warnings.sh CLANG SOURCE_DIR
 clang=$1 src=$2
 cl=$src/cl
@@ -32,8 +33,9 @@ if "$clang" -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -fsyntax-only -
     exit 1
 fi
 
-build selftest "" "$cl/selftest.cl"
-build phold "-I $cl/phold" "$cl/phold/phold.cl"
+build selftest "" "$cl/core/selftest.cl"
+build loops "" "$cl/core/loops.cl"
+build phold "" "$cl/phold/phold.cl"
 n=0
 for scheme in 0 1 2; do
     for conn in "" "-DFLOOD_QUDG=1" "-DFLOOD_QUDG=1 -DFLOOD_CAP=6" "-DFLOOD_CAP=4"; do
@@ -41,7 +43,7 @@ for scheme in 0 1 2; do
             opts="$conn $extra"
             [ "$scheme" -ne 0 ] && opts="$opts -DFLOOD_SCHEME=$scheme"
             n=$((n + 1))
-            build "flood$n" "$opts" "$cl/cells.cl" "$cl/flood.cl"
+            build "flood$n" "$opts" "$cl/common/cells.cl" "$cl/flood/flood.cl"
         done
         # node resources: a capacity alone or energy, static or moving nodes
         for res in "-DFLOOD_ENERGY=0 -DFLOOD_RES_MOBILE=0" "-DFLOOD_ENERGY=1 -DFLOOD_RES_MOBILE=1" \
@@ -49,7 +51,7 @@ for scheme in 0 1 2; do
             opts="$conn -DFLOOD_RESOURCES=1 $res"
             [ "$scheme" -ne 0 ] && opts="$opts -DFLOOD_SCHEME=$scheme"
             n=$((n + 1))
-            build "res$n" "$opts" "$cl/cells.cl" "$cl/flood.cl" "$cl/flood_resources.cl"
+            build "res$n" "$opts" "$cl/common/cells.cl" "$cl/flood/flood.cl" "$cl/flood/flood_resources.cl"
         done
     done
 done

@@ -250,6 +250,7 @@ static void expect_profile(const char *platform, const char *vendor, const char 
     CHECK(strstr(p.build_options, "-cl-fast-relaxed-math") == NULL);
     CHECK(strstr(p.build_options, "-cl-mad-enable") == NULL);
     CHECK(p.default_local_size >= 1);
+    platform_profile_free(&p);
 }
 
 static void expect_profile_error(const char *text, const char *part1, const char *part2)
@@ -284,6 +285,7 @@ static void test_profiles(void)
     CHECK(platform_profile_local_size(&p, "transmit") == 256);
     CHECK(platform_profile_local_size(&p, "no_such_kernel") == p.default_local_size);
     CHECK(platform_profile_local_size(&p, NULL) == p.default_local_size);
+    platform_profile_free(&p);
 
     char match[128];
     const char *good = "; comment\n[match]\nplatform = Foo Corp ,  bar \n[build]\noptions = -DX=1\n"
@@ -291,6 +293,7 @@ static void test_profiles(void)
     CHECK_ERR(platform_profile_parse("good.ini", good, &p, match, sizeof match, &err) == 0, err);
     CHECK(strcmp(p.build_options, "-DX=1") == 0);
     CHECK(p.default_local_size == 32 && platform_profile_local_size(&p, "transmit") == 128);
+    platform_profile_free(&p);
     device_entry bar = synthetic("The Bar Platform", "x", "d", CL_DEVICE_TYPE_GPU, NULL);
     device_entry foo = synthetic("x", "FOO CORP.", "d", CL_DEVICE_TYPE_GPU, NULL);
     device_entry other = synthetic("Foo", "Corp", "d", CL_DEVICE_TYPE_GPU, NULL);
@@ -389,7 +392,7 @@ static void test_expand(void)
     cn_error_clear(&err);
 
     /* The real, embedded self-test pulls in the Philox header. */
-    const char *selftest[] = {"selftest.cl"};
+    const char *selftest[] = {"core/selftest.cl"};
     CHECK_ERR(device_expand_sources(selftest, 1, NULL, NULL, &out, &err) == 0, err);
     CHECK(out && strstr(out, "inline uint4 philox4x32_10") &&
           strstr(out, "__kernel void selftest_philox"));
@@ -423,6 +426,38 @@ static void test_local_size_synthetic(void)
     dev.info.max_work_group = 0; /* unknown limit: the value itself, still a power of two */
     dev.local_size_override = 0;
     CHECK(device_local_size(&dev, "cell_count", NULL) == 512);
+    device_close(&dev);
+}
+
+/* No table of kernels has a fixed size: a profile of 100 entries (more than the programs
+ * hold today) keeps each, and a device records the size of each of 100 kernels it sizes. */
+static void test_many_kernels(void)
+{
+    enum { N = 100 };
+    char text[N * 32 + 64] = "[work_group]\ndefault = 64\n";
+    for (int i = 0; i < N; i++)
+        snprintf(text + strlen(text), sizeof text - strlen(text), "k%d = %d\n", i, 1 << (i % 8));
+    device_ctx dev;
+    memset(&dev, 0, sizeof dev);
+    char match[128];
+    cn_error err = {0};
+    CHECK_ERR(platform_profile_parse("many.ini", text, &dev.profile, match, sizeof match, &err) == 0,
+              err);
+    CHECK(dev.profile.n_kernels == N);
+    dev.info.max_work_group = 4096;
+    char name[16], want[16], sizes[4096];
+    for (int i = 0; i < N; i++) {
+        snprintf(name, sizeof name, "k%d", i);
+        CHECK(device_local_size(&dev, name, NULL) == (size_t)1 << (i % 8));
+        device_shape_mark_bad(&dev, name, 4);
+    }
+    CHECK(dev.n_local_used == N && dev.n_bad == N && dev.n_noted == N);
+    CHECK(device_shape_bad(&dev, "k99", 4) && !device_shape_bad(&dev, "k99", 8));
+    device_local_sizes_text(&dev, sizes, sizeof sizes);
+    snprintf(want, sizeof want, " k99=%d", 1 << (99 % 8));
+    CHECK(strstr(sizes, want) != NULL && strncmp(sizes, "k0=1 k1=2 k10=4 ", 16) == 0);
+    device_close(&dev);
+    CHECK(dev.local_used == NULL && dev.n_bad == 0 && dev.profile.work_group == NULL);
 }
 
 /* Run with OCL_ICD_VENDORS pointing at an empty directory: the ICD loader then finds no
@@ -461,6 +496,7 @@ int main(int argc, char **argv)
     test_profiles();
     test_expand();
     test_local_size_synthetic();
+    test_many_kernels();
     test_opencl();
     if (test_failures) {
         fprintf(stderr, "test_device: %d check(s) failed\n", test_failures);

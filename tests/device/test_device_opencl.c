@@ -9,7 +9,7 @@
 
 #include "test_device.h"
 
-static const char *const selftest_source[] = {"selftest.cl"};
+static const char *const selftest_source[] = {"core/selftest.cl"};
 
 static char cache_root[256]; /* a fresh XDG_CACHE_HOME for the cache tests */
 
@@ -202,7 +202,7 @@ static void test_build_failure(device_ctx *dev)
     CHECK(p == NULL);
     char want[400];
     snprintf(want, sizeof want,
-             "building the OpenCL program selftest.cl failed on device '%s': "
+             "building the OpenCL program core/selftest.cl failed on device '%s': "
              "CL_BUILD_PROGRAM_FAILURE (-11)",
              dev->info.name);
     CHECK_CONTAINS(err.msg, want);

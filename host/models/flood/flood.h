@@ -1,4 +1,4 @@
-/* The flood model of docs/model.md: host glue to cl/flood.cl. */
+/* The flood model of docs/model.md: host glue to cl/flood/flood.cl. */
 #ifndef CLNETSIM_FLOOD_H
 #define CLNETSIM_FLOOD_H
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* Flood model: the neighbour cap ([connectivity] max_neighbors, docs/models.md).
  *
  * Node i ranks its links of a window by (squared distance, id) and keeps the first K; a link
- * survives when both ends keep it. cap_select (cl/flood.cl) gives every node the key of its
+ * survives when both ends keep it. cap_select (cl/flood/flood.cl) gives every node the key of its
  * K-th link, its threshold, after which the test of one link reads two thresholds.
  *   - udg, static: the graph never changes, so the thresholds of window 0 filter the CSR lists
  *     once (csr_count, csr_fill) and every flooding path reads capped lists.

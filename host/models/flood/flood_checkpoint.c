@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cl/flood_layout.clh"
+#include "cl/flood/flood_layout.clh"
 #include "models/flood/flood_ckpt_format.h"
 #include "models/flood/flood_model.h"
 

@@ -12,11 +12,11 @@
  * gains a partition (or did not run window w) is given every relay of the window instead,
  * gathered from the start of each frontier that made them. When a frontier overflowed, the
  * whole window is exchanged. The order of the entries differs from a one-device run, which
- * no result depends on (cl/flood.cl). */
+ * no result depends on (cl/flood/flood.cl). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "cl/flood_layout.clh"
+#include "cl/flood/flood_layout.clh"
 #include "models/flood/flood_model.h"
 
 static uint64_t min_u64(uint64_t a, uint64_t b)

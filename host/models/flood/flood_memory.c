@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cl/flood_layout.clh"
+#include "cl/flood/flood_layout.clh"
 #include "models/flood/flood_memory.h"
 #include "models/flood/flood_model.h"
 

@@ -3,7 +3,7 @@
 #define CLNETSIM_FLOOD_MODEL_H
 #include <stdint.h>
 
-#include "cl/flood_layout.clh"
+#include "cl/flood/flood_layout.clh"
 #include "common/wide.h"
 #include "engine/cell_lists.h"
 #include "engine/checkpoint.h"
@@ -29,7 +29,7 @@ typedef struct transmit_prep {
     uint64_t relays_bound;
     cl_uint in_word, out_word, clear_word, stamp;
     /* forwarding schemes: the length words of the window's pending list and the next one's
-     * (cl/flood.cl, pend_list), rotated like IN_WORD and OUT_WORD */
+     * (cl/flood/flood.cl, pend_list), rotated like IN_WORD and OUT_WORD */
     cl_uint pend_word, next_pend_word;
     int sized;              /* the next frontier holds every relay the window can make */
     int spread;             /* its partitions are on several devices */
@@ -92,13 +92,13 @@ typedef struct flood_replica {
     int64_t capped;
     dbuf node_drop;         /* drop_probability drawn per node: each node's threshold */
     /* forwarding schemes in the window loop (m->scheme_window): the nodes' states per slot
-     * (SCHEME_WORDS uints per node and slot, cl/flood.cl), right for the nodes of the
+     * (SCHEME_WORDS uints per node and slot, cl/flood/flood.cl), right for the nodes of the
      * partitions it holds like its seen bits, and the kernel of the window's decisions */
     dbuf scheme_state;
     cl_kernel k_decide;
     size_t ls_decide;
     karg_cache decide_args;
-    /* ... and its pending lists (cl/flood.cl, pend_list): two halves of PEND_CAP items. They
+    /* ... and its pending lists (cl/flood/flood.cl, pend_list): two halves of PEND_CAP items. They
      * hold every pair to decide only while the device runs window after window: PEND_RAN is
      * the last window whose decisions it ran, PEND_BROKEN says that states reached it from
      * elsewhere since (a migration, a re-tiling, a checkpoint, grown slots), and PEND_FULL
@@ -107,7 +107,7 @@ typedef struct flood_replica {
     uint32_t pend_cap;
     int64_t pend_ran, pend_full, pend_seen;
     int pend_broken;
-    /* node resources (flood_resources.c, cl/flood_resources.cl): the four kernels of a window
+    /* node resources (flood_resources.c, cl/flood/flood_resources.cl): the four kernels of a window
      * and their argument caches; per node the energy left, the death time, the first entry of
      * its list and the last window whose copies reached it (its stamp); the window's
      * transmitters and entries, ENT_CAP of them; the costs per flow; the window whose list
@@ -222,7 +222,7 @@ struct model {
     uint32_t cap;
     int cap_live;
     /* Node resources (docs/models.md): a receive capacity or an energy budget (ENERGY) make
-     * every window run the kernels of cl/flood_resources.cl instead of transmit. */
+     * every window run the kernels of cl/flood/flood_resources.cl instead of transmit. */
     int resources, energy;
     int64_t links, links_cut;
     uint64_t extent[3];     /* area sides in mm for placement and waypoints */
@@ -390,7 +390,7 @@ void flood_reach_box(const struct model *m, uint32_t part, int64_t w, int extra,
 int flood_move(struct model *m, flood_replica *r, int64_t window, cl_event *ev, cn_error *err);
 /* The replicas holding at least one partition, a bit each. */
 int flood_holders(const struct model *m);
-/* A 128-bit control counter (cl/flood_layout.clh, CTL_HI) summed over the replicas' last
+/* A 128-bit control counter (cl/flood/flood_layout.clh, CTL_HI) summed over the replicas' last
  * read-backs. */
 wide_int flood_counter(const struct model *m, int word);
 /* The same as an int64 result member NAME in *OUT; a value past 2^63 - 1 (which needs more
@@ -418,7 +418,7 @@ uint32_t flood_packets_due(struct model *m, int64_t end);
 int flood_packet_pending(struct model *m, int64_t *t);
 /* Takes the next departure (one flood_packets_due counted) into slot SLOT of window W. */
 void flood_take_packet(struct model *m, uint32_t slot, int64_t w, departure *dep);
-/* uints per slot of a window's deliveries on the devices (DELIV_WORDS in cl/flood.cl). */
+/* uints per slot of a window's deliveries on the devices (DELIV_WORDS in cl/flood/flood.cl). */
 uint32_t flood_deliv_words(const struct model *m);
 /* Window W's deliveries per slot, read back from one replica (SLOTS x flood_deliv_words). */
 void flood_add_deliveries(struct model *m, int64_t w, const uint32_t *deliv);

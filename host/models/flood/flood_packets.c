@@ -1,5 +1,5 @@
 /* Whole packets: static scenarios flood each packet from its creation to its
- * last relay within one launch (flood_packets in cl/flood.cl), instead of advancing every
+ * last relay within one launch (flood_packets in cl/flood/flood.cl), instead of advancing every
  * packet by one hop per window with the host in between.
  *
  * Why: in a static scenario packets never meet (each has its own seen set and nobody moves),
@@ -18,11 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cl/flood_layout.clh"
+#include "cl/flood/flood_layout.clh"
 #include "models/flood/flood_ckpt_format.h"
 #include "models/flood/flood_model.h"
 
-/* Longs per work-group statistics row (PACKET_STATS in cl/flood.cl). */
+/* Longs per work-group statistics row (PACKET_STATS in cl/flood/flood.cl). */
 enum {
     PS_TX,
     PS_RX,
@@ -79,7 +79,8 @@ int flood_packets_wanted(const struct model *m)
            !m->resources && !(m->scheme && m->loops_limited);
 }
 
-/* Longs per work-item in the end-of-packet reduction (RED_WIDTH, RED_SCHEME in cl/flood.cl). */
+/* Longs per work-item in the end-of-packet reduction (RED_WIDTH, RED_SCHEME in
+ * cl/flood/flood.cl). */
 static size_t red_width(const struct model *m)
 {
     return m->scheme ? 9 : m->flows ? 6 : 3;

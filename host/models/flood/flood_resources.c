@@ -3,7 +3,7 @@
  *
  * The rules order every node's events of a window (its transmissions by (time, packet), then
  * its copies by (time, packet, sender)), so the window's transmissions run as four kernels of
- * cl/flood_resources.cl instead of transmit: lists of each transmitter's entries, payment in
+ * cl/flood/flood_resources.cl instead of transmit: lists of each transmitter's entries, payment in
  * order, copies counted and taken per receiver (in order where the rules bind), the lists
  * emptied. The per-node state (energy left, time of death) lives on the device that holds the
  * partition and moves with it; the counters are the control words of flood_layout.clh, read
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cl/flood_layout.clh"
+#include "cl/flood/flood_layout.clh"
 #include "models/flood/flood_model.h"
 
 /* Work-groups for ITEMS work-items of LS: the kernels stride over any number of items and

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cl/flood_layout.clh"
+#include "cl/flood/flood_layout.clh"
 #include "models/flood/flood_model.h"
 
 static int retiles(const struct model *m)
@@ -90,7 +90,7 @@ int flood_retile_setup(struct model *m, cn_error *err)
     return rc;
 }
 
-/* uints of a node's state per slot under a scheme (0 without: cl/flood.cl, SCHEME_WORDS) */
+/* uints of a node's state per slot under a scheme (0 without: cl/flood/flood.cl, SCHEME_WORDS) */
 static cl_uint state_words(const struct model *m)
 {
     return m->scheme_window ? 4u : 0u;

@@ -3,7 +3,7 @@
  * Under counter and distance a node decides a whole number of windows after its first
  * reception, from the copies it heard until then. Each window therefore runs, per partition,
  * the transmit kernel (which only counts the copies and takes first receptions, with the
- * least hop count among them) and then scheme_decide (cl/flood.cl), which settles the
+ * least hop count among them) and then scheme_decide (cl/flood/flood.cl), which settles the
  * window's first receptions and the decisions that fall due, and appends the relays, each
  * carrying its hop count. The per-node state between the two (least hop count, copies, the
  * near flag, the decision window) lives per packet slot on the device that holds the node's
@@ -11,15 +11,15 @@
  * slot's states are cleared with its bits. A packet whose nodes still wait for their
  * decision is alive without transmitting; the liveness word says so (SCHEME_WAIT_MARK), and
  * the loop keeps running windows for it. Under node resources the copies are taken by the
- * resource kernels (cl/flood_resources.cl), which hear only those that happen, and the word
+ * resource kernels (cl/flood/flood_resources.cl), which hear only those that happen, and the word
  * gathers marks instead (SLOT_MARKS): a packet may transmit, relay and wait in one window. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "cl/flood_layout.clh"
+#include "cl/flood/flood_layout.clh"
 #include "models/flood/flood_model.h"
 
-/* uints of one node's state in one slot (SCHEME_WORDS in cl/flood.cl) */
+/* uints of one node's state in one slot (SCHEME_WORDS in cl/flood/flood.cl) */
 #define SCHEME_NODE_WORDS 4
 
 size_t flood_scheme_slot_bytes(const struct model *m)

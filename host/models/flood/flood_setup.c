@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cl/flood_layout.clh"
+#include "cl/flood/flood_layout.clh"
 #include "engine/partition.h"
 #include "models/flood/flood_memory.h"
 #include "models/flood/flood_model.h"
@@ -122,7 +122,7 @@ static cl_ulong transmit_local_args(size_t size, const void *user)
     return 4 + 2 * 4 + (cl_ulong)size * 32 + (cl_ulong)2 * size * m->entry_bytes;
 }
 
-/* Kernels of each mobility model (cl/flood.cl); random_walk needs no initial draw. */
+/* Kernels of each mobility model (cl/flood/flood.cl); random_walk needs no initial draw. */
 static const char *mobility_init_kernel(int mobility)
 {
     return mobility == MOBILITY_RWP ? "rwp_init"
@@ -168,9 +168,9 @@ static void mobility_plan(struct model *m)
 static int create_kernels(struct model *m, flood_replica *r, cn_error *err)
 {
     /* node resources add their kernels, built only for the scenarios that use them */
-    const char *sources[] = {"cells.cl", "flood.cl", "flood_resources.cl"};
+    const char *sources[] = {"common/cells.cl", "flood/flood.cl", "flood/flood_resources.cl"};
     /* qudg draws its links in the kernels, and the cap sizes private arrays: without them
-     * the kernels build without that code (cl/flood.cl) */
+     * the kernels build without that code (cl/flood/flood.cl) */
     char options[256] = "";
     if (m->sc.connectivity == CONNECTIVITY_QUDG)
         snprintf(options, sizeof options, "-DFLOOD_QUDG=1");
@@ -235,7 +235,7 @@ static int create_kernels(struct model *m, flood_replica *r, cn_error *err)
     return rc;
 }
 
-/* The initial draws of the run of ids SEG (cl/flood.cl, *_init), if its model has any. */
+/* The initial draws of the run of ids SEG (cl/flood/flood.cl, *_init), if its model has any. */
 static int mobility_init_run(struct model *m, flood_replica *r, const mobility_segment *seg,
                              cn_error *err)
 {
@@ -301,7 +301,7 @@ const dbuf *flood_node_drop_buffer(const flood_replica *r)
     return r->node_drop.mem ? &r->node_drop : &r->pos;
 }
 
-/* move_groups' table: a row of SEG_WORDS longs per run of ids (cl/flood.cl). */
+/* move_groups' table: a row of SEG_WORDS longs per run of ids (cl/flood/flood.cl). */
 static int write_segment_table(struct model *m, flood_replica *r, cn_error *err)
 {
     enum { WORDS = 12 };
@@ -928,7 +928,7 @@ int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs
     m->L = sc->relay_delay_ns;
     area_extent(m);
     m->scheme = sc->scheme != SCHEME_PROBABILISTIC;
-    /* under a scheme a frontier entry carries its hop count (cl/flood.cl, entry_t) */
+    /* under a scheme a frontier entry carries its hop count (cl/flood/flood.cl, entry_t) */
     m->entry_bytes = m->scheme ? 16 : 8;
     m->resources = scenario_has_resources(sc);
     m->energy = scenario_has_energy(sc);

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cl/flood_layout.clh"
+#include "cl/flood/flood_layout.clh"
 #include "models/flood/flood_ckpt_format.h"
 #include "models/flood/flood_metrics.h"
 #include "models/flood/flood_model.h"
@@ -20,7 +20,7 @@ static const event_kind flood_kinds[FLOOD_N_KINDS] = {
 static const char *const flood_flows[] = {"positions", "cells", "seen", "frontier", "counters"};
 
 /* Words of a new packet in the window descriptor: (slot, packet), and with flows its source,
- * time (lo, hi), destination and flow (cl/flood.cl, NEW_WORDS). */
+ * time (lo, hi), destination and flow (cl/flood/flood.cl, NEW_WORDS). */
 static uint32_t new_words(const struct model *m)
 {
     return m->flows ? 7u : 2u;
@@ -163,7 +163,7 @@ static int assign_packets(struct model *m, const window_plan *plan, uint32_t **d
         m->desc_cap[par] = need * 2;
     }
     uint32_t *dh = m->desc_host[par];
-    /* stamps wrap at 2^32 windows: cl/flood_layout.clh, SLOT_FRESH */
+    /* stamps wrap at 2^32 windows: cl/flood/flood_layout.clh, SLOT_FRESH */
     int stale_words = plan->index >= ((int64_t)1 << 32) - 2;
     for (uint32_t q = 0; q < m->n_new; q++) {
         uint32_t slot = m->free_slots[--m->n_free];
@@ -404,7 +404,7 @@ static int enqueue_transmit(struct model *m, uint32_t part, flood_replica *r, in
         rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 35, 4,
                                 KARG(rmin2), KARG(link_thr), KBUF(*flood_cap_buffer(r)),
                                 KBUF(*flood_node_drop_buffer(r)));
-    /* traffic flows: the slot tables and this window's delivery counts (cl/flood.cl) */
+    /* traffic flows: the slot tables and this window's delivery counts (cl/flood/flood.cl) */
     cl_uint slots = m->slots, parity = (cl_uint)(w & 1);
     const dbuf *ftime = m->flows ? &r->slot_time : &r->spill;
     const dbuf *froute = m->flows ? &r->slot_route : &r->spill;

@@ -112,7 +112,7 @@ static size_t floor_pow2(size_t x)
 
 static int build_device(phold_model *pm, phold_device *d, cn_error *err)
 {
-    static const char *const sources[] = {"phold.cl"};
+    static const char *const sources[] = {"phold/phold.cl"};
     int rc = device_build_program(d->dev, sources, 1, "", &d->prog, err);
     for (int k = 0; k < PK_COUNT && rc == 0; k++) {
         rc = device_create_kernel(d->dev, d->prog, kernel_names[k], &d->k[k], err);

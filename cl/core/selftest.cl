@@ -1,9 +1,9 @@
 #pragma OPENCL FP_CONTRACT OFF
 /* Known-answer self-test run on every device before use (host/device/device_selftest.c): the
- * host compares the outputs with the Philox answers of MODEL.md and with the 64-bit integer and
- * atomic results below. A device that gets any of them wrong would break the determinism
+ * host compares the outputs with the Philox answers of docs/model.md and with the 64-bit integer
+ * and atomic results below. A device that gets any of them wrong would break the determinism
  * contract silently, so it is refused instead. */
-#include "philox.clh"
+#include "common/philox.clh"
 
 /* One known answer per work-item: CTR_KEY holds ctr[4], key[2] per answer. The answer comes
  * from philox4x32_10 and, in lane i % 16 of a block of sixteen, from philox4x32_10_x16 (the

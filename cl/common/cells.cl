@@ -2,7 +2,7 @@
 /* Cell lists, rebuilt on the device by count, prefix sum and scatter: memory O(N + cells),
  * and a neighbour search that only looks at the 3x3(x3) cells around a node. Cells are at
  * least the radio range wide, so every neighbour lies in an adjacent cell. */
-#include "geometry.clh"
+#include "common/geometry.clh"
 
 /* A node left out of the lists: its cell_of entry. */
 #define CELL_NONE 0xffffffffu

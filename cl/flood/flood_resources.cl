@@ -374,7 +374,7 @@ typedef struct res_rx {
     pend_list pl; /* under a scheme: the window's pending list */
 } res_rx;
 
-/* Node J hears the copy of entry E's packet from node I (MODEL.md's reception: a first
+/* Node J hears the copy of entry E's packet from node I (docs/model.md's reception: a first
  * reception may be a delivery and a relay; under a scheme the copy is heard and the decision
  * left to scheme_decide, as in transmit). */
 inline void res_hear(res_rx *x, uint i, uint j, uint4 e, ulong *sums)

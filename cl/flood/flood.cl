@@ -1,5 +1,5 @@
 #pragma OPENCL FP_CONTRACT OFF
-/* The flood model of MODEL.md on the device. One window [T, T + L) runs:
+/* The flood model of docs/model.md on the device. One window [T, T + L) runs:
  *   move_rwp (mobile scenarios, windows after the first)
  *   cell lists (mobile: every window with transmissions; static: once, then CSR lists)
  *   transmit (every transmission of the window with its receptions and relays, the source's
@@ -8,10 +8,10 @@
  * (node, slot) entries of a frontier; relays are appended to the next window's frontier.
  * Every result is a set union or an integer sum, so the order in which work-items run, the
  * work-group size and the device cannot change it. */
-#include "philox.clh"
-#include "geometry.clh"
-#include "flood_layout.clh"
-#include "test_break.clh"
+#include "common/philox.clh"
+#include "common/geometry.clh"
+#include "flood/flood_layout.clh"
+#include "common/test_break.clh"
 
 /* 64-bit counter kept as two 32-bit words, updated with 32-bit atomics only (OpenCL 1.2 core):
  * a carry out of the low word is added to the high word. Sums are exact modulo 2^64. */
@@ -95,9 +95,9 @@ inline void add_wide(volatile __global uint *ctl, uint word, ulong v)
 #define BROADCAST 0xffffffffu
 
 /* Forwarding schemes (docs/models.md, "Forwarding schemes"): -DFLOOD_SCHEME=1 (counter) or 2
- * (distance); 0: probabilistic, MODEL.md's rule. Under a scheme a transmission's hop count
- * no longer follows from its time (a node relays a whole number of windows after its first
- * reception), so a frontier entry carries it: (node, slot, hop count, 0) instead of (node,
+ * (distance); 0: probabilistic, docs/model.md's rule. Under a scheme a transmission's hop
+ * count no longer follows from its time (a node relays a whole number of windows after its
+ * first reception), so a frontier entry carries it: (node, slot, hop count, 0) instead of (node,
  * slot). ENTRY_HOP(e, h) is the entry's hop count, H when entries do not carry one. */
 #ifndef FLOOD_SCHEME
 #define FLOOD_SCHEME 0
@@ -778,7 +778,8 @@ inline void append_entry(entry_t e, volatile __global uint *ctl, uint out_word,
     alive[e.y] = stamp;
 }
 
-/* Appends relay (j, slot) straight to the frontier (MODEL.md's rule: no hop count carried). */
+/* Appends relay (j, slot) straight to the frontier (docs/model.md's rule: no hop count
+ * carried). */
 inline void append_global(uint j, uint slot, volatile __global uint *ctl, uint out_word,
                           __global entry_t *out, uint capacity, __global uint *spill, uint words,
                           __global uint *alive, uint stamp)
@@ -831,7 +832,7 @@ inline int ttl_allows_relay(long h, const window_params *w)
     return w->ttl == 0u || h < (long)w->ttl;
 }
 
-/* What follows node j's first reception of packet k at time t with hop count h (MODEL.md):
+/* What follows node j's first reception of packet k at time t with hop count h (docs/model.md):
  * a delivery at the destination, then j relays unless the ttl stops it or the relay draw
  * {j, k, 1, 0} says drop. Returns 1 when j relays. */
 inline int after_first_reception(uint j, uint slot, uint k, long t, long tk, long h,
@@ -1269,7 +1270,7 @@ __kernel void export_border(__global const entry_t *in, uint in_word, uint capac
 
 /* ---- forwarding schemes: the decisions of a window ---------------------------------------- */
 
-/* Node resources under a scheme (FLOOD_RESOURCES, cl/flood_resources.cl): a slot's word
+/* Node resources under a scheme (FLOOD_RESOURCES, cl/flood/flood_resources.cl): a slot's word
  * gathers marks (SLOT_MARKS in flood_layout.clh) instead of being overwritten, because the
  * host needs to know both whether the packet transmitted and whether it lives on. */
 #ifndef FLOOD_RESOURCES
@@ -2158,8 +2159,8 @@ __kernel void flood_packets_local(uint k0, uint count, __global const uint *rest
 
 /* ---- forwarding schemes, whole packets (docs/models.md, "Forwarding schemes") ----------- */
 
-/* -DFLOOD_SCHEME=1 (counter) or 2 (distance); 0: probabilistic, MODEL.md's rule, which the
- * kernels above implement. */
+/* -DFLOOD_SCHEME=1 (counter) or 2 (distance); 0: probabilistic, docs/model.md's rule, which
+ * the kernels above implement. */
 #ifndef FLOOD_SCHEME
 #define FLOOD_SCHEME 0
 #endif
