@@ -48,17 +48,17 @@ static void print_metrics(const run_results *r, int contract, FILE *out)
     }
 }
 
-/* "contract": the members json_compare compares, those just written (a table with rows
- * included), after model and seed. */
+/* "contract", the last member: the members json_compare compares (a table with rows
+ * included). Last, so that the members before it are where they always were. */
 static void print_contract(const run_results *r, FILE *out)
 {
-    fprintf(out, "  \"contract\": [\"model\", \"seed\"");
+    fprintf(out, ",\n  \"contract\": [\"model\", \"seed\"");
     for (int i = 0; i < r->n_metrics; i++)
         if (r->metrics[i].set && results_metric(r, i)->contract)
             fprintf(out, ", \"%s\"", r->metrics[i].name);
     if (r->n_rows > 0)
         fprintf(out, ", \"%s\"", r->declared->table->name);
-    fprintf(out, "],\n");
+    fprintf(out, "]");
 }
 
 void csv_print_field(FILE *out, const char *s)
@@ -92,8 +92,8 @@ void json_print_string(FILE *out, const char *s)
 
 static void print_tail(const run_results *r, FILE *out);
 
-/* Model and seed, the contract members in their declared order (a table last), the list of
- * them, the metrics outside the contract, then what every run has. */
+/* Model and seed, the contract members in their declared order (a table last), the metrics
+ * outside the contract, what every run has, then the list of the contract's members. */
 void report_print_json(const run_results *r, FILE *out)
 {
     fprintf(out, "{\n  \"model\": ");
@@ -102,9 +102,10 @@ void report_print_json(const run_results *r, FILE *out)
     print_metrics(r, 1, out);
     if (r->n_rows > 0)
         print_table(r, out);
-    print_contract(r, out);
     print_metrics(r, 0, out);
     print_tail(r, out);
+    print_contract(r, out);
+    fprintf(out, "\n}\n");
 }
 
 /* The members every model's results share: measurements, devices, injector, host. */
@@ -161,7 +162,7 @@ static void print_tail(const run_results *r, FILE *out)
         fprintf(out, ",\n  \"resumed_from_ns\": %lld", (long long)r->resumed_from_ns);
     if (r->checkpoints > 0)
         fprintf(out, ",\n  \"checkpoints\": %lld", (long long)r->checkpoints);
-    fprintf(out, ",\n  \"complete\": %s\n}\n", r->interrupted ? "false" : "true");
+    fprintf(out, ",\n  \"complete\": %s", r->interrupted ? "false" : "true");
 }
 
 /* An output written directly where it is (no temporary file, no rename): the descriptor of
