@@ -12,9 +12,11 @@
  *
  * Each LP also keeps the least time of its slots below a mark (stats STAT_MIN, STAT_BASE):
  * the execution sets both, deliveries append above the mark, and the minimum kernel reads
- * only what was appended. An event in the outbox is a uint4: time (low, high), origin,
- * serial. */
+ * only what was appended. Remote events travel through the core's exchange (common/exchange.clh):
+ * a record is a uint4, time (low, high), origin, serial, and its destination word is the LP
+ * (partition LP / part_lps). */
 #pragma OPENCL FP_CONTRACT OFF
+#include "common/exchange.clh"
 #include "common/philox.clh"
 #include "phold/phold_layout.clh"
 
@@ -88,9 +90,8 @@ inline int execute_one(lp_run *r, long t, ulong remote_thr, long lookahead, uint
     uint serial = (uint)((ulong)r->E + r->k);
     int stays = !(r->N > 1 && (ulong)w.x < remote_thr);
     if (!stays) {
-        uint o = atomic_inc(&ctl[CTL_OUT]);
-        if (o >= out_cap) {
-            atomic_inc(&ctl[CTL_STALLED]);
+        uint o = xch_reserve(ctl, out_cap);
+        if (o == 0xffffffffu) {
             r->stopped = 1;
             return -1;
         }
@@ -111,7 +112,7 @@ inline int execute_one(lp_run *r, long t, ulong remote_thr, long lookahead, uint
 /* One window of LPs first .. first + n - 1: each executes its events with t < tend in key
  * order. Local new events replace the event that made them; remote ones are appended to the
  * outbox and their slots given up. When the outbox is full the LP stops before the event it
- * could not send (in key order, so nothing is skipped) and counts itself in CTL_STALLED: the
+ * could not send (in key order, so nothing is skipped) and counts itself in XCH_STALLED: the
  * host makes room and runs the window again, which executes only what is left. Per-LP
  * statistics: stats[s * N + i]. */
 __kernel void phold_execute(uint first, uint n, long tend, uint N, uint E, ulong remote_thr,
@@ -243,26 +244,27 @@ __kernel void phold_execute(uint first, uint n, long tend, uint N, uint E, ulong
     stats[(ulong)STAT_BASE * N + r.i] = c;
 }
 
-/* Delivers the outbox's records (their number: min(ctl[CTL_OUT], out_cap)): a record for an
- * LP of a partition this device holds (here[p]) takes a slot of that LP; one that finds the
- * LP's slots full goes to the overflow area (the host grows the slots and delivers it again);
- * one for an LP held elsewhere goes to the export area (the host carries it there). Slot order
- * is the order of the atomics, which never matters: LPs select by key. A grid-stride loop, so
- * that the host launches without reading the count back. */
+/* PHOLD's consumer of the core's exchange: delivers the outbox's records (or the inbox's the
+ * core filled in its place; their number: xch_count). A record for an LP of a partition this
+ * device holds takes a slot of that LP; one that finds the LP's slots full goes to the
+ * deferred area (the host grows the slots and the core delivers it again); one for an LP held
+ * elsewhere goes to the export area (the core carries it there). Slot order is the order of
+ * the atomics, which never matters: LPs select by key. A grid-stride loop, so that the host
+ * launches without reading the count back. */
 __kernel void phold_deliver(__global uint *ctl, uint out_cap, __global const uint4 *out_ev,
                             __global const uint *out_dest, uint N, uint C, uint part_lps,
                             __global const uchar *here, __global uint *cnt,
                             __global long *slot_t, __global uint2 *slot_os,
-                            __global uint4 *ovf_ev, __global uint *ovf_dest,
+                            __global uint4 *def_ev, __global uint *def_dest,
                             __global uint4 *x_ev, __global uint *x_dest)
 {
-    uint total = min(ctl[CTL_OUT], out_cap);
+    uint total = xch_count(ctl, out_cap);
     uint step = (uint)get_global_size(0);
     for (uint o = (uint)get_global_id(0); o < total; o += step) {
         uint d = out_dest[o];
         uint4 e = out_ev[o];
-        if (!here[d / part_lps]) {
-            uint x = atomic_inc(&ctl[CTL_EXPORT]);
+        if (!xch_here(here, d, part_lps)) {
+            uint x = xch_export_slot(ctl);
             x_ev[x] = e;
             x_dest[x] = d;
             continue;
@@ -272,15 +274,15 @@ __kernel void phold_deliver(__global uint *ctl, uint out_cap, __global const uin
             slot_t[(ulong)q * N + d] = ev_time(e);
             slot_os[(ulong)q * N + d] = e.zw;
         } else {
-            uint x = atomic_inc(&ctl[CTL_OVERFLOW]);
-            ovf_ev[x] = e;
-            ovf_dest[x] = d;
+            uint x = xch_defer_slot(ctl);
+            def_ev[x] = e;
+            def_dest[x] = d;
         }
     }
 }
 
 /* After an overflow: each LP's count (first .. first + n - 1) cut back to the C_OLD slots it
- * has (the rest is in the overflow area, delivered again next). The slots themselves stay
+ * has (the rest is in the deferred area, delivered again next). The slots themselves stay
  * where they are: slot q of LP i is at q * N + i, so more slots are more rows after them. */
 __kernel void phold_regrow(uint first, uint n, uint c_old, __global uint *cnt)
 {
@@ -351,7 +353,7 @@ __kernel void phold_min(uint first, uint n, uint N, uint C, __global const uint 
     if (g < n) {
         uint i = first + g;
         /* an LP that overflowed counts more events than its C slots hold: the others wait in
-         * the overflow area, and this kernel runs again once they are delivered */
+         * the deferred area, and this kernel runs again once they are delivered */
         uint c = min(cnt[i], C);
         uint mark = (uint)stats[(ulong)STAT_BASE * N + i];
         m = (long)stats[(ulong)STAT_MIN * N + i];

@@ -116,7 +116,7 @@ int phold_results(struct model *m, run_results *res, cn_error *err)
     res->model_events = events;
     res->device_bytes = pm->peak_bytes;
     res->host.wait_s = pm->wait_s;
-    res->injector.exchanged_bytes = pm->exchanged;
+    res->injector.exchanged_bytes = pm->ex.moved_bytes;
     return 0;
 }
 
@@ -167,11 +167,8 @@ int phold_migrate(struct model *m, int partition, int to, uint64_t *bytes, cn_er
     for (int s = 0; s < STAT_WORDS && rc == 0; s++)
         rc = dbuf_write(b->dev, &b->stats, 8 * ((size_t)s * pm->N + first), 8 * (size_t)n,
                         stats + (size_t)s * n, 0, err);
-    unsigned char zero = 0, one = 1;
-    if (!rc)
-        rc = dbuf_write(a->dev, &a->here, p, 1, &zero, 1, err);
     if (!rc) /* blocking: the host areas are freed next */
-        rc = dbuf_write(b->dev, &b->here, p, 1, &one, 1, err);
+        rc = exchange_move_home(&pm->ex, (int)p, pm->home[p], to, err);
     free(cnt);
     free(stats);
     free(tw);

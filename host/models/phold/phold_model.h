@@ -5,13 +5,15 @@
 
 #include "engine/dbuf.h"
 #include "engine/engine.h"
+#include "engine/exchange.h"
 
 #define PHOLD_EXP_ENTRIES 65536
 
 enum phold_kernel { PK_START, PK_EXECUTE, PK_DELIVER, PK_REGROW, PK_MIN, PK_RESULTS, PK_COUNT };
 
 /* What one device holds: arrays for every LP (only the partitions it holds are live there:
- * HERE), the outbox and the areas its deliveries fill. */
+ * the exchange's partition map). Its outbox and the areas its deliveries fill are the core
+ * exchange's (phold_model.ex). */
 typedef struct phold_device {
     device_ctx *dev;
     cl_program prog;
@@ -22,16 +24,9 @@ typedef struct phold_device {
     dbuf slot_t;            /* long[slots_per_lp * N]: slot q of LP i at q * N + i */
     dbuf slot_os;           /* uint2[slots_per_lp * N]: (origin, serial) likewise */
     dbuf stats;             /* ulong[STAT_WORDS * N] */
-    dbuf out_ev, out_dest;  /* the outbox: uint4 and uint [out_cap] */
-    dbuf ovf_ev, ovf_dest;  /* records that found their LP full */
-    dbuf x_ev, x_dest;      /* records for LPs held by other devices */
-    dbuf ctl;               /* uint[CTL_WORDS] */
-    dbuf here;              /* uchar[n_parts]: 1 for the partitions this device holds */
     dbuf group_min;         /* long[2 * n_groups]: least time, executed events */
     dbuf group_res;         /* ulong[n_groups * RES_WORDS] */
     uint32_t slots_per_lp;  /* C */
-    uint32_t out_cap;
-    uint32_t ctl_host[8];
     int ran;                /* it ran a set this window */
     int64_t sets;           /* sets it ran, for the report */
 } phold_device;
@@ -56,12 +51,10 @@ typedef struct phold_model {
     dbuf_account acc;
     uint64_t peak_bytes;
     double wait_s;
-    uint64_t exchanged;     /* bytes of records carried between devices */
     uint64_t migrated;      /* bytes of partitions moved between devices */
-    /* host staging of records moved between devices */
-    uint32_t *stage_dest;
-    uint32_t (*stage_ev)[4];
-    size_t stage_cap;
+    /* remote events between devices: records of a uint4 event, destination word the LP */
+    exchange ex;
+    int ex_ready;           /* EX was set up (released on destroy) */
 } phold_model;
 
 static inline phold_model *phold_of(struct model *m) { return (phold_model *)(void *)m; }
@@ -78,11 +71,11 @@ void phold_destroy(struct model *m);
 const char *phold_kernel_profile_name(int k);
 /* Grows D's event slots to C_NEW per LP, keeping every LP's events. */
 int phold_grow_slots(phold_model *pm, phold_device *d, uint32_t c_new, cn_error *err);
-/* Grows D's outbox and its overflow and export areas to CAP records (their contents are
- * consumed: nothing is kept). */
-int phold_grow_outbox(phold_model *pm, phold_device *d, uint32_t cap, cn_error *err);
 
 /* phold_window.c */
+/* Sets up the core exchange for the model's remote events (records of a uint4 event, the
+ * destination word its LP) with PHOLD's consumer: the delivery into slots. */
+int phold_exchange_init(phold_model *pm, uint32_t capacity, cn_error *err);
 int phold_plan_window(struct model *m, window_plan *plan, cn_error *err);
 int phold_run_set(struct model *m, const window_plan *plan, const event_set *set,
                   device_ctx *dev, cl_event *evs, int *n_evs, cn_error *err);

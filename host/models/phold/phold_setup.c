@@ -63,19 +63,20 @@ static uint32_t first_outbox(uint64_t population)
     return c > (1u << 30) ? (1u << 30) : (uint32_t)c;
 }
 
-/* Bytes a device holds for N LPs with C slots each and an outbox of OUT records. */
+/* Bytes a device holds for N LPs with C slots each and an exchange outbox of OUT records. */
 static uint64_t device_bytes(const phold_model *pm, uint32_t C, uint32_t out)
 {
     uint64_t n = pm->N, groups = pm->group_base[pm->n_parts];
     return 4 * n + 16 * n * C + 8 * STAT_WORDS * n + 8 * PHOLD_EXP_ENTRIES +
-           3 * 20 * (uint64_t)out + 4 * CTL_WORDS + pm->n_parts + 16 * groups +
-           8 * RES_WORDS * groups;
+           exchange_device_bytes(16, out, pm->n_parts) + 16 * groups + 8 * RES_WORDS * groups;
 }
 
-/* Refuses, before any allocation, a device that cannot hold the run's start. */
-static int check_memory(const phold_model *pm, const phold_device *d, cn_error *err)
+/* Refuses, before any allocation, a device that cannot hold the run's start (with an outbox
+ * of OUT records). */
+static int check_memory(const phold_model *pm, const phold_device *d, uint32_t out,
+                        cn_error *err)
 {
-    uint64_t need = device_bytes(pm, d->slots_per_lp, d->out_cap);
+    uint64_t need = device_bytes(pm, d->slots_per_lp, out);
     uint64_t slots = 16 * (uint64_t)pm->N * d->slots_per_lp; /* two buffers of half of it */
     const device_entry *e = &d->dev->info;
     if (need > e->global_mem)
@@ -128,46 +129,6 @@ static int build_device(phold_model *pm, phold_device *d, cn_error *err)
     return rc;
 }
 
-static int alloc_outbox(phold_model *pm, phold_device *d, uint32_t cap, cn_error *err)
-{
-    device_ctx *dev = d->dev;
-    int rc = dbuf_alloc(dev, &d->out_ev, 16 * (size_t)cap, &pm->acc, "phold outbox", err);
-    if (!rc)
-        rc = dbuf_alloc(dev, &d->out_dest, 4 * (size_t)cap, &pm->acc, "phold outbox", err);
-    if (!rc)
-        rc = dbuf_alloc(dev, &d->ovf_ev, 16 * (size_t)cap, &pm->acc, "phold overflow", err);
-    if (!rc)
-        rc = dbuf_alloc(dev, &d->ovf_dest, 4 * (size_t)cap, &pm->acc, "phold overflow", err);
-    if (!rc)
-        rc = dbuf_alloc(dev, &d->x_ev, 16 * (size_t)cap, &pm->acc, "phold export", err);
-    if (!rc)
-        rc = dbuf_alloc(dev, &d->x_dest, 4 * (size_t)cap, &pm->acc, "phold export", err);
-    if (!rc)
-        d->out_cap = cap;
-    return rc;
-}
-
-static void release_outbox(phold_model *pm, phold_device *d)
-{
-    dbuf_release(&d->out_ev, &pm->acc);
-    dbuf_release(&d->out_dest, &pm->acc);
-    dbuf_release(&d->ovf_ev, &pm->acc);
-    dbuf_release(&d->ovf_dest, &pm->acc);
-    dbuf_release(&d->x_ev, &pm->acc);
-    dbuf_release(&d->x_dest, &pm->acc);
-}
-
-int phold_grow_outbox(phold_model *pm, phold_device *d, uint32_t cap, cn_error *err)
-{
-    if (clFinish(d->dev->queue) != CL_SUCCESS)
-        return cl_check(clFinish(d->dev->queue), "clFinish", d->dev->info.name, err);
-    release_outbox(pm, d);
-    int rc = alloc_outbox(pm, d, cap, err);
-    if (pm->acc.peak > pm->peak_bytes)
-        pm->peak_bytes = pm->acc.peak;
-    return rc;
-}
-
 int phold_grow_slots(phold_model *pm, phold_device *d, uint32_t c_new, cn_error *err)
 {
     int rc = 0;
@@ -214,12 +175,6 @@ static int set_up_device(phold_model *pm, phold_device *d, const int64_t *exp_ta
         rc = dbuf_alloc(dev, &d->stats, 8 * STAT_WORDS * (size_t)pm->N, &pm->acc,
                         "phold statistics", err);
     if (!rc)
-        rc = alloc_outbox(pm, d, d->out_cap, err);
-    if (!rc)
-        rc = dbuf_alloc(dev, &d->ctl, 4 * CTL_WORDS, &pm->acc, "phold control", err);
-    if (!rc)
-        rc = dbuf_alloc(dev, &d->here, pm->n_parts, &pm->acc, "phold partition map", err);
-    if (!rc)
         rc = dbuf_alloc(dev, &d->group_min, 16 * (size_t)groups, &pm->acc, "phold minima",
                         err);
     if (!rc)
@@ -227,25 +182,16 @@ static int set_up_device(phold_model *pm, phold_device *d, const int64_t *exp_ta
                         "phold results", err);
     if (rc)
         return rc;
-    unsigned char *here = calloc(pm->n_parts, 1);
-    if (!here)
-        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
-    for (uint32_t p = 0; p < pm->n_parts; p++)
-        here[p] = &pm->dev[pm->home[p]] == d;
     rc = dbuf_write(dev, &d->exp_table, 0, 8 * PHOLD_EXP_ENTRIES, exp_table, 0, err);
-    if (!rc)
-        rc = dbuf_write(dev, &d->here, 0, pm->n_parts, here, 0, err);
     if (!rc)
         rc = dbuf_zero(dev, &d->cnt, 0, d->cnt.bytes, err);
     if (!rc)
         rc = dbuf_zero(dev, &d->stats, 0, d->stats.bytes, err);
-    if (!rc)
-        rc = dbuf_zero(dev, &d->ctl, 0, d->ctl.bytes, err);
     cl_uint2 key = {{(cl_uint)pm->sc.seed, (cl_uint)(pm->sc.seed >> 32)}};
     cl_uint E = pm->E, N = pm->N;
     cl_long A = pm->lookahead;
     for (uint32_t p = 0; p < pm->n_parts && rc == 0; p++) {
-        if (!here[p])
+        if (&pm->dev[pm->home[p]] != d)
             continue;
         cl_uint first = p * pm->part_lps;
         cl_uint n = pm->N - first < pm->part_lps ? pm->N - first : pm->part_lps;
@@ -260,7 +206,6 @@ static int set_up_device(phold_model *pm, phold_device *d, const int64_t *exp_ta
     }
     if (!rc && clFinish(dev->queue) != CL_SUCCESS) /* the host's tables are freed next */
         rc = cl_check(clFinish(dev->queue), "clFinish", dev->info.name, err);
-    free(here);
     return rc;
 }
 
@@ -332,16 +277,18 @@ int phold_create(struct model **out, const scenario *sc, device_ctx *const *devs
     pm->remote_thr = ph->remote_threshold;
     pm->n_devs = n_devs;
     int rc = make_partitions(pm, n_devs, err);
+    uint32_t out_cap = first_outbox((uint64_t)pm->N * pm->E);
     for (int i = 0; i < n_devs && rc == 0; i++) {
         pm->dev[i].dev = devs[i];
         pm->dev[i].slots_per_lp = first_slots(pm->E);
-        pm->dev[i].out_cap = first_outbox((uint64_t)pm->N * pm->E);
         rc = build_device(pm, &pm->dev[i], err);
     }
     if (!rc)
         rc = make_groups(pm, err);
     for (int i = 0; i < n_devs && rc == 0; i++)
-        rc = check_memory(pm, &pm->dev[i], err);
+        rc = check_memory(pm, &pm->dev[i], out_cap, err);
+    if (!rc)
+        rc = phold_exchange_init(pm, out_cap, err);
     int64_t *table = rc ? NULL : malloc(8 * PHOLD_EXP_ENTRIES);
     if (!rc && !table)
         rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
@@ -361,15 +308,17 @@ void phold_destroy(struct model *m)
     phold_model *pm = phold_of(m);
     if (!pm)
         return;
+    for (int i = 0; i < pm->n_devs; i++)
+        if (pm->dev[i].dev && pm->dev[i].dev->queue)
+            clFinish(pm->dev[i].dev->queue);
+    if (pm->ex_ready)
+        exchange_release(&pm->ex);
     for (int i = 0; i < pm->n_devs; i++) {
         phold_device *d = &pm->dev[i];
-        if (d->dev && d->dev->queue)
-            clFinish(d->dev->queue);
         dbuf *bufs[] = {&d->exp_table, &d->cnt,  &d->slot_t,    &d->slot_os, &d->stats,
-                        &d->ctl,       &d->here, &d->group_min, &d->group_res};
+                        &d->group_min, &d->group_res};
         for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++)
             dbuf_release(bufs[b], &pm->acc);
-        release_outbox(pm, d);
         for (int k = 0; k < PK_COUNT; k++)
             if (d->k[k])
                 clReleaseKernel(d->k[k]);
@@ -380,7 +329,5 @@ void phold_destroy(struct model *m)
     free(pm->group_base);
     free(pm->part_min);
     free(pm->group_min_host);
-    free(pm->stage_dest);
-    free(pm->stage_ev);
     free(pm);
 }

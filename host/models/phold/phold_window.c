@@ -1,12 +1,15 @@
 /* PHOLD's window: the execution sets, then at the window's end the delivery of remote events
- * (across devices too), the rare paths (full slots, full outbox), and the least pending time
- * that begins the next window. */
+ * through the core exchange (engine/exchange.h: across devices too, full slots, full outbox),
+ * and the least pending time that begins the next window. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cl/phold/phold_layout.clh"
 #include "models/phold/phold.h"
 #include "models/phold/phold_model.h"
+
+_Static_assert(CTL_SERIAL >= XCH_MODEL && CTL_SERIAL < XCH_WORDS,
+               "PHOLD's control word is one of the exchange's model words");
 
 static uint32_t part_first(const phold_model *pm, uint32_t p) { return p * pm->part_lps; }
 
@@ -48,7 +51,8 @@ static int launch_execute(phold_model *pm, phold_device *d, uint32_t p, cl_event
                           cn_error *err)
 {
     cl_uint first = part_first(pm, p), n = part_size(pm, p), N = pm->N, E = pm->E;
-    cl_uint cap = d->out_cap;
+    exchange_device *x = &pm->ex.dev[d - pm->dev];
+    cl_uint cap = x->cap;
     cl_long tend = pm->tend, A = pm->lookahead;
     cl_ulong thr = pm->remote_thr;
     cl_uint2 key = {{(cl_uint)pm->sc.seed, (cl_uint)(pm->sc.seed >> 32)}};
@@ -56,7 +60,7 @@ static int launch_execute(phold_model *pm, phold_device *d, uint32_t p, cl_event
     int rc = kernel_args(d->dev, k, "phold_execute", err, 17, KARG(first), KARG(n), KARG(tend),
                          KARG(N), KARG(E), KARG(thr), KARG(A), KARG(key), KBUF(d->exp_table),
                          KBUF(d->cnt), KBUF(d->slot_t), KBUF(d->slot_os), KBUF(d->stats),
-                         KBUF(d->out_ev), KBUF(d->out_dest), KARG(cap), KBUF(d->ctl));
+                         KBUF(x->out_rec), KBUF(x->out_dest), KARG(cap), KBUF(x->ctl));
     if (!rc)
         rc = enqueue_1d(d->dev, k, phold_kernel_profile_name(PK_EXECUTE), n,
                         d->local[PK_EXECUTE], ev, err);
@@ -80,226 +84,106 @@ int phold_run_set(struct model *m, const window_plan *plan, const event_set *set
     return rc;
 }
 
-/* Enqueues the delivery of D's outbox and the read of its control words. */
-static int deliver(phold_model *pm, phold_device *d, cn_error *err)
+/* The exchange's consumer: PHOLD's delivery of device DEV's outbox (or inbox) into slots. */
+static int consume(void *ctx, int dev, cn_error *err)
 {
-    cl_uint cap = d->out_cap, N = pm->N, C = d->slots_per_lp, part_lps = pm->part_lps;
+    phold_model *pm = ctx;
+    phold_device *d = &pm->dev[dev];
+    exchange_device *x = &pm->ex.dev[dev];
+    cl_uint cap = x->cap, N = pm->N, C = d->slots_per_lp, part_lps = pm->part_lps;
     cl_kernel k = d->k[PK_DELIVER];
-    int rc = kernel_args(d->dev, k, "phold_deliver", err, 15, KBUF(d->ctl), KARG(cap),
-                         KBUF(d->out_ev), KBUF(d->out_dest), KARG(N), KARG(C), KARG(part_lps),
-                         KBUF(d->here), KBUF(d->cnt), KBUF(d->slot_t), KBUF(d->slot_os),
-                         KBUF(d->ovf_ev),
-                         KBUF(d->ovf_dest), KBUF(d->x_ev), KBUF(d->x_dest));
+    int rc = kernel_args(d->dev, k, "phold_deliver", err, 15, KBUF(x->ctl), KARG(cap),
+                         KBUF(x->out_rec), KBUF(x->out_dest), KARG(N), KARG(C), KARG(part_lps),
+                         KBUF(x->here), KBUF(d->cnt), KBUF(d->slot_t), KBUF(d->slot_os),
+                         KBUF(x->def_rec), KBUF(x->def_dest), KBUF(x->x_rec),
+                         KBUF(x->x_dest));
     /* a grid-stride loop: enough work-items that each handles at most 64 records */
     size_t items = cap / 64 + 1;
     if (!rc)
         rc = enqueue_1d(d->dev, k, phold_kernel_profile_name(PK_DELIVER), items,
                         d->local[PK_DELIVER], NULL, err);
-    if (!rc)
-        rc = dbuf_read(d->dev, &d->ctl, 0, sizeof d->ctl_host, d->ctl_host, 0, err);
     return rc;
 }
 
-static int write_ctl(phold_device *d, cn_error *err)
+/* Records found their LP's slots full: the slots grow by half (a few LPs overflow, and every
+ * LP pays for the rows). */
+static int make_room(void *ctx, int dev, uint32_t n, cn_error *err)
 {
-    return dbuf_write(d->dev, &d->ctl, 0, sizeof d->ctl_host, d->ctl_host, 1, err);
+    phold_model *pm = ctx;
+    phold_device *d = &pm->dev[dev];
+    (void)n;
+    uint64_t c_new = (uint64_t)d->slots_per_lp + d->slots_per_lp / 2 + 1;
+    if (c_new > 0x7fffffffu)
+        return device_fail(err, d->dev->info.name, CN_ERR_RUNTIME,
+                           "a phold LP holds more than 2^30 pending events on device '%s'",
+                           d->dev->info.name);
+    return phold_grow_slots(pm, d, (uint32_t)c_new, err);
 }
 
-/* Delivers again, until none is left, the records that found their LP's slots full: the
- * slots grow by half each time. D's control words are read (ctl_host) on entry. */
-static int settle_overflow(phold_model *pm, phold_device *d, cn_error *err)
+/* Runs the window again on DEV, whose outbox filled: the LPs that stopped go on from where
+ * they stopped (the others have nothing left before the window's end). */
+static int redo(void *ctx, int dev, cn_error *err)
 {
+    phold_model *pm = ctx;
+    phold_device *d = &pm->dev[dev];
     int rc = 0;
-    while (rc == 0 && d->ctl_host[CTL_OVERFLOW] > 0) {
-        uint32_t n = d->ctl_host[CTL_OVERFLOW];
-        /* half as many again: a few LPs overflow, and every LP pays for the rows */
-        uint64_t c_new = (uint64_t)d->slots_per_lp + d->slots_per_lp / 2 + 1;
-        if (c_new > 0x7fffffffu)
-            return device_fail(err, d->dev->info.name, CN_ERR_RUNTIME,
-                               "a phold LP holds more than 2^30 pending events on device '%s'",
-                               d->dev->info.name);
-        rc = phold_grow_slots(pm, d, (uint32_t)c_new, err);
-        cl_int st = CL_SUCCESS;
-        if (!rc) {
-            st = clEnqueueCopyBuffer(d->dev->queue, d->ovf_ev.mem, d->out_ev.mem, 0, 0,
-                                     16 * (size_t)n, 0, NULL, NULL);
-            if (st == CL_SUCCESS)
-                st = clEnqueueCopyBuffer(d->dev->queue, d->ovf_dest.mem, d->out_dest.mem, 0, 0,
-                                         4 * (size_t)n, 0, NULL, NULL);
-            rc = cl_check(st, "clEnqueueCopyBuffer", d->dev->info.name, err);
-        }
-        if (!rc) {
-            d->ctl_host[CTL_OUT] = n;
-            d->ctl_host[CTL_OVERFLOW] = 0;
-            rc = write_ctl(d, err);
-        }
-        if (!rc)
-            rc = deliver(pm, d, err);
-        if (!rc)
-            rc = finish(d, err);
-    }
-    return rc;
-}
-
-/* Delivers D's outbox, waits, and delivers again whatever found its LP full. */
-static int deliver_and_settle(phold_model *pm, phold_device *d, cn_error *err)
-{
-    int rc = deliver(pm, d, err);
-    if (!rc)
-        rc = finish(d, err);
-    return rc ? rc : settle_overflow(pm, d, err);
-}
-
-static int grow_stage(phold_model *pm, size_t need, cn_error *err)
-{
-    if (need <= pm->stage_cap)
-        return 0;
-    size_t cap = pm->stage_cap ? pm->stage_cap : 4096;
-    while (cap < need)
-        cap *= 2;
-    uint32_t *dest = realloc(pm->stage_dest, cap * sizeof *dest);
-    if (dest)
-        pm->stage_dest = dest;
-    uint32_t(*ev)[4] = realloc(pm->stage_ev, cap * sizeof *ev);
-    if (ev)
-        pm->stage_ev = ev;
-    if (!dest || !ev)
-        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the phold records between "
-                       "devices");
-    pm->stage_cap = cap;
-    return 0;
-}
-
-/* Carries the records every device exported to the devices that hold their LPs: read to the
- * host, grouped by destination, written into each destination's outbox (in chunks of its
- * capacity) and delivered there. */
-static int exchange(phold_model *pm, uint64_t *moved, cn_error *err)
-{
-    size_t total = 0;
-    for (int i = 0; i < pm->n_devs; i++)
-        total += pm->dev[i].ctl_host[CTL_EXPORT];
-    if (total == 0)
-        return 0;
-    int rc = grow_stage(pm, 2 * total, err);
-    size_t at = 0;
-    for (int i = 0; i < pm->n_devs && rc == 0; i++) {
-        phold_device *d = &pm->dev[i];
-        uint32_t n = d->ctl_host[CTL_EXPORT];
-        if (n == 0)
-            continue;
-        rc = dbuf_read(d->dev, &d->x_ev, 0, 16 * (size_t)n, pm->stage_ev[at], 0, err);
-        if (!rc)
-            rc = dbuf_read(d->dev, &d->x_dest, 0, 4 * (size_t)n, pm->stage_dest + at, 1, err);
-        d->ctl_host[CTL_EXPORT] = 0;
-        at += n;
-    }
-    *moved += 20 * (uint64_t)total;
-    /* the second half of the staging area: the records of one destination device */
-    uint32_t *dest = pm->stage_dest + total;
-    uint32_t(*ev)[4] = pm->stage_ev + total;
-    for (int i = 0; i < pm->n_devs && rc == 0; i++) {
-        phold_device *d = &pm->dev[i];
-        size_t n = 0;
-        for (size_t r = 0; r < total; r++)
-            if (&pm->dev[pm->home[pm->stage_dest[r] / pm->part_lps]] == d) {
-                dest[n] = pm->stage_dest[r];
-                memcpy(ev[n], pm->stage_ev[r], sizeof ev[n]);
-                n++;
-            }
-        for (size_t off = 0; off < n && rc == 0; off += d->out_cap) {
-            uint32_t chunk = n - off < d->out_cap ? (uint32_t)(n - off) : d->out_cap;
-            rc = dbuf_write(d->dev, &d->out_ev, 0, 16 * (size_t)chunk, ev[off], 0, err);
-            if (!rc)
-                rc = dbuf_write(d->dev, &d->out_dest, 0, 4 * (size_t)chunk, dest + off, 0, err);
-            d->ctl_host[CTL_OUT] = chunk;
-            d->ctl_host[CTL_EXPORT] = 0;
-            if (!rc)
-                rc = write_ctl(d, err);
-            if (!rc)
-                rc = deliver_and_settle(pm, d, err);
-        }
-    }
-    return rc;
-}
-
-/* Runs the window again on D, whose outbox filled: the LPs that stopped go on from where they
- * stopped (the others have nothing left before the window's end). */
-static int rerun_stalled(phold_model *pm, phold_device *d, cn_error *err)
-{
-    uint64_t cap = 2 * (uint64_t)d->out_cap;
-    if (cap > (1u << 30))
-        cap = 1u << 30;
-    int rc = phold_grow_outbox(pm, d, (uint32_t)cap, err);
-    memset(d->ctl_host, 0, sizeof d->ctl_host);
-    if (!rc)
-        rc = write_ctl(d, err);
     for (uint32_t p = 0; p < pm->n_parts && rc == 0; p++)
         if (&pm->dev[pm->home[p]] == d && pm->part_min[p] < pm->tend)
             rc = launch_execute(pm, d, p, NULL, err);
-    return rc ? rc : deliver_and_settle(pm, d, err);
-}
-
-/* Whether a device's control words ask for more than the delivery already done. */
-static int needs_more(const phold_device *d)
-{
-    return d->ctl_host[CTL_OVERFLOW] || d->ctl_host[CTL_EXPORT] || d->ctl_host[CTL_STALLED] ||
-           d->ctl_host[CTL_SERIAL];
-}
-
-/* The rare paths, until every record is delivered: full slots, records for other devices,
- * LPs stopped by a full outbox. */
-static int settle(phold_model *pm, uint64_t *moved, cn_error *err)
-{
-    int rc = 0;
-    for (int i = 0; i < pm->n_devs && rc == 0; i++)
-        rc = settle_overflow(pm, &pm->dev[i], err);
-    for (int again = 1; again && rc == 0;) {
-        rc = exchange(pm, moved, err);
-        again = 0;
-        for (int i = 0; i < pm->n_devs && rc == 0; i++) {
-            phold_device *d = &pm->dev[i];
-            if (d->ctl_host[CTL_SERIAL] > 0)
-                return device_fail(err, d->dev->info.name, CN_ERR_RUNTIME,
-                                   "a phold LP executed 2^32 events less its population: its "
-                                   "serial numbers no longer fit 32 bits; use a shorter "
-                                   "duration");
-            if (d->ctl_host[CTL_STALLED] > 0) {
-                rc = rerun_stalled(pm, d, err);
-                again = 1;
-            }
-        }
-    }
     return rc;
+}
+
+static int check_words(void *ctx, int dev, const uint32_t *words, cn_error *err)
+{
+    phold_model *pm = ctx;
+    if (words[CTL_SERIAL] > 0)
+        return device_fail(err, pm->dev[dev].dev->info.name, CN_ERR_RUNTIME,
+                           "a phold LP executed 2^32 events less its population: its serial "
+                           "numbers no longer fit 32 bits; use a shorter duration");
+    return 0;
+}
+
+int phold_exchange_init(phold_model *pm, uint32_t capacity, cn_error *err)
+{
+    device_ctx *devs[ENGINE_MAX_DEVICES];
+    for (int i = 0; i < pm->n_devs; i++)
+        devs[i] = pm->dev[i].dev;
+    exchange_config cfg = {
+        .record_bytes = 16,
+        .n_parts = pm->n_parts,
+        .span = pm->part_lps,
+        .capacity = capacity,
+        .home = phold_model_ops.partition_home,
+        .model = (const struct model *)(const void *)pm,
+        .consumer = {pm, consume, make_room, redo, check_words},
+    };
+    pm->ex_ready = 1; /* released on destroy, however far it got */
+    return exchange_init(&pm->ex, &cfg, devs, pm->n_devs, &pm->acc, err);
 }
 
 int phold_end_window(struct model *m, const window_plan *plan, window_outcome *out,
                      cn_error *err)
 {
     phold_model *pm = phold_of(m);
+    exchange *ex = &pm->ex;
     int rc = 0;
-    for (int i = 0; i < pm->n_devs; i++)
-        memset(pm->dev[i].ctl_host, 0, sizeof pm->dev[i].ctl_host);
+    exchange_clear_words(ex);
     for (int i = 0; i < pm->n_devs && rc == 0; i++)
         if (pm->dev[i].ran)
-            rc = deliver(pm, &pm->dev[i], err);
+            rc = exchange_deliver(ex, i, err);
     /* The usual window needs nothing more than the delivery: the least times are computed
      * with it, and the host waits once. With several devices holding partitions records may
      * cross, so the minimum waits for the exchange. */
-    int alone = 1;
-    for (uint32_t p = 1; p < pm->n_parts; p++)
-        alone &= pm->home[p] == pm->home[0];
+    int alone = exchange_single_home(ex);
     if (!rc && alone)
         rc = phold_enqueue_minimum(pm, err);
     double t0 = wall_seconds();
     for (int i = 0; i < pm->n_devs && rc == 0; i++)
         rc = finish(&pm->dev[i], err);
     pm->wait_s += wall_seconds() - t0;
-    int more = !alone;
-    for (int i = 0; i < pm->n_devs; i++)
-        more |= needs_more(&pm->dev[i]);
-    uint64_t moved = 0;
+    int more = !alone || exchange_needs_more(ex);
     if (!rc && more) {
-        rc = settle(pm, &moved, err);
+        rc = exchange_settle(ex, err);
         if (!rc)
             rc = phold_enqueue_minimum(pm, err);
         t0 = wall_seconds();
@@ -310,11 +194,10 @@ int phold_end_window(struct model *m, const window_plan *plan, window_outcome *o
     /* the control words start the next window at zero (ordered before its launches) */
     for (int i = 0; i < pm->n_devs && rc == 0; i++)
         if (pm->dev[i].ran || more)
-            rc = dbuf_zero(pm->dev[i].dev, &pm->dev[i].ctl, 0, pm->dev[i].ctl.bytes, err);
+            rc = exchange_reset(ex, i, err);
     if (!rc)
         phold_collect_minimum(pm);
     pm->windows++;
-    pm->exchanged += moved;
     if (pm->acc.peak > pm->peak_bytes)
         pm->peak_bytes = pm->acc.peak;
     memset(out, 0, sizeof *out);

@@ -1,0 +1,311 @@
+/* The core's exchange of records between partitions on different devices (exchange.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/exchange.h"
+
+uint64_t exchange_device_bytes(size_t record_bytes, uint32_t capacity, uint32_t n_parts)
+{
+    return 3 * ((uint64_t)record_bytes + 4) * capacity + 4 * XCH_WORDS + n_parts;
+}
+
+uint32_t exchange_grown_capacity(uint32_t cap)
+{
+    uint64_t c = 2 * (uint64_t)cap;
+    return c > XCH_MAX_CAPACITY ? XCH_MAX_CAPACITY : c == 0 ? 1 : (uint32_t)c;
+}
+
+static int alloc_areas(exchange *ex, exchange_device *d, uint32_t cap, cn_error *err)
+{
+    size_t rb = ex->cfg.record_bytes;
+    dbuf *rec[] = {&d->out_rec, &d->def_rec, &d->x_rec};
+    dbuf *dest[] = {&d->out_dest, &d->def_dest, &d->x_dest};
+    static const char *const what[] = {"exchange outbox", "exchange deferred records",
+                                       "exchange exports"};
+    int rc = 0;
+    for (int a = 0; a < 3 && rc == 0; a++) {
+        rc = dbuf_alloc(d->dev, rec[a], rb * cap, ex->acc, what[a], err);
+        if (!rc)
+            rc = dbuf_alloc(d->dev, dest[a], 4 * (size_t)cap, ex->acc, what[a], err);
+    }
+    if (!rc)
+        d->cap = cap;
+    return rc;
+}
+
+static void release_areas(exchange *ex, exchange_device *d)
+{
+    dbuf *bufs[] = {&d->out_rec, &d->out_dest, &d->def_rec, &d->def_dest, &d->x_rec,
+                    &d->x_dest};
+    for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++)
+        dbuf_release(bufs[b], ex->acc);
+}
+
+int exchange_init(exchange *ex, const exchange_config *cfg, device_ctx *const *devs, int n_devs,
+                  dbuf_account *acc, cn_error *err)
+{
+    memset(ex, 0, sizeof *ex);
+    ex->cfg = *cfg;
+    ex->n_devs = n_devs;
+    ex->acc = acc;
+    ex->router = (exchange_router){.record_bytes = cfg->record_bytes, .span = cfg->span,
+                                   .n_parts = cfg->n_parts, .n_places = n_devs,
+                                   .home = cfg->home, .model = cfg->model};
+    int rc = exchange_local_transport(&ex->transport, cfg->record_bytes, n_devs, err);
+    unsigned char *here = rc ? NULL : calloc(cfg->n_parts ? cfg->n_parts : 1, 1);
+    if (!rc && !here)
+        rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    for (int i = 0; i < n_devs && rc == 0; i++) {
+        exchange_device *d = &ex->dev[i];
+        d->dev = devs[i];
+        rc = alloc_areas(ex, d, cfg->capacity, err);
+        if (!rc)
+            rc = dbuf_alloc(d->dev, &d->ctl, 4 * XCH_WORDS, acc, "exchange control", err);
+        if (!rc)
+            rc = dbuf_alloc(d->dev, &d->here, cfg->n_parts, acc, "exchange partition map", err);
+        for (uint32_t p = 0; p < cfg->n_parts; p++)
+            here[p] = cfg->home(cfg->model, (int)p) == i;
+        if (!rc) /* blocking: HERE is reused for the next device */
+            rc = dbuf_write(d->dev, &d->here, 0, cfg->n_parts, here, 1, err);
+        if (!rc)
+            rc = dbuf_zero(d->dev, &d->ctl, 0, d->ctl.bytes, err);
+    }
+    free(here);
+    return rc;
+}
+
+void exchange_release(exchange *ex)
+{
+    for (int i = 0; i < ex->n_devs; i++) {
+        release_areas(ex, &ex->dev[i]);
+        dbuf_release(&ex->dev[i].ctl, ex->acc);
+        dbuf_release(&ex->dev[i].here, ex->acc);
+    }
+    if (ex->transport.destroy)
+        ex->transport.destroy(ex->transport.self);
+    ex->transport.destroy = NULL;
+    exchange_router_free(&ex->router);
+    free(ex->stage_dest);
+    free(ex->stage_rec);
+    ex->stage_dest = NULL;
+    ex->stage_rec = NULL;
+    ex->stage_cap = 0;
+}
+
+int exchange_single_home(const exchange *ex)
+{
+    int first = ex->cfg.n_parts ? ex->cfg.home(ex->cfg.model, 0) : 0;
+    for (uint32_t p = 1; p < ex->cfg.n_parts; p++)
+        if (ex->cfg.home(ex->cfg.model, (int)p) != first)
+            return 0;
+    return 1;
+}
+
+void exchange_clear_words(exchange *ex)
+{
+    for (int i = 0; i < ex->n_devs; i++)
+        memset(ex->dev[i].words, 0, sizeof ex->dev[i].words);
+}
+
+int exchange_deliver(exchange *ex, int dev, cn_error *err)
+{
+    exchange_device *d = &ex->dev[dev];
+    int rc = ex->cfg.consumer.consume(ex->cfg.consumer.ctx, dev, err);
+    if (!rc)
+        rc = dbuf_read(d->dev, &d->ctl, 0, sizeof d->words, d->words, 0, err);
+    return rc;
+}
+
+int exchange_needs_more(const exchange *ex)
+{
+    for (int i = 0; i < ex->n_devs; i++)
+        for (int w = XCH_DEFER; w < XCH_WORDS; w++)
+            if (ex->dev[i].words[w])
+                return 1;
+    return 0;
+}
+
+int exchange_reset(exchange *ex, int dev, cn_error *err)
+{
+    exchange_device *d = &ex->dev[dev];
+    return dbuf_zero(d->dev, &d->ctl, 0, d->ctl.bytes, err);
+}
+
+int exchange_move_home(exchange *ex, int partition, int from, int to, cn_error *err)
+{
+    unsigned char zero = 0, one = 1;
+    int rc = dbuf_write(ex->dev[from].dev, &ex->dev[from].here, (size_t)partition, 1, &zero, 1,
+                        err);
+    if (!rc) /* blocking: the bytes live on this stack */
+        rc = dbuf_write(ex->dev[to].dev, &ex->dev[to].here, (size_t)partition, 1, &one, 1, err);
+    return rc;
+}
+
+static int finish(exchange_device *d, cn_error *err)
+{
+    return cl_check(clFinish(d->dev->queue), "clFinish", d->dev->info.name, err);
+}
+
+static int write_words(exchange_device *d, cn_error *err)
+{
+    return dbuf_write(d->dev, &d->ctl, 0, sizeof d->words, d->words, 1, err);
+}
+
+static int deliver_and_wait(exchange *ex, int dev, cn_error *err)
+{
+    int rc = exchange_deliver(ex, dev, err);
+    return rc ? rc : finish(&ex->dev[dev], err);
+}
+
+/* Delivers DEV's deferred records again, after the model made room, until none is left. DEV's
+ * control block is read (words) on entry. */
+static int settle_deferred(exchange *ex, int dev, cn_error *err)
+{
+    exchange_device *d = &ex->dev[dev];
+    int rc = 0;
+    while (rc == 0 && d->words[XCH_DEFER] > 0) {
+        uint32_t n = d->words[XCH_DEFER];
+        rc = ex->cfg.consumer.make_room(ex->cfg.consumer.ctx, dev, n, err);
+        cl_int st = CL_SUCCESS;
+        if (!rc) {
+            st = clEnqueueCopyBuffer(d->dev->queue, d->def_rec.mem, d->out_rec.mem, 0, 0,
+                                     ex->cfg.record_bytes * n, 0, NULL, NULL);
+            if (st == CL_SUCCESS)
+                st = clEnqueueCopyBuffer(d->dev->queue, d->def_dest.mem, d->out_dest.mem, 0, 0,
+                                         4 * (size_t)n, 0, NULL, NULL);
+            rc = cl_check(st, "clEnqueueCopyBuffer", d->dev->info.name, err);
+        }
+        if (!rc) {
+            d->words[XCH_OUT] = n;
+            d->words[XCH_DEFER] = 0;
+            rc = write_words(d, err);
+        }
+        if (!rc)
+            rc = deliver_and_wait(ex, dev, err);
+    }
+    return rc;
+}
+
+static int deliver_and_settle(exchange *ex, int dev, cn_error *err)
+{
+    int rc = deliver_and_wait(ex, dev, err);
+    return rc ? rc : settle_deferred(ex, dev, err);
+}
+
+static int grow_stage(exchange *ex, size_t need, cn_error *err)
+{
+    if (need <= ex->stage_cap)
+        return 0;
+    size_t cap = ex->stage_cap ? ex->stage_cap : 4096;
+    while (cap < need)
+        cap *= 2;
+    uint32_t *dest = realloc(ex->stage_dest, cap * sizeof *dest);
+    if (dest)
+        ex->stage_dest = dest;
+    unsigned char *rec = realloc(ex->stage_rec, cap * ex->cfg.record_bytes);
+    if (rec)
+        ex->stage_rec = rec;
+    if (!dest || !rec)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the records between "
+                       "devices");
+    ex->stage_cap = cap;
+    return 0;
+}
+
+/* Writes the records collected for DEV into its inbox (in chunks of its capacity) and has the
+ * model consume each chunk there, deferred records included. */
+static int fill_inbox(exchange *ex, int dev, const uint32_t *dest, const unsigned char *rec,
+                      size_t n, cn_error *err)
+{
+    exchange_device *d = &ex->dev[dev];
+    size_t rb = ex->cfg.record_bytes;
+    int rc = 0;
+    for (size_t off = 0; off < n && rc == 0; off += d->cap) {
+        uint32_t chunk = n - off < d->cap ? (uint32_t)(n - off) : d->cap;
+        rc = dbuf_write(d->dev, &d->out_rec, 0, rb * chunk, rec + rb * off, 0, err);
+        if (!rc)
+            rc = dbuf_write(d->dev, &d->out_dest, 0, 4 * (size_t)chunk, dest + off, 0, err);
+        d->words[XCH_OUT] = chunk;
+        d->words[XCH_EXPORT] = 0;
+        if (!rc)
+            rc = write_words(d, err);
+        if (!rc)
+            rc = deliver_and_settle(ex, dev, err);
+    }
+    return rc;
+}
+
+/* Carries every device's exports to the devices that hold their partitions: read to the
+ * host, routed through the transport, collected per device into its inbox. */
+static int carry(exchange *ex, cn_error *err)
+{
+    size_t total = 0;
+    for (int i = 0; i < ex->n_devs; i++)
+        total += ex->dev[i].words[XCH_EXPORT];
+    if (total == 0)
+        return 0;
+    size_t rb = ex->cfg.record_bytes, at = 0;
+    int rc = grow_stage(ex, total, err);
+    for (int i = 0; i < ex->n_devs && rc == 0; i++) {
+        exchange_device *d = &ex->dev[i];
+        uint32_t n = d->words[XCH_EXPORT];
+        if (n == 0)
+            continue;
+        rc = dbuf_read(d->dev, &d->x_rec, 0, rb * n, ex->stage_rec + rb * at, 0, err);
+        if (!rc)
+            rc = dbuf_read(d->dev, &d->x_dest, 0, 4 * (size_t)n, ex->stage_dest + at, 1, err);
+        d->words[XCH_EXPORT] = 0;
+        at += n;
+    }
+    if (!rc)
+        rc = exchange_route(&ex->router, ex->stage_dest, ex->stage_rec, total, &ex->transport,
+                            err);
+    ex->moved_bytes += (rb + 4) * (uint64_t)total;
+    for (int i = 0; i < ex->n_devs && rc == 0; i++) {
+        const uint32_t *dest;
+        const void *rec;
+        size_t n;
+        rc = ex->transport.collect(ex->transport.self, i, &dest, &rec, &n, err);
+        if (!rc && n)
+            rc = fill_inbox(ex, i, dest, rec, n, err);
+    }
+    return rc;
+}
+
+/* Runs DEV's stopped producers again on an outbox twice as large. */
+static int redo_stalled(exchange *ex, int dev, cn_error *err)
+{
+    exchange_device *d = &ex->dev[dev];
+    int rc = finish(d, err);
+    if (!rc) {
+        release_areas(ex, d);
+        rc = alloc_areas(ex, d, exchange_grown_capacity(d->cap), err);
+    }
+    memset(d->words, 0, sizeof d->words);
+    if (!rc)
+        rc = write_words(d, err);
+    if (!rc)
+        rc = ex->cfg.consumer.redo(ex->cfg.consumer.ctx, dev, err);
+    return rc ? rc : deliver_and_settle(ex, dev, err);
+}
+
+int exchange_settle(exchange *ex, cn_error *err)
+{
+    int rc = 0;
+    for (int i = 0; i < ex->n_devs && rc == 0; i++)
+        rc = settle_deferred(ex, i, err);
+    for (int again = 1; again && rc == 0;) {
+        rc = carry(ex, err);
+        again = 0;
+        for (int i = 0; i < ex->n_devs && rc == 0; i++) {
+            exchange_device *d = &ex->dev[i];
+            if (ex->cfg.consumer.check)
+                rc = ex->cfg.consumer.check(ex->cfg.consumer.ctx, i, d->words, err);
+            if (!rc && d->words[XCH_STALLED] > 0) {
+                rc = redo_stalled(ex, i, err);
+                again = 1;
+            }
+        }
+    }
+    return rc;
+}

@@ -1,0 +1,174 @@
+/* The router and the in-process transport of the core's exchange (exchange_transport.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/exchange_transport.h"
+
+/* One growable batch per place: what was posted for it since its last collect. */
+typedef struct local_place {
+    uint32_t *dest;
+    unsigned char *rec;
+    size_t n, cap;
+} local_place;
+
+typedef struct local_transport {
+    size_t record_bytes;
+    int n_places;
+    local_place place[];
+} local_transport;
+
+static int local_post(void *self, int to, const uint32_t *dest, const void *rec, size_t n,
+                      cn_error *err)
+{
+    local_transport *lt = self;
+    if (to < 0 || to >= lt->n_places)
+        return cn_fail(err, CN_ERR_RUNTIME, "internal error: records posted for place %d of "
+                       "%d", to, lt->n_places);
+    local_place *p = &lt->place[to];
+    if (p->n + n > p->cap) {
+        size_t cap = p->cap ? p->cap : 1024;
+        while (cap < p->n + n)
+            cap *= 2;
+        uint32_t *d = realloc(p->dest, cap * sizeof *d);
+        if (d)
+            p->dest = d;
+        unsigned char *r = realloc(p->rec, cap * lt->record_bytes);
+        if (r)
+            p->rec = r;
+        if (!d || !r)
+            return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the records between "
+                           "devices");
+        p->cap = cap;
+    }
+    if (n) {
+        memcpy(p->dest + p->n, dest, n * sizeof *dest);
+        memcpy(p->rec + p->n * lt->record_bytes, rec, n * lt->record_bytes);
+    }
+    p->n += n;
+    return 0;
+}
+
+static int local_collect(void *self, int to, const uint32_t **dest, const void **rec,
+                         size_t *n, cn_error *err)
+{
+    local_transport *lt = self;
+    if (to < 0 || to >= lt->n_places)
+        return cn_fail(err, CN_ERR_RUNTIME, "internal error: records collected for place %d "
+                       "of %d", to, lt->n_places);
+    local_place *p = &lt->place[to];
+    *dest = p->dest;
+    *rec = p->rec;
+    *n = p->n;
+    p->n = 0; /* the next post starts the batch again; the storage stays */
+    return 0;
+}
+
+static void local_destroy(void *self)
+{
+    local_transport *lt = self;
+    if (!lt)
+        return;
+    for (int i = 0; i < lt->n_places; i++) {
+        free(lt->place[i].dest);
+        free(lt->place[i].rec);
+    }
+    free(lt);
+}
+
+int exchange_local_transport(exchange_transport *t, size_t record_bytes, int n_places,
+                             cn_error *err)
+{
+    memset(t, 0, sizeof *t);
+    local_transport *lt = calloc(1, sizeof *lt + (size_t)n_places * sizeof lt->place[0]);
+    if (!lt)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    lt->record_bytes = record_bytes;
+    lt->n_places = n_places;
+    t->self = lt;
+    t->post = local_post;
+    t->collect = local_collect;
+    t->destroy = local_destroy;
+    return 0;
+}
+
+static int router_grow(exchange_router *r, size_t n, cn_error *err)
+{
+    if (!r->count) {
+        r->count = calloc((size_t)r->n_places + 1, sizeof *r->count);
+        if (!r->count)
+            return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    }
+    if (n <= r->cap)
+        return 0;
+    size_t cap = r->cap ? r->cap : 1024;
+    while (cap < n)
+        cap *= 2;
+    uint32_t *d = realloc(r->dest, cap * sizeof *d);
+    if (d)
+        r->dest = d;
+    unsigned char *rec = realloc(r->rec, cap * r->record_bytes);
+    if (rec)
+        r->rec = rec;
+    int *pl = realloc(r->place, cap * sizeof *pl);
+    if (pl)
+        r->place = pl;
+    if (!d || !rec || !pl)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the records between "
+                       "devices");
+    r->cap = cap;
+    return 0;
+}
+
+int exchange_route(exchange_router *r, const uint32_t *dest, const void *rec, size_t n,
+                   exchange_transport *t, cn_error *err)
+{
+    if (n == 0)
+        return 0;
+    int rc = router_grow(r, n, err);
+    if (rc)
+        return rc;
+    memset(r->count, 0, ((size_t)r->n_places + 1) * sizeof *r->count);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t p = dest[i] / r->span;
+        if (p >= r->n_parts)
+            return cn_fail(err, CN_ERR_RUNTIME, "internal error: a record between devices "
+                           "names destination %u, beyond the %u partitions", dest[i],
+                           r->n_parts);
+        int place = r->home(r->model, (int)p);
+        if (place < 0 || place >= r->n_places)
+            return cn_fail(err, CN_ERR_RUNTIME, "internal error: partition %u lives at place "
+                           "%d, not one of the %d", p, place, r->n_places);
+        r->place[i] = place;
+        r->count[place + 1]++;
+    }
+    /* a stable counting sort: each place's records keep their order */
+    for (int k = 0; k < r->n_places; k++)
+        r->count[k + 1] += r->count[k];
+    const unsigned char *src = rec;
+    for (size_t i = 0; i < n; i++) {
+        size_t at = r->count[r->place[i]]++;
+        r->dest[at] = dest[i];
+        memcpy(r->rec + at * r->record_bytes, src + i * r->record_bytes, r->record_bytes);
+    }
+    /* count[k] is now the end of place k's records, count[k - 1] their start */
+    for (int k = 0; k < r->n_places && rc == 0; k++) {
+        size_t from = k ? r->count[k - 1] : 0, to = r->count[k];
+        if (to > from)
+            rc = t->post(t->self, k, r->dest + from, r->rec + from * r->record_bytes,
+                         to - from, err);
+    }
+    return rc;
+}
+
+void exchange_router_free(exchange_router *r)
+{
+    free(r->dest);
+    free(r->rec);
+    free(r->place);
+    free(r->count);
+    r->dest = NULL;
+    r->rec = NULL;
+    r->place = NULL;
+    r->count = NULL;
+    r->cap = 0;
+}

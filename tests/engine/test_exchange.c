@@ -1,0 +1,198 @@
+/* The core exchange's routing and growth (host/engine/exchange_transport.h, exchange.h) with
+ * fake partitions and homes, without a device: records reach the place that holds their
+ * partition now, each place's records in their order, none lost or doubled; bad destinations
+ * are refused; the outbox grows by doubling up to its limit. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/check.h"
+#include "engine/exchange.h"
+
+/* The fake model: 6 partitions of span 10 (destination words 0 .. 59) over 3 places. */
+#define PARTS 6
+#define SPAN 10
+#define PLACES 3
+
+typedef struct fake_model {
+    int home[PARTS];
+} fake_model;
+
+static int fake_home(const struct model *m, int partition)
+{
+    return ((const fake_model *)(const void *)m)->home[partition];
+}
+
+/* A record of 16 bytes: its index in the batch, the destination word and two markers. */
+typedef struct rec4 {
+    uint32_t w[4];
+} rec4;
+
+static exchange_router router_of(const fake_model *fm)
+{
+    return (exchange_router){.record_bytes = sizeof(rec4), .span = SPAN, .n_parts = PARTS,
+                             .n_places = PLACES, .home = fake_home,
+                             .model = (const struct model *)(const void *)fm};
+}
+
+/* Builds N records, record i for destination word (i * 7) % 60. */
+static void make_batch(uint32_t *dest, rec4 *rec, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        dest[i] = (uint32_t)(i * 7 % (PARTS * SPAN));
+        rec[i] = (rec4){{(uint32_t)i, dest[i], 0xabcd0000u + (uint32_t)i, ~(uint32_t)i}};
+    }
+}
+
+/* Every record of the batch (DEST, REC, N) reached place home[dest / SPAN] once, each place's
+ * in increasing batch order, its words intact. */
+static void check_delivery(exchange_transport *t, const fake_model *fm, const uint32_t *dest,
+                           const rec4 *rec, size_t n)
+{
+    size_t seen = 0;
+    for (int place = 0; place < PLACES; place++) {
+        const uint32_t *d;
+        const void *r;
+        size_t got;
+        cn_error err = {0};
+        CHECK(t->collect(t->self, place, &d, &r, &got, &err) == 0);
+        size_t want = 0;
+        for (size_t i = 0; i < n; i++)
+            want += fm->home[dest[i] / SPAN] == place;
+        CHECK_U64(got, want);
+        const rec4 *rr = r;
+        size_t next = 0; /* the batch index the next record must have, at least */
+        for (size_t k = 0; k < got && k < want; k++) {
+            uint32_t i = rr[k].w[0];
+            CHECK(i < n && i >= next);
+            if (i >= n)
+                break;
+            next = i + 1;
+            CHECK_U64(d[k], dest[i]);
+            CHECK(memcmp(&rr[k], &rec[i], sizeof(rec4)) == 0);
+            CHECK_I64(fm->home[d[k] / SPAN], place);
+        }
+        seen += got;
+    }
+    CHECK_U64(seen, n);
+}
+
+static void test_routing(void)
+{
+    fake_model fm = {{0, 0, 1, 2, 2, 1}};
+    exchange_router r = router_of(&fm);
+    exchange_transport t;
+    cn_error err = {0};
+    CHECK(exchange_local_transport(&t, sizeof(rec4), PLACES, &err) == 0);
+    enum { N = 5000 }; /* more than the router's and the transport's first capacity */
+    uint32_t *dest = malloc(N * sizeof *dest);
+    rec4 *rec = malloc(N * sizeof *rec);
+    make_batch(dest, rec, N);
+    CHECK(exchange_route(&r, dest, rec, N, &t, &err) == 0);
+    check_delivery(&t, &fm, dest, rec, N);
+
+    /* a collect hands out each record once */
+    const uint32_t *d;
+    const void *rp;
+    size_t got = 1;
+    CHECK(t.collect(t.self, 1, &d, &rp, &got, &err) == 0);
+    CHECK_U64(got, 0);
+
+    /* partitions 1 and 4 move (migration): the next batch follows their new homes */
+    fm.home[1] = 2;
+    fm.home[4] = 0;
+    CHECK(exchange_route(&r, dest, rec, 100, &t, &err) == 0);
+    check_delivery(&t, &fm, dest, rec, 100);
+
+    /* two batches before a collect: the second follows the first */
+    CHECK(exchange_route(&r, dest, rec, 3, &t, &err) == 0);     /* words 0, 7, 14 */
+    CHECK(exchange_route(&r, dest + 3, rec + 3, 2, &t, &err) == 0); /* 21, 28 */
+    CHECK(t.collect(t.self, 0, &d, &rp, &got, &err) == 0);      /* partition 0 at place 0 */
+    CHECK_U64(got, 2);
+    if (got == 2) {
+        CHECK_U64(d[0], 0);
+        CHECK_U64(d[1], 7);
+    }
+    CHECK(t.collect(t.self, 2, &d, &rp, &got, &err) == 0); /* 1 (14), 2 -> place 1, not 2 */
+    CHECK_U64(got, 1);
+    if (got == 1)
+        CHECK_U64(d[0], 14);
+    CHECK(t.collect(t.self, 1, &d, &rp, &got, &err) == 0);
+    CHECK_U64(got, 2);
+    if (got == 2) {
+        CHECK_U64(d[0], 21);
+        CHECK_U64(d[1], 28);
+    }
+    CHECK_I64(err.code, 0);
+    free(dest);
+    free(rec);
+    exchange_router_free(&r);
+    t.destroy(t.self);
+}
+
+/* A batch with one bad record is refused with its message, and nothing of it is posted. */
+static void refused(fake_model *fm, uint32_t bad_dest, const char *want)
+{
+    exchange_router r = router_of(fm);
+    exchange_transport t;
+    cn_error err = {0};
+    CHECK(exchange_local_transport(&t, sizeof(rec4), PLACES, &err) == 0);
+    uint32_t dest[4] = {3, 25, bad_dest, 41};
+    rec4 rec[4] = {{{0}}};
+    CHECK(exchange_route(&r, dest, rec, 4, &t, &err) == CN_ERR_RUNTIME);
+    if (strcmp(err.msg, want) != 0) {
+        CHECK(!"the expected message");
+        fprintf(stderr, "    got  '%s'\n    want '%s'\n", err.msg, want);
+    }
+    for (int place = 0; place < PLACES; place++) {
+        const uint32_t *d;
+        const void *rp;
+        size_t got = 1;
+        CHECK(t.collect(t.self, place, &d, &rp, &got, &err) == 0);
+        CHECK_U64(got, 0);
+    }
+    exchange_router_free(&r);
+    t.destroy(t.self);
+}
+
+static void test_refusals(void)
+{
+    fake_model fm = {{0, 1, 2, 0, 1, 2}};
+    refused(&fm, 60, "internal error: a record between devices names destination 60, beyond "
+                     "the 6 partitions");
+    fm.home[5] = 3;
+    refused(&fm, 59, "internal error: partition 5 lives at place 3, not one of the 3");
+    fm.home[5] = -1;
+    refused(&fm, 50, "internal error: partition 5 lives at place -1, not one of the 3");
+
+    exchange_transport t;
+    cn_error err = {0};
+    CHECK(exchange_local_transport(&t, sizeof(rec4), PLACES, &err) == 0);
+    uint32_t d0 = 0;
+    rec4 r0 = {{0}};
+    CHECK(t.post(t.self, PLACES, &d0, &r0, 1, &err) == CN_ERR_RUNTIME);
+    CHECK(strcmp(err.msg, "internal error: records posted for place 3 of 3") == 0);
+    t.destroy(t.self);
+}
+
+static void test_growth(void)
+{
+    CHECK_U64(exchange_grown_capacity(3), 6);
+    CHECK_U64(exchange_grown_capacity(4096), 8192);
+    CHECK_U64(exchange_grown_capacity(1u << 29), 1u << 30);
+    CHECK_U64(exchange_grown_capacity((1u << 29) + 1), XCH_MAX_CAPACITY);
+    CHECK_U64(exchange_grown_capacity(XCH_MAX_CAPACITY), XCH_MAX_CAPACITY);
+    CHECK_U64(exchange_grown_capacity(0), 1);
+    /* outbox, deferred and export areas (record and destination word), control, map */
+    CHECK_U64(exchange_device_bytes(16, 4096, 7), 3 * 20 * 4096 + 32 + 7);
+    CHECK_U64(exchange_device_bytes(8, 1u << 30, 4096), 3ull * 12 * (1ull << 30) + 32 + 4096);
+}
+
+int main(void)
+{
+    test_routing();
+    test_refusals();
+    test_growth();
+    printf("%d checks, %d failures\n", checks, failures);
+    return failures != 0;
+}
