@@ -79,8 +79,8 @@ static const shape_case cases[] = {
 /* The whole-packet kernels, which whole-packet cases blame alone. */
 static int packet_kernel(const char *k)
 {
-    return !strcmp(k, "flood_packets") || !strcmp(k, "flood_packets_one") ||
-           !strcmp(k, "flood_packets_local") || !strcmp(k, "flood_packets_scheme");
+    return !strcmp(k, "flood.packets") || !strcmp(k, "flood.packets_one") ||
+           !strcmp(k, "flood.packets_local") || !strcmp(k, "flood.packets_scheme");
 }
 
 typedef struct shape_state {
@@ -136,8 +136,8 @@ static int run_case(device_ctx *dev, shape_state *st, int c, size_t size, char *
     /* seen bits in global memory: the other kernels at this size are ruled out for the run */
     int saved_bad = dev->n_bad;
     if (cases[c].subject == GLOBAL_BITS) {
-        device_shape_mark_bad(dev, "flood_packets_one", size);
-        device_shape_mark_bad(dev, "flood_packets_local", size);
+        device_shape_mark_bad(dev, "flood.packets_one", size);
+        device_shape_mark_bad(dev, "flood.packets_local", size);
     }
     size_t saved_override = dev->local_size_override;
     dev->local_size_override = size;
@@ -199,7 +199,7 @@ int shapes_sizes(const device_ctx *dev, int sweep, size_t *sizes, int cap)
         return n;
     }
     if (dev->local_size_override) {
-        add_size(sizes, &n, cap, device_local_size_natural(dev, "flood_packets"));
+        add_size(sizes, &n, cap, device_local_size_natural(dev, "flood.packets"));
         return n;
     }
     const platform_profile *p = &dev->profile;
@@ -209,7 +209,7 @@ int shapes_sizes(const device_ctx *dev, int sweep, size_t *sizes, int cap)
         add_size(sizes, &n, cap, device_local_size_natural(dev, dev->tuned[i].kernel));
     /* a kernel with neither: the profile's default */
     add_size(sizes, &n, cap, device_local_size_natural(dev, "(default)"));
-    const char *packets[] = {"flood_packets", "flood_packets_scheme"};
+    const char *packets[] = {"flood.packets", "flood.packets_scheme"};
     for (int k = 0; k < 2; k++) {
         size_t top = device_local_size_natural(dev, packets[k]);
         add_size(sizes, &n, cap, top);
@@ -236,11 +236,11 @@ static int moved_sizes(const device_ctx *dev, const size_t *sizes, int n, size_t
     int n_out = 0;
     for (int i = 0; i < dev->n_bad; i++) {
         const device_shape *b = &dev->bad[i];
-        int blind = !strcmp(b->kernel, "flood_packets_one") ||
-                    !strcmp(b->kernel, "flood_packets_local");
-        if (blind && !device_shape_bad(dev, "flood_packets", b->size))
+        int blind = !strcmp(b->kernel, "flood.packets_one") ||
+                    !strcmp(b->kernel, "flood.packets_local");
+        if (blind && !device_shape_bad(dev, "flood.packets", b->size))
             continue;
-        size_t to = device_shape_avoid(dev, blind ? "flood_packets" : b->kernel, b->size, limit);
+        size_t to = device_shape_avoid(dev, blind ? "flood.packets" : b->kernel, b->size, limit);
         if (to != b->size && !tested(sizes, n, to) && !tested(out, n_out, to) && n_out < cap)
             out[n_out++] = to;
     }
@@ -331,13 +331,13 @@ static const char *kernel_without_shape(const device_ctx *dev, const device_shap
 {
     for (int i = 0; i < n; i++) {
         const char *k = seen[i].kernel;
-        int blind = !strcmp(k, "flood_packets") || !strcmp(k, "flood_packets_one") ||
-                    !strcmp(k, "flood_packets_local");
+        int blind = !strcmp(k, "flood.packets") || !strcmp(k, "flood.packets_one") ||
+                    !strcmp(k, "flood.packets_local");
         int good = 0;
         for (int j = 0; j < n && !good; j++) {
             const char *o = seen[j].kernel;
-            int same = blind ? !strcmp(o, "flood_packets") || !strcmp(o, "flood_packets_one") ||
-                                   !strcmp(o, "flood_packets_local")
+            int same = blind ? !strcmp(o, "flood.packets") || !strcmp(o, "flood.packets_one") ||
+                                   !strcmp(o, "flood.packets_local")
                              : !strcmp(o, k);
             good = same && !device_shape_bad(dev, o, seen[j].size);
         }

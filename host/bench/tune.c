@@ -27,7 +27,9 @@ static const char *const tune_scenarios[] = {
 static double kernel_seconds(device_ctx *dev, const char *kernel)
 {
     double s = device_kernel_timer_seconds(dev, kernel);
-    double add = strcmp(kernel, "scan_blocks") ? -1 : device_kernel_timer_seconds(dev, "scan_add");
+    double add = strcmp(kernel, "cells.scan_blocks")
+                     ? -1
+                     : device_kernel_timer_seconds(dev, "cells.scan_add");
     return s >= 0 && add > 0 ? s + add : s;
 }
 
@@ -197,13 +199,13 @@ void tune_print(const device_ctx *dev, const tune_report *rep, FILE *out)
 {
     fprintf(out, "\ndevice %d: %s (%s)\n", dev->info.index, dev->info.name,
             dev->info.platform_name);
-    fprintf(out, "  %-20s", "kernel, ms at size");
+    fprintf(out, "  %-22s", "kernel, ms at size");
     for (int z = 0; z < rep->n_sizes; z++)
         fprintf(out, " %8zu", rep->sizes[z]);
     fprintf(out, "   profile   best  uses  gain\n");
     for (int i = 0; i < rep->n_rows; i++) {
         const tune_row *r = &rep->rows[i];
-        fprintf(out, "  %-20.20s", r->kernel);
+        fprintf(out, "  %-22.22s", r->kernel);
         for (int z = 0; z < rep->n_sizes; z++) {
             if (r->seconds[z] < 0)
                 fprintf(out, " %8s", "-");

@@ -199,9 +199,10 @@ void device_fault_window(device_ctx *dev, int64_t window);
 
 /* CLNETSIM_TEST_BREAK_KERNEL="NAME@D[,NAME@D...]" builds kernel NAME wrong on the device of
  * ordinal D (it ignores odd-numbered neighbours), so that the self-test's detection of a
- * miscompiled kernel can be tested on a healthy device. NAME is flood_packets,
- * flood_packets_one, flood_packets_local, flood_packets_scheme, transmit, transmit_mobile, or
- * all (every one of them). Entries that do not parse are ignored. Read by device_fault_arm. */
+ * miscompiled kernel can be tested on a healthy device. NAME is a kernel key: flood.packets,
+ * flood.packets_one, flood.packets_local, flood.packets_scheme, flood.transmit,
+ * flood.transmit_mobile, or all (every one of them). Entries that do not parse are ignored.
+ * Read by device_fault_arm. */
 
 /* ---- kernel shapes (device_shapes.c) ---- */
 
@@ -314,8 +315,15 @@ int device_selftest(device_ctx *dev, cn_error *err);
  * values is refused. */
 int device_loop_limit(device_ctx *dev, uint32_t *limit, cn_error *err);
 
+/* Kernel keys (device_keys.c): FAMILY.NAME, the kernel's folder under cl/ (or its file's stem
+ * in cl/common) and its C name without a leading "FAMILY_" (flood.transmit, flood.packets,
+ * cells.scan_blocks, phold.execute). The key of the kernel of C name C_NAME, or the C name of
+ * KEY, from the embedded sources; 0, or -1 when no kernel has it. */
+int device_kernel_key(const char *c_name, char *key, size_t cap);
+int device_kernel_c_name(const char *key, char *c_name, size_t cap);
+
 /* Kernel creation with a checked status; the kernel's own needs are recorded for the launch
- * check (device_kernel_register). */
+ * check (device_kernel_register). NAME is a kernel key (or, without a dot, the C name). */
 int device_create_kernel(device_ctx *dev, cl_program program, const char *name, cl_kernel *out,
                          cn_error *err);
 

@@ -70,9 +70,9 @@ void device_fault_arm(device_ctx *dev, int ordinal)
 
 /* CLNETSIM_TEST_BREAK_KERNEL: the kernels built wrong, by name; bits of TEST_BREAK in
  * cl/common/test_break.clh, in the same order. */
-static const char *const breakable[] = {"flood_packets",        "flood_packets_one",
-                                        "flood_packets_local",  "flood_packets_scheme",
-                                        "transmit",             "transmit_mobile"};
+static const char *const breakable[] = {"flood.packets",       "flood.packets_one",
+                                        "flood.packets_local", "flood.packets_scheme",
+                                        "flood.transmit",      "flood.transmit_mobile"};
 
 /* Applies one NAME@D entry of CLNETSIM_TEST_BREAK_KERNEL to DEV when D is its ordinal. */
 static void arm_break(device_ctx *dev, const char *entry, size_t len)

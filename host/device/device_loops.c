@@ -37,7 +37,7 @@ static int run_probe(device_ctx *dev, uint32_t got[2], cn_error *err)
     cl_int st = CL_SUCCESS;
     int rc = device_build_program(dev, sources, 1, "", &program, err);
     if (!rc)
-        rc = device_create_kernel(dev, program, "probe_loops", &k, err);
+        rc = device_create_kernel(dev, program, "core.probe_loops", &k, err);
     if (!rc) {
         out = clCreateBuffer(dev->context, CL_MEM_WRITE_ONLY, 2 * sizeof(cl_uint), NULL, &st);
         rc = cl_check(st, "clCreateBuffer(probe_loops)", dev->info.name, err);

@@ -210,8 +210,11 @@ int device_create_kernel(device_ctx *dev, cl_program program, const char *name, 
                          cn_error *err)
 {
     cl_int st = CL_SUCCESS;
-    char what[128];
-    *out = clCreateKernel(program, name, &st);
+    char what[128], c_name[64];
+    /* a key names its kernel by family: the program knows it by its C name */
+    if (!strchr(name, '.') || device_kernel_c_name(name, c_name, sizeof c_name))
+        snprintf(c_name, sizeof c_name, "%s", name);
+    *out = clCreateKernel(program, c_name, &st);
     snprintf(what, sizeof what, "clCreateKernel(%s)", name);
     if (cl_check(st, what, dev->info.name, err)) {
         *out = NULL;

@@ -1,7 +1,7 @@
 /* Platform profiles: the files platforms/NAME.ini, embedded in the binary. Each says which
  * platforms it is for ([match]), the extra build options ([build]) and the work-group sizes per
- * kernel ([work_group]). The first profile whose [match] fits the device wins; default.ini is the
- * fallback and has no [match].
+ * kernel ([work_group], by kernel key as device_keys.c defines it: flood.transmit). The first
+ * profile whose [match] fits the device wins; default.ini is the fallback and has no [match].
  *
  * Profiles are part of the program, not user input, so a mistake in one is a CN_ERR_RUNTIME
  * error naming the file and line: it must fail loudly in the tests, not fall back quietly. */
@@ -78,6 +78,30 @@ static int is_identifier(const char *s)
     return 1;
 }
 
+/* A kernel key: FAMILY.NAME, two identifiers (device_keys.c). */
+static int is_key(const char *s)
+{
+    const char *dot = strchr(s, '.');
+    char family[64];
+    if (!dot || (size_t)(dot - s) >= sizeof family)
+        return 0;
+    memcpy(family, s, (size_t)(dot - s));
+    family[dot - s] = '\0';
+    return is_identifier(family) && is_identifier(dot + 1);
+}
+
+/* Entries used to be bare C names (transmit); a profile still written so would silently tune
+ * nothing, so the old name is refused with the key that replaced it. */
+static int refuse_bare(profile_parser *pp, const char *name)
+{
+    char key[128];
+    if (device_kernel_key(name, key, sizeof key) == 0)
+        return refuse(pp, name, "'%s' is a bare kernel name: [work_group] keys name the "
+                      "kernel's family, write '%s'", name, key);
+    return refuse(pp, name, "'%s' is not a kernel key (FAMILY.KERNEL, such as flood.transmit)",
+                  name);
+}
+
 static int on_build(profile_parser *pp, const char *name, const char *value)
 {
     if (strcmp(name, "options") != 0)
@@ -109,7 +133,9 @@ static int on_work_group(profile_parser *pp, const char *name, const char *value
         p->default_local_size = size;
         return 1;
     }
-    if (!is_identifier(name) || strlen(name) >= sizeof p->work_group[0].kernel)
+    if (is_identifier(name))
+        return refuse_bare(pp, name);
+    if (!is_key(name) || strlen(name) >= sizeof p->work_group[0].kernel)
         return refuse(pp, name, "'%s' is not a kernel name", name);
     for (int i = 0; i < p->n_kernels; i++)
         if (strcmp(p->work_group[i].kernel, name) == 0)

@@ -127,7 +127,7 @@ static void release(cl_kernel k, cl_mem *bufs, int n)
 static int run_philox(device_ctx *dev, cl_program program, uint32_t got[N_ANSWERS][4],
                       cn_error *err)
 {
-    const char *name = "selftest_philox";
+    const char *name = "core.selftest_philox";
     cl_kernel k = NULL;
     cl_mem bufs[2] = {NULL, NULL};
     int rc = device_create_kernel(dev, program, name, &k, err);
@@ -150,7 +150,7 @@ static int run_philox(device_ctx *dev, cl_program program, uint32_t got[N_ANSWER
 static int run_integer(device_ctx *dev, cl_program program, uint64_t got[N_INTEGER],
                        uint32_t counters[N_COUNTERS], cn_error *err)
 {
-    const char *name = "selftest_integer";
+    const char *name = "core.selftest_integer";
     const uint32_t init[N_COUNTERS] = {0, 0, 0xffffffffu, 0, 0};
     cl_kernel k = NULL;
     cl_mem bufs[3] = {NULL, NULL, NULL};

@@ -36,7 +36,7 @@ static int create_kernel(device_ctx *dev, cl_program prog, const char *name, cl_
                          size_t *local, cn_error *err)
 {
     int rc = device_create_kernel(dev, prog, name, k, err);
-    int scan = !strcmp(name, "scan_blocks");
+    int scan = !strcmp(name, "cells.scan_blocks");
     if (rc == 0 && local)
         *local = device_local_size_fit(dev, name, *k, 0, scan ? scan_local_args : NULL, NULL);
     return rc;
@@ -46,13 +46,14 @@ int scan_init(scan_ctx *s, device_ctx *dev, cl_program prog, size_t max_len, dbu
               cn_error *err)
 {
     memset(s, 0, sizeof *s);
-    int rc = create_kernel(dev, prog, "scan_blocks", &s->blocks, &s->local, err);
+    int rc = create_kernel(dev, prog, "cells.scan_blocks", &s->blocks, &s->local, err);
     if (!rc)
-        rc = create_kernel(dev, prog, "scan_add", &s->add, NULL, err);
+        rc = create_kernel(dev, prog, "cells.scan_add", &s->add, NULL, err);
     if (rc)
         return rc;
     /* scan_add must use scan_blocks' work-group size, so one size serves both. */
-    size_t add_max = device_local_size_fit(dev, "scan_blocks", s->add, 0, scan_local_args, NULL);
+    size_t add_max =
+        device_local_size_fit(dev, "cells.scan_blocks", s->add, 0, scan_local_args, NULL);
     if (add_max < s->local)
         s->local = add_max;
     /* A slice of one element would never shrink the problem: two at least (any device has
@@ -82,19 +83,19 @@ static int scan_level(scan_ctx *s, device_ctx *dev, int level, dbuf *in, uint32_
     if (level >= s->levels)
         return cn_fail(err, CN_ERR_RUNTIME, "internal error: prefix sum longer than planned");
     uint32_t groups = (uint32_t)((len + s->local - 1) / s->local);
-    int rc = kernel_args(dev, s->blocks, "scan_blocks", err, 6, KBUF(*in), KARG(n), KARG(len),
+    int rc = kernel_args(dev, s->blocks, "cells.scan_blocks", err, 6, KBUF(*in), KARG(n), KARG(len),
                          KBUF(*out), KBUF(s->sums[level]), KLOCAL(s->local * 4));
     if (!rc)
-        rc = enqueue_1d(dev, s->blocks, "scan_blocks", len, s->local, ev, err);
+        rc = enqueue_1d(dev, s->blocks, "cells.scan_blocks", len, s->local, ev, err);
     if (rc || groups <= 1)
         return rc;
     rc = scan_level(s, dev, level + 1, &s->sums[level], groups, &s->scanned[level], groups, NULL,
                     err);
     if (!rc)
-        rc = kernel_args(dev, s->add, "scan_add", err, 3, KBUF(*out), KARG(len),
+        rc = kernel_args(dev, s->add, "cells.scan_add", err, 3, KBUF(*out), KARG(len),
                          KBUF(s->scanned[level]));
     if (!rc)
-        rc = enqueue_1d(dev, s->add, "scan_add", len, s->local, NULL, err);
+        rc = enqueue_1d(dev, s->add, "cells.scan_add", len, s->local, NULL, err);
     return rc;
 }
 
@@ -129,9 +130,9 @@ int cell_lists_init(cell_lists *c, device_ctx *dev, cl_program prog, const cell_
     memset(c, 0, sizeof *c);
     c->grid = *g;
     c->n = n;
-    int rc = create_kernel(dev, prog, "cell_count", &c->k_count, &c->local_count, err);
+    int rc = create_kernel(dev, prog, "cells.cell_count", &c->k_count, &c->local_count, err);
     if (!rc)
-        rc = create_kernel(dev, prog, "cell_scatter", &c->k_scatter, &c->local_scatter, err);
+        rc = create_kernel(dev, prog, "cells.cell_scatter", &c->k_scatter, &c->local_scatter, err);
     if (!rc)
         rc = dbuf_alloc(dev, &c->cell_of, (size_t)n * 4, acc, "cell index", err);
     if (!rc)
@@ -156,22 +157,22 @@ int cell_lists_build(cell_lists *c, device_ctx *dev, dbuf *pos, dbuf *include, c
     /* without a filter the kernel never reads INCLUDE: any buffer does */
     cl_uint filtered = include != NULL;
     dbuf *inc = include ? include : &c->count;
-    int rc = kernel_args_cached(dev, c->k_count, &c->count_args, "cell_count", err, 0, 10,
+    int rc = kernel_args_cached(dev, c->k_count, &c->count_args, "cells.cell_count", err, 0, 10,
                                 KBUF(*pos), KARG(c->n), KARG(g->side), KARG(g->nx), KARG(g->ny),
                                 KARG(g->nz), KBUF(c->cell_of), KBUF(c->count), KBUF(*inc),
                                 KARG(filtered));
     if (!rc)
-        rc = enqueue_1d(dev, c->k_count, "cell_count", c->n, c->local_count, &evs[(*n_evs)++],
+        rc = enqueue_1d(dev, c->k_count, "cells.cell_count", c->n, c->local_count, &evs[(*n_evs)++],
                         err);
     if (!rc)
         rc = scan_run(&c->scan, dev, &c->count, n_cells, &c->start, n_cells + 1,
                       &evs[(*n_evs)++], err);
     if (!rc)
-        rc = kernel_args_cached(dev, c->k_scatter, &c->scatter_args, "cell_scatter", err, 0, 5,
-                                KARG(c->n), KBUF(c->cell_of), KBUF(c->start), KBUF(c->count),
+        rc = kernel_args_cached(dev, c->k_scatter, &c->scatter_args, "cells.cell_scatter", err,
+                                0, 5, KARG(c->n), KBUF(c->cell_of), KBUF(c->start), KBUF(c->count),
                                 KBUF(c->nodes));
     if (!rc)
-        rc = enqueue_1d(dev, c->k_scatter, "cell_scatter", c->n, c->local_scatter,
+        rc = enqueue_1d(dev, c->k_scatter, "cells.cell_scatter", c->n, c->local_scatter,
                         &evs[(*n_evs)++], err);
     return rc;
 }

@@ -29,7 +29,7 @@ typedef int64_t sim_time_ns;
 #define ENGINE_MAX_SET_EVENTS 8
 
 typedef struct event_kind {
-    const char *name;   /* e.g. "transmit"; also the kernel's profile key */
+    const char *name;   /* e.g. "transmit": the feedback table's label of the kind */
     uint32_t reads;     /* bit i: the kind reads flow i */
     uint32_t writes;    /* bit i: the kind writes flow i */
     double cost_hint;   /* relative cost of one event, before any measurement */

@@ -30,7 +30,7 @@ done
 expect bench_json_devices [ "$(grep -c '"failed": false' "$tmp/b1.json")" -eq 2 ]
 expect bench_json_runs [ "$(grep -Ec '"runs": \[[0-9.]+, [0-9.]+\]' "$tmp/b1.json")" -eq 2 ]
 expect bench_json_speedup [ "$(grep -c '"speedup": 1.0000' "$tmp/b1.json")" -ge 1 ]
-expect bench_json_work_groups [ "$(grep -c '"work_groups": "[a-z_]*=[0-9]' "$tmp/b1.json")" -eq 2 ]
+expect bench_json_work_groups [ "$(grep -c '"work_groups": "[a-z_.]*=[0-9]' "$tmp/b1.json")" -eq 2 ]
 expect bench_csv_rows [ "$(wc -l < "$tmp/b1.csv")" -eq 3 ]
 expect bench_csv_header grep -q '^scenario,nodes,device_index,device,platform,type,runs,median_s' "$tmp/b1.csv"
 expect bench_no_temporary [ -z "$(ls "$tmp" | grep '\.tmp\.')" ]
@@ -197,7 +197,7 @@ check tune_bad_repeat 2 "--repeat '0' must be a whole number" "$bin" tune --repe
 check tune_first_use 0 'measuring work-group sizes on device 0 .*platform profile .pocl\.ini' \
     env XDG_CACHE_HOME="$tmp/fu" CLNETSIM_TEST_PROFILE_ENTRIES=0 "$bin" run "$scn/small_grid.ini" --devices 0 --json "$tmp/tuned.json"
 cache=$(ls "$tmp/fu/clnetsim/"tune-*.ini 2>/dev/null)
-expect tune_first_use_cache grep -Eq '^flood_packets = [0-9]+$' "$cache"
+expect tune_first_use_cache grep -Eq '^flood\.packets = [0-9]+$' "$cache"
 check tune_second_use 0 '' \
     env XDG_CACHE_HOME="$tmp/fu" CLNETSIM_TEST_PROFILE_ENTRIES=0 "$bin" run "$scn/small_grid.ini" --devices 0
 expect tune_second_use_silent [ "$(grep -c measuring "$tmp/out")" -eq 0 ]
@@ -207,19 +207,19 @@ for m in transmissions receptions first_receptions hops_sum latency_sum_ns windo
     expect "tune_results_unchanged_$m" [ -n "$want" -a "$(member "$tmp/tuned.json" $m)" = "$want" ]
 done
 # the cache decides kernels without a profile entry; an entry of the profile wins
-sed -i 's/^flood_packets = .*/flood_packets = 8/' "$cache"
-check tune_cache_used 0 ' flood_packets=8( |$)' \
+sed -i 's/^flood\.packets = .*/flood.packets = 8/' "$cache"
+check tune_cache_used 0 ' flood\.packets=8( |$)' \
     env XDG_CACHE_HOME="$tmp/fu" CLNETSIM_TEST_PROFILE_ENTRIES=0 "$bin" bench "$scn/small_grid.ini" --devices 0 -r 1 -q
-check tune_profile_wins 0 ' flood_packets=1( |$)' \
+check tune_profile_wins 0 ' flood\.packets=1( |$)' \
     env XDG_CACHE_HOME="$tmp/fu" "$bin" bench "$scn/small_grid.ini" --devices 0 -r 1 -q
 # a damaged cache is measured again and rewritten
-printf '[work_group\nflood_packets = 3\n' > "$cache"
+printf '[work_group\nflood.packets = 3\n' > "$cache"
 check tune_damaged_cache 0 'measuring work-group sizes on device 0' \
     env XDG_CACHE_HOME="$tmp/fu" CLNETSIM_TEST_PROFILE_ENTRIES=0 "$bin" run "$scn/small_grid.ini" --devices 0
 expect tune_damaged_rewritten grep -q '^\[work_group\]$' "$cache"
 
 # the explicit search (same cache folder: it measures again and replaces the file)
-check tune_runs 0 'flood_packets +([0-9.]+ +){9}1\* ' \
+check tune_runs 0 'flood\.packets +([0-9.]+ +){9}1\* ' \
     env XDG_CACHE_HOME="$tmp/fu" "$bin" tune --devices 0 -r 1 -q
 expect tune_cached_in grep -Eq "cached in $tmp/fu/clnetsim/tune-[0-9a-f]{32}\.ini" "$tmp/out"
 expect tune_cache_file [ "$(ls "$tmp/fu/clnetsim" | grep -c '^tune-.*\.ini$')" -eq 1 ]

@@ -39,7 +39,7 @@ check quiet 0 '' "$bin" run "$scn/small_grid.ini" --quiet
 [ -s "$tmp/out" ] && { echo "FAIL quiet: printed something"; fail=$((fail + 1)); }
 # --kernel-times: each device's kernels with their launches and time, on standard error (the
 # window loop of small_mobile.ini runs transmit_mobile once per window with a transmission)
-check kernel_times 0 '^  transmit_mobile +[1-9][0-9]* launches +[0-9]+\.[0-9]{6} s +[0-9]+\.[0-9]%$' \
+check kernel_times 0 '^  flood\.transmit_mobile +[1-9][0-9]* launches +[0-9]+\.[0-9]{6} s +[0-9]+\.[0-9]%$' \
     "$bin" run "$scn/small_mobile.ini" -q --kernel-times
 check kernel_times_heading 0 '^kernel times on .*: [0-9]+\.[0-9]{6} s in [1-9][0-9]* launches$' \
     "$bin" run "$scn/small_mobile.ini" -q --kernel-times -d 0

@@ -47,10 +47,10 @@ no_outputs alloc_fails
 check alloc_in_run 1 "clCreateBuffer\(slot packets, 32 bytes\) failed on $dev: CL_MEM_OBJECT_ALLOCATION_FAILURE" \
     env CLNETSIM_TEST_FAIL=alloc@0:38 CLNETSIM_TEST_SLOTS=1 POCL_DEVICES="$one" "$bin" run -d 0 $mobile -q --json "$tmp/w/r.json"
 no_outputs alloc_in_run
-check enqueue_whole 1 "clEnqueueNDRangeKernel\(flood_packets, [0-9]+ work-items\) failed on $dev: CL_OUT_OF_RESOURCES \(-5\)" \
+check enqueue_whole 1 "clEnqueueNDRangeKernel\(flood\.packets, [0-9]+ work-items\) failed on $dev: CL_OUT_OF_RESOURCES \(-5\)" \
     env CLNETSIM_TEST_FAIL=enqueue@0:3 POCL_DEVICES="$one" "$bin" run -d 0 $grid -q --json "$tmp/w/r.json"
 no_outputs enqueue_whole
-check enqueue_window 1 "clEnqueueNDRangeKernel\([a-z_]+, [0-9]+ work-items\) failed on $dev: CL_OUT_OF_RESOURCES \(-5\)" \
+check enqueue_window 1 "clEnqueueNDRangeKernel\([a-z_.]+, [0-9]+ work-items\) failed on $dev: CL_OUT_OF_RESOURCES \(-5\)" \
     env CLNETSIM_TEST_FAIL=enqueue@0:6 POCL_DEVICES="$one" "$bin" run -d 0 $mobile -q --json "$tmp/w/r.json" \
     --packets "$tmp/w/p.csv"
 no_outputs enqueue_window
@@ -78,7 +78,7 @@ for case in "small_mobile" "small_grid" "small_flows" "small_qudg" "small_max_ne
 done
 
 # ---- two devices, on_failure = stop (the default): the run ends, nothing written ----
-check stop_whole 1 "clEnqueueNDRangeKernel\(flood_packets, [0-9]+ work-items\) failed on $dev: CL_OUT_OF_RESOURCES" \
+check stop_whole 1 "clEnqueueNDRangeKernel\(flood\.packets, [0-9]+ work-items\) failed on $dev: CL_OUT_OF_RESOURCES" \
     env CLNETSIM_TEST_FAIL=enqueue@1:2 POCL_DEVICES="$two" "$bin" run -d 0,1 $grid -q --json "$tmp/w/r.json"
 no_outputs stop_whole
 check stop_window 1 "failed on $dev: CL_OUT_OF_RESOURCES" \
@@ -91,11 +91,11 @@ no_outputs stop_build
 # ---- two devices, on_failure = continue: the same results as one device ----
 go="-s devices.on_failure=continue"
 # whole packets: device 1's launch of round 2 fails; its chunk runs on device 0
-check continue_enqueue 0 "warning: device 1 '[^']+' failed in window 2 and is left out; the run goes on on the others: clEnqueueNDRangeKernel\(flood_packets" \
+check continue_enqueue 0 "warning: device 1 '[^']+' failed in window 2 and is left out; the run goes on on the others: clEnqueueNDRangeKernel\(flood\.packets" \
     env CLNETSIM_TEST_FAIL=enqueue@1:2 POCL_DEVICES="$two" "$bin" run -d 0,1 $grid $go -q --json "$tmp/c.json"
 expect continue_enqueue_in_place sh -c "! grep -q 'starts again' '$tmp/out'"
 check continue_enqueue_same 0 '' "$cmp" "$tmp/grid.json" "$tmp/c.json"
-expect continue_enqueue_marked grep -q '"failed": true, "error": "clEnqueueNDRangeKernel(flood_packets' "$tmp/c.json"
+expect continue_enqueue_marked grep -q '"failed": true, "error": "clEnqueueNDRangeKernel(flood.packets' "$tmp/c.json"
 expect continue_enqueue_one_marked test "$(grep -c '"failed": true' "$tmp/c.json")" = 1
 # device 1 vanishes while it runs round 4: what it ran of the round is run again on device 0
 check continue_lost 0 "device 1 '[^']+' failed in window 4 and is left out.*clEnqueueReadBuffer failed" \
@@ -131,7 +131,7 @@ check continue_window_lost 0 "failed in window 7, and the state" \
     env CLNETSIM_TEST_FAIL=lost@1:7 POCL_DEVICES="$two" "$bin" run -d 0,1 $mobile $go -q --json "$tmp/c.json"
 check continue_window_lost_same 0 '' "$cmp" "$tmp/mobile.json" "$tmp/c.json"
 # when every device fails there is nothing to go on with
-check continue_none_left 1 "clnetsim: error: clEnqueueNDRangeKernel\(flood_packets" \
+check continue_none_left 1 "clnetsim: error: clEnqueueNDRangeKernel\(flood\.packets" \
     env CLNETSIM_TEST_FAIL=enqueue@0:1,enqueue@1:1 POCL_DEVICES="$two" "$bin" run -d 0,1 $grid $go -q \
     --json "$tmp/w/r.json"
 no_outputs continue_none_left

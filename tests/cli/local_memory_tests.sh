@@ -25,7 +25,7 @@ check small_first_use 0 'measuring work-group sizes on device 0' \
     env XDG_CACHE_HOME="$tmp/c" CLNETSIM_TEST_PROFILE_ENTRIES=0 CLNETSIM_TEST_LOCAL_MEMORY=12K \
     "$bin" run "$scn/small_grid.ini" --json "$tmp/first.json"
 check small_first_use_counters 0 '' "$cmp" "$tmp/first.json" "$tmp/ref.json"
-check small_tune_skips 0 'flood_packets +([0-9.]+ +){6}(- +){3}' \
+check small_tune_skips 0 'flood\.packets +([0-9.]+ +){6}(- +){3}' \
     env XDG_CACHE_HOME="$tmp/c" CLNETSIM_TEST_PROFILE_ENTRIES=0 CLNETSIM_TEST_LOCAL_MEMORY=12K \
     "$bin" tune --devices 0 -r 1 -q
 check small_tuned_run 0 '' \
@@ -35,7 +35,7 @@ check small_tuned_counters 0 '' "$cmp" "$tmp/tuned2.json" "$tmp/ref2.json"
 
 # --work-group 1024 with 2 KiB: each kernel takes the largest size that fits (transmit: 12
 # bytes and 48 a work-item; scan_blocks: 4 a work-item), the others keep 1024.
-check small_work_group 0 ' scan_blocks=512 transmit=32$' \
+check small_work_group 0 ' cells\.scan_blocks=512 .* flood\.transmit=32$' \
     env CLNETSIM_NO_TUNE=1 CLNETSIM_TEST_LOCAL_MEMORY=2K \
     "$bin" bench "$scn/small_grid.ini" --devices 0 -r 1 -q --work-group 1024 \
     -s partition.count=2
@@ -44,7 +44,7 @@ CLNETSIM_NO_TUNE=1 CLNETSIM_TEST_LOCAL_MEMORY=2K "$bin" run "$scn/small_grid.ini
 check small_work_group_counters 0 '' "$cmp" "$tmp/wg.json" "$tmp/ref2.json"
 
 # 32 bytes: transmit needs 60 even with work-groups of 1, and the run stops before the launch.
-check too_small 1 "^clnetsim: error: kernel transmit needs 60 bytes of local memory with work-groups of 1, more than the 32 of device '[^']+' \(CL_DEVICE_LOCAL_MEM_SIZE\)" \
+check too_small 1 "^clnetsim: error: kernel flood\.transmit needs 60 bytes of local memory with work-groups of 1, more than the 32 of device '[^']+' \(CL_DEVICE_LOCAL_MEM_SIZE\)" \
     env CLNETSIM_NO_TUNE=1 CLNETSIM_TEST_LOCAL_MEMORY=32 \
     "$bin" run "$scn/small_grid.ini" -q -s partition.count=2 --json "$tmp/never.json"
 expect too_small_no_output [ ! -e "$tmp/never.json" ]

@@ -24,22 +24,22 @@ same_counters() {
 }
 "$oracle" "$scn/small_grid.ini" > "$tmp/want.json"
 # the defect is real: built wrong, the kernel's counters differ (a scheme's kernel takes the
-# other path, so this is flood_packets_one's alone at groups of one item)
+# other path, so this is flood.packets_one's alone at groups of one item)
 grep -q '"first_receptions"' "$tmp/want.json" || echo "FAIL oracle output"
 
-# flood_packets_one broken on device 1 (the hook counts devices by their place in the
+# flood.packets_one broken on device 1 (the hook counts devices by their place in the
 # selection: 0 when it is the only one): caught, left out (the whole-packet kernel with seen
 # bits in global memory runs instead), and the counters are the reference's.
-brk=CLNETSIM_TEST_BREAK_KERNEL=flood_packets_one@1
-alone=CLNETSIM_TEST_BREAK_KERNEL=flood_packets_one@0
-warn="^clnetsim: warning: device 1 '[^']+' failed the self-test in shape flood_packets_one at work-groups of 1: not used on this device$"
-warn0="^clnetsim: warning: device 0 '[^']+' failed the self-test in shape flood_packets_one at work-groups of 1: not used on this device$"
+brk=CLNETSIM_TEST_BREAK_KERNEL=flood.packets_one@1
+alone=CLNETSIM_TEST_BREAK_KERNEL=flood.packets_one@0
+warn="^clnetsim: warning: device 1 '[^']+' failed the self-test in shape flood\.packets_one at work-groups of 1: not used on this device$"
+warn0="^clnetsim: warning: device 0 '[^']+' failed the self-test in shape flood\.packets_one at work-groups of 1: not used on this device$"
 check one_broken_run 0 "$warn0" env $alone "$bin" run "$scn/small_grid.ini" --devices 1 \
     --work-group 1 -q --json "$tmp/one.json"
 expect one_broken_warns_once [ "$(grep -c 'failed the self-test' "$tmp/out")" -eq 1 ]
 expect one_broken_counters same_counters "$tmp/one.json" "$tmp/want.json"
 expect one_broken_cached [ "$(ls "$tmp/cache/clnetsim" | grep -c '^shapes-.*\.ini$')" -ge 1 ]
-expect one_broken_cache_names grep -q '^flood_packets_one = 1$' "$tmp"/cache/clnetsim/shapes-*.ini
+expect one_broken_cache_names grep -q '^flood\.packets_one = 1$' "$tmp"/cache/clnetsim/shapes-*.ini
 # from the cache: the same warning and results, and device 0 (not broken) warns of nothing
 check one_broken_two_devices 0 "$warn" env $brk "$bin" run "$scn/small_grid.ini" -d 0,1 \
     --work-group 1 -q --json "$tmp/two.json"
@@ -51,14 +51,14 @@ check one_broken_profile 0 "$warn0" env $alone "$bin" run "$scn/small_grid.ini" 
 expect one_broken_profile_counters same_counters "$tmp/p.json" "$tmp/want.json"
 
 # selftest names the failed shape (and reruns the test: no cache read)
-check selftest_one_broken 0 "^PASS +1 .*shapes failed and left out: flood_packets_one at 1$" \
+check selftest_one_broken 0 "^PASS +1 .*shapes failed and left out: flood\.packets_one at 1$" \
     env $brk "$bin" selftest -q
 expect selftest_one_other_clean grep -Eq '^PASS +0 .*every kernel shape \(21 runs at work-groups of 1 256 512\)$' "$tmp/out"
 
 # every kernel broken on device 1: refused, in one sentence; the run goes on on device 0
 # under on_failure = continue, and stops under stop
 all=CLNETSIM_TEST_BREAK_KERNEL=all@1
-refusal="device '[^']+' failed the self-test in every work-group size of [a-z_ (),]+ \(its results differ from the sequential reference's\); this device is refused"
+refusal="device '[^']+' failed the self-test in every work-group size of [a-z_. (),]+ \(its results differ from the sequential reference's\); this device is refused"
 check all_broken_continue 0 "failed at set-up and is left out: $refusal" env $all "$bin" run \
     "$scn/small_grid.ini" -d 0,1 -q -s devices.on_failure=continue --json "$tmp/c.json"
 expect all_broken_counters same_counters "$tmp/c.json" "$tmp/want.json"

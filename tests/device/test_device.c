@@ -3,6 +3,7 @@
  * and work-group clamping. main() then runs the PoCL tests of test_device_opencl.c. */
 #include <stdlib.h>
 
+#include "common/embedded.h"
 #include "test_device.h"
 
 int test_failures;
@@ -282,17 +283,17 @@ static void test_profiles(void)
     cn_error err = {0};
     CHECK_ERR(platform_profile_load(&pocl, &p, &err) == 0, err);
     CHECK_CONTAINS(p.build_options, "-cl-std=CL1.2");
-    CHECK(platform_profile_local_size(&p, "transmit") == 256);
+    CHECK(platform_profile_local_size(&p, "flood.transmit") == 256);
     CHECK(platform_profile_local_size(&p, "no_such_kernel") == p.default_local_size);
     CHECK(platform_profile_local_size(&p, NULL) == p.default_local_size);
     platform_profile_free(&p);
 
     char match[128];
     const char *good = "; comment\n[match]\nplatform = Foo Corp ,  bar \n[build]\noptions = -DX=1\n"
-                       "[work_group]\ndefault = 32\ntransmit = 128 ; inline comment\n";
+                       "[work_group]\ndefault = 32\nflood.transmit = 128 ; inline comment\n";
     CHECK_ERR(platform_profile_parse("good.ini", good, &p, match, sizeof match, &err) == 0, err);
     CHECK(strcmp(p.build_options, "-DX=1") == 0);
-    CHECK(p.default_local_size == 32 && platform_profile_local_size(&p, "transmit") == 128);
+    CHECK(p.default_local_size == 32 && platform_profile_local_size(&p, "flood.transmit") == 128);
     platform_profile_free(&p);
     device_entry bar = synthetic("The Bar Platform", "x", "d", CL_DEVICE_TYPE_GPU, NULL);
     device_entry foo = synthetic("x", "FOO CORP.", "d", CL_DEVICE_TYPE_GPU, NULL);
@@ -411,22 +412,93 @@ static void test_local_size_synthetic(void)
     cn_error err = {0};
     CHECK_ERR(platform_profile_load(&dev.info, &dev.profile, &err) == 0, err);
     dev.info.max_work_group = 4096;
-    CHECK(device_local_size(&dev, "transmit", NULL) == 256);
+    CHECK(device_local_size(&dev, "flood.transmit", NULL) == 256);
     dev.info.max_work_group = 100; /* below the profile: clamped, then a power of two */
-    CHECK(device_local_size(&dev, "transmit", NULL) == 64);
+    CHECK(device_local_size(&dev, "flood.transmit", NULL) == 64);
     dev.info.max_work_group = 4096;
     dev.local_size_override = 48;
-    CHECK(device_local_size(&dev, "transmit", NULL) == 32);
+    CHECK(device_local_size(&dev, "flood.transmit", NULL) == 32);
     dev.local_size_override = 3000;
-    CHECK(device_local_size(&dev, "transmit", NULL) == 2048);
+    CHECK(device_local_size(&dev, "flood.transmit", NULL) == 2048);
     dev.local_size_override = 1;
-    CHECK(device_local_size(&dev, "transmit", NULL) == 1);
+    CHECK(device_local_size(&dev, "flood.transmit", NULL) == 1);
     dev.local_size_override = 1u << 20;
-    CHECK(device_local_size(&dev, "transmit", NULL) == 4096);
+    CHECK(device_local_size(&dev, "flood.transmit", NULL) == 4096);
     dev.info.max_work_group = 0; /* unknown limit: the value itself, still a power of two */
     dev.local_size_override = 0;
-    CHECK(device_local_size(&dev, "cell_count", NULL) == 512);
+    CHECK(device_local_size(&dev, "cells.cell_count", NULL) == 512);
     device_close(&dev);
+}
+
+/* Kernel keys: FAMILY.NAME from the folder under cl/ (the file's stem in cl/common) and the C
+ * name without a leading "FAMILY_"; both directions, from the embedded sources. */
+static void expect_key(const char *c_name, const char *key)
+{
+    char got[128];
+    CHECK(device_kernel_key(c_name, got, sizeof got) == 0 && strcmp(got, key) == 0);
+    CHECK(device_kernel_c_name(key, got, sizeof got) == 0 && strcmp(got, c_name) == 0);
+}
+
+static void test_kernel_keys(void)
+{
+    expect_key("transmit", "flood.transmit");
+    expect_key("flood_packets", "flood.packets");
+    expect_key("flood_packets_one", "flood.packets_one");
+    expect_key("res_link", "flood.res_link");
+    expect_key("scan_blocks", "cells.scan_blocks");
+    expect_key("phold_execute", "phold.execute");
+    expect_key("selftest_philox", "core.selftest_philox");
+    expect_key("probe_loops", "core.probe_loops");
+    char got[128];
+    CHECK(device_kernel_key("scan_sums", got, sizeof got) == -1);
+    CHECK(device_kernel_c_name("flood.scan_blocks", got, sizeof got) == -1);
+    CHECK(device_kernel_c_name("transmit", got, sizeof got) == -1);
+
+    /* a dotted key is accepted and sizes its kernel, others keep the default */
+    const char *text = "[work_group]\ndefault = 64\nphold.execute = 32\ncells.scan_blocks = 512\n";
+    device_ctx dev;
+    memset(&dev, 0, sizeof dev);
+    char match[128];
+    cn_error err = {0};
+    CHECK_ERR(
+        platform_profile_parse("keys.ini", text, &dev.profile, match, sizeof match, &err) == 0,
+        err);
+    dev.info.max_work_group = 4096;
+    CHECK(device_local_size(&dev, "phold.execute", NULL) == 32);
+    CHECK(device_local_size(&dev, "cells.scan_blocks", NULL) == 512);
+    CHECK(device_local_size(&dev, "phold.min", NULL) == 64);
+    device_close(&dev);
+
+    /* an entry of the old bare names is refused with the key that replaced it */
+    expect_profile_error("[work_group]\ndefault = 64\n\ntransmit = 128\n",
+                         "platform profile bad.ini, line 4: 'transmit' is a bare kernel name: "
+                         "[work_group] keys name the kernel's family, write 'flood.transmit'",
+                         NULL);
+    expect_profile_error("[work_group]\ndefault = 64\nflood_packets = 1\n",
+                         "line 3: 'flood_packets' is a bare kernel name", "write 'flood.packets'");
+    expect_profile_error("[work_group]\ndefault = 64\nscan_sums = 256\n",
+                         "line 3: 'scan_sums' is not a kernel key (FAMILY.KERNEL, such as "
+                         "flood.transmit)", NULL);
+    expect_profile_error("[work_group]\ndefault = 64\nflood. = 1\n",
+                         "line 3: 'flood.' is not a kernel name", NULL);
+
+    /* every entry of the shipped profiles names a kernel of cl/ (none tunes nothing) */
+    for (size_t i = 0; i < embedded_count(); i++) {
+        const struct embedded_entry *f = embedded_at(i);
+        size_t n = strlen(f->name);
+        if (n < 4 || strcmp(f->name + n - 4, ".ini") != 0 || strchr(f->name, '/'))
+            continue;
+        platform_profile p;
+        CHECK_ERR(platform_profile_parse(f->name, f->data, &p, match, sizeof match, &err) == 0,
+                  err);
+        for (int k = 0; k < p.n_kernels; k++) {
+            int named = device_kernel_c_name(p.work_group[k].kernel, got, sizeof got) == 0;
+            if (!named)
+                fprintf(stderr, "%s: '%s' names no kernel\n", f->name, p.work_group[k].kernel);
+            CHECK(named);
+        }
+        platform_profile_free(&p);
+    }
 }
 
 /* No table of kernels has a fixed size: a profile of 100 entries (more than the programs
@@ -436,7 +508,7 @@ static void test_many_kernels(void)
     enum { N = 100 };
     char text[N * 32 + 64] = "[work_group]\ndefault = 64\n";
     for (int i = 0; i < N; i++)
-        snprintf(text + strlen(text), sizeof text - strlen(text), "k%d = %d\n", i, 1 << (i % 8));
+        snprintf(text + strlen(text), sizeof text - strlen(text), "t.k%d = %d\n", i, 1 << (i % 8));
     device_ctx dev;
     memset(&dev, 0, sizeof dev);
     char match[128];
@@ -447,15 +519,15 @@ static void test_many_kernels(void)
     dev.info.max_work_group = 4096;
     char name[16], want[16], sizes[4096];
     for (int i = 0; i < N; i++) {
-        snprintf(name, sizeof name, "k%d", i);
+        snprintf(name, sizeof name, "t.k%d", i);
         CHECK(device_local_size(&dev, name, NULL) == (size_t)1 << (i % 8));
         device_shape_mark_bad(&dev, name, 4);
     }
     CHECK(dev.n_local_used == N && dev.n_bad == N && dev.n_noted == N);
-    CHECK(device_shape_bad(&dev, "k99", 4) && !device_shape_bad(&dev, "k99", 8));
+    CHECK(device_shape_bad(&dev, "t.k99", 4) && !device_shape_bad(&dev, "t.k99", 8));
     device_local_sizes_text(&dev, sizes, sizeof sizes);
-    snprintf(want, sizeof want, " k99=%d", 1 << (99 % 8));
-    CHECK(strstr(sizes, want) != NULL && strncmp(sizes, "k0=1 k1=2 k10=4 ", 16) == 0);
+    snprintf(want, sizeof want, " t.k99=%d", 1 << (99 % 8));
+    CHECK(strstr(sizes, want) != NULL && strncmp(sizes, "t.k0=1 t.k1=2 t.k10=4 ", 22) == 0);
     device_close(&dev);
     CHECK(dev.local_used == NULL && dev.n_bad == 0 && dev.profile.work_group == NULL);
 }
@@ -497,6 +569,7 @@ int main(int argc, char **argv)
     test_expand();
     test_local_size_synthetic();
     test_many_kernels();
+    test_kernel_keys();
     test_opencl();
     if (test_failures) {
         fprintf(stderr, "test_device: %d check(s) failed\n", test_failures);

@@ -245,7 +245,7 @@ static void test_kernel_and_timing(device_ctx *dev)
         CHECK(got * 2 > request || got * 2 > kernel_max || got * 2 > dev->info.max_work_group);
     }
     dev->local_size_override = 0;
-    CHECK(device_local_size(dev, "transmit", k) == 256);
+    CHECK(device_local_size(dev, "flood.transmit", k) == 256);
 
     clReleaseKernel(k);
 

@@ -40,11 +40,11 @@ int flood_cap_select(struct model *m, flood_replica *r, int64_t w, cl_event *ev,
         rc = dbuf_alloc(d, &r->cap_thr, (size_t)m->n * 16, &m->acc, "neighbour cap thresholds",
                         err);
     if (!rc)
-        rc = graph_args(m, r, r->k_cap_select, "cap_select", w, err);
+        rc = graph_args(m, r, r->k_cap_select, "flood.cap_select", w, err);
     if (!rc)
-        rc = kernel_args_from(d, r->k_cap_select, "cap_select", err, 13, 1, KBUF(r->cap_thr));
+        rc = kernel_args_from(d, r->k_cap_select, "flood.cap_select", err, 13, 1, KBUF(r->cap_thr));
     if (!rc)
-        rc = enqueue_1d(d, r->k_cap_select, "cap_select", m->n, r->ls_cap, ev, err);
+        rc = enqueue_1d(d, r->k_cap_select, "flood.cap_select", m->n, r->ls_cap, ev, err);
     if (!rc)
         r->capped = w;
     return rc;
@@ -70,12 +70,12 @@ int flood_cap_count(struct model *m, cn_error *err)
     if (!rc)
         rc = dbuf_alloc(d, &counts, (size_t)m->n * 8, &m->acc, "link counts", err);
     if (!rc)
-        rc = graph_args(m, r, r->k_cap_count, "cap_count", 0, err);
+        rc = graph_args(m, r, r->k_cap_count, "flood.cap_count", 0, err);
     if (!rc)
-        rc = kernel_args_from(d, r->k_cap_count, "cap_count", err, 13, 2, KBUF(r->cap_thr),
+        rc = kernel_args_from(d, r->k_cap_count, "flood.cap_count", err, 13, 2, KBUF(r->cap_thr),
                               KBUF(counts));
     if (!rc)
-        rc = enqueue_1d(d, r->k_cap_count, "cap_count", m->n, r->ls_cap, NULL, err);
+        rc = enqueue_1d(d, r->k_cap_count, "flood.cap_count", m->n, r->ls_cap, NULL, err);
     cl_uint *host = rc ? NULL : malloc((size_t)m->n * 8);
     if (!rc && !host)
         rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for %u link counts", m->n);

@@ -192,11 +192,11 @@ static int gather_spill(struct model *m, flood_replica *r, int b, uint32_t next,
     cl_ulong total = (cl_ulong)m->slots * m->words;
     size_t items = total < ((cl_ulong)1 << 24) ? (size_t)total : (size_t)1 << 24;
     if (!rc)
-        rc = kernel_args(d, r->k_gather, "gather_spill", err, 8, KBUF(r->spill), KARG(total),
+        rc = kernel_args(d, r->k_gather, "flood.gather_spill", err, 8, KBUF(r->spill), KARG(total),
                          KARG(m->words), KBUF(r->ctl), KBUF(r->frontier[b]), KARG(at),
                          KBUF(*flood_scheme_state_buffer(r)), KARG(m->n));
     if (!rc)
-        rc = enqueue_1d(d, r->k_gather, "gather_spill", items, r->ls_gather, NULL, err);
+        rc = enqueue_1d(d, r->k_gather, "flood.gather_spill", items, r->ls_gather, NULL, err);
     return rc;
 }
 
@@ -380,8 +380,9 @@ int flood_export_border(struct model *m, int64_t w, cl_uint out_word, int b, cn_
             rc = dbuf_write(r->dev, &r->ctl, (size_t)export_word * 4, 4, &zero, 0, err);
         cl_uint cap = r->capacity[b];
         if (!rc)
-            rc = kernel_args_cached(r->dev, r->k_export, &r->export_args, "export_border", err,
-                                    0, 9, KBUF(r->frontier[b]), KARG(out_word), KARG(cap),
+            rc = kernel_args_cached(r->dev, r->k_export, &r->export_args,
+                                    "flood.export_border", err, 0, 9, KBUF(r->frontier[b]),
+                                    KARG(out_word), KARG(cap),
                                     KBUF(r->ctl), KBUF(r->pos), KBUF(r->boxes), KARG(nb),
                                     KBUF(r->exported), KARG(export_word));
         size_t ls = r->ls_export;
@@ -389,7 +390,7 @@ int flood_export_border(struct model *m, int64_t w, cl_uint out_word, int b, cn_
         if (groups > r->max_groups)
             groups = r->max_groups;
         if (!rc)
-            rc = enqueue_1d(r->dev, r->k_export, "export_border", (groups ? groups : 1) * ls,
+            rc = enqueue_1d(r->dev, r->k_export, "flood.export_border", (groups ? groups : 1) * ls,
                             ls, NULL, err);
     }
     if (!rc)

@@ -89,7 +89,7 @@ static uint64_t graph_links(const struct model *m, int *estimated)
 /* The bytes of a prefix sum over LEN entries: two words per work-group at every level. */
 static uint64_t scan_bytes(const device_ctx *dev, uint64_t len)
 {
-    uint64_t local = platform_profile_local_size(&dev->profile, "scan_blocks");
+    uint64_t local = platform_profile_local_size(&dev->profile, "cells.scan_blocks");
     local = local < 2 ? 2 : local;
     uint64_t bytes = 0;
     while (len > 1) {

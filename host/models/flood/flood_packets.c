@@ -198,18 +198,18 @@ static int choose_shape(struct model *m, flood_replica *r, cn_error *err)
         size_t ls = sizes[i];
         int ok = 0, rc = 0;
         r->pk_one = r->pk_local = 0;
-        if (!m->scheme && ls == 1 && !(rc = try_shape(r, "flood_packets_one", ls,
+        if (!m->scheme && ls == 1 && !(rc = try_shape(r, "flood.packets_one", ls,
                                                       &r->k_packets_one, &ok, err)) && ok)
             r->pk_one = 1;
         else if (!rc && local_bits_fit(m, d, ls, 0) &&
-                 !(rc = try_shape(r, "flood_packets_local", ls, &r->k_packets_local, &ok, err)) &&
+                 !(rc = try_shape(r, "flood.packets_local", ls, &r->k_packets_local, &ok, err)) &&
                  ok && local_bits_fit(m, d, ls, device_kernel_local_own(d, r->k_packets_local)))
             r->pk_local = 1;
         if (rc)
             return rc;
-        const char *name = r->pk_one ? "flood_packets_one"
-                         : r->pk_local ? "flood_packets_local"
-                         : m->scheme ? "flood_packets_scheme" : "flood_packets";
+        const char *name = r->pk_one ? "flood.packets_one"
+                         : r->pk_local ? "flood.packets_local"
+                         : m->scheme ? "flood.packets_scheme" : "flood.packets";
         if (!r->pk_one && !r->pk_local && (device_shape_bad(d, name, ls) || ls > limit))
             continue;
         r->ls_packets = ls;
@@ -225,7 +225,7 @@ static int choose_shape(struct model *m, flood_replica *r, cn_error *err)
 static int setup_replica(struct model *m, flood_replica *r, cn_error *err)
 {
     device_ctx *d = r->dev;
-    const char *kname = m->scheme ? "flood_packets_scheme" : "flood_packets";
+    const char *kname = m->scheme ? "flood.packets_scheme" : "flood.packets";
     int rc = device_create_kernel(d, r->prog, kname, &r->k_packets, err);
     if (rc)
         return rc;
@@ -495,7 +495,7 @@ int flood_packets_run(struct model *m, flood_replica *r, int chunk, cl_event *ev
     }
     cl_uint tbase = (cl_uint)(m->pk_k0[chunk] - m->pk_round_k0);
     if (!rc)
-        rc = kernel_args(d, k, "flood_packets", err, 25, KARG(k0), KARG(count),
+        rc = kernel_args(d, k, "flood.packets", err, 25, KARG(k0), KARG(count),
                          KBUF(*csr_offsets(m, r)), KBUF(*csr_neighbours(m, r)), KARG(n),
                          KBUF(r->pk_seen), KARG(words), KBUF(r->pk_front), KBUF(r->pk_rows),
                          KARG(start), KARG(interval), KARG(L), KARG(dur), KARG(thr), KARG(key),
@@ -507,32 +507,32 @@ int flood_packets_run(struct model *m, flood_replica *r, int chunk, cl_event *ev
         r->pk_epoch = 1;
     cl_uint epoch = r->pk_epoch, quota = r->pk_quota, unit = r->pk_unit;
     if (!rc && !m->scheme)
-        rc = kernel_args_from(d, k, "flood_packets", err, 25, 4, KBUF(r->pk_resume),
+        rc = kernel_args_from(d, k, "flood.packets", err, 25, 4, KBUF(r->pk_resume),
                               KARG(epoch), KARG(quota), KARG(unit));
     cl_uint counter_c = (cl_uint)sc->counter_threshold;
     cl_uint assess_a = (cl_uint)sc->assessment_windows;
     cl_ulong near2 = (cl_ulong)sc->distance_threshold_mm * (cl_ulong)sc->distance_threshold_mm;
     if (!rc && m->scheme)
-        rc = kernel_args_from(d, k, "flood_packets_scheme", err, 25, 6, KBUF(r->pk_state),
+        rc = kernel_args_from(d, k, "flood.packets_scheme", err, 25, 6, KBUF(r->pk_state),
                               KARG(counter_c), KARG(near2), KARG(assess_a),
                               KLOCAL(ls * red_width(m) * 8), KLOCAL(4 * 4));
     else if (!rc && !r->pk_one)
-        rc = kernel_args_from(d, k, "flood_packets", err, 29, 4,
+        rc = kernel_args_from(d, k, "flood.packets", err, 29, 4,
                               KLOCAL(ls * red_width(m) * 8), KLOCAL(4), KLOCAL(3 * 8),
                               KLOCAL((size_t)2 * PACKET_LEVEL_CAP * 4));
     if (!rc && r->pk_local)
-        rc = kernel_args_from(d, k, "flood_packets_local", err, 33, 1,
+        rc = kernel_args_from(d, k, "flood.packets_local", err, 33, 1,
                               KLOCAL((size_t)m->words * 4));
     uint64_t groups = r->pk_groups < count ? r->pk_groups : count;
     if (!rc)
-        rc = enqueue_1d(d, k, "flood_packets", (size_t)groups * ls, ls, &evs[(*n_evs)++], err);
+        rc = enqueue_1d(d, k, "flood.packets", (size_t)groups * ls, ls, &evs[(*n_evs)++], err);
     /* bounded launches: again until no group is pending (the groups of the chunk must be done
      * before another chunk takes their state); the first launches' times are the set's */
     for (int pending = quota != 0; !rc && pending;) {
         rc = rows_pending(r, &pending, err);
         cl_event *ev = *n_evs < ENGINE_MAX_SET_EVENTS ? &evs[(*n_evs)++] : NULL;
         if (!rc && pending)
-            rc = enqueue_1d(d, k, "flood_packets", (size_t)groups * ls, ls, ev, err);
+            rc = enqueue_1d(d, k, "flood.packets", (size_t)groups * ls, ls, ev, err);
         else if (ev)
             --*n_evs;
     }

@@ -39,7 +39,7 @@ static cl_ulong sums_local_args(size_t size, const void *user)
 static int make(flood_replica *r, const char *name, cl_kernel *k, size_t *ls, cn_error *err)
 {
     int rc = device_create_kernel(r->dev, r->prog, name, k, err);
-    int sums = !strcmp(name, "res_charge") || !strcmp(name, "res_receive");
+    int sums = !strcmp(name, "flood.res_charge") || !strcmp(name, "flood.res_receive");
     if (!rc)
         *ls = device_local_size_fit(r->dev, name, *k, 0, sums ? sums_local_args : NULL, NULL);
     return rc;
@@ -69,13 +69,13 @@ static int setup_replica(struct model *m, flood_replica *r, cn_error *err)
     struct flood_res_replica *s = &r->res;
     device_ctx *d = r->dev;
     size_t n = m->n;
-    int rc = make(r, "res_link", &s->k_link, &s->ls_link, err);
+    int rc = make(r, "flood.res_link", &s->k_link, &s->ls_link, err);
     if (!rc)
-        rc = make(r, "res_charge", &s->k_charge, &s->ls_charge, err);
+        rc = make(r, "flood.res_charge", &s->k_charge, &s->ls_charge, err);
     if (!rc)
-        rc = make(r, "res_receive", &s->k_receive, &s->ls_receive, err);
+        rc = make(r, "flood.res_receive", &s->k_receive, &s->ls_receive, err);
     if (!rc)
-        rc = make(r, "res_reset", &s->k_reset, &s->ls_reset, err);
+        rc = make(r, "flood.res_reset", &s->k_reset, &s->ls_reset, err);
     if (!rc)
         rc = dbuf_alloc(d, &s->energy, n * 8, &m->acc, "energy", err);
     if (!rc)
@@ -97,16 +97,16 @@ static int setup_replica(struct model *m, flood_replica *r, cn_error *err)
      * partition then carries them (without an energy model they are 0 and never read) */
     cl_kernel k = NULL;
     if (!rc)
-        rc = device_create_kernel(d, r->prog, "res_init", &k, err);
+        rc = device_create_kernel(d, r->prog, "flood.res_init", &k, err);
     const energy_law *e = &m->sc.energy_budget;
     cl_uint2 key = flood_seed_key(&m->sc);
     cl_long a = m->energy ? e->a_nj : 0, b = m->energy ? e->b_nj : 0;
     cl_int uniform = m->energy && e->law == LAW_UNIFORM;
     if (!rc)
-        rc = kernel_args(d, k, "res_init", err, 8, KARG(m->n), KARG(key), KARG(a), KARG(b),
+        rc = kernel_args(d, k, "flood.res_init", err, 8, KARG(m->n), KARG(key), KARG(a), KARG(b),
                          KARG(uniform), KBUF(s->energy), KBUF(s->death), KBUF(s->head));
     if (!rc)
-        rc = enqueue_1d(d, k, "res_init", m->n, r->ls_place, NULL, err);
+        rc = enqueue_1d(d, k, "flood.res_init", m->n, r->ls_place, NULL, err);
     if (k)
         clReleaseKernel(k);
     s->clean = 0; /* the control words start at zero */
@@ -183,7 +183,7 @@ int flood_resources_transmit(struct model *m, flood_replica *r, const transmit_p
     cl_ulong near2 = (cl_ulong)sc->distance_threshold_mm * (cl_ulong)sc->distance_threshold_mm;
 
     const dbuf *state = flood_scheme_state_buffer(r);
-    rc = kernel_args_cached(d, s->k_link, &s->link_args, "res_link", err, 0, 30,
+    rc = kernel_args_cached(d, s->k_link, &s->link_args, "flood.res_link", err, 0, 30,
                             KBUF(r->frontier[cur]), KARG(p->in_word), KARG(n_new),
                             KARG(p->n_clear), KARG(p->inline_desc), KBUF(r->desc),
                             KARG(p->clear_word), KBUF(r->ctl), KBUF(r->seen), KARG(m->words),
@@ -195,12 +195,12 @@ int flood_resources_transmit(struct model *m, flood_replica *r, const transmit_p
                             KARG(m->n));
     size_t ls = s->ls_link;
     if (!rc)
-        rc = enqueue_1d(d, s->k_link, "res_link", groups_for(r, m->entries_bound, ls) * ls, ls,
-                        &evs[(*n_evs)++], err);
+        rc = enqueue_1d(d, s->k_link, "flood.res_link", groups_for(r, m->entries_bound, ls) * ls,
+                        ls, &evs[(*n_evs)++], err);
 
     ls = s->ls_charge;
     if (!rc)
-        rc = kernel_args_cached(d, s->k_charge, &s->charge_args, "res_charge", err, 0, 22,
+        rc = kernel_args_cached(d, s->k_charge, &s->charge_args, "flood.res_charge", err, 0, 22,
                                 KBUF(r->ctl), KARG(parity), KARG(p->stamp), KBUF(s->head),
                                 KBUF(s->ent), KBUF(s->txnodes), KBUF(s->reached),
                                 KBUF(s->energy), KBUF(s->death), KBUF(s->costs),
@@ -209,15 +209,15 @@ int flood_resources_transmit(struct model *m, flood_replica *r, const transmit_p
                                 KARG(rmin2), KARG(link_thr), KBUF(*flood_cap_buffer(r)),
                                 KLOCAL(ls * 6 * 8));
     if (!rc)
-        rc = link_args(m, r, s->k_charge, &s->charge_args, "res_charge", 22, err);
+        rc = link_args(m, r, s->k_charge, &s->charge_args, "flood.res_charge", 22, err);
     if (!rc)
-        rc = enqueue_1d(d, s->k_charge, "res_charge", groups_for(r, m->entries_bound, ls) * ls,
-                        ls, &evs[(*n_evs)++], err);
+        rc = enqueue_1d(d, s->k_charge, "flood.res_charge",
+                        groups_for(r, m->entries_bound, ls) * ls, ls, &evs[(*n_evs)++], err);
 
     /* one work-item per node: those the window's copies reached take them */
     ls = s->ls_receive;
     if (!rc)
-        rc = kernel_args_cached(d, s->k_receive, &s->receive_args, "res_receive", err, 0, 40,
+        rc = kernel_args_cached(d, s->k_receive, &s->receive_args, "flood.res_receive", err, 0, 40,
                                 KBUF(r->ctl), KARG(p->stamp), KBUF(s->head), KBUF(s->ent),
                                 KBUF(s->reached), KARG(m->n), KBUF(s->energy), KBUF(s->death),
                                 KBUF(s->costs), KARG(cap_m), KBUF(r->slot_packet),
@@ -231,17 +231,17 @@ int flood_resources_transmit(struct model *m, flood_replica *r, const transmit_p
                                 KBUF(*state), KARG(near2), KBUF(*flood_scheme_pend_buffer(r)),
                                 KARG(r->pend_cap), KARG(p->pend_word), KLOCAL(ls * 6 * 8));
     if (!rc)
-        rc = link_args(m, r, s->k_receive, &s->receive_args, "res_receive", 40, err);
+        rc = link_args(m, r, s->k_receive, &s->receive_args, "flood.res_receive", 40, err);
     if (!rc)
-        rc = enqueue_1d(d, s->k_receive, "res_receive", groups_for(r, m->n, ls) * ls, ls,
+        rc = enqueue_1d(d, s->k_receive, "flood.res_receive", groups_for(r, m->n, ls) * ls, ls,
                         &evs[(*n_evs)++], err);
 
     ls = s->ls_reset;
     if (!rc)
-        rc = kernel_args_cached(d, s->k_reset, &s->reset_args, "res_reset", err, 0, 4,
+        rc = kernel_args_cached(d, s->k_reset, &s->reset_args, "flood.res_reset", err, 0, 4,
                                 KBUF(r->ctl), KARG(parity), KBUF(s->head), KBUF(s->txnodes));
     if (!rc)
-        rc = enqueue_1d(d, s->k_reset, "res_reset", groups_for(r, m->entries_bound, ls) * ls,
+        rc = enqueue_1d(d, s->k_reset, "flood.res_reset", groups_for(r, m->entries_bound, ls) * ls,
                         ls, &evs[(*n_evs)++], err);
     if (!rc)
         s->clean = w + 1; /* res_link cleared the next window's list lengths */

@@ -99,7 +99,7 @@ int flood_scheme_decide(struct model *m, uint32_t part, flood_replica *r, int64_
     cl_uint xword = CTL_EXPORT + (cl_uint)(w & 1);
     /* every pair at the start of a run of windows, or after states came from elsewhere */
     cl_uint full = r->pend_full == w || r->pend_broken;
-    int rc = kernel_args_cached(d, r->k_decide, &r->decide_args, "scheme_decide", err, 0, 40,
+    int rc = kernel_args_cached(d, r->k_decide, &r->decide_args, "flood.scheme_decide", err, 0, 40,
                                 KBUF(r->ctl), KBUF(r->scheme_state), KARG(m->n), KARG(slots),
                                 KBUF(r->slot_packet), KBUF(*ftime), KBUF(*froute),
                                 KBUF(*fdeliv), KARG(parity), KARG(a->T), KARG(a->L),
@@ -121,7 +121,7 @@ int flood_scheme_decide(struct model *m, uint32_t part, flood_replica *r, int64_
     if (groups > most)
         groups = most;
     if (!rc)
-        rc = enqueue_1d(d, r->k_decide, "scheme_decide", groups * ls, ls, &evs[(*n_evs)++],
+        rc = enqueue_1d(d, r->k_decide, "flood.scheme_decide", groups * ls, ls, &evs[(*n_evs)++],
                         err);
     if (!rc)
         r->pend_ran = w;

@@ -122,27 +122,31 @@ static cl_ulong transmit_local_args(size_t size, const void *user)
     return 4 + 2 * 4 + (cl_ulong)size * 32 + (cl_ulong)2 * size * m->entry_bytes;
 }
 
+/* The placement kernel of each topology.placement (PLACEMENT_GRID, _UNIFORM, _AREAS). */
+static const char *const place_kernels[] = {"flood.place_grid", "flood.place_uniform",
+                                            "flood.place_areas"};
+
 /* Kernels of each mobility model (cl/flood/flood.cl); random_walk needs no initial draw. */
 static const char *mobility_init_kernel(int mobility)
 {
-    return mobility == MOBILITY_RWP ? "rwp_init"
-         : mobility == MOBILITY_RANDOM_DIRECTION ? "direction_init"
-         : mobility == MOBILITY_GRID_WALK ? "grid_init"
-         : mobility == MOBILITY_LINEAR ? "walk_init" : NULL;
+    return mobility == MOBILITY_RWP ? "flood.rwp_init"
+         : mobility == MOBILITY_RANDOM_DIRECTION ? "flood.direction_init"
+         : mobility == MOBILITY_GRID_WALK ? "flood.grid_init"
+         : mobility == MOBILITY_LINEAR ? "flood.walk_init" : NULL;
 }
 
 static const char *mobility_move_kernel(int mobility)
 {
-    return mobility == MOBILITY_RWP ? "move_rwp"
-         : mobility == MOBILITY_RANDOM_DIRECTION ? "move_direction"
-         : mobility == MOBILITY_GRID_WALK ? "move_grid" : "move_walk";
+    return mobility == MOBILITY_RWP ? "flood.move_rwp"
+         : mobility == MOBILITY_RANDOM_DIRECTION ? "flood.move_direction"
+         : mobility == MOBILITY_GRID_WALK ? "flood.move_grid" : "flood.move_walk";
 }
 
 /* The kernel of the window's mobility step: the model's own when a single run of ids moves. */
 static const char *move_kernel_name(const struct model *m)
 {
     return m->n_moving == 1 ? mobility_move_kernel(m->segs[m->moving_seg].mob->model)
-                            : "move_groups";
+                            : "flood.move_groups";
 }
 
 /* The runs of ids that move alike (mobility groups), and what bounds a step. */
@@ -192,9 +196,8 @@ static int create_kernels(struct model *m, flood_replica *r, cn_error *err)
                  options[0] ? " " : "", m->energy, m->mobile);
     int rc = device_build_program(r->dev, sources, m->resources ? 3 : 2, options, &r->prog,
                                   err);
-    static const char *const place[] = {"place_grid", "place_uniform", "place_areas"};
     if (!rc)
-        rc = make_kernel(r, place[m->sc.placement], &r->k_place, &r->ls_place, err);
+        rc = make_kernel(r, place_kernels[m->sc.placement], &r->k_place, &r->ls_place, err);
     /* the mobility models' kernels: each model's initial draw, and the step */
     for (int i = 0; i < m->n_segs && !rc; i++) {
         int model = m->segs[i].mob->model;
@@ -205,33 +208,33 @@ static int create_kernels(struct model *m, flood_replica *r, cn_error *err)
     if (!rc && m->mobile)
         rc = make_kernel(r, move_kernel_name(m), &r->k_move, &r->ls_move, err);
     if (!rc)
-        rc = make_kernel(r, "csr_count", &r->k_csr_count, &r->ls_csr, err);
+        rc = make_kernel(r, "flood.csr_count", &r->k_csr_count, &r->ls_csr, err);
     if (!rc)
-        rc = make_kernel(r, "csr_fill", &r->k_csr_fill, NULL, err);
+        rc = make_kernel(r, "flood.csr_fill", &r->k_csr_fill, NULL, err);
     if (!rc && m->cap)
-        rc = make_kernel(r, "cap_select", &r->k_cap_select, &r->ls_cap, err);
+        rc = make_kernel(r, "flood.cap_select", &r->k_cap_select, &r->ls_cap, err);
     if (!rc && m->cap)
-        rc = make_kernel(r, "cap_count", &r->k_cap_count, NULL, err);
-    const char *tx = m->mobile ? "transmit_mobile" : "transmit";
+        rc = make_kernel(r, "flood.cap_count", &r->k_cap_count, NULL, err);
+    const char *tx = m->mobile ? "flood.transmit_mobile" : "flood.transmit";
     if (!rc)
         rc = device_create_kernel(r->dev, r->prog, tx, &r->k_transmit, err);
     if (!rc)
         r->ls_transmit = device_local_size_fit(r->dev, tx, r->k_transmit, 0,
                                                transmit_local_args, m);
     if (!rc)
-        rc = make_kernel(r, "gather_spill", &r->k_gather, &r->ls_gather, err);
+        rc = make_kernel(r, "flood.gather_spill", &r->k_gather, &r->ls_gather, err);
     if (!rc && m->n_rep > 1)
-        rc = make_kernel(r, "export_border", &r->k_export, &r->ls_export, err);
+        rc = make_kernel(r, "flood.export_border", &r->k_export, &r->ls_export, err);
     if (!rc && m->mobile)
-        rc = make_kernel(r, "retile", &r->k_retile, &r->ls_retile, err);
+        rc = make_kernel(r, "flood.retile", &r->k_retile, &r->ls_retile, err);
     if (!rc && m->mobile)
-        rc = make_kernel(r, "gather_moved", &r->k_gather_moved, NULL, err);
+        rc = make_kernel(r, "flood.gather_moved", &r->k_gather_moved, NULL, err);
     if (!rc && m->mobile)
-        rc = make_kernel(r, "scatter_moved", &r->k_scatter_moved, NULL, err);
+        rc = make_kernel(r, "flood.scatter_moved", &r->k_scatter_moved, NULL, err);
     if (!rc && m->mobile)
-        rc = make_kernel(r, "stamp_parts", &r->k_stamp, NULL, err);
+        rc = make_kernel(r, "flood.stamp_parts", &r->k_stamp, NULL, err);
     if (!rc && m->scheme)
-        rc = make_kernel(r, "scheme_decide", &r->k_decide, &r->ls_decide, err);
+        rc = make_kernel(r, "flood.scheme_decide", &r->k_decide, &r->ls_decide, err);
     return rc;
 }
 
@@ -284,12 +287,12 @@ static int draw_node_drops(struct model *m, flood_replica *r, cn_error *err)
     cl_ulong ta = m->sc.drop_threshold, tb = m->sc.drop_threshold_max;
     int rc = dbuf_alloc(d, &r->node_drop, (size_t)m->n * 8, &m->acc, "drop thresholds", err);
     if (!rc)
-        rc = make_kernel(r, "node_drop_init", &k, NULL, err);
+        rc = make_kernel(r, "flood.node_drop_init", &k, NULL, err);
     if (!rc)
-        rc = kernel_args(d, k, "node_drop_init", err, 5, KARG(m->n), KARG(key), KARG(ta),
+        rc = kernel_args(d, k, "flood.node_drop_init", err, 5, KARG(m->n), KARG(key), KARG(ta),
                          KARG(tb), KBUF(r->node_drop));
     if (!rc)
-        rc = enqueue_1d(d, k, "node_drop_init", m->n, r->ls_place, NULL, err);
+        rc = enqueue_1d(d, k, "flood.node_drop_init", m->n, r->ls_place, NULL, err);
     if (k)
         clReleaseKernel(k);
     return rc;
@@ -335,21 +338,21 @@ static int place_nodes(struct model *m, flood_replica *r, cn_error *err)
     if (sc->placement == PLACEMENT_GRID) {
         cl_uint cols = (cl_uint)sc->cols;
         cl_long spacing = sc->spacing_mm;
-        rc = kernel_args(d, r->k_place, "place_grid", err, 4, KBUF(r->pos), KARG(m->n),
+        rc = kernel_args(d, r->k_place, "flood.place_grid", err, 4, KBUF(r->pos), KARG(m->n),
                          KARG(cols), KARG(spacing));
     } else if (sc->placement == PLACEMENT_AREAS) {
         cl_uint per = (cl_uint)(sc->rows * sc->cols), cols = (cl_uint)sc->cols;
         cl_long spacing = sc->spacing_mm, pitch = flood_areas_pitch(sc);
-        rc = kernel_args(d, r->k_place, "place_areas", err, 6, KBUF(r->pos), KARG(m->n),
+        rc = kernel_args(d, r->k_place, "flood.place_areas", err, 6, KBUF(r->pos), KARG(m->n),
                          KARG(per), KARG(cols), KARG(spacing), KARG(pitch));
     } else {
         cl_uint2 key = flood_seed_key(sc);
         cl_ulong W = m->extent[0], H = m->extent[1], D = m->extent[2];
-        rc = kernel_args(d, r->k_place, "place_uniform", err, 6, KBUF(r->pos), KARG(m->n),
+        rc = kernel_args(d, r->k_place, "flood.place_uniform", err, 6, KBUF(r->pos), KARG(m->n),
                          KARG(key), KARG(W), KARG(H), KARG(D));
     }
     if (!rc)
-        rc = enqueue_1d(d, r->k_place, "place", m->n, r->ls_place, NULL, err);
+        rc = enqueue_1d(d, r->k_place, place_kernels[sc->placement], m->n, r->ls_place, NULL, err);
     if (rc || !m->mobile)
         return rc;
 
@@ -454,13 +457,13 @@ int flood_build_csr(struct model *m, flood_replica *r, uint32_t part, dbuf *offs
     if (!rc)
         rc = dbuf_alloc(d, offsets, ((size_t)m->n + 1) * 4, &m->acc, "neighbour offsets", err);
     if (!rc)
-        rc = kernel_args(d, r->k_csr_count, "csr_count", err, 14, KBUF(r->pos), KARG(m->n),
+        rc = kernel_args(d, r->k_csr_count, "flood.csr_count", err, 14, KBUF(r->pos), KARG(m->n),
                          KARG(range2), KARG(g->side), KARG(g->nx), KARG(g->ny), KARG(g->nz),
                          KBUF(r->cells.start), KBUF(r->cells.nodes), KBUF(degree),
                          KBUF(r->part_of), KARG(part), KARG(nparts),
                          KBUF(*flood_cap_buffer(r)));
     if (!rc)
-        rc = enqueue_1d(d, r->k_csr_count, "csr_count", m->n, r->ls_csr, NULL, err);
+        rc = enqueue_1d(d, r->k_csr_count, "flood.csr_count", m->n, r->ls_csr, NULL, err);
     if (!rc)
         rc = scan_run(&r->node_scan, d, &degree, m->n, offsets, m->n + 1, NULL, err);
     /* The device sums degrees in 32 bits; the host sums them in 64 to refuse a graph whose
@@ -488,13 +491,13 @@ int flood_build_csr(struct model *m, flood_replica *r, uint32_t part, dbuf *offs
         rc = dbuf_alloc(d, neighbours, total ? (size_t)total * 4 : 4, &m->acc, "neighbour lists",
                         err);
     if (!rc)
-        rc = kernel_args(d, r->k_csr_fill, "csr_fill", err, 15, KBUF(r->pos), KARG(m->n),
+        rc = kernel_args(d, r->k_csr_fill, "flood.csr_fill", err, 15, KBUF(r->pos), KARG(m->n),
                          KARG(range2), KARG(g->side), KARG(g->nx), KARG(g->ny), KARG(g->nz),
                          KBUF(r->cells.start), KBUF(r->cells.nodes), KBUF(*offsets),
                          KBUF(*neighbours), KBUF(r->part_of), KARG(part), KARG(nparts),
                          KBUF(*flood_cap_buffer(r)));
     if (!rc)
-        rc = enqueue_1d(d, r->k_csr_fill, "csr_fill", m->n, r->ls_csr, NULL, err);
+        rc = enqueue_1d(d, r->k_csr_fill, "flood.csr_fill", m->n, r->ls_csr, NULL, err);
     return rc;
 }
 

@@ -381,7 +381,7 @@ static int enqueue_transmit(struct model *m, uint32_t part, flood_replica *r, in
     cl_uint n_new = m->n_new, nparts = m->n_parts;
     cl_uint n_import = r->import_window == w ? r->n_import : 0;
     size_t ls = r->ls_transmit;
-    const char *name = m->mobile ? "transmit_mobile" : "transmit";
+    const char *name = m->mobile ? "flood.transmit_mobile" : "flood.transmit";
     if (!rc)
         rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 0, 35,
                                 KBUF(r->frontier[cur]), KARG(p->in_word), KARG(n_new),
