@@ -339,7 +339,8 @@ static int run_or_resume(int argc, char **argv, int resume)
         rc = cn_fail(&err, CN_ERR_RUNTIME, "out of host memory");
     if (!rc && ra.checkpoint)
         rc = checkpoint_writable(ra.checkpoint, &err);
-    if (!rc && ra.packets && strcmp(sc->model, "flood") != 0)
+    const model_ops *ops = model_find(sc->model);
+    if (!rc && ra.packets && !(ops && (ops->features & MODEL_PACKET_ROWS)))
         rc = cn_fail(&err, CN_ERR_INPUT, "--packets: the %s model has no packets (only the "
                      "flood model writes per-packet rows)", sc->model);
     if (rc) {
@@ -376,11 +377,11 @@ static int run_or_resume(int argc, char **argv, int resume)
     /* the set-up the summary reports begins here: opening, self-testing and tuning the
      * devices build kernels too (a cold kernel cache costs most of a small run) */
     double setup_started = wall_seconds();
-    /* the flood's kernels are tuned and self-tested only for a flood run */
-    int flood = strcmp(sc->model, "flood") == 0;
-    int checks = CLI_CHECK_PHILOX | (flood ? CLI_CHECK_SHAPES : 0);
+    /* kernel shapes are self-tested and tuned only for a model whose kernels have them */
+    int shapes = ops && (ops->features & MODEL_KERNEL_SHAPES);
+    int checks = CLI_CHECK_PHILOX | (shapes ? CLI_CHECK_SHAPES : 0);
     rc = res && devs ? cli_open_devices(ra.devices, ra.work_group, ENGINE_MAX_DEVICES, &list,
-                                         devs, &n_open, checks, flood,
+                                         devs, &n_open, checks, shapes,
                                          ra.quiet ? NULL : stderr, drop, &err)
                      : cn_fail(&err, CN_ERR_RUNTIME, "out of memory");
     if (rc == 0) {

@@ -67,6 +67,14 @@ struct model;
  * time the model reports (next_begin) after each window. */
 enum engine_sync { ENGINE_SYNC_FIXED = 0, ENGINE_SYNC_EVENT = 1 };
 
+/* What a model offers beyond model_ops' callbacks, asked by the command line before a run
+ * (model_ops.features, bits): MODEL_PACKET_ROWS, per-packet rows for `run --packets`
+ * (run_results.packets); MODEL_KERNEL_SHAPES, kernels whose shapes the devices' self-test
+ * checks against the reference and whose work-group sizes the tuner measures
+ * (host/bench/shapes.c, tune.c: the flood's kernels). */
+#define MODEL_PACKET_ROWS 1u
+#define MODEL_KERNEL_SHAPES 2u
+
 typedef struct model_ops {
     const char *name;
     const event_kind *kinds;
@@ -74,6 +82,7 @@ typedef struct model_ops {
     const char *const *flows;
     int n_flows;
     int sync;               /* enum engine_sync */
+    unsigned features;      /* MODEL_PACKET_ROWS, MODEL_KERNEL_SHAPES */
     /* ENGINE_SYNC_EVENT: the next window's begin, the least time of a pending event */
     sim_time_ns (*next_begin)(const struct model *m);
     /* The model's metrics (report/metric.h): its results, in JSON order, how partial values

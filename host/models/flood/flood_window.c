@@ -718,6 +718,7 @@ static uint64_t flood_partition_bytes(const struct model *m, int partition)
 
 const model_ops flood_model_ops = {
     .name = "flood",
+    .features = MODEL_PACKET_ROWS | MODEL_KERNEL_SHAPES,
     .metrics = &flood_metric_set,
     .kinds = flood_kinds,
     .n_kinds = FLOOD_N_KINDS,
