@@ -1,10 +1,12 @@
 /* The PHOLD model (docs/models/phold.md) on the devices: per-LP future event lists, executed
  * window by window in key order, remote events passed through an outbox.
  *
- * Each LP keeps its pending events unsorted in C slots of its own: slot q of LP i holds the
- * event's time in slot_t[q * N + i] and its (origin, serial) in slot_os[q * N + i], so that
- * neighbouring work-items read neighbouring words (coalesced on GPUs, vector loads on CPUs)
- * and a scan for due events reads times only. A window executes the LP's events with
+ * A device holds a block of P LPs (part_lps) for each partition it runs (host/models/phold/
+ * phold_model.h). Each LP keeps its pending events unsorted in C slots of its own: slot q of
+ * the LP g of block b holds the event's time in slot_t[(b * C + q) * P + g] and its (origin,
+ * serial) at the same index of slot_os, so that neighbouring work-items read neighbouring
+ * words (coalesced on GPUs, vector loads on CPUs) and a scan for due events reads times only;
+ * its count is cnt[b * P + g] and its statistic s stats[(b * STAT_WORDS + s) * P + g]. A window executes the LP's events with
  * t < tend in the key order (t, origin, serial), so the order in which slots were filled never
  * matters. Every new event lands at least the lookahead after the event that made it, hence
  * at or after tend: nothing a window creates runs in the same window, and an LP's new local
@@ -43,24 +45,26 @@ inline int key_before(long ta, uint2 a, long tb, uint2 b)
     return a.y < b.y;
 }
 
-/* The start: LP i holds E events; event j is (A + EXP[w2 >> 16], i, i, j) with the draw of
- * counter {i, j, 2, 0}. One work-item per event (an LP's E may be large). */
-__kernel void phold_start(uint first, ulong n_events, uint E, uint N, long lookahead,
-                          uint2 key, __global const long *exp_table, __global uint *cnt,
-                          __global long *slot_t, __global uint2 *slot_os,
+/* The start of the LPs first .. of block BLK: LP i holds E events; event j is
+ * (A + EXP[w2 >> 16], i, i, j) with the draw of counter {i, j, 2, 0}. One work-item per event
+ * (an LP's E may be large). */
+__kernel void phold_start(uint first, ulong n_events, uint E, uint P, uint blk, uint C,
+                          long lookahead, uint2 key, __global const long *exp_table,
+                          __global uint *cnt, __global long *slot_t, __global uint2 *slot_os,
                           __global ulong *stats)
 {
     ulong g = get_global_id(0);
     if (g >= n_events)
         return;
-    uint i = first + (uint)(g / E), j = (uint)(g % E);
+    uint l = (uint)(g / E), j = (uint)(g % E), i = first + l;
     uint4 w = philox_draw(key, i, j, PHOLD_STREAM_START);
-    slot_t[(ulong)j * N + i] = lookahead + exp_table[w.z >> 16];
-    slot_os[(ulong)j * N + i] = (uint2)(i, j);
+    ulong at = ((ulong)blk * C + j) * P + l;
+    slot_t[at] = lookahead + exp_table[w.z >> 16];
+    slot_os[at] = (uint2)(i, j);
     if (j == 0) {
-        cnt[i] = E;
-        stats[(ulong)STAT_MIN * N + i] = (ulong)PHOLD_NO_EVENT;
-        stats[(ulong)STAT_BASE * N + i] = 0;
+        cnt[(ulong)blk * P + l] = E;
+        stats[((ulong)blk * STAT_WORDS + STAT_MIN) * P + l] = (ulong)PHOLD_NO_EVENT;
+        stats[((ulong)blk * STAT_WORDS + STAT_BASE) * P + l] = 0;
     }
 }
 
@@ -109,14 +113,14 @@ inline int execute_one(lp_run *r, long t, ulong remote_thr, long lookahead, uint
     return stays;
 }
 
-/* One window of LPs first .. first + n - 1: each executes its events with t < tend in key
+/* One window of LPs first .. first + n - 1, block BLK: each executes its events with t < tend in key
  * order. Local new events replace the event that made them; remote ones are appended to the
  * outbox and their slots given up. When the outbox is full the LP stops before the event it
  * could not send (in key order, so nothing is skipped) and counts itself in XCH_STALLED: the
- * host makes room and runs the window again, which executes only what is left. Per-LP
- * statistics: stats[s * N + i]. */
-__kernel void phold_execute(uint first, uint n, long tend, uint N, uint E, ulong remote_thr,
-                            long lookahead, uint2 key, __global const long *exp_table,
+ * host makes room and runs the window again, which executes only what is left. */
+__kernel void phold_execute(uint first, uint n, uint P, uint blk, uint C, long tend, uint N,
+                            uint E, ulong remote_thr, long lookahead, uint2 key,
+                            __global const long *exp_table,
                             __global uint *cnt, __global long *slot_t, __global uint2 *slot_os,
                             __global ulong *stats, __global uint4 *out_ev,
                             __global uint *out_dest, uint out_cap, __global uint *ctl)
@@ -129,15 +133,18 @@ __kernel void phold_execute(uint first, uint n, long tend, uint N, uint E, ulong
     r.N = N;
     r.E = E;
     r.stopped = 0;
-    __global long *st = slot_t + r.i; /* slot q at st[q * N] */
-    __global uint2 *so = slot_os + r.i;
-    uint c = cnt[r.i];
+    /* slot q at st[q * P], statistic s at sw[s * P] */
+    __global long *st = slot_t + (ulong)blk * C * P + g;
+    __global uint2 *so = slot_os + (ulong)blk * C * P + g;
+    __global ulong *sw = stats + (ulong)blk * STAT_WORDS * P + g;
+    __global uint *cp = cnt + (ulong)blk * P + g;
+    uint c = *cp;
     /* One pass: the due slots (at most DUE_MAX kept), and the least time of the others. */
     uint due[DUE_MAX];
     uint nd = 0, many = 0;
     long rest = PHOLD_NO_EVENT;
     for (uint q = 0; q < c; q++) {
-        long t = st[(ulong)q * N];
+        long t = st[(ulong)q * P];
         if (t >= tend)
             rest = min(rest, t);
         else if (nd < DUE_MAX)
@@ -147,11 +154,11 @@ __kernel void phold_execute(uint first, uint n, long tend, uint N, uint E, ulong
     }
     if (nd == 0)
         return; /* nothing due: every word stays as it is */
-    r.k = stats[(ulong)STAT_EVENTS * N + r.i];
-    r.remote = stats[(ulong)STAT_REMOTE * N + r.i];
-    r.tsum = stats[(ulong)STAT_TIME_SUM * N + r.i];
-    r.wsum = stats[(ulong)STAT_WEIGHTED_SUM * N + r.i];
-    r.last = stats[(ulong)STAT_LAST * N + r.i];
+    r.k = sw[(ulong)STAT_EVENTS * P];
+    r.remote = sw[(ulong)STAT_REMOTE * P];
+    r.tsum = sw[(ulong)STAT_TIME_SUM * P];
+    r.wsum = sw[(ulong)STAT_WEIGHTED_SUM * P];
+    r.last = sw[(ulong)STAT_LAST * P];
     long nt;
     uint2 nos;
     if (!many) {
@@ -159,8 +166,8 @@ __kernel void phold_execute(uint first, uint n, long tend, uint N, uint E, ulong
         long dt[DUE_MAX];
         uint2 dos[DUE_MAX];
         for (uint a = 0; a < nd; a++) {
-            long t = st[(ulong)due[a] * N];
-            uint2 os = so[(ulong)due[a] * N];
+            long t = st[(ulong)due[a] * P];
+            uint2 os = so[(ulong)due[a] * P];
             uint q = due[a], b = a;
             for (; b > 0 && key_before(t, os, dt[b - 1], dos[b - 1]); b--) {
                 dt[b] = dt[b - 1];
@@ -180,8 +187,8 @@ __kernel void phold_execute(uint first, uint n, long tend, uint N, uint E, ulong
             if (res < 0) {
                 rest = min(rest, dt[a]); /* not executed: still pending */
             } else if (res == 1) {
-                st[(ulong)due[a] * N] = nt;
-                so[(ulong)due[a] * N] = nos;
+                st[(ulong)due[a] * P] = nt;
+                so[(ulong)due[a] * P] = nos;
                 rest = min(rest, nt);
             } else {
                 uint b = n_gone++;
@@ -196,8 +203,8 @@ __kernel void phold_execute(uint first, uint n, long tend, uint N, uint E, ulong
             uint q = gone[b - 1];
             c--;
             if (q != c) {
-                st[(ulong)q * N] = st[(ulong)c * N];
-                so[(ulong)q * N] = so[(ulong)c * N];
+                st[(ulong)q * P] = st[(ulong)c * P];
+                so[(ulong)q * P] = so[(ulong)c * P];
             }
         }
     } else {
@@ -207,9 +214,9 @@ __kernel void phold_execute(uint first, uint n, long tend, uint N, uint E, ulong
             long bt = 0;
             uint2 bos = (uint2)(0u, 0u);
             for (uint q = 0; q < c; q++) {
-                long t = st[(ulong)q * N];
+                long t = st[(ulong)q * P];
                 if (t < tend) {
-                    uint2 os = so[(ulong)q * N];
+                    uint2 os = so[(ulong)q * P];
                     if (best == c || key_before(t, os, bt, bos)) {
                         best = q;
                         bt = t;
@@ -222,38 +229,39 @@ __kernel void phold_execute(uint first, uint n, long tend, uint N, uint E, ulong
             int res = execute_one(&r, bt, remote_thr, lookahead, key, exp_table, out_ev,
                                   out_dest, out_cap, ctl, &nt, &nos);
             if (res == 1) {
-                st[(ulong)best * N] = nt;
-                so[(ulong)best * N] = nos;
+                st[(ulong)best * P] = nt;
+                so[(ulong)best * P] = nos;
             } else if (res == 0) {
                 c--;
-                st[(ulong)best * N] = st[(ulong)c * N];
-                so[(ulong)best * N] = so[(ulong)c * N];
+                st[(ulong)best * P] = st[(ulong)c * P];
+                so[(ulong)best * P] = so[(ulong)c * P];
             }
         }
         rest = PHOLD_NO_EVENT;
         for (uint q = 0; q < c; q++)
-            rest = min(rest, st[(ulong)q * N]);
+            rest = min(rest, st[(ulong)q * P]);
     }
-    cnt[r.i] = c;
-    stats[(ulong)STAT_EVENTS * N + r.i] = r.k;
-    stats[(ulong)STAT_REMOTE * N + r.i] = r.remote;
-    stats[(ulong)STAT_TIME_SUM * N + r.i] = r.tsum;
-    stats[(ulong)STAT_WEIGHTED_SUM * N + r.i] = r.wsum;
-    stats[(ulong)STAT_LAST * N + r.i] = r.last;
-    stats[(ulong)STAT_MIN * N + r.i] = (ulong)rest;
-    stats[(ulong)STAT_BASE * N + r.i] = c;
+    *cp = c;
+    sw[(ulong)STAT_EVENTS * P] = r.k;
+    sw[(ulong)STAT_REMOTE * P] = r.remote;
+    sw[(ulong)STAT_TIME_SUM * P] = r.tsum;
+    sw[(ulong)STAT_WEIGHTED_SUM * P] = r.wsum;
+    sw[(ulong)STAT_LAST * P] = r.last;
+    sw[(ulong)STAT_MIN * P] = (ulong)rest;
+    sw[(ulong)STAT_BASE * P] = c;
 }
 
 /* PHOLD's consumer of the core's exchange: delivers the outbox's records (or the inbox's the
  * core filled in its place; their number: xch_count). A record for an LP of a partition this
- * device holds takes a slot of that LP; one that finds the LP's slots full goes to the
+ * device holds takes a slot of that LP (in the partition's block, BLOCK_MAP); one that finds the LP's slots full goes to the
  * deferred area (the host grows the slots and the core delivers it again); one for an LP held
  * elsewhere goes to the export area (the core carries it there). Slot order is the order of
  * the atomics, which never matters: LPs select by key. A grid-stride loop, so that the host
  * launches without reading the count back. */
 __kernel void phold_deliver(__global uint *ctl, uint out_cap, __global const uint4 *out_ev,
-                            __global const uint *out_dest, uint N, uint C, uint part_lps,
-                            __global const uchar *here, __global uint *cnt,
+                            __global const uint *out_dest, uint C, uint part_lps,
+                            __global const uchar *here, __global const uint *block_map,
+                            __global uint *cnt,
                             __global long *slot_t, __global uint2 *slot_os,
                             __global uint4 *def_ev, __global uint *def_dest,
                             __global uint4 *x_ev, __global uint *x_dest)
@@ -269,10 +277,13 @@ __kernel void phold_deliver(__global uint *ctl, uint out_cap, __global const uin
             x_dest[x] = d;
             continue;
         }
-        uint q = atomic_inc(&cnt[d]);
+        uint p = d / part_lps, l = d - p * part_lps;
+        ulong b = block_map[p];
+        uint q = atomic_inc(&cnt[b * part_lps + l]);
         if (q < C) {
-            slot_t[(ulong)q * N + d] = ev_time(e);
-            slot_os[(ulong)q * N + d] = e.zw;
+            ulong at = (b * C + q) * part_lps + l;
+            slot_t[at] = ev_time(e);
+            slot_os[at] = e.zw;
         } else {
             uint x = xch_defer_slot(ctl);
             def_ev[x] = e;
@@ -281,15 +292,15 @@ __kernel void phold_deliver(__global uint *ctl, uint out_cap, __global const uin
     }
 }
 
-/* After an overflow: each LP's count (first .. first + n - 1) cut back to the C_OLD slots it
- * has (the rest is in the deferred area, delivered again next). The slots themselves stay
- * where they are: slot q of LP i is at q * N + i, so more slots are more rows after them. */
-__kernel void phold_regrow(uint first, uint n, uint c_old, __global uint *cnt)
+/* After an overflow: the count of each of the n LPs from cnt[at] on cut back to the C_OLD
+ * slots it has (the rest is in the deferred area, delivered again next); the host then moves
+ * each block's slots to their place in the grown arrays. */
+__kernel void phold_regrow(ulong at, uint n, uint c_old, __global uint *cnt)
 {
     uint g = (uint)get_global_id(0);
     if (g >= n)
         return;
-    cnt[first + g] = min(cnt[first + g], c_old);
+    cnt[at + g] = min(cnt[at + g], c_old);
 }
 
 /* Tree reductions of one value per work-item in S (a power-of-two group); every work-item
@@ -340,32 +351,32 @@ inline void reduce_word(__local ulong *s, uint lid, ulong v, int op, __global ul
         *out = s[0];
 }
 
-/* The least pending time of each work-group's LPs (first .. first + n - 1), written to
+/* The least pending time of each work-group's LPs (the first n of block BLK), written to
  * group_min[2 * (base + group)] (PHOLD_NO_EVENT when none holds an event), and the events they
  * have executed to the word after it (for the progress line). Each LP's own least time covers
  * its slots below its mark; the slots delivered above it are read and the mark moved. */
-__kernel void phold_min(uint first, uint n, uint N, uint C, __global const uint *cnt,
+__kernel void phold_min(uint n, uint P, uint blk, uint C, __global const uint *cnt,
                         __global const long *slot_t, __global ulong *stats,
                         __global long *group_min, uint base, __local long *scratch)
 {
     uint g = (uint)get_global_id(0), lid = (uint)get_local_id(0);
     long m = PHOLD_NO_EVENT;
+    __global ulong *sw = stats + (ulong)blk * STAT_WORDS * P + g; /* statistic s at sw[s * P] */
     if (g < n) {
-        uint i = first + g;
         /* an LP that overflowed counts more events than its C slots hold: the others wait in
          * the deferred area, and this kernel runs again once they are delivered */
-        uint c = min(cnt[i], C);
-        uint mark = (uint)stats[(ulong)STAT_BASE * N + i];
-        m = (long)stats[(ulong)STAT_MIN * N + i];
+        uint c = min(cnt[(ulong)blk * P + g], C);
+        uint mark = (uint)sw[(ulong)STAT_BASE * P];
+        m = (long)sw[(ulong)STAT_MIN * P];
         if (mark > c) { /* never by the rules above; a full scan is always right */
             mark = 0;
             m = PHOLD_NO_EVENT;
         }
         if (mark != c) {
             for (uint q = mark; q < c; q++)
-                m = min(m, slot_t[(ulong)q * N + i]);
-            stats[(ulong)STAT_MIN * N + i] = (ulong)m;
-            stats[(ulong)STAT_BASE * N + i] = c;
+                m = min(m, slot_t[((ulong)blk * C + q) * P + g]);
+            sw[(ulong)STAT_MIN * P] = (ulong)m;
+            sw[(ulong)STAT_BASE * P] = c;
         }
     }
     __global long *out = group_min + 2 * ((ulong)base + get_group_id(0));
@@ -374,31 +385,31 @@ __kernel void phold_min(uint first, uint n, uint N, uint C, __global const uint 
     if (lid == 0)
         out[0] = scratch[0];
     barrier(CLK_LOCAL_MEM_FENCE); /* every work-item has read the minimum from scratch */
-    scratch[lid] = g < n ? (long)stats[(ulong)STAT_EVENTS * N + first + g] : 0;
+    scratch[lid] = g < n ? (long)sw[(ulong)STAT_EVENTS * P] : 0;
     reduce_long_sum(scratch, lid);
     if (lid == 0)
         out[1] = scratch[0];
 }
 
-/* The contract's sums, minima and maxima over each work-group's LPs: group_res[(base + group)
- * * RES_WORDS + r]. */
-__kernel void phold_results(uint first, uint n, uint N, __global const ulong *stats,
+/* The contract's sums, minima and maxima over each work-group's LPs (the first n of block
+ * BLK): group_res[(base + group) * RES_WORDS + r]. */
+__kernel void phold_results(uint n, uint P, uint blk, __global const ulong *stats,
                             __global ulong *group_res, uint base, __local ulong *scratch)
 {
     uint g = (uint)get_global_id(0), lid = (uint)get_local_id(0);
-    uint i = first + g;
+    __global const ulong *sw = stats + (ulong)blk * STAT_WORDS * P + g;
     int in = g < n;
     __global ulong *out = group_res + (ulong)(base + (uint)get_group_id(0)) * RES_WORDS;
-    ulong events = in ? stats[(ulong)STAT_EVENTS * N + i] : 0;
+    ulong events = in ? sw[(ulong)STAT_EVENTS * P] : 0;
     reduce_word(scratch, lid, events, REDUCE_SUM, out + RES_EVENTS);
     reduce_word(scratch, lid, in ? events : ~0UL, REDUCE_MIN, out + RES_EVENTS_MIN);
     reduce_word(scratch, lid, events, REDUCE_MAX, out + RES_EVENTS_MAX);
-    reduce_word(scratch, lid, in ? stats[(ulong)STAT_REMOTE * N + i] : 0, REDUCE_SUM,
+    reduce_word(scratch, lid, in ? sw[(ulong)STAT_REMOTE * P] : 0, REDUCE_SUM,
                 out + RES_REMOTE);
-    reduce_word(scratch, lid, in ? stats[(ulong)STAT_TIME_SUM * N + i] : 0, REDUCE_SUM,
+    reduce_word(scratch, lid, in ? sw[(ulong)STAT_TIME_SUM * P] : 0, REDUCE_SUM,
                 out + RES_TIME_SUM);
-    reduce_word(scratch, lid, in ? stats[(ulong)STAT_WEIGHTED_SUM * N + i] : 0, REDUCE_SUM,
+    reduce_word(scratch, lid, in ? sw[(ulong)STAT_WEIGHTED_SUM * P] : 0, REDUCE_SUM,
                 out + RES_WEIGHTED_SUM);
-    reduce_word(scratch, lid, in ? stats[(ulong)STAT_LAST * N + i] : 0, REDUCE_MAX,
+    reduce_word(scratch, lid, in ? sw[(ulong)STAT_LAST * P] : 0, REDUCE_MAX,
                 out + RES_LAST);
 }

@@ -62,6 +62,32 @@ check two_devices_growth 0 '' env CLNETSIM_TEST_PHOLD_SLOTS=1 CLNETSIM_TEST_PHOL
     "$bin" run "$small" -d 0,1 -q -s inject.policy=advanced -s partition.count=9 --json "$tmp/v.json"
 same two_devices_growth "$base" "$tmp/v.json"
 
+# Each device holds only the blocks of its own partitions: two devices together hold little
+# more than one (their own delay tables and outboxes), where arrays for every LP on each
+# device held twice as much.
+mem="-s inject.policy=static -s phold.lps=100000 -s phold.population=4 -s simulation.duration=0.3"
+# shellcheck disable=SC2086
+check memory_one_device 0 '' "$bin" run "$small" -d 0 -q $mem --json "$tmp/m1.json"
+# shellcheck disable=SC2086
+check memory_two_devices 0 '' "$bin" run "$small" -d 0,1 -q $mem --json "$tmp/m2.json"
+same memory_two_devices "$tmp/m1.json" "$tmp/m2.json"
+bytes1=$(sed -n 's/^ *"device_bytes": \([0-9]*\),$/\1/p' "$tmp/m1.json")
+bytes2=$(sed -n 's/^ *"device_bytes": \([0-9]*\),$/\1/p' "$tmp/m2.json")
+expect memory_two_devices_shared test "$((bytes2 * 4))" -lt "$((bytes1 * 5))"
+
+# Migration moves blocks between devices (into free blocks, or a new one), short last
+# partitions and grown slots included: two devices under the hybrid policy equal the oracle.
+mig="-s phold.lps=997 -s phold.population=3 -s phold.remote=0.5 -s partition.count=7"
+# shellcheck disable=SC2086
+check migration_oracle_runs 0 '' "$oracle" "$small" $mig --json "$tmp/mig.oracle.json"
+for slots in 0 1; do
+    # shellcheck disable=SC2086
+    check "migration_hybrid_slots$slots" 0 '' env CLNETSIM_TEST_PHOLD_SLOTS=$slots "$bin" run \
+        "$small" -d 0,1 -q -s inject.policy=hybrid $mig --json "$tmp/mig.json"
+    same "migration_hybrid_slots${slots}_equals_oracle" "$tmp/mig.oracle.json" "$tmp/mig.json"
+    expect "migration_hybrid_slots${slots}_migrates" grep -Eq '"migrations": [1-9]' "$tmp/mig.json"
+done
+
 # What the model refuses, in one sentence, before any output is written.
 check no_packets 2 '^clnetsim: error: --packets: the phold model has no packets' \
     "$bin" run "$small" -q --packets "$tmp/p.csv"

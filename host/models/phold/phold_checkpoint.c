@@ -87,11 +87,11 @@ static int save_partition(phold_model *pm, uint32_t p, const uint32_t *cnt, uint
     uint32_t first, n = part_lps(pm, p, &first);
     int rc = 0;
     for (int s = 0; s < PHOLD_CKPT_STATS && rc == 0; s++)
-        rc = dbuf_read(d->dev, &d->stats, 8 * ((size_t)s * pm->N + first), 8 * (size_t)n,
+        rc = dbuf_read(d->dev, &d->stats, 8 * phold_stat_at(pm, p, (uint32_t)s), 8 * (size_t)n,
                        stats + (size_t)s * pm->N + first, 1, err);
     if (rc)
         return rc;
-    uint32_t rows = 0; /* slot q of LP i is at q * N + i: the rows some LP of P uses */
+    uint32_t rows = 0; /* the rows of P's block some LP of P uses */
     for (uint32_t i = first; i < first + n; i++)
         rows = cnt[i] > rows ? cnt[i] : rows;
     if (rows > d->slots_per_lp)
@@ -102,7 +102,7 @@ static int save_partition(phold_model *pm, uint32_t p, const uint32_t *cnt, uint
     if (!t || !os)
         rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for a checkpoint");
     for (uint32_t q = 0; q < rows && rc == 0; q++) {
-        size_t off = 8 * ((size_t)q * pm->N + first);
+        size_t off = 8 * phold_slot_at(pm, p, q);
         rc = dbuf_read(d->dev, &d->slot_t, off, 8 * (size_t)n, t, 0, err);
         if (!rc)
             rc = dbuf_read(d->dev, &d->slot_os, off, 8 * (size_t)n, os, 1, err);
@@ -134,7 +134,8 @@ int phold_save(struct model *m, int64_t next, ckpt_buf *out, cn_error *err)
     for (uint32_t p = 0; p < pm->n_parts && rc == 0; p++) {
         phold_device *d = &pm->dev[pm->home[p]];
         uint32_t first, n = part_lps(pm, p, &first);
-        rc = dbuf_read(d->dev, &d->cnt, 4 * (size_t)first, 4 * (size_t)n, cnt + first, 1, err);
+        rc = dbuf_read(d->dev, &d->cnt, 4 * phold_lp_at(pm, p), 4 * (size_t)n, cnt + first, 1,
+                       err);
     }
     uint64_t sum = 0;
     for (uint32_t i = 0; i < pm->N && rc == 0; i++) {
@@ -363,24 +364,25 @@ static int restore_partition(phold_model *pm, uint32_t p, const uint32_t *cnt,
             os[2 * g] = e ? e->origin : 0;
             os[2 * g + 1] = e ? e->serial : 0;
         }
-        size_t off = 8 * ((size_t)q * pm->N + first);
+        size_t off = 8 * phold_slot_at(pm, p, q);
         rc = dbuf_write(d->dev, &d->slot_t, off, 8 * (size_t)n, t, 1, err);
         if (!rc)
             rc = dbuf_write(d->dev, &d->slot_os, off, 8 * (size_t)n, os, 1, err);
     }
     if (!rc)
-        rc = dbuf_write(d->dev, &d->cnt, 4 * (size_t)first, 4 * (size_t)n, cnt + first, 1, err);
+        rc = dbuf_write(d->dev, &d->cnt, 4 * phold_lp_at(pm, p), 4 * (size_t)n, cnt + first, 1,
+                        err);
     for (int s = 0; s < PHOLD_CKPT_STATS && rc == 0; s++)
-        rc = dbuf_write(d->dev, &d->stats, 8 * ((size_t)s * pm->N + first), 8 * (size_t)n,
+        rc = dbuf_write(d->dev, &d->stats, 8 * phold_stat_at(pm, p, (uint32_t)s), 8 * (size_t)n,
                         stats + (size_t)s * pm->N + first, 1, err);
     /* STAT_MIN, STAT_BASE: no least time kept below a mark of 0, so phold_min scans all */
     for (uint32_t g = 0; g < n && rc == 0; g++)
         t[g] = PHOLD_NO_EVENT;
     if (!rc)
-        rc = dbuf_write(d->dev, &d->stats, 8 * ((size_t)STAT_MIN * pm->N + first), 8 * (size_t)n,
-                        t, 1, err);
+        rc = dbuf_write(d->dev, &d->stats, 8 * phold_stat_at(pm, p, STAT_MIN), 8 * (size_t)n, t,
+                        1, err);
     if (!rc)
-        rc = dbuf_zero(d->dev, &d->stats, 8 * ((size_t)STAT_BASE * pm->N + first), 8 * (size_t)n,
+        rc = dbuf_zero(d->dev, &d->stats, 8 * phold_stat_at(pm, p, STAT_BASE), 8 * (size_t)n,
                        err);
     free(t);
     free(os);

@@ -75,16 +75,17 @@ int phold_results(struct model *m, run_results *res, cn_error *err)
     int rc = 0;
     for (uint32_t p = 0; p < pm->n_parts && rc == 0; p++) {
         phold_device *d = &pm->dev[pm->home[p]];
-        cl_uint first, n = lps_of(pm, p, &first), N = pm->N, base = pm->group_base[p];
-        rc = kernel_args(d->dev, d->k[PK_RESULTS], "phold_results", err, 7, KARG(first), KARG(n),
-                         KARG(N), KBUF(d->stats), KBUF(d->group_res), KARG(base),
+        cl_uint first, n = lps_of(pm, p, &first), P = pm->part_lps, blk = pm->block[p];
+        cl_uint base = (cl_uint)phold_group_at(pm, p);
+        rc = kernel_args(d->dev, d->k[PK_RESULTS], "phold_results", err, 7, KARG(n), KARG(P),
+                         KARG(blk), KBUF(d->stats), KBUF(d->group_res), KARG(base),
                          KLOCAL(8 * pm->reduce_local));
         if (!rc)
             rc = enqueue_1d(d->dev, d->k[PK_RESULTS], phold_kernel_profile_name(PK_RESULTS), n,
                             pm->reduce_local, NULL, err);
         size_t g0 = pm->group_base[p], gn = pm->group_base[p + 1] - g0;
         if (!rc)
-            rc = dbuf_read(d->dev, &d->group_res, 8 * RES_WORDS * g0, 8 * RES_WORDS * gn,
+            rc = dbuf_read(d->dev, &d->group_res, 8 * RES_WORDS * (size_t)base, 8 * RES_WORDS * gn,
                            part + RES_WORDS * g0, 0, err);
     }
     for (int i = 0; i < pm->n_devs && rc == 0; i++)
@@ -120,8 +121,9 @@ int phold_results(struct model *m, run_results *res, cn_error *err)
     return 0;
 }
 
-/* Moves partition P's LPs (counts, statistics, and the rows of slots in use) to device TO,
- * through the host. */
+/* Moves partition P's block (counts, statistics, and the rows of slots in use) to a block of
+ * device TO, through the host (devices of different contexts share no buffers); the block it
+ * leaves is free for the next partition that arrives there. */
 int phold_migrate(struct model *m, int partition, int to, uint64_t *bytes, cn_error *err)
 {
     phold_model *pm = phold_of(m);
@@ -130,53 +132,58 @@ int phold_migrate(struct model *m, int partition, int to, uint64_t *bytes, cn_er
     *bytes = 0;
     if (a == b)
         return 0;
-    uint32_t *cnt = malloc(4 * (size_t)n);
-    uint64_t *stats = malloc(8 * STAT_WORDS * (size_t)n);
+    size_t P = pm->part_lps, stat_bytes = 8 * STAT_WORDS * P;
+    uint32_t *cnt = malloc(4 * P);
+    uint64_t *stats = malloc(stat_bytes);
     int rc = cnt && stats ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
     if (!rc)
-        rc = dbuf_read(a->dev, &a->cnt, 4 * (size_t)first, 4 * (size_t)n, cnt, 0, err);
-    for (int s = 0; s < STAT_WORDS && rc == 0; s++)
-        rc = dbuf_read(a->dev, &a->stats, 8 * ((size_t)s * pm->N + first), 8 * (size_t)n,
-                       stats + (size_t)s * n, 1, err);
-    uint32_t rows = 0; /* slot q of LP i is at q * N + i: the rows some LP of P uses */
+        rc = dbuf_read(a->dev, &a->cnt, 4 * phold_lp_at(pm, p), 4 * (size_t)n, cnt, 0, err);
+    if (!rc)
+        rc = dbuf_read(a->dev, &a->stats, 8 * phold_stat_at(pm, p, 0), stat_bytes, stats, 1,
+                       err);
+    uint32_t rows = 0; /* the first rows of the block: those some LP of P uses */
     for (uint32_t i = 0; i < n && rc == 0; i++)
         rows = cnt[i] > rows ? cnt[i] : rows;
+    size_t row_bytes = 8 * P * rows;
+    uint8_t *tw = rc ? NULL : malloc(2 * (row_bytes ? row_bytes : 1)); /* times, then (o, s) */
+    if (!rc && !tw)
+        rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    size_t at = 8 * phold_slot_at(pm, p, 0);
+    if (!rc && rows)
+        rc = dbuf_read(a->dev, &a->slot_t, at, row_bytes, tw, 0, err);
+    if (!rc && rows)
+        rc = dbuf_read(a->dev, &a->slot_os, at, row_bytes, tw + row_bytes, 1, err);
+    uint32_t blk = 0, old = pm->block[p];
+    if (!rc)
+        rc = phold_take_block(pm, b, p, &blk, err);
     uint32_t c_new = b->slots_per_lp;
     while (c_new < rows)
         c_new *= 2;
     if (!rc && c_new != b->slots_per_lp)
         rc = phold_grow_slots(pm, b, c_new, err);
-    uint64_t *tw = rc ? NULL : malloc(16 * (size_t)n * (rows ? rows : 1)); /* time, (o, s) */
-    if (!rc && !tw)
-        rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
-    for (uint32_t q = 0; q < rows && rc == 0; q++) {
-        size_t at = 8 * ((size_t)q * pm->N + first), row = 2 * (size_t)q * n;
-        rc = dbuf_read(a->dev, &a->slot_t, at, 8 * (size_t)n, tw + row, 0, err);
-        if (!rc)
-            rc = dbuf_read(a->dev, &a->slot_os, at, 8 * (size_t)n, tw + row + n, q + 1 == rows,
-                           err);
-    }
-    for (uint32_t q = 0; q < rows && rc == 0; q++) {
-        size_t at = 8 * ((size_t)q * pm->N + first), row = 2 * (size_t)q * n;
-        rc = dbuf_write(b->dev, &b->slot_t, at, 8 * (size_t)n, tw + row, 0, err);
-        if (!rc)
-            rc = dbuf_write(b->dev, &b->slot_os, at, 8 * (size_t)n, tw + row + n, 0, err);
-    }
+    at = 8 * (size_t)blk * b->slots_per_lp * P;
+    if (!rc && rows)
+        rc = dbuf_write(b->dev, &b->slot_t, at, row_bytes, tw, 0, err);
+    if (!rc && rows)
+        rc = dbuf_write(b->dev, &b->slot_os, at, row_bytes, tw + row_bytes, 0, err);
     if (!rc)
-        rc = dbuf_write(b->dev, &b->cnt, 4 * (size_t)first, 4 * (size_t)n, cnt, 0, err);
-    for (int s = 0; s < STAT_WORDS && rc == 0; s++)
-        rc = dbuf_write(b->dev, &b->stats, 8 * ((size_t)s * pm->N + first), 8 * (size_t)n,
-                        stats + (size_t)s * n, 0, err);
+        rc = dbuf_write(b->dev, &b->cnt, 4 * (size_t)blk * P, 4 * (size_t)n, cnt, 0, err);
     if (!rc) /* blocking: the host areas are freed next */
+        rc = dbuf_write(b->dev, &b->stats, (size_t)blk * stat_bytes, stat_bytes, stats, 1, err);
+    if (!rc)
         rc = exchange_move_home(&pm->ex, (int)p, pm->home[p], to, err);
     free(cnt);
     free(stats);
     free(tw);
     if (rc)
         return rc;
+    phold_give_block(pm, a, old);
     pm->home[p] = to;
-    *bytes = (uint64_t)n * (4 + 8 * STAT_WORDS + 16 * (uint64_t)rows);
+    pm->block[p] = blk;
+    *bytes = 4 * (uint64_t)n + stat_bytes + 2 * (uint64_t)row_bytes;
     pm->migrated += *bytes;
+    if (pm->acc.peak > pm->peak_bytes)
+        pm->peak_bytes = pm->acc.peak;
     return 0;
 }
 

@@ -3,6 +3,7 @@
 #define CLNETSIM_PHOLD_MODEL_H
 #include <stdint.h>
 
+#include "cl/phold/phold_layout.clh"
 #include "engine/dbuf.h"
 #include "engine/engine.h"
 #include "engine/exchange.h"
@@ -11,21 +12,31 @@
 
 enum phold_kernel { PK_START, PK_EXECUTE, PK_DELIVER, PK_REGROW, PK_MIN, PK_RESULTS, PK_COUNT };
 
-/* What one device holds: arrays for every LP (only the partitions it holds are live there:
- * the exchange's partition map). Its outbox and the areas its deliveries fill are the core
- * exchange's (phold_model.ex). */
+/* What one device holds: a block for each partition it holds, and nothing for the others, so
+ * that several devices share the LPs' memory instead of each holding all of it. A block is
+ * part_lps LPs (P) wide; partition p lives in block b = phold_model.block[p] of its home:
+ * LP first(p) + g has its count at cnt[b * P + g], its slot q at [(b * C + q) * P + g] (slot
+ * after slot within the block: neighbouring work-items read neighbouring words), its statistic
+ * s at stats[(b * STAT_WORDS + s) * P + g]. Blocks are whole partitions, so a migration moves
+ * one contiguous run of each array and a device that gains a partition appends a block (the
+ * arrays' prefix stays where it was); a block a partition leaves is reused by the next one
+ * that arrives. Its outbox and the areas its deliveries fill are the core exchange's
+ * (phold_model.ex). */
 typedef struct phold_device {
     device_ctx *dev;
     cl_program prog;
     cl_kernel k[PK_COUNT];
     size_t local[PK_COUNT];
     dbuf exp_table;         /* long[65536] */
-    dbuf cnt;               /* uint[N]: pending events per LP */
-    dbuf slot_t;            /* long[slots_per_lp * N]: slot q of LP i at q * N + i */
-    dbuf slot_os;           /* uint2[slots_per_lp * N]: (origin, serial) likewise */
-    dbuf stats;             /* ulong[STAT_WORDS * N] */
-    dbuf group_min;         /* long[2 * n_groups]: least time, executed events */
-    dbuf group_res;         /* ulong[n_groups * RES_WORDS] */
+    dbuf cnt;               /* uint[n_blocks * P]: pending events per LP */
+    dbuf slot_t;            /* long[n_blocks * C * P]: event times, as above */
+    dbuf slot_os;           /* uint2[n_blocks * C * P]: (origin, serial) likewise */
+    dbuf stats;             /* ulong[n_blocks * STAT_WORDS * P] */
+    dbuf group_min;         /* long[2 * n_blocks * block_groups]: least time, executed events */
+    dbuf group_res;         /* ulong[n_blocks * block_groups * RES_WORDS] */
+    dbuf block_map;         /* uint[n_parts]: each held partition's block (deliveries) */
+    uint32_t n_blocks;      /* blocks allocated, held or free */
+    uint8_t *taken;         /* [n_parts]: block b holds a partition (host side) */
     uint32_t slots_per_lp;  /* C */
     int ran;                /* it ran a set this window */
     int64_t sets;           /* sets it ran, for the report */
@@ -40,6 +51,8 @@ typedef struct phold_model {
     phold_device dev[ENGINE_MAX_DEVICES];
     uint32_t n_parts, part_lps;
     int *home;              /* [n_parts]: index into dev[] */
+    uint32_t *block;        /* [n_parts]: the block of its home holding each partition */
+    uint32_t block_groups;  /* reduction groups of a block: part_lps / reduce_local, up */
     uint32_t *group_base;   /* [n_parts + 1]: first group of each partition (min, results) */
     size_t reduce_local;    /* work-group size of phold_min and phold_results everywhere */
     int64_t *part_min;      /* [n_parts]: least pending time, after each window */
@@ -63,6 +76,25 @@ static inline const phold_model *phold_of_c(const struct model *m)
     return (const phold_model *)(const void *)m;
 }
 
+/* Element offsets of partition P's first LP in its home's arrays (see phold_device). */
+static inline size_t phold_lp_at(const phold_model *pm, uint32_t p)
+{
+    return (size_t)pm->block[p] * pm->part_lps;
+}
+static inline size_t phold_slot_at(const phold_model *pm, uint32_t p, uint32_t q)
+{
+    return ((size_t)pm->block[p] * pm->dev[pm->home[p]].slots_per_lp + q) * pm->part_lps;
+}
+static inline size_t phold_stat_at(const phold_model *pm, uint32_t p, uint32_t s)
+{
+    return ((size_t)pm->block[p] * STAT_WORDS + s) * pm->part_lps;
+}
+/* Index of partition P's first reduction group in its home's group_min and group_res. */
+static inline size_t phold_group_at(const phold_model *pm, uint32_t p)
+{
+    return (size_t)pm->block[p] * pm->block_groups;
+}
+
 /* phold_setup.c */
 int phold_create(struct model **out, const scenario *sc, device_ctx *const *devs, int n_devs,
                  cn_error *err);
@@ -71,6 +103,12 @@ void phold_destroy(struct model *m);
 const char *phold_kernel_profile_name(int k);
 /* Grows D's event slots to C_NEW per LP, keeping every LP's events. */
 int phold_grow_slots(phold_model *pm, phold_device *d, uint32_t c_new, cn_error *err);
+/* A free block of D for partition P (one more block when none is free), marked taken and
+ * written to D's block map; P's old block, if any, is the caller's to give up. */
+int phold_take_block(phold_model *pm, phold_device *d, uint32_t p, uint32_t *block,
+                     cn_error *err);
+/* Block BLOCK of D is free again (its partition left). */
+void phold_give_block(phold_model *pm, phold_device *d, uint32_t block);
 
 /* phold_window.c */
 /* Sets up the core exchange for the model's remote events (records of a uint4 event, the

@@ -63,37 +63,53 @@ static uint32_t first_outbox(uint64_t population)
     return c > (1u << 30) ? (1u << 30) : (uint32_t)c;
 }
 
-/* Bytes a device holds for N LPs with C slots each and an exchange outbox of OUT records. */
-static uint64_t device_bytes(const phold_model *pm, uint32_t C, uint32_t out)
+/* Bytes a device holds for BLOCKS partitions of LPs with C slots each and an exchange outbox
+ * of OUT records. */
+static uint64_t device_bytes(const phold_model *pm, uint64_t blocks, uint32_t C, uint32_t out)
 {
-    uint64_t n = pm->N, groups = pm->group_base[pm->n_parts];
+    uint64_t n = blocks * pm->part_lps, groups = blocks * pm->block_groups;
     return 4 * n + 16 * n * C + 8 * STAT_WORDS * n + 8 * PHOLD_EXP_ENTRIES +
-           exchange_device_bytes(16, out, pm->n_parts) + 16 * groups + 8 * RES_WORDS * groups;
+           exchange_device_bytes(16, out, pm->n_parts) + 16 * groups + 8 * RES_WORDS * groups +
+           4 * (uint64_t)pm->n_parts;
 }
 
-/* Refuses, before any allocation, a device that cannot hold the run's start (with an outbox
- * of OUT records). */
+/* The LPs of the partitions D holds. */
+static uint64_t held_lps(const phold_model *pm, const phold_device *d)
+{
+    uint64_t n = 0;
+    for (uint32_t p = 0; p < pm->n_parts; p++)
+        if (&pm->dev[pm->home[p]] == d)
+            n += pm->N - p * pm->part_lps < pm->part_lps ? pm->N - p * pm->part_lps
+                                                         : pm->part_lps;
+    return n;
+}
+
+/* Refuses, before any allocation, a device that cannot hold the start of the partitions it
+ * holds (with an outbox of OUT records): each device is judged by its own share. */
 static int check_memory(const phold_model *pm, const phold_device *d, uint32_t out,
                         cn_error *err)
 {
-    uint64_t need = device_bytes(pm, d->slots_per_lp, out);
-    uint64_t slots = 16 * (uint64_t)pm->N * d->slots_per_lp; /* two buffers of half of it */
+    uint64_t need = device_bytes(pm, d->n_blocks, d->slots_per_lp, out);
+    uint64_t lps = held_lps(pm, d);
+    /* two buffers of half of it */
+    uint64_t slots = 16 * (uint64_t)d->n_blocks * pm->part_lps * d->slots_per_lp;
     const device_entry *e = &d->dev->info;
     if (need > e->global_mem)
         return device_fail(err, e->name, CN_ERR_INPUT,
-                           "the phold model needs %llu bytes on device '%s' (%u LPs x %u event "
-                           "slots of 16 bytes, and %llu bytes of outbox and statistics) but it "
-                           "has %llu; use fewer LPs or a smaller population",
-                           (unsigned long long)need, e->name, pm->N, d->slots_per_lp,
+                           "the phold model needs %llu bytes on device '%s' (%llu LPs x %u "
+                           "event slots of 16 bytes, and %llu bytes of outbox and statistics) "
+                           "but it has %llu; use fewer LPs, a smaller population or more "
+                           "devices", (unsigned long long)need, e->name,
+                           (unsigned long long)lps, d->slots_per_lp,
                            (unsigned long long)(need - slots),
                            (unsigned long long)e->global_mem);
     if (slots / 2 > e->max_alloc)
         return device_fail(err, e->name, CN_ERR_INPUT,
-                           "the phold model's event slots need %llu bytes in one buffer (%u LPs "
-                           "x %u slots of 8 bytes) but device '%s' allows at most %llu in one "
-                           "allocation; use fewer LPs or a smaller population",
-                           (unsigned long long)(slots / 2), pm->N, d->slots_per_lp, e->name,
-                           (unsigned long long)e->max_alloc);
+                           "the phold model's event slots need %llu bytes in one buffer (%llu "
+                           "LPs x %u slots of 8 bytes) but device '%s' allows at most %llu in "
+                           "one allocation; use fewer LPs, a smaller population or more devices",
+                           (unsigned long long)(slots / 2), (unsigned long long)lps,
+                           d->slots_per_lp, e->name, (unsigned long long)e->max_alloc);
     return 0;
 }
 
@@ -129,6 +145,28 @@ static int build_device(phold_model *pm, phold_device *d, cn_error *err)
     return rc;
 }
 
+/* Replaces B, blocks of OLD_BLOCK bytes, by blocks of NEW_BLOCK bytes, each taken block's
+ * bytes at the start of its new place. */
+static int relayout(phold_model *pm, phold_device *d, dbuf *b, size_t old_block,
+                    size_t new_block, cn_error *err)
+{
+    dbuf nb = {0};
+    int rc = dbuf_alloc(d->dev, &nb, new_block * d->n_blocks, &pm->acc, "phold event slots",
+                        err);
+    for (uint32_t k = 0; k < d->n_blocks && rc == 0; k++)
+        if (d->taken[k])
+            rc = cl_check(clEnqueueCopyBuffer(d->dev->queue, b->mem, nb.mem, old_block * k,
+                                              new_block * k, old_block, 0, NULL, NULL),
+                          "clEnqueueCopyBuffer", d->dev->info.name, err);
+    if (rc) {
+        dbuf_release(&nb, &pm->acc);
+        return rc;
+    }
+    dbuf_release(b, &pm->acc); /* the copies hold it until they are done */
+    *b = nb;
+    return 0;
+}
+
 int phold_grow_slots(phold_model *pm, phold_device *d, uint32_t c_new, cn_error *err)
 {
     int rc = 0;
@@ -136,24 +174,73 @@ int phold_grow_slots(phold_model *pm, phold_device *d, uint32_t c_new, cn_error 
     for (uint32_t p = 0; p < pm->n_parts && rc == 0; p++) {
         if (&pm->dev[pm->home[p]] != d)
             continue;
-        cl_uint first = p * pm->part_lps;
-        cl_uint n = pm->N - first < pm->part_lps ? pm->N - first : pm->part_lps;
-        rc = kernel_args(d->dev, d->k[PK_REGROW], kernel_names[PK_REGROW], err, 4, KARG(first),
+        cl_ulong at = phold_lp_at(pm, p);
+        cl_uint n = pm->N - p * pm->part_lps < pm->part_lps ? pm->N - p * pm->part_lps
+                                                            : pm->part_lps;
+        rc = kernel_args(d->dev, d->k[PK_REGROW], kernel_names[PK_REGROW], err, 4, KARG(at),
                          KARG(n), KARG(c_old), KBUF(d->cnt));
         if (!rc)
             rc = enqueue_1d(d->dev, d->k[PK_REGROW], profile_names[PK_REGROW], n,
                             d->local[PK_REGROW], NULL, err);
     }
-    /* slot q of LP i is at q * N + i: the old slots are the first rows of the new ones */
+    /* a block's slots are C rows of P: each block's old rows go to the start of its new place */
+    size_t row = 8 * (size_t)pm->part_lps;
     if (!rc)
-        rc = dbuf_grow(d->dev, &d->slot_t, 8 * (size_t)pm->N * c_new, d->slot_t.bytes, &pm->acc,
-                       "phold event slots", err);
+        rc = relayout(pm, d, &d->slot_t, row * c_old, row * c_new, err);
     if (!rc)
-        rc = dbuf_grow(d->dev, &d->slot_os, 8 * (size_t)pm->N * c_new, d->slot_os.bytes,
-                       &pm->acc, "phold event slots", err);
+        rc = relayout(pm, d, &d->slot_os, row * c_old, row * c_new, err);
     if (!rc)
         d->slots_per_lp = c_new;
     return rc;
+}
+
+static int write_block_map(phold_device *d, uint32_t p, uint32_t value, cn_error *err)
+{
+    return dbuf_write(d->dev, &d->block_map, 4 * (size_t)p, 4, &value, 1, err);
+}
+
+int phold_take_block(phold_model *pm, phold_device *d, uint32_t p, uint32_t *block,
+                     cn_error *err)
+{
+    uint32_t k = 0;
+    while (k < d->n_blocks && d->taken[k])
+        k++;
+    int rc = 0;
+    if (k == d->n_blocks) { /* none free: one more block at the end of every array */
+        size_t P = pm->part_lps, nb = (size_t)k + 1, g = pm->block_groups;
+        rc = dbuf_grow(d->dev, &d->cnt, 4 * P * nb, d->cnt.bytes, &pm->acc,
+                       "phold event counts", err);
+        if (!rc)
+            rc = dbuf_grow(d->dev, &d->slot_t, 8 * P * d->slots_per_lp * nb, d->slot_t.bytes,
+                           &pm->acc, "phold event slots", err);
+        if (!rc)
+            rc = dbuf_grow(d->dev, &d->slot_os, 8 * P * d->slots_per_lp * nb, d->slot_os.bytes,
+                           &pm->acc, "phold event slots", err);
+        if (!rc)
+            rc = dbuf_grow(d->dev, &d->stats, 8 * STAT_WORDS * P * nb, d->stats.bytes,
+                           &pm->acc, "phold statistics", err);
+        if (!rc)
+            rc = dbuf_grow(d->dev, &d->group_min, 16 * g * nb, d->group_min.bytes, &pm->acc,
+                           "phold minima", err);
+        if (!rc)
+            rc = dbuf_grow(d->dev, &d->group_res, 8 * RES_WORDS * g * nb, d->group_res.bytes,
+                           &pm->acc, "phold results", err);
+        if (rc)
+            return rc;
+        d->n_blocks++;
+    }
+    rc = write_block_map(d, p, k, err);
+    if (!rc) {
+        d->taken[k] = 1;
+        *block = k;
+    }
+    return rc;
+}
+
+void phold_give_block(phold_model *pm, phold_device *d, uint32_t block)
+{
+    (void)pm;
+    d->taken[block] = 0; /* the block map's entry is never read: the partition is not here */
 }
 
 /* Buffers of D, the exponential table, and the start events of the partitions D holds. */
@@ -161,25 +248,28 @@ static int set_up_device(phold_model *pm, phold_device *d, const int64_t *exp_ta
                          cn_error *err)
 {
     device_ctx *dev = d->dev;
-    uint64_t groups = pm->group_base[pm->n_parts];
+    size_t lps = (size_t)d->n_blocks * pm->part_lps;
+    size_t groups = (size_t)d->n_blocks * pm->block_groups;
     int rc = dbuf_alloc(dev, &d->exp_table, 8 * PHOLD_EXP_ENTRIES, &pm->acc, "phold delays", err);
     if (!rc)
-        rc = dbuf_alloc(dev, &d->cnt, 4 * (size_t)pm->N, &pm->acc, "phold event counts", err);
+        rc = dbuf_alloc(dev, &d->cnt, 4 * lps, &pm->acc, "phold event counts", err);
     if (!rc)
-        rc = dbuf_alloc(dev, &d->slot_t, 8 * (size_t)pm->N * d->slots_per_lp, &pm->acc,
+        rc = dbuf_alloc(dev, &d->slot_t, 8 * lps * d->slots_per_lp, &pm->acc,
                         "phold event slots", err);
     if (!rc)
-        rc = dbuf_alloc(dev, &d->slot_os, 8 * (size_t)pm->N * d->slots_per_lp, &pm->acc,
+        rc = dbuf_alloc(dev, &d->slot_os, 8 * lps * d->slots_per_lp, &pm->acc,
                         "phold event slots", err);
     if (!rc)
-        rc = dbuf_alloc(dev, &d->stats, 8 * STAT_WORDS * (size_t)pm->N, &pm->acc,
-                        "phold statistics", err);
-    if (!rc)
-        rc = dbuf_alloc(dev, &d->group_min, 16 * (size_t)groups, &pm->acc, "phold minima",
+        rc = dbuf_alloc(dev, &d->stats, 8 * STAT_WORDS * lps, &pm->acc, "phold statistics",
                         err);
     if (!rc)
-        rc = dbuf_alloc(dev, &d->group_res, 8 * RES_WORDS * (size_t)groups, &pm->acc,
-                        "phold results", err);
+        rc = dbuf_alloc(dev, &d->group_min, 16 * groups, &pm->acc, "phold minima", err);
+    if (!rc)
+        rc = dbuf_alloc(dev, &d->group_res, 8 * RES_WORDS * groups, &pm->acc, "phold results",
+                        err);
+    if (!rc)
+        rc = dbuf_alloc(dev, &d->block_map, 4 * (size_t)pm->n_parts, &pm->acc,
+                        "phold block map", err);
     if (rc)
         return rc;
     rc = dbuf_write(dev, &d->exp_table, 0, 8 * PHOLD_EXP_ENTRIES, exp_table, 0, err);
@@ -187,19 +277,27 @@ static int set_up_device(phold_model *pm, phold_device *d, const int64_t *exp_ta
         rc = dbuf_zero(dev, &d->cnt, 0, d->cnt.bytes, err);
     if (!rc)
         rc = dbuf_zero(dev, &d->stats, 0, d->stats.bytes, err);
+    uint32_t *map = rc ? NULL : malloc(4 * (size_t)pm->n_parts);
+    if (!rc && !map)
+        rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    for (uint32_t p = 0; p < pm->n_parts && rc == 0; p++)
+        map[p] = &pm->dev[pm->home[p]] == d ? pm->block[p] : UINT32_MAX;
+    if (!rc) /* blocking: MAP is freed next */
+        rc = dbuf_write(dev, &d->block_map, 0, 4 * (size_t)pm->n_parts, map, 1, err);
+    free(map);
     cl_uint2 key = {{(cl_uint)pm->sc.seed, (cl_uint)(pm->sc.seed >> 32)}};
-    cl_uint E = pm->E, N = pm->N;
+    cl_uint E = pm->E, P = pm->part_lps, C = d->slots_per_lp;
     cl_long A = pm->lookahead;
     for (uint32_t p = 0; p < pm->n_parts && rc == 0; p++) {
         if (&pm->dev[pm->home[p]] != d)
             continue;
-        cl_uint first = p * pm->part_lps;
+        cl_uint first = p * pm->part_lps, blk = pm->block[p];
         cl_uint n = pm->N - first < pm->part_lps ? pm->N - first : pm->part_lps;
         cl_ulong n_events = (cl_ulong)n * E;
-        rc = kernel_args(dev, d->k[PK_START], kernel_names[PK_START], err, 11, KARG(first),
-                         KARG(n_events), KARG(E), KARG(N), KARG(A), KARG(key),
-                         KBUF(d->exp_table), KBUF(d->cnt), KBUF(d->slot_t), KBUF(d->slot_os),
-                         KBUF(d->stats));
+        rc = kernel_args(dev, d->k[PK_START], kernel_names[PK_START], err, 13, KARG(first),
+                         KARG(n_events), KARG(E), KARG(P), KARG(blk), KARG(C), KARG(A),
+                         KARG(key), KBUF(d->exp_table), KBUF(d->cnt), KBUF(d->slot_t),
+                         KBUF(d->slot_os), KBUF(d->stats));
         if (!rc)
             rc = enqueue_1d(dev, d->k[PK_START], profile_names[PK_START], (size_t)n_events,
                             d->local[PK_START], NULL, err);
@@ -221,13 +319,21 @@ static int make_partitions(phold_model *pm, int n_devs, cn_error *err)
     pm->part_lps = (uint32_t)((pm->N + want - 1) / want);
     pm->n_parts = (pm->N + pm->part_lps - 1) / pm->part_lps;
     pm->home = calloc(pm->n_parts, sizeof *pm->home);
+    pm->block = calloc(pm->n_parts, sizeof *pm->block);
     pm->group_base = calloc(pm->n_parts + 1, sizeof *pm->group_base);
     pm->part_min = calloc(pm->n_parts, sizeof *pm->part_min);
-    if (!pm->home || !pm->group_base || !pm->part_min)
+    for (int i = 0; i < n_devs; i++)
+        if (!(pm->dev[i].taken = calloc(pm->n_parts, 1)))
+            return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    if (!pm->home || !pm->block || !pm->group_base || !pm->part_min)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
-    /* contiguous blocks of partitions per device */
-    for (uint32_t p = 0; p < pm->n_parts; p++)
-        pm->home[p] = (int)((uint64_t)p * (uint64_t)n_devs / pm->n_parts);
+    /* contiguous runs of partitions per device, each in a block of its own */
+    for (uint32_t p = 0; p < pm->n_parts; p++) {
+        phold_device *d = &pm->dev[p * (uint64_t)n_devs / pm->n_parts];
+        pm->home[p] = (int)(d - pm->dev);
+        pm->block[p] = d->n_blocks;
+        d->taken[d->n_blocks++] = 1;
+    }
     return 0;
 }
 
@@ -241,6 +347,7 @@ static int make_groups(phold_model *pm, cn_error *err)
     pm->reduce_local = local ? local : 1;
     for (int i = 0; i < pm->n_devs; i++) /* every device reduces in groups of one size */
         pm->dev[i].local[PK_MIN] = pm->dev[i].local[PK_RESULTS] = pm->reduce_local;
+    pm->block_groups = (uint32_t)((pm->part_lps + pm->reduce_local - 1) / pm->reduce_local);
     uint64_t g = 0;
     for (uint32_t p = 0; p < pm->n_parts; p++) {
         pm->group_base[p] = (uint32_t)g;
@@ -315,8 +422,8 @@ void phold_destroy(struct model *m)
         exchange_release(&pm->ex);
     for (int i = 0; i < pm->n_devs; i++) {
         phold_device *d = &pm->dev[i];
-        dbuf *bufs[] = {&d->exp_table, &d->cnt,  &d->slot_t,    &d->slot_os, &d->stats,
-                        &d->group_min, &d->group_res};
+        dbuf *bufs[] = {&d->exp_table, &d->cnt,       &d->slot_t,   &d->slot_os,
+                        &d->stats,     &d->group_min, &d->group_res, &d->block_map};
         for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++)
             dbuf_release(bufs[b], &pm->acc);
         for (int k = 0; k < PK_COUNT; k++)
@@ -324,8 +431,10 @@ void phold_destroy(struct model *m)
                 clReleaseKernel(d->k[k]);
         if (d->prog)
             clReleaseProgram(d->prog);
+        free(d->taken);
     }
     free(pm->home);
+    free(pm->block);
     free(pm->group_base);
     free(pm->part_min);
     free(pm->group_min_host);

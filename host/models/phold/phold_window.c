@@ -51,14 +51,16 @@ static int launch_execute(phold_model *pm, phold_device *d, uint32_t p, cl_event
                           cn_error *err)
 {
     cl_uint first = part_first(pm, p), n = part_size(pm, p), N = pm->N, E = pm->E;
+    cl_uint P = pm->part_lps, blk = pm->block[p], C = d->slots_per_lp;
     exchange_device *x = &pm->ex.dev[d - pm->dev];
     cl_uint cap = x->cap;
     cl_long tend = pm->tend, A = pm->lookahead;
     cl_ulong thr = pm->remote_thr;
     cl_uint2 key = {{(cl_uint)pm->sc.seed, (cl_uint)(pm->sc.seed >> 32)}};
     cl_kernel k = d->k[PK_EXECUTE];
-    int rc = kernel_args(d->dev, k, "phold_execute", err, 17, KARG(first), KARG(n), KARG(tend),
-                         KARG(N), KARG(E), KARG(thr), KARG(A), KARG(key), KBUF(d->exp_table),
+    int rc = kernel_args(d->dev, k, "phold_execute", err, 20, KARG(first), KARG(n), KARG(P),
+                         KARG(blk), KARG(C), KARG(tend), KARG(N), KARG(E), KARG(thr), KARG(A),
+                         KARG(key), KBUF(d->exp_table),
                          KBUF(d->cnt), KBUF(d->slot_t), KBUF(d->slot_os), KBUF(d->stats),
                          KBUF(x->out_rec), KBUF(x->out_dest), KARG(cap), KBUF(x->ctl));
     if (!rc)
@@ -90,11 +92,12 @@ static int consume(void *ctx, int dev, cn_error *err)
     phold_model *pm = ctx;
     phold_device *d = &pm->dev[dev];
     exchange_device *x = &pm->ex.dev[dev];
-    cl_uint cap = x->cap, N = pm->N, C = d->slots_per_lp, part_lps = pm->part_lps;
+    cl_uint cap = x->cap, C = d->slots_per_lp, part_lps = pm->part_lps;
     cl_kernel k = d->k[PK_DELIVER];
     int rc = kernel_args(d->dev, k, "phold_deliver", err, 15, KBUF(x->ctl), KARG(cap),
-                         KBUF(x->out_rec), KBUF(x->out_dest), KARG(N), KARG(C), KARG(part_lps),
-                         KBUF(x->here), KBUF(d->cnt), KBUF(d->slot_t), KBUF(d->slot_os),
+                         KBUF(x->out_rec), KBUF(x->out_dest), KARG(C), KARG(part_lps),
+                         KBUF(x->here), KBUF(d->block_map), KBUF(d->cnt), KBUF(d->slot_t),
+                         KBUF(d->slot_os),
                          KBUF(x->def_rec), KBUF(x->def_dest), KBUF(x->x_rec),
                          KBUF(x->x_dest));
     /* a grid-stride loop: enough work-items that each handles at most 64 records */
@@ -214,18 +217,18 @@ int phold_enqueue_minimum(phold_model *pm, cn_error *err)
     int rc = 0;
     for (uint32_t p = 0; p < pm->n_parts && rc == 0; p++) {
         phold_device *d = &pm->dev[pm->home[p]];
-        cl_uint first = part_first(pm, p), n = part_size(pm, p), N = pm->N;
-        cl_uint C = d->slots_per_lp, base = pm->group_base[p];
-        rc = kernel_args(d->dev, d->k[PK_MIN], "phold_min", err, 10, KARG(first), KARG(n),
-                         KARG(N), KARG(C), KBUF(d->cnt), KBUF(d->slot_t), KBUF(d->stats),
+        cl_uint n = part_size(pm, p), P = pm->part_lps, blk = pm->block[p];
+        cl_uint C = d->slots_per_lp, base = (cl_uint)phold_group_at(pm, p);
+        rc = kernel_args(d->dev, d->k[PK_MIN], "phold_min", err, 10, KARG(n), KARG(P),
+                         KARG(blk), KARG(C), KBUF(d->cnt), KBUF(d->slot_t), KBUF(d->stats),
                          KBUF(d->group_min), KARG(base), KLOCAL(8 * pm->reduce_local));
         if (!rc)
             rc = enqueue_1d(d->dev, d->k[PK_MIN], phold_kernel_profile_name(PK_MIN), n,
                             pm->reduce_local, NULL, err);
         size_t g0 = pm->group_base[p], gn = pm->group_base[p + 1] - g0;
         if (!rc)
-            rc = dbuf_read(d->dev, &d->group_min, 16 * g0, 16 * gn, pm->group_min_host + 2 * g0,
-                           0, err);
+            rc = dbuf_read(d->dev, &d->group_min, 16 * (size_t)base, 16 * gn,
+                           pm->group_min_host + 2 * g0, 0, err);
     }
     return rc;
 }
