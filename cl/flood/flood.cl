@@ -633,6 +633,30 @@ typedef struct window_params {
     __global uint *deliv;    /* FLOOD_FLOWS: the window's deliveries per slot */
 } window_params;
 
+/* A window's parameters from the parameter block (flood_layout.clh), read once per
+ * work-item: T, the window's start (0 for whole packets, whose walk keeps its own times), and
+ * the nodes' drop thresholds NODE_DROP come as arguments. */
+inline window_params params_window(__constant const flood_params *prm, long T,
+                                   __global const ulong *node_drop)
+{
+    window_params w = {T,
+                       prm->L,
+                       prm->start,
+                       prm->interval,
+                       prm->duration,
+                       prm->drop_threshold,
+                       (uint2)(prm->key_lo, prm->key_hi),
+                       prm->source,
+                       prm->destination,
+                       prm->ttl,
+                       prm->words,
+                       prm->rmin2,
+                       prm->link_thr,
+                       node_drop,
+                       0};
+    return w;
+}
+
 /* Node J's drop threshold: its own under a law drawn per node, else the scenario's. */
 #define DROP_THRESHOLD(w, j) (FLOOD_NODE_DROP ? (w)->node_drop[(j)] : (w)->drop_threshold)
 
@@ -1182,16 +1206,18 @@ inline void tx_end(const tx_item *it, const tx_window *tw, volatile __global uin
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
+/* The arguments both transmit kernels start with: the window's entries and frontier, its count
+ * words, the seen bits, the scenario's constants in the parameter block PRM
+ * (flood_layout.clh, read once per work-item by params_window), the window's start T, the
+ * group's local areas and the partition's. */
 #define TRANSMIT_COMMON_ARGS                                                                \
     __global const entry_t *in, uint in_word, uint n_new, uint n_clear,                    \
         uint16 inline_desc, __global const uint *desc, __global entry_t *out, uint capacity, \
         uint out_word, uint clear_word, volatile __global uint *ctl, uint stamp,            \
-        __global uint *seen, __global uint *spill, uint words,                              \
-        __global uint *slot_packet, long T, long L, long start, long interval,              \
-        long duration, ulong drop_threshold, uint2 key, uint source, uint destination,      \
-        uint ttl, __local uint *l_n, __local uint *l_flush, __local ulong4 *l_sums,         \
-        __local entry_t *lbuf, uint lcap, __global const ushort *part_of, uint part,       \
-        uint nparts, uint n_import, ulong rmin2, ulong link_thr,                           \
+        __global uint *seen, __global uint *spill, __constant const flood_params *prm,           \
+        __global uint *slot_packet, long T, __local uint *l_n, __local uint *l_flush,       \
+        __local ulong4 *l_sums, __local entry_t *lbuf, uint lcap,                           \
+        __global const ushort *part_of, uint part, uint nparts, uint n_import,             \
         __global const ulong2 *cap_thr, __global const ulong *node_drop
 
 /* Traffic flows (FLOOD_FLOWS; placeholders without): per slot the packet's creation time, its
@@ -1230,9 +1256,8 @@ __kernel void transmit(TRANSMIT_COMMON_ARGS, __global const uint *offsets,
                        __global const uint *neighbours, __global const long4 *pos,
                        TRANSMIT_FLOW_ARGS TRANSMIT_SCHEME_ARGS)
 {
-    window_params w = {T, L, start, interval, duration, drop_threshold, key,
-                       source, destination, ttl, words, rmin2, link_thr, node_drop};
     tx_window tw;
+    window_params w = params_window(prm, T, node_drop);
     tx_window_begin(&tw, w, ctl, in_word, n_import, n_new, n_clear, clear_word, inline_desc,
                     desc, seen, deliv, slots, parity TRANSMIT_SCHEME_PASS);
     uint lsize = get_local_size(0);
@@ -1246,7 +1271,7 @@ __kernel void transmit(TRANSMIT_COMMON_ARGS, __global const uint *offsets,
              * work-group compiler fail an assertion (see transmit_mobile) */
             uint a = offsets[i], e = offsets[i + 1];
             long4 pi = NEEDS_D2 ? pos[i] : (long4)(0);
-            uint win = (uint)(T / L);
+            uint win = (uint)(T / tw.w.L);
             if (!FLOOD_QUDG)
                 it.n_rx = e - a;
             for (uint q = a; q < e; q++) {
@@ -1304,9 +1329,8 @@ __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, u
 {
     if (get_global_id(0) == 0)
         ctl[CTL_EXPORT + ((export_word - CTL_EXPORT) ^ 1u)] = 0u;
-    window_params w = {T, L, start, interval, duration, drop_threshold, key,
-                       source, destination, ttl, words, rmin2, link_thr, node_drop};
     tx_window tw;
+    window_params w = params_window(prm, T, node_drop);
     tx_window_begin(&tw, w, ctl, in_word, n_import, n_new, n_clear, clear_word, inline_desc,
                     desc, seen, deliv, slots, parity TRANSMIT_SCHEME_PASS);
     uint lsize = get_local_size(0);
@@ -1322,7 +1346,7 @@ __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, u
                 /* .w is read only with several partitions: loading it with the coordinates
                  * slowed the one-partition run by 10%, and two loops, one per case, made
                  * PoCL 5.0's work-group compiler fail an assertion */
-                uint win = (uint)(T / L);
+                uint win = (uint)(T / tw.w.L);
                 FOR_EACH_CANDIDATE(p, j, {
                     if (j != i && (nparts <= 1u || pos[j].w == (long)part) &&
                         !TEST_DROPS(TB_TRANSMIT_MOBILE, j)) {
@@ -2172,20 +2196,17 @@ inline void flood_packets_group(uint k0, uint count, __global const uint *restri
  * under a branch break some CPU compilers (PoCL 5.0 aborts on them). */
 __kernel void flood_packets(uint k0, uint count, __global const uint *restrict offsets,
                             __global const uint *restrict neighbours, uint n,
-                            __global uint *seen, uint words, __global uint *front,
-                            __global long *stats, long start, long interval, long L,
-                            long duration, ulong drop_threshold, uint2 key, uint source,
-                            uint destination, uint ttl, __global const long4 *pos,
-                            ulong rmin2, ulong link_thr, __global const ulong *node_drop,
-                            PACKET_FLOW_ARGS, PACKET_RESUME_ARGS, __local ulong *red,
+                            __global uint *seen, __global uint *front, __global long *stats,
+                            __constant const flood_params *prm, __global const long4 *pos,
+                            __global const ulong *node_drop, PACKET_FLOW_ARGS,
+                            PACKET_RESUME_ARGS, __local ulong *red,
                             __local uint *tail, __local long *delivery, __local uint *lfront)
 {
     uint g = get_group_id(0);
-    __global uint *gbits = seen + (size_t)g * words;
+    window_params w = params_window(prm, 0, node_drop);
+    __global uint *gbits = seen + (size_t)g * w.words;
     __global uint *fr = front + (size_t)g * n;
     __global long *row = stats + (size_t)g * PACKET_STATS;
-    window_params w = {0, L, start, interval, duration, drop_threshold, key,
-                       source, destination, ttl, words, rmin2, link_thr, node_drop};
     flood_packets_group(k0, count, offsets, neighbours, pos, fr, row, &w, tab, rec, tbase,
                         resume, epoch, quota, unit_words, red, tail, delivery, lfront, gbits,
                         (__local uint *)0, 0, TB_PACKETS);
@@ -2196,20 +2217,19 @@ __kernel void flood_packets(uint k0, uint count, __global const uint *restrict o
  * units when it has one (PACKET_RESUME_ARGS). */
 __kernel void flood_packets_one(uint k0, uint count, __global const uint *offsets,
                                 __global const uint *neighbours, uint n, __global uint *seen,
-                                uint words, __global uint *front, __global long *stats,
-                                long start, long interval, long L, long duration,
-                                ulong drop_threshold, uint2 key, uint source, uint destination,
-                                uint ttl, __global const long4 *pos, ulong rmin2,
-                                ulong link_thr, __global const ulong *node_drop,
-                                PACKET_FLOW_ARGS, PACKET_RESUME_ARGS)
+                                __global uint *front, __global long *stats,
+                                __constant const flood_params *prm, __global const long4 *pos,
+                                __global const ulong *node_drop, PACKET_FLOW_ARGS,
+                                PACKET_RESUME_ARGS)
 {
     uint g = get_global_id(0), groups = get_global_size(0);
+    window_params w = params_window(prm, 0, node_drop);
+    long start = w.start, interval = w.interval, L = w.L;
+    uint source = w.source, destination = w.destination, words = w.words;
     __global uint *bits = seen + (size_t)g * words;
     __global uint *fr = front + (size_t)g * n;
     __global long *row = stats + (size_t)g * PACKET_STATS;
     __global long *res = resume + (size_t)g * RESUME_LONGS;
-    window_params w = {0, L, start, interval, duration, drop_threshold, key,
-                       source, destination, ttl, words, rmin2, link_thr, node_drop};
     packet_walk p;
     walk_load(&p, res, epoch, g);
     uint left = quota ? quota : UINT_MAX;
@@ -2271,21 +2291,18 @@ __kernel void flood_packets_one(uint k0, uint count, __global const uint *offset
  * for it there: claims are then local atomics, the costliest step of a level on a GPU. */
 __kernel void flood_packets_local(uint k0, uint count, __global const uint *restrict offsets,
                                   __global const uint *restrict neighbours, uint n,
-                                  __global uint *seen, uint words, __global uint *front,
-                                  __global long *stats, long start, long interval, long L,
-                                  long duration, ulong drop_threshold, uint2 key, uint source,
-                                  uint destination, uint ttl, __global const long4 *pos,
-                                  ulong rmin2, ulong link_thr, __global const ulong *node_drop,
+                                  __global uint *seen, __global uint *front,
+                                  __global long *stats, __constant const flood_params *prm,
+                                  __global const long4 *pos, __global const ulong *node_drop,
                                   PACKET_FLOW_ARGS, PACKET_RESUME_ARGS, __local ulong *red,
                                   __local uint *tail, __local long *delivery,
                                   __local uint *lfront, __local uint *lbits)
 {
     uint g = get_group_id(0);
-    __global uint *gbits = seen + (size_t)g * words; /* where a stopped walk keeps LBITS */
+    window_params w = params_window(prm, 0, node_drop);
+    __global uint *gbits = seen + (size_t)g * w.words; /* where a stopped walk keeps LBITS */
     __global uint *fr = front + (size_t)g * n;
     __global long *row = stats + (size_t)g * PACKET_STATS;
-    window_params w = {0, L, start, interval, duration, drop_threshold, key,
-                       source, destination, ttl, words, rmin2, link_thr, node_drop};
     flood_packets_group(k0, count, offsets, neighbours, pos, fr, row, &w, tab, rec, tbase,
                         resume, epoch, quota, unit_words, red, tail, delivery, lfront, gbits,
                         lbits, 1, TB_PACKETS_LOCAL);
@@ -2350,17 +2367,20 @@ inline int scheme_relays(uint c, uint counter_c)
  * level order (each node transmits a packet at most once). */
 __kernel void flood_packets_scheme(uint k0, uint count, __global const uint *restrict offsets,
                                    __global const uint *restrict neighbours, uint n,
-                                   __global uint *seen, uint words, __global uint *front,
-                                   __global long *stats, long start, long interval, long L,
-                                   long duration, ulong drop_threshold, uint2 key, uint source,
-                                   uint destination, uint ttl, __global const long4 *pos,
-                                   ulong rmin2, ulong link_thr,
-                                   __global const ulong *node_drop, PACKET_FLOW_ARGS,
+                                   __global uint *seen, __global uint *front,
+                                   __global long *stats, __constant const flood_params *prm,
+                                   __global const long4 *pos, __global const ulong *node_drop,
+                                   PACKET_FLOW_ARGS,
                                    __global uint *state, uint counter_c, ulong near2,
                                    uint assess_a, __local ulong *red, __local uint *lc)
 {
     uint g = get_group_id(0), groups = get_num_groups(0);
     uint lid = get_local_id(0), ls = get_local_size(0);
+    window_params w = params_window(prm, 0, node_drop);
+    long start = w.start, interval = w.interval, L = w.L, duration = w.duration;
+    ulong drop_threshold = w.drop_threshold, rmin2 = w.rmin2, link_thr = w.link_thr;
+    uint2 key = w.key;
+    uint source = w.source, destination = w.destination, ttl = w.ttl, words = w.words;
     __global uint *bits = seen + (size_t)g * words;
     __global uint *fr = front + (size_t)g * n;
     __global long *row = stats + (size_t)g * PACKET_STATS;

@@ -191,10 +191,10 @@ __kernel void res_init(uint n, uint2 key, long a, long b, int uniform, __global 
 }
 
 /* The window's entries (the relays of the last window, then the source's new packets, read as
- * tx_window_begin and tx_begin (flood.cl) read them, with the same side effects: slots cleared, a new packet's
- * tables written) become lists: entry G of node I is ENT[G], HEAD[I] the first.
- * Transmissions at or after the duration, and those of dead nodes, are left out: they never
- * happen and cost nothing. The first entry of a node lists it in TXNODES. */
+ * tx_window_begin and tx_begin (flood.cl) read them, with the same side effects: slots
+ * cleared, a new packet's tables written) become lists: entry G of node I is ENT[G], HEAD[I]
+ * the first. Transmissions at or after the duration, and those of dead nodes, are left out:
+ * they never happen and cost nothing. The first entry of a node lists it in TXNODES. */
 __kernel void res_link(__global const entry_t *in, uint in_word, uint n_new, uint n_clear,
                        uint16 inline_desc, __global const uint *desc, uint clear_word,
                        volatile __global uint *ctl, __global uint *seen, uint words,
