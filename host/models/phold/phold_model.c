@@ -76,7 +76,8 @@ int phold_results(struct model *m, run_results *res, cn_error *err)
     for (uint32_t p = 0; p < pm->n_parts && rc == 0; p++) {
         phold_device *d = &pm->dev[pm->home[p]];
         cl_uint first, n = lps_of(pm, p, &first), N = pm->N, base = pm->group_base[p];
-        rc = kernel_args(d->dev, d->k[PK_RESULTS], "phold_results", err, 7, KARG(first), KARG(n),
+        rc = kernel_args(d->dev, d->k[PK_RESULTS], phold_kernel_profile_name(PK_RESULTS), err,
+                         7, KARG(first), KARG(n),
                          KARG(N), KBUF(d->stats), KBUF(d->group_res), KARG(base),
                          KLOCAL(8 * pm->reduce_local));
         if (!rc)

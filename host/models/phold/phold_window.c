@@ -57,7 +57,8 @@ static int launch_execute(phold_model *pm, phold_device *d, uint32_t p, cl_event
     cl_ulong thr = pm->remote_thr;
     cl_uint2 key = {{(cl_uint)pm->sc.seed, (cl_uint)(pm->sc.seed >> 32)}};
     cl_kernel k = d->k[PK_EXECUTE];
-    int rc = kernel_args(d->dev, k, "phold_execute", err, 17, KARG(first), KARG(n), KARG(tend),
+    int rc = kernel_args(d->dev, k, phold_kernel_profile_name(PK_EXECUTE), err, 17,
+                         KARG(first), KARG(n), KARG(tend),
                          KARG(N), KARG(E), KARG(thr), KARG(A), KARG(key), KBUF(d->exp_table),
                          KBUF(d->cnt), KBUF(d->slot_t), KBUF(d->slot_os), KBUF(d->stats),
                          KBUF(x->out_rec), KBUF(x->out_dest), KARG(cap), KBUF(x->ctl));
@@ -92,7 +93,8 @@ static int consume(void *ctx, int dev, cn_error *err)
     exchange_device *x = &pm->ex.dev[dev];
     cl_uint cap = x->cap, N = pm->N, C = d->slots_per_lp, part_lps = pm->part_lps;
     cl_kernel k = d->k[PK_DELIVER];
-    int rc = kernel_args(d->dev, k, "phold_deliver", err, 15, KBUF(x->ctl), KARG(cap),
+    int rc = kernel_args(d->dev, k, phold_kernel_profile_name(PK_DELIVER), err, 15,
+                         KBUF(x->ctl), KARG(cap),
                          KBUF(x->out_rec), KBUF(x->out_dest), KARG(N), KARG(C), KARG(part_lps),
                          KBUF(x->here), KBUF(d->cnt), KBUF(d->slot_t), KBUF(d->slot_os),
                          KBUF(x->def_rec), KBUF(x->def_dest), KBUF(x->x_rec),
@@ -216,7 +218,8 @@ int phold_enqueue_minimum(phold_model *pm, cn_error *err)
         phold_device *d = &pm->dev[pm->home[p]];
         cl_uint first = part_first(pm, p), n = part_size(pm, p), N = pm->N;
         cl_uint C = d->slots_per_lp, base = pm->group_base[p];
-        rc = kernel_args(d->dev, d->k[PK_MIN], "phold_min", err, 10, KARG(first), KARG(n),
+        rc = kernel_args(d->dev, d->k[PK_MIN], phold_kernel_profile_name(PK_MIN), err, 10,
+                         KARG(first), KARG(n),
                          KARG(N), KARG(C), KBUF(d->cnt), KBUF(d->slot_t), KBUF(d->stats),
                          KBUF(d->group_min), KARG(base), KLOCAL(8 * pm->reduce_local));
         if (!rc)
