@@ -633,6 +633,30 @@ typedef struct window_params {
     __global uint *deliv;    /* FLOOD_FLOWS: the window's deliveries per slot */
 } window_params;
 
+/* A window's parameters from the parameter block (flood_layout.clh), read once per
+ * work-item: T, the window's start (0 for whole packets, whose walk keeps its own times), and
+ * the nodes' drop thresholds NODE_DROP come as arguments. */
+inline window_params params_window(__constant const flood_params *prm, long T,
+                                   __global const ulong *node_drop)
+{
+    window_params w = {T,
+                       prm->L,
+                       prm->start,
+                       prm->interval,
+                       prm->duration,
+                       prm->drop_threshold,
+                       (uint2)(prm->key_lo, prm->key_hi),
+                       prm->source,
+                       prm->destination,
+                       prm->ttl,
+                       prm->words,
+                       prm->rmin2,
+                       prm->link_thr,
+                       node_drop,
+                       0};
+    return w;
+}
+
 /* Node J's drop threshold: its own under a law drawn per node, else the scenario's. */
 #define DROP_THRESHOLD(w, j) (FLOOD_NODE_DROP ? (w)->node_drop[(j)] : (w)->drop_threshold)
 
@@ -974,159 +998,226 @@ inline void list_fresh(uint j, uint slot, __local uint *l_n, __local entry_t *lb
 #define DESCRIPTOR(idx) (use_inline ? inline_words[(idx)] : desc[(idx)])
 
 /* Under a scheme the transmit kernels take the nodes' states (SCHEME_STATE, N_NODES of them
- * per slot) and the distance threshold squared (NEAR2); a retired slot's states are cleared
- * with its seen bits, and the source of a new packet has nothing to decide. */
+ * per slot), the distance threshold squared (NEAR2) and the pending lists (PEND, PEND_CAP
+ * items per half); a retired slot's states are cleared with its seen bits, and the source of
+ * a new packet has nothing to decide. TRANSMIT_SCHEME_PASS passes them on to tx_window_begin. */
 #if FLOOD_SCHEME
 #define TRANSMIT_SCHEME_ARGS                                                                \
     , __global uint *scheme_state, uint n_nodes, ulong near2, __global uint *pend, uint pend_cap
-#define SCHEME_CLEAR_SLOTS                                                                  \
-    for (size_t c = get_global_id(0); c < (size_t)n_clear * n_nodes * SCHEME_WORDS;          \
-         c += get_global_size(0)) {                                                         \
-        size_t per = (size_t)n_nodes * SCHEME_WORDS;                                        \
-        scheme_state[(size_t)DESCRIPTOR(NEW_WORDS * n_new + (uint)(c / per)) * per + c % per] = \
-            0u;                                                                             \
-    }
-#define SCHEME_SOURCE_DONE SCHEME_AT(scheme_state, n_nodes, slot, i)[SW_FLAGS] = SF_DONE;
-/* the window's pending list: half PARITY (w % 2), its length the word of IN_WORD's
- * rotation; the window clears that of CLEAR_WORD's */
-#define SCHEME_PEND                                                                         \
-    pend_list pl = {pend + (size_t)parity * pend_cap, pend_cap,                             \
-                    CTL_PEND + (in_word - CTL_COUNT)};                                      \
-    if (get_global_id(0) == 0)                                                              \
-        ctl[CTL_PEND + (clear_word - CTL_COUNT)] = 0u;
-#define SCHEME_HEAR(j, d2)                                                                  \
-    if (scheme_hear((j), slot, h, (d2), near2, seen, words, scheme_state, n_nodes, &n_first)) \
-        list_fresh((j), slot, l_n, lbuf, lcap, pl, n_nodes, ctl);
-/* the local buffer holds first receptions: flushed to the pending list */
-#define LOCAL_FLUSH_WORD pl.word
-#define LOCAL_FLUSH_STORE(at, e)                                                            \
-    if ((at) < pl.cap)                                                                      \
-        pl.items[(at)] = (e).y * n_nodes + (e).x;                                           \
-    else                                                                                    \
-        atomic_or(&ctl[CTL_OVERFLOW], 1u);
+#define TRANSMIT_SCHEME_PASS , scheme_state, n_nodes, near2, pend, pend_cap
 #else
 #define TRANSMIT_SCHEME_ARGS
-#define SCHEME_PEND
-/* the local buffer holds relays: flushed to the frontier */
-#define LOCAL_FLUSH_WORD out_word
-#define LOCAL_FLUSH_STORE(at, e)                                                            \
-    if ((at) < capacity)                                                                    \
-        out[(at)] = (e);                                                                    \
-    else                                                                                    \
-        atomic_or(&spill[(size_t)(e).y * words + ((e).x >> 5)], 1u << ((e).x & 31u));      \
-    alive[(e).y] = stamp;
-#define SCHEME_CLEAR_SLOTS
-#define SCHEME_SOURCE_DONE
-#define SCHEME_HEAR(j, d2)
+#define TRANSMIT_SCHEME_PASS
 #endif
 
-#define TRANSMIT_PROLOGUE                                                                   \
-    window_params w = {T, L, start, interval, duration, drop_threshold, key,               \
-                       source, destination, ttl, words, rmin2, link_thr, node_drop};        \
-    __global uint *alive = (__global uint *)ctl + CTL_WORDS;                                \
-    uint lid = get_local_id(0), lsize = get_local_size(0);                                 \
-    uint inline_words[16];                                                                  \
-    vstore16(inline_desc, 0, inline_words);                                                 \
-    int use_inline = NEW_WORDS * n_new + n_clear <= 16;                                     \
-    uint relayed = ctl[in_word] + n_import, count = relayed + n_new;                        \
-    if (get_global_id(0) == 0) {                                                            \
-        ctl[clear_word] = 0u;                                                               \
-        if ((ulong)ctl[in_word] + n_import + n_new > 0xfffffffful) /* the count wrapped */  \
-            atomic_or(&ctl[CTL_OVERFLOW], CTL_WRAPPED);                                     \
-    }                                                                                       \
-    for (size_t c = get_global_id(0); c < (size_t)n_clear * words; c += get_global_size(0)) \
-        seen[(size_t)DESCRIPTOR(NEW_WORDS * n_new + (uint)(c / words)) * words + c % words] = \
-            0u;                                                                             \
-    SCHEME_CLEAR_SLOTS                                                                      \
-    SCHEME_PEND                                                                             \
-    if (FLOOD_FLOWS) { /* the next window's deliveries start from zero */                  \
-        w.deliv = deliv + (size_t)parity * slots * DELIV_WORDS;                             \
-        for (size_t c = get_global_id(0); c < (size_t)slots * DELIV_WORDS;                  \
-             c += get_global_size(0))                                                       \
-            deliv[(size_t)(parity ^ 1u) * slots * DELIV_WORDS + c] = 0u;                    \
-    }                                                                                       \
-    for (uint first = (uint)get_group_id(0) * lsize; first < count;                         \
-         first += (uint)get_global_size(0)) {                                               \
-        uint gid = first + lid;                                                             \
-        uint n_tx = 0, n_rx = 0, n_first = 0;                                               \
-        if (lid == 0)                                                                       \
-            *l_n = 0;                                                                       \
-        barrier(CLK_LOCAL_MEM_FENCE);                                                       \
-        if (gid < count) {                                                                  \
-            uint i, slot, k;                                                                \
-            long tk, sent_hop = 0;                                                          \
-            if (gid < relayed) {                                                            \
-                i = in[gid].x;                                                              \
-                slot = in[gid].y;                                                           \
-                sent_hop = ENTRY_HOP(in[gid], 0);                                           \
-                k = slot_packet[slot];                                                      \
-                tk = FLOOD_FLOWS ? slot_time[slot] : start + (long)k * interval;            \
-                if (FLOOD_FLOWS)                                                            \
-                    w.destination = slot_route[slot].x;                                     \
-            } else { /* a new packet: the source has seen it from the start */             \
-                uint q = gid - relayed;                                                     \
-                slot = DESCRIPTOR(NEW_WORDS * q);                                           \
-                k = DESCRIPTOR(NEW_WORDS * q + 1);                                          \
-                i = source;                                                                 \
-                tk = start + (long)k * interval;                                            \
-                if (FLOOD_FLOWS) { /* its source, time, destination and flow */             \
-                    i = DESCRIPTOR(NEW_WORDS * q + 2);                                      \
-                    tk = (long)(((ulong)DESCRIPTOR(NEW_WORDS * q + 4) << 32) |              \
-                                DESCRIPTOR(NEW_WORDS * q + 3));                             \
-                    w.destination = DESCRIPTOR(NEW_WORDS * q + 5);                          \
-                    slot_time[slot] = tk;                                                   \
-                    slot_route[slot] = (uint2)(w.destination, DESCRIPTOR(NEW_WORDS * q + 6)); \
-                }                                                                           \
-                slot_packet[slot] = k;                                                      \
-                atomic_or(&seen[(size_t)slot * words + (i >> 5)], 1u << (i & 31u));         \
-                SCHEME_SOURCE_DONE                                                          \
-            }                                                                               \
-            long h = packet_hop(T, L, tk);                                                  \
-            long t = tk + (h - 1) * L;                                                      \
-            if (FLOOD_SCHEME != 0 && gid < relayed) /* its own hop count, not the time's */     \
-                h = sent_hop;                                                               \
-            if (duration == 0 || t < duration) {                                            \
-                n_tx = OWNED(i) ? 1u : 0u;
+/* What every work-item of a transmit launch knows of the window, set once by tx_window_begin:
+ * its parameters, where its entries come from and, under a scheme, where its first receptions
+ * go. */
+typedef struct tx_window {
+    window_params w;              /* w.destination is the entry's own under flows (tx_begin) */
+    __global uint *alive;         /* the slots' liveness words, after the control words */
+    uint relayed, count;          /* the window's entries: RELAYED relays, then new packets */
+    int use_inline;               /* the descriptor came as INLINE_WORDS, else it is in DESC */
+    uint inline_words[16];
+    __global const uint *desc;
+#if FLOOD_SCHEME
+    __global uint *scheme_state;
+    uint n_nodes;
+    ulong near2;
+    pend_list pl;                 /* the window's pending list */
+#endif
+} tx_window;
 
-#define TRANSMIT_EPILOGUE                                                                   \
-            }                                                                               \
-        }                                                                                   \
-        l_sums[lid] = (ulong4)(n_tx, n_rx, n_first, 0u); /* a group can pass 2^32 */        \
-        barrier(CLK_LOCAL_MEM_FENCE);                                                       \
-        for (uint step = lsize >> 1; step > 0; step >>= 1) {                                \
-            if (lid < step)                                                                 \
-                l_sums[lid] += l_sums[lid + step];                                          \
-            barrier(CLK_LOCAL_MEM_FENCE);                                                   \
-        }                                                                                   \
-        if (lid == 0) {                                                                     \
-            uint n_local = min(*l_n, lcap);                                                 \
-            l_flush[0] = atomic_add(&ctl[LOCAL_FLUSH_WORD], n_local);                       \
-            if (l_flush[0] + n_local < l_flush[0]) /* the count wrapped */                  \
-                atomic_or(&ctl[CTL_OVERFLOW], CTL_WRAPPED);                                 \
-            l_flush[1] = n_local;                                                           \
-            add_wide(ctl, CTL_TX, l_sums[0].x);                                             \
-            add_wide(ctl, CTL_RX, l_sums[0].y);                                             \
-            add_wide(ctl, CTL_FIRST, l_sums[0].z);                                          \
-        }                                                                                   \
-        barrier(CLK_LOCAL_MEM_FENCE);                                                       \
-        for (uint q = lid; q < l_flush[1]; q += lsize) {                                    \
-            uint at = l_flush[0] + q;                                                       \
-            entry_t e = lbuf[q];                                                            \
-            LOCAL_FLUSH_STORE(at, e)                                                        \
-        }                                                                                   \
-        barrier(CLK_LOCAL_MEM_FENCE);                                                       \
+/* Word IDX of the window's descriptor. */
+inline uint descriptor(const tx_window *tw, uint idx)
+{
+    return tw->use_inline ? tw->inline_words[idx] : tw->desc[idx];
+}
+
+/* The window's start, before any entry: the entry count read, the control words of later
+ * windows cleared, the retired slots' seen bits (and scheme states) cleared and, with flows,
+ * the next window's deliveries zeroed. No barrier: nothing here is read by this launch's
+ * entries but the count, which no work-item writes. */
+inline void tx_window_begin(tx_window *tw, window_params w, volatile __global uint *ctl,
+                            uint in_word, uint n_import, uint n_new, uint n_clear,
+                            uint clear_word, uint16 inline_desc, __global const uint *desc,
+                            __global uint *seen, __global uint *deliv, uint slots,
+                            uint parity TRANSMIT_SCHEME_ARGS)
+{
+    uint words = w.words;
+    tw->w = w;
+    tw->alive = (__global uint *)ctl + CTL_WORDS;
+    vstore16(inline_desc, 0, tw->inline_words);
+    tw->desc = desc;
+    tw->use_inline = NEW_WORDS * n_new + n_clear <= 16;
+    tw->relayed = ctl[in_word] + n_import;
+    tw->count = tw->relayed + n_new;
+    if (get_global_id(0) == 0) {
+        ctl[clear_word] = 0u;
+        if ((ulong)ctl[in_word] + n_import + n_new > 0xfffffffful) /* the count wrapped */
+            atomic_or(&ctl[CTL_OVERFLOW], CTL_WRAPPED);
     }
+    for (size_t c = get_global_id(0); c < (size_t)n_clear * words; c += get_global_size(0))
+        seen[(size_t)descriptor(tw, NEW_WORDS * n_new + (uint)(c / words)) * words + c % words] =
+            0u;
+#if FLOOD_SCHEME
+    tw->scheme_state = scheme_state;
+    tw->n_nodes = n_nodes;
+    tw->near2 = near2;
+    size_t per = (size_t)n_nodes * SCHEME_WORDS;
+    for (size_t c = get_global_id(0); c < (size_t)n_clear * per; c += get_global_size(0))
+        scheme_state[(size_t)descriptor(tw, NEW_WORDS * n_new + (uint)(c / per)) * per +
+                     c % per] = 0u;
+    /* the window's pending list: half PARITY (w % 2), its length the word of IN_WORD's
+     * rotation; the window clears that of CLEAR_WORD's */
+    tw->pl.items = pend + (size_t)parity * pend_cap;
+    tw->pl.cap = pend_cap;
+    tw->pl.word = CTL_PEND + (in_word - CTL_COUNT);
+    if (get_global_id(0) == 0)
+        ctl[CTL_PEND + (clear_word - CTL_COUNT)] = 0u;
+#endif
+    if (FLOOD_FLOWS) { /* the next window's deliveries start from zero */
+        tw->w.deliv = deliv + (size_t)parity * slots * DELIV_WORDS;
+        for (size_t c = get_global_id(0); c < (size_t)slots * DELIV_WORDS;
+             c += get_global_size(0))
+            deliv[(size_t)(parity ^ 1u) * slots * DELIV_WORDS + c] = 0u;
+    }
+}
 
+/* One work-item's entry of the window: who transmits which packet when, and its counts. */
+typedef struct tx_item {
+    uint i, slot, k; /* the transmitter, the packet's slot and number */
+    long tk, h, t;   /* the packet's creation time, the hop count and time of the copies */
+    uint n_tx, n_rx, n_first; /* summed over the work-group by tx_end */
+} tx_item;
+
+/* Entry GID of the window (a work-group's items take the entries FIRST .. FIRST + lsize - 1)
+ * into *IT: a relay of the last window, or a new packet (whose tables it writes; its source has
+ * seen it from the start). Returns 1 when the entry transmits (before the duration; it then
+ * counts as a transmission when its node is this partition's). Every work-item of the group
+ * calls it, for the barrier that orders the reset of the group's local buffer. */
+inline int tx_begin(tx_item *it, tx_window *tw, uint gid, __local uint *l_n,
+                    __global const entry_t *in, __global uint *seen, __global uint *slot_packet,
+                    __global long *slot_time, __global uint2 *slot_route,
+                    __global const ushort *part_of, uint part, uint nparts)
+{
+    it->n_tx = it->n_rx = it->n_first = 0u;
+    if (get_local_id(0) == 0)
+        *l_n = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (gid >= tw->count)
+        return 0;
+    const window_params *w = &tw->w;
+    uint i, slot, k;
+    long tk, sent_hop = 0;
+    if (gid < tw->relayed) {
+        i = in[gid].x;
+        slot = in[gid].y;
+        sent_hop = ENTRY_HOP(in[gid], 0);
+        k = slot_packet[slot];
+        tk = FLOOD_FLOWS ? slot_time[slot] : w->start + (long)k * w->interval;
+        if (FLOOD_FLOWS)
+            tw->w.destination = slot_route[slot].x;
+    } else { /* a new packet: the source has seen it from the start */
+        uint q = gid - tw->relayed;
+        slot = descriptor(tw, NEW_WORDS * q);
+        k = descriptor(tw, NEW_WORDS * q + 1);
+        i = w->source;
+        tk = w->start + (long)k * w->interval;
+        if (FLOOD_FLOWS) { /* its source, time, destination and flow */
+            i = descriptor(tw, NEW_WORDS * q + 2);
+            tk = (long)(((ulong)descriptor(tw, NEW_WORDS * q + 4) << 32) |
+                        descriptor(tw, NEW_WORDS * q + 3));
+            tw->w.destination = descriptor(tw, NEW_WORDS * q + 5);
+            slot_time[slot] = tk;
+            slot_route[slot] = (uint2)(w->destination, descriptor(tw, NEW_WORDS * q + 6));
+        }
+        slot_packet[slot] = k;
+        atomic_or(&seen[(size_t)slot * w->words + (i >> 5)], 1u << (i & 31u));
+#if FLOOD_SCHEME
+        SCHEME_AT(tw->scheme_state, tw->n_nodes, slot, i)[SW_FLAGS] = SF_DONE;
+#endif
+    }
+    long h = packet_hop(w->T, w->L, tk);
+    long t = tk + (h - 1) * w->L;
+    if (FLOOD_SCHEME != 0 && gid < tw->relayed) /* its own hop count, not the time's */
+        h = sent_hop;
+    it->i = i;
+    it->slot = slot;
+    it->k = k;
+    it->tk = tk;
+    it->h = h;
+    it->t = t;
+    if (!(w->duration == 0 || t < w->duration))
+        return 0;
+    it->n_tx = OWNED(i) ? 1u : 0u;
+    return 1;
+}
+
+/* The end of a work-group's entries: its counts summed in local memory and added once to the
+ * global counters, then its local buffer flushed with one global atomic (relays to the
+ * frontier; under a scheme, first receptions to the pending list). Every work-item of the
+ * group calls it: the barriers are in uniform control flow. */
+inline void tx_end(const tx_item *it, const tx_window *tw, volatile __global uint *ctl,
+                   __local uint *l_n, __local uint *l_flush, __local ulong4 *l_sums,
+                   __local entry_t *lbuf, uint lcap, uint out_word, __global entry_t *out,
+                   uint capacity, __global uint *spill, uint stamp)
+{
+    uint lid = get_local_id(0), lsize = get_local_size(0);
+    l_sums[lid] = (ulong4)(it->n_tx, it->n_rx, it->n_first, 0u); /* a group can pass 2^32 */
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint step = lsize >> 1; step > 0; step >>= 1) {
+        if (lid < step)
+            l_sums[lid] += l_sums[lid + step];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+#if FLOOD_SCHEME
+    uint flush_word = tw->pl.word; /* the local buffer holds first receptions */
+#else
+    uint flush_word = out_word; /* the local buffer holds relays */
+#endif
+    if (lid == 0) {
+        uint n_local = min(*l_n, lcap);
+        l_flush[0] = atomic_add(&ctl[flush_word], n_local);
+        if (l_flush[0] + n_local < l_flush[0]) /* the count wrapped */
+            atomic_or(&ctl[CTL_OVERFLOW], CTL_WRAPPED);
+        l_flush[1] = n_local;
+        add_wide(ctl, CTL_TX, l_sums[0].x);
+        add_wide(ctl, CTL_RX, l_sums[0].y);
+        add_wide(ctl, CTL_FIRST, l_sums[0].z);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint q = lid; q < l_flush[1]; q += lsize) {
+        uint at = l_flush[0] + q;
+        entry_t e = lbuf[q];
+#if FLOOD_SCHEME /* to the pending list */
+        if (at < tw->pl.cap)
+            tw->pl.items[at] = e.y * tw->n_nodes + e.x;
+        else
+            atomic_or(&ctl[CTL_OVERFLOW], 1u);
+#else /* to the frontier */
+        if (at < capacity)
+            out[at] = e;
+        else
+            atomic_or(&spill[(size_t)e.y * tw->w.words + (e.x >> 5)], 1u << (e.x & 31u));
+        tw->alive[e.y] = stamp;
+#endif
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* The arguments both transmit kernels start with: the window's entries and frontier, its count
+ * words, the seen bits, the scenario's constants in the parameter block PRM
+ * (flood_layout.clh, read once per work-item by params_window), the window's start T, the
+ * group's local areas and the partition's. */
 #define TRANSMIT_COMMON_ARGS                                                                \
     __global const entry_t *in, uint in_word, uint n_new, uint n_clear,                    \
         uint16 inline_desc, __global const uint *desc, __global entry_t *out, uint capacity, \
         uint out_word, uint clear_word, volatile __global uint *ctl, uint stamp,            \
-        __global uint *seen, __global uint *spill, uint words,                              \
-        __global uint *slot_packet, long T, long L, long start, long interval,              \
-        long duration, ulong drop_threshold, uint2 key, uint source, uint destination,      \
-        uint ttl, __local uint *l_n, __local uint *l_flush, __local ulong4 *l_sums,         \
-        __local entry_t *lbuf, uint lcap, __global const ushort *part_of, uint part,       \
-        uint nparts, uint n_import, ulong rmin2, ulong link_thr,                           \
+        __global uint *seen, __global uint *spill, __constant const flood_params *prm,           \
+        __global uint *slot_packet, long T, __local uint *l_n, __local uint *l_flush,       \
+        __local ulong4 *l_sums, __local entry_t *lbuf, uint lcap,                           \
+        __global const ushort *part_of, uint part, uint nparts, uint n_import,             \
         __global const ulong2 *cap_thr, __global const ulong *node_drop
 
 /* Traffic flows (FLOOD_FLOWS; placeholders without): per slot the packet's creation time, its
@@ -1136,12 +1227,28 @@ inline void list_fresh(uint j, uint slot, __local uint *l_n, __local entry_t *lb
     __global long *slot_time, __global uint2 *slot_route, __global uint *deliv, uint slots, \
         uint parity
 
-#define HANDLE_NEIGHBOUR(j, d2)                                                             \
-    if (FLOOD_SCHEME) {                                                                     \
-        SCHEME_HEAR(j, d2)                                                                  \
-    } else if (receive(j, slot, k, t, tk, h, &w, seen, ctl, &n_first))                       \
-        append_relay(j, slot, l_n, lbuf, lcap, ctl, out_word, out, capacity, spill, words,  \
-                     alive, stamp);
+/* Node J hears the item's copy (from squared distance D2): a reception, and a relay made
+ * through the group's local buffer when it is J's first and J relays (returns 1); under a
+ * scheme the copy is heard for the window's decisions (a first reception listed for them), and
+ * nothing relays here (returns 0). */
+inline int tx_hear(uint j, ulong d2, tx_item *it, const tx_window *tw, __global uint *seen,
+                   volatile __global uint *ctl, __local uint *l_n, __local entry_t *lbuf,
+                   uint lcap, uint out_word, __global entry_t *out, uint capacity,
+                   __global uint *spill, uint stamp)
+{
+#if FLOOD_SCHEME
+    if (scheme_hear(j, it->slot, it->h, d2, tw->near2, seen, tw->w.words, tw->scheme_state,
+                    tw->n_nodes, &it->n_first))
+        list_fresh(j, it->slot, l_n, lbuf, lcap, tw->pl, tw->n_nodes, ctl);
+    return 0;
+#else
+    if (!receive(j, it->slot, it->k, it->t, it->tk, it->h, &tw->w, seen, ctl, &it->n_first))
+        return 0;
+    append_relay(j, it->slot, l_n, lbuf, lcap, ctl, out_word, out, capacity, spill,
+                 tw->w.words, tw->alive, stamp);
+    return 1;
+#endif
+}
 
 /* Static scenarios: neighbours from the CSR lists built once (under qudg, every pair within
  * range, each link drawn for the window; POS then gives the distances). */
@@ -1149,31 +1256,45 @@ __kernel void transmit(TRANSMIT_COMMON_ARGS, __global const uint *offsets,
                        __global const uint *neighbours, __global const long4 *pos,
                        TRANSMIT_FLOW_ARGS TRANSMIT_SCHEME_ARGS)
 {
-    TRANSMIT_PROLOGUE
-    /* one loop for both models: two loops, one per case, make PoCL 5.0's work-group
-     * compiler fail an assertion (see transmit_mobile) */
-    uint a = offsets[i], e = offsets[i + 1];
-    long4 pi = NEEDS_D2 ? pos[i] : (long4)(0);
-    uint win = (uint)(T / L);
-    if (!FLOOD_QUDG)
-        n_rx = e - a;
-    for (uint q = a; q < e; q++) {
-        uint j = neighbours[q];
-        if (TEST_DROPS(TB_TRANSMIT, j))
-            continue;
-        ulong d2 = NEEDS_D2 ? dist2(pi, pos[j]) : 0ul;
-        if (FLOOD_QUDG) { /* the window's links, then the cap of the window's graph */
-            if (!qudg_link(i, j, d2, win, &w))
-                continue;
-            if (FLOOD_CAP > 0) {
-                if (!cap_keeps(i, j, d2, cap_thr))
+    tx_window tw;
+    window_params w = params_window(prm, T, node_drop);
+    tx_window_begin(&tw, w, ctl, in_word, n_import, n_new, n_clear, clear_word, inline_desc,
+                    desc, seen, deliv, slots, parity TRANSMIT_SCHEME_PASS);
+    uint lsize = get_local_size(0);
+    for (uint first = (uint)get_group_id(0) * lsize; first < tw.count;
+         first += (uint)get_global_size(0)) {
+        tx_item it;
+        if (tx_begin(&it, &tw, first + (uint)get_local_id(0), l_n, in, seen, slot_packet,
+                     slot_time, slot_route, part_of, part, nparts)) {
+            uint i = it.i;
+            /* one loop for both models: two loops, one per case, make PoCL 5.0's
+             * work-group compiler fail an assertion (see transmit_mobile) */
+            uint a = offsets[i], e = offsets[i + 1];
+            long4 pi = NEEDS_D2 ? pos[i] : (long4)(0);
+            uint win = (uint)(T / tw.w.L);
+            if (!FLOOD_QUDG)
+                it.n_rx = e - a;
+            for (uint q = a; q < e; q++) {
+                uint j = neighbours[q];
+                if (TEST_DROPS(TB_TRANSMIT, j))
                     continue;
+                ulong d2 = NEEDS_D2 ? dist2(pi, pos[j]) : 0ul;
+                if (FLOOD_QUDG) { /* the window's links, then the cap of the window's graph */
+                    if (!qudg_link(i, j, d2, win, &tw.w))
+                        continue;
+                    if (FLOOD_CAP > 0) {
+                        if (!cap_keeps(i, j, d2, cap_thr))
+                            continue;
+                    }
+                    it.n_rx++;
+                }
+                tx_hear(j, d2, &it, &tw, seen, ctl, l_n, lbuf, lcap, out_word, out, capacity,
+                        spill, stamp);
             }
-            n_rx++;
         }
-        HANDLE_NEIGHBOUR(j, d2)
+        tx_end(&it, &tw, ctl, l_n, l_flush, l_sums, lbuf, lcap, out_word, out, capacity, spill,
+               stamp);
     }
-    TRANSMIT_EPILOGUE
 }
 
 inline int in_box(long4 p, long4 lo, long4 hi)
@@ -1185,19 +1306,7 @@ inline int in_box(long4 p, long4 lo, long4 hi)
 /* A relay of node j that another device may need (j lies in [X_LO, X_HI], which bounds the
  * reach boxes of the partitions held elsewhere) is also copied to EXPORTED, counted in
  * ctl[export_word]; beyond EXPORT_CAP it is only counted, and the host then sends the whole
- * frontier instead. */
-#define HANDLE_NEIGHBOUR_EXPORTING(j, d2)                                                   \
-    if (FLOOD_SCHEME) {                                                                     \
-        SCHEME_HEAR(j, d2)                                                                  \
-    } else if (receive(j, slot, k, t, tk, h, &w, seen, ctl, &n_first)) {                   \
-        append_relay(j, slot, l_n, lbuf, lcap, ctl, out_word, out, capacity, spill, words,  \
-                     alive, stamp);                                                         \
-        if (in_box(pos[j], x_lo, x_hi)) {                                                   \
-            uint xa = atomic_inc(&ctl[export_word]);                                        \
-            if (xa < export_cap)                                                            \
-                exported[xa] = ENTRY(j, slot, 0);                                           \
-        }                                                                                   \
-    }
+ * frontier instead (transmit_mobile). */
 
 /* Mobile scenarios: neighbours found in the cell lists of this window's positions; the
  * distance test lives here, in the reader, so no neighbour list is ever stored. With several
@@ -1220,28 +1329,47 @@ __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, u
 {
     if (get_global_id(0) == 0)
         ctl[CTL_EXPORT + ((export_word - CTL_EXPORT) ^ 1u)] = 0u;
-    TRANSMIT_PROLOGUE
-    long4 p = pos[i];
-    uint deg = 0;
-    if (in_box(p, box_lo, box_hi)) {
-        /* .w is read only with several partitions: loading it with the coordinates slowed
-         * the one-partition run by 10%, and two loops, one per case, made PoCL 5.0's
-         * work-group compiler fail an assertion */
-        uint win = (uint)(T / L);
-        FOR_EACH_CANDIDATE(p, j, {
-            if (j != i && (nparts <= 1u || pos[j].w == (long)part) &&
-                !TEST_DROPS(TB_TRANSMIT_MOBILE, j)) {
-                ulong d2 = dist2(p, pos[j]);
-                if (d2 <= range2 && (!FLOOD_QUDG || qudg_link(i, j, d2, win, &w)) &&
-                    (FLOOD_CAP == 0 || cap_keeps(i, j, d2, cap_thr))) {
-                    deg++;
-                    HANDLE_NEIGHBOUR_EXPORTING(j, d2)
-                }
+    tx_window tw;
+    window_params w = params_window(prm, T, node_drop);
+    tx_window_begin(&tw, w, ctl, in_word, n_import, n_new, n_clear, clear_word, inline_desc,
+                    desc, seen, deliv, slots, parity TRANSMIT_SCHEME_PASS);
+    uint lsize = get_local_size(0);
+    for (uint first = (uint)get_group_id(0) * lsize; first < tw.count;
+         first += (uint)get_global_size(0)) {
+        tx_item it;
+        if (tx_begin(&it, &tw, first + (uint)get_local_id(0), l_n, in, seen, slot_packet,
+                     slot_time, slot_route, part_of, part, nparts)) {
+            uint i = it.i;
+            long4 p = pos[i];
+            uint deg = 0;
+            if (in_box(p, box_lo, box_hi)) {
+                /* .w is read only with several partitions: loading it with the coordinates
+                 * slowed the one-partition run by 10%, and two loops, one per case, made
+                 * PoCL 5.0's work-group compiler fail an assertion */
+                uint win = (uint)(T / tw.w.L);
+                FOR_EACH_CANDIDATE(p, j, {
+                    if (j != i && (nparts <= 1u || pos[j].w == (long)part) &&
+                        !TEST_DROPS(TB_TRANSMIT_MOBILE, j)) {
+                        ulong d2 = dist2(p, pos[j]);
+                        if (d2 <= range2 && (!FLOOD_QUDG || qudg_link(i, j, d2, win, &tw.w)) &&
+                            (FLOOD_CAP == 0 || cap_keeps(i, j, d2, cap_thr))) {
+                            deg++;
+                            if (tx_hear(j, d2, &it, &tw, seen, ctl, l_n, lbuf, lcap, out_word,
+                                        out, capacity, spill, stamp) &&
+                                in_box(pos[j], x_lo, x_hi)) {
+                                uint xa = atomic_inc(&ctl[export_word]);
+                                if (xa < export_cap)
+                                    exported[xa] = ENTRY(j, it.slot, 0);
+                            }
+                        }
+                    }
+                });
             }
-        });
+            it.n_rx = deg;
+        }
+        tx_end(&it, &tw, ctl, l_n, l_flush, l_sums, lbuf, lcap, out_word, out, capacity, spill,
+               stamp);
     }
-    n_rx = deg;
-    TRANSMIT_EPILOGUE
 }
 
 /* Several devices, static scenarios: the relays in IN[0 .. min(ctl[in_word], capacity)) that
@@ -1769,9 +1897,29 @@ inline int flood_one_slice(packet_walk *p, uint *quota, uint k, __global const u
 #define WALK_LEVELS 1u /* transmitting its levels */
 #define WALK_END 2u    /* adding its sums to the statistics row */
 
+
+/* Traffic flows (FLOOD_FLOWS; placeholders without): packet K0 + q's (time lo, time hi,
+ * source, destination) in TAB[TBASE + q], and its record (deliveries, their hops, the last
+ * one's hop count) written to REC[4 (TBASE + q) ..]. */
+#define PACKET_FLOW_ARGS __global const uint4 *tab, __global long *rec, uint tbase
+
+/* With traffic flows, packet I of the round's table TAB: its creation time into *TK, its
+ * source and destination into *SRC and *DST (without flows they stay [traffic]'s). */
+inline void round_packet(__global const uint4 *tab, uint i, long *tk, uint *src, uint *dst)
+{
+    if (FLOOD_FLOWS) {
+        uint4 e = tab[i];
+        *tk = (long)(((ulong)e.y << 32) | e.x);
+        *src = e.z;
+        *dst = e.w;
+    }
+}
+
 /* The packets of a cooperative work-group (work-groups of more than one item), on seen bits
- * BITS (local or global memory: a macro, as OpenCL 1.2 has no generic address space; LOCAL_BITS
- * 1 when they are local, and then saved to GBITS when a bounded launch stops mid-packet).
+ * in global memory (GBITS) or, when LOCAL_BITS, in local memory (LBITS, saved to GBITS when a
+ * bounded launch stops mid-packet). OpenCL 1.2 has no generic address space: the function
+ * takes both pointers, and LOCAL_BITS is a constant of each caller that the compiler folds, so
+ * each kernel keeps only its own accesses.
  *
  * A packet's levels: level entries get indices in one sequence (TAIL counts them): the
  * current level is [A, B). The first PACKET_LEVEL_CAP entries of a level are kept in local
@@ -1788,238 +1936,244 @@ inline int flood_one_slice(packet_walk *p, uint *quota, uint k, __global const u
  * item transmits; clearing one per UNIT_WORDS words each item clears; a packet's end 1 +
  * ls / 16. When the quota is spent the group saves its walk (the level entries held in local
  * memory to FR at their indices, local seen bits to GBITS, its sums reduced) and stops. */
-#define FLOOD_PACKETS_GROUP(BITS, LOCAL_BITS)                                               \
-    __global long *res = resume + (size_t)g * RESUME_LONGS;                                 \
-    packet_walk p;                                                                          \
-    walk_load(&p, res, epoch, g);                                                           \
-    __local uint *lcur = lfront, *lnext = lfront + PACKET_LEVEL_CAP;                        \
-    ulong tx = 0, rx = 0, first = 0, dv = 0, dh = 0;                                        \
-    long dl = 0;                                                                            \
-    if (lid == 0) { /* the group's sums so far, from the launch before */                   \
-        tx = (ulong)p.acc[0];                                                               \
-        rx = (ulong)p.acc[1];                                                               \
-        first = (ulong)p.acc[2];                                                            \
-        dv = (ulong)p.acc[3];                                                               \
-        dh = (ulong)p.acc[4];                                                               \
-        dl = p.acc[5];                                                                      \
-        delivery[0] = p.acc[6];                                                             \
-        delivery[1] = p.acc[7];                                                             \
-        delivery[2] = p.acc[8];                                                             \
-        tail[0] = p.end;                                                                    \
-    }                                                                                       \
-    /* a walk stopped mid-packet: its level entries and seen bits back in local memory */   \
-    uint resumed = p.stage != WALK_CLEAR ? 1u : 0u;                                         \
-    for (uint x = lid; resumed && x < min(p.b - p.a, (uint)PACKET_LEVEL_CAP); x += ls)      \
-        lcur[x] = fr[p.a + x];                                                              \
-    for (uint x = lid; resumed && x < min(p.end - p.b, (uint)PACKET_LEVEL_CAP); x += ls)    \
-        lnext[x] = fr[p.b + x];                                                             \
-    for (uint c = lid; LOCAL_BITS && resumed && c < words; c += ls)                         \
-        BITS[c] = gbits[c];                                                                 \
-    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);                                    \
-    uint left = quota ? quota : UINT_MAX;                                                   \
-    int going = 1;                                                                          \
-    while (going) {                                                                         \
-        if (!quota)                                                                         \
-            left = UINT_MAX;                                                                \
-        int stop_now = p.q >= count || left == 0u; /* done, or the quota is spent */        \
-        uint k = k0 + p.q;                                                                  \
-        long tk = start + (long)k * interval;                                               \
-        uint src = source, dst = destination;                                               \
-        if (!stop_now)                                                                      \
-            round_packet(tab, tbase + p.q, &tk, &src, &dst);                                \
-        window_params lw = {0, L, start, interval, duration, drop_threshold, key, src,     \
-                            dst, ttl, words, rmin2, link_thr, node_drop};                   \
-        int more = !stop_now && p.stage == WALK_LEVELS && p.a < p.b &&                      \
-                   (duration == 0 || p.t < duration);                                       \
-        if (!stop_now && p.stage == WALK_LEVELS && !more)                                   \
-            p.stage = WALK_END; /* the packet's levels are over */                          \
-        uint stop = p.s;                                                                    \
-        /* ---- the step's work ---- */                                                     \
-        if (stop_now) {                                                                     \
-            /* a walk stopped mid-packet keeps its level entries and seen bits */           \
-            uint keep = p.q < count && p.stage != WALK_CLEAR ? 1u : 0u;                     \
-            for (uint x = lid; keep && x < min(p.b - p.a, (uint)PACKET_LEVEL_CAP); x += ls) \
-                fr[p.a + x] = lcur[x];                                                      \
-            uint nb = tail[0];                                                              \
-            for (uint x = lid; keep && x < min(nb - p.b, (uint)PACKET_LEVEL_CAP); x += ls)  \
-                fr[p.b + x] = lnext[x];                                                     \
-            for (uint c = lid; LOCAL_BITS && keep && c < words; c += ls)                    \
-                gbits[c] = BITS[c];                                                         \
-        } else if (p.stage == WALK_CLEAR) {                                                 \
-            ulong room = (ulong)left * unit_words * ls;                                     \
-            stop = (ulong)(words - p.s) <= room ? words : p.s + (uint)room;                 \
-            for (uint c = p.s + lid; c < stop; c += ls)                                     \
-                BITS[c] = 0u;                                                               \
-            left -= min(left, (stop - p.s + unit_words * ls - 1u) / (unit_words * ls));     \
-        } else if (p.stage == WALK_LEVELS) {                                                \
-            left--;                                                                         \
-            p.last = p.t;                                                                   \
-            int relays = ttl == 0u || p.h < (long)ttl;                                      \
-            uint win = (uint)(p.t / L);                                                     \
-            uint per_item = (p.b - p.s + ls - 1u) / ls; /* to the level's end */            \
-            uint take = min(per_item, left);                                                \
-            left -= take;                                                                   \
-            stop = p.b - p.s <= take * ls ? p.b : p.s + take * ls;                          \
-            for (uint e = p.s + lid; e < stop; e += ls) {                                   \
-                uint i = e - p.a < PACKET_LEVEL_CAP ? lcur[e - p.a] : fr[e];                \
-                uint o0 = offsets[i], o1 = offsets[i + 1];                                  \
-                long4 pi = FLOOD_QUDG ? pos[i] : (long4)(0);                                \
-                tx++;                                                                       \
-                if (!FLOOD_QUDG)                                                            \
-                    rx += o1 - o0;                                                          \
-                for (uint o = o0; o < o1; o++) {                                            \
-                    uint j = neighbours[o];                                                 \
-                    if (TEST_DROPS(test_bit, j))                                            \
-                        continue;                                                           \
-                    if (FLOOD_QUDG) {                                                       \
-                        if (!qudg_link(i, j, dist2(pi, pos[j]), win, &lw))                  \
-                            continue;                                                       \
-                        rx++;                                                               \
-                    }                                                                       \
-                    uint bit = 1u << (j & 31u);                                             \
-                    /* the atomic's return value alone (a plain read first would race) */  \
-                    if (atomic_or(&BITS[j >> 5], bit) & bit)                                \
-                        continue; /* seen before, or another work-item got there first */   \
-                    first++;                                                                \
-                    if (FLOOD_FLOWS) { /* the packet's destination, or everyone */          \
-                        if (j == dst || dst == BROADCAST) {                                 \
-                            dv++;                                                           \
-                            dh += (ulong)p.h;                                               \
-                            dl = p.h;                                                       \
-                        }                                                                   \
-                    } else if (j == dst) { /* one first reception per packet */             \
-                        delivery[0] = 1;                                                    \
-                        delivery[1] = p.h;                                                  \
-                        delivery[2] = p.t - tk;                                             \
-                    }                                                                       \
-                    if (relays &&                                                           \
-                        (ulong)philox_draw(key, j, k, STREAM_RELAY).x >=                    \
-                            DROP_THRESHOLD(&lw, j)) {                                       \
-                        uint at = atomic_inc(tail);                                         \
-                        if (at - p.b < PACKET_LEVEL_CAP)                                    \
-                            lnext[at - p.b] = j;                                            \
-                        else                                                                \
-                            fr[at] = j;                                                     \
-                    }                                                                       \
-                }                                                                           \
-            }                                                                               \
-        }                                                                                   \
-        if (stop_now || p.stage == WALK_END) { /* the sums, to be reduced */                \
-            red[RED_WIDTH * lid] = tx;                                                      \
-            red[RED_WIDTH * lid + 1] = rx;                                                  \
-            red[RED_WIDTH * lid + 2] = first;                                               \
-            if (FLOOD_FLOWS) {                                                              \
-                red[RED_WIDTH * lid + 3] = dv;                                              \
-                red[RED_WIDTH * lid + 4] = dh;                                              \
-                red[RED_WIDTH * lid + 5] = (ulong)dl;                                       \
-            }                                                                               \
-        }                                                                                   \
-        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);                                \
-        /* ---- its bookkeeping ---- */                                                     \
-        if ((stop_now || p.stage == WALK_END) && lid == 0) {                                \
-            for (uint x = 1; x < ls; x++) {                                                 \
-                tx += red[RED_WIDTH * x];                                                   \
-                rx += red[RED_WIDTH * x + 1];                                               \
-                first += red[RED_WIDTH * x + 2];                                            \
-                if (FLOOD_FLOWS) {                                                          \
-                    dv += red[RED_WIDTH * x + 3];                                           \
-                    dh += red[RED_WIDTH * x + 4];                                           \
-                    dl = max(dl, (long)red[RED_WIDTH * x + 5]);                             \
-                }                                                                           \
-            }                                                                               \
-        }                                                                                   \
-        if (stop_now) {                                                                     \
-            if (lid == 0) {                                                                 \
-                p.end = tail[0];                                                            \
-                p.acc[0] = (long)tx;                                                        \
-                p.acc[1] = (long)rx;                                                        \
-                p.acc[2] = (long)first;                                                     \
-                p.acc[3] = (long)dv;                                                        \
-                p.acc[4] = (long)dh;                                                        \
-                p.acc[5] = dl;                                                              \
-                p.acc[6] = delivery[0];                                                     \
-                p.acc[7] = delivery[1];                                                     \
-                p.acc[8] = delivery[2];                                                     \
-                walk_save(&p, res, epoch);                                                  \
-                row[PS_PENDING] = p.q < count ? 1 : 0;                                      \
-            }                                                                               \
-            going = 0;                                                                      \
-        } else if (p.stage == WALK_END) {                                                   \
-            if (lid == 0) {                                                                 \
-                row[PS_TX] += (long)tx;                                                     \
-                row[PS_RX] += (long)rx;                                                     \
-                row[PS_FIRST] += (long)first;                                               \
-                if (FLOOD_FLOWS) { /* a delivery at hop h comes (h - 1) L after creation */ \
-                    row[PS_DELIVERED] += (long)dv;                                          \
-                    row_add_wide(row, PS_HOPS, PS_HOPS_HI, (ulong)dh, 0ul);                 \
-                    ulong x_ = (ulong)dh - (ulong)dv; /* whole relay delays, in 128 bits */ \
-                    row_add_wide(row, PS_LATENCY, PS_LATENCY_HI, x_ * (ulong)L,             \
-                                 mul_hi(x_, (ulong)L));                                     \
-                    __global long *pr = rec + PACKET_REC * (size_t)(tbase + p.q);           \
-                    pr[0] = (long)dv;                                                       \
-                    pr[1] = (long)dh;                                                       \
-                    pr[2] = dl;                                                             \
-                } else if (delivery[0]) {                                                   \
-                    row[PS_DELIVERED] += 1;                                                 \
-                    row_add_wide(row, PS_HOPS, PS_HOPS_HI, (ulong)delivery[1], 0ul);        \
-                    row_add_wide(row, PS_LATENCY, PS_LATENCY_HI, (ulong)delivery[2], 0ul);  \
-                }                                                                           \
-                if (p.last > row[PS_END])                                                   \
-                    row[PS_END] = p.last;                                                   \
-            }                                                                               \
-            tx = rx = first = dv = dh = 0;                                                  \
-            dl = 0;                                                                         \
-            p.q += groups;                                                                  \
-            p.stage = WALK_CLEAR;                                                           \
-            p.s = 0u;                                                                       \
-            left -= min(left, 1u + ls / 16u);                                               \
-        } else if (p.stage == WALK_CLEAR) {                                                 \
-            p.s = stop;                                                                     \
-            if (stop == words) { /* the packet starts: its source has its own packet */     \
-                if (lid == 0) {                                                             \
-                    BITS[src >> 5] |= 1u << (src & 31u);                                    \
-                    lcur[0] = src;                                                          \
-                    tail[0] = 1u;                                                           \
-                    delivery[0] = 0;                                                        \
-                }                                                                           \
-                p.stage = WALK_LEVELS;                                                      \
-                p.a = p.s = 0u;                                                             \
-                p.b = 1u;                                                                   \
-                p.h = 1;                                                                    \
-                p.t = tk;                                                                   \
-                p.last = -1;                                                                \
-            }                                                                               \
-        } else { /* a level slice */                                                        \
-            p.s = stop;                                                                     \
-            if (stop == p.b) { /* the level is over: the next one is what it appended */    \
-                p.a = p.b;                                                                  \
-                p.b = tail[0];                                                              \
-                p.s = p.a;                                                                  \
-                p.h++;                                                                      \
-                p.t += L;                                                                   \
-                __local uint *swap = lcur;                                                  \
-                lcur = lnext;                                                               \
-                lnext = swap;                                                               \
-            }                                                                               \
-        }                                                                                   \
-        /* every item has read TAIL, RED and the level before the next step writes them */  \
-        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);                                \
-    }
-
-/* Traffic flows (FLOOD_FLOWS; placeholders without): packet K0 + q's (time lo, time hi,
- * source, destination) in TAB[TBASE + q], and its record (deliveries, their hops, the last
- * one's hop count) written to REC[4 (TBASE + q) ..]. */
-#define PACKET_FLOW_ARGS __global const uint4 *tab, __global long *rec, uint tbase
-
-/* With traffic flows, packet I of the round's table TAB: its creation time into *TK, its
- * source and destination into *SRC and *DST (without flows they stay [traffic]'s). */
-inline void round_packet(__global const uint4 *tab, uint i, long *tk, uint *src, uint *dst)
+inline void flood_packets_group(uint k0, uint count, __global const uint *restrict offsets,
+                                __global const uint *restrict neighbours,
+                                __global const long4 *pos, __global uint *fr, __global long *row,
+                                const window_params *bw, PACKET_FLOW_ARGS, PACKET_RESUME_ARGS,
+                                __local ulong *red, __local uint *tail, __local long *delivery,
+                                __local uint *lfront, __global uint *gbits, __local uint *lbits,
+                                const int local_bits, const uint test_bit)
 {
-    if (FLOOD_FLOWS) {
-        uint4 e = tab[i];
-        *tk = (long)(((ulong)e.y << 32) | e.x);
-        *src = e.z;
-        *dst = e.w;
+    uint g = get_group_id(0), groups = get_num_groups(0);
+    uint lid = get_local_id(0), ls = get_local_size(0);
+    long start = bw->start, interval = bw->interval, L = bw->L, duration = bw->duration;
+    uint2 key = bw->key;
+    uint source = bw->source, destination = bw->destination, ttl = bw->ttl, words = bw->words;
+    __global long *res = resume + (size_t)g * RESUME_LONGS;
+    packet_walk p;
+    walk_load(&p, res, epoch, g);
+    __local uint *lcur = lfront, *lnext = lfront + PACKET_LEVEL_CAP;
+    ulong tx = 0, rx = 0, first = 0, dv = 0, dh = 0;
+    long dl = 0;
+    if (lid == 0) { /* the group's sums so far, from the launch before */
+        tx = (ulong)p.acc[0];
+        rx = (ulong)p.acc[1];
+        first = (ulong)p.acc[2];
+        dv = (ulong)p.acc[3];
+        dh = (ulong)p.acc[4];
+        dl = p.acc[5];
+        delivery[0] = p.acc[6];
+        delivery[1] = p.acc[7];
+        delivery[2] = p.acc[8];
+        tail[0] = p.end;
+    }
+    /* a walk stopped mid-packet: its level entries and seen bits back in local memory */
+    uint resumed = p.stage != WALK_CLEAR ? 1u : 0u;
+    for (uint x = lid; resumed && x < min(p.b - p.a, (uint)PACKET_LEVEL_CAP); x += ls)
+        lcur[x] = fr[p.a + x];
+    for (uint x = lid; resumed && x < min(p.end - p.b, (uint)PACKET_LEVEL_CAP); x += ls)
+        lnext[x] = fr[p.b + x];
+    for (uint c = lid; local_bits && resumed && c < words; c += ls)
+        lbits[c] = gbits[c];
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    uint left = quota ? quota : UINT_MAX;
+    int going = 1;
+    while (going) {
+        if (!quota)
+            left = UINT_MAX;
+        int stop_now = p.q >= count || left == 0u; /* done, or the quota is spent */
+        uint k = k0 + p.q;
+        long tk = start + (long)k * interval;
+        uint src = source, dst = destination;
+        if (!stop_now)
+            round_packet(tab, tbase + p.q, &tk, &src, &dst);
+        window_params lw = *bw;
+        lw.source = src;
+        lw.destination = dst;
+        int more = !stop_now && p.stage == WALK_LEVELS && p.a < p.b &&
+                   (duration == 0 || p.t < duration);
+        if (!stop_now && p.stage == WALK_LEVELS && !more)
+            p.stage = WALK_END; /* the packet's levels are over */
+        uint stop = p.s;
+        /* ---- the step's work ---- */
+        if (stop_now) {
+            /* a walk stopped mid-packet keeps its level entries and seen bits */
+            uint keep = p.q < count && p.stage != WALK_CLEAR ? 1u : 0u;
+            for (uint x = lid; keep && x < min(p.b - p.a, (uint)PACKET_LEVEL_CAP); x += ls)
+                fr[p.a + x] = lcur[x];
+            uint nb = tail[0];
+            for (uint x = lid; keep && x < min(nb - p.b, (uint)PACKET_LEVEL_CAP); x += ls)
+                fr[p.b + x] = lnext[x];
+            for (uint c = lid; local_bits && keep && c < words; c += ls)
+                gbits[c] = lbits[c];
+        } else if (p.stage == WALK_CLEAR) {
+            ulong room = (ulong)left * unit_words * ls;
+            stop = (ulong)(words - p.s) <= room ? words : p.s + (uint)room;
+            for (uint c = p.s + lid; c < stop; c += ls) {
+                if (local_bits)
+                    lbits[c] = 0u;
+                else
+                    gbits[c] = 0u;
+            }
+            left -= min(left, (stop - p.s + unit_words * ls - 1u) / (unit_words * ls));
+        } else if (p.stage == WALK_LEVELS) {
+            left--;
+            p.last = p.t;
+            int relays = ttl == 0u || p.h < (long)ttl;
+            uint win = (uint)(p.t / L);
+            uint per_item = (p.b - p.s + ls - 1u) / ls; /* to the level's end */
+            uint take = min(per_item, left);
+            left -= take;
+            stop = p.b - p.s <= take * ls ? p.b : p.s + take * ls;
+            for (uint e = p.s + lid; e < stop; e += ls) {
+                uint i = e - p.a < PACKET_LEVEL_CAP ? lcur[e - p.a] : fr[e];
+                uint o0 = offsets[i], o1 = offsets[i + 1];
+                long4 pi = FLOOD_QUDG ? pos[i] : (long4)(0);
+                tx++;
+                if (!FLOOD_QUDG)
+                    rx += o1 - o0;
+                for (uint o = o0; o < o1; o++) {
+                    uint j = neighbours[o];
+                    if (TEST_DROPS(test_bit, j))
+                        continue;
+                    if (FLOOD_QUDG) {
+                        if (!qudg_link(i, j, dist2(pi, pos[j]), win, &lw))
+                            continue;
+                        rx++;
+                    }
+                    uint bit = 1u << (j & 31u);
+                    /* the atomic's return value alone (a plain read first would race) */
+                    uint had = local_bits ? atomic_or(&lbits[j >> 5], bit)
+                                          : atomic_or(&gbits[j >> 5], bit);
+                    if (had & bit)
+                        continue; /* seen before, or another work-item got there first */
+                    first++;
+                    if (FLOOD_FLOWS) { /* the packet's destination, or everyone */
+                        if (j == dst || dst == BROADCAST) {
+                            dv++;
+                            dh += (ulong)p.h;
+                            dl = p.h;
+                        }
+                    } else if (j == dst) { /* one first reception per packet */
+                        delivery[0] = 1;
+                        delivery[1] = p.h;
+                        delivery[2] = p.t - tk;
+                    }
+                    if (relays &&
+                        (ulong)philox_draw(key, j, k, STREAM_RELAY).x >=
+                            DROP_THRESHOLD(&lw, j)) {
+                        uint at = atomic_inc(tail);
+                        if (at - p.b < PACKET_LEVEL_CAP)
+                            lnext[at - p.b] = j;
+                        else
+                            fr[at] = j;
+                    }
+                }
+            }
+        }
+        if (stop_now || p.stage == WALK_END) { /* the sums, to be reduced */
+            red[RED_WIDTH * lid] = tx;
+            red[RED_WIDTH * lid + 1] = rx;
+            red[RED_WIDTH * lid + 2] = first;
+            if (FLOOD_FLOWS) {
+                red[RED_WIDTH * lid + 3] = dv;
+                red[RED_WIDTH * lid + 4] = dh;
+                red[RED_WIDTH * lid + 5] = (ulong)dl;
+            }
+        }
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+        /* ---- its bookkeeping ---- */
+        if ((stop_now || p.stage == WALK_END) && lid == 0) {
+            for (uint x = 1; x < ls; x++) {
+                tx += red[RED_WIDTH * x];
+                rx += red[RED_WIDTH * x + 1];
+                first += red[RED_WIDTH * x + 2];
+                if (FLOOD_FLOWS) {
+                    dv += red[RED_WIDTH * x + 3];
+                    dh += red[RED_WIDTH * x + 4];
+                    dl = max(dl, (long)red[RED_WIDTH * x + 5]);
+                }
+            }
+        }
+        if (stop_now) {
+            if (lid == 0) {
+                p.end = tail[0];
+                p.acc[0] = (long)tx;
+                p.acc[1] = (long)rx;
+                p.acc[2] = (long)first;
+                p.acc[3] = (long)dv;
+                p.acc[4] = (long)dh;
+                p.acc[5] = dl;
+                p.acc[6] = delivery[0];
+                p.acc[7] = delivery[1];
+                p.acc[8] = delivery[2];
+                walk_save(&p, res, epoch);
+                row[PS_PENDING] = p.q < count ? 1 : 0;
+            }
+            going = 0;
+        } else if (p.stage == WALK_END) {
+            if (lid == 0) {
+                row[PS_TX] += (long)tx;
+                row[PS_RX] += (long)rx;
+                row[PS_FIRST] += (long)first;
+                if (FLOOD_FLOWS) { /* a delivery at hop h comes (h - 1) L after creation */
+                    row[PS_DELIVERED] += (long)dv;
+                    row_add_wide(row, PS_HOPS, PS_HOPS_HI, (ulong)dh, 0ul);
+                    ulong x_ = (ulong)dh - (ulong)dv; /* whole relay delays, in 128 bits */
+                    row_add_wide(row, PS_LATENCY, PS_LATENCY_HI, x_ * (ulong)L,
+                                 mul_hi(x_, (ulong)L));
+                    __global long *pr = rec + PACKET_REC * (size_t)(tbase + p.q);
+                    pr[0] = (long)dv;
+                    pr[1] = (long)dh;
+                    pr[2] = dl;
+                } else if (delivery[0]) {
+                    row[PS_DELIVERED] += 1;
+                    row_add_wide(row, PS_HOPS, PS_HOPS_HI, (ulong)delivery[1], 0ul);
+                    row_add_wide(row, PS_LATENCY, PS_LATENCY_HI, (ulong)delivery[2], 0ul);
+                }
+                if (p.last > row[PS_END])
+                    row[PS_END] = p.last;
+            }
+            tx = rx = first = dv = dh = 0;
+            dl = 0;
+            p.q += groups;
+            p.stage = WALK_CLEAR;
+            p.s = 0u;
+            left -= min(left, 1u + ls / 16u);
+        } else if (p.stage == WALK_CLEAR) {
+            p.s = stop;
+            if (stop == words) { /* the packet starts: its source has its own packet */
+                if (lid == 0) {
+                    if (local_bits)
+                        lbits[src >> 5] |= 1u << (src & 31u);
+                    else
+                        gbits[src >> 5] |= 1u << (src & 31u);
+                    lcur[0] = src;
+                    tail[0] = 1u;
+                    delivery[0] = 0;
+                }
+                p.stage = WALK_LEVELS;
+                p.a = p.s = 0u;
+                p.b = 1u;
+                p.h = 1;
+                p.t = tk;
+                p.last = -1;
+            }
+        } else { /* a level slice */
+            p.s = stop;
+            if (stop == p.b) { /* the level is over: the next one is what it appended */
+                p.a = p.b;
+                p.b = tail[0];
+                p.s = p.a;
+                p.h++;
+                p.t += L;
+                __local uint *swap = lcur;
+                lcur = lnext;
+                lnext = swap;
+            }
+        }
+        /* every item has read TAIL, RED and the level before the next step writes them */
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     }
 }
 
@@ -2042,21 +2196,20 @@ inline void round_packet(__global const uint4 *tab, uint i, long *tk, uint *src,
  * under a branch break some CPU compilers (PoCL 5.0 aborts on them). */
 __kernel void flood_packets(uint k0, uint count, __global const uint *restrict offsets,
                             __global const uint *restrict neighbours, uint n,
-                            __global uint *seen, uint words, __global uint *front,
-                            __global long *stats, long start, long interval, long L,
-                            long duration, ulong drop_threshold, uint2 key, uint source,
-                            uint destination, uint ttl, __global const long4 *pos,
-                            ulong rmin2, ulong link_thr, __global const ulong *node_drop,
-                            PACKET_FLOW_ARGS, PACKET_RESUME_ARGS, __local ulong *red,
+                            __global uint *seen, __global uint *front, __global long *stats,
+                            __constant const flood_params *prm, __global const long4 *pos,
+                            __global const ulong *node_drop, PACKET_FLOW_ARGS,
+                            PACKET_RESUME_ARGS, __local ulong *red,
                             __local uint *tail, __local long *delivery, __local uint *lfront)
 {
-    uint g = get_group_id(0), groups = get_num_groups(0);
-    uint lid = get_local_id(0), ls = get_local_size(0);
-    __global uint *gbits = seen + (size_t)g * words;
-    const uint test_bit = TB_PACKETS; /* CLNETSIM_TEST_BREAK_KERNEL */
+    uint g = get_group_id(0);
+    window_params w = params_window(prm, 0, node_drop);
+    __global uint *gbits = seen + (size_t)g * w.words;
     __global uint *fr = front + (size_t)g * n;
     __global long *row = stats + (size_t)g * PACKET_STATS;
-    FLOOD_PACKETS_GROUP(gbits, 0)
+    flood_packets_group(k0, count, offsets, neighbours, pos, fr, row, &w, tab, rec, tbase,
+                        resume, epoch, quota, unit_words, red, tail, delivery, lfront, gbits,
+                        (__local uint *)0, 0, TB_PACKETS);
 }
 
 /* The CPU shape: work-groups of one item, each flooding its packets alone (flood_one_slice:
@@ -2064,20 +2217,19 @@ __kernel void flood_packets(uint k0, uint count, __global const uint *restrict o
  * units when it has one (PACKET_RESUME_ARGS). */
 __kernel void flood_packets_one(uint k0, uint count, __global const uint *offsets,
                                 __global const uint *neighbours, uint n, __global uint *seen,
-                                uint words, __global uint *front, __global long *stats,
-                                long start, long interval, long L, long duration,
-                                ulong drop_threshold, uint2 key, uint source, uint destination,
-                                uint ttl, __global const long4 *pos, ulong rmin2,
-                                ulong link_thr, __global const ulong *node_drop,
-                                PACKET_FLOW_ARGS, PACKET_RESUME_ARGS)
+                                __global uint *front, __global long *stats,
+                                __constant const flood_params *prm, __global const long4 *pos,
+                                __global const ulong *node_drop, PACKET_FLOW_ARGS,
+                                PACKET_RESUME_ARGS)
 {
     uint g = get_global_id(0), groups = get_global_size(0);
+    window_params w = params_window(prm, 0, node_drop);
+    long start = w.start, interval = w.interval, L = w.L;
+    uint source = w.source, destination = w.destination, words = w.words;
     __global uint *bits = seen + (size_t)g * words;
     __global uint *fr = front + (size_t)g * n;
     __global long *row = stats + (size_t)g * PACKET_STATS;
     __global long *res = resume + (size_t)g * RESUME_LONGS;
-    window_params w = {0, L, start, interval, duration, drop_threshold, key,
-                       source, destination, ttl, words, rmin2, link_thr, node_drop};
     packet_walk p;
     walk_load(&p, res, epoch, g);
     uint left = quota ? quota : UINT_MAX;
@@ -2139,22 +2291,21 @@ __kernel void flood_packets_one(uint k0, uint count, __global const uint *offset
  * for it there: claims are then local atomics, the costliest step of a level on a GPU. */
 __kernel void flood_packets_local(uint k0, uint count, __global const uint *restrict offsets,
                                   __global const uint *restrict neighbours, uint n,
-                                  __global uint *seen, uint words, __global uint *front,
-                                  __global long *stats, long start, long interval, long L,
-                                  long duration, ulong drop_threshold, uint2 key, uint source,
-                                  uint destination, uint ttl, __global const long4 *pos,
-                                  ulong rmin2, ulong link_thr, __global const ulong *node_drop,
+                                  __global uint *seen, __global uint *front,
+                                  __global long *stats, __constant const flood_params *prm,
+                                  __global const long4 *pos, __global const ulong *node_drop,
                                   PACKET_FLOW_ARGS, PACKET_RESUME_ARGS, __local ulong *red,
                                   __local uint *tail, __local long *delivery,
                                   __local uint *lfront, __local uint *lbits)
 {
-    uint g = get_group_id(0), groups = get_num_groups(0);
-    uint lid = get_local_id(0), ls = get_local_size(0);
-    __global uint *gbits = seen + (size_t)g * words; /* where a stopped walk keeps LBITS */
+    uint g = get_group_id(0);
+    window_params w = params_window(prm, 0, node_drop);
+    __global uint *gbits = seen + (size_t)g * w.words; /* where a stopped walk keeps LBITS */
     __global uint *fr = front + (size_t)g * n;
     __global long *row = stats + (size_t)g * PACKET_STATS;
-    const uint test_bit = TB_PACKETS_LOCAL; /* CLNETSIM_TEST_BREAK_KERNEL */
-    FLOOD_PACKETS_GROUP(lbits, 1)
+    flood_packets_group(k0, count, offsets, neighbours, pos, fr, row, &w, tab, rec, tbase,
+                        resume, epoch, quota, unit_words, red, tail, delivery, lfront, gbits,
+                        lbits, 1, TB_PACKETS_LOCAL);
 }
 
 /* ---- forwarding schemes, whole packets (docs/models.md, "Forwarding schemes") ----------- */
@@ -2216,17 +2367,20 @@ inline int scheme_relays(uint c, uint counter_c)
  * level order (each node transmits a packet at most once). */
 __kernel void flood_packets_scheme(uint k0, uint count, __global const uint *restrict offsets,
                                    __global const uint *restrict neighbours, uint n,
-                                   __global uint *seen, uint words, __global uint *front,
-                                   __global long *stats, long start, long interval, long L,
-                                   long duration, ulong drop_threshold, uint2 key, uint source,
-                                   uint destination, uint ttl, __global const long4 *pos,
-                                   ulong rmin2, ulong link_thr,
-                                   __global const ulong *node_drop, PACKET_FLOW_ARGS,
+                                   __global uint *seen, __global uint *front,
+                                   __global long *stats, __constant const flood_params *prm,
+                                   __global const long4 *pos, __global const ulong *node_drop,
+                                   PACKET_FLOW_ARGS,
                                    __global uint *state, uint counter_c, ulong near2,
                                    uint assess_a, __local ulong *red, __local uint *lc)
 {
     uint g = get_group_id(0), groups = get_num_groups(0);
     uint lid = get_local_id(0), ls = get_local_size(0);
+    window_params w = params_window(prm, 0, node_drop);
+    long start = w.start, interval = w.interval, L = w.L, duration = w.duration;
+    ulong drop_threshold = w.drop_threshold, rmin2 = w.rmin2, link_thr = w.link_thr;
+    uint2 key = w.key;
+    uint source = w.source, destination = w.destination, ttl = w.ttl, words = w.words;
     __global uint *bits = seen + (size_t)g * words;
     __global uint *fr = front + (size_t)g * n;
     __global long *row = stats + (size_t)g * PACKET_STATS;

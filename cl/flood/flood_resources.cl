@@ -191,10 +191,10 @@ __kernel void res_init(uint n, uint2 key, long a, long b, int uniform, __global 
 }
 
 /* The window's entries (the relays of the last window, then the source's new packets, read as
- * TRANSMIT_PROLOGUE reads them, with the same side effects: slots cleared, a new packet's
- * tables written) become lists: entry G of node I is ENT[G], HEAD[I] the first.
- * Transmissions at or after the duration, and those of dead nodes, are left out: they never
- * happen and cost nothing. The first entry of a node lists it in TXNODES. */
+ * tx_window_begin and tx_begin (flood.cl) read them, with the same side effects: slots
+ * cleared, a new packet's tables written) become lists: entry G of node I is ENT[G], HEAD[I]
+ * the first. Transmissions at or after the duration, and those of dead nodes, are left out:
+ * they never happen and cost nothing. The first entry of a node lists it in TXNODES. */
 __kernel void res_link(__global const entry_t *in, uint in_word, uint n_new, uint n_clear,
                        uint16 inline_desc, __global const uint *desc, uint clear_word,
                        volatile __global uint *ctl, __global uint *seen, uint words,
@@ -221,7 +221,12 @@ __kernel void res_link(__global const entry_t *in, uint in_word, uint n_new, uin
     }
     for (size_t c = gid; c < (size_t)n_clear * words; c += gsize)
         seen[(size_t)DESCRIPTOR(NEW_WORDS * n_new + (uint)(c / words)) * words + c % words] = 0u;
-    SCHEME_CLEAR_SLOTS
+    if (FLOOD_SCHEME) { /* the retired slots' scheme states, as tx_window_begin clears them */
+        size_t per = (size_t)n_nodes * SCHEME_WORDS;
+        for (size_t c = gid; c < (size_t)n_clear * per; c += gsize)
+            scheme_state[(size_t)DESCRIPTOR(NEW_WORDS * n_new + (uint)(c / per)) * per +
+                         c % per] = 0u;
+    }
     if (FLOOD_FLOWS) /* the next window's deliveries start from zero */
         for (size_t c = gid; c < (size_t)slots * DELIV_WORDS; c += gsize)
             deliv[(size_t)(parity ^ 1u) * slots * DELIV_WORDS + c] = 0u;
@@ -250,7 +255,8 @@ __kernel void res_link(__global const entry_t *in, uint in_word, uint n_new, uin
             }
             slot_packet[slot] = k;
             atomic_or(&seen[(size_t)slot * words + (i >> 5)], 1u << (i & 31u));
-            SCHEME_SOURCE_DONE
+            if (FLOOD_SCHEME) /* the source of a new packet has nothing to decide */
+                SCHEME_AT(scheme_state, n_nodes, slot, i)[SW_FLAGS] = SF_DONE;
         }
         long h = packet_hop(T, L, tk), t = tk + (h - 1) * L;
         if (duration != 0 && t >= duration)

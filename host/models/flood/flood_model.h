@@ -84,6 +84,7 @@ typedef struct flood_replica {
     size_t max_groups;      /* work-groups of a transmit launch that fill the device */
     uint32_t lcap;          /* work-group relay buffer entries */
 
+    dbuf params;            /* the parameter block (flood_layout.clh, flood_params) */
     dbuf pos, waypoint, speed, leg, pause_end;
     dbuf segtab;            /* move_groups: the runs of ids and their parameters */
     cell_lists cells;

@@ -471,20 +471,13 @@ int flood_packets_run(struct model *m, flood_replica *r, int chunk, cl_event *ev
     if (chunk < 0 || chunk >= m->pk_chunks || m->pk_count[chunk] == 0)
         return cn_fail(err, CN_ERR_RUNTIME, "internal error: no packet chunk %d", chunk);
     cl_uint k0 = (cl_uint)m->pk_k0[chunk], count = (cl_uint)m->pk_count[chunk], n = m->n;
-    cl_uint words = m->words, source = (cl_uint)sc->source, dest = (cl_uint)sc->destination;
-    cl_uint ttl = (cl_uint)sc->ttl;
-    cl_long start = sc->start_ns, interval = sc->interval_ns, L = m->L, dur = sc->duration_ns;
-    cl_ulong thr = sc->drop_threshold;
-    cl_uint2 key = {{(cl_uint)sc->seed, (cl_uint)(sc->seed >> 32)}};
     size_t ls = r->ls_packets;
     cl_kernel k = r->k_packets; /* also the scheme kernel, for any group size */
     if (r->pk_one)
         k = r->k_packets_one;
     else if (r->pk_local)
         k = r->k_packets_local;
-    /* qudg: links beyond range_min are drawn per pair and window (docs/models.md) */
-    cl_ulong rmin2 = (cl_ulong)sc->range_min_mm * (cl_ulong)sc->range_min_mm;
-    cl_ulong link_thr = sc->link_threshold;
+    /* the scenario's constants come in the parameter block (PARAMS, flood_setup.c) */
     /* traffic flows: the round's packets, once per round on each device that runs a chunk
      * (not blocking: the host table stays as it is until the round has been read back) */
     int rc = 0;
@@ -495,33 +488,31 @@ int flood_packets_run(struct model *m, flood_replica *r, int chunk, cl_event *ev
     }
     cl_uint tbase = (cl_uint)(m->pk_k0[chunk] - m->pk_round_k0);
     if (!rc)
-        rc = kernel_args(d, k, "flood.packets", err, 25, KARG(k0), KARG(count),
+        rc = kernel_args(d, k, "flood.packets", err, 14, KARG(k0), KARG(count),
                          KBUF(*csr_offsets(m, r)), KBUF(*csr_neighbours(m, r)), KARG(n),
-                         KBUF(r->pk_seen), KARG(words), KBUF(r->pk_front), KBUF(r->pk_rows),
-                         KARG(start), KARG(interval), KARG(L), KARG(dur), KARG(thr), KARG(key),
-                         KARG(source), KARG(dest), KARG(ttl), KBUF(r->pos), KARG(rmin2),
-                         KARG(link_thr), KBUF(*flood_node_drop_buffer(r)), KBUF(r->pk_tab),
-                         KBUF(r->pk_rec), KARG(tbase));
+                         KBUF(r->pk_seen), KBUF(r->pk_front), KBUF(r->pk_rows),
+                         KBUF(r->params), KBUF(r->pos), KBUF(*flood_node_drop_buffer(r)),
+                         KBUF(r->pk_tab), KBUF(r->pk_rec), KARG(tbase));
     /* the launch sequence of this chunk: the groups' walk records from another are stale */
     if (++r->pk_epoch == 0)
         r->pk_epoch = 1;
     cl_uint epoch = r->pk_epoch, quota = r->pk_quota, unit = r->pk_unit;
     if (!rc && !m->scheme)
-        rc = kernel_args_from(d, k, "flood.packets", err, 25, 4, KBUF(r->pk_resume),
+        rc = kernel_args_from(d, k, "flood.packets", err, 14, 4, KBUF(r->pk_resume),
                               KARG(epoch), KARG(quota), KARG(unit));
     cl_uint counter_c = (cl_uint)sc->counter_threshold;
     cl_uint assess_a = (cl_uint)sc->assessment_windows;
     cl_ulong near2 = (cl_ulong)sc->distance_threshold_mm * (cl_ulong)sc->distance_threshold_mm;
     if (!rc && m->scheme)
-        rc = kernel_args_from(d, k, "flood.packets_scheme", err, 25, 6, KBUF(r->pk_state),
+        rc = kernel_args_from(d, k, "flood.packets_scheme", err, 14, 6, KBUF(r->pk_state),
                               KARG(counter_c), KARG(near2), KARG(assess_a),
                               KLOCAL(ls * red_width(m) * 8), KLOCAL(4 * 4));
     else if (!rc && !r->pk_one)
-        rc = kernel_args_from(d, k, "flood.packets", err, 29, 4,
+        rc = kernel_args_from(d, k, "flood.packets", err, 18, 4,
                               KLOCAL(ls * red_width(m) * 8), KLOCAL(4), KLOCAL(3 * 8),
                               KLOCAL((size_t)2 * PACKET_LEVEL_CAP * 4));
     if (!rc && r->pk_local)
-        rc = kernel_args_from(d, k, "flood.packets_local", err, 33, 1,
+        rc = kernel_args_from(d, k, "flood.packets_local", err, 22, 1,
                               KLOCAL((size_t)m->words * 4));
     uint64_t groups = r->pk_groups < count ? r->pk_groups : count;
     if (!rc)

@@ -382,27 +382,20 @@ static int enqueue_transmit(struct model *m, uint32_t part, flood_replica *r, in
     cl_uint n_import = r->import_window == w ? r->n_import : 0;
     size_t ls = r->ls_transmit;
     const char *name = m->mobile ? "flood.transmit_mobile" : "flood.transmit";
+    /* the scenario's constants come in the parameter block (PARAMS, flood_setup.c), the
+     * window's start T as an argument */
     if (!rc)
-        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 0, 35,
+        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 0, 28,
                                 KBUF(r->frontier[cur]), KARG(p->in_word), KARG(n_new),
                                 KARG(p->n_clear), KARG(p->inline_desc), KBUF(r->desc),
                                 KBUF(r->frontier[nxt]), KARG(r->capacity[nxt]),
                                 KARG(p->out_word), KARG(p->clear_word), KBUF(r->ctl),
-                                KARG(p->stamp), KBUF(r->seen), KBUF(r->spill), KARG(m->words),
-                                KBUF(r->slot_packet), KARG(p->a.T), KARG(p->a.L),
-                                KARG(p->a.start), KARG(p->a.interval), KARG(p->a.duration),
-                                KARG(p->a.thr), KARG(p->a.key), KARG(p->a.source),
-                                KARG(p->a.dest), KARG(p->a.ttl), KLOCAL(4),
+                                KARG(p->stamp), KBUF(r->seen), KBUF(r->spill), KBUF(r->params),
+                                KBUF(r->slot_packet), KARG(p->a.T), KLOCAL(4),
                                 KLOCAL(2 * 4), KLOCAL(ls * 32),
                                 KLOCAL((size_t)r->lcap * m->entry_bytes),
                                 KARG(r->lcap), KBUF(r->part_of), KARG(part), KARG(nparts),
-                                KARG(n_import));
-    /* qudg: links beyond range_min are drawn per pair and window (docs/models.md) */
-    cl_ulong rmin2 = (cl_ulong)sc->range_min_mm * (cl_ulong)sc->range_min_mm;
-    cl_ulong link_thr = sc->link_threshold;
-    if (!rc)
-        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 35, 4,
-                                KARG(rmin2), KARG(link_thr), KBUF(*flood_cap_buffer(r)),
+                                KARG(n_import), KBUF(*flood_cap_buffer(r)),
                                 KBUF(*flood_node_drop_buffer(r)));
     /* traffic flows: the slot tables and this window's delivery counts (cl/flood/flood.cl) */
     cl_uint slots = m->slots, parity = (cl_uint)(w & 1);
@@ -411,7 +404,7 @@ static int enqueue_transmit(struct model *m, uint32_t part, flood_replica *r, in
     const dbuf *fdeliv = m->flows ? &r->deliv : &r->spill;
     if (!rc)
         rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err,
-                                m->mobile ? 54 : 42, 5, KBUF(*ftime), KBUF(*froute),
+                                m->mobile ? 43 : 31, 5, KBUF(*ftime), KBUF(*froute),
                                 KBUF(*fdeliv), KARG(slots), KARG(parity));
     if (!rc && m->mobile) {
         cl_ulong range2 = (cl_ulong)sc->range_mm * (cl_ulong)sc->range_mm;
@@ -422,13 +415,13 @@ static int enqueue_transmit(struct model *m, uint32_t part, flood_replica *r, in
         const dbuf *xbuf = r->exported.mem ? &r->exported : &r->spill;
         cl_uint xcap = r->exported.mem ? (cl_uint)(r->exported.bytes / m->entry_bytes) : 0;
         cl_uint xword = CTL_EXPORT + (cl_uint)(w & 1);
-        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 39, 15,
+        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 28, 15,
                                 KBUF(r->pos), KARG(range2), KARG(g->side), KARG(g->nx),
                                 KARG(g->ny), KARG(g->nz), KBUF(r->cells.start),
                                 KBUF(r->cells.nodes), KARG(lo), KARG(hi), KARG(r->x_lo),
                                 KARG(r->x_hi), KBUF(*xbuf), KARG(xcap), KARG(xword));
     } else if (!rc) {
-        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 39, 3,
+        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 28, 3,
                                 KBUF(m->offsets[part]), KBUF(m->neighbours[part]),
                                 KBUF(r->pos));
     }
@@ -437,7 +430,7 @@ static int enqueue_transmit(struct model *m, uint32_t part, flood_replica *r, in
     cl_ulong near2 = (cl_ulong)sc->distance_threshold_mm * (cl_ulong)sc->distance_threshold_mm;
     if (!rc && m->scheme_window)
         rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err,
-                                m->mobile ? 59 : 47, 5, KBUF(r->scheme_state), KARG(m->n),
+                                m->mobile ? 48 : 36, 5, KBUF(r->scheme_state), KARG(m->n),
                                 KARG(near2), KBUF(r->pend), KARG(r->pend_cap));
     size_t groups = (size_t)((m->entries_bound + ls - 1) / ls);
     if (groups > r->max_groups)

@@ -77,7 +77,7 @@ int phold_results(struct model *m, run_results *res, cn_error *err)
         phold_device *d = &pm->dev[pm->home[p]];
         cl_uint first, n = lps_of(pm, p, &first), P = pm->part_lps, blk = pm->block[p];
         cl_uint base = (cl_uint)phold_group_at(pm, p);
-        rc = kernel_args(d->dev, d->k[PK_RESULTS], "phold_results", err, 7, KARG(n), KARG(P),
+        rc = kernel_args(d->dev, d->k[PK_RESULTS], "phold.results", err, 7, KARG(n), KARG(P),
                          KARG(blk), KBUF(d->stats), KBUF(d->group_res), KARG(base),
                          KLOCAL(8 * pm->reduce_local));
         if (!rc)

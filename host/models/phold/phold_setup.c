@@ -177,7 +177,7 @@ int phold_grow_slots(phold_model *pm, phold_device *d, uint32_t c_new, cn_error 
         cl_ulong at = phold_lp_at(pm, p);
         cl_uint n = pm->N - p * pm->part_lps < pm->part_lps ? pm->N - p * pm->part_lps
                                                             : pm->part_lps;
-        rc = kernel_args(d->dev, d->k[PK_REGROW], kernel_names[PK_REGROW], err, 4, KARG(at),
+        rc = kernel_args(d->dev, d->k[PK_REGROW], profile_names[PK_REGROW], err, 4, KARG(at),
                          KARG(n), KARG(c_old), KBUF(d->cnt));
         if (!rc)
             rc = enqueue_1d(d->dev, d->k[PK_REGROW], profile_names[PK_REGROW], n,
@@ -294,7 +294,7 @@ static int set_up_device(phold_model *pm, phold_device *d, const int64_t *exp_ta
         cl_uint first = p * pm->part_lps, blk = pm->block[p];
         cl_uint n = pm->N - first < pm->part_lps ? pm->N - first : pm->part_lps;
         cl_ulong n_events = (cl_ulong)n * E;
-        rc = kernel_args(dev, d->k[PK_START], kernel_names[PK_START], err, 13, KARG(first),
+        rc = kernel_args(dev, d->k[PK_START], profile_names[PK_START], err, 13, KARG(first),
                          KARG(n_events), KARG(E), KARG(P), KARG(blk), KARG(C), KARG(A),
                          KARG(key), KBUF(d->exp_table), KBUF(d->cnt), KBUF(d->slot_t),
                          KBUF(d->slot_os), KBUF(d->stats));

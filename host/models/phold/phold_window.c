@@ -58,7 +58,7 @@ static int launch_execute(phold_model *pm, phold_device *d, uint32_t p, cl_event
     cl_ulong thr = pm->remote_thr;
     cl_uint2 key = {{(cl_uint)pm->sc.seed, (cl_uint)(pm->sc.seed >> 32)}};
     cl_kernel k = d->k[PK_EXECUTE];
-    int rc = kernel_args(d->dev, k, "phold_execute", err, 20, KARG(first), KARG(n), KARG(P),
+    int rc = kernel_args(d->dev, k, "phold.execute", err, 20, KARG(first), KARG(n), KARG(P),
                          KARG(blk), KARG(C), KARG(tend), KARG(N), KARG(E), KARG(thr), KARG(A),
                          KARG(key), KBUF(d->exp_table),
                          KBUF(d->cnt), KBUF(d->slot_t), KBUF(d->slot_os), KBUF(d->stats),
@@ -94,7 +94,7 @@ static int consume(void *ctx, int dev, cn_error *err)
     exchange_device *x = &pm->ex.dev[dev];
     cl_uint cap = x->cap, C = d->slots_per_lp, part_lps = pm->part_lps;
     cl_kernel k = d->k[PK_DELIVER];
-    int rc = kernel_args(d->dev, k, "phold_deliver", err, 15, KBUF(x->ctl), KARG(cap),
+    int rc = kernel_args(d->dev, k, "phold.deliver", err, 15, KBUF(x->ctl), KARG(cap),
                          KBUF(x->out_rec), KBUF(x->out_dest), KARG(C), KARG(part_lps),
                          KBUF(x->here), KBUF(d->block_map), KBUF(d->cnt), KBUF(d->slot_t),
                          KBUF(d->slot_os),
@@ -219,7 +219,7 @@ int phold_enqueue_minimum(phold_model *pm, cn_error *err)
         phold_device *d = &pm->dev[pm->home[p]];
         cl_uint n = part_size(pm, p), P = pm->part_lps, blk = pm->block[p];
         cl_uint C = d->slots_per_lp, base = (cl_uint)phold_group_at(pm, p);
-        rc = kernel_args(d->dev, d->k[PK_MIN], "phold_min", err, 10, KARG(n), KARG(P),
+        rc = kernel_args(d->dev, d->k[PK_MIN], "phold.min", err, 10, KARG(n), KARG(P),
                          KARG(blk), KARG(C), KBUF(d->cnt), KBUF(d->slot_t), KBUF(d->stats),
                          KBUF(d->group_min), KARG(base), KLOCAL(8 * pm->reduce_local));
         if (!rc)
