@@ -194,22 +194,8 @@ static int deliver_and_settle(exchange *ex, int dev, cn_error *err)
 
 static int grow_stage(exchange *ex, size_t need, cn_error *err)
 {
-    if (need <= ex->stage_cap)
-        return 0;
-    size_t cap = ex->stage_cap ? ex->stage_cap : 4096;
-    while (cap < need)
-        cap *= 2;
-    uint32_t *dest = realloc(ex->stage_dest, cap * sizeof *dest);
-    if (dest)
-        ex->stage_dest = dest;
-    unsigned char *rec = realloc(ex->stage_rec, cap * ex->cfg.record_bytes);
-    if (rec)
-        ex->stage_rec = rec;
-    if (!dest || !rec)
-        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the records between "
-                       "devices");
-    ex->stage_cap = cap;
-    return 0;
+    return exchange_records_reserve(&ex->stage_dest, &ex->stage_rec, NULL, &ex->stage_cap, need,
+                                    ex->cfg.record_bytes, 4096, err);
 }
 
 /* Writes the records collected for DEV into its inbox (in chunks of its capacity) and has the

@@ -17,6 +17,30 @@ typedef struct local_transport {
     local_place place[];
 } local_transport;
 
+int exchange_records_reserve(uint32_t **dest, unsigned char **rec, int **place, size_t *cap,
+                             size_t need, size_t record_bytes, size_t first, cn_error *err)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : first;
+    while (n < need)
+        n *= 2;
+    uint32_t *d = realloc(*dest, n * sizeof *d);
+    if (d)
+        *dest = d;
+    unsigned char *r = realloc(*rec, n * record_bytes);
+    if (r)
+        *rec = r;
+    int *pl = place ? realloc(*place, n * sizeof *pl) : NULL;
+    if (pl)
+        *place = pl;
+    if (!d || !r || (place && !pl))
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the records between "
+                       "devices");
+    *cap = n;
+    return 0;
+}
+
 static int local_post(void *self, int to, const uint32_t *dest, const void *rec, size_t n,
                       cn_error *err)
 {
@@ -25,21 +49,10 @@ static int local_post(void *self, int to, const uint32_t *dest, const void *rec,
         return cn_fail(err, CN_ERR_RUNTIME, "internal error: records posted for place %d of "
                        "%d", to, lt->n_places);
     local_place *p = &lt->place[to];
-    if (p->n + n > p->cap) {
-        size_t cap = p->cap ? p->cap : 1024;
-        while (cap < p->n + n)
-            cap *= 2;
-        uint32_t *d = realloc(p->dest, cap * sizeof *d);
-        if (d)
-            p->dest = d;
-        unsigned char *r = realloc(p->rec, cap * lt->record_bytes);
-        if (r)
-            p->rec = r;
-        if (!d || !r)
-            return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the records between "
-                           "devices");
-        p->cap = cap;
-    }
+    int rc = exchange_records_reserve(&p->dest, &p->rec, NULL, &p->cap, p->n + n,
+                                      lt->record_bytes, 1024, err);
+    if (rc)
+        return rc;
     if (n) {
         memcpy(p->dest + p->n, dest, n * sizeof *dest);
         memcpy(p->rec + p->n * lt->record_bytes, rec, n * lt->record_bytes);
@@ -98,25 +111,8 @@ static int router_grow(exchange_router *r, size_t n, cn_error *err)
         if (!r->count)
             return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
     }
-    if (n <= r->cap)
-        return 0;
-    size_t cap = r->cap ? r->cap : 1024;
-    while (cap < n)
-        cap *= 2;
-    uint32_t *d = realloc(r->dest, cap * sizeof *d);
-    if (d)
-        r->dest = d;
-    unsigned char *rec = realloc(r->rec, cap * r->record_bytes);
-    if (rec)
-        r->rec = rec;
-    int *pl = realloc(r->place, cap * sizeof *pl);
-    if (pl)
-        r->place = pl;
-    if (!d || !rec || !pl)
-        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the records between "
-                       "devices");
-    r->cap = cap;
-    return 0;
+    return exchange_records_reserve(&r->dest, &r->rec, &r->place, &r->cap, n, r->record_bytes,
+                                    1024, err);
 }
 
 int exchange_route(exchange_router *r, const uint32_t *dest, const void *rec, size_t n,

@@ -31,6 +31,12 @@ typedef struct exchange_transport {
     void (*destroy)(void *self);
 } exchange_transport;
 
+/* Room for NEED records of RECORD_BYTES in the host arrays *DEST and *REC (and *PLACE, one
+ * int per record, when PLACE is not NULL), which hold *CAP: doubled from FIRST until they
+ * fit; what they hold is kept. Returns 0, or an error when the host's memory runs out. */
+int exchange_records_reserve(uint32_t **dest, unsigned char **rec, int **place, size_t *cap,
+                             size_t need, size_t record_bytes, size_t first, cn_error *err);
+
 /* The in-process transport between N_PLACES places, for records of RECORD_BYTES. */
 int exchange_local_transport(exchange_transport *t, size_t record_bytes, int n_places,
                              cn_error *err);
