@@ -9,6 +9,10 @@
 #include "engine/exchange.h"
 
 #define PHOLD_EXP_ENTRIES 65536
+/* The compact delay table of CPU devices (cl/phold/phold_cpu.cl): a base per block of this
+ * many entries (EXP_BLOCK_SHIFT there) and a 32-bit offset per entry. */
+#define PHOLD_EXP_BLOCK 64
+#define PHOLD_EXP_BLOCKS (PHOLD_EXP_ENTRIES / PHOLD_EXP_BLOCK)
 
 enum phold_kernel { PK_START, PK_EXECUTE, PK_DELIVER, PK_REGROW, PK_MIN, PK_RESULTS, PK_COUNT };
 
@@ -28,6 +32,10 @@ typedef struct phold_device {
     cl_kernel k[PK_COUNT];
     size_t local[PK_COUNT];
     dbuf exp_table;         /* long[65536] */
+    /* CPU devices run phold_execute_cpu (cpu_shape), which reads delays from the compact
+     * table: long[PHOLD_EXP_BLOCKS] bases (negative: read exp_table), uint[65536] offsets */
+    int cpu_shape;
+    dbuf exp_base, exp_off;
     dbuf cnt;               /* uint[n_blocks * P]: pending events per LP */
     dbuf slot_t;            /* long[n_blocks * C * P]: event times, as above */
     dbuf slot_os;           /* uint2[n_blocks * C * P]: (origin, serial) likewise */

@@ -37,6 +37,34 @@ static void fill_exp_table(int64_t *table, int64_t mean_ns)
         table[j] = mean_ns == 0 ? 0 : llround(-mean * log1p(-((double)j + 0.5) / 65536.0));
 }
 
+/* The compact table of CPU devices (phold_device.exp_base, exp_off): each block of the
+ * ascending table as a 64-bit base (its first entry) and 32-bit offsets from it; a block
+ * whose last offset does not fit 32 bits (the tail of a long mean) gets the base -1, and the
+ * kernel reads its delays from the full table. Exact for every mean. */
+static void fill_compact_table(const int64_t *table, int64_t *base, uint32_t *off)
+{
+    for (int b = 0; b < PHOLD_EXP_BLOCKS; b++) {
+        const int64_t *blk = table + (size_t)b * PHOLD_EXP_BLOCK;
+        int fits = (uint64_t)(blk[PHOLD_EXP_BLOCK - 1] - blk[0]) <= UINT32_MAX;
+        base[b] = fits ? blk[0] : -1;
+        for (int j = 0; j < PHOLD_EXP_BLOCK; j++)
+            off[b * PHOLD_EXP_BLOCK + j] = fits ? (uint32_t)(blk[j] - blk[0]) : 0;
+    }
+}
+
+/* Which execution a device runs: phold_execute_cpu on devices of type CPU, where a
+ * work-group is a loop over its work-items and cache misses set the pace, phold_execute on
+ * the others (docs/models/phold.md, "Execution on CPUs"); both give the same state, bit for
+ * bit. CLNETSIM_TEST_PHOLD_EXECUTE=general makes every device run phold_execute, so that the
+ * tests, which run on CPUs, check it too. */
+static int cpu_shaped(const device_ctx *dev)
+{
+    const char *v = getenv("CLNETSIM_TEST_PHOLD_EXECUTE");
+    if (v && strcmp(v, "general") == 0)
+        return 0;
+    return (dev->info.type & CL_DEVICE_TYPE_CPU) != 0;
+}
+
 /* Slots per LP at the start: twice the population (an LP's count wanders around E), at least
  * E + 8; more only when an LP overflows (phold_grow_slots). */
 static uint32_t first_slots(uint32_t E)
@@ -65,10 +93,12 @@ static uint32_t first_outbox(uint64_t population)
 
 /* Bytes a device holds for BLOCKS partitions of LPs with C slots each and an exchange outbox
  * of OUT records. */
-static uint64_t device_bytes(const phold_model *pm, uint64_t blocks, uint32_t C, uint32_t out)
+static uint64_t device_bytes(const phold_model *pm, const phold_device *d, uint64_t blocks,
+                             uint32_t C, uint32_t out)
 {
     uint64_t n = blocks * pm->part_lps, groups = blocks * pm->block_groups;
     return 4 * n + 16 * n * C + 8 * STAT_WORDS * n + 8 * PHOLD_EXP_ENTRIES +
+           (d->cpu_shape ? 8 * PHOLD_EXP_BLOCKS + 4 * PHOLD_EXP_ENTRIES : 0) +
            exchange_device_bytes(16, out, pm->n_parts) + 16 * groups + 8 * RES_WORDS * groups +
            4 * (uint64_t)pm->n_parts;
 }
@@ -89,7 +119,7 @@ static uint64_t held_lps(const phold_model *pm, const phold_device *d)
 static int check_memory(const phold_model *pm, const phold_device *d, uint32_t out,
                         cn_error *err)
 {
-    uint64_t need = device_bytes(pm, d->n_blocks, d->slots_per_lp, out);
+    uint64_t need = device_bytes(pm, d, d->n_blocks, d->slots_per_lp, out);
     uint64_t lps = held_lps(pm, d);
     /* two buffers of half of it */
     uint64_t slots = 16 * (uint64_t)d->n_blocks * pm->part_lps * d->slots_per_lp;
@@ -129,10 +159,13 @@ static size_t floor_pow2(size_t x)
 
 static int build_device(phold_model *pm, phold_device *d, cn_error *err)
 {
-    static const char *const sources[] = {"phold/phold.cl"};
-    int rc = device_build_program(d->dev, sources, 1, "", &d->prog, err);
+    static const char *const sources[] = {"phold/phold.cl", "phold/phold_cpu.cl"};
+    d->cpu_shape = cpu_shaped(d->dev);
+    int rc = device_build_program(d->dev, sources, d->cpu_shape ? 2 : 1, "", &d->prog, err);
     for (int k = 0; k < PK_COUNT && rc == 0; k++) {
-        rc = device_create_kernel(d->dev, d->prog, kernel_names[k], &d->k[k], err);
+        const char *name = k == PK_EXECUTE && d->cpu_shape ? "phold_execute_cpu"
+                                                           : kernel_names[k];
+        rc = device_create_kernel(d->dev, d->prog, name, &d->k[k], err);
         if (rc)
             break;
         if (k == PK_MIN || k == PK_RESULTS)
@@ -245,12 +278,16 @@ void phold_give_block(phold_model *pm, phold_device *d, uint32_t block)
 
 /* Buffers of D, the exponential table, and the start events of the partitions D holds. */
 static int set_up_device(phold_model *pm, phold_device *d, const int64_t *exp_table,
-                         cn_error *err)
+                         const int64_t *exp_base, const uint32_t *exp_off, cn_error *err)
 {
     device_ctx *dev = d->dev;
     size_t lps = (size_t)d->n_blocks * pm->part_lps;
     size_t groups = (size_t)d->n_blocks * pm->block_groups;
     int rc = dbuf_alloc(dev, &d->exp_table, 8 * PHOLD_EXP_ENTRIES, &pm->acc, "phold delays", err);
+    if (!rc && d->cpu_shape)
+        rc = dbuf_alloc(dev, &d->exp_base, 8 * PHOLD_EXP_BLOCKS, &pm->acc, "phold delays", err);
+    if (!rc && d->cpu_shape)
+        rc = dbuf_alloc(dev, &d->exp_off, 4 * PHOLD_EXP_ENTRIES, &pm->acc, "phold delays", err);
     if (!rc)
         rc = dbuf_alloc(dev, &d->cnt, 4 * lps, &pm->acc, "phold event counts", err);
     if (!rc)
@@ -273,6 +310,10 @@ static int set_up_device(phold_model *pm, phold_device *d, const int64_t *exp_ta
     if (rc)
         return rc;
     rc = dbuf_write(dev, &d->exp_table, 0, 8 * PHOLD_EXP_ENTRIES, exp_table, 0, err);
+    if (!rc && d->cpu_shape)
+        rc = dbuf_write(dev, &d->exp_base, 0, 8 * PHOLD_EXP_BLOCKS, exp_base, 0, err);
+    if (!rc && d->cpu_shape)
+        rc = dbuf_write(dev, &d->exp_off, 0, 4 * PHOLD_EXP_ENTRIES, exp_off, 0, err);
     if (!rc)
         rc = dbuf_zero(dev, &d->cnt, 0, d->cnt.bytes, err);
     if (!rc)
@@ -397,13 +438,19 @@ int phold_create(struct model **out, const scenario *sc, device_ctx *const *devs
     if (!rc)
         rc = phold_exchange_init(pm, out_cap, err);
     int64_t *table = rc ? NULL : malloc(8 * PHOLD_EXP_ENTRIES);
-    if (!rc && !table)
+    int64_t *base = rc ? NULL : malloc(8 * PHOLD_EXP_BLOCKS);
+    uint32_t *off = rc ? NULL : malloc(4 * PHOLD_EXP_ENTRIES);
+    if (!rc && (!table || !base || !off))
         rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
-    if (!rc)
+    if (!rc) {
         fill_exp_table(table, ph->mean_ns);
+        fill_compact_table(table, base, off);
+    }
     for (int i = 0; i < n_devs && rc == 0; i++)
-        rc = set_up_device(pm, &pm->dev[i], table, err);
+        rc = set_up_device(pm, &pm->dev[i], table, base, off, err);
     free(table);
+    free(base);
+    free(off);
     pm->peak_bytes = pm->acc.peak;
     if (!rc)
         rc = phold_find_minimum(pm, err);
@@ -422,8 +469,9 @@ void phold_destroy(struct model *m)
         exchange_release(&pm->ex);
     for (int i = 0; i < pm->n_devs; i++) {
         phold_device *d = &pm->dev[i];
-        dbuf *bufs[] = {&d->exp_table, &d->cnt,       &d->slot_t,   &d->slot_os,
-                        &d->stats,     &d->group_min, &d->group_res, &d->block_map};
+        dbuf *bufs[] = {&d->exp_table, &d->exp_base,  &d->exp_off,   &d->cnt,
+                        &d->slot_t,    &d->slot_os,   &d->stats,     &d->group_min,
+                        &d->group_res, &d->block_map};
         for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++)
             dbuf_release(bufs[b], &pm->acc);
         for (int k = 0; k < PK_COUNT; k++)

@@ -63,6 +63,9 @@ static int launch_execute(phold_model *pm, phold_device *d, uint32_t p, cl_event
                          KARG(key), KBUF(d->exp_table),
                          KBUF(d->cnt), KBUF(d->slot_t), KBUF(d->slot_os), KBUF(d->stats),
                          KBUF(x->out_rec), KBUF(x->out_dest), KARG(cap), KBUF(x->ctl));
+    if (!rc && d->cpu_shape) /* phold_execute_cpu: the compact delay table after them */
+        rc = kernel_args_from(d->dev, k, "phold.execute", err, 20, 2, KBUF(d->exp_base),
+                              KBUF(d->exp_off));
     if (!rc)
         rc = enqueue_1d(d->dev, k, phold_kernel_profile_name(PK_EXECUTE), n,
                         d->local[PK_EXECUTE], ev, err);
