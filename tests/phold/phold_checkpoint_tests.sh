@@ -37,6 +37,11 @@ expect resumed_windows test "$(member "$tmp/resumed.json" windows)" = "$(member 
 check two_stopped 130 '' env CLNETSIM_TEST_RAISE=INT@40 "$bin" run "$small" -d 0,1 -q \
     --checkpoint "$tmp/two.ckpt"
 expect same_bytes cmp -s "$tmp/one.ckpt" "$tmp/two.ckpt"
+# CPU devices run phold_execute_cpu, the others phold_execute (CLNETSIM_TEST_PHOLD_EXECUTE=general
+# here): the same state, byte for byte, at the same window
+check general_stopped 130 '' env CLNETSIM_TEST_RAISE=INT@40 CLNETSIM_TEST_PHOLD_EXECUTE=general \
+    "$bin" run "$small" -d 0 -q --checkpoint "$tmp/general.ckpt"
+expect general_same_bytes cmp -s "$tmp/one.ckpt" "$tmp/general.ckpt"
 check one_to_two 0 '' "$bin" resume "$tmp/one.ckpt" -d 0,1 -q --json "$tmp/v.json"
 same one_to_two_same "$tmp/whole.json" "$tmp/v.json"
 # 7 partitions on two devices (records cross between them, an outbox of 3 records), resumed

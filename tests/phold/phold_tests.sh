@@ -34,6 +34,26 @@ oracle_case odd_sizes -s phold.lps=997 -s phold.population=3 -s phold.lookahead=
 
 grep -q '"remote": 0,' "$tmp/local_only.json" || { echo "FAIL local_only: remote events"; fail=$((fail + 1)); }
 
+# Long means: CPU devices read delays from a compact table (64-bit bases of blocks of 64
+# entries, 32-bit offsets), and a block whose offsets pass 32 bits from the full table: the
+# last block at the default mean, the last 2% at 100 s, every block at 10^6 s.
+oracle_case long_mean -s phold.mean=100 -s simulation.duration=300
+oracle_case huge_mean -s phold.mean=1000000 -s simulation.duration=100000
+expect huge_mean_ran grep -Eq '"events": [1-9][0-9]{2}' "$tmp/huge_mean.json"
+
+# CPU devices run phold_execute_cpu; CLNETSIM_TEST_PHOLD_EXECUTE=general keeps phold_execute,
+# the execution of the other devices, so that the tests reach it too: equal to the oracle,
+# with ties, full slots and a full outbox, on two devices.
+general=CLNETSIM_TEST_PHOLD_EXECUTE=general
+check general_small 0 '' env $general "$bin" run "$small" -d 0 -q --json "$tmp/g.json"
+same general_small_equals_oracle "$tmp/small.oracle.json" "$tmp/g.json"
+check general_ties 0 '' env $general "$bin" run "$small" -d 0 -q -s phold.mean=0 -s phold.lps=50 \
+    -s phold.remote=0.5 -s simulation.duration=3 --json "$tmp/g.json"
+same general_ties_equals_oracle "$tmp/ties.oracle.json" "$tmp/g.json"
+check general_growth 0 '' env $general CLNETSIM_TEST_PHOLD_SLOTS=1 CLNETSIM_TEST_PHOLD_OUTBOX=5 \
+    "$bin" run "$small" -d 0,1 -q -s inject.policy=advanced -s partition.count=9 --json "$tmp/g.json"
+same general_growth_equals_oracle "$tmp/small.oracle.json" "$tmp/g.json"
+
 # The same results on any partition count and work-group size, and through the growth paths:
 # slots that start at the population (every arrival overflows), an outbox of 3 records.
 base=$tmp/small.json
