@@ -36,6 +36,7 @@ fi
 build selftest "" "$cl/core/selftest.cl"
 build loops "" "$cl/core/loops.cl"
 build phold "" "$cl/phold/phold.cl"
+build phold_cpu "" "$cl/phold/phold.cl" "$cl/phold/phold_cpu.cl"
 n=0
 for scheme in 0 1 2; do
     for conn in "" "-DFLOOD_QUDG=1" "-DFLOOD_QUDG=1 -DFLOOD_CAP=6" "-DFLOOD_CAP=4"; do
