@@ -16,12 +16,10 @@
  * - the draws and delays of the due events are fetched before any of them executes, so that
  *   their table reads overlap instead of waiting one after the other. */
 
-#define EXP_BLOCK_SHIFT 6 /* 64 entries per block of the compact table (host: PHOLD_EXP_BLOCK) */
-
 inline long exp_delay(uint j, __global const long *exp_table, __global const long *exp_base,
                       __global const uint *exp_off)
 {
-    long b = exp_base[j >> EXP_BLOCK_SHIFT];
+    long b = exp_base[j >> PHOLD_EXP_BLOCK_SHIFT];
     return b >= 0 ? b + (long)exp_off[j] : exp_table[j];
 }
 

@@ -10,8 +10,8 @@
 
 #define PHOLD_EXP_ENTRIES 65536
 /* The compact delay table of CPU devices (cl/phold/phold_cpu.cl): a base per block of this
- * many entries (EXP_BLOCK_SHIFT there) and a 32-bit offset per entry. */
-#define PHOLD_EXP_BLOCK 64
+ * many entries and a 32-bit offset per entry. */
+#define PHOLD_EXP_BLOCK (1 << PHOLD_EXP_BLOCK_SHIFT)
 #define PHOLD_EXP_BLOCKS (PHOLD_EXP_ENTRIES / PHOLD_EXP_BLOCK)
 
 enum phold_kernel { PK_START, PK_EXECUTE, PK_DELIVER, PK_REGROW, PK_MIN, PK_RESULTS, PK_COUNT };
