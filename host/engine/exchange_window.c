@@ -129,8 +129,12 @@ int exchange_window_post(exchange_window *xw, int64_t w, int place, uint32_t bou
     int rc = stage_quiet(p, s, err);
     if (!rc)
         rc = stage_reserve(xw, p, s, (uint32_t)guess, 0, err);
-    if (!rc && guess > 0)
-        rc = dbuf_read(p->dev, &p->area, 0, (size_t)guess * xw->record_bytes, s->map, 0, err);
+    if (!rc && guess > 0) {
+        cl_int st = clEnqueueReadBuffer(p->dev->queue, p->area.mem, CL_FALSE, 0,
+                                        (size_t)guess * xw->record_bytes, s->map, 0, NULL, NULL);
+        if (st != CL_SUCCESS)
+            rc = cl_check(st, "clEnqueueReadBuffer(exported records)", p->dev->info.name, err);
+    }
     if (!rc) {
         s->spec = (uint32_t)guess;
         s->spec_window = w;
