@@ -1,4 +1,5 @@
 /* The windowed form of the core's exchange (exchange_window.h). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/exchange_window.h"
@@ -24,7 +25,7 @@ static int stage_reserve(exchange_window *xw, exchange_window_place *p, exchange
     if (n <= s->cap)
         return 0;
     int rc = stage_quiet(p, s, err);
-    uint64_t cap = (uint64_t)n + n / 2 + 1024;
+    uint64_t cap = (uint64_t)n + n / 2 + xw->stage_slack;
     if (cap > 0xffffffffu)
         cap = 0xffffffffu;
     cl_mem mem = NULL;
@@ -53,6 +54,15 @@ int exchange_window_init(exchange_window *xw, size_t record_bytes, device_ctx *c
     xw->n_places = n;
     xw->acc = acc;
     xw->sink = sink;
+    xw->guess_limit = 0xffffffffu;
+    xw->stage_slack = 1024;
+    const char *hook = getenv("CLNETSIM_TEST_EXCHANGE_GUESS");
+    if (hook && *hook) {
+        char *end;
+        unsigned long k = strtoul(hook, &end, 10);
+        if (*end == '\0' && k > 0 && k < 0x7fffffffUL)
+            xw->guess_limit = xw->stage_slack = (uint32_t)k;
+    }
     for (int i = 0; i < n; i++) {
         xw->place[i].dev = devs[i];
         for (int b = 0; b < 2; b++)
@@ -123,6 +133,8 @@ int exchange_window_post(exchange_window *xw, int64_t w, int place, uint32_t bou
     uint64_t guess = 2 * (uint64_t)p->last + 1024;
     if (guess > bound)
         guess = bound;
+    if (guess > xw->guess_limit)
+        guess = xw->guess_limit;
     if (guess > p->cap)
         guess = p->cap;
     s->spec_window = -1;

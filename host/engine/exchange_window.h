@@ -65,6 +65,10 @@ typedef struct exchange_window {
     exchange_transport transport;
     exchange_window_sink sink;
     double wait_s;              /* host time blocked on reads of exports */
+    /* The most records a post reads and the slack a stage grows by: unbounded and 1024, or
+     * both K under CLNETSIM_TEST_EXCHANGE_GUESS=K, so that the tests read the rest after the
+     * count and grow stages that hold records. */
+    uint32_t guess_limit, stage_slack;
 } exchange_window;
 
 /* The exchange between the N places DEVS (a NULL entry is no place), for records of

@@ -4,8 +4,9 @@
  * Every replica handles only the receptions of the partitions it holds, so the relays it makes
  * are of its own nodes. When several replicas ran window w, each one exports, after the
  * window, the relays made inside the reach box of a partition held elsewhere (the only ones
- * another device can need), and the host appends every replica's exports to the others'
- * frontiers, after their own relays: a replica then starts window w + 1 with its own relays
+ * another device can need), and the core's windowed exchange (engine/exchange_window.h)
+ * appends every replica's exports to the others' frontiers, after their own relays, reading
+ * them with the window's counters: a replica then starts window w + 1 with its own relays
  * and the border of the others, which is every transmission its partitions can hear. Each
  * partition counts the transmissions of its own nodes, so counters are summed over replicas
  * whoever holds which entries; a slot is alive when any replica relayed it. A replica that
