@@ -8,6 +8,7 @@
  * (node, slot) entries of a frontier; relays are appended to the next window's frontier.
  * Every result is a set union or an integer sum, so the order in which work-items run, the
  * work-group size and the device cannot change it. */
+#include "common/exchange.clh"
 #include "common/philox.clh"
 #include "common/geometry.clh"
 #include "flood/flood_layout.clh"
@@ -1304,9 +1305,9 @@ inline int in_box(long4 p, long4 lo, long4 hi)
 }
 
 /* A relay of node j that another device may need (j lies in [X_LO, X_HI], which bounds the
- * reach boxes of the partitions held elsewhere) is also copied to EXPORTED, counted in
- * ctl[export_word]; beyond EXPORT_CAP it is only counted, and the host then sends the whole
- * frontier instead (transmit_mobile). */
+ * reach boxes of the partitions held elsewhere) is also appended to EXPORTED, the core
+ * exchange's export area (xch_append, counted in ctl[export_word]); beyond EXPORT_CAP it is
+ * only counted, and the host then sends the whole frontier instead (transmit_mobile). */
 
 /* Mobile scenarios: neighbours found in the cell lists of this window's positions; the
  * distance test lives here, in the reader, so no neighbour list is ever stored. With several
@@ -1357,8 +1358,8 @@ __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, u
                             if (tx_hear(j, d2, &it, &tw, seen, ctl, l_n, lbuf, lcap, out_word,
                                         out, capacity, spill, stamp) &&
                                 in_box(pos[j], x_lo, x_hi)) {
-                                uint xa = atomic_inc(&ctl[export_word]);
-                                if (xa < export_cap)
+                                uint xa = xch_append(&ctl[export_word], export_cap);
+                                if (xa != 0xffffffffu)
                                     exported[xa] = ENTRY(j, it.slot, 0);
                             }
                         }
@@ -1389,7 +1390,9 @@ __kernel void export_border(__global const entry_t *in, uint in_word, uint capac
         for (uint b = 0; b < n_boxes; b++) {
             long4 lo = boxes[2 * b], hi = boxes[2 * b + 1];
             if (in_box(p, lo, hi)) {
-                out[atomic_inc(&ctl[export_word])] = e;
+                uint xa = xch_append(&ctl[export_word], capacity);
+                if (xa != 0xffffffffu)
+                    out[xa] = e;
                 break;
             }
         }
@@ -1506,8 +1509,8 @@ inline void decide_pair(decide_ctx *c, uint j, uint slot)
           * compare-and-swap the word (scheme_keep_alive) */
         atomic_xchg(&c->alive[slot], c->stamp);
     if (c->export_cap > 0u && in_box(c->pos[j], c->x_lo, c->x_hi)) {
-        uint xa = atomic_inc(&c->ctl[c->export_word]);
-        if (xa < c->export_cap)
+        uint xa = xch_append(&c->ctl[c->export_word], c->export_cap);
+        if (xa != 0xffffffffu)
             c->exported[xa] = e;
     }
 }

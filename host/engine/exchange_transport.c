@@ -11,9 +11,25 @@ typedef struct local_place {
     size_t n, cap;
 } local_place;
 
+/* A batch posted for a set of places, by reference (post_set): the places that have not
+ * collected it yet. */
+typedef struct local_set {
+    exchange_batch b;
+    uint32_t pending;
+} local_set;
+
+/* The set batches one place posted, in the order of the posts. */
+typedef struct local_origin {
+    local_set *sets;
+    size_t n, cap;
+} local_origin;
+
 typedef struct local_transport {
     size_t record_bytes;
     int n_places;
+    local_origin *origin;       /* [n_places] */
+    exchange_batch *arrived;    /* what the last collect_sets handed out */
+    size_t arrived_cap;
     local_place place[];
 } local_transport;
 
@@ -76,6 +92,66 @@ static int local_collect(void *self, int to, const uint32_t **dest, const void *
     return 0;
 }
 
+static int local_post_set(void *self, int from, uint32_t set, const uint32_t *dest,
+                          const void *rec, size_t n, cn_error *err)
+{
+    local_transport *lt = self;
+    if (from < 0 || from >= lt->n_places || (lt->n_places < 32 && set >> lt->n_places))
+        return cn_fail(err, CN_ERR_RUNTIME, "internal error: records posted from place %d "
+                       "for the set 0x%x of %d places", from, set, lt->n_places);
+    set &= ~(1u << from);
+    if (n == 0 || set == 0)
+        return 0;
+    local_origin *o = &lt->origin[from];
+    size_t live = 0; /* the batches every place has collected are forgotten */
+    for (size_t i = 0; i < o->n; i++)
+        if (o->sets[i].pending)
+            o->sets[live++] = o->sets[i];
+    o->n = live;
+    if (o->n == o->cap) {
+        size_t cap = o->cap ? 2 * o->cap : 4;
+        local_set *grown = realloc(o->sets, cap * sizeof *grown);
+        if (!grown)
+            return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+        o->sets = grown;
+        o->cap = cap;
+    }
+    o->sets[o->n++] = (local_set){{from, dest, rec, n}, set};
+    return 0;
+}
+
+static int local_collect_sets(void *self, int to, const exchange_batch **batches,
+                              size_t *n_batches, cn_error *err)
+{
+    local_transport *lt = self;
+    if (to < 0 || to >= lt->n_places)
+        return cn_fail(err, CN_ERR_RUNTIME, "internal error: records collected for place %d "
+                       "of %d", to, lt->n_places);
+    size_t want = 0;
+    for (int f = 0; f < lt->n_places; f++)
+        for (size_t i = 0; i < lt->origin[f].n; i++)
+            want += (lt->origin[f].sets[i].pending >> to) & 1u;
+    if (want > lt->arrived_cap) {
+        exchange_batch *grown = realloc(lt->arrived, want * sizeof *grown);
+        if (!grown)
+            return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+        lt->arrived = grown;
+        lt->arrived_cap = want;
+    }
+    size_t k = 0;
+    for (int f = 0; f < lt->n_places; f++)
+        for (size_t i = 0; i < lt->origin[f].n; i++) {
+            local_set *s = &lt->origin[f].sets[i];
+            if ((s->pending >> to) & 1u) {
+                lt->arrived[k++] = s->b;
+                s->pending &= ~(1u << to);
+            }
+        }
+    *batches = lt->arrived;
+    *n_batches = k;
+    return 0;
+}
+
 static void local_destroy(void *self)
 {
     local_transport *lt = self;
@@ -84,7 +160,11 @@ static void local_destroy(void *self)
     for (int i = 0; i < lt->n_places; i++) {
         free(lt->place[i].dest);
         free(lt->place[i].rec);
+        if (lt->origin)
+            free(lt->origin[i].sets);
     }
+    free(lt->origin);
+    free(lt->arrived);
     free(lt);
 }
 
@@ -98,9 +178,17 @@ int exchange_local_transport(exchange_transport *t, size_t record_bytes, int n_p
     lt->record_bytes = record_bytes;
     lt->n_places = n_places;
     t->self = lt;
+    t->destroy = local_destroy;
+    lt->origin = calloc(n_places > 0 ? (size_t)n_places : 1, sizeof *lt->origin);
+    if (!lt->origin)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    if (n_places > 32)
+        return cn_fail(err, CN_ERR_RUNTIME, "internal error: %d places, more than a set of "
+                       "places holds (32)", n_places);
     t->post = local_post;
     t->collect = local_collect;
-    t->destroy = local_destroy;
+    t->post_set = local_post_set;
+    t->collect_sets = local_collect_sets;
     return 0;
 }
 
@@ -154,6 +242,17 @@ int exchange_route(exchange_router *r, const uint32_t *dest, const void *rec, si
                          to - from, err);
     }
     return rc;
+}
+
+uint64_t exchange_place_after(const exchange_batch *batches, size_t n_batches, uint64_t own,
+                              uint64_t *at)
+{
+    uint64_t next = own;
+    for (size_t i = 0; i < n_batches; i++) {
+        at[i] = next;
+        next += batches[i].n;
+    }
+    return next;
 }
 
 void exchange_router_free(exchange_router *r)

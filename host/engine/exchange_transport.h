@@ -8,7 +8,16 @@
  * The in-process transport below keeps the batches in host memory. An MPI transport will have
  * the same two calls: a post for a place of another rank sends the batch there (bundled per
  * rank once per window), and a collect also returns what other ranks sent (docs/architecture.md,
- * "The exchange of records"). Nothing here needs a device. */
+ * "The exchange of records"). Nothing here needs a device.
+ *
+ * Records with several destinations (a set of places: the flood's border relays go to every
+ * other device that ran the window) travel once: post_set keeps one batch for the whole set,
+ * and each place of the set collects it with collect_sets. The in-process transport does not
+ * even copy it: it hands out the poster's own memory, so nothing is copied on the host and
+ * the places' writes to their devices read it directly. An MPI transport sends such a batch
+ * once to each other rank whose places are in the set (in that rank's bundle), and that rank
+ * hands the one copy it received to each of its places in the set; the set then names
+ * (rank, device) places and needs more than 32 bits. */
 #ifndef CLNETSIM_EXCHANGE_TRANSPORT_H
 #define CLNETSIM_EXCHANGE_TRANSPORT_H
 #include <stddef.h>
@@ -17,6 +26,15 @@
 #include "common/error.h"
 
 struct model;
+
+/* A batch of records that arrived at a place: from place FROM, N records REC with their
+ * destination words DEST (NULL when the batch was posted without them). */
+typedef struct exchange_batch {
+    int from;
+    const uint32_t *dest;
+    const void *rec;
+    size_t n;
+} exchange_batch;
 
 typedef struct exchange_transport {
     void *self;
@@ -28,8 +46,26 @@ typedef struct exchange_transport {
      * posts (*N 0: none); valid until the next post. */
     int (*collect)(void *self, int to, const uint32_t **dest, const void **rec, size_t *n,
                    cn_error *err);
+    /* Takes N records from place FROM for every place of SET other than FROM (bit p: place p):
+     * destination words DEST (NULL: none, the set is the destination) and records REC. The
+     * local transport keeps a reference, not a copy: DEST and REC stay unchanged until each
+     * place of the set has collected the batch and whatever reads them has finished. */
+    int (*post_set)(void *self, int from, uint32_t set, const uint32_t *dest, const void *rec,
+                    size_t n, cn_error *err);
+    /* Hands out the batches posted for place TO by post_set since its last collect_sets, in
+     * increasing order of their places of origin, then of their posts (*N_BATCHES 0: none);
+     * the array is valid until the next post_set or collect_sets. */
+    int (*collect_sets)(void *self, int to, const exchange_batch **batches,
+                        size_t *n_batches, cn_error *err);
     void (*destroy)(void *self);
 } exchange_transport;
+
+/* Where the arrived BATCHES land when a place delivers them after its own OWN records in an
+ * area of its model (the flood: after the relays a device made itself, in its frontier):
+ * AT[i] is batch i's first record index, one batch after the other in the order given.
+ * Returns OWN plus every batch's records, the records the area must hold. */
+uint64_t exchange_place_after(const exchange_batch *batches, size_t n_batches, uint64_t own,
+                              uint64_t *at);
 
 /* Room for NEED records of RECORD_BYTES in the host arrays *DEST and *REC (and *PLACE, one
  * int per record, when PLACE is not NULL), which hold *CAP: doubled from FIRST until they

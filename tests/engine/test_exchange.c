@@ -175,6 +175,88 @@ static void test_refusals(void)
     t.destroy(t.self);
 }
 
+/* One batch posted for a set of places: each other place of the set collects it once, by
+ * reference (the poster's memory: one copy), the places of origin in increasing order. */
+static void test_sets(void)
+{
+    exchange_transport t;
+    cn_error err = {0};
+    CHECK(exchange_local_transport(&t, sizeof(rec4), 4, &err) == 0);
+    rec4 a[3] = {{{1}}, {{2}}, {{3}}}, b[2] = {{{20}}, {{21}}}, c[1] = {{{30}}};
+    uint32_t bdest[2] = {7, 8};
+    /* places 0, 1 and 3 take part; 2 does not */
+    CHECK(t.post_set(t.self, 3, 0xbu, NULL, c, 1, &err) == 0);
+    CHECK(t.post_set(t.self, 0, 0xbu, NULL, a, 3, &err) == 0);
+    CHECK(t.post_set(t.self, 1, 0xbu, bdest, b, 2, &err) == 0);
+    CHECK(t.post_set(t.self, 1, 0xbu, NULL, b, 0, &err) == 0); /* nothing: no batch */
+    const exchange_batch *got;
+    size_t nb = 9;
+    CHECK(t.collect_sets(t.self, 0, &got, &nb, &err) == 0); /* 1's, then 3's; not its own */
+    CHECK_U64(nb, 2);
+    if (nb == 2) {
+        CHECK_I64(got[0].from, 1);
+        CHECK(got[0].rec == (const void *)b && got[0].dest == bdest);
+        CHECK_U64(got[0].n, 2);
+        CHECK_I64(got[1].from, 3);
+        CHECK(got[1].rec == (const void *)c && got[1].dest == NULL);
+        CHECK_U64(got[1].n, 1);
+        /* delivered after 5 records of its own: 1's at 5, 3's at 7; 8 in all */
+        uint64_t at[2] = {0, 0};
+        CHECK_U64(exchange_place_after(got, nb, 5, at), 8);
+        CHECK_U64(at[0], 5);
+        CHECK_U64(at[1], 7);
+    }
+    CHECK(t.collect_sets(t.self, 0, &got, &nb, &err) == 0); /* collected once */
+    CHECK_U64(nb, 0);
+    CHECK(t.collect_sets(t.self, 2, &got, &nb, &err) == 0); /* not in the set */
+    CHECK_U64(nb, 0);
+    CHECK(t.collect_sets(t.self, 3, &got, &nb, &err) == 0);
+    CHECK_U64(nb, 2);
+    if (nb == 2)
+        CHECK(got[0].rec == (const void *)a && got[0].n == 3 && got[1].rec == (const void *)b);
+    /* 0 posts again before 1 collected: 1 gets both of 0's batches, in their order */
+    rec4 a2[1] = {{{4}}};
+    CHECK(t.post_set(t.self, 0, 0xbu, NULL, a2, 1, &err) == 0);
+    CHECK(t.collect_sets(t.self, 1, &got, &nb, &err) == 0);
+    CHECK_U64(nb, 3);
+    if (nb == 3) {
+        CHECK(got[0].rec == (const void *)a && got[1].rec == (const void *)a2);
+        CHECK_I64(got[2].from, 3);
+        uint64_t at[3];
+        CHECK_U64(exchange_place_after(got, nb, 0, at), 5);
+        CHECK_U64(at[2], 4);
+    }
+    CHECK(t.collect_sets(t.self, 3, &got, &nb, &err) == 0); /* 0's new batch only */
+    CHECK_U64(nb, 1);
+    if (nb == 1)
+        CHECK(got[0].rec == (const void *)a2);
+    /* set batches and the records of one destination do not mix */
+    const uint32_t *d;
+    const void *rp;
+    size_t n1 = 1;
+    CHECK(t.collect(t.self, 1, &d, &rp, &n1, &err) == 0);
+    CHECK_U64(n1, 0);
+    /* a batch that every place collected is forgotten: many rounds hold no more */
+    for (int round = 0; round < 100; round++) {
+        CHECK(t.post_set(t.self, 2, 0x7u, NULL, c, 1, &err) == 0);
+        CHECK(t.collect_sets(t.self, 0, &got, &nb, &err) == 0);
+        CHECK(t.collect_sets(t.self, 1, &got, &nb, &err) == 0);
+    }
+    CHECK_U64(nb, 1);
+    CHECK(t.collect_sets(t.self, 3, &got, &nb, &err) == 0); /* not in 0x7 */
+    CHECK_U64(nb, 0);
+    CHECK_I64(err.code, 0);
+    /* refusals: an origin or a set beyond the places */
+    CHECK(t.post_set(t.self, 4, 0x1u, NULL, c, 1, &err) == CN_ERR_RUNTIME);
+    CHECK(strcmp(err.msg, "internal error: records posted from place 4 for the set 0x1 of 4 "
+                          "places") == 0);
+    cn_error_clear(&err);
+    CHECK(t.post_set(t.self, 0, 0x12u, NULL, c, 1, &err) == CN_ERR_RUNTIME);
+    CHECK(strcmp(err.msg, "internal error: records posted from place 0 for the set 0x12 of 4 "
+                          "places") == 0);
+    t.destroy(t.self);
+}
+
 static void test_growth(void)
 {
     CHECK_U64(exchange_grown_capacity(3), 6);
@@ -192,6 +274,7 @@ int main(void)
 {
     test_routing();
     test_refusals();
+    test_sets();
     test_growth();
     printf("%d checks, %d failures\n", checks, failures);
     return failures != 0;

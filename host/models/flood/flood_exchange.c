@@ -4,8 +4,9 @@
  * Every replica handles only the receptions of the partitions it holds, so the relays it makes
  * are of its own nodes. When several replicas ran window w, each one exports, after the
  * window, the relays made inside the reach box of a partition held elsewhere (the only ones
- * another device can need), and the host appends every replica's exports to the others'
- * frontiers, after their own relays: a replica then starts window w + 1 with its own relays
+ * another device can need), and the core's windowed exchange (engine/exchange_window.h)
+ * appends every replica's exports to the others' frontiers, after their own relays, reading
+ * them with the window's counters: a replica then starts window w + 1 with its own relays
  * and the border of the others, which is every transmission its partitions can hear. Each
  * partition counts the transmissions of its own nodes, so counters are summed over replicas
  * whoever holds which entries; a slot is alive when any replica relayed it. A replica that
@@ -22,13 +23,6 @@
 static uint64_t min_u64(uint64_t a, uint64_t b)
 {
     return a < b ? a : b;
-}
-
-/* The 8-byte units of an export area that hold N frontier entries (16 bytes under a scheme). */
-static uint32_t area_units(const struct model *m, uint64_t n)
-{
-    uint64_t u = n * (m->entry_bytes / 8);
-    return u < 0xffffffffu ? (uint32_t)u : 0xffffffffu;
 }
 
 /* uint words of a frontier entry */
@@ -92,18 +86,25 @@ int flood_area_reserve(flood_replica *r, struct export_area *a, uint32_t entries
 
 void flood_release_export_areas(flood_replica *r)
 {
-    for (int p = 0; p < 3; p++) {
-        struct export_area *a = p < 2 ? &r->xarea[p] : &r->rarea;
-        for (int i = 0; i < a->n_writes; i++) {
-            clWaitForEvents(1, &a->writes[i]);
-            clReleaseEvent(a->writes[i]);
-        }
-        a->n_writes = 0;
-        host_area_free(r->dev, a->mem, a->map);
-        a->mem = NULL;
-        a->map = NULL;
-        a->cap = 0;
+    struct export_area *a = &r->rarea;
+    for (int i = 0; i < a->n_writes; i++) {
+        clWaitForEvents(1, &a->writes[i]);
+        clReleaseEvent(a->writes[i]);
     }
+    a->n_writes = 0;
+    host_area_free(r->dev, a->mem, a->map);
+    a->mem = NULL;
+    a->map = NULL;
+    a->cap = 0;
+}
+
+int flood_make_room(void *ctx, int place, uint64_t total, cl_mem *area, cn_error *err)
+{
+    struct model *m = ctx;
+    flood_replica *r = &m->rep[place];
+    int rc = flood_ensure_frontier(m, r, m->xw_buffer, total, err);
+    *area = r->frontier[m->xw_buffer].mem;
+    return rc;
 }
 
 int flood_queue_readback(struct model *m, int64_t w, cl_uint out_word, int out_buffer,
@@ -129,28 +130,12 @@ int flood_queue_readback(struct model *m, int64_t w, cl_uint out_word, int out_b
         rb->dev[k] = d;
         rb->out_capacity[k] = r->capacity[out_buffer];
         rb->ev[k] = NULL;
-        rb->spec[k] = 0;
         cl_int st = CL_SUCCESS;
+        /* its border of the window, read with the counters (the core's exchange) */
         if (speculate) {
-            /* as many as it exported last time and as much again: rarely too few, and the
-             * rest is then read once their number is known */
-            struct export_area *a = &r->xarea[w & 1];
-            uint64_t guess = 2 * (uint64_t)r->last_export + 1024;
-            if (guess > r->capacity[out_buffer])
-                guess = r->capacity[out_buffer];
-            if (guess > r->exported.bytes / m->entry_bytes)
-                guess = r->exported.bytes / m->entry_bytes;
-            int rc = flood_area_quiet(r, a, err);
-            if (!rc)
-                rc = flood_area_reserve(r, a, area_units(m, guess), 0, err);
+            int rc = exchange_window_post(&m->xw, w, d, r->capacity[out_buffer], err);
             if (rc)
                 return rc;
-            rb->spec[k] = (uint32_t)guess;
-            st = clEnqueueReadBuffer(r->dev->queue, r->exported.mem, CL_FALSE, 0,
-                                     guess * m->entry_bytes, a->map, 0, NULL, NULL);
-            if (st != CL_SUCCESS)
-                return cl_check(st, "clEnqueueReadBuffer(exported relays)", r->dev->info.name,
-                                err);
         }
         if (m->flows) { /* the deliveries of the window's parity, after the liveness words */
             size_t dbytes = (size_t)m->slots * 4 * flood_deliv_words(m);
@@ -291,12 +276,11 @@ static int reserve_entries(struct model *m, uint64_t entries, cn_error *err)
 /* Room for CAP exported relays on replica R. */
 static int ensure_exported(struct model *m, flood_replica *r, uint32_t cap, cn_error *err)
 {
-    if ((size_t)cap * m->entry_bytes <= r->exported.bytes)
+    int d = (int)(r - m->rep);
+    if (cap <= exchange_window_capacity(&m->xw, d) && exchange_window_area(&m->xw, d)->mem)
         return 0;
     flood_forget_args(r);
-    dbuf_release(&r->exported, &m->acc);
-    return dbuf_alloc(r->dev, &r->exported, (size_t)cap * m->entry_bytes, &m->acc,
-                      "exported relays", err);
+    return exchange_window_reserve(&m->xw, d, cap, err);
 }
 
 int flood_export_setup(struct model *m, flood_replica *r, int64_t w, cn_error *err)
@@ -384,7 +368,8 @@ int flood_export_border(struct model *m, int64_t w, cl_uint out_word, int b, cn_
                                     "flood.export_border", err, 0, 9, KBUF(r->frontier[b]),
                                     KARG(out_word), KARG(cap),
                                     KBUF(r->ctl), KBUF(r->pos), KBUF(r->boxes), KARG(nb),
-                                    KBUF(r->exported), KARG(export_word));
+                                    KBUF(*exchange_window_area(&m->xw, d)),
+                                    KARG(export_word));
         size_t ls = r->ls_export;
         size_t groups = ((size_t)cap + ls - 1) / ls;
         if (groups > r->max_groups)
@@ -398,90 +383,92 @@ int flood_export_border(struct model *m, int64_t w, cl_uint out_word, int b, cn_
     return rc;
 }
 
-/* Several replicas ran window RB->window. Replica RB->dev[k] made RELAYS[k] relays, at the
- * start of its frontier RB->out_buffer, and sends SENT[k] of them: with WHOLE, all of them,
- * read from that frontier into m->entries; otherwise the border that export_border copied
- * out, mostly read back already with the counters (RB->spec). Each replica gets what the
- * others sent after its own relays; their number goes to its next transmit launches as an
- * argument (n_import), not into its count word: one write less per device and window. */
-static int exchange(struct model *m, const struct flood_readback *rb, const uint32_t *relays,
-                    const uint32_t *sent, int whole, cn_error *err)
+/* Several replicas ran window RB->window and exported their borders (export_border, or
+ * transmit_mobile as it ran): replica RB->dev[k] made RELAYS[k] relays, at the start of its
+ * frontier RB->out_buffer, and exported SENT[k] of them. The core's windowed exchange carries
+ * each replica's border once to every other replica that ran the window (mostly read back
+ * with the counters already) and writes it after their own relays; their number goes to each
+ * one's next transmit launches as an argument (n_import), not into its count word: one write
+ * less per device and window. */
+static int exchange_border(struct model *m, const struct flood_readback *rb,
+                           const uint32_t *relays, const uint32_t *sent, cn_error *err)
 {
-    int b = (int)rb->out_buffer, par = (int)(rb->window & 1);
-    uint64_t at[FLOOD_MAX_REPLICAS + 1];
-    const uint32_t *src[FLOOD_MAX_REPLICAS];
-    at[0] = 0;
-    for (int k = 0; k < rb->n_dev; k++)
-        at[k + 1] = at[k] + sent[k];
-    uint64_t total = at[rb->n_dev];
-    int rc = whole ? reserve_entries(m, total, err) : 0;
-    /* what is not on the host yet: every read queued first, so that the devices copy at the
-     * same time */
-    int waits = 0;
+    uint32_t set = 0, count[FLOOD_MAX_REPLICAS] = {0}, own[FLOOD_MAX_REPLICAS] = {0};
+    uint32_t arrived[FLOOD_MAX_REPLICAS] = {0};
+    uint64_t total = 0;
+    for (int k = 0; k < rb->n_dev; k++) {
+        int d = rb->dev[k];
+        set |= 1u << d;
+        count[d] = sent[k];
+        own[d] = relays[k];
+        total += sent[k];
+    }
+    m->xw_buffer = (int)rb->out_buffer;
+    double waited = m->xw.wait_s;
+    int rc = exchange_window_carry(&m->xw, rb->window, set, count, own, arrived, err);
+    m->wait_s += m->xw.wait_s - waited;
     for (int k = 0; k < rb->n_dev && !rc; k++) {
         flood_replica *r = &m->rep[rb->dev[k]];
-        size_t ew = entry_words(m);
-        if (whole) {
-            src[k] = m->entries + ew * at[k];
-            rc = dbuf_read(r->dev, &r->frontier[b], 0, (size_t)sent[k] * m->entry_bytes,
-                           m->entries + ew * at[k], 0, err);
-            waits |= 1 << k;
-            continue;
-        }
-        struct export_area *a = &r->xarea[par];
-        uint32_t have = rb->spec[k] < sent[k] ? rb->spec[k] : sent[k];
-        /* not read with the counters: the last writes from the area must be done first */
-        if (rb->spec[k] == 0)
-            rc = flood_area_quiet(r, a, err);
-        if (!rc && sent[k] > have) {
-            rc = flood_area_reserve(r, a, area_units(m, sent[k]), area_units(m, have), err);
-            if (!rc)
-                rc = dbuf_read(r->dev, &r->exported, (size_t)have * m->entry_bytes,
-                               (size_t)(sent[k] - have) * m->entry_bytes,
-                               a->map + ew * (size_t)have, 0, err);
-            waits |= 1 << k;
-        }
-        src[k] = a->map;
-        r->last_export = sent[k];
+        r->n_import = arrived[rb->dev[k]];
+        r->import_window = rb->window + 1;
+        m->exchanged += (int64_t)total * m->entry_bytes; /* what it sent, the others' in */
     }
+    /* a border is not the whole window: a replica that needs all of it gathers it */
+    m->entries_window = -1;
+    return rc;
+}
+
+/* Several replicas ran window RB->window, and their borders cannot go (a frontier spilled,
+ * a border passed its area, or not every replica exported): replica RB->dev[k] made
+ * RELAYS[k] relays at the start of its frontier RB->out_buffer, and sends all of them, read
+ * into m->entries; each replica gets the others' after its own (n_import, as above). */
+static int exchange_whole(struct model *m, const struct flood_readback *rb,
+                          const uint32_t *relays, cn_error *err)
+{
+    int b = (int)rb->out_buffer;
+    uint64_t at[FLOOD_MAX_REPLICAS] = {0}, total = 0;
+    for (int k = 0; k < rb->n_dev; k++) {
+        at[k] = total;
+        total += relays[k];
+    }
+    size_t ew = entry_words(m);
+    int rc = reserve_entries(m, total, err);
+    /* every read queued first, so that the devices copy at the same time */
+    for (int k = 0; k < rb->n_dev && !rc; k++)
+        rc = dbuf_read(m->rep[rb->dev[k]].dev, &m->rep[rb->dev[k]].frontier[b], 0,
+                       (size_t)relays[k] * m->entry_bytes, m->entries + ew * at[k], 0, err);
     double t0 = wall_seconds();
     for (int k = 0; k < rb->n_dev && !rc; k++)
-        if (waits & (1 << k))
-            rc = cl_check(clFinish(m->rep[rb->dev[k]].dev->queue), "clFinish(relay exchange)",
-                          m->rep[rb->dev[k]].dev->info.name, err);
+        rc = cl_check(clFinish(m->rep[rb->dev[k]].dev->queue), "clFinish(relay exchange)",
+                      m->rep[rb->dev[k]].dev->info.name, err);
     m->wait_s += wall_seconds() - t0;
     for (int k = 0; k < rb->n_dev && !rc; k++) {
         flood_replica *r = &m->rep[rb->dev[k]];
-        uint64_t count = relays[k] + (total - sent[k]);
+        uint64_t count = relays[k] + (total - relays[k]);
         if (count > 0xffffffffu)
             return cn_fail(err, CN_ERR_RUNTIME, "more than 2^32 transmissions in one window");
-        r->n_import = (cl_uint)(total - sent[k]);
+        r->n_import = (cl_uint)(total - relays[k]);
         r->import_window = rb->window + 1;
         rc = flood_ensure_frontier(m, r, b, count, err);
-        /* the others' relays in replica order after its own; the host copies stay untouched
-         * until the writes complete (m->entries_writers, the export areas' write events) */
+        /* the others' relays in replica order after its own; m->entries stays untouched
+         * until the writes complete (m->entries_writers) */
         uint64_t offset = relays[k];
         for (int j = 0; j < rb->n_dev && !rc; j++) {
-            if (j == k || sent[j] == 0)
+            if (j == k || relays[j] == 0)
                 continue;
-            struct export_area *a = &m->rep[rb->dev[j]].xarea[par];
-            cl_event *ev = whole ? NULL : &a->writes[a->n_writes];
             cl_int st = clEnqueueWriteBuffer(r->dev->queue, r->frontier[b].mem, CL_FALSE,
                                              (size_t)offset * m->entry_bytes,
-                                             (size_t)sent[j] * m->entry_bytes, src[j], 0, NULL,
-                                             ev);
+                                             (size_t)relays[j] * m->entry_bytes,
+                                             m->entries + ew * at[j], 0, NULL, NULL);
             if (st != CL_SUCCESS)
                 rc = cl_check(st, "clEnqueueWriteBuffer(relay exchange)", r->dev->info.name, err);
-            else if (!whole)
-                a->n_writes++;
-            offset += sent[j];
+            offset += relays[j];
         }
-        if (whole)
-            m->entries_writers |= 1 << rb->dev[k];
+        m->entries_writers |= 1 << rb->dev[k];
         m->exchanged += (int64_t)total * m->entry_bytes; /* what it sent, the others' in */
     }
-    /* the whole window is on the host for a replica that needs all of it; a border is not */
-    m->entries_window = whole ? rb->window + 1 : -1;
+    /* the whole window is on the host for a replica that needs all of it */
+    m->entries_window = rb->window + 1;
     return rc;
 }
 
@@ -522,8 +509,8 @@ int flood_process_until(struct model *m, int64_t w, cn_error *err)
                                (long long)rb->window, r->dev->info.name);
             relays[k] = words[rb->out_word];
             exports[k] = words[CTL_EXPORT + (rb->window & 1)];
-            /* more than the exported buffer holds: the whole frontier goes instead */
-            if ((uint64_t)exports[k] * m->entry_bytes > r->exported.bytes)
+            /* more than the exported area holds: the whole frontier goes instead */
+            if (exports[k] > exchange_window_capacity(&m->xw, rb->dev[k]))
                 unsent = 1;
             if (relays[k] > rb->out_capacity[k]) {
                 spilled = 1;
@@ -555,8 +542,8 @@ int flood_process_until(struct model *m, int64_t w, cn_error *err)
         if (total > 0xffffffffu)
             return cn_fail(err, CN_ERR_RUNTIME, "more than 2^32 transmissions in one window");
         if (rb->n_dev > 1)
-            rc = rb->exported && !spilled && !unsent ? exchange(m, rb, relays, exports, 0, err)
-                                          : exchange(m, rb, relays, relays, 1, err);
+            rc = rb->exported && !spilled && !unsent ? exchange_border(m, rb, relays, exports, err)
+                                                     : exchange_whole(m, rb, relays, err);
         if (rc)
             return rc;
         m->relays_mask = 0;

@@ -8,6 +8,7 @@
 #include "engine/cell_lists.h"
 #include "engine/checkpoint.h"
 #include "engine/dbuf.h"
+#include "engine/exchange_window.h"
 #include "engine/partition.h"
 #include "models/flood/flood.h"
 #include "models/traffic/departures.h"
@@ -141,25 +142,24 @@ typedef struct flood_replica {
     uint32_t capacity[2];   /* entries of each frontier buffer */
     /* several devices (flood_exchange.c): the relays other devices may need, and the reach
      * boxes of the partitions held elsewhere (BOX_HOST, kept until the write completes) */
-    dbuf exported, boxes;
+    dbuf boxes;
     cl_long4 *box_host;
     uint32_t box_cap;       /* boxes BOX_HOST has room for */
     /* the relays of other devices the exchange appended after its own for window
      * IMPORT_WINDOW (its count word holds only its own: the kernel adds them) */
     cl_uint n_import;
     int64_t import_window;
-    /* Its exports, read back with the window's counters (flood_queue_readback) into pinned
-     * host areas, one per window parity, before the host knows how many there are: the
-     * exchange then needs no second round trip. The writes to other devices from an area
-     * (their events) complete before the area is read into again. */
+    /* Its records of the nodes leaving its partitions at a re-tiling, read back with the
+     * window's counters (as many as last time and more) into a pinned host area, and the
+     * writes of them to the devices the nodes join (flood_retile.c); 8-byte entries like the
+     * relays. (Its border relays go through the core's exchange, m->xw.) */
     struct export_area {
         cl_mem mem;
         uint32_t *map;
         uint32_t cap;       /* entries */
         int n_writes;
         cl_event writes[FLOOD_MAX_REPLICAS];
-    } xarea[2];
-    uint32_t last_export;   /* relays it exported in the last exchange */
+    } rarea;
     /* mobile: what transmit_mobile exports in window X_WINDOW, decided at the window's first
      * transmit set here (flood_export_setup): the union [X_LO, X_HI] of the reach boxes of
      * the partitions held elsewhere under placement X_PLACEMENT (empty: X_ACTIVE is 0) */
@@ -167,10 +167,6 @@ typedef struct flood_replica {
     int x_active;
     cl_long4 x_lo, x_hi;
     int64_t exports_clean;  /* window whose export count word is known to be zero */
-    /* Its records of the nodes leaving its partitions at a re-tiling, read back with the
-     * window's counters (as many as last time and more), and the writes of them to the
-     * devices the nodes join (flood_retile.c); 8-byte entries like the relays. */
-    struct export_area rarea;
     uint32_t last_retile;   /* records it gathered at the last re-tiling */
     uint32_t rarea_spec;    /* records read with the counters this re-tiling */
     karg_cache transmit_args, move_args, export_args;
@@ -302,7 +298,6 @@ struct model {
         int dev[FLOOD_MAX_REPLICAS];
         cl_event ev[FLOOD_MAX_REPLICAS];
         uint32_t out_capacity[FLOOD_MAX_REPLICAS];
-        uint32_t spec[FLOOD_MAX_REPLICAS]; /* exported relays read back with the counters */
     } rb[2];
     int rb_head, rb_count;
     /* The entries of window `processed` + 1 gathered from every replica that ran window
@@ -318,6 +313,11 @@ struct model {
     uint32_t relays_of[FLOOD_MAX_REPLICAS];
     int export_pending;     /* the window under way exported its borders (flood_export_border) */
     int64_t exchanged;      /* bytes moved between devices by the exchange */
+    /* The border relays between the replicas that ran a window: the core's windowed exchange
+     * (engine/exchange_window.h), its records frontier entries; the arrivals go after each
+     * replica's own relays in its frontier XW_BUFFER. */
+    exchange_window xw;
+    int xw_buffer;
     double wait_s;          /* host time blocked on read-backs, the exchange and re-tiling */
     uint32_t *alive;        /* slots' liveness merged over replicas */
 
@@ -450,13 +450,16 @@ int flood_queue_readback(struct model *m, int64_t w, cl_uint out_word, int out_b
 int flood_process_until(struct model *m, int64_t w, cn_error *err);
 /* Releases m->entries (pinned or plain). */
 void flood_release_entries(struct model *m);
-/* Releases R's export areas (and its records area), once the writes from them are done. */
+/* Releases R's records area, once the writes from it are done. */
 void flood_release_export_areas(flood_replica *r);
 /* Waits for the writes from area A of R to other devices. */
 int flood_area_quiet(flood_replica *r, struct export_area *a, cn_error *err);
 /* Room for ENTRIES 8-byte entries in R's area A, keeping its first KEEP. */
 int flood_area_reserve(flood_replica *r, struct export_area *a, uint32_t entries, uint32_t keep,
                        cn_error *err);
+/* The core exchange's sink (exchange_window_sink.make_room): replica PLACE's frontier
+ * m->xw_buffer holds TOTAL entries, its own relays and the others' border after them. */
+int flood_make_room(void *ctx, int place, uint64_t total, cl_mem *area, cn_error *err);
 /* Grows frontier B of replica R to hold NEED entries, keeping its first KEEP entries. */
 int flood_ensure_frontier(struct model *m, flood_replica *r, int b, uint64_t need,
                           cn_error *err);

@@ -93,9 +93,10 @@ int flood_scheme_decide(struct model *m, uint32_t part, flood_replica *r, int64_
     const dbuf *fdeliv = m->flows ? &r->deliv : &r->spill;
     /* mobile partitions on several devices: the relays the others may need, as
      * transmit_mobile exports its own (an empty box exports nothing) */
-    int exporting = m->mobile && r->x_active && r->exported.mem;
-    const dbuf *xbuf = exporting ? &r->exported : &r->spill;
-    cl_uint xcap = exporting ? (cl_uint)(r->exported.bytes / m->entry_bytes) : 0;
+    const dbuf *xarea = exchange_window_area(&m->xw, (int)(r - m->rep));
+    int exporting = m->mobile && r->x_active && xarea->mem;
+    const dbuf *xbuf = exporting ? xarea : &r->spill;
+    cl_uint xcap = exporting ? exchange_window_capacity(&m->xw, (int)(r - m->rep)) : 0;
     cl_uint xword = CTL_EXPORT + (cl_uint)(w & 1);
     /* every pair at the start of a run of windows, or after states came from elsewhere */
     cl_uint full = r->pend_full == w || r->pend_broken;

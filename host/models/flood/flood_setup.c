@@ -994,6 +994,12 @@ int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs
     m->scheme = sc->scheme != SCHEME_PROBABILISTIC;
     /* under a scheme a frontier entry carries its hop count (cl/flood/flood.cl, entry_t) */
     m->entry_bytes = m->scheme ? 16 : 8;
+    /* the border relays between devices go through the core's exchange, whose records are
+     * frontier entries; it holds nothing on a device until a border is exported */
+    exchange_window_sink sink = {.ctx = m, .make_room = flood_make_room};
+    int xrc = exchange_window_init(&m->xw, m->entry_bytes, devs, n_devs, &m->acc, sink, err);
+    if (xrc)
+        return xrc;
     m->resources = scenario_has_resources(sc);
     m->energy = scenario_has_energy(sc);
     int rc = flood_traffic_setup(m, err);
@@ -1066,7 +1072,7 @@ static void destroy_replica(struct model *m, flood_replica *r)
                     &r->part_of, &r->cap_thr, &r->node_drop, &r->slot_time,
                     &r->slot_route, &r->deliv, &r->scheme_state, &r->pend,
                     &r->seen, &r->spill, &r->slot_packet, &r->ctl, &r->desc,
-                    &r->frontier[0], &r->frontier[1], &r->exported,
+                    &r->frontier[0], &r->frontier[1],
                     &r->boxes, &r->cuts, &r->held, &r->leaving, &r->records};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         dbuf_release(bufs[i], &m->acc);
@@ -1116,6 +1122,7 @@ void flood_destroy(struct model *m)
     flood_release_entries(m); /* before the replicas: it may wait for their queues */
     if (m->n_rep > 0)
         flood_packets_free(m);
+    exchange_window_release(&m->xw); /* it waits for the writes from its stages */
     for (int d = 0; d < m->n_rep; d++)
         flood_release_export_areas(&m->rep[d]);
     for (int d = 0; d < m->n_rep; d++)

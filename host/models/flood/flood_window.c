@@ -412,8 +412,9 @@ static int enqueue_transmit(struct model *m, uint32_t part, flood_replica *r, in
         cl_long4 lo, hi;
         flood_reach_box(m, part, w, 0, &lo, &hi);
         /* a placeholder buffer while nothing is exported: the argument must be valid */
-        const dbuf *xbuf = r->exported.mem ? &r->exported : &r->spill;
-        cl_uint xcap = r->exported.mem ? (cl_uint)(r->exported.bytes / m->entry_bytes) : 0;
+        const dbuf *xarea = exchange_window_area(&m->xw, (int)(r - m->rep));
+        const dbuf *xbuf = xarea->mem ? xarea : &r->spill;
+        cl_uint xcap = xarea->mem ? exchange_window_capacity(&m->xw, (int)(r - m->rep)) : 0;
         cl_uint xword = CTL_EXPORT + (cl_uint)(w & 1);
         rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 28, 15,
                                 KBUF(r->pos), KARG(range2), KARG(g->side), KARG(g->nx),
