@@ -6,7 +6,8 @@ Usage:
 
 Writes a PNG (default: TRACE.png beside the trace) with two panels:
   1. the share of events each device ran, over windows (simulated time, one window = one
-     lookahead), windows grouped into at most N bins (default 200);
+     lookahead), windows grouped into at most N bins (default 200); a run of whole packets
+     steps in batches of packets instead, and the panel is drawn over batches;
   2. predicted against measured seconds per decision, log-log, one colour per device, with the
      line y = x: points below it ran slower than predicted, points above it faster.
 Decisions without a prediction (calibration) or without a measurement are left out of panel 2.
@@ -25,6 +26,8 @@ import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first
 
 COLUMNS = ["window", "kind", "partition", "multiplicity", "device", "predicted_s",
            "measured_s", "policy", "migrated"]
+# a run of whole packets: its steps are batches and its units chunks of a batch
+BATCH_COLUMNS = ["batch", "kind", "chunk"] + COLUMNS[3:]
 
 
 def read_trace(path):
@@ -32,12 +35,14 @@ def read_trace(path):
     (None when the field is empty)."""
     with open(path, newline="") as f:
         reader = csv.DictReader(f)
-        if reader.fieldnames != COLUMNS:
+        if reader.fieldnames not in (COLUMNS, BATCH_COLUMNS):
             sys.exit(f"{path}: not an injector trace (header {reader.fieldnames})")
+        step = reader.fieldnames[0]
         rows = []
         for r in reader:
             rows.append({
-                "window": int(r["window"]),
+                "step": step,
+                "window": int(r[step]),
                 "multiplicity": int(r["multiplicity"]),
                 "device": int(r["device"]),
                 "predicted": float(r["predicted_s"]) if r["predicted_s"] else None,
@@ -62,7 +67,8 @@ def share_panel(ax, rows, devices, bins):
     ax.stackplot(x, shares, labels=[f"device {d}" for d in devices], step="post")
     ax.set_xlim(lo, max(hi, lo + 1))
     ax.set_ylim(0, 1)
-    ax.set_xlabel("window (simulated time)" + (f", {width} per bin" if width > 1 else ""))
+    steps = "batch" if rows[0]["step"] == "batch" else "window (simulated time)"
+    ax.set_xlabel(steps + (f", {width} per bin" if width > 1 else ""))
     ax.set_ylabel("share of events")
     ax.legend(loc="upper right", fontsize="small")
 

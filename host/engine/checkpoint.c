@@ -347,16 +347,36 @@ static int read_progress(const ckpt_file *f, ckpt_progress *p, cn_error *err)
     return rc;
 }
 
-/* What holds for either kind of window once the next window's number is in range. */
-static int check_done_reached(const ckpt_file *f, const ckpt_progress *p, cn_error *err)
+/* What holds for every kind of step (windows or batches: STEP, STEPS) once the next one's
+ * number is in range. */
+static int check_done_reached(const ckpt_file *f, const ckpt_progress *p, const char *step,
+                              const char *steps, cn_error *err)
 {
     if (p->done < 0 || p->done > p->next)
-        return ckpt_refuse(f, err, CKPT_DONE, "%lld windows run, with the next window %lld",
-                           (long long)p->done, (long long)p->next);
+        return ckpt_refuse(f, err, CKPT_DONE, "%lld %s run, with the next %s %lld",
+                           (long long)p->done, steps, step, (long long)p->next);
     if (p->reached < 0)
         return ckpt_refuse(f, err, CKPT_REACHED, "time reached %lld ns is negative",
                            (long long)p->reached);
     return 0;
+}
+
+/* Steps that are counted (STEP: "window" or "batch"): none negative, the next within the
+ * 64-bit count, no more run than the next one's number. */
+static int get_progress_count(const ckpt_file *f, ckpt_progress *p, const char *step,
+                              const char *steps, cn_error *err)
+{
+    int rc = read_progress(f, p, err);
+    if (rc)
+        return rc;
+    /* a count: the step after the last one the 64-bit counter holds is not one */
+    if (p->next < 0)
+        return ckpt_refuse(f, err, CKPT_NEXT, "next %s %lld is negative", step,
+                           (long long)p->next);
+    if (p->next == INT64_MAX)
+        return ckpt_refuse(f, err, CKPT_NEXT, "next %s %lld is beyond the last %s a run can "
+                           "count", step, (long long)p->next, step);
+    return check_done_reached(f, p, step, steps, err);
 }
 
 int ckpt_get_progress(const ckpt_file *f, int64_t L, ckpt_progress *p, cn_error *err)
@@ -372,19 +392,17 @@ int ckpt_get_progress(const ckpt_file *f, int64_t L, ckpt_progress *p, cn_error 
         return ckpt_refuse(f, err, CKPT_NEXT, "next window %lld is %s", (long long)p->next,
                            p->next < 0 ? "negative" : "beyond the last window whose time fits "
                                                       "in 64 bits");
-    return check_done_reached(f, p, err);
+    return check_done_reached(f, p, "window", "windows", err);
 }
 
 int ckpt_get_progress_events(const ckpt_file *f, ckpt_progress *p, cn_error *err)
 {
-    int rc = read_progress(f, p, err);
-    if (rc)
-        return rc;
-    /* a count: the window after the last one the 64-bit counter holds is not one */
-    if (p->next < 0 || p->next == INT64_MAX)
-        return ckpt_refuse(f, err, CKPT_NEXT, "next window %lld is %s", (long long)p->next,
-                           p->next < 0 ? "negative" : "beyond the last window a run can count");
-    return check_done_reached(f, p, err);
+    return get_progress_count(f, p, "window", "windows", err);
+}
+
+int ckpt_get_progress_batches(const ckpt_file *f, ckpt_progress *p, cn_error *err)
+{
+    return get_progress_count(f, p, "batch", "batches", err);
 }
 
 int ckpt_find_exact(const ckpt_file *f, uint32_t tag, uint64_t bytes, const char *what,

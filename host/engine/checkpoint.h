@@ -38,7 +38,9 @@
 /* With fixed windows (ENGINE_SYNC_FIXED) window W is [W * L, (W + 1) * L), so ENXT also says
  * where the run goes on. With event-driven windows (ENGINE_SYNC_EVENT) the window number is
  * only a count: the next window begins where the restored model's least pending time says
- * (model_ops.next_begin), and ETIM is the end of the last window run. */
+ * (model_ops.next_begin), and ETIM is the end of the last window run. With batches
+ * (ENGINE_SYNC_BATCHES) ENXT and EWIN count batches, and ETIM is the time the model says its
+ * batches reached (window_outcome.reached; the flood: the creation of the last packet run). */
 
 typedef struct ckpt_buf {
     uint8_t *data;
@@ -101,6 +103,9 @@ int ckpt_get_progress(const ckpt_file *f, int64_t L, ckpt_progress *p, cn_error 
  * a window number: none negative and no more windows run than the next one's number. The
  * model checks the time reached and the windows against its scenario. */
 int ckpt_get_progress_events(const ckpt_file *f, ckpt_progress *p, cn_error *err);
+/* The same records of a run of batches (the engine's ENGINE_SYNC_BATCHES), whose numbers
+ * count batches: the same checks, said of batches. */
+int ckpt_get_progress_batches(const ckpt_file *f, ckpt_progress *p, cn_error *err);
 
 /* CRC-32 (IEEE) of LEN bytes, continuing from CRC (0 to start). */
 uint32_t ckpt_crc32(uint32_t crc, const void *data, size_t len);

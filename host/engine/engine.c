@@ -184,8 +184,9 @@ static int run_one_set(const model_ops *ops, struct model *m, injector *inj,
      * garbage: refuse it here, where it shows */
     for (int e = 0; e < p->n_evs && rc == 0; e++)
         if (!p->evs[e] || p->n_evs > ENGINE_MAX_SET_EVENTS)
-            rc = cn_fail(err, CN_ERR_RUNTIME, "internal error: event set %d of window %lld "
-                         "reported %d events but filled fewer", s, (long long)plan->index,
+            rc = cn_fail(err, CN_ERR_RUNTIME, "internal error: event set %d of %s %lld "
+                         "reported %d events but filled fewer", s,
+                         inj->cfg.batches ? "batch" : "window", (long long)plan->index,
                          p->n_evs);
     if (rc == 0)
         inject_enqueued(inj, &d, set->multiplicity, moved, move_s);
@@ -202,7 +203,7 @@ static const char *const *name_kinds(const model_ops *ops, const char **names)
 
 /* The injector for this run: the scenario's [inject] keys, the devices' classes, and the
  * partitions as the model placed them. */
-static int make_injector(injector *inj, const model_ops *ops, struct model *m,
+static int make_injector(injector *inj, const model_ops *ops, struct model *m, int sync,
                          const scenario *sc, device_ctx *const *devs, int n_devs,
                          const engine_options *opt, cn_error *err)
 {
@@ -214,6 +215,7 @@ static int make_injector(injector *inj, const model_ops *ops, struct model *m,
         .busy = (int)sc->busy,
         .can_migrate = ops->migrate != NULL,
         .calibration_share = sc->calibration_share,
+        .batches = sync == ENGINE_SYNC_BATCHES,
     };
     inject_device_class classes[ENGINE_MAX_DEVICES];
     for (int d = 0; d < n_devs; d++)
@@ -237,7 +239,7 @@ static int make_injector(injector *inj, const model_ops *ops, struct model *m,
 }
 
 /* Test hook: CLNETSIM_TEST_RAISE=INT@N (or TERM@N, HUP@N) raises that signal once N windows
- * (rounds of whole packets) are done, so that tests stop a run at a known point through the real
+ * (or batches) are done, so that tests stop a run at a known point through the real
  * signal handler. Returns the window count, -1 when unset or malformed; *SIG the signal. */
 static int64_t test_raise_point(int *sig)
 {
@@ -256,8 +258,11 @@ static int64_t test_raise_point(int *sig)
 
 /* Where a run starts and when its next checkpoint is due. */
 typedef struct run_start {
-    int64_t window;           /* the first window to run (a resumed run's is later than 0) */
-    int64_t windows_done;     /* windows run before it */
+    int sync;                 /* enum engine_sync of this run (model_ops.run_sync) */
+    int64_t window;           /* the first window (or batch) to run (a resumed run's is later
+                               * than 0) */
+    int64_t windows_done;     /* windows (or batches) run before it, then so far */
+    uint64_t batch_done;      /* batches: what the last one said they covered */
     sim_time_ns next_sim;     /* a checkpoint is due once this simulated time is reached */
     double next_wall;         /* or this wall time (wall_seconds) */
     int64_t written;          /* checkpoints written */
@@ -301,9 +306,21 @@ static int checkpoint_due(const engine_options *opt, run_start *st, sim_time_ns 
     return due;
 }
 
-/* Runs the windows to the end, or until *OPT->stop is set: then *STOPPED_AT is the end of the
- * last window run (the models' results are those of the simulation up to there). *WINDOW is
- * the window under way. */
+/* The progress line after a step: windows show the simulated time REACHED, batches what
+ * they covered in the model's units. */
+static void show_progress(progress *prog, const model_ops *ops, int sync, sim_time_ns reached,
+                          int64_t done, const window_outcome *out)
+{
+    if (sync == ENGINE_SYNC_BATCHES)
+        progress_update_batches(prog, done, out->done, out->total, ops->batch_unit, out->events);
+    else
+        progress_update(prog, reached, done, out->events, out->estimated_end);
+}
+
+/* Runs the windows (or batches) to the end, or until *OPT->stop is set: then *STOPPED_AT is
+ * the simulated time reached, the end of the last window run (the models' results are those
+ * of the simulation up to there; a model of batches states it itself). *WINDOW is the window
+ * (or batch) under way; ST->windows_done counts those run. */
 static int run_windows(const model_ops *ops, struct model *m, injector *inj,
                        device_ctx *const *devs, const scenario *sc, const engine_options *opt,
                        const recovery *rec, pending_fifo *fifo, host_report *host,
@@ -312,7 +329,9 @@ static int run_windows(const model_ops *ops, struct model *m, injector *inj,
     sim_time_ns L = ops->lookahead(m);
     progress prog;
     progress_init(&prog, opt->progress);
-    int64_t w = st->window, windows_done = st->windows_done;
+    int64_t w = st->window;
+    int64_t *windows_done = &st->windows_done;
+    int batches = st->sync == ENGINE_SYNC_BATCHES;
     int raise_sig = 0;
     /* only in runs that can be stopped: not in the device self-test's and tuner's */
     int64_t raise_at = opt->stop ? test_raise_point(&raise_sig) : -1;
@@ -323,9 +342,9 @@ static int run_windows(const model_ops *ops, struct model *m, injector *inj,
     while (rc == 0) {
         plan->index = *window = w;
         /* event-driven windows begin at the least pending time (the model may end one
-         * earlier than begin + L: at its duration) */
-        plan->begin = ops->sync == ENGINE_SYNC_EVENT ? ops->next_begin(m) : w * L;
-        plan->end = plan->begin + L;
+         * earlier than begin + L: at its duration); a batch is no slice of time */
+        plan->begin = st->sync == ENGINE_SYNC_EVENT ? ops->next_begin(m) : batches ? 0 : w * L;
+        plan->end = batches ? 0 : plan->begin + L;
         plan->n_sets = 0;
         for (int d = 0; d < inj->n_devices; d++) /* for CLNETSIM_TEST_FAIL=enqueue@D:W */
             device_fault_window(devs[d], w);
@@ -374,25 +393,28 @@ static int run_windows(const model_ops *ops, struct model *m, injector *inj,
             inject_settle(inj);
         if (rc != 0)
             break;
-        windows_done++;
-        progress_update(&prog, out.shown ? out.shown_time : plan->end, windows_done, out.events,
-                        out.estimated_end);
+        ++*windows_done;
+        /* the simulated time reached: a window's end, or what the model says its batches
+         * reached */
+        sim_time_ns reached = batches ? out.reached : plan->end;
+        show_progress(&prog, ops, st->sync, reached, *windows_done, &out);
+        if (batches)
+            st->batch_done = out.done;
         if (out.finished)
             break;
-        if (windows_done == raise_at)
+        if (*windows_done == raise_at)
             raise(raise_sig);
         int64_t next = out.next_window > w ? out.next_window : w + 1;
         int stop = opt->stop && *opt->stop;
-        sim_time_ns reached = out.shown ? out.shown_time : plan->end;
         /* a stopped run leaves a checkpoint too, so that it can be resumed */
         if (opt->checkpoint && (checkpoint_due(opt, st, reached) || stop)) {
-            rc = write_checkpoint(ops, m, sc, opt, next, windows_done, reached, err);
+            rc = write_checkpoint(ops, m, sc, opt, next, *windows_done, reached, err);
             if (rc)
                 break;
             st->written++;
         }
         if (stop) {
-            *stopped_at = plan->end;
+            *stopped_at = reached > 0 ? reached : 0;
             break;
         }
         w = next;
@@ -427,9 +449,11 @@ static int start_point(const model_ops *ops, struct model *m, const scenario *sc
         if (!rc && can) /* the file against its scenario before anything is read from it */
             rc = ops->check_checkpoint(f, sc, err);
         /* event-driven windows: the window number is a count, and the next window's begin
-         * comes from the restored model (next_begin) */
-        if (!rc && ops->sync == ENGINE_SYNC_EVENT)
+         * comes from the restored model (next_begin); batches are counts too */
+        if (!rc && st->sync == ENGINE_SYNC_EVENT)
             rc = ckpt_get_progress_events(f, &pg, err);
+        else if (!rc && st->sync == ENGINE_SYNC_BATCHES)
+            rc = ckpt_get_progress_batches(f, &pg, err);
         else if (!rc)
             rc = ckpt_get_progress(f, ops->lookahead(m), &pg, err);
         st->window = pg.next;
@@ -470,15 +494,17 @@ static int run_attempt(const model_ops *ops, const scenario *sc, device_ctx *con
     struct model *m = NULL;
     int rc = ops->create(&m, sc, live, n_live, err);
     double t1 = wall_seconds();
+    /* the scenario may decide how this model steps (the flood: batches of whole packets) */
+    int sync = rc == 0 && ops->run_sync ? ops->run_sync(m) : ops->sync;
     if (rc == 0)
-        rc = make_injector(&inj, ops, m, sc, live, n_live, opt, err);
+        rc = make_injector(&inj, ops, m, sync, sc, live, n_live, opt, err);
     pending_fifo *fifo = calloc(1, sizeof *fifo);
     if (rc == 0 && !fifo)
         rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
     host_report host = {0};
     sim_time_ns stopped_at = -1;
     recovery rec = {sc->on_failure == ON_FAILURE_CONTINUE, opt->log};
-    run_start st = {0, 0, 0, 0, 0};
+    run_start st = {.sync = sync};
     if (rc == 0)
         rc = start_point(ops, m, sc, opt, &st, res, err);
     if (rc == 0) {
@@ -520,6 +546,13 @@ static int run_attempt(const model_ops *ops, const scenario *sc, device_ctx *con
         res->host = host;
         snprintf(res->scenario_path, sizeof res->scenario_path, "%s", sc->path);
         describe_devices(&inj, all, n_all, live, n_live, res);
+        if (sync == ENGINE_SYNC_BATCHES) { /* the summary's and JSON's words for the steps */
+            res->batched = 1;
+            res->batches = st.windows_done;
+            res->batch_done = st.batch_done;
+            snprintf(res->batch_unit, sizeof res->batch_unit, "%s",
+                     ops->batch_unit ? ops->batch_unit : "units");
+        }
     }
     inject_free(&inj);
     return rc;

@@ -41,31 +41,42 @@ typedef struct event_set {
     uint64_t multiplicity;  /* number of cloned events in the set */
 } event_set;
 
+/* One step of the engine's loop: a window, or a batch (ENGINE_SYNC_BATCHES). The name is the
+ * window's, as most steps are windows; the outputs name a batch as one. */
 typedef struct window_plan {
     int64_t index;          /* window number: [index * L, (index + 1) * L) with fixed
-                             * windows; with event-driven ones only their count */
-    sim_time_ns begin, end;
+                             * windows; with event-driven ones only their count; with
+                             * batches the batch's number, from 0 */
+    sim_time_ns begin, end; /* the window; batches cover no time slice: both 0 */
     int n_sets;
     event_set sets[ENGINE_MAX_SETS]; /* in dependency order (writes before later reads) */
 } window_plan;
 
-/* What the model reports after each window. */
+/* What the model reports after each window (or batch). */
 typedef struct window_outcome {
     int finished;           /* no event remains (or the duration is reached) */
     int64_t next_window;    /* next window with work (> index) when not finished */
     uint64_t events;        /* events executed so far (transmissions + receptions) */
-    sim_time_ns estimated_end; /* best guess of the end time, for the progress line */
+    sim_time_ns estimated_end; /* windows: best guess of the end time, for the progress line */
     int drained;            /* every set enqueued so far has finished (the model waited) */
-    int shown;              /* SHOWN_TIME is set: the progress line shows it, not the window's end */
-    sim_time_ns shown_time;
+    /* Batches only (a window's are its end and the times above). What the batches so far
+     * cover, in the model's own units (model_ops.batch_unit: the flood's packets launched, of
+     * all those of the run), for the progress line and the summary; and the simulated time
+     * they reached, the clock of checkpoints in simulated time. */
+    uint64_t done, total;
+    sim_time_ns reached;
 } window_outcome;
 
 struct model;
 
-/* How the engine places windows (docs/architecture.md, "Windows"): fixed windows
- * [index * L, (index + 1) * L), or event-driven ones [Tmin, Tmin + L) from the least pending
- * time the model reports (next_begin) after each window. */
-enum engine_sync { ENGINE_SYNC_FIXED = 0, ENGINE_SYNC_EVENT = 1 };
+/* How the engine steps (docs/architecture.md, "Windows and batches"): fixed windows
+ * [index * L, (index + 1) * L); event-driven ones [Tmin, Tmin + L) from the least pending
+ * time the model reports (next_begin) after each window; or batches, steps that are no slice
+ * of time but a share of the run's work taken whole (the flood's whole packets: each packet
+ * runs from its creation to its end within one step), which the model sizes and cuts into
+ * chunks, the injector's units (the sets' partitions). The outputs (progress line, summary,
+ * --trace-inject, --show-feedback) say batches and chunks in that mode. */
+enum engine_sync { ENGINE_SYNC_FIXED = 0, ENGINE_SYNC_EVENT = 1, ENGINE_SYNC_BATCHES = 2 };
 
 /* What a model offers beyond model_ops' callbacks, asked by the command line before a run
  * (model_ops.features, bits): MODEL_PACKET_ROWS, per-packet rows for `run --packets`
@@ -82,6 +93,12 @@ typedef struct model_ops {
     const char *const *flows;
     int n_flows;
     int sync;               /* enum engine_sync */
+    /* The sync mode of this run when the scenario decides it (the flood: batches of whole
+     * packets in static scenarios, fixed windows otherwise), asked once after create; NULL:
+     * SYNC. */
+    int (*run_sync)(const struct model *m);
+    /* ENGINE_SYNC_BATCHES: what window_outcome's DONE and TOTAL count, in words ("packets") */
+    const char *batch_unit;
     unsigned features;      /* MODEL_PACKET_ROWS, MODEL_KERNEL_SHAPES */
     /* ENGINE_SYNC_EVENT: the next window's begin, the least time of a pending event */
     sim_time_ns (*next_begin)(const struct model *m);

@@ -42,6 +42,10 @@ typedef struct inject_config {
     int can_migrate;     /* 0: the model cannot move partitions; every set runs at home */
     double calibration_share; /* trials that migrate cost at most this share of the measured
                                  device time ([inject] calibration_share; 0: no limit) */
+    /* The engine steps in batches, not windows, and the units it places are chunks of a
+     * batch, not partitions (ENGINE_SYNC_BATCHES): --trace-inject and --show-feedback say so.
+     * The policies are the same; a window's count (HOLD, BUSY) is then a batch's. */
+    int batches;
 } inject_config;
 
 /* Recent (multiplicity, seconds) samples of one kind on one device. */

@@ -16,15 +16,20 @@ static const char *name_or_blank(const char *const *names, int i)
 static void print_mode(const injector *inj, FILE *out)
 {
     const inject_config *c = &inj->cfg;
+    /* the engine's steps and the units it places: batches and their chunks, or windows and
+     * partitions */
+    const char *step = c->batches ? "batch" : "window";
+    const char *steps = c->batches ? "batches" : "windows";
     fprintf(out, "Injector: policy %s", inject_policy_name(c->policy));
     if (c->policy == INJECT_HYBRID)
-        fprintf(out, ", now %s (since window %lld, %llu switches)\n"
-                     "  rapid above %d sets per device in a window, a choice held %d windows",
-                inject_policy_name(inj->mode), (long long)inj->mode_since,
-                (unsigned long long)inj->mode_switches, c->busy, c->hold);
+        fprintf(out, ", now %s (since %s %lld, %llu switches)\n"
+                     "  rapid above %d sets per device in a %s, a choice held %d %s",
+                inject_policy_name(inj->mode), step, (long long)inj->mode_since,
+                (unsigned long long)inj->mode_switches, c->busy, step, c->hold, steps);
     fputc('\n', out);
     if (!c->can_migrate)
-        fprintf(out, "  this model cannot move partitions: every set runs at home\n");
+        fprintf(out, "  this model cannot move %s: every set runs at home\n",
+                c->batches ? "chunks" : "partitions");
     fprintf(out, "  decisions: static %llu, rapid %llu, advanced %llu; migrations %llu\n",
             (unsigned long long)inj->decisions[INJECT_STATIC],
             (unsigned long long)inj->decisions[INJECT_RAPID],

@@ -11,8 +11,11 @@
 #include "inject/inject_internal.h"
 #include "report/report.h"
 
+/* The columns; a run of batches names its steps and units as what they are (inject.h). */
 static const char trace_header[] =
     "window,kind,partition,multiplicity,device,predicted_s,measured_s,policy,migrated\n";
+static const char trace_header_batches[] =
+    "batch,kind,chunk,multiplicity,device,predicted_s,measured_s,policy,migrated\n";
 
 static void free_trace_names(struct inject_private *pv, int n_kinds)
 {
@@ -57,7 +60,7 @@ int inject_trace_open(injector *inj, const char *path, const char *const *kind_n
         return -1;
     }
     FILE *f = pv->trace = pv->trace_out->file;
-    if (fputs(trace_header, f) == EOF)
+    if (fputs(inj->cfg.batches ? trace_header_batches : trace_header, f) == EOF)
         pv->trace_errno = errno ? errno : EIO;
     return 0;
 }

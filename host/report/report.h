@@ -79,6 +79,14 @@ typedef struct run_results {
      * a model that makes them contract members declares metrics of their own too */
     int64_t end_time_ns;
     int64_t windows;
+    /* a run of batches (the engine's ENGINE_SYNC_BATCHES: the flood's whole packets) instead
+     * of windows: BATCHES run (a resumed run's from its start) and what they covered,
+     * BATCH_DONE of the model's BATCH_UNIT ("packets"); the summary's "simulated" line and
+     * the JSON's "batches" say them. WINDOWS stays the model's (the flood's contract member). */
+    int batched;
+    int64_t batches;
+    uint64_t batch_done;
+    char batch_unit[16];
     uint64_t model_events;   /* the model's executed events (events per second) */
     /* per-packet records when the scenario asked for them (scenario.record_packets):
      * malloc'ed, released by results_free_packets; the names of their flows */
@@ -186,16 +194,22 @@ void report_print_json(const run_results *r, FILE *out);
 void report_print_summary(const run_results *r, FILE *out);
 
 /* Progress line on stderr, redrawn at most a few times per second, only on a terminal and only
- * once the run has lasted a second. */
+ * once the run has lasted a second. CLNETSIM_TEST_PROGRESS=1 draws it at every update, on
+ * whatever stderr is, one line each, so that tests can read it. */
 typedef struct progress {
     int enabled;
+    int every;              /* the test hook: every update, each on a line of its own */
     double started, last_draw;
     int drawn;
 } progress;
 
 void progress_init(progress *p, int enabled);
+/* Windows: the simulated time reached, windows run, events so far and the estimated end. */
 void progress_update(progress *p, int64_t sim_ns, int64_t windows, uint64_t events,
                      int64_t estimated_end_ns);
+/* Batches: batches run, and DONE of TOTAL UNITs ("packets") covered, events so far. */
+void progress_update_batches(progress *p, int64_t batches, uint64_t done, uint64_t total,
+                             const char *unit, uint64_t events);
 void progress_finish(progress *p);
 
 /* Monotonic wall clock in seconds. */

@@ -1,4 +1,5 @@
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,8 +37,13 @@ void report_print_summary(const run_results *r, FILE *out)
         fprintf(out, "model        %s, seed %llu\n", r->model, (unsigned long long)r->seed);
         print_lines(r, METRIC_SUMMARY_HEAD, 16, out);
     }
-    fprintf(out, "simulated    %.3f s in %lld windows\n", (double)r->end_time_ns * 1e-9,
-            (long long)r->windows);
+    if (r->batched) /* batches are no slices of time: what they covered, in the model's units */
+        fprintf(out, "simulated    %.3f s, %llu %s in %lld batch%s\n",
+                (double)r->end_time_ns * 1e-9, (unsigned long long)r->batch_done, r->batch_unit,
+                (long long)r->batches, r->batches == 1 ? "" : "es");
+    else
+        fprintf(out, "simulated    %.3f s in %lld windows\n", (double)r->end_time_ns * 1e-9,
+                (long long)r->windows);
     if (r->interrupted)
         fprintf(out, "stopped      by %s at simulated time %.3f s: the results so far, not a "
                 "complete run\n", results_signal_name(r->stop_signal),
@@ -74,36 +80,74 @@ void report_print_summary(const run_results *r, FILE *out)
 
 void progress_init(progress *p, int enabled)
 {
-    p->enabled = enabled && isatty(STDERR_FILENO);
+    const char *every = getenv("CLNETSIM_TEST_PROGRESS");
+    p->every = enabled && every && !strcmp(every, "1");
+    p->enabled = p->every || (enabled && isatty(STDERR_FILENO));
     p->started = wall_seconds();
     p->last_draw = 0;
     p->drawn = 0;
 }
 
-void progress_update(progress *p, int64_t sim_ns, int64_t windows, uint64_t events,
-                     int64_t estimated_end_ns)
+/* Whether to draw now (a few times per second, once the run has lasted a second); *ELAPSED
+ * the wall seconds since the start. */
+static int progress_due(progress *p, double *elapsed)
 {
-    if (!p->enabled)
-        return;
-    double now = wall_seconds(), elapsed = now - p->started;
-    if (elapsed < 1.0 || now - p->last_draw < 0.25)
-        return;
+    if (!p->enabled) /* before the clock: a run without the line pays nothing per window */
+        return 0;
+    double now = wall_seconds();
+    *elapsed = now - p->started;
+    if (!p->every && (*elapsed < 1.0 || now - p->last_draw < 0.25))
+        return 0;
     p->last_draw = now;
     p->drawn = 1;
-    double eta = -1;
-    if (estimated_end_ns > sim_ns && sim_ns > 0)
-        eta = elapsed * (double)(estimated_end_ns - sim_ns) / (double)sim_ns;
+    return 1;
+}
+
+/* Ends the line: redrawn in place on a terminal, a line of its own under the test hook. */
+static void progress_draw(const progress *p, const char *text, double elapsed, uint64_t events,
+                          double eta)
+{
     char eta_text[32] = "?";
     if (eta >= 0)
         snprintf(eta_text, sizeof eta_text, "%.0f s", eta);
-    fprintf(stderr, "\r  t = %.3f s  windows %lld  %.3g events/s  ETA %s   ", (double)sim_ns * 1e-9,
-            (long long)windows, (double)events / elapsed, eta_text);
+    double rate = elapsed > 0 ? (double)events / elapsed : 0.0;
+    fprintf(stderr, "\r  %s  %.3g events/s  ETA %s   %s", text, rate, eta_text,
+            p->every ? "\n" : "");
     fflush(stderr);
+}
+
+void progress_update(progress *p, int64_t sim_ns, int64_t windows, uint64_t events,
+                     int64_t estimated_end_ns)
+{
+    double elapsed;
+    if (!progress_due(p, &elapsed))
+        return;
+    double eta = -1;
+    if (estimated_end_ns > sim_ns && sim_ns > 0)
+        eta = elapsed * (double)(estimated_end_ns - sim_ns) / (double)sim_ns;
+    char text[96];
+    snprintf(text, sizeof text, "t = %.3f s  windows %lld", (double)sim_ns * 1e-9,
+             (long long)windows);
+    progress_draw(p, text, elapsed, events, eta);
+}
+
+void progress_update_batches(progress *p, int64_t batches, uint64_t done, uint64_t total,
+                             const char *unit, uint64_t events)
+{
+    double elapsed;
+    if (!progress_due(p, &elapsed))
+        return;
+    /* the share of the units done measures the work, as batches are no slices of time */
+    double eta = done > 0 && total >= done ? elapsed * (double)(total - done) / (double)done : -1;
+    char text[128];
+    snprintf(text, sizeof text, "batch %lld  %llu of %llu %s", (long long)batches,
+             (unsigned long long)done, (unsigned long long)total, unit ? unit : "units");
+    progress_draw(p, text, elapsed, events, eta);
 }
 
 void progress_finish(progress *p)
 {
-    if (p->enabled && p->drawn) {
+    if (p->enabled && p->drawn && !p->every) {
         fprintf(stderr, "\r%78s\r", "");
         fflush(stderr);
     }

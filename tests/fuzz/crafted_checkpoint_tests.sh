@@ -49,6 +49,10 @@ crafted whole_packets grid_whole.ckpt FSCL 32 100000 \
     "record FSCL: next packet 100000 after 1 rounds, of 20 packets"
 crafted whole_rounds grid_whole.ckpt ENXT 0 21 \
     "record ENXT: next round 21 is beyond the scenario's 20 packets"
+# whole packets run in batches: the engine's records count batches, and say so
+crafted whole_next_negative grid_whole.ckpt ENXT 0 -1 "record ENXT: next batch -1 is negative"
+crafted whole_done grid_whole.ckpt EWIN 0 1000 \
+    "record EWIN: 1000 batches run, with the next batch 1"
 crafted tiles mobile_parts.ckpt FPRT 0 7 "record FPRT: node 0 is in partition 7 of 2"
 # positions the kernels index or compute with: a partition that does not exist, a coordinate
 # out of range; and a counter the results cannot hold

@@ -334,7 +334,10 @@ int flood_checkpoint_check(const ckpt_file *in, const scenario *sc, cn_error *er
     if (!rc && !shape.whole && pg.next > last_window(sc))
         return ckpt_refuse(in, err, CKPT_NEXT, "next window %lld is beyond the scenario's last "
                            "window %lld", (long long)pg.next, (long long)last_window(sc));
-    if (!rc)
+    /* whole packets run in batches, whose numbers are counts (engine/checkpoint.h) */
+    if (!rc && shape.whole)
+        rc = ckpt_get_progress_batches(in, &pg, err);
+    else if (!rc)
         rc = ckpt_get_progress(in, sc->relay_delay_ns, &pg, err);
     if (!rc)
         rc = ckpt_get(in, T_SCALARS, &sv, sizeof sv, err);

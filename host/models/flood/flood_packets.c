@@ -10,11 +10,12 @@
  * work-group barriers only. Results are the same, bit for bit: counters are sums over
  * packets and the end time is a maximum (docs/architecture.md, "Whole packets").
  *
- * The engine still drives it: each "window" of the loop is a round of packets, cut into
- * chunks (one per device of the fastest class), each an event set of
- * kind FLOOD_PACKETS whose multiplicity is its packets times the nodes. Every device holds the
- * whole graph, so the injector can send any chunk anywhere: for it, chunks are partitions
- * that move for free. */
+ * The engine drives it in batches (ENGINE_SYNC_BATCHES, flood_sync in flood_window.c): each
+ * step of its loop is a batch of packets (a "round" here), cut into chunks (one per device of
+ * the fastest class), each an event set of kind FLOOD_PACKETS whose multiplicity is its
+ * packets times the nodes. Every device holds the whole graph, so the injector can send any
+ * chunk anywhere: its units are the chunks, which move for free. After each batch the model
+ * says how many packets have run of the run's (the progress line and the summary). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,8 +46,8 @@ enum {
  * work-group runs on one thread, so a few per core balance packets of unequal cost. */
 #define PACKET_GROUPS_GPU 8
 #define PACKET_GROUPS_CPU 4
-/* Rounds per run (about): each is one launch and one read-back; a few give the progress line
- * something to show without adding a window loop's costs. */
+/* Batches (rounds) per run (about): each is one launch and one read-back; a few give the
+ * progress line something to show without adding a window loop's costs. */
 #define PACKET_ROUNDS 8
 
 /* Packets created before the end of the run: t_k < duration, or all without a duration. */
@@ -637,25 +638,18 @@ int flood_packets_end(struct model *m, window_outcome *out, cn_error *err)
     out->drained = 1;
     out->finished = m->pk_next >= m->pk_total;
     out->events = (uint64_t)s[PS_TX] + (uint64_t)s[PS_RX];
-    /* the line shows the creation time of the packets launched so far */
-    int64_t done = m->pk_next > 0 ? m->pk_next - 1 : 0;
-    out->shown = 1;
-    out->shown_time = m->sc.start_ns + done * m->sc.interval_ns;
-    out->estimated_end = m->sc.start_ns + (m->pk_total > 0 ? m->pk_total - 1 : 0) *
-                                              m->sc.interval_ns;
-    if (m->flows) { /* the last packet launched; the end is a guess from the share done */
+    /* what the batches covered: the packets launched, each run to its end */
+    out->done = (uint64_t)m->pk_next;
+    out->total = (uint64_t)m->pk_total;
+    /* the simulated time they reached, for checkpoints in simulated time: the creation time
+     * of the last packet launched */
+    int64_t last = m->pk_next > 0 ? m->pk_next - 1 : 0;
+    out->reached = m->sc.start_ns + last * m->sc.interval_ns;
+    if (m->flows) {
         int64_t q = m->pk_next - m->pk_round_k0 - 1;
         const uint32_t *e = m->pk_tab_host + 4 * (q > 0 ? q : 0);
-        out->shown_time = (int64_t)(((uint64_t)e[1] << 32) | e[0]);
-        /* in floating point: the product can pass 2^63 (it only feeds the progress line) */
-        double guess = m->pk_next > 0 ? (double)out->shown_time / (double)m->pk_next *
-                                            (double)m->pk_total
-                                      : 0.0;
-        out->estimated_end = guess < (double)SCENARIO_MAX_TIME_NS ? (int64_t)guess
-                                                                  : SCENARIO_MAX_TIME_NS;
+        out->reached = (int64_t)(((uint64_t)e[1] << 32) | e[0]);
     }
-    if (out->estimated_end < out->shown_time)
-        out->estimated_end = out->shown_time;
     return 0;
 }
 

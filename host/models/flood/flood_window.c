@@ -679,8 +679,15 @@ int flood_neighbour_lists(struct model *m, uint32_t **offsets, uint32_t **list, 
     return rc;
 }
 
-/* With whole packets the injector's partitions are the chunks of a round (flood_packets.c):
- * every device holds the whole graph, so they move for free. */
+/* Static scenarios flood whole packets in batches (flood_packets.c); the window loop has fixed
+ * windows. */
+static int flood_sync(const struct model *m)
+{
+    return m->whole ? ENGINE_SYNC_BATCHES : ENGINE_SYNC_FIXED;
+}
+
+/* With whole packets the injector's units are the chunks of a batch (flood_packets.c): every
+ * device holds the whole graph, so they move for free. */
 static int flood_n_partitions(const struct model *m)
 {
     return m->whole ? m->pk_chunks : (int)m->n_parts;
@@ -714,6 +721,8 @@ const model_ops flood_model_ops = {
     .name = "flood",
     .features = MODEL_PACKET_ROWS | MODEL_KERNEL_SHAPES,
     .metrics = &flood_metric_set,
+    .run_sync = flood_sync,
+    .batch_unit = "packets",
     .kinds = flood_kinds,
     .n_kinds = FLOOD_N_KINDS,
     .flows = flood_flows,
