@@ -75,6 +75,26 @@ enum engine_sync { ENGINE_SYNC_FIXED = 0, ENGINE_SYNC_EVENT = 1 };
 #define MODEL_PACKET_ROWS 1u
 #define MODEL_KERNEL_SHAPES 2u
 
+/* What `clnetsim selftest` and `bench` (host/bench) need of a model beyond a run, so that
+ * neither names a model: its sequential reference, and what a benchmark case's size counts.
+ * The model's folder implements it (host/models/X/X_bench.c). */
+typedef struct model_bench {
+    const char *title;          /* the model in the self-test's words (PHOLD: its acronym) */
+    const char *reference_name; /* its reference there: "the sequential reference" */
+    /* Runs SC through the model's sequential reference (host/oracle) and puts its results
+     * into WANT (zeroed by the caller) as the run's would be: model, seed and every contract
+     * member by its declared name. 0, or 1 with a sentence in WHY when the reference
+     * refuses SC. selftest compares a run with WANT member by member. */
+    int (*reference)(const scenario *sc, run_results *want, char *why, size_t cap);
+    /* What a case's size counts (the flood's nodes, PHOLD's LPs) and, in *PENDING, the
+     * events pending per unit all along (PHOLD's population; 0: none), from which bench
+     * reports the device bytes per unit and per pending event. */
+    int64_t (*size)(const scenario *sc, int64_t *pending);
+    /* --sizes: the -s overrides ("section.key=value", at most MAX) that make SC about N
+     * units at the same density; the count written, or -1 with ERR set. */
+    int (*resize)(const scenario *sc, int64_t n, char out[][96], int max, cn_error *err);
+} model_bench;
+
 typedef struct model_ops {
     const char *name;
     const event_kind *kinds;
@@ -89,6 +109,8 @@ typedef struct model_ops {
      * combine, the contract members and the summary's lines. results() fills them
      * (results_declare, then results_set by name). */
     const metric_set *metrics;
+    /* selftest's reference and bench's sizes (above); NULL: the model has neither */
+    const model_bench *bench;
     /* Allocates the flows on DEVS (partition p lives on devs[p % n]) and builds what the
      * first window needs. */
     int (*create)(struct model **out, const scenario *sc, device_ctx *const *devs, int n_devs,

@@ -9,7 +9,9 @@
 
 #include "../common/check.h"
 #include "bench/bench.h"
+#include "models/flood/flood.h"
 #include "models/flood/flood_metrics.h"
+#include "models/phold/phold.h"
 #include "oracle/flood_oracle.h"
 #include "oracle/phold_oracle.h"
 
@@ -34,6 +36,26 @@ static void run_like(const phold_oracle_params *p, const phold_oracle_result *o,
     for (int i = 0; i < 9; i++)
         results_add_metric(r, phold_names[i], v[i]);
     r->model_events = (uint64_t)o->events;
+}
+
+/* selftest's comparison of a run with its model's reference (selftest_reference_differs),
+ * the reference made from the oracles' results by each model's own translation. */
+static int selftest_phold_differs(const run_results *r, const phold_oracle_params *p,
+                                  const phold_oracle_result *o, char *buf, size_t cap)
+{
+    static run_results want;
+    memset(&want, 0, sizeof want);
+    phold_reference_results(p, o, &want);
+    return selftest_reference_differs(r, &want, buf, cap);
+}
+
+static int selftest_differs(const run_results *r, const flood_oracle_result *o, char *buf,
+                            size_t cap)
+{
+    static run_results want;
+    memset(&want, 0, sizeof want);
+    flood_reference_results(o, &want);
+    return selftest_reference_differs(r, &want, buf, cap);
 }
 
 static void test_selftest_phold(void)
@@ -165,6 +187,59 @@ static void test_phold_sizes(void)
     CHECK_NEAR(bench_bytes_per_event(&c, &row), 4.0, 0);
     c.population = 0; /* the flood: no pending population */
     CHECK_NEAR(bench_bytes_per_event(&c, &row), 0.0, 0);
+}
+
+/* Each model answers selftest and bench through model_ops.bench: the reference of a scenario
+ * is its oracle's results as the model's members, and a case's size and --sizes overrides
+ * are the model's, found by the scenario's model name alone. */
+static void test_model_bench(void)
+{
+    static scenario sc;
+    static run_results want;
+    cn_error err = {0};
+    char why[256] = "", buf[256] = "";
+    const char *ini = "[simulation]\nmodel = phold\nseed = 5\nduration = 1\n[phold]\nlps = 20\n"
+                      "population = 2\nlookahead = 0.1\nmean = 0.2\n";
+    CHECK(config_load_string("t.ini", ini, NULL, 0, &sc, &err) == 0);
+    const model_ops *ops = model_find(sc.model);
+    CHECK(ops && ops->bench && ops->bench->reference);
+    if (!ops || !ops->bench)
+        return;
+    CHECK(ops->bench->reference(&sc, &want, why, sizeof why) == 0);
+    phold_oracle_params p;
+    phold_oracle_result o;
+    phold_oracle_params_from(&sc, &p);
+    CHECK(phold_oracle_run(&p, &o, why, sizeof why) == PHOLD_ORACLE_OK);
+    static run_results r;
+    run_like(&p, &o, &r);
+    CHECK(selftest_reference_differs(&r, &want, buf, sizeof buf) == 0);
+    CHECK_TEXT(want.model, "phold");
+    CHECK_U64(results_value(&want, "events"), (uint64_t)o.events);
+    /* an oracle that refuses the scenario: its sentence comes back */
+    sc.phold.lps = 0;
+    memset(&want, 0, sizeof want);
+    CHECK(ops->bench->reference(&sc, &want, why, sizeof why) == 1);
+    CHECK(why[0] != '\0');
+
+    /* the flood: a 30 x 40 grid counts 1200 nodes, no pending population; 2500 nodes make a
+     * 50 x 50 grid */
+    const char *grid = "[topology]\nplacement = grid\nrows = 30\ncols = 40\nspacing = 100\n"
+                       "[connectivity]\nrange = 100\n[traffic]\npackets = 2\n";
+    CHECK(config_load_string("g.ini", grid, NULL, 0, &sc, &err) == 0);
+    int64_t population = -1;
+    CHECK_I64(bench_case_size(&sc, &population), 1200);
+    CHECK_I64(population, 0);
+    char out[BENCH_MAX_OVERRIDES][96];
+    CHECK_I64(bench_size_overrides(&sc, 2500, out, BENCH_MAX_OVERRIDES, &err), 3);
+    CHECK_TEXT(out[0], "topology.rows=50");
+    CHECK_TEXT(out[1], "topology.cols=50");
+    CHECK_TEXT(out[2], "traffic.destination=-1");
+    ops = model_find(sc.model);
+    memset(&want, 0, sizeof want);
+    CHECK(ops && ops->bench && ops->bench->reference(&sc, &want, why, sizeof why) == 0);
+    CHECK_TEXT(want.model, "flood");
+    CHECK_I64(results_i64(&want, "nodes"), 1200);
+    CHECK_I64(results_i64(&want, "generated"), 2);
 }
 
 /* How partial values combine: sums (unsigned 64-bit ones modulo 2^64), least, greatest. */
@@ -355,6 +430,7 @@ int main(void)
     test_selftest_phold();
     test_bench_metrics();
     test_phold_sizes();
+    test_model_bench();
     printf("%d checks, %d failures\n", checks, failures);
     return failures != 0;
 }

@@ -713,6 +713,7 @@ const model_ops flood_model_ops = {
     .name = "flood",
     .features = MODEL_PACKET_ROWS | MODEL_KERNEL_SHAPES,
     .metrics = &flood_metric_set,
+    .bench = &flood_bench,
     .kinds = flood_kinds,
     .n_kinds = FLOOD_N_KINDS,
     .flows = flood_flows,

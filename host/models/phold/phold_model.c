@@ -196,6 +196,7 @@ const model_ops phold_model_ops = {
     .sync = ENGINE_SYNC_EVENT,
     .next_begin = phold_next_begin,
     .metrics = &phold_metric_set,
+    .bench = &phold_bench,
     .create = phold_create,
     .lookahead = phold_lookahead,
     .plan_window = phold_plan_window,
