@@ -271,6 +271,52 @@ static void test_metric_combine(void)
     CHECK_I64(metric_index(flood_metrics, FLOOD_N_METRICS, "flows"), -1);
 }
 
+/* The core's reduction of the partial values a model hands it (results_reduce): each metric
+ * by its declared rule, a count past 2^63 - 1 refused with a sentence, a name the model did
+ * not declare refused. */
+static void test_results_reduce(void)
+{
+    static const model_metric list[] = {
+        {.name = "count", .kind = METRIC_I64, .contract = 1},
+        {.name = "least", .kind = METRIC_I64, .reduce = METRIC_MIN, .contract = 1},
+        {.name = "last", .kind = METRIC_U64, .reduce = METRIC_MAX, .contract = 1},
+        {.name = "sum64", .kind = METRIC_U64, .contract = 1},
+        {.name = "wide", .kind = METRIC_WIDE, .contract = 1, .optional = 1},
+    };
+    static const metric_set set = {list, 5, NULL, NULL, NULL};
+    static run_results r;
+    memset(&r, 0, sizeof r);
+    results_declare(&r, &set);
+    cn_error err = {0};
+    const wide_int parts[] = {9, 3, 12, 5};
+    CHECK(results_reduce(&r, "count", parts, 4, &err) == 0);
+    CHECK(results_reduce(&r, "least", parts, 4, &err) == 0);
+    CHECK(results_reduce(&r, "last", parts, 4, &err) == 0);
+    CHECK_I64(results_i64(&r, "count"), 29);
+    CHECK_I64(results_i64(&r, "least"), 3);
+    CHECK_I64(results_i64(&r, "last"), 12);
+    /* modulo 2^64: (2^64 - 1) + 2 + 5 */
+    const wide_int big[] = {(wide_int)UINT64_MAX, 2, 5};
+    CHECK(results_reduce(&r, "sum64", big, 3, &err) == 0);
+    CHECK(results_value(&r, "sum64") == 6);
+    /* an optional member becomes present once reduced; 128 bits do not wrap */
+    CHECK(results_find(&r, "wide") < 0);
+    CHECK(results_reduce(&r, "wide", big, 3, &err) == 0);
+    CHECK(results_value(&r, "wide") == (wide_int)UINT64_MAX + 7);
+    /* a signed count beyond 2^63 - 1 */
+    const wide_int huge[] = {INT64_MAX, 1};
+    CHECK(results_reduce(&r, "count", huge, 2, &err) == CN_ERR_RUNTIME);
+    CHECK_TEXT(err.msg, "the count counter reached 9223372036854775808, beyond 2^63 - 1: the "
+                        "run's results cannot be reported");
+    CHECK_I64(results_i64(&r, "count"), 29);
+    cn_error e2 = {0};
+    CHECK(results_reduce(&r, "counted", parts, 4, &e2) == CN_ERR_RUNTIME);
+    CHECK_TEXT(e2.msg, "internal error: no declaration of metric counted to reduce");
+    cn_error e3 = {0};
+    CHECK(results_reduce(&r, "count", parts, 0, &e3) == CN_ERR_RUNTIME);
+    CHECK_TEXT(e3.msg, "internal error: no partial values of metric count to reduce");
+}
+
 /* A flood run as the model fills it: 5 nodes, with flows when FLOWS, the neighbour cap's
  * counters when CAPPED. */
 static void flood_like(run_results *r, int flows, int capped)
@@ -424,6 +470,7 @@ static void test_flood_selftest(void)
 int main(void)
 {
     test_metric_combine();
+    test_results_reduce();
     test_flood_json();
     test_flood_diff();
     test_flood_selftest();

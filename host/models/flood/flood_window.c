@@ -551,14 +551,15 @@ static int flood_results(struct model *m, run_results *r, cn_error *err)
     static const struct { int word; const char *name; } counts[] = {
         {CTL_TX, "transmissions"}, {CTL_RX, "receptions"}, {CTL_FIRST, "first_receptions"},
         {CTL_DELIVERED, "delivered"}};
-    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
-        int64_t v;
-        if ((rc = flood_counter_i64(m, counts[i].word, counts[i].name, &v, err)) != 0)
-            return rc;
-        results_set(r, counts[i].name, v);
-    }
-    results_set(r, "hops_sum", flood_counter(m, CTL_HOPS));
-    results_set(r, "latency_sum_ns", flood_counter(m, CTL_LATENCY));
+    /* each replica's counts, reduced by the core as the metrics declare */
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0] && !rc; i++)
+        rc = flood_reduce_counter(m, r, counts[i].word, counts[i].name, err);
+    if (!rc)
+        rc = flood_reduce_counter(m, r, CTL_HOPS, "hops_sum", err);
+    if (!rc)
+        rc = flood_reduce_counter(m, r, CTL_LATENCY, "latency_sum_ns", err);
+    if (rc)
+        return rc;
     r->end_time_ns = m->any_tx ? m->end_time : 0;
     r->windows = m->any_tx ? m->end_time / m->L + 1 : 0;
     if (m->whole)
