@@ -28,11 +28,14 @@ typedef int64_t sim_time_ns;
 #define ENGINE_MAX_DEVICES 16
 #define ENGINE_MAX_SET_EVENTS 8
 
+/* An event kind: one kernel family, with the flows (model_ops.flows) it reads and writes.
+ * The engine refuses a plan in which a set reads a flow before a set of another kind that
+ * writes it in the same window (engine/plan_order.h). What a kind costs is measured by the
+ * injector (its calibration runs), never guessed from the declaration. */
 typedef struct event_kind {
     const char *name;   /* e.g. "transmit": the feedback table's label of the kind */
     uint32_t reads;     /* bit i: the kind reads flow i */
     uint32_t writes;    /* bit i: the kind writes flow i */
-    double cost_hint;   /* relative cost of one event, before any measurement */
 } event_kind;
 
 typedef struct event_set {
@@ -99,7 +102,8 @@ typedef struct model_ops {
     const char *name;
     const event_kind *kinds;
     int n_kinds;
-    const char *const *flows;
+    const char *const *flows; /* the state arrays the kinds' masks name (at most 32): the
+                               * plan-order check's sentences name them */
     int n_flows;
     int sync;               /* enum engine_sync */
     unsigned features;      /* MODEL_PACKET_ROWS, MODEL_KERNEL_SHAPES */

@@ -10,12 +10,12 @@
 
 static const event_kind flood_kinds[FLOOD_N_KINDS] = {
     /* flows: 0 positions, 1 cell lists, 2 seen bitsets, 3 frontier, 4 counters */
-    [FLOOD_MOVE] = {"move", 1u << 0, 1u << 0, 1.0},
-    [FLOOD_BIN] = {"bin", 1u << 0, 1u << 1, 1.0},
+    [FLOOD_MOVE] = {"move", 1u << 0, 1u << 0},
+    [FLOOD_BIN] = {"bin", 1u << 0, 1u << 1},
     [FLOOD_TRANSMIT] = {"transmit", (1u << 0) | (1u << 1) | (1u << 2) | (1u << 3),
-                        (1u << 2) | (1u << 3) | (1u << 4), 4.0},
+                        (1u << 2) | (1u << 3) | (1u << 4)},
     /* whole packets (flood_packets.c): reads the neighbour lists, writes its own state */
-    [FLOOD_PACKETS] = {"flood_packets", 1u << 1, (1u << 2) | (1u << 3) | (1u << 4), 4.0},
+    [FLOOD_PACKETS] = {"flood_packets", 1u << 1, (1u << 2) | (1u << 3) | (1u << 4)},
 };
 static const char *const flood_flows[] = {"positions", "cells", "seen", "frontier", "counters"};
 

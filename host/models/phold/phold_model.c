@@ -7,7 +7,7 @@
 #include "models/phold/phold_model.h"
 
 static const event_kind phold_kinds[PHOLD_N_KINDS] = {
-    [PHOLD_EXECUTE] = {"execute", 0x1, 0x1, 1.0},
+    [PHOLD_EXECUTE] = {"execute", 0x1, 0x1},
 };
 static const char *const phold_flows[] = {"events"};
 
