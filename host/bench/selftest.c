@@ -273,8 +273,8 @@ void selftest_device(device_ctx *dev, int position, selftest_verdict *v, FILE *l
     snprintf(sizes, sizeof sizes, "%s", rep->sizes);
     free(rep);
     /* the cases per model, in the order the models first appear: the verdict's words */
-    const model_ops *models[SELFTEST_MAX_CASES];
-    int per_model[SELFTEST_MAX_CASES], n_models = 0;
+    const model_ops *models[SELFTEST_MAX_CASES] = {NULL};
+    int per_model[SELFTEST_MAX_CASES] = {0}, n_models = 0;
     int n = (int)(sizeof cases / sizeof cases[0]);
     for (int i = 0; i < n; i++) {
         v->checks++;
@@ -293,7 +293,7 @@ void selftest_device(device_ctx *dev, int position, selftest_verdict *v, FILE *l
         while (k < n_models && models[k] != model)
             k++;
         if (k == n_models && n_models < SELFTEST_MAX_CASES)
-            models[n_models] = model, per_model[n_models++] = 0;
+            models[n_models++] = model;
         if (k < n_models)
             per_model[k]++;
     }
