@@ -15,8 +15,8 @@
  * A result that names its own contract (a top-level member "contract": an array of member
  * names, as clnetsim's results do) is compared on exactly those members: the union of both
  * files' lists, each a mismatch when missing on either side, and "contract" itself (the two
- * lists must be the same list). A file without "contract" (an older result, the flood
- * oracle's or ns-3's output) names the flood's legacy list: model, seed and the flood's
+ * lists must be the same list). A file without "contract" (an older result, ns-3's output,
+ * an independent implementation's) names the flood's legacy list: model, seed and the flood's
  * declared metrics (host/models/flood/flood_metrics.c, compiled in: the one source of that
  * list), its optional ones (the extensions' counters, deliverable, flows) where either file
  * has them. When neither file has "contract" that list is compared; when one has, its list

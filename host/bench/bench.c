@@ -255,65 +255,26 @@ int bench_parse_sizes(const char *text, int64_t *out, int max, cn_error *err)
     return n;
 }
 
-/* Millimetres as the INI's metres, exactly: "1234.567". */
-static void metres(char *buf, size_t cap, const char *key, int64_t mm)
+/* The model's own answers (engine.h, model_bench): bench knows no model. */
+static const model_bench *bench_of(const scenario *sc)
 {
-    snprintf(buf, cap, "%s=%lld.%03lld", key, (long long)(mm / 1000), (long long)(mm % 1000));
+    const model_ops *ops = model_find(sc->model);
+    return ops ? ops->bench : NULL;
 }
 
 int64_t bench_case_size(const scenario *sc, int64_t *population)
 {
-    if (strcmp(sc->model, "phold") == 0) {
-        *population = sc->phold.population;
-        return sc->phold.lps;
-    }
+    const model_bench *b = bench_of(sc);
     *population = 0;
-    return scenario_node_count(sc);
+    return b && b->size ? b->size(sc, population) : 0;
 }
 
 int bench_size_overrides(const scenario *sc, int64_t n, char out[][96], int max,
                          cn_error *err)
 {
-    int k = 0;
-    if (max < 4)
-        return fail_count(err, "internal error: too few sizing overrides");
-    if (strcmp(sc->model, "phold") == 0) { /* N LPs, each with the scenario's population */
-        snprintf(out[k++], 96, "phold.lps=%lld", (long long)n);
-        return k;
-    }
-    int64_t base = scenario_node_count(sc);
-    if (sc->placement == PLACEMENT_AREAS) {
-        /* N / count nodes per area, as square as a whole shape allows: rows the largest
-         * divisor of N / count not above its square root (150 in 6 areas: 5 x 5; 303000:
-         * 202 x 250) */
-        if (n % sc->areas != 0)
-            return fail_count(err, "--sizes: %lld nodes cannot be shared equally by the %lld "
-                              "areas of '%s': expected a multiple of %lld", (long long)n,
-                              (long long)sc->areas, sc->path, (long long)sc->areas);
-        int64_t per = n / sc->areas, rows = 1;
-        for (int64_t d = 1; d <= per / d; d++)
-            if (per % d == 0)
-                rows = d;
-        snprintf(out[k++], 96, "topology.rows=%lld", (long long)rows);
-        snprintf(out[k++], 96, "topology.cols=%lld", (long long)(per / rows));
-    } else if (sc->placement == PLACEMENT_GRID) {
-        int64_t side = llround(sqrt((double)n));
-        if (side < 1)
-            side = 1;
-        snprintf(out[k++], 96, "topology.rows=%lld", (long long)side);
-        snprintf(out[k++], 96, "topology.cols=%lld", (long long)side);
-    } else {
-        /* the same nodes per unit of area: both sides times sqrt(n / base) */
-        double f = sqrt((double)n / (double)base);
-        double w = (double)sc->width_mm * f, h = (double)sc->height_mm * f;
-        if (w > (double)SCENARIO_MAX_SIDE_MM || h > (double)SCENARIO_MAX_SIDE_MM)
-            return fail_count(err, "--sizes: %lld nodes at the density of '%s' need "
-                           "an area side above the largest accepted", (long long)n, sc->path);
-        snprintf(out[k++], 96, "topology.nodes=%lld", (long long)n);
-        metres(out[k++], 96, "topology.width", llround(w));
-        metres(out[k++], 96, "topology.height", llround(h));
-    }
-    if (sc->destination == base - 1)
-        snprintf(out[k++], 96, "traffic.destination=-1");
-    return k;
+    const model_bench *b = bench_of(sc);
+    if (!b || !b->resize)
+        return fail_count(err, "--sizes: the %s model of '%s' cannot be sized", sc->model,
+                          sc->path);
+    return b->resize(sc, n, out, max, err);
 }

@@ -128,7 +128,7 @@ typedef struct selftest_verdict {
     int n_cases;                /* the scenarios run, in order: the last failed unless PASSED */
     struct selftest_case_run {
         const char *name;       /* string literals of selftest.c */
-        const char *model;      /* "flood", "phold" */
+        const char *model;      /* its model's name (model_ops.name) */
         int passed;
     } cases[SELFTEST_MAX_CASES];
 } selftest_verdict;
@@ -142,20 +142,13 @@ void selftest_device(device_ctx *dev, int position, selftest_verdict *v, FILE *l
  * (name, model, passed). */
 void selftest_print_json(FILE *f, const selftest_verdict *v, int n);
 
-/* The first difference between a flood run R and the flood oracle's results O, in BUF: 1 when
- * they differ, 0 when every member is equal. O is taken as the flood's declared metrics, and
- * the comparison is selftest_phold_differs's, the flows' rows included. */
-struct flood_oracle_result;
-int selftest_differs(const run_results *r, const struct flood_oracle_result *o, char *buf,
-                     size_t cap);
-/* The same for a PHOLD run: model, seed, then every contract member the run declares
- * (R->metrics) against the PHOLD oracle's member of that name (P its parameters, O its
- * results); a declared member the oracle lacks, or an oracle member the run does not declare,
- * is a difference too. */
-struct phold_oracle_params;
-struct phold_oracle_result;
-int selftest_phold_differs(const run_results *r, const struct phold_oracle_params *p,
-                           const struct phold_oracle_result *o, char *buf, size_t cap);
+/* The first difference between a run R and WANT, the results of its model's sequential
+ * reference (model_ops.bench->reference), in BUF: 1 when they differ, 0 when every member is
+ * equal. Compared: model, seed, then every contract member R has against WANT's member of
+ * that name (a ratio derived from other members aside), every contract member WANT has and R
+ * lacks, and the rows of the model's table; a run that declares no contract member differs. */
+int selftest_reference_differs(const run_results *r, const run_results *want, char *buf,
+                               size_t cap);
 
 /* ---- the kernel-shape self-test (shapes.c) ----
  * Every kernel at every work-group size a run may choose (powers of two up to the device's

@@ -4,16 +4,14 @@
  * work-group sizes) whose counters must equal those of the sequential reference model
  * (host/oracle), computed here on the host; then small PHOLD scenarios (ties, only remote
  * events, odd sizes) whose declared contract members must equal those of the PHOLD oracle.
- * A broken driver or compiler shows up here as a failed device, not as wrong science. */
+ * Each case's reference is its model's (model_ops.bench->reference): nothing here knows a
+ * model beyond the scenarios' text.  * A broken driver or compiler shows up here as a failed device, not as wrong science. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "version.h"
 #include "bench/bench.h"
 #include "engine/engine.h"
-#include "models/flood/flood_metrics.h"
-#include "oracle/flood_oracle.h"
-#include "oracle/phold_oracle.h"
 
 typedef struct selftest_case {
     const char *name;
@@ -117,8 +115,8 @@ static const selftest_case cases[] = {
  * derived from other members aside), every member WANT has and R lacks, and the table's rows.
  * WANT comes from a sequential reference: what a model declares is the contract it is held
  * to, and the reference must give each member. */
-static int reference_members_differ(const run_results *r, const run_results *want, char *buf,
-                                    size_t cap)
+int selftest_reference_differs(const run_results *r, const run_results *want, char *buf,
+                               size_t cap)
 {
     if (strcmp(r->model, want->model) != 0) {
         snprintf(buf, cap, "model %.31s, reference %s", r->model, want->model);
@@ -175,138 +173,34 @@ static int reference_members_differ(const run_results *r, const run_results *wan
     return 0;
 }
 
-/* The flood oracle's results (host/oracle) as the flood's declared metrics: each member by
- * the name the model gives it, the extensions' only where the scenario uses them. */
-static void flood_reference(const flood_oracle_result *o, run_results *want)
+/* SC's model, when it has a reference (model_ops.bench), or NULL with WHY set. */
+static const model_ops *reference_of(const scenario *sc, char *why, size_t cap)
 {
-    snprintf(want->model, sizeof want->model, "flood");
-    want->seed = o->seed;
-    results_declare(want, &flood_metric_set);
-    const struct { const char *name; wide_int v; int used; } m[] = {
-        {"nodes", o->nodes, 1},
-        {"generated", o->generated, 1},
-        {"delivered", o->delivered, 1},
-        {"transmissions", o->transmissions, 1},
-        {"receptions", o->receptions, 1},
-        {"first_receptions", o->first_receptions, 1},
-        {"hops_sum", o->hops_sum, 1},
-        {"latency_sum_ns", o->latency_sum_ns, 1},
-        {"end_time_ns", o->end_time_ns, 1},
-        {"windows", o->windows, 1},
-        {"links", o->links, o->capped},
-        {"links_cut", o->links_cut, o->capped},
-        {"capacity_drops", o->capacity_drops, o->has_capacity},
-        {"dead_nodes", o->dead_nodes, o->has_energy},
-        {"first_death_ns", o->first_death_ns, o->has_energy},
-        {"energy_spent_nj", o->energy_spent_nj, o->has_energy},
-        {"deliverable", o->deliverable, o->n_flows > 0},
-    };
-    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
-        if (m[i].used)
-            results_set(want, m[i].name, m[i].v);
-    for (int f = 0; f < o->n_flows; f++) {
-        const oracle_flow_result *of = &o->flows[f];
-        int row = results_add_row(want, of->name);
-        results_set_cell(want, row, "generated", of->generated);
-        results_set_cell(want, row, "deliverable", of->deliverable);
-        results_set_cell(want, row, "delivered", of->delivered);
-        results_set_cell(want, row, "hops_sum", of->hops_sum);
-        results_set_cell(want, row, "latency_sum_ns", of->latency_sum_ns);
+    const model_ops *ops = model_find(sc->model);
+    if (!ops || !ops->bench || !ops->bench->reference) {
+        snprintf(why, cap, "the %s model has no sequential reference", sc->model);
+        return NULL;
     }
-}
-
-int selftest_differs(const run_results *r, const flood_oracle_result *o, char *buf, size_t cap)
-{
-    run_results *want = calloc(1, sizeof *want);
-    if (!want) {
-        snprintf(buf, cap, "out of memory");
-        return 1;
-    }
-    flood_reference(o, want);
-    int rc = reference_members_differ(r, want, buf, cap);
-    free(want);
-    return rc;
-}
-
-/* The PHOLD oracle's outputs (docs/models/phold.md, "Outputs") as metrics by name: what a
- * run's declared metrics are looked up in. */
-static void phold_reference(const phold_oracle_params *p, const phold_oracle_result *o,
-                            run_results *want)
-{
-    snprintf(want->model, sizeof want->model, "phold");
-    want->seed = p->seed;
-    const struct { const char *name; uint64_t v; } all[] = {
-        {"lps", (uint64_t)p->lps},
-        {"population", (uint64_t)p->population},
-        {"events", (uint64_t)o->events},
-        {"remote", (uint64_t)o->remote},
-        {"time_sum_ns", o->time_sum_ns},
-        {"lp_weighted_sum", o->lp_weighted_sum},
-        {"lp_events_min", (uint64_t)o->lp_events_min},
-        {"lp_events_max", (uint64_t)o->lp_events_max},
-        {"last_time_ns", (uint64_t)o->last_time_ns},
-    };
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        results_add_metric(want, all[i].name, all[i].v);
-}
-
-int selftest_phold_differs(const run_results *r, const phold_oracle_params *p,
-                           const phold_oracle_result *o, char *buf, size_t cap)
-{
-    run_results *want = calloc(1, sizeof *want);
-    if (!want) {
-        snprintf(buf, cap, "out of memory");
-        return 1;
-    }
-    phold_reference(p, o, want);
-    int rc = reference_members_differ(r, want, buf, cap);
-    free(want);
-    return rc;
-}
-
-/* The reference's results for SC, and the comparison of a run's with them. */
-typedef struct reference {
-    int phold;
-    flood_oracle_result flood;
-    phold_oracle_params pp;
-    phold_oracle_result po;
-} reference;
-
-static int reference_run(const scenario *sc, reference *ref, char *why, size_t cap)
-{
-    memset(ref, 0, sizeof *ref);
-    ref->phold = strcmp(sc->model, "phold") == 0;
-    if (!ref->phold) {
-        if (flood_oracle_run(sc, &ref->flood) == ORACLE_OK)
-            return 0;
-        snprintf(why, cap, "the reference model refused it");
-        return 1;
-    }
-    phold_oracle_params_from(sc, &ref->pp);
-    return phold_oracle_run(&ref->pp, &ref->po, why, cap) != PHOLD_ORACLE_OK;
-}
-
-static int reference_differs(const run_results *r, const reference *ref, char *buf, size_t cap)
-{
-    return ref->phold ? selftest_phold_differs(r, &ref->pp, &ref->po, buf, cap)
-                      : selftest_differs(r, &ref->flood, buf, cap);
+    return ops;
 }
 
 /* One scenario on DEV against the reference; 0 when equal, else the reason in DETAIL. */
-static int check_case(device_ctx *dev, int position, const selftest_case *c, char *detail,
-                      size_t cap)
+static int check_case(device_ctx *dev, int position, const selftest_case *c,
+                      const model_ops **model, char *detail, size_t cap)
 {
     cn_error err = {0};
     scenario *sc = calloc(1, sizeof *sc);
     run_results *res = calloc(1, sizeof *res);
-    reference *want = malloc(sizeof *want);
-    char why[512];
+    run_results *want = calloc(1, sizeof *want);
+    char why[512] = "";
     int bad = 1;
+    *model = NULL;
     if (!sc || !res || !want) {
         snprintf(detail, cap, "out of memory");
     } else if (config_load_string("selftest.ini", c->ini, NULL, 0, sc, &err) != 0) {
         snprintf(detail, cap, "internal error in scenario '%s': %.1800s", c->name, err.msg);
-    } else if (reference_run(sc, want, why, sizeof why) != 0) {
+    } else if (!(*model = reference_of(sc, why, sizeof why)) ||
+               (*model)->bench->reference(sc, want, why, sizeof why) != 0) {
         snprintf(detail, cap, "internal error: the reference model refused scenario '%s': %s",
                  c->name, why);
     } else {
@@ -321,7 +215,7 @@ static int check_case(device_ctx *dev, int position, const selftest_case *c, cha
             snprintf(detail, cap, "scenario '%s' failed to run: %.1800s", c->name, err.msg);
         } else {
             bench_apply_test_skew(position, res);
-            if (reference_differs(res, want, diff, sizeof diff))
+            if (selftest_reference_differs(res, want, diff, sizeof diff))
                 snprintf(detail, cap, "scenario '%s' gave wrong results: %s", c->name, diff);
             else
                 bad = 0;
@@ -378,27 +272,40 @@ void selftest_device(device_ctx *dev, int position, selftest_verdict *v, FILE *l
     char sizes[256];
     snprintf(sizes, sizeof sizes, "%s", rep->sizes);
     free(rep);
-    int n = (int)(sizeof cases / sizeof cases[0]), n_phold = 0;
+    /* the cases per model, in the order the models first appear: the verdict's words */
+    const model_ops *models[SELFTEST_MAX_CASES] = {NULL};
+    int per_model[SELFTEST_MAX_CASES] = {0}, n_models = 0;
+    int n = (int)(sizeof cases / sizeof cases[0]);
     for (int i = 0; i < n; i++) {
         v->checks++;
         if (log)
             fprintf(log, "device %d: %s...\n", v->index, cases[i].name);
-        int phold = strstr(cases[i].ini, "model = phold") != NULL;
         struct selftest_case_run *run = &v->cases[v->n_cases];
-        if (v->n_cases < SELFTEST_MAX_CASES)
-            *run = (struct selftest_case_run){cases[i].name, phold ? "phold" : "flood", 0};
-        int bad = check_case(dev, position, &cases[i], v->detail, sizeof v->detail);
-        if (v->n_cases < SELFTEST_MAX_CASES)
-            run->passed = !bad, v->n_cases++;
+        const model_ops *model = NULL;
+        int bad = check_case(dev, position, &cases[i], &model, v->detail, sizeof v->detail);
+        if (v->n_cases < SELFTEST_MAX_CASES) {
+            *run = (struct selftest_case_run){cases[i].name, model ? model->name : "?", !bad};
+            v->n_cases++;
+        }
         if (bad)
             return;
-        n_phold += phold;
+        int k = 0;
+        while (k < n_models && models[k] != model)
+            k++;
+        if (k == n_models && n_models < SELFTEST_MAX_CASES)
+            models[n_models++] = model;
+        if (k < n_models)
+            per_model[k]++;
     }
     v->passed = 1;
-    char what[160];
-    snprintf(what, sizeof what, "Philox known answers, %d flood scenarios equal to the "
-             "sequential reference and %d PHOLD scenarios equal to the PHOLD oracle",
-             n - n_phold, n_phold);
+    char what[400];
+    size_t used = (size_t)snprintf(what, sizeof what, "Philox known answers");
+    for (int k = 0; k < n_models && used < sizeof what; k++) {
+        int w = snprintf(what + used, sizeof what - used, "%s%d %s scenarios equal to %s",
+                         k == 0 ? ", " : k == n_models - 1 ? " and " : ", ", per_model[k],
+                         models[k]->bench->title, models[k]->bench->reference_name);
+        used = w > 0 ? used + (size_t)w : sizeof what;
+    }
     if (dev->n_bad)
         snprintf(v->detail, sizeof v->detail, "%s; shapes failed and left out: %.1500s", what,
                  shapes);

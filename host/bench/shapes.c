@@ -19,7 +19,6 @@
 
 #include "bench/bench.h"
 #include "engine/engine.h"
-#include "oracle/flood_oracle.h"
 
 enum { WINDOW_LOOP, WHOLE_PACKETS, GLOBAL_BITS };
 
@@ -85,7 +84,7 @@ static int packet_kernel(const char *k)
 
 typedef struct shape_state {
     scenario *sc[N_CASES];
-    flood_oracle_result want[N_CASES];
+    run_results want[N_CASES]; /* the reference's results (model_ops.bench->reference) */
     int loaded[N_CASES];
 } shape_state;
 
@@ -111,7 +110,10 @@ static int prepare(shape_state *st, int c, char *detail, size_t cap)
             st->loaded[c] = 1;
             return 0;
         }
-    if (flood_oracle_run(st->sc[c], &st->want[c]) != ORACLE_OK) {
+    const model_ops *ops = model_find(st->sc[c]->model);
+    char why[512] = "";
+    if (!ops || !ops->bench || !ops->bench->reference ||
+        ops->bench->reference(st->sc[c], &st->want[c], why, sizeof why) != 0) {
         snprintf(detail, cap, "internal error: the reference model refused case '%s'",
                  cases[c].name);
         return 1;
@@ -154,7 +156,7 @@ static int run_case(device_ctx *dev, shape_state *st, int c, size_t size, char *
          * the device refuses) fails the same way in a real run, with its own message */
         snprintf(why, why_cap, "could not run: %.400s", err.msg);
         out = 2;
-    } else if (selftest_differs(res, &st->want[c], why, why_cap)) {
+    } else if (selftest_reference_differs(res, &st->want[c], why, why_cap)) {
         out = 1;
     }
     results_free_packets(res);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "engine/plan_order.h"
 
 /* Fills RES's devices: every device of ALL (the run's), those of LIVE (the injector's
  * devices, in its order) with what the injector counted, the others with nothing; failed
@@ -339,6 +340,10 @@ static int run_windows(const model_ops *ops, struct model *m, injector *inj,
     window_plan *plan = malloc(sizeof *plan);
     inject_set *sets = malloc(ENGINE_MAX_SETS * sizeof *sets);
     int rc = plan && sets ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    /* the kinds' reads and writes decide which order of sets a plan may have */
+    plan_order order;
+    if (!rc)
+        rc = plan_order_init(&order, ops, err);
     while (rc == 0) {
         plan->index = *window = w;
         /* event-driven windows begin at the least pending time (the model may end one
@@ -349,7 +354,8 @@ static int run_windows(const model_ops *ops, struct model *m, injector *inj,
         for (int d = 0; d < inj->n_devices; d++) /* for CLNETSIM_TEST_FAIL=enqueue@D:W */
             device_fault_window(devs[d], w);
         double t_plan = wall_seconds();
-        if ((rc = ops->plan_window(m, plan, err)) != 0)
+        if ((rc = ops->plan_window(m, plan, err)) != 0 ||
+            (rc = plan_order_check(&order, plan, err)) != 0)
             break;
         /* the injector places each partition once for all its sets of the window */
         for (int s = 0; s < plan->n_sets; s++) {

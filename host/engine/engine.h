@@ -28,11 +28,14 @@ typedef int64_t sim_time_ns;
 #define ENGINE_MAX_DEVICES 16
 #define ENGINE_MAX_SET_EVENTS 8
 
+/* An event kind: one kernel family, with the flows (model_ops.flows) it reads and writes.
+ * The engine refuses a plan in which a set reads a flow before a set of another kind that
+ * writes it in the same window (engine/plan_order.h). What a kind costs is measured by the
+ * injector (its calibration runs), never guessed from the declaration. */
 typedef struct event_kind {
     const char *name;   /* e.g. "transmit": the feedback table's label of the kind */
     uint32_t reads;     /* bit i: the kind reads flow i */
     uint32_t writes;    /* bit i: the kind writes flow i */
-    double cost_hint;   /* relative cost of one event, before any measurement */
 } event_kind;
 
 typedef struct event_set {
@@ -86,11 +89,32 @@ enum engine_sync { ENGINE_SYNC_FIXED = 0, ENGINE_SYNC_EVENT = 1, ENGINE_SYNC_BAT
 #define MODEL_PACKET_ROWS 1u
 #define MODEL_KERNEL_SHAPES 2u
 
+/* What `clnetsim selftest` and `bench` (host/bench) need of a model beyond a run, so that
+ * neither names a model: its sequential reference, and what a benchmark case's size counts.
+ * The model's folder implements it (host/models/X/X_bench.c). */
+typedef struct model_bench {
+    const char *title;          /* the model in the self-test's words (PHOLD: its acronym) */
+    const char *reference_name; /* its reference there: "the sequential reference" */
+    /* Runs SC through the model's sequential reference (host/oracle) and puts its results
+     * into WANT (zeroed by the caller) as the run's would be: model, seed and every contract
+     * member by its declared name. 0, or 1 with a sentence in WHY when the reference
+     * refuses SC. selftest compares a run with WANT member by member. */
+    int (*reference)(const scenario *sc, run_results *want, char *why, size_t cap);
+    /* What a case's size counts (the flood's nodes, PHOLD's LPs) and, in *PENDING, the
+     * events pending per unit all along (PHOLD's population; 0: none), from which bench
+     * reports the device bytes per unit and per pending event. */
+    int64_t (*size)(const scenario *sc, int64_t *pending);
+    /* --sizes: the -s overrides ("section.key=value", at most MAX) that make SC about N
+     * units at the same density; the count written, or -1 with ERR set. */
+    int (*resize)(const scenario *sc, int64_t n, char out[][96], int max, cn_error *err);
+} model_bench;
+
 typedef struct model_ops {
     const char *name;
     const event_kind *kinds;
     int n_kinds;
-    const char *const *flows;
+    const char *const *flows; /* the state arrays the kinds' masks name (at most 32): the
+                               * plan-order check's sentences name them */
     int n_flows;
     int sync;               /* enum engine_sync */
     /* The sync mode of this run when the scenario decides it (the flood: batches of whole
@@ -106,6 +130,8 @@ typedef struct model_ops {
      * combine, the contract members and the summary's lines. results() fills them
      * (results_declare, then results_set by name). */
     const metric_set *metrics;
+    /* selftest's reference and bench's sizes (above); NULL: the model has neither */
+    const model_bench *bench;
     /* Allocates the flows on DEVS (partition p lives on devs[p % n]) and builds what the
      * first window needs. */
     int (*create)(struct model **out, const scenario *sc, device_ctx *const *devs, int n_devs,

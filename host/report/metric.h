@@ -65,7 +65,10 @@ typedef struct metric_set {
     void (*summary_tail)(const struct run_results *r, FILE *out);
 } metric_set;
 
-/* A and B combined as M says (sum, least, greatest; U64 sums wrap modulo 2^64). */
+/* A and B combined as M says (sum, least, greatest; U64 sums wrap modulo 2^64). The one
+ * rule of reduction: the core applies it to the partial values a model hands it
+ * (results_reduce, report.h), and the reduction over MPI ranks will apply it to the ranks'
+ * values, in any order and grouping. */
 wide_int metric_combine(const model_metric *m, wide_int a, wide_int b);
 
 /* Index of NAME in the N metrics of LIST, or -1. */

@@ -130,6 +130,16 @@ void results_declare(run_results *r, const metric_set *set);
 /* Sets metric NAME to V (and makes it present). Returns 0, or -1 when R declares no such
  * metric (a model's mistake, caught by its tests). */
 int results_set(run_results *r, const char *name, wide_int v);
+/* Sets metric NAME to the combination of its N partial values PARTS (one per device,
+ * partition or work-group, in any order) by its declared reduction (metric_combine): a model
+ * hands the core what each of its parts counted and the core reduces, so that every model's
+ * results combine by the same rules, and a reduction over MPI ranks will apply the same
+ * function to the ranks' values. A METRIC_I64 result outside the signed 64-bit range (more
+ * events than any run makes: docs/when-things-go-wrong.md, "Overflow audit") is an error
+ * rather than a wrapped number. Returns 0, or CN_ERR_RUNTIME with ERR set (N < 1 or an
+ * undeclared NAME: a model's mistake). */
+int results_reduce(run_results *r, const char *name, const wide_int *parts, size_t n,
+                   cn_error *err);
 /* Appends an undeclared metric (DECLARED NULL; ignored beyond REPORT_MAX_METRICS), or sets a
  * declared one. */
 void results_add_metric(run_results *r, const char *name, uint64_t value);

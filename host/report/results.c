@@ -29,6 +29,29 @@ int results_set(run_results *r, const char *name, wide_int v)
     return -1;
 }
 
+int results_reduce(run_results *r, const char *name, const wide_int *parts, size_t n,
+                   cn_error *err)
+{
+    int i = 0;
+    while (i < r->n_metrics && strcmp(r->metrics[i].name, name) != 0)
+        i++;
+    if (i == r->n_metrics || n < 1)
+        return cn_fail(err, CN_ERR_RUNTIME, "internal error: %s of metric %s to reduce",
+                       n < 1 ? "no partial values" : "no declaration", name);
+    const model_metric *m = results_metric(r, i);
+    wide_int v = parts[0];
+    for (size_t k = 1; k < n; k++)
+        v = metric_combine(m, v, parts[k]);
+    if (m->kind == METRIC_I64 && (v > (wide_int)INT64_MAX || v < (wide_int)INT64_MIN)) {
+        char text[WIDE_TEXT];
+        return cn_fail(err, CN_ERR_RUNTIME, "the %s counter reached %s, beyond 2^63 - 1: the "
+                       "run's results cannot be reported", name, wide_format(v, text));
+    }
+    r->metrics[i].value = v;
+    r->metrics[i].set = 1;
+    return 0;
+}
+
 void results_add_metric(run_results *r, const char *name, uint64_t value)
 {
     if (r->declared)

@@ -9,7 +9,9 @@
 
 #include "../common/check.h"
 #include "bench/bench.h"
+#include "models/flood/flood.h"
 #include "models/flood/flood_metrics.h"
+#include "models/phold/phold.h"
 #include "oracle/flood_oracle.h"
 #include "oracle/phold_oracle.h"
 
@@ -34,6 +36,26 @@ static void run_like(const phold_oracle_params *p, const phold_oracle_result *o,
     for (int i = 0; i < 9; i++)
         results_add_metric(r, phold_names[i], v[i]);
     r->model_events = (uint64_t)o->events;
+}
+
+/* selftest's comparison of a run with its model's reference (selftest_reference_differs),
+ * the reference made from the oracles' results by each model's own translation. */
+static int selftest_phold_differs(const run_results *r, const phold_oracle_params *p,
+                                  const phold_oracle_result *o, char *buf, size_t cap)
+{
+    static run_results want;
+    memset(&want, 0, sizeof want);
+    phold_reference_results(p, o, &want);
+    return selftest_reference_differs(r, &want, buf, cap);
+}
+
+static int selftest_differs(const run_results *r, const flood_oracle_result *o, char *buf,
+                            size_t cap)
+{
+    static run_results want;
+    memset(&want, 0, sizeof want);
+    flood_reference_results(o, &want);
+    return selftest_reference_differs(r, &want, buf, cap);
 }
 
 static void test_selftest_phold(void)
@@ -167,6 +189,59 @@ static void test_phold_sizes(void)
     CHECK_NEAR(bench_bytes_per_event(&c, &row), 0.0, 0);
 }
 
+/* Each model answers selftest and bench through model_ops.bench: the reference of a scenario
+ * is its oracle's results as the model's members, and a case's size and --sizes overrides
+ * are the model's, found by the scenario's model name alone. */
+static void test_model_bench(void)
+{
+    static scenario sc;
+    static run_results want;
+    cn_error err = {0};
+    char why[256] = "", buf[256] = "";
+    const char *ini = "[simulation]\nmodel = phold\nseed = 5\nduration = 1\n[phold]\nlps = 20\n"
+                      "population = 2\nlookahead = 0.1\nmean = 0.2\n";
+    CHECK(config_load_string("t.ini", ini, NULL, 0, &sc, &err) == 0);
+    const model_ops *ops = model_find(sc.model);
+    CHECK(ops && ops->bench && ops->bench->reference);
+    if (!ops || !ops->bench)
+        return;
+    CHECK(ops->bench->reference(&sc, &want, why, sizeof why) == 0);
+    phold_oracle_params p;
+    phold_oracle_result o;
+    phold_oracle_params_from(&sc, &p);
+    CHECK(phold_oracle_run(&p, &o, why, sizeof why) == PHOLD_ORACLE_OK);
+    static run_results r;
+    run_like(&p, &o, &r);
+    CHECK(selftest_reference_differs(&r, &want, buf, sizeof buf) == 0);
+    CHECK_TEXT(want.model, "phold");
+    CHECK_U64(results_value(&want, "events"), (uint64_t)o.events);
+    /* an oracle that refuses the scenario: its sentence comes back */
+    sc.phold.lps = 0;
+    memset(&want, 0, sizeof want);
+    CHECK(ops->bench->reference(&sc, &want, why, sizeof why) == 1);
+    CHECK(why[0] != '\0');
+
+    /* the flood: a 30 x 40 grid counts 1200 nodes, no pending population; 2500 nodes make a
+     * 50 x 50 grid */
+    const char *grid = "[topology]\nplacement = grid\nrows = 30\ncols = 40\nspacing = 100\n"
+                       "[connectivity]\nrange = 100\n[traffic]\npackets = 2\n";
+    CHECK(config_load_string("g.ini", grid, NULL, 0, &sc, &err) == 0);
+    int64_t population = -1;
+    CHECK_I64(bench_case_size(&sc, &population), 1200);
+    CHECK_I64(population, 0);
+    char out[BENCH_MAX_OVERRIDES][96];
+    CHECK_I64(bench_size_overrides(&sc, 2500, out, BENCH_MAX_OVERRIDES, &err), 3);
+    CHECK_TEXT(out[0], "topology.rows=50");
+    CHECK_TEXT(out[1], "topology.cols=50");
+    CHECK_TEXT(out[2], "traffic.destination=-1");
+    ops = model_find(sc.model);
+    memset(&want, 0, sizeof want);
+    CHECK(ops && ops->bench && ops->bench->reference(&sc, &want, why, sizeof why) == 0);
+    CHECK_TEXT(want.model, "flood");
+    CHECK_I64(results_i64(&want, "nodes"), 1200);
+    CHECK_I64(results_i64(&want, "generated"), 2);
+}
+
 /* How partial values combine: sums (unsigned 64-bit ones modulo 2^64), least, greatest. */
 static void test_metric_combine(void)
 {
@@ -194,6 +269,52 @@ static void test_metric_combine(void)
     CHECK_I64(b, 3);
     CHECK_I64(metric_index(flood_metrics, FLOOD_N_METRICS, "receptions"), 5);
     CHECK_I64(metric_index(flood_metrics, FLOOD_N_METRICS, "flows"), -1);
+}
+
+/* The core's reduction of the partial values a model hands it (results_reduce): each metric
+ * by its declared rule, a count past 2^63 - 1 refused with a sentence, a name the model did
+ * not declare refused. */
+static void test_results_reduce(void)
+{
+    static const model_metric list[] = {
+        {.name = "count", .kind = METRIC_I64, .contract = 1},
+        {.name = "least", .kind = METRIC_I64, .reduce = METRIC_MIN, .contract = 1},
+        {.name = "last", .kind = METRIC_U64, .reduce = METRIC_MAX, .contract = 1},
+        {.name = "sum64", .kind = METRIC_U64, .contract = 1},
+        {.name = "wide", .kind = METRIC_WIDE, .contract = 1, .optional = 1},
+    };
+    static const metric_set set = {list, 5, NULL, NULL, NULL};
+    static run_results r;
+    memset(&r, 0, sizeof r);
+    results_declare(&r, &set);
+    cn_error err = {0};
+    const wide_int parts[] = {9, 3, 12, 5};
+    CHECK(results_reduce(&r, "count", parts, 4, &err) == 0);
+    CHECK(results_reduce(&r, "least", parts, 4, &err) == 0);
+    CHECK(results_reduce(&r, "last", parts, 4, &err) == 0);
+    CHECK_I64(results_i64(&r, "count"), 29);
+    CHECK_I64(results_i64(&r, "least"), 3);
+    CHECK_I64(results_i64(&r, "last"), 12);
+    /* modulo 2^64: (2^64 - 1) + 2 + 5 */
+    const wide_int big[] = {(wide_int)UINT64_MAX, 2, 5};
+    CHECK(results_reduce(&r, "sum64", big, 3, &err) == 0);
+    CHECK(results_value(&r, "sum64") == 6);
+    /* an optional member becomes present once reduced; 128 bits do not wrap */
+    CHECK(results_find(&r, "wide") < 0);
+    CHECK(results_reduce(&r, "wide", big, 3, &err) == 0);
+    CHECK(results_value(&r, "wide") == (wide_int)UINT64_MAX + 7);
+    /* a signed count beyond 2^63 - 1 */
+    const wide_int huge[] = {INT64_MAX, 1};
+    CHECK(results_reduce(&r, "count", huge, 2, &err) == CN_ERR_RUNTIME);
+    CHECK_TEXT(err.msg, "the count counter reached 9223372036854775808, beyond 2^63 - 1: the "
+                        "run's results cannot be reported");
+    CHECK_I64(results_i64(&r, "count"), 29);
+    cn_error e2 = {0};
+    CHECK(results_reduce(&r, "counted", parts, 4, &e2) == CN_ERR_RUNTIME);
+    CHECK_TEXT(e2.msg, "internal error: no declaration of metric counted to reduce");
+    cn_error e3 = {0};
+    CHECK(results_reduce(&r, "count", parts, 0, &e3) == CN_ERR_RUNTIME);
+    CHECK_TEXT(e3.msg, "internal error: no partial values of metric count to reduce");
 }
 
 /* A flood run as the model fills it: 5 nodes, with flows when FLOWS, the neighbour cap's
@@ -349,12 +470,14 @@ static void test_flood_selftest(void)
 int main(void)
 {
     test_metric_combine();
+    test_results_reduce();
     test_flood_json();
     test_flood_diff();
     test_flood_selftest();
     test_selftest_phold();
     test_bench_metrics();
     test_phold_sizes();
+    test_model_bench();
     printf("%d checks, %d failures\n", checks, failures);
     return failures != 0;
 }

@@ -64,5 +64,24 @@ crafted counter mobile_parts.ckpt FCTR 8 -1 \
 # the traffic generator's heap: a departure at a negative time
 crafted generator flows_packets.ckpt FDEP 0 -7 \
     "record FDEP: 7440 bytes that are not a traffic generator of the scenario's flows and sources"
+# PHOLD (phold.ckpt: small_phold.ini with 40 LPs of population 4, stopped before window 5):
+# its shape, the LPs' counts, statistics and pending events, and the windows against the
+# scenario (host/models/phold/phold_checkpoint.c)
+crafted phold_lps phold.ckpt PSHP 0 41 \
+    "record PSHP: 41 LPs of population 4, and the scenario has 40 of population 4"
+crafted phold_windows phold.ckpt PSHP 16 999 \
+    "record PSHP: 999 windows run, and records EWIN and ENXT say 5 run and 5 next"
+crafted phold_counts phold.ckpt PCNT 0 0 \
+    "record PCNT: the LPs hold 155 pending events, and PHOLD keeps lps x population = 160"
+crafted phold_time phold.ckpt PEVT 0 -5 \
+    "record PEVT: event 0 of LP 0 is at -5 ns, outside 0 to 2^62 ns"
+crafted phold_past phold.ckpt PEVT 0 0 \
+    "record PEVT: event 0 of LP 0 is at 0 ns, before the time reached 628283140 ns (it would have run)"
+crafted phold_origin phold.ckpt PEVT 8 40 \
+    "record PEVT: event 0 of LP 0 comes from LP 40, of 40 LPs"
+crafted phold_serials phold.ckpt PSTA 0 4294967295 \
+    "record PSTA: LP 0 executed 4294967295 events, 3 of them remote, with a population of 4 (serials are 32-bit)"
+crafted phold_reached phold.ckpt ETIM 0 20000000000 \
+    "record ETIM: time reached 20000000000 ns is not before the scenario's duration 20000000000 ns"
 
 [ "$fails" -eq 0 ] || { echo "$fails crafted checkpoint(s) not refused as they should be"; exit 1; }

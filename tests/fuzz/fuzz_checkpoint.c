@@ -2,8 +2,10 @@
  * device is touched. The input is a checkpoint file; its header's length and its CRC-32 are
  * set from its bytes before it is read (when it is long enough to have them), so that
  * mutations of the records' contents get past the checksum to the checks of the fields
- * themselves. The scenario the checkpoint holds is loaded as `resume` loads it, and the flood
- * model's records are checked against it (flood_checkpoint_check). Beyond "never crash, hang
+ * themselves. The scenario the checkpoint holds is loaded as `resume` loads it, and the
+ * records of its model are checked against it by the model's own check (model_ops
+ * check_checkpoint: flood_checkpoint_check, phold_checkpoint_check), as the engine does before
+ * a restore. Beyond "never crash, hang
  * or leak" (sanitizers), the target checks that a refusal is CN_ERR_INPUT with one non-empty
  * sentence that names the file; a broken promise aborts, which libFuzzer reports like a
  * crash. */
@@ -14,6 +16,7 @@
 
 #include "config/config.h"
 #include "engine/checkpoint.h"
+#include "engine/engine.h"
 #include "models/flood/flood_ckpt_format.h"
 #include "models/traffic/departures.h"
 
@@ -60,10 +63,14 @@ static int resume_checks(const ckpt_file *f, scenario *sc, cn_error *err)
         return cn_fail(err, CN_ERR_INPUT, "cannot resume from '%s': the scenario it holds is "
                        "refused: %s", NAME, why.msg);
     sc->record_packets = records != 0;
-    rc = flood_checkpoint_check(f, sc, err);
-    /* the traffic generator's state, as flood_restore puts it back, where the generator is
-     * small enough to open here (it holds a source per node with source = all) */
-    if (rc || scenario_node_count(sc) > 100000)
+    const model_ops *ops = model_find(sc->model);
+    if (!ops || !ops->check_checkpoint)
+        return cn_fail(err, CN_ERR_INPUT, "cannot resume from '%s': the %s model has no "
+                       "checkpoints", NAME, sc->model);
+    rc = ops->check_checkpoint(f, sc, err);
+    /* the flood's traffic generator state, as flood_restore puts it back, where the
+     * generator is small enough to open here (it holds a source per node with source = all) */
+    if (rc || strcmp(sc->model, "flood") != 0 || scenario_node_count(sc) > 100000)
         return rc;
     departures *d = NULL;
     const void *state = NULL;

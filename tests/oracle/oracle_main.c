@@ -4,7 +4,8 @@
  * (config_load) and writes the determinism-contract members of docs/model.md "Outputs" as one JSON
  * object, so that json_compare can check a simulator run against it. Without --json (or with
  * "--json -") the object goes to stdout. With traffic flows (docs/models.md "Traffic") the
- * object ends with "deliverable" and "flows", as the simulator prints them. --packets writes
+ * object ends with "deliverable" and "flows", as the simulator prints them; last comes
+ * "contract", the list of the members written, as the simulator's. --packets writes
  * the per-packet CSV of docs/models.md (through a temporary file renamed at the end, so that
  * a failure leaves no partial file). Exit status: 0 ok, 1 the oracle failed, 2 bad input. */
 #include <inttypes.h>
@@ -87,11 +88,28 @@ static void write_flows(FILE *f, const flood_oracle_result *r)
                 ratio_loss(fr->delivered, fr->deliverable), decimal(fr->hops_sum, h),
                 decimal(fr->latency_sum_ns, l), i + 1 < r->n_flows ? "," : "");
     }
-    fprintf(f, "  ]\n");
+    fprintf(f, "  ],\n");
+}
+
+/* The members written, in order: "contract", the last member, names them, as clnetsim's
+ * JSON does (docs/architecture.md, "The determinism contract, declared"), so that
+ * json_compare compares exactly these and checks the run names the same ones. */
+#define ORACLE_MAX_MEMBERS 24
+
+typedef struct member_list {
+    const char *name[ORACLE_MAX_MEMBERS];
+    int n;
+} member_list;
+
+static void written(member_list *l, const char *name)
+{
+    if (l->n < ORACLE_MAX_MEMBERS)
+        l->name[l->n++] = name;
 }
 
 static int write_json(FILE *f, const flood_oracle_result *r)
 {
+    member_list l = {{0}, 0};
     fprintf(f, "{\n");
     fprintf(f, "  \"model\": \"flood\",\n");
     fprintf(f, "  \"seed\": %" PRIu64 ",\n", r->seed);
@@ -106,24 +124,41 @@ static int write_json(FILE *f, const flood_oracle_result *r)
     fprintf(f, "  \"hops_sum\": %s,\n", decimal(r->hops_sum, sum));
     fprintf(f, "  \"latency_sum_ns\": %s,\n", decimal(r->latency_sum_ns, sum));
     fprintf(f, "  \"end_time_ns\": %" PRId64 ",\n", r->end_time_ns);
-    const bool flows = r->n_flows > 0;
-    const bool resources = r->has_capacity || r->has_energy;
-    fprintf(f, "  \"windows\": %" PRId64 "%s\n", r->windows,
-            r->capped || resources || flows ? "," : "");
-    if (r->capped) /* the neighbour cap's counters (docs/models.md) */
-        fprintf(f, "  \"links\": %" PRId64 ",\n  \"links_cut\": %" PRId64 "%s\n", r->links,
-                r->links_cut, resources || flows ? "," : "");
-    if (r->has_capacity) /* node resources (docs/models.md) */
-        fprintf(f, "  \"capacity_drops\": %" PRId64 "%s\n", r->capacity_drops,
-                r->has_energy || flows ? "," : "");
-    if (r->has_energy)
+    fprintf(f, "  \"windows\": %" PRId64 ",\n", r->windows);
+    static const char *const always[] = {"model", "seed", "nodes", "generated", "delivered",
+                                         "loss", "transmissions", "receptions",
+                                         "first_receptions", "hops_sum", "latency_sum_ns",
+                                         "end_time_ns", "windows"};
+    for (size_t i = 0; i < sizeof always / sizeof always[0]; i++)
+        written(&l, always[i]);
+    if (r->capped) { /* the neighbour cap's counters (docs/models.md) */
+        fprintf(f, "  \"links\": %" PRId64 ",\n  \"links_cut\": %" PRId64 ",\n", r->links,
+                r->links_cut);
+        written(&l, "links");
+        written(&l, "links_cut");
+    }
+    if (r->has_capacity) { /* node resources (docs/models.md) */
+        fprintf(f, "  \"capacity_drops\": %" PRId64 ",\n", r->capacity_drops);
+        written(&l, "capacity_drops");
+    }
+    if (r->has_energy) {
         fprintf(f,
                 "  \"dead_nodes\": %" PRId64 ",\n  \"first_death_ns\": %" PRId64
-                ",\n  \"energy_spent_nj\": %" PRId64 "%s\n",
-                r->dead_nodes, r->first_death_ns, r->energy_spent_nj, flows ? "," : "");
-    if (flows)
+                ",\n  \"energy_spent_nj\": %" PRId64 ",\n",
+                r->dead_nodes, r->first_death_ns, r->energy_spent_nj);
+        written(&l, "dead_nodes");
+        written(&l, "first_death_ns");
+        written(&l, "energy_spent_nj");
+    }
+    if (r->n_flows > 0) {
         write_flows(f, r);
-    fprintf(f, "}\n");
+        written(&l, "deliverable");
+        written(&l, "flows");
+    }
+    fprintf(f, "  \"contract\": [");
+    for (int i = 0; i < l.n; i++)
+        fprintf(f, "%s\"%s\"", i ? ", " : "", l.name[i]);
+    fprintf(f, "]\n}\n");
     return ferror(f) ? -1 : 0;
 }
 

@@ -9,6 +9,13 @@
 extern const model_ops flood_model_ops;
 /* Its option group: sections, keys and rules (flood_config.c). */
 extern const model_config flood_config;
+/* What selftest and bench need of it: its reference and sizes (flood_bench.c). */
+extern const model_bench flood_bench;
+/* The flood oracle's results O (host/oracle) as the flood's declared metrics in WANT: each
+ * member by its declared name, the extensions' only where the scenario uses them, and the
+ * flows' rows. */
+struct flood_oracle_result;
+void flood_reference_results(const struct flood_oracle_result *o, run_results *want);
 
 /* Event kinds, in the order a window runs them. */
 enum flood_kind { FLOOD_MOVE = 0, FLOOD_BIN, FLOOD_TRANSMIT, FLOOD_PACKETS, FLOOD_N_KINDS };

@@ -3,7 +3,8 @@
  *
  * flood_metrics.c holds only the tables and depends on nothing else, so that json_compare
  * compiles it in: it is the one source of the list json_compare applies to result files
- * that name no "contract" (older results, the flood oracle's and ns-3's outputs). */
+ * that name no "contract" (older results, ns-3's and the independent implementations'
+ * outputs). */
 #ifndef CLNETSIM_FLOOD_METRICS_H
 #define CLNETSIM_FLOOD_METRICS_H
 #include "report/metric.h"

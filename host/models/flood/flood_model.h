@@ -394,11 +394,11 @@ int flood_holders(const struct model *m);
 /* A 128-bit control counter (cl/flood/flood_layout.clh, CTL_HI) summed over the replicas' last
  * read-backs. */
 wide_int flood_counter(const struct model *m, int word);
-/* The same as an int64 result member NAME in *OUT; a value past 2^63 - 1 (which needs more
- * events than any run makes: docs/when-things-go-wrong.md, "Overflow audit") is an error
- * rather than a wrapped number. */
-int flood_counter_i64(const struct model *m, int word, const char *name, int64_t *out,
-                      cn_error *err);
+/* Result member NAME from counter WORD: each replica's value handed to the core, which
+ * combines them by NAME's declared reduction (results_reduce; a count past 2^63 - 1 is an
+ * error there rather than a wrapped number). */
+int flood_reduce_counter(const struct model *m, run_results *r, int word, const char *name,
+                         cn_error *err);
 /* After any buffer of R was reallocated: a new buffer may reuse the handle value of a freed
  * one, so cached kernel arguments cannot be trusted. */
 void flood_forget_args(flood_replica *r);

@@ -294,26 +294,19 @@ int flood_resources_results(struct model *m, run_results *r, cn_error *err)
 {
     if (!m->resources)
         return 0;
-    int64_t v = 0;
     int rc = 0;
-    if (m->sc.rx_capacity > 0) {
-        if ((rc = flood_counter_i64(m, CTL_RES_DROPS, "capacity_drops", &v, err)) != 0)
-            return rc;
-        results_set(r, "capacity_drops", v);
-    }
+    if (m->sc.rx_capacity > 0 &&
+        (rc = flood_reduce_counter(m, r, CTL_RES_DROPS, "capacity_drops", err)) != 0)
+        return rc;
     if (!m->energy)
         return 0;
     int64_t t = -1;
     if ((rc = first_death(m, &t, err)) != 0 ||
-        (rc = flood_counter_i64(m, CTL_RES_DEAD, "dead_nodes", &v, err)) != 0)
+        (rc = flood_reduce_counter(m, r, CTL_RES_DEAD, "dead_nodes", err)) != 0)
         return rc;
-    results_set(r, "dead_nodes", v);
     results_set(r, "first_death_ns", t);
     /* the budgets together fit int64 (config/checks.c), and nobody spends beyond its own */
-    if ((rc = flood_counter_i64(m, CTL_RES_ENERGY, "energy_spent_nj", &v, err)) != 0)
-        return rc;
-    results_set(r, "energy_spent_nj", v);
-    return 0;
+    return flood_reduce_counter(m, r, CTL_RES_ENERGY, "energy_spent_nj", err);
 }
 
 void flood_resources_free(struct model *m, flood_replica *r)

@@ -76,17 +76,14 @@ wide_int flood_counter(const struct model *m, int word)
     return (wide_int)sum;
 }
 
-int flood_counter_i64(const struct model *m, int word, const char *name, int64_t *out,
-                      cn_error *err)
+int flood_reduce_counter(const struct model *m, run_results *r, int word, const char *name,
+                         cn_error *err)
 {
-    wide_int v = flood_counter(m, word);
-    if (v > (wide_int)INT64_MAX) {
-        char text[WIDE_TEXT];
-        return cn_fail(err, CN_ERR_RUNTIME, "the %s counter reached %s, beyond 2^63 - 1: the "
-                       "run's results cannot be reported", name, wide_format(v, text));
-    }
-    *out = (int64_t)v;
-    return 0;
+    wide_int parts[FLOOD_MAX_REPLICAS];
+    for (int d = 0; d < m->n_rep; d++)
+        parts[d] = (wide_int)(counter_u64(m->rep[d].counters, word) |
+                              counter_u64(m->rep[d].counters, CTL_HI(word)) << 64);
+    return results_reduce(r, name, parts, (size_t)m->n_rep, err);
 }
 
 int flood_replica_index(const struct model *m, const device_ctx *dev)

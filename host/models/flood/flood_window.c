@@ -10,12 +10,12 @@
 
 static const event_kind flood_kinds[FLOOD_N_KINDS] = {
     /* flows: 0 positions, 1 cell lists, 2 seen bitsets, 3 frontier, 4 counters */
-    [FLOOD_MOVE] = {"move", 1u << 0, 1u << 0, 1.0},
-    [FLOOD_BIN] = {"bin", 1u << 0, 1u << 1, 1.0},
+    [FLOOD_MOVE] = {"move", 1u << 0, 1u << 0},
+    [FLOOD_BIN] = {"bin", 1u << 0, 1u << 1},
     [FLOOD_TRANSMIT] = {"transmit", (1u << 0) | (1u << 1) | (1u << 2) | (1u << 3),
-                        (1u << 2) | (1u << 3) | (1u << 4), 4.0},
+                        (1u << 2) | (1u << 3) | (1u << 4)},
     /* whole packets (flood_packets.c): reads the neighbour lists, writes its own state */
-    [FLOOD_PACKETS] = {"flood_packets", 1u << 1, (1u << 2) | (1u << 3) | (1u << 4), 4.0},
+    [FLOOD_PACKETS] = {"flood_packets", 1u << 1, (1u << 2) | (1u << 3) | (1u << 4)},
 };
 static const char *const flood_flows[] = {"positions", "cells", "seen", "frontier", "counters"};
 
@@ -552,14 +552,15 @@ static int flood_results(struct model *m, run_results *r, cn_error *err)
     static const struct { int word; const char *name; } counts[] = {
         {CTL_TX, "transmissions"}, {CTL_RX, "receptions"}, {CTL_FIRST, "first_receptions"},
         {CTL_DELIVERED, "delivered"}};
-    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
-        int64_t v;
-        if ((rc = flood_counter_i64(m, counts[i].word, counts[i].name, &v, err)) != 0)
-            return rc;
-        results_set(r, counts[i].name, v);
-    }
-    results_set(r, "hops_sum", flood_counter(m, CTL_HOPS));
-    results_set(r, "latency_sum_ns", flood_counter(m, CTL_LATENCY));
+    /* each replica's counts, reduced by the core as the metrics declare */
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0] && !rc; i++)
+        rc = flood_reduce_counter(m, r, counts[i].word, counts[i].name, err);
+    if (!rc)
+        rc = flood_reduce_counter(m, r, CTL_HOPS, "hops_sum", err);
+    if (!rc)
+        rc = flood_reduce_counter(m, r, CTL_LATENCY, "latency_sum_ns", err);
+    if (rc)
+        return rc;
     r->end_time_ns = m->any_tx ? m->end_time : 0;
     r->windows = m->any_tx ? m->end_time / m->L + 1 : 0;
     if (m->whole)
@@ -723,6 +724,7 @@ const model_ops flood_model_ops = {
     .metrics = &flood_metric_set,
     .run_sync = flood_sync,
     .batch_unit = "packets",
+    .bench = &flood_bench,
     .kinds = flood_kinds,
     .n_kinds = FLOOD_N_KINDS,
     .flows = flood_flows,

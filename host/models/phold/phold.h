@@ -9,6 +9,14 @@
 extern const model_ops phold_model_ops;
 /* Its option group: sections, keys and rules (phold_config.c). */
 extern const model_config phold_config;
+/* What selftest and bench need of it: its reference and sizes (phold_bench.c). */
+extern const model_bench phold_bench;
+/* The PHOLD oracle's outputs (host/oracle; P its parameters, O its results) as a run's
+ * members in WANT, by the names docs/models/phold.md ("Outputs") gives them. */
+struct phold_oracle_params;
+struct phold_oracle_result;
+void phold_reference_results(const struct phold_oracle_params *p,
+                             const struct phold_oracle_result *o, run_results *want);
 
 /* Event kinds: one, the execution of a window's events of a partition's LPs. */
 enum phold_kind { PHOLD_EXECUTE = 0, PHOLD_N_KINDS };

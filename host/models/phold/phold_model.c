@@ -7,7 +7,7 @@
 #include "models/phold/phold_model.h"
 
 static const event_kind phold_kinds[PHOLD_N_KINDS] = {
-    [PHOLD_EXECUTE] = {"execute", 0x1, 0x1, 1.0},
+    [PHOLD_EXECUTE] = {"execute", 0x1, 0x1},
 };
 static const char *const phold_flows[] = {"events"};
 
@@ -91,29 +91,38 @@ int phold_results(struct model *m, run_results *res, cn_error *err)
     for (int i = 0; i < pm->n_devs && rc == 0; i++)
         rc = cl_check(clFinish(pm->dev[i].dev->queue), "clFinish", pm->dev[i].dev->info.name,
                       err);
-    uint64_t events = 0, remote = 0, tsum = 0, wsum = 0, emin = UINT64_MAX, emax = 0, last = 0;
-    for (uint64_t g = 0; g < groups && rc == 0; g++) {
-        const uint64_t *r = part + RES_WORDS * g;
-        events += r[RES_EVENTS];
-        remote += r[RES_REMOTE];
-        tsum += r[RES_TIME_SUM];
-        wsum += r[RES_WEIGHTED_SUM];
-        emin = r[RES_EVENTS_MIN] < emin ? r[RES_EVENTS_MIN] : emin;
-        emax = r[RES_EVENTS_MAX] > emax ? r[RES_EVENTS_MAX] : emax;
-        last = r[RES_LAST] > last ? r[RES_LAST] : last;
-    }
-    free(part);
-    if (rc)
+    if (rc) {
+        free(part);
         return rc;
+    }
     snprintf(res->model, sizeof res->model, "phold");
     res->seed = pm->sc.seed;
     res->windows = pm->windows;
     res->end_time_ns = pm->T;
     results_declare(res, &phold_metric_set);
-    uint64_t values[] = {pm->N, pm->E, events, remote, tsum, wsum, emin, emax, last};
-    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
-        results_set(res, phold_metrics[i].name, values[i]);
+    results_set(res, "lps", pm->N);
+    results_set(res, "population", pm->E);
+    /* each work-group's partial values, reduced by the core as the metrics declare (sums
+     * modulo 2^64, least, greatest) */
+    static const struct { int word; const char *name; } words[] = {
+        {RES_EVENTS, "events"},           {RES_REMOTE, "remote"},
+        {RES_TIME_SUM, "time_sum_ns"},    {RES_WEIGHTED_SUM, "lp_weighted_sum"},
+        {RES_EVENTS_MIN, "lp_events_min"}, {RES_EVENTS_MAX, "lp_events_max"},
+        {RES_LAST, "last_time_ns"}};
+    wide_int *values = malloc(sizeof *values * (groups ? groups : 1));
+    if (!values)
+        rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    for (size_t i = 0; i < sizeof words / sizeof words[0] && rc == 0; i++) {
+        for (uint64_t g = 0; g < groups; g++)
+            values[g] = (wide_int)part[RES_WORDS * g + (uint64_t)words[i].word];
+        rc = results_reduce(res, words[i].name, values, (size_t)groups, err);
+    }
+    free(values);
+    free(part);
+    if (rc)
+        return rc;
     results_set(res, "windows", pm->windows);
+    uint64_t events = (uint64_t)results_value(res, "events");
     res->model_events = events;
     res->device_bytes = pm->peak_bytes;
     res->host.wait_s = pm->wait_s;
@@ -196,6 +205,7 @@ const model_ops phold_model_ops = {
     .sync = ENGINE_SYNC_EVENT,
     .next_begin = phold_next_begin,
     .metrics = &phold_metric_set,
+    .bench = &phold_bench,
     .create = phold_create,
     .lookahead = phold_lookahead,
     .plan_window = phold_plan_window,
