@@ -2099,21 +2099,7 @@ inline void flood_packets_group(uint k0, uint count, __global const uint *restri
             }
         }
         if (stop_now) {
-            if (lid == 0) {
-                p.end = tail[0];
-                p.acc[0] = (long)tx;
-                p.acc[1] = (long)rx;
-                p.acc[2] = (long)first;
-                p.acc[3] = (long)dv;
-                p.acc[4] = (long)dh;
-                p.acc[5] = dl;
-                p.acc[6] = delivery[0];
-                p.acc[7] = delivery[1];
-                p.acc[8] = delivery[2];
-                walk_save(&p, res, epoch);
-                row[PS_PENDING] = p.q < count ? 1 : 0;
-            }
-            going = 0;
+            going = 0; /* the walk is saved after the loop */
         } else if (p.stage == WALK_END) {
             if (lid == 0) {
                 row[PS_TX] += (long)tx;
@@ -2177,6 +2163,24 @@ inline void flood_packets_group(uint k0, uint count, __global const uint *restri
         }
         /* every item has read TAIL, RED and the level before the next step writes them */
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    }
+    /* The walk saved for the next launch (or its end marked), after the loop rather than in
+     * the step that stops it: PoCL 5.0's work-group function generation aborts on that branch
+     * between the loop's two barriers (Kernel.cc, region_entry_barrier). Nothing after the
+     * last barrier writes what it reads. */
+    if (lid == 0) {
+        p.end = tail[0];
+        p.acc[0] = (long)tx;
+        p.acc[1] = (long)rx;
+        p.acc[2] = (long)first;
+        p.acc[3] = (long)dv;
+        p.acc[4] = (long)dh;
+        p.acc[5] = dl;
+        p.acc[6] = delivery[0];
+        p.acc[7] = delivery[1];
+        p.acc[8] = delivery[2];
+        walk_save(&p, res, epoch);
+        row[PS_PENDING] = p.q < count ? 1 : 0;
     }
 }
 
