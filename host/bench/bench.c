@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bench/bench.h"
+#include "config/model_config.h" /* CONFIG_MAX_IDS: the most entities of a scenario */
 #include "engine/engine.h"
 
 void bench_apply_test_skew(int position, run_results *res)
@@ -236,10 +237,10 @@ int bench_parse_sizes(const char *text, int64_t *out, int max, cn_error *err)
         else if (*end == 'G' || *end == 'g')
             mult = 1e9, end++;
         double nodes = v * mult;
-        if (!(nodes >= 1 && nodes <= (double)SCENARIO_MAX_NODES) || nodes != floor(nodes))
+        if (!(nodes >= 1 && nodes <= (double)CONFIG_MAX_IDS) || nodes != floor(nodes))
             return fail_count(err, "--sizes '%s': %.*s is not a whole node count "
                            "from 1 to %lld", text, (int)(end - p), p,
-                           (long long)SCENARIO_MAX_NODES);
+                           (long long)CONFIG_MAX_IDS);
         if (n == max)
             return fail_count(err, "--sizes '%s': more than %d sizes", text, max);
         out[n++] = (int64_t)nodes;

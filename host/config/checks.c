@@ -1,6 +1,8 @@
 /* Rules between keys, checked once the file and every override are in: the core's part. The
- * rules of a model, and its derived fields, are its option group's (host/models/X). */
+ * rules of a model, and its derived fields, are its option group's (host/models/X); its values
+ * reach the scenario here, at the end of the load. */
 #include <stdio.h>
+#include <string.h>
 
 #include "config/config_internal.h"
 
@@ -31,10 +33,14 @@ int config_finish(load_ctx *ctx)
     const model_config *group = config_group_of(ctx->sc.model);
     if (rc == 0 && group && group->check)
         rc = group->check(ctx);
-    /* the derived fields of every group, whatever the model: a scenario's fields are then a
-     * function of its keys alone (a dump reloads to the same bytes) */
-    for (int g = 0; rc == 0 && g < config_group_count(); g++)
-        if (config_group_at(g)->derive)
-            config_group_at(g)->derive(&ctx->sc);
-    return rc;
+    if (rc != 0 || !group)
+        return rc;
+    /* the model's derived fields: its values are then a function of its keys alone (a dump
+     * reloads to the same bytes); they become the scenario's, the rest of the block zero */
+    void *values = config_values(ctx, group);
+    if (group->derive)
+        group->derive(values);
+    memset(&ctx->sc.model_values, 0, sizeof ctx->sc.model_values);
+    memcpy(ctx->sc.model_values.bytes, values, group->values_size);
+    return 0;
 }

@@ -147,7 +147,7 @@ static int fail_unknown_section(load_ctx *ctx, const char *section, const char *
 
 static int name_char(char c) { return isalnum((unsigned char)c) || c == '_' || c == '-'; }
 
-int config_section_name(const char *section, const char *prefix, char name[GROUP_NAME_MAX])
+int config_section_name(const char *section, const char *prefix, char name[CONFIG_NAME_MAX])
 {
     if (strncmp(section, prefix, strlen(prefix)) != 0)
         return -1;
@@ -160,7 +160,7 @@ int config_section_name(const char *section, const char *prefix, char name[GROUP
         while (*s == ' ' || *s == '\t')
             s++;
     size_t n = strlen(s);
-    if (n == 0 || n >= GROUP_NAME_MAX)
+    if (n == 0 || n >= CONFIG_NAME_MAX)
         return -1;
     for (size_t i = 0; i < n; i++)
         if (!name_char(s[i]))
@@ -437,9 +437,15 @@ static int apply_override(load_ctx *ctx, const config_override *ov)
 static int apply_defaults(load_ctx *ctx)
 {
     for (int g = 0; g < config_group_count(); g++) {
-        size_t size = config_group_at(g)->load_state_size;
+        const model_config *group = config_group_at(g);
+        int rc = config_check_values_size(group, ctx->err);
+        if (rc != 0)
+            return rc;
+        size_t size = group->load_state_size;
         ctx->group_state[g] = size ? calloc(1, size) : NULL;
-        if (size && !ctx->group_state[g])
+        /* at least one byte, so that a group without values still has a distinct block */
+        ctx->group_values[g] = calloc(1, group->values_size ? group->values_size : 1);
+        if ((size && !ctx->group_state[g]) || !ctx->group_values[g])
             return cn_fail(ctx->err, CN_ERR_RUNTIME, "%s: out of memory", ctx->name);
     }
     /* a named section's keys default to what its own code says, at the end (a flow's are
@@ -495,8 +501,10 @@ static int load_text(const char *name, const char *text, size_t len, const char 
         snprintf(ctx->sc.path, sizeof ctx->sc.path, "%s", path);
         memcpy(out, &ctx->sc, sizeof *out);
     }
-    for (int g = 0; g < CONFIG_MAX_MODELS; g++)
+    for (int g = 0; g < CONFIG_MAX_MODELS; g++) {
         free(ctx->group_state[g]);
+        free(ctx->group_values[g]);
+    }
     free(ctx);
     return rc;
 }

@@ -10,6 +10,10 @@
 #include "config/config.h"
 #include "config/model_config.h"
 
+/* 0, or CN_ERR_RUNTIME with ERR set when GROUP's values do not fit SCENARIO_MODEL_BYTES: checked
+ * when a group is registered and at every load (a model of the table too). */
+int config_check_values_size(const model_config *group, cn_error *err);
+
 /* Key ids. The core's keys are the first, in the order of its table (schema.c); each model's
  * option group follows, in the order of the model table, its key I at *first_key + I
  * (model_config.h). The order of --dump-config, of docs/keys.md and of every search for a name
@@ -78,6 +82,7 @@ struct load_ctx {
     const char *name;            /* file name used in messages */
     scenario sc;
     key_state keys[CONFIG_MAX_KEYS];
+    void *group_values[CONFIG_MAX_MODELS]; /* each option group's values_size bytes */
     void *group_state[CONFIG_MAX_MODELS]; /* each option group's load_state_size bytes */
     int n_set;                   /* values assigned from the text and the overrides */
     int seq;                     /* key_state.seq of the last assignment or section line */
@@ -91,21 +96,24 @@ const char *config_key_where(const load_ctx *ctx, int key, char *buf, size_t siz
 const char *config_origin_where(const load_ctx *ctx, const key_state *st, char *buf,
                                 size_t size);
 
-/* Parses TEXT as the value of KEY into CTX->sc; on error fills CTX->err naming WHERE. */
+/* Parses TEXT as the value of KEY into the load: a core key into CTX->sc, a model's into its
+ * group's values (config_values); on error fills CTX->err naming WHERE. */
 int config_set_value(load_ctx *ctx, int key, const char *text, const char *where);
-/* Same into SC, with SECTION in messages (a group's section name). */
-int config_set_value_in(load_ctx *ctx, scenario *sc, const char *section, int key,
-                        const char *text, const char *where);
-/* Same into the struct at BASE that KEY's offset refers to (a traffic_flow for flow keys). */
+/* Same into the struct at BASE that KEY's offset refers to (a group's copy of its values, a
+ * traffic_flow for flow keys), with SECTION in messages (a named section's name). */
 int config_set_value_at(load_ctx *ctx, void *base, const char *section, int key,
                         const char *text, const char *where);
 
-/* Formats the value of KEY in SC as INI text (reads back to the same field). */
+/* Formats the value of KEY in SC as INI text (reads back to the same field). A model's key is
+ * read from SC's model values: SC must be a scenario of that model. */
 void config_format_value(const scenario *sc, int key, char *buf, size_t size);
+/* Same for the value the load holds now (a core key's in CTX->sc, a model's in its group's
+ * values), for the messages of the rules. */
+void config_format_loaded(const load_ctx *ctx, int key, char *buf, size_t size);
 /* Same from the struct at BASE (a traffic_flow for flow keys). */
 void config_format_value_at(const void *base, int key, char *buf, size_t size);
 
-/* Node id ranges "0-99, 250" (ids <= SCENARIO_MAX_NODES - 1, first <= last, at most MAX) into
+/* Node id ranges "0-99, 250" (ids <= CONFIG_MAX_IDS - 1, first <= last, at most MAX) into
  * FIRST, LAST (MAX entries each, those after the N_OUT read set to 0). On error fills
  * CTX->err: "WHERE: [SECTION] KEY = TEXT: why; expected (config_expected of KEY)". */
 int config_parse_id_ranges(load_ctx *ctx, const char *section, int key, const char *text,
@@ -131,11 +139,17 @@ int parse_uint64_seed(const char *text, uint64_t *out);          /* 0, -1 syntax
 int decimal_syntax_ok(const char *text);
 
 /* The NAME of a named section "PREFIX NAME" or "PREFIX.NAME" (-s), NAME of 1 to
- * GROUP_NAME_MAX - 1 letters, digits, '_' or '-': 0, or -1 when SECTION holds none. */
-int config_section_name(const char *section, const char *prefix, char name[GROUP_NAME_MAX]);
+ * CONFIG_NAME_MAX - 1 letters, digits, '_' or '-': 0, or -1 when SECTION holds none. */
+int config_section_name(const char *section, const char *prefix, char name[CONFIG_NAME_MAX]);
 
 /* The zeroed per-load state GROUP asked for (model_config.load_state_size). */
 void *config_load_state(const load_ctx *ctx, const model_config *group);
+/* GROUP's values during the load (model_config.values_size bytes): its defaults, then what the
+ * file and the overrides set; the selected model's become the scenario's model values. */
+void *config_values(const load_ctx *ctx, const model_config *group);
+/* Where a group's values go: that group's GROUP_INDEX in the registry (config_group_at), or
+ * -1 for a key of the core. */
+int config_key_group_index(int id);
 
 /* Where to point for a rule about the N keys KEYS: where the one set last was set (an
  * override beats a file line, a later line an earlier one); the file name when none was. */
@@ -148,8 +162,8 @@ const char *config_where_latest(const load_ctx *ctx, const int *keys, int n, cha
  * core or to the scenario's model: the first one, in the order they were set, that belongs to
  * another model is refused, naming where it was set. */
 int config_check_model_sections(load_ctx *ctx);
-/* The scenario's model's cross-key rules and derived fields, then every group's derived
- * fields. Run once after the file and the overrides. */
+/* The scenario's model's cross-key rules and derived fields; then its values are copied into
+ * the scenario's model_values. Run once after the file and the overrides. */
 int config_finish(load_ctx *ctx);
 
 #endif

@@ -11,6 +11,43 @@
 
 #include "config/config.h"
 
+/* ---- what the key types store (the fields a model's values struct holds for them) ---- */
+
+/* Laws of values drawn per entity (docs/models.md, "Laws"): KT_PROB_LAW, KT_ENERGY_LAW. */
+enum law_kind { LAW_CONSTANT = 0, LAW_UNIFORM = 1 };
+
+/* KT_PROB_LAW: a probability given as a constant P, or as uniform(P, P_MAX). */
+typedef struct prob_law {
+    int law;                  /* enum law_kind */
+    double p;                 /* the constant, or the lower bound */
+    double p_max;             /* uniform: the upper bound; a constant: = p */
+} prob_law;
+
+/* KT_TIME_LAW: a constant, uniform(a, b), exponential(mean), in ns. */
+enum time_law_kind { TLAW_CONSTANT = 0, TLAW_UNIFORM = 1, TLAW_EXPONENTIAL = 2 };
+typedef struct time_law {
+    int law;                  /* enum time_law_kind */
+    int64_t a_ns;             /* the constant, uniform's lower bound, or exponential's mean */
+    int64_t b_ns;             /* uniform's upper bound; otherwise = a_ns */
+} time_law;
+
+/* KT_ENERGY_LAW: an energy given as a constant or as uniform(a, b), in integer nanojoules. */
+typedef struct energy_law {
+    int law;                  /* enum law_kind */
+    int64_t a_nj;             /* the constant, or the lower bound */
+    int64_t b_nj;             /* uniform: the upper bound; a constant: = a_nj */
+} energy_law;
+
+/* KT_DESTINATION's "broadcast". */
+#define FLOW_BROADCAST ((int64_t)-2)
+
+/* KT_IDS, KT_SOURCES: ids are below CONFIG_MAX_IDS (the most entities a scenario may have:
+ * they are 31-bit on the devices), at most CONFIG_MAX_RANGES ranges of them; a named
+ * section's NAME has fewer characters than CONFIG_NAME_MAX. */
+#define CONFIG_MAX_IDS ((int64_t)2000000000)
+#define CONFIG_MAX_RANGES 8
+#define CONFIG_NAME_MAX 32
+
 /* How a key's text becomes a field. The four physical types parse the decimal text exactly
  * and store it scaled (see key_type_scale). */
 enum key_type {
@@ -43,7 +80,8 @@ typedef struct config_key {
     const char *section;
     const char *name;
     enum key_type type;
-    size_t offset;               /* where the value goes: the field in struct scenario (a
+    size_t offset;               /* where the value goes: the core's keys, the field in struct
+                                    scenario; a model's, the field in its values struct (a
                                     named section's keys: in the struct its code gives) */
     int64_t min, max;            /* in the stored unit (ns, ms, mm, mm/s); KT_INT, KT_* units */
     unsigned flags;              /* KEY_MIN_OPEN, KEY_NO_EXPONENTIAL */
@@ -101,15 +139,21 @@ typedef struct model_config {
                                     group is key id *first_key + I in every config function */
     const config_named_section *named; /* its named sections, N_NAMED of them */
     int n_named;
+    /* Bytes of its values struct, where its keys' offsets point: at most SCENARIO_MODEL_BYTES
+     * (config.h). During a load each group's values are zeroed, get its defaults and the keys
+     * of its sections (config_values); the selected model's are then copied into the
+     * scenario's model_values, where the model's accessor reads them. */
+    size_t values_size;
     /* Bytes of state the group keeps during one load (its named sections' origins), zeroed at
      * the start: config_load_state. */
     size_t load_state_size;
     /* The cross-key rules and derived fields of a scenario of this model, once the file and
      * every override are in: 0, or CN_ERR_INPUT with the load's error set. */
     int (*check)(load_ctx *ctx);
-    /* Fields that follow from the group's keys alone (probability thresholds), set for every
-     * group whatever the model, so that a scenario is a function of its keys; NULL: none. */
-    void (*derive)(scenario *sc);
+    /* Fields that follow from the group's keys alone (probability thresholds), set in VALUES
+     * (its values struct) once the rules passed, so that a scenario is a function of its keys;
+     * NULL: none. */
+    void (*derive)(void *values);
     /* --dump-config, all optional: DUMP_LINE writes the line of key KEY of a fixed section
      * itself (returns 1) when it is not "key = VALUE" (a derived key written as a comment);
      * DUMP_NAMED writes, at the place of named-section key KEY, what that section holds;
@@ -130,7 +174,9 @@ typedef struct model_config {
  * default of [simulation] model. */
 const model_config *const *model_config_table(int *n);
 
-/* Adds GROUP after the table's (a test's model). Call before any load; not thread-safe. */
-void config_register_model(const model_config *group);
+/* Adds GROUP after the table's (a test's model). Call before any load; not thread-safe.
+ * CN_ERR_RUNTIME with ERR set, and GROUP left out, when its values do not fit a scenario's
+ * SCENARIO_MODEL_BYTES or the registry is full. */
+int config_register_model(const model_config *group, cn_error *err);
 
 #endif

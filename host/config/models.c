@@ -10,7 +10,7 @@
 /* The first assignment (by key_state.seq) to a section of another model than the scenario's. */
 struct config_stray {
     const key_state *st;         /* NULL: none found */
-    char section[GROUP_NAME_MAX + 24];
+    char section[CONFIG_NAME_MAX + 24];
     const char *key;             /* NULL: a section line that set no key (a flow's) */
     const char *owner;           /* the model the section belongs to */
     const char *considering;     /* the model whose sections are being looked at */

@@ -30,11 +30,28 @@ static registry reg;
 static const model_config *extra[CONFIG_MAX_MODELS];
 static int n_extra;
 
-void config_register_model(const model_config *group)
+int config_check_values_size(const model_config *group, cn_error *err)
 {
-    if (n_extra < CONFIG_MAX_MODELS)
-        extra[n_extra++] = group;
+    if (group->values_size <= SCENARIO_MODEL_BYTES)
+        return 0;
+    return cn_fail(err, CN_ERR_RUNTIME,
+                   "model %s: its values take %zu bytes, more than the %d bytes a scenario keeps "
+                   "for its model's values (SCENARIO_MODEL_BYTES, host/config/config.h); expected "
+                   "a smaller values struct or a larger SCENARIO_MODEL_BYTES",
+                   group->model, group->values_size, SCENARIO_MODEL_BYTES);
+}
+
+int config_register_model(const model_config *group, cn_error *err)
+{
+    int rc = config_check_values_size(group, err);
+    if (rc != 0)
+        return rc;
+    if (n_extra == CONFIG_MAX_MODELS)
+        return cn_fail(err, CN_ERR_RUNTIME, "model %s: at most %d models can be registered",
+                       group->model, CONFIG_MAX_MODELS);
+    extra[n_extra++] = group;
     reg.built = 0;
+    return 0;
 }
 
 /* "Model to simulate: a (...), b (...) or c (...). A scenario may set ..." */
@@ -158,6 +175,8 @@ const model_config *config_key_group(int id)
     return r->group[id] < 0 ? NULL : r->groups[r->group[id]];
 }
 
+int config_key_group_index(int id) { return get()->group[id]; }
+
 int config_group_count(void) { return get()->n_groups; }
 
 const model_config *config_group_at(int i) { return get()->groups[i]; }
@@ -203,11 +222,23 @@ int config_find_key(const char *section, const char *name)
     return -1;
 }
 
-void *config_load_state(const load_ctx *ctx, const model_config *group)
+static int group_index(const model_config *group)
 {
     const registry *r = get();
     for (int g = 0; g < r->n_groups; g++)
         if (r->groups[g] == group)
-            return ctx->group_state[g];
-    return NULL;
+            return g;
+    return -1;
+}
+
+void *config_load_state(const load_ctx *ctx, const model_config *group)
+{
+    int g = group_index(group);
+    return g < 0 ? NULL : ctx->group_state[g];
+}
+
+void *config_values(const load_ctx *ctx, const model_config *group)
+{
+    int g = group_index(group);
+    return g < 0 ? NULL : ctx->group_values[g];
 }

@@ -166,11 +166,11 @@ void config_expected(int key, char *buf, size_t size)
         break;
     case KT_IDS:
         snprintf(buf, size, "node id ranges such as 0-99, 250, 300-399 (first <= last, at most "
-                            "%d ranges)", GROUP_MAX_RANGES);
+                            "%d ranges)", CONFIG_MAX_RANGES);
         break;
     case KT_SOURCES:
         snprintf(buf, size, "all, or node id ranges such as 0-99, 250, 300-399 (first <= last, "
-                            "at most %d ranges)", FLOW_MAX_RANGES);
+                            "at most %d ranges)", CONFIG_MAX_RANGES);
         break;
     case KT_DESTINATION:
         range_text(k, range, sizeof range);

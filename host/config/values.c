@@ -1,5 +1,5 @@
-/* One key's text <-> one field of struct scenario, in both directions, so that what
- * --dump-config writes is exactly what the parser reads back. */
+/* One key's text <-> one field (of struct scenario, or of a model's values struct), in both
+ * directions, so that what --dump-config writes is exactly what the parser reads back. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -52,7 +52,8 @@ static const void *cfield(const void *base, const config_key *k)
     return (const char *)base + k->offset;
 }
 
-#define NAME_FIELD_SIZE sizeof(((scenario *)0)->model) /* the char[32] of KT_NAME */
+#define NAME_FIELD_SIZE CONFIG_NAME_MAX /* the char[32] of KT_NAME: scenario.model's size */
+_Static_assert(sizeof(((scenario *)0)->model) == NAME_FIELD_SIZE, "KT_NAME fields are char[32]");
 
 static int fail_value(const target *t, int key, const char *text, const char *where,
                       const char *reason)
@@ -262,7 +263,7 @@ int config_parse_id_ranges(load_ctx *ctx, const char *section, int key, const ch
             rc = parse_id(&s, &b);
             s = skip_blanks(s);
         }
-        if (rc == -2 || (rc == 0 && (a > SCENARIO_MAX_NODES - 1 || b > SCENARIO_MAX_NODES - 1)))
+        if (rc == -2 || (rc == 0 && (a > CONFIG_MAX_IDS - 1 || b > CONFIG_MAX_IDS - 1)))
             return fail_ranges(ctx, section, key, text, where, "an id is too large; ");
         if (rc != 0)
             return fail_ranges(ctx, section, key, text, where, "");
@@ -441,12 +442,6 @@ static int set_destination(const target *t, int key, const char *text, const cha
     return 0;
 }
 
-int config_set_value_in(load_ctx *ctx, scenario *sc, const char *section, int key,
-                        const char *text, const char *where)
-{
-    return config_set_value_at(ctx, sc, section, key, text, where);
-}
-
 int config_set_value_at(load_ctx *ctx, void *base, const char *section, int key,
                         const char *text, const char *where)
 {
@@ -478,7 +473,9 @@ int config_set_value_at(load_ctx *ctx, void *base, const char *section, int key,
 
 int config_set_value(load_ctx *ctx, int key, const char *text, const char *where)
 {
-    return config_set_value_in(ctx, &ctx->sc, config_key_at(key)->section, key, text, where);
+    int g = config_key_group_index(key);
+    void *base = g < 0 ? (void *)&ctx->sc : ctx->group_values[g];
+    return config_set_value_at(ctx, base, config_key_at(key)->section, key, text, where);
 }
 
 /* Shortest of %.15g .. %.17g that reads back to the same double: "0.1", not
@@ -496,7 +493,16 @@ static void format_probability(double p, char *buf, size_t size)
 
 void config_format_value(const scenario *sc, int key, char *buf, size_t size)
 {
-    config_format_value_at(sc, key, buf, size);
+    const void *base = config_key_group_index(key) < 0 ? (const void *)sc
+                                                       : (const void *)sc->model_values.bytes;
+    config_format_value_at(base, key, buf, size);
+}
+
+void config_format_loaded(const load_ctx *ctx, int key, char *buf, size_t size)
+{
+    int g = config_key_group_index(key);
+    config_format_value_at(g < 0 ? (const void *)&ctx->sc : ctx->group_values[g], key, buf,
+                           size);
 }
 
 /* A law of values held in 10^-9 units (ns, nJ) as INI text: the constant A (NAME NULL),

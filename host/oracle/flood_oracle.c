@@ -117,11 +117,12 @@ static uint64_t dist2(const int64_t a[3], const int64_t b[3])
 /* A walk draw ctr {i, item, STREAM, 0} (7: linear and random_walk, 8: random_direction):
  * direction components (w >> 11) - 2^20 (z only when the area has a depth), speed uniform in
  * [speed_min, speed_max] from w3. */
-static void walk_draw(const scenario *sc, const mobility_params *mp, uint32_t i, uint32_t item,
+static void walk_draw(const scenario *scn, const mobility_params *mp, uint32_t i, uint32_t item,
                       uint32_t stream, int64_t d[3], int64_t *v)
 {
+    const flood_values *sc = flood_values_of(scn);
     uint32_t w[4];
-    oracle_philox(sc->seed, i, item, stream, w);
+    oracle_philox(scn->seed, i, item, stream, w);
     for (int c = 0; c < 3; c++)
         d[c] = (int64_t)(w[c] >> 11) - (INT64_C(1) << 20);
     if (sc->depth_mm == 0)
@@ -154,9 +155,10 @@ static int64_t last_street(int64_t side, int64_t s) { return side / s * s; }
 /* The heading taken at intersection (x, y) with turn draw W0, coming with heading HP (4:
  * none): uniform among +x, +y, -x, -y (in that order) that stay inside, without the way back
  * unless it is the only one; 4 when none. */
-static int64_t grid_turn(const scenario *sc, const mobility_params *mp, int64_t x, int64_t y,
+static int64_t grid_turn(const scenario *scn, const mobility_params *mp, int64_t x, int64_t y,
                          int64_t hp, uint32_t w0)
 {
+    const flood_values *sc = flood_values_of(scn);
     const int64_t s = mp->street_spacing_mm;
     const int64_t xm = last_street(sc->width_mm, s), ym = last_street(sc->height_mm, s);
     bool ok[4] = {x < xm, y < ym, x > 0, y > 0};
@@ -176,9 +178,10 @@ static int64_t grid_turn(const scenario *sc, const mobility_params *mp, int64_t 
 
 /* Node I to the nearest intersection (ties up, at most the last street), its speed and first
  * heading from ctr {i, 0, 10, 0}; the heading is kept in dir[i][0], the turns made in leg. */
-static void grid_start(const scenario *sc, const mobility_params *mp, oracle_mobility *m,
+static void grid_start(const scenario *scn, const mobility_params *mp, oracle_mobility *m,
                        int64_t i)
 {
+    const flood_values *sc = flood_values_of(scn);
     const int64_t s = mp->street_spacing_mm;
     int64_t *p = m->pos[i];
     int64_t x = (p[0] + s / 2) / s * s, y = (p[1] + s / 2) / s * s;
@@ -186,10 +189,10 @@ static void grid_start(const scenario *sc, const mobility_params *mp, oracle_mob
     p[0] = x < xm ? x : xm;
     p[1] = y < ym ? y : ym;
     uint32_t w[4];
-    oracle_philox(sc->seed, (uint32_t)i, 0, 10, w);
+    oracle_philox(scn->seed, (uint32_t)i, 0, 10, w);
     m->speed[i] = mp->speed_min_mm_s +
                   (int64_t)uniform_below(w[3], (uint64_t)(mp->speed_max_mm_s - mp->speed_min_mm_s + 1));
-    m->dir[i][0] = grid_turn(sc, mp, p[0], p[1], 4, w[0]);
+    m->dir[i][0] = grid_turn(scn, mp, p[0], p[1], 4, w[0]);
     m->leg[i] = 1;
 }
 
@@ -233,8 +236,9 @@ static int64_t rwp_budget(int64_t v, int64_t l_ns)
 
 /* ---------------------------------------------------------------- scenario checks */
 
-int64_t oracle_node_count(const scenario *sc)
+int64_t oracle_node_count(const scenario *scn)
 {
+    const flood_values *sc = flood_values_of(scn);
     if (sc->placement == PLACEMENT_GRID) {
         if (sc->rows < 1 || sc->cols < 1 || sc->rows > INT32_MAX / sc->cols)
             return -1;
@@ -254,8 +258,9 @@ int64_t oracle_node_count(const scenario *sc)
 static bool side_ok(int64_t v) { return v >= 0 && v <= SCENARIO_MAX_SIDE_MM; }
 
 /* One set of mobility parameters ([mobility] or a group's) within what the model defines. */
-static bool mobility_ok(const scenario *sc, const mobility_params *mp)
+static bool mobility_ok(const scenario *scn, const mobility_params *mp)
 {
+    const flood_values *sc = flood_values_of(scn);
     if (mp->model != MOBILITY_STATIC) {
         if (mp->model != MOBILITY_RWP && mp->model != MOBILITY_LINEAR &&
             mp->model != MOBILITY_RANDOM_WALK && mp->model != MOBILITY_RANDOM_DIRECTION &&
@@ -289,13 +294,14 @@ static bool mobility_ok(const scenario *sc, const mobility_params *mp)
 }
 
 /* Groups: names ids of the scenario, at most the documented counts, each node in one. */
-static bool groups_ok(const scenario *sc, int64_t n)
+static bool groups_ok(const scenario *scn, int64_t n)
 {
+    const flood_values *sc = flood_values_of(scn);
     if (sc->n_groups < 0 || sc->n_groups > SCENARIO_MAX_GROUPS)
         return false;
     for (int g = 0; g < sc->n_groups; g++) {
         const mobility_group *grp = &sc->groups[g];
-        if (grp->n_ranges < 1 || grp->n_ranges > GROUP_MAX_RANGES || !mobility_ok(sc, &grp->mob))
+        if (grp->n_ranges < 1 || grp->n_ranges > GROUP_MAX_RANGES || !mobility_ok(scn, &grp->mob))
             return false;
         for (int r = 0; r < grp->n_ranges; r++) {
             if (grp->first[r] < 0 || grp->last[r] < grp->first[r] || grp->last[r] >= n)
@@ -329,8 +335,9 @@ static bool time_law_ok(const time_law *tl, bool exp_ok)
 /* The flows of docs/models.md "Traffic", as the configuration accepts them: a known
  * destination, sources that are node ids (never a unicast destination), laws in range, a
  * duration when packets are unlimited, packets = 1 for an interval that can only be 0. */
-static bool flows_ok(const scenario *sc, int64_t n)
+static bool flows_ok(const scenario *scn, int64_t n)
 {
+    const flood_values *sc = flood_values_of(scn);
     if (sc->n_flows < 0 || sc->n_flows > SCENARIO_MAX_FLOWS)
         return false;
     for (int f = 0; f < sc->n_flows; f++) {
@@ -346,7 +353,7 @@ static bool flows_ok(const scenario *sc, int64_t n)
                     (fl->first[r] <= dest && dest <= fl->last[r]))
                     return false;
         }
-        if (fl->packets < 0 || (fl->packets == 0 && sc->duration_ns <= 0))
+        if (fl->packets < 0 || (fl->packets == 0 && scn->duration_ns <= 0))
             return false;
         if (!time_law_ok(&fl->interval, true) || !time_law_ok(&fl->start, false))
             return false;
@@ -366,8 +373,9 @@ static bool flows_ok(const scenario *sc, int64_t n)
 /* The forwarding scheme and, for counter and distance, their keys as the configuration
  * accepts them: C >= 2, 0 < D <= range, and A = a L with 0 <= a <= 10^6. Under probabilistic
  * the other schemes' keys are ignored, whatever they hold. */
-static bool scheme_ok(const scenario *sc)
+static bool scheme_ok(const scenario *scn)
 {
+    const flood_values *sc = flood_values_of(scn);
     switch (sc->scheme) {
     case SCHEME_PROBABILISTIC:
         return true;
@@ -391,8 +399,9 @@ static bool scheme_ok(const scenario *sc)
 /* Activity areas (docs/models.md, placement = areas): a static udg graph without a cap
  * (the model defines nothing else), a spacing > 0, and every coordinate of the row of areas,
  * 2 x range apart, within the side limit. */
-static bool areas_ok(const scenario *sc)
+static bool areas_ok(const scenario *scn)
 {
+    const flood_values *sc = flood_values_of(scn);
     if (sc->connectivity != CONNECTIVITY_UDG || sc->max_neighbors != 0 ||
         sc->mob.model != MOBILITY_STATIC || sc->spacing_mm <= 0 ||
         sc->border_threshold > (UINT64_C(1) << 32))
@@ -411,8 +420,9 @@ static bool areas_ok(const scenario *sc)
 
 /* Node resources (docs/models.md): values within the configuration's limits (under any
  * forwarding scheme); budgets summed over the nodes must fit int64. */
-static bool resources_ok(const scenario *sc, int64_t n)
+static bool resources_ok(const scenario *scn, int64_t n)
 {
+    const flood_values *sc = flood_values_of(scn);
     const energy_law *e = &sc->energy_budget;
     const int64_t costs[4] = {sc->tx_fixed_nj, sc->tx_per_byte_nj, sc->rx_fixed_nj,
                               sc->rx_per_byte_nj};
@@ -442,9 +452,10 @@ static bool resources_ok(const scenario *sc, int64_t n)
 
 /* The oracle refuses what the model does not define rather than guess; node ids must fit the
  * int32 neighbour lists (and therefore the 32-bit counter words). */
-static bool scenario_ok(const scenario *sc)
+static bool scenario_ok(const scenario *scn)
 {
-    int64_t n = oracle_node_count(sc);
+    const flood_values *sc = flood_values_of(scn);
+    int64_t n = oracle_node_count(scn);
     if (n < 1 || sc->relay_delay_ns <= 0)
         return false;
     if (!side_ok(sc->width_mm) || !side_ok(sc->height_mm) || !side_ok(sc->depth_mm))
@@ -457,7 +468,7 @@ static bool scenario_ok(const scenario *sc)
     if ((sc->connectivity != CONNECTIVITY_UDG && sc->connectivity != CONNECTIVITY_QUDG) ||
         !side_ok(sc->range_mm))
         return false;
-    if (sc->placement == PLACEMENT_AREAS && !areas_ok(sc))
+    if (sc->placement == PLACEMENT_AREAS && !areas_ok(scn))
         return false;
     if (sc->connectivity == CONNECTIVITY_QUDG &&
         (sc->range_min_mm < 0 || sc->range_min_mm > sc->range_mm ||
@@ -465,19 +476,19 @@ static bool scenario_ok(const scenario *sc)
         return false;
     if (sc->max_neighbors < 0)
         return false;
-    if (!mobility_ok(sc, &sc->mob) || !groups_ok(sc, n))
+    if (!mobility_ok(scn, &sc->mob) || !groups_ok(scn, n))
         return false;
-    if (sc->duration_ns < 0)
+    if (scn->duration_ns < 0)
         return false;
     if (sc->ttl < 0 || sc->drop_threshold > (UINT64_C(1) << 32))
         return false;
     if (sc->drop.law == LAW_UNIFORM && (sc->drop_threshold_max < sc->drop_threshold ||
                                         sc->drop_threshold_max > (UINT64_C(1) << 32)))
         return false;
-    if (!scheme_ok(sc) || !resources_ok(sc, n))
+    if (!scheme_ok(scn) || !resources_ok(scn, n))
         return false;
     if (sc->n_flows != 0) /* [traffic] then only gives the flows' defaults */
-        return flows_ok(sc, n);
+        return flows_ok(scn, n);
     if (sc->source < 0 || sc->source >= n || sc->destination < -1 || sc->destination >= n)
         return false;
     if (sc->packets < 0 || sc->interval_ns < 0 || sc->start_ns < 0)
@@ -491,9 +502,10 @@ static bool scenario_ok(const scenario *sc)
 
 /* ---------------------------------------------------------------- placement, neighbours */
 
-int oracle_place(const scenario *sc, int64_t (*pos)[3])
+int oracle_place(const scenario *scn, int64_t (*pos)[3])
 {
-    int64_t n = oracle_node_count(sc);
+    const flood_values *sc = flood_values_of(scn);
+    int64_t n = oracle_node_count(scn);
     if (n < 1)
         return ORACLE_ERR_INPUT;
     if (sc->placement == PLACEMENT_GRID) {
@@ -521,7 +533,7 @@ int oracle_place(const scenario *sc, int64_t (*pos)[3])
     }
     for (int64_t i = 0; i < n; i++) {
         uint32_t w[4];
-        oracle_philox(sc->seed, (uint32_t)i, 0, 2, w);
+        oracle_philox(scn->seed, (uint32_t)i, 0, 2, w);
         pos[i][0] = (int64_t)uniform_below(w[0], (uint64_t)sc->width_mm);
         pos[i][1] = (int64_t)uniform_below(w[1], (uint64_t)sc->height_mm);
         pos[i][2] = (int64_t)uniform_below(w[2], (uint64_t)sc->depth_mm);
@@ -606,10 +618,11 @@ int oracle_neighbours(const int64_t (*pos)[3], int64_t n, int64_t range_mm, int6
 
 /* ---------------------------------------------------------------- activity areas */
 
-bool oracle_area_border_link(const scenario *sc, int64_t a, int64_t r)
+bool oracle_area_border_link(const scenario *scn, int64_t a, int64_t r)
 {
+    const flood_values *sc = flood_values_of(scn);
     uint32_t w[4];
-    oracle_philox(sc->seed, (uint32_t)a, (uint32_t)r, 14, w);
+    oracle_philox(scn->seed, (uint32_t)a, (uint32_t)r, 14, w);
     return (uint64_t)w[0] < sc->border_threshold;
 }
 
@@ -682,11 +695,12 @@ static int merge_links(int64_t n, int64_t **off, int32_t **lst, const int32_t (*
     return ORACLE_OK;
 }
 
-int oracle_area_links(const scenario *sc, int64_t n, int64_t **off, int32_t **lst)
+int oracle_area_links(const scenario *scn, int64_t n, int64_t **off, int32_t **lst)
 {
+    const flood_values *sc = flood_values_of(scn);
     if (sc->placement != PLACEMENT_AREAS)
         return ORACLE_OK;
-    if (oracle_node_count(sc) != n)
+    if (oracle_node_count(scn) != n)
         return ORACLE_ERR_INPUT;
     const int64_t per = sc->rows * sc->cols;
     /* per consecutive pair: the chain link and at most one border link per row */
@@ -702,7 +716,7 @@ int oracle_area_links(const scenario *sc, int64_t n, int64_t **off, int32_t **ls
         nx++;
         /* the border: (a, r, cols - 1) - (a + 1, r, 0) when its draw says so */
         for (int64_t r = 0; r < sc->rows; r++)
-            if (oracle_area_border_link(sc, a, r)) {
+            if (oracle_area_border_link(scn, a, r)) {
                 extra[nx][0] = (int32_t)(a * per + r * sc->cols + sc->cols - 1);
                 extra[nx][1] = (int32_t)((a + 1) * per + r * sc->cols);
                 nx++;
@@ -716,8 +730,9 @@ int oracle_area_links(const scenario *sc, int64_t n, int64_t **off, int32_t **ls
 /* ---------------------------------------------------------------- mobility */
 
 /* The parameters node I moves by: those of the group naming it, else [mobility]'s. */
-static const mobility_params *node_params(const scenario *sc, int64_t i)
+static const mobility_params *node_params(const scenario *scn, int64_t i)
 {
+    const flood_values *sc = flood_values_of(scn);
     for (int g = 0; g < sc->n_groups; g++)
         for (int r = 0; r < sc->groups[g].n_ranges; r++)
             if (i >= sc->groups[g].first[r] && i <= sc->groups[g].last[r])
@@ -775,15 +790,16 @@ void oracle_mobility_free(oracle_mobility *m)
 }
 
 /* random waypoint, node I, at the start of window W. */
-static void rwp_node(const scenario *sc, const mobility_params *mp, oracle_mobility *m,
+static void rwp_node(const scenario *scn, const mobility_params *mp, oracle_mobility *m,
                      int64_t i, int64_t w)
 {
+    const flood_values *sc = flood_values_of(scn);
     const int64_t l = sc->relay_delay_ns;
     const int64_t t_w = w * l;
     if (t_w < m->pause_end_ns[i])
         return; /* still pausing at the start of this window */
     uint32_t d[4];
-    oracle_philox(sc->seed, (uint32_t)i, m->leg[i], 3, d);
+    oracle_philox(scn->seed, (uint32_t)i, m->leg[i], 3, d);
     const int64_t wp[3] = {(int64_t)uniform_below(d[0], (uint64_t)sc->width_mm),
                            (int64_t)uniform_below(d[1], (uint64_t)sc->height_mm),
                            (int64_t)uniform_below(d[2], (uint64_t)sc->depth_mm)};
@@ -798,7 +814,7 @@ static void rwp_node(const scenario *sc, const mobility_params *mp, oracle_mobil
         p[1] = wp[1];
         p[2] = wp[2];
         uint32_t q[4];
-        oracle_philox(sc->seed, (uint32_t)i, m->leg[i], 4, q);
+        oracle_philox(scn->seed, (uint32_t)i, m->leg[i], 4, q);
         const int64_t pause_ms = mp->pause_min_ms +
             (int64_t)uniform_below(q[0], (uint64_t)(mp->pause_max_ms - mp->pause_min_ms + 1));
         m->pause_end_ns[i] = t_w + pause_ms * NS_PER_MS;
@@ -822,9 +838,10 @@ void oracle_move_rwp(const scenario *sc, oracle_mobility *m, int64_t w)
 }
 
 /* One walk step along D at speed V (docs/models.md): D as the sides leave it. */
-static void walk_step(const scenario *sc, const mobility_params *mp, int64_t p[3], int64_t d[3],
+static void walk_step(const scenario *scn, const mobility_params *mp, int64_t p[3], int64_t d[3],
                       int64_t v)
 {
+    const flood_values *sc = flood_values_of(scn);
     const int64_t side[3] = {sc->width_mm, sc->height_mm, sc->depth_mm};
     const uint64_t len2 = (uint64_t)(d[0] * d[0]) + (uint64_t)(d[1] * d[1]) +
                           (uint64_t)(d[2] * d[2]);
@@ -840,9 +857,10 @@ static void walk_step(const scenario *sc, const mobility_params *mp, int64_t p[3
 }
 
 /* grid_walk: one window's run of b mm along the streets, turning at each intersection. */
-static void grid_node(const scenario *sc, const mobility_params *mp, oracle_mobility *m,
+static void grid_node(const scenario *scn, const mobility_params *mp, oracle_mobility *m,
                       int64_t i)
 {
+    const flood_values *sc = flood_values_of(scn);
     const int64_t s = mp->street_spacing_mm;
     int64_t h = m->dir[i][0];
     if (h >= 4)
@@ -861,9 +879,9 @@ static void grid_node(const scenario *sc, const mobility_params *mp, oracle_mobi
             break;
         b -= dist;
         uint32_t q[4];
-        oracle_philox(sc->seed, (uint32_t)i, m->leg[i], 10, q);
+        oracle_philox(scn->seed, (uint32_t)i, m->leg[i], 10, q);
         m->leg[i]++;
-        h = grid_turn(sc, mp, p[0], p[1], h, q[0]);
+        h = grid_turn(scn, mp, p[0], p[1], h, q[0]);
         if (h >= 4)
             break;
     }
@@ -872,25 +890,26 @@ static void grid_node(const scenario *sc, const mobility_params *mp, oracle_mobi
 
 /* random_direction (docs/models.md): at the start of window W, leave the phases that have
  * ended (travel, then pause, then the next leg), then step if travelling. */
-static void direction_node(const scenario *sc, const mobility_params *mp, oracle_mobility *m,
+static void direction_node(const scenario *scn, const mobility_params *mp, oracle_mobility *m,
                            int64_t i, int64_t w)
 {
+    const flood_values *sc = flood_values_of(scn);
     const int64_t t = w * sc->relay_delay_ns;
     uint32_t ph = m->leg[i];
     int64_t end = m->pause_end_ns[i];
     for (;;) {
         if (ph % 2 == 0) {
             if (t < end) {
-                walk_step(sc, mp, m->pos[i], m->dir[i], m->speed[i]);
+                walk_step(scn, mp, m->pos[i], m->dir[i], m->speed[i]);
                 break;
             }
-            end = t + leg_time_ns(sc, mp, (uint32_t)i, ph / 2, 1);
+            end = t + leg_time_ns(scn, mp, (uint32_t)i, ph / 2, 1);
         } else {
             if (t < end)
                 break;
             const uint32_t leg = ph / 2 + 1;
-            walk_draw(sc, mp, (uint32_t)i, leg, 8, m->dir[i], &m->speed[i]);
-            end = t + leg_time_ns(sc, mp, (uint32_t)i, leg, 0);
+            walk_draw(scn, mp, (uint32_t)i, leg, 8, m->dir[i], &m->speed[i]);
+            end = t + leg_time_ns(scn, mp, (uint32_t)i, leg, 0);
         }
         ph++;
     }
@@ -998,16 +1017,18 @@ static uint32_t flow_draw(const scenario *sc, int f, int64_t s, uint32_t item, u
     return w[0];
 }
 
-int64_t oracle_flow_start(const scenario *sc, int f, int64_t s)
+int64_t oracle_flow_start(const scenario *scn, int f, int64_t s)
 {
+    const flood_values *sc = flood_values_of(scn);
     const time_law *tl = &sc->flows[f].start;
     if (tl->law != TLAW_UNIFORM)
         return tl->a_ns;
-    return uniform_between(flow_draw(sc, f, s, 0, 12), tl->a_ns, tl->b_ns);
+    return uniform_between(flow_draw(scn, f, s, 0, 12), tl->a_ns, tl->b_ns);
 }
 
-int64_t oracle_flow_interval(const scenario *sc, int f, int64_t s, int64_t m, uint32_t *w0)
+int64_t oracle_flow_interval(const scenario *scn, int f, int64_t s, int64_t m, uint32_t *w0)
 {
+    const flood_values *sc = flood_values_of(scn);
     const traffic_flow *fl = &sc->flows[f];
     const time_law *tl = &fl->interval;
     if (w0)
@@ -1015,7 +1036,7 @@ int64_t oracle_flow_interval(const scenario *sc, int f, int64_t s, int64_t m, ui
     if (tl->law == TLAW_CONSTANT)
         return tl->a_ns;
     const uint32_t item = fl->interval_draw == DRAW_NODE ? 0 : (uint32_t)m; /* m mod 2^32 */
-    const uint32_t w = flow_draw(sc, f, s, item, 6);
+    const uint32_t w = flow_draw(scn, f, s, item, 6);
     if (w0)
         *w0 = w;
     if (tl->law == TLAW_UNIFORM)
@@ -1065,14 +1086,15 @@ static int departure_push(oracle_departure **d, int64_t *n, int64_t *cap, oracle
     return ORACLE_OK;
 }
 
-int oracle_flow_departures(const scenario *sc, oracle_departure **out, int64_t *n_out)
+int oracle_flow_departures(const scenario *scn, oracle_departure **out, int64_t *n_out)
 {
+    const flood_values *sc = flood_values_of(scn);
     *out = NULL;
     *n_out = 0;
-    const int64_t n = oracle_node_count(sc);
-    if (n < 1 || sc->n_flows < 1 || sc->duration_ns < 0 || !flows_ok(sc, n))
+    const int64_t n = oracle_node_count(scn);
+    if (n < 1 || sc->n_flows < 1 || scn->duration_ns < 0 || !flows_ok(scn, n))
         return ORACLE_ERR_INPUT;
-    const int64_t dur = sc->duration_ns;
+    const int64_t dur = scn->duration_ns;
     oracle_departure *d = NULL;
     int64_t nd = 0, cap = 0;
     int rc = ORACLE_OK;
@@ -1083,7 +1105,7 @@ int oracle_flow_departures(const scenario *sc, oracle_departure **out, int64_t *
         for (int64_t s = 0; s < n && rc == ORACLE_OK; s++) {
             if (!is_source(fl, dest, s))
                 continue;
-            int64_t t = oracle_flow_start(sc, f, s);
+            int64_t t = oracle_flow_start(scn, f, s);
             for (int64_t m = 0;; m++) {
                 if (fl->packets > 0 && m >= fl->packets)
                     break; /* its packets-th departure was the last */
@@ -1092,7 +1114,7 @@ int oracle_flow_departures(const scenario *sc, oracle_departure **out, int64_t *
                 rc = departure_push(&d, &nd, &cap, (oracle_departure){t, f, (int32_t)s, m});
                 if (rc != ORACLE_OK)
                     break;
-                int64_t in = oracle_flow_interval(sc, f, s, m, NULL);
+                int64_t in = oracle_flow_interval(scn, f, s, m, NULL);
                 if (in == 0 && fl->packets == 0)
                     in = 1; /* without a packet limit a drawn 0 counts as 1 ns */
                 if (in < 0 || t > INT64_MAX - in)
@@ -1115,15 +1137,16 @@ int oracle_flow_departures(const scenario *sc, oracle_departure **out, int64_t *
 
 /* Without flows: docs/model.md's packets k = 0 .. P - 1 at start + k * interval from [traffic]
  * source, those created before the duration (creation times do not decrease with k). */
-static int legacy_departures(const scenario *sc, oracle_departure **out, int64_t *n_out)
+static int legacy_departures(const scenario *scn, oracle_departure **out, int64_t *n_out)
 {
+    const flood_values *sc = flood_values_of(scn);
     *out = NULL;
     *n_out = 0;
     oracle_departure *d = NULL;
     int64_t nd = 0, cap = 0;
     for (int64_t k = 0; k < sc->packets; k++) {
         const int64_t t = sc->start_ns + k * sc->interval_ns;
-        if (sc->duration_ns > 0 && t >= sc->duration_ns)
+        if (scn->duration_ns > 0 && t >= scn->duration_ns)
             break;
         const int rc = departure_push(&d, &nd, &cap, (oracle_departure){t, 0, (int32_t)sc->source, k});
         if (rc != ORACLE_OK) {
@@ -1193,12 +1216,13 @@ static bool live_done(const live_packet *p) { return p->nfront == 0 && p->npendi
 /* Node J's drop threshold: the scenario's, or under drop_probability = uniform(a, b) its own,
  * thr(a) + ((w0 * (thr(b) - thr(a))) >> 32) with w0 of ctr {j, 0, 11, 0} (docs/models.md).
  * Drawn again at every decision: the reference favours the plain statement over speed. */
-static uint64_t drop_threshold_of(const scenario *sc, int64_t j)
+static uint64_t drop_threshold_of(const scenario *scn, int64_t j)
 {
+    const flood_values *sc = flood_values_of(scn);
     if (sc->drop.law != LAW_UNIFORM)
         return sc->drop_threshold;
     uint32_t w[4];
-    oracle_philox(sc->seed, (uint32_t)j, 0, 11, w);
+    oracle_philox(scn->seed, (uint32_t)j, 0, 11, w);
     return sc->drop_threshold +
            (((uint64_t)w[0] * (sc->drop_threshold_max - sc->drop_threshold)) >> 32);
 }
@@ -1214,18 +1238,20 @@ static bool relay_dropped(const scenario *sc, int64_t j, int64_t k)
 /* Node J's assessment delay for packet K in windows: r = (w0 * (a + 1)) >> 32 with w0 of
  * ctr {j, k, 13, 0} under counter and distance; 0 without a draw when a = 0 and under
  * probabilistic (which decides at the first reception). */
-static int64_t assessment_delay_of(const scenario *sc, int64_t j, int64_t k)
+static int64_t assessment_delay_of(const scenario *scn, int64_t j, int64_t k)
 {
+    const flood_values *sc = flood_values_of(scn);
     if (sc->scheme == SCHEME_PROBABILISTIC || sc->assessment_windows == 0)
         return 0;
     uint32_t w[4];
-    oracle_philox(sc->seed, (uint32_t)j, (uint32_t)k, 13, w);
+    oracle_philox(scn->seed, (uint32_t)j, (uint32_t)k, 13, w);
     return (int64_t)uniform_below(w[0], (uint64_t)sc->assessment_windows + 1);
 }
 
 /* The scheme's verdict on what the node heard until its decision. */
-static bool assessment_relays(const scenario *sc, const assessment *a)
+static bool assessment_relays(const scenario *scn, const assessment *a)
 {
+    const flood_values *sc = flood_values_of(scn);
     switch (sc->scheme) {
     case SCHEME_COUNTER:
         return a->copies < sc->counter_threshold;
@@ -1260,9 +1286,10 @@ static void deliver(const live_packet *p, int64_t h, int64_t lat, flood_oracle_r
 
 /* Node J hears a copy of P with hop count HOP from node I (positions POS of the copy's
  * window). SLOT maps the assessing nodes to their records. A first copy opens a record. */
-static int hear(const scenario *sc, live_packet *p, int32_t *slot, const int64_t (*pos)[3],
+static int hear(const scenario *scn, live_packet *p, int32_t *slot, const int64_t (*pos)[3],
                 int32_t i, int32_t j, int64_t hop)
 {
+    const flood_values *sc = flood_values_of(scn);
     if (p->state[j] == NODE_SETTLED)
         return ORACLE_OK;
     if (p->state[j] == NODE_UNHEARD) {
@@ -1302,27 +1329,29 @@ static int64_t later(int64_t t, int64_t r, int64_t l)
 /* The first reception of the node of A (at P's time T, with every copy of that time heard):
  * it is counted and may be a delivery; then the ttl and the relay draw may stop the node
  * (false), else its decision time is set. */
-static int first_reception(const scenario *sc, const live_packet *p, assessment *a,
+static int first_reception(const scenario *scn, const live_packet *p, assessment *a,
                            flood_oracle_result *r, oracle_packet *rec, bool *assessing)
 {
+    const flood_values *sc = flood_values_of(scn);
     r->first_receptions++;
     /* broadcast: every first reception is a delivery (the source has none) */
     if (p->dest == FLOW_BROADCAST || a->node == p->dest)
         deliver(p, a->hop, p->t - p->t_k, r, rec);
     a->fresh = false;
-    *assessing = !(sc->ttl > 0 && a->hop >= sc->ttl) && !relay_dropped(sc, a->node, p->k);
+    *assessing = !(sc->ttl > 0 && a->hop >= sc->ttl) && !relay_dropped(scn, a->node, p->k);
     if (!*assessing)
         return ORACLE_OK;
-    a->decide_t = later(p->t, assessment_delay_of(sc, a->node, p->k), sc->relay_delay_ns);
+    a->decide_t = later(p->t, assessment_delay_of(scn, a->node, p->k), sc->relay_delay_ns);
     return a->decide_t < 0 ? ORACLE_ERR_INPUT : ORACLE_OK;
 }
 
 /* The end of P's step at its time T, once every copy of T was heard: the first receptions,
  * then the decisions due at T, whose relays form the next FRONT at T + L. P->T then moves to
  * its next time with something to do. SCRATCH holds at least N senders. */
-static int settle_packet(const scenario *sc, live_packet *p, sender *scratch,
+static int settle_packet(const scenario *scn, live_packet *p, sender *scratch,
                          flood_oracle_result *r, oracle_packet *rec)
 {
+    const flood_values *sc = flood_values_of(scn);
     const int64_t t = p->t, l = sc->relay_delay_ns;
     int rc = ORACLE_OK;
     /* First receptions, then the decisions due now (a delay of 0 decides at once). */
@@ -1331,10 +1360,10 @@ static int settle_packet(const scenario *sc, live_packet *p, sender *scratch,
         assessment a = p->pending[x];
         bool assessing = true;
         if (a.fresh)
-            rc = first_reception(sc, p, &a, r, rec, &assessing);
+            rc = first_reception(scn, p, &a, r, rec, &assessing);
         if (rc == ORACLE_OK && assessing && a.decide_t == t) {
             assessing = false;
-            if (assessment_relays(sc, &a)) {
+            if (assessment_relays(scn, &a)) {
                 if (t > INT64_MAX - l)
                     rc = ORACLE_ERR_INPUT; /* the relay time is not representable */
                 scratch[nnext++] = (sender){a.node, a.hop + 1};
@@ -1424,24 +1453,27 @@ typedef struct res_state {
     int64_t ntx, nrx, cap_tx, cap_rx;
 } res_state;
 
-int64_t oracle_energy_budget(const scenario *sc, int64_t j)
+int64_t oracle_energy_budget(const scenario *scn, int64_t j)
 {
+    const flood_values *sc = flood_values_of(scn);
     const energy_law *e = &sc->energy_budget;
     if (e->law != LAW_UNIFORM)
         return e->a_nj;
     uint32_t w[4];
-    oracle_philox(sc->seed, (uint32_t)j, 0, 15, w);
+    oracle_philox(scn->seed, (uint32_t)j, 0, 15, w);
     return uniform_between(w[0], e->a_nj, e->b_nj);
 }
 
-static bool energy_on(const scenario *sc)
+static bool energy_on(const scenario *scn)
 {
+    const flood_values *sc = flood_values_of(scn);
     return sc->energy_budget.law == LAW_UNIFORM || sc->energy_budget.a_nj > 0;
 }
 
 /* The packet size of P's flow (without flows, [traffic] size). */
-static int64_t packet_size(const scenario *sc, const live_packet *p)
+static int64_t packet_size(const scenario *scn, const live_packet *p)
 {
+    const flood_values *sc = flood_values_of(scn);
     return sc->n_flows > 0 ? sc->flows[p->flow].size_bytes : sc->size_bytes;
 }
 
@@ -1500,11 +1532,12 @@ static bool res_pay(res_state *rs, int32_t j, int64_t t, int64_t cost, flood_ora
     return false;
 }
 
-static int res_init(const scenario *sc, int64_t n, res_state *rs, flood_oracle_result *r)
+static int res_init(const scenario *scn, int64_t n, res_state *rs, flood_oracle_result *r)
 {
+    const flood_values *sc = flood_values_of(scn);
     memset(rs, 0, sizeof *rs);
     r->has_capacity = sc->rx_capacity > 0;
-    r->has_energy = rs->energy = energy_on(sc);
+    r->has_energy = rs->energy = energy_on(scn);
     r->first_death_ns = -1;
     if (!rs->energy)
         return ORACLE_OK;
@@ -1513,7 +1546,7 @@ static int res_init(const scenario *sc, int64_t n, res_state *rs, flood_oracle_r
     if (!rs->left || !rs->death)
         return ORACLE_ERR_NOMEM;
     for (int64_t j = 0; j < n; j++) {
-        rs->left[j] = oracle_energy_budget(sc, j);
+        rs->left[j] = oracle_energy_budget(scn, j);
         rs->death[j] = -1;
     }
     return ORACLE_OK;
@@ -1530,11 +1563,12 @@ static void res_free(res_state *rs)
 /* Window W under node resources: the live packets whose time T lies in W (and before the
  * duration) transmit, copies are accepted, and each packet settles. Packets cut by the
  * duration are emptied as in the plain loop. */
-static int resources_window(const scenario *sc, int64_t w, live_packet *live, int64_t nlive,
+static int resources_window(const scenario *scn, int64_t w, live_packet *live, int64_t nlive,
                             const int64_t *off, const int32_t *lst, const int64_t (*pos)[3],
                             int32_t *slot, sender *scratch, res_state *rs,
                             flood_oracle_result *r, oracle_packet *rec, bool *executed)
 {
+    const flood_values *sc = flood_values_of(scn);
     const int64_t l = sc->relay_delay_ns;
     int rc = ORACLE_OK;
     rs->ntx = rs->nrx = 0;
@@ -1542,7 +1576,7 @@ static int resources_window(const scenario *sc, int64_t w, live_packet *live, in
         live_packet *p = &live[a];
         if (p->t / l != w)
             continue;
-        if (sc->duration_ns > 0 && p->t >= sc->duration_ns) {
+        if (scn->duration_ns > 0 && p->t >= scn->duration_ns) {
             p->nfront = p->npending = 0; /* nothing at or after the duration happens */
             continue;
         }
@@ -1560,7 +1594,7 @@ static int resources_window(const scenario *sc, int64_t w, live_packet *live, in
         res_event *x = &rs->tx[e];
         const live_packet *p = &live[x->a];
         x->happens = res_pay(rs, x->node, x->t,
-                             sc->tx_fixed_nj + sc->tx_per_byte_nj * packet_size(sc, p), r);
+                             sc->tx_fixed_nj + sc->tx_per_byte_nj * packet_size(scn, p), r);
     }
     /* The packets' fronts become the transmissions that happen (never more than before). */
     for (int64_t e = 0; e < rs->ntx; e++)
@@ -1601,7 +1635,7 @@ static int resources_window(const scenario *sc, int64_t w, live_packet *live, in
             accepted++;
             x->happens = res_pay(rs, j, x->t,
                                  sc->rx_fixed_nj +
-                                     sc->rx_per_byte_nj * packet_size(sc, &live[x->a]),
+                                     sc->rx_per_byte_nj * packet_size(scn, &live[x->a]),
                                  r);
         }
         e = end;
@@ -1612,7 +1646,7 @@ static int resources_window(const scenario *sc, int64_t w, live_packet *live, in
     int64_t e = 0;
     for (int64_t a = 0; a < nlive && rc == ORACLE_OK; a++) {
         live_packet *p = &live[a];
-        if (p->t / l != w || (sc->duration_ns > 0 && p->t >= sc->duration_ns))
+        if (p->t / l != w || (scn->duration_ns > 0 && p->t >= scn->duration_ns))
             continue;
         map_pending(p, slot);
         while (e < rs->nrx && rs->rx[e].a < a)
@@ -1622,10 +1656,10 @@ static int resources_window(const scenario *sc, int64_t w, live_packet *live, in
             if (!x->happens)
                 continue;
             r->receptions++;
-            rc = hear(sc, p, slot, pos, x->sender, x->node, x->hop);
+            rc = hear(scn, p, slot, pos, x->sender, x->node, x->hop);
         }
         if (rc == ORACLE_OK)
-            rc = settle_packet(sc, p, scratch, r, rec);
+            rc = settle_packet(scn, p, scratch, r, rec);
     }
     return rc;
 }
@@ -1633,11 +1667,12 @@ static int resources_window(const scenario *sc, int64_t w, live_packet *live, in
 /* qudg (docs/models.md): keeps in the range lists OFF/LST (range = r_max) the links of window
  * W: pairs within range_min, and the others whose draw ctr {min, max, 5, w mod 2^32} has
  * w0 < thr(link_probability). The pair is unordered, so both directions agree. */
-static void qudg_filter(const scenario *sc, const int64_t (*pos)[3], int64_t n, int64_t w,
+static void qudg_filter(const scenario *scn, const int64_t (*pos)[3], int64_t n, int64_t w,
                         int64_t *off, int32_t *lst)
 {
+    const flood_values *sc = flood_values_of(scn);
     const uint64_t rmin2 = (uint64_t)sc->range_min_mm * (uint64_t)sc->range_min_mm;
-    const uint32_t key0 = (uint32_t)(sc->seed & 0xffffffffu), key1 = (uint32_t)(sc->seed >> 32);
+    const uint32_t key0 = (uint32_t)(scn->seed & 0xffffffffu), key1 = (uint32_t)(scn->seed >> 32);
     int64_t at = 0;
     for (int64_t i = 0; i < n; i++) {
         const int64_t a = off[i], b = off[i + 1];
@@ -1751,14 +1786,15 @@ int oracle_cap_filter(const int64_t (*pos)[3], int64_t n, int64_t k, int64_t *of
 }
 
 /* The graph of window W at positions POS: udg lists, qudg's draws of W, then the cap. */
-static int window_graph(const scenario *sc, const int64_t (*pos)[3], int64_t n, int64_t w,
+static int window_graph(const scenario *scn, const int64_t (*pos)[3], int64_t n, int64_t w,
                         int64_t **off, int32_t **lst, int64_t *links, int64_t *cut)
 {
+    const flood_values *sc = flood_values_of(scn);
     int rc = oracle_neighbours(pos, n, sc->range_mm, off, lst);
     if (rc == ORACLE_OK)
-        rc = oracle_area_links(sc, n, off, lst);
+        rc = oracle_area_links(scn, n, off, lst);
     if (rc == ORACLE_OK && sc->connectivity == CONNECTIVITY_QUDG)
-        qudg_filter(sc, pos, n, w, *off, *lst);
+        qudg_filter(scn, pos, n, w, *off, *lst);
     if (rc == ORACLE_OK && sc->max_neighbors > 0)
         rc = oracle_cap_filter(pos, n, sc->max_neighbors, *off, *lst, links, cut);
     return rc;
@@ -1820,29 +1856,30 @@ int flood_oracle_run(const scenario *sc, flood_oracle_result *out)
     return flood_oracle_run_packets(sc, out, NULL, NULL);
 }
 
-int flood_oracle_run_packets(const scenario *sc, flood_oracle_result *out, oracle_packet **packets,
+int flood_oracle_run_packets(const scenario *scn, flood_oracle_result *out, oracle_packet **packets,
                              int64_t *n_packets)
 {
+    const flood_values *sc = flood_values_of(scn);
     memset(out, 0, sizeof *out);
     if (packets)
         *packets = NULL;
     if (n_packets)
         *n_packets = 0;
-    if (!scenario_ok(sc))
+    if (!scenario_ok(scn))
         return ORACLE_ERR_INPUT;
 
-    const int64_t n = oracle_node_count(sc);
+    const int64_t n = oracle_node_count(scn);
     const int64_t l = sc->relay_delay_ns;
     const bool flows = sc->n_flows > 0;
     bool mobile = false;
     const bool qudg = sc->connectivity == CONNECTIVITY_QUDG;
-    out->seed = sc->seed;
+    out->seed = scn->seed;
     out->nodes = n;
 
     /* The packets: every departure, in packet id order (without flows, docs/model.md's). */
     oracle_departure *dep = NULL;
     int64_t n_dep = 0;
-    int rc = flows ? oracle_flow_departures(sc, &dep, &n_dep) : legacy_departures(sc, &dep, &n_dep);
+    int rc = flows ? oracle_flow_departures(scn, &dep, &n_dep) : legacy_departures(scn, &dep, &n_dep);
     if (rc != ORACLE_OK) {
         memset(out, 0, sizeof *out);
         return rc;
@@ -1888,7 +1925,7 @@ int flood_oracle_run_packets(const scenario *sc, flood_oracle_result *out, oracl
     }
 
     oracle_mobility mob;
-    rc = oracle_mobility_init(&mob, sc);
+    rc = oracle_mobility_init(&mob, scn);
     if (rc != ORACLE_OK) {
         oracle_mobility_free(&mob);
         free(dep);
@@ -1907,13 +1944,13 @@ int flood_oracle_run_packets(const scenario *sc, flood_oracle_result *out, oracl
     int64_t next_k = 0;
     bool executed = false;
     /* node resources couple the packets: windows are then taken whole (resources_window) */
-    const bool resources = sc->rx_capacity > 0 || energy_on(sc);
+    const bool resources = sc->rx_capacity > 0 || energy_on(scn);
     res_state rs;
     memset(&rs, 0, sizeof rs);
     /* the cap reports window 0's graph, whatever the traffic */
     if (sc->max_neighbors > 0) {
         out->capped = true;
-        rc = window_graph(sc, (const int64_t (*)[3])mob.pos, n, 0, &off, &lst, &out->links,
+        rc = window_graph(scn, (const int64_t (*)[3])mob.pos, n, 0, &off, &lst, &out->links,
                           &out->links_cut);
         free(off);
         free(lst);
@@ -1922,7 +1959,7 @@ int flood_oracle_run_packets(const scenario *sc, flood_oracle_result *out, oracl
         if (rc != ORACLE_OK)
             goto done;
     }
-    rc = res_init(sc, n, &rs, out);
+    rc = res_init(scn, n, &rs, out);
     if (rc != ORACLE_OK)
         goto done;
     int64_t nb_window = -1; /* window of the positions OFF/LST were built from, -1: none */
@@ -1935,7 +1972,7 @@ int flood_oracle_run_packets(const scenario *sc, flood_oracle_result *out, oracl
 
     /* Every departure in DEP happens (none at or after the duration). */
     for (int64_t w; (w = next_window(dep, n_dep, next_k, live, nlive, l)) >= 0;) {
-        oracle_mobility_advance(sc, &mob, w);
+        oracle_mobility_advance(scn, &mob, w);
 
         /* Packets created in this window (DEP is in packet id order, so in time order). */
         while (next_k < n_dep && dep[next_k].t_ns / l == w) {
@@ -1948,20 +1985,20 @@ int flood_oracle_run_packets(const scenario *sc, flood_oracle_result *out, oracl
 
         /* Neighbour sets of this window's positions, when something is sent in it (once for
          * static udg scenarios; qudg draws its links for every window). */
-        if (sends_in(live, nlive, w, l, sc->duration_ns) &&
+        if (sends_in(live, nlive, w, l, scn->duration_ns) &&
             (nb_window < 0 || ((mobile || qudg) && nb_window != w))) {
             free(off);
             free(lst);
             off = NULL;
             lst = NULL;
-            rc = window_graph(sc, (const int64_t (*)[3])mob.pos, n, w, &off, &lst, NULL, NULL);
+            rc = window_graph(scn, (const int64_t (*)[3])mob.pos, n, w, &off, &lst, NULL, NULL);
             if (rc != ORACLE_OK)
                 goto done;
             nb_window = w;
         }
 
         if (resources) {
-            rc = resources_window(sc, w, live, nlive, off, lst, (const int64_t (*)[3])mob.pos,
+            rc = resources_window(scn, w, live, nlive, off, lst, (const int64_t (*)[3])mob.pos,
                                   slot, scratch, &rs, out, rec, &executed);
             if (rc != ORACLE_OK)
                 goto done;
@@ -1981,12 +2018,12 @@ int flood_oracle_run_packets(const scenario *sc, flood_oracle_result *out, oracl
                 a++;
                 continue;
             }
-            if (sc->duration_ns > 0 && p->t >= sc->duration_ns) {
+            if (scn->duration_ns > 0 && p->t >= scn->duration_ns) {
                 /* cut by the duration: nothing of it at or after T is executed or counted */
                 p->nfront = p->npending = 0;
             } else {
                 executed = executed || p->nfront > 0;
-                rc = step_packet(sc, p, off, lst, (const int64_t (*)[3])mob.pos, slot, scratch,
+                rc = step_packet(scn, p, off, lst, (const int64_t (*)[3])mob.pos, slot, scratch,
                                  out, rec);
                 if (rc != ORACLE_OK)
                     goto done;

@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "config/config.h"
+#include "models/flood/flood_values.h"
 #include "common/wide.h"
 
 /* Return codes of the oracle's functions. */

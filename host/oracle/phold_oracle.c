@@ -25,6 +25,7 @@
  * Events with t >= T never execute: they are not stored. */
 #include "oracle/phold_oracle.h"
 #include "config/config.h"
+#include "models/phold/phold_values.h" /* the [phold] values only: no engine code */
 
 #include <errno.h>
 #include <inttypes.h>
@@ -595,13 +596,14 @@ int phold_oracle_save_json(const char *path, const phold_oracle_params *p,
 
 void phold_oracle_params_from(const struct scenario *sc, phold_oracle_params *p)
 {
+    const phold_values *ph = phold_values_of(sc);
     memset(p, 0, sizeof *p);
     p->seed = sc->seed;
-    p->lps = sc->phold.lps;
-    p->population = sc->phold.population;
-    p->remote_threshold = sc->phold.remote_threshold;
-    p->lookahead_ns = sc->phold.lookahead_ns;
-    p->mean_ns = sc->phold.mean_ns;
+    p->lps = ph->lps;
+    p->population = ph->population;
+    p->remote_threshold = ph->remote_threshold;
+    p->lookahead_ns = ph->lookahead_ns;
+    p->mean_ns = ph->mean_ns;
     p->duration_ns = sc->duration_ns;
     p->queue = PHOLD_QUEUE_AUTO;
 }

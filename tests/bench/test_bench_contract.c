@@ -216,7 +216,7 @@ static void test_model_bench(void)
     CHECK_TEXT(want.model, "phold");
     CHECK_U64(results_value(&want, "events"), (uint64_t)o.events);
     /* an oracle that refuses the scenario: its sentence comes back */
-    sc.phold.lps = 0;
+    phold_values_edit(&sc)->lps = 0;
     memset(&want, 0, sizeof want);
     CHECK(ops->bench->reference(&sc, &want, why, sizeof why) == 1);
     CHECK(why[0] != '\0');

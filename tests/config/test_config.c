@@ -19,6 +19,8 @@
 
 #include "common/philox.h"
 #include "config/config.h"
+#include "models/flood/flood_values.h"
+#include "models/phold/phold_values.h"
 
 #include "../common/check.h"
 
@@ -105,73 +107,83 @@ static void check_same_scenario_at(const char *file, int line, const scenario *a
                                    const scenario *b)
 {
 #define SAME(f) check_at(file, line, a->f == b->f, "field " #f " differs after reload")
+#define FSAME(f) check_at(file, line, fa->f == fb->f, "field " #f " differs after reload")
+#define PSAME(f) check_at(file, line, pa->f == pb->f, "field phold." #f " differs after reload")
     check_at(file, line, strcmp(a->path, b->path) == 0, "path differs");
     check_at(file, line, strcmp(a->model, b->model) == 0, "model differs");
     SAME(seed);
     SAME(duration_ns);
-    SAME(placement);
-    SAME(rows);
-    SAME(cols);
-    SAME(spacing_mm);
-    SAME(nodes);
-    SAME(width_mm);
-    SAME(height_mm);
-    SAME(depth_mm);
-    SAME(areas);
-    check_at(file, line, memcmp(&a->border_links, &b->border_links, sizeof(double)) == 0,
-             "field border_links differs after reload");
-    SAME(border_threshold);
-    SAME(connectivity);
-    SAME(range_mm);
-    SAME(range_min_mm);
-    SAME(link_threshold);
-    SAME(mob.model);
-    SAME(mob.speed_min_mm_s);
-    SAME(mob.speed_max_mm_s);
-    SAME(mob.pause_min_ms);
-    SAME(mob.pause_max_ms);
-    SAME(mob.travel_min_ms);
-    SAME(mob.travel_max_ms);
-    SAME(mob.street_spacing_mm);
-    SAME(mob.boundary);
-    SAME(n_groups);
-    SAME(n_flows);
-    SAME(source);
-    SAME(destination);
-    SAME(packets);
-    SAME(interval_ns);
-    SAME(start_ns);
-    SAME(size_bytes);
-    SAME(relay_delay_ns);
-    check_at(file, line,
-             a->drop.law == b->drop.law &&
-                 memcmp(&a->drop.p, &b->drop.p, sizeof(double)) == 0 &&
-                 memcmp(&a->drop.p_max, &b->drop.p_max, sizeof(double)) == 0,
-             "field drop_probability differs after reload");
-    SAME(drop_threshold);
-    SAME(drop_threshold_max);
-    SAME(ttl);
-    SAME(scheme);
-    SAME(counter_threshold);
-    SAME(distance_threshold_mm);
-    SAME(assessment_delay_ns);
-    SAME(assessment_windows);
-    SAME(rx_capacity);
-    SAME(energy_budget.law);
-    SAME(energy_budget.a_nj);
-    SAME(energy_budget.b_nj);
-    SAME(tx_fixed_nj);
-    SAME(tx_per_byte_nj);
-    SAME(rx_fixed_nj);
-    SAME(rx_per_byte_nj);
-    SAME(phold.lps);
-    SAME(phold.population);
-    check_at(file, line, memcmp(&a->phold.remote, &b->phold.remote, sizeof(double)) == 0,
-             "field phold.remote differs after reload");
-    SAME(phold.remote_threshold);
-    SAME(phold.lookahead_ns);
-    SAME(phold.mean_ns);
+    /* the model's values: those of the scenario's model only (the block holds no other) */
+    const flood_values *fa = flood_values_of(a), *fb = flood_values_of(b);
+    const phold_values *pa = phold_values_of(a), *pb = phold_values_of(b);
+    if (strcmp(a->model, "flood") == 0) {
+        FSAME(placement);
+        FSAME(rows);
+        FSAME(cols);
+        FSAME(spacing_mm);
+        FSAME(nodes);
+        FSAME(width_mm);
+        FSAME(height_mm);
+        FSAME(depth_mm);
+        FSAME(areas);
+        check_at(file, line, memcmp(&fa->border_links, &fb->border_links, sizeof(double)) == 0,
+                 "field border_links differs after reload");
+        FSAME(border_threshold);
+        FSAME(connectivity);
+        FSAME(range_mm);
+        FSAME(range_min_mm);
+        FSAME(link_threshold);
+        FSAME(mob.model);
+        FSAME(mob.speed_min_mm_s);
+        FSAME(mob.speed_max_mm_s);
+        FSAME(mob.pause_min_ms);
+        FSAME(mob.pause_max_ms);
+        FSAME(mob.travel_min_ms);
+        FSAME(mob.travel_max_ms);
+        FSAME(mob.street_spacing_mm);
+        FSAME(mob.boundary);
+        FSAME(n_groups);
+        FSAME(n_flows);
+        FSAME(source);
+        FSAME(destination);
+        FSAME(packets);
+        FSAME(interval_ns);
+        FSAME(start_ns);
+        FSAME(size_bytes);
+        FSAME(relay_delay_ns);
+        check_at(file, line,
+                 fa->drop.law == fb->drop.law &&
+                     memcmp(&fa->drop.p, &fb->drop.p, sizeof(double)) == 0 &&
+                     memcmp(&fa->drop.p_max, &fb->drop.p_max, sizeof(double)) == 0,
+                 "field drop_probability differs after reload");
+        FSAME(drop_threshold);
+        FSAME(drop_threshold_max);
+        FSAME(ttl);
+        FSAME(scheme);
+        FSAME(counter_threshold);
+        FSAME(distance_threshold_mm);
+        FSAME(assessment_delay_ns);
+        FSAME(assessment_windows);
+        FSAME(rx_capacity);
+        FSAME(energy_budget.law);
+        FSAME(energy_budget.a_nj);
+        FSAME(energy_budget.b_nj);
+        FSAME(tx_fixed_nj);
+        FSAME(tx_per_byte_nj);
+        FSAME(rx_fixed_nj);
+        FSAME(rx_per_byte_nj);
+    } else if (strcmp(a->model, "phold") == 0) {
+        PSAME(lps);
+        PSAME(population);
+        check_at(file, line, memcmp(&pa->remote, &pb->remote, sizeof(double)) == 0,
+                 "field phold.remote differs after reload");
+        PSAME(remote_threshold);
+        PSAME(lookahead_ns);
+        PSAME(mean_ns);
+    }
 #undef SAME
+#undef FSAME
+#undef PSAME
     check_at(file, line, memcmp(a, b, sizeof *a) == 0, "structs differ bytewise");
 }
 
@@ -310,40 +322,40 @@ static void test_defaults(void)
     CHECK(strcmp(sc.model, "flood") == 0);
     CHECK_U64(sc.seed, 1);
     CHECK_I64(sc.duration_ns, 0);
-    CHECK_I64(sc.placement, PLACEMENT_GRID);
-    CHECK_I64(sc.rows, 10);
-    CHECK_I64(sc.cols, 10);
-    CHECK_I64(sc.spacing_mm, 100000);
-    CHECK_I64(sc.nodes, 100);
-    CHECK_I64(scenario_node_count(&sc), 100);
-    CHECK_I64(sc.width_mm, 0);
-    CHECK_I64(sc.height_mm, 0);
-    CHECK_I64(sc.depth_mm, 0);
-    CHECK_I64(sc.areas, 6);
-    CHECK(sc.border_links == 0.1);
-    CHECK_U64(sc.border_threshold, 429496729); /* floor(0.1 x 2^32) */
-    CHECK_I64(sc.connectivity, CONNECTIVITY_UDG);
-    CHECK_I64(sc.range_mm, 100000);
-    CHECK_I64(sc.mob.model, MOBILITY_STATIC);
-    CHECK_I64(sc.mob.speed_min_mm_s, 1000);
-    CHECK_I64(sc.mob.speed_max_mm_s, 5000);
-    CHECK_I64(sc.mob.pause_min_ms, 0);
-    CHECK_I64(sc.mob.pause_max_ms, 0);
-    CHECK_I64(sc.source, 0);
-    CHECK_I64(sc.destination, 99);
-    CHECK_I64(sc.packets, 1);
-    CHECK_I64(sc.interval_ns, 1000000000);
-    CHECK_I64(sc.start_ns, 0);
-    CHECK_I64(sc.size_bytes, 512);
-    CHECK_I64(sc.relay_delay_ns, 1000000000);
-    CHECK(sc.drop.p == 0.0);
-    CHECK_U64(sc.drop_threshold, 0);
-    CHECK_I64(sc.ttl, 0);
-    CHECK_I64(sc.scheme, SCHEME_PROBABILISTIC);
-    CHECK_I64(sc.counter_threshold, 3);
-    CHECK_I64(sc.distance_threshold_mm, 0);
-    CHECK_I64(sc.assessment_delay_ns, 0);
-    CHECK_I64(sc.assessment_windows, 0);
+    CHECK_I64(flood_values_of(&sc)->placement, PLACEMENT_GRID);
+    CHECK_I64(flood_values_of(&sc)->rows, 10);
+    CHECK_I64(flood_values_of(&sc)->cols, 10);
+    CHECK_I64(flood_values_of(&sc)->spacing_mm, 100000);
+    CHECK_I64(flood_values_of(&sc)->nodes, 100);
+    CHECK_I64(flood_node_count(flood_values_of(&sc)), 100);
+    CHECK_I64(flood_values_of(&sc)->width_mm, 0);
+    CHECK_I64(flood_values_of(&sc)->height_mm, 0);
+    CHECK_I64(flood_values_of(&sc)->depth_mm, 0);
+    CHECK_I64(flood_values_of(&sc)->areas, 6);
+    CHECK(flood_values_of(&sc)->border_links == 0.1);
+    CHECK_U64(flood_values_of(&sc)->border_threshold, 429496729); /* floor(0.1 x 2^32) */
+    CHECK_I64(flood_values_of(&sc)->connectivity, CONNECTIVITY_UDG);
+    CHECK_I64(flood_values_of(&sc)->range_mm, 100000);
+    CHECK_I64(flood_values_of(&sc)->mob.model, MOBILITY_STATIC);
+    CHECK_I64(flood_values_of(&sc)->mob.speed_min_mm_s, 1000);
+    CHECK_I64(flood_values_of(&sc)->mob.speed_max_mm_s, 5000);
+    CHECK_I64(flood_values_of(&sc)->mob.pause_min_ms, 0);
+    CHECK_I64(flood_values_of(&sc)->mob.pause_max_ms, 0);
+    CHECK_I64(flood_values_of(&sc)->source, 0);
+    CHECK_I64(flood_values_of(&sc)->destination, 99);
+    CHECK_I64(flood_values_of(&sc)->packets, 1);
+    CHECK_I64(flood_values_of(&sc)->interval_ns, 1000000000);
+    CHECK_I64(flood_values_of(&sc)->start_ns, 0);
+    CHECK_I64(flood_values_of(&sc)->size_bytes, 512);
+    CHECK_I64(flood_values_of(&sc)->relay_delay_ns, 1000000000);
+    CHECK(flood_values_of(&sc)->drop.p == 0.0);
+    CHECK_U64(flood_values_of(&sc)->drop_threshold, 0);
+    CHECK_I64(flood_values_of(&sc)->ttl, 0);
+    CHECK_I64(flood_values_of(&sc)->scheme, SCHEME_PROBABILISTIC);
+    CHECK_I64(flood_values_of(&sc)->counter_threshold, 3);
+    CHECK_I64(flood_values_of(&sc)->distance_threshold_mm, 0);
+    CHECK_I64(flood_values_of(&sc)->assessment_delay_ns, 0);
+    CHECK_I64(flood_values_of(&sc)->assessment_windows, 0);
     CHECK_I64(sc.on_failure, ON_FAILURE_STOP);
 
     /* No file at all: defaults, and path "". */
@@ -351,7 +363,7 @@ static void test_defaults(void)
     scenario none;
     CHECK(config_load(NULL, NULL, 0, &none, &err) == 0);
     CHECK(none.path[0] == '\0');
-    CHECK_I64(none.destination, 99);
+    CHECK_I64(flood_values_of(&none)->destination, 99);
 }
 
 static void test_units(void)
@@ -370,28 +382,28 @@ static void test_units(void)
         return;
     CHECK_U64(sc.seed, UINT64_MAX);
     CHECK_I64(sc.duration_ns, 3600500000000);
-    CHECK_I64(sc.placement, PLACEMENT_UNIFORM);
-    CHECK_I64(sc.nodes, 300);
-    CHECK_I64(scenario_node_count(&sc), 300);
-    CHECK_I64(sc.width_mm, 1000001); /* 1000000.5 mm, tie away from zero */
-    CHECK_I64(sc.height_mm, 2000000);
-    CHECK_I64(sc.depth_mm, 0);
-    CHECK_I64(sc.range_mm, 100000);
-    CHECK_I64(sc.mob.model, MOBILITY_RWP);
-    CHECK_I64(sc.mob.speed_min_mm_s, 500);
-    CHECK_I64(sc.mob.speed_max_mm_s, 2250);
-    CHECK_I64(sc.mob.pause_min_ms, 2);
-    CHECK_I64(sc.mob.pause_max_ms, 60000);
-    CHECK_I64(sc.source, 7);
-    CHECK_I64(sc.destination, 8);
-    CHECK_I64(sc.packets, 20);
-    CHECK_I64(sc.interval_ns, 250000000);
-    CHECK_I64(sc.start_ns, 1);
-    CHECK_I64(sc.size_bytes, 1500);
-    CHECK_I64(sc.relay_delay_ns, 1000000);
-    CHECK(sc.drop.p == 0.25);
-    CHECK_U64(sc.drop_threshold, 1073741824);
-    CHECK_I64(sc.ttl, 12);
+    CHECK_I64(flood_values_of(&sc)->placement, PLACEMENT_UNIFORM);
+    CHECK_I64(flood_values_of(&sc)->nodes, 300);
+    CHECK_I64(flood_node_count(flood_values_of(&sc)), 300);
+    CHECK_I64(flood_values_of(&sc)->width_mm, 1000001); /* 1000000.5 mm, tie away from zero */
+    CHECK_I64(flood_values_of(&sc)->height_mm, 2000000);
+    CHECK_I64(flood_values_of(&sc)->depth_mm, 0);
+    CHECK_I64(flood_values_of(&sc)->range_mm, 100000);
+    CHECK_I64(flood_values_of(&sc)->mob.model, MOBILITY_RWP);
+    CHECK_I64(flood_values_of(&sc)->mob.speed_min_mm_s, 500);
+    CHECK_I64(flood_values_of(&sc)->mob.speed_max_mm_s, 2250);
+    CHECK_I64(flood_values_of(&sc)->mob.pause_min_ms, 2);
+    CHECK_I64(flood_values_of(&sc)->mob.pause_max_ms, 60000);
+    CHECK_I64(flood_values_of(&sc)->source, 7);
+    CHECK_I64(flood_values_of(&sc)->destination, 8);
+    CHECK_I64(flood_values_of(&sc)->packets, 20);
+    CHECK_I64(flood_values_of(&sc)->interval_ns, 250000000);
+    CHECK_I64(flood_values_of(&sc)->start_ns, 1);
+    CHECK_I64(flood_values_of(&sc)->size_bytes, 1500);
+    CHECK_I64(flood_values_of(&sc)->relay_delay_ns, 1000000);
+    CHECK(flood_values_of(&sc)->drop.p == 0.25);
+    CHECK_U64(flood_values_of(&sc)->drop_threshold, 1073741824);
+    CHECK_I64(flood_values_of(&sc)->ttl, 12);
 
     if (LOAD_OK("[simulation]\nseed = 18446744073709551615\n", &sc) == 0)
         CHECK_U64(sc.seed, UINT64_MAX);
@@ -422,54 +434,54 @@ static void test_drop_threshold(void)
         snprintf(text, sizeof text, "[flood]\ndrop_probability = %s\n", cases[i].p);
         scenario sc;
         if (LOAD_OK(text, &sc) == 0)
-            check_at(__FILE__, __LINE__, sc.drop_threshold == cases[i].thr,
+            check_at(__FILE__, __LINE__, flood_values_of(&sc)->drop_threshold == cases[i].thr,
                      "p = %s: threshold %llu, expected %llu", cases[i].p,
-                     (unsigned long long)sc.drop_threshold, (unsigned long long)cases[i].thr);
+                     (unsigned long long)flood_values_of(&sc)->drop_threshold, (unsigned long long)cases[i].thr);
         snprintf(ov, sizeof ov, "flood.drop_probability=%s", cases[i].p);
         if (LOAD_OV("", &sc, ov) == 0)
-            CHECK_U64(sc.drop_threshold, cases[i].thr);
+            CHECK_U64(flood_values_of(&sc)->drop_threshold, cases[i].thr);
     }
     scenario sc;
     if (LOAD_OK("[flood]\ndrop_probability = -0\n", &sc) == 0)
-        CHECK(!signbit(sc.drop.p)); /* stored as +0, so the dump writes "0" */
+        CHECK(!signbit(flood_values_of(&sc)->drop.p)); /* stored as +0, so the dump writes "0" */
 }
 
 static void test_derived(void)
 {
     scenario sc;
     if (LOAD_OK("[topology]\nrows = 20\ncols = 20\n", &sc) == 0) {
-        CHECK_I64(sc.nodes, 400);
-        CHECK_I64(sc.destination, 399);
+        CHECK_I64(flood_values_of(&sc)->nodes, 400);
+        CHECK_I64(flood_values_of(&sc)->destination, 399);
     }
     if (LOAD_OK("[topology]\nplacement = uniform\nnodes = 300\nwidth = 10\nheight = 10\n",
                 &sc) == 0)
-        CHECK_I64(sc.destination, 299);
+        CHECK_I64(flood_values_of(&sc)->destination, 299);
     if (LOAD_OK("[traffic]\ndestination = 5\n", &sc) == 0)
-        CHECK_I64(sc.destination, 5);
+        CHECK_I64(flood_values_of(&sc)->destination, 5);
     if (LOAD_OK("[traffic]\nsource = 99\ndestination = 0\n", &sc) == 0) {
-        CHECK_I64(sc.source, 99);
-        CHECK_I64(sc.destination, 0);
+        CHECK_I64(flood_values_of(&sc)->source, 99);
+        CHECK_I64(flood_values_of(&sc)->destination, 0);
     }
     /* nodes consistent with rows x cols is accepted for a grid. */
     if (LOAD_OK("[topology]\nrows = 3\ncols = 4\nnodes = 12\n", &sc) == 0)
-        CHECK_I64(sc.nodes, 12);
+        CHECK_I64(flood_values_of(&sc)->nodes, 12);
     /* A mobile grid takes its bounding box as area when width / height are 0. */
     const char *mobile_grid =
         "[topology]\nrows = 3\ncols = 5\nspacing = 10\n[mobility]\nmodel = rwp\n";
     if (LOAD_OK(mobile_grid, &sc) == 0) {
-        CHECK_I64(sc.width_mm, 40000);
-        CHECK_I64(sc.height_mm, 20000);
-        CHECK_I64(sc.depth_mm, 0);
+        CHECK_I64(flood_values_of(&sc)->width_mm, 40000);
+        CHECK_I64(flood_values_of(&sc)->height_mm, 20000);
+        CHECK_I64(flood_values_of(&sc)->depth_mm, 0);
     }
     if (LOAD_OV(mobile_grid, &sc, "topology.width=7") == 0) {
-        CHECK_I64(sc.width_mm, 7000);
-        CHECK_I64(sc.height_mm, 20000);
+        CHECK_I64(flood_values_of(&sc)->width_mm, 7000);
+        CHECK_I64(flood_values_of(&sc)->height_mm, 20000);
     }
     if (LOAD_OK("[topology]\nrows = 3\ncols = 5\nspacing = 10\n", &sc) == 0)
-        CHECK_I64(sc.width_mm, 0); /* static grid: no area needed */
+        CHECK_I64(flood_values_of(&sc)->width_mm, 0); /* static grid: no area needed */
     /* Only a grid line of two nodes: the smallest scenario. */
     if (LOAD_OK("[topology]\nrows = 1\ncols = 2\n", &sc) == 0)
-        CHECK_I64(scenario_node_count(&sc), 2);
+        CHECK_I64(flood_node_count(flood_values_of(&sc)), 2);
 }
 
 /* ---- INI syntax details ---------------------------------------------------------------------- */
@@ -479,27 +491,27 @@ static void test_syntax(void)
     scenario sc;
     /* Indented keys are plain keys, not inih continuation lines. */
     if (LOAD_OK("[flood]\n  relay_delay = 2\n\tttl = 3\n", &sc) == 0) {
-        CHECK_I64(sc.relay_delay_ns, 2000000000);
-        CHECK_I64(sc.ttl, 3);
+        CHECK_I64(flood_values_of(&sc)->relay_delay_ns, 2000000000);
+        CHECK_I64(flood_values_of(&sc)->ttl, 3);
     }
     /* Comments, CRLF, a BOM, ':' as separator, spaces inside the brackets, no final newline. */
     if (LOAD_OK("\xEF\xBB\xBF; scenario\r\n# another comment\r\n[ flood ]\r\nttl = 4 ; hops\r\n"
                 "relay_delay: 3\r\n\r\n[traffic]\npackets=5",
                 &sc) == 0) {
-        CHECK_I64(sc.ttl, 4);
-        CHECK_I64(sc.relay_delay_ns, 3000000000);
-        CHECK_I64(sc.packets, 5);
+        CHECK_I64(flood_values_of(&sc)->ttl, 4);
+        CHECK_I64(flood_values_of(&sc)->relay_delay_ns, 3000000000);
+        CHECK_I64(flood_values_of(&sc)->packets, 5);
     }
     /* A section may appear twice; its keys may not. */
     if (LOAD_OK("[flood]\nttl = 1\n[traffic]\npackets = 2\n[flood]\nrelay_delay = 2\n", &sc) == 0) {
-        CHECK_I64(sc.ttl, 1);
-        CHECK_I64(sc.relay_delay_ns, 2000000000);
+        CHECK_I64(flood_values_of(&sc)->ttl, 1);
+        CHECK_I64(flood_values_of(&sc)->relay_delay_ns, 2000000000);
     }
     /* Lines up to 197 characters are read; longer ones are an error, not a silent split. */
     char text[512];
     snprintf(text, sizeof text, "[flood]\n;%0196d\nttl = 2\n", 0);
     if (LOAD_OK(text, &sc) == 0)
-        CHECK_I64(sc.ttl, 2);
+        CHECK_I64(flood_values_of(&sc)->ttl, 2);
     snprintf(text, sizeof text, "[flood]\n;%0197d\nttl = 2\n", 0);
     EXPECT_ERROR(text, NULL, "t.ini:2: ", "198 characters", "at most 197");
     snprintf(text, sizeof text, "[flood]\nttl = 2\n\nrelay_delay = 1%0240d\n", 0);
@@ -508,11 +520,11 @@ static void test_syntax(void)
     if (LOAD_OK("[flood] ; the flood\nttl = 2\n[traffic]\t# the packets\npackets = 3\n"
                 "[simulation];x\nseed = 4\n[topology]#y\nrows = 5\n[connectivity]  \n"
                 "range = 7\n", &sc) == 0) {
-        CHECK_I64(sc.ttl, 2);
-        CHECK_I64(sc.packets, 3);
+        CHECK_I64(flood_values_of(&sc)->ttl, 2);
+        CHECK_I64(flood_values_of(&sc)->packets, 3);
         CHECK_I64((int64_t)sc.seed, 4);
-        CHECK_I64(sc.rows, 5);
-        CHECK_I64(sc.range_mm, 7000);
+        CHECK_I64(flood_values_of(&sc)->rows, 5);
+        CHECK_I64(flood_values_of(&sc)->range_mm, 7000);
     }
     EXPECT_MESSAGE("[simulation]\nseed = 2\n[flood] relay_delay = 0.5\n",
                    "t.ini:3: section line '[flood] relay_delay = 0.5' has text after ']'; "
@@ -647,30 +659,30 @@ static void test_errors_values(void)
         scenario q;
         if (LOAD_OK("[connectivity]\nmodel = qudg\nrange = 50\nrange_min = 20\n"
                     "link_probability = 0.25\n", &q) == 0) {
-            CHECK_I64(q.connectivity, CONNECTIVITY_QUDG);
-            CHECK_I64(q.range_min_mm, 20000);
-            CHECK_I64((int64_t)q.link_threshold, (int64_t)1 << 30);
+            CHECK_I64(flood_values_of(&q)->connectivity, CONNECTIVITY_QUDG);
+            CHECK_I64(flood_values_of(&q)->range_min_mm, 20000);
+            CHECK_I64((int64_t)flood_values_of(&q)->link_threshold, (int64_t)1 << 30);
             CHECK_ROUND_TRIP(&q);
         }
         /* udg ignores the qudg keys, even out of order */
         if (LOAD_OK("[connectivity]\nrange = 50\nrange_min = 80\n", &q) == 0)
-            CHECK_I64(q.connectivity, CONNECTIVITY_UDG);
+            CHECK_I64(flood_values_of(&q)->connectivity, CONNECTIVITY_UDG);
         if (LOAD_OK("[connectivity]\nmodel = qudg\nlink_probability = 1\n", &q) == 0)
-            CHECK_I64((int64_t)q.link_threshold, (int64_t)1 << 32);
+            CHECK_I64((int64_t)flood_values_of(&q)->link_threshold, (int64_t)1 << 32);
     }
     /* drop_probability: a constant, or uniform(a, b) drawn per node */
     {
         scenario q;
         if (LOAD_OK("[flood]\ndrop_probability = uniform( 0.05 ,0.3)\n", &q) == 0) {
-            CHECK_I64(q.drop.law, LAW_UNIFORM);
-            CHECK(q.drop.p == 0.05 && q.drop.p_max == 0.3);
-            CHECK_I64((int64_t)q.drop_threshold, (int64_t)philox_threshold(0.05));
-            CHECK_I64((int64_t)q.drop_threshold_max, (int64_t)philox_threshold(0.3));
+            CHECK_I64(flood_values_of(&q)->drop.law, LAW_UNIFORM);
+            CHECK(flood_values_of(&q)->drop.p == 0.05 && flood_values_of(&q)->drop.p_max == 0.3);
+            CHECK_I64((int64_t)flood_values_of(&q)->drop_threshold, (int64_t)philox_threshold(0.05));
+            CHECK_I64((int64_t)flood_values_of(&q)->drop_threshold_max, (int64_t)philox_threshold(0.3));
             CHECK_ROUND_TRIP(&q);
         }
         if (LOAD_OK("[flood]\ndrop_probability = 0.3\n", &q) == 0) {
-            CHECK_I64(q.drop.law, LAW_CONSTANT);
-            CHECK_I64((int64_t)q.drop_threshold_max, (int64_t)q.drop_threshold);
+            CHECK_I64(flood_values_of(&q)->drop.law, LAW_CONSTANT);
+            CHECK_I64((int64_t)flood_values_of(&q)->drop_threshold_max, (int64_t)flood_values_of(&q)->drop_threshold);
         }
     }
     EXPECT_ERROR("[flood]\ndrop_probability = uniform(0.3, 0.2)\n", NULL,
@@ -696,11 +708,11 @@ static void test_errors_values(void)
     {
         scenario q;
         if (LOAD_OK("[connectivity]\nmodel = qudg\nmax_neighbors = 12\n", &q) == 0) {
-            CHECK_I64(q.max_neighbors, 12);
+            CHECK_I64(flood_values_of(&q)->max_neighbors, 12);
             CHECK_ROUND_TRIP(&q);
         }
         if (LOAD_OK("[connectivity]\nrange = 50\n", &q) == 0)
-            CHECK_I64(q.max_neighbors, 0);
+            CHECK_I64(flood_values_of(&q)->max_neighbors, 0);
     }
     EXPECT_MESSAGE("[simulation]\nmodel = hold\n",
                    "t.ini:2: [simulation] model = hold: expected one of: flood, phold");
@@ -827,8 +839,8 @@ static void test_file_errors(void)
     config_override o = {"flood.ttl=4", NULL};
     CHECK(config_load(path, &o, 1, &sc, &err) == 0);
     CHECK(strcmp(sc.path, path) == 0);
-    CHECK_I64(sc.ttl, 4);
-    CHECK_I64(sc.relay_delay_ns, 500000000);
+    CHECK_I64(flood_values_of(&sc)->ttl, 4);
+    CHECK_I64(flood_values_of(&sc)->relay_delay_ns, 500000000);
 
     f = fopen(path, "w");
     if (f) {
@@ -870,7 +882,7 @@ static void test_file_errors(void)
         err = (cn_error){0};
         config_override seed = {"simulation.seed=1", NULL};
         CHECK(config_load(path, &seed, 1, &sc, &err) == 0);
-        CHECK_I64(sc.rows * sc.cols, 100);
+        CHECK_I64(flood_values_of(&sc)->rows * flood_values_of(&sc)->cols, 100);
     }
     /* a flow's section makes a flow: it sets something */
     f = fopen(path, "w");
@@ -880,7 +892,7 @@ static void test_file_errors(void)
     }
     err = (cn_error){0};
     CHECK(config_load(path, NULL, 0, &sc, &err) == 0);
-    CHECK_I64(sc.n_flows, 1);
+    CHECK_I64(flood_values_of(&sc)->n_flows, 1);
 
     /* Permission bits do not stop root, so only an ordinary user can see this error. */
     if (geteuid() != 0 && chmod(path, 0) == 0)
@@ -943,21 +955,21 @@ static void test_overrides(void)
     test_escaped_messages();
     const char *file = "[flood]\nttl = 3\nrelay_delay = 2\n";
     if (LOAD_OV(file, &sc, "flood.ttl=5") == 0) {
-        CHECK_I64(sc.ttl, 5);
-        CHECK_I64(sc.relay_delay_ns, 2000000000);
+        CHECK_I64(flood_values_of(&sc)->ttl, 5);
+        CHECK_I64(flood_values_of(&sc)->relay_delay_ns, 2000000000);
     }
     /* In order: the last one wins; overrides may set keys the file lacks; spaces are trimmed. */
     if (LOAD_OV(file, &sc, "flood.ttl=5", "flood.ttl = 7", "traffic.packets=9",
                 " simulation.seed =0x20 ") == 0) {
-        CHECK_I64(sc.ttl, 7);
-        CHECK_I64(sc.packets, 9);
+        CHECK_I64(flood_values_of(&sc)->ttl, 7);
+        CHECK_I64(flood_values_of(&sc)->packets, 9);
         CHECK_U64(sc.seed, 32);
     }
     /* An override may take a grid scenario to uniform placement. */
     if (LOAD_OV("[topology]\nrows = 20\ncols = 20\n", &sc, "topology.placement=uniform",
                 "topology.nodes=50", "topology.width=100", "topology.height=100") == 0) {
-        CHECK_I64(sc.nodes, 50);
-        CHECK_I64(sc.destination, 49);
+        CHECK_I64(flood_values_of(&sc)->nodes, 50);
+        CHECK_I64(flood_values_of(&sc)->destination, 49);
     }
     EXPECT_ERROR("", "flood.ttl", "-s argument 'flood.ttl': expected section.key=value");
     EXPECT_ERROR("", "ttl=3", "-s argument 'ttl=3': expected section.key=value");
@@ -1037,35 +1049,35 @@ static int compare_names(const void *a, const void *b)
 static void check_reference_scenario(const char *name, const scenario *sc)
 {
     if (strcmp(name, "grid_flood.ini") == 0) {
-        CHECK_I64(sc->placement, PLACEMENT_GRID);
-        CHECK_I64(sc->rows, 220);
-        CHECK_I64(sc->cols, 220);
-        CHECK_I64(scenario_node_count(sc), 48400);
-        CHECK_I64(sc->spacing_mm, 100000);
-        CHECK_I64(sc->mob.model, MOBILITY_STATIC);
+        CHECK_I64(flood_values_of(sc)->placement, PLACEMENT_GRID);
+        CHECK_I64(flood_values_of(sc)->rows, 220);
+        CHECK_I64(flood_values_of(sc)->cols, 220);
+        CHECK_I64(flood_node_count(flood_values_of(sc)), 48400);
+        CHECK_I64(flood_values_of(sc)->spacing_mm, 100000);
+        CHECK_I64(flood_values_of(sc)->mob.model, MOBILITY_STATIC);
     } else if (strcmp(name, "mobile_flood.ini") == 0) {
-        CHECK_I64(sc->placement, PLACEMENT_UNIFORM);
-        CHECK_I64(sc->nodes, 4800);
-        CHECK_I64(sc->width_mm, 1600000);
-        CHECK_I64(sc->height_mm, 1600000);
-        CHECK_I64(sc->depth_mm, 200000);
-        CHECK_I64(sc->mob.model, MOBILITY_RWP);
-        CHECK_I64(sc->mob.speed_min_mm_s, 1000);
-        CHECK_I64(sc->mob.speed_max_mm_s, 5000);
-        CHECK_I64(sc->mob.pause_min_ms, 0);
-        CHECK_I64(sc->mob.pause_max_ms, 0);
+        CHECK_I64(flood_values_of(sc)->placement, PLACEMENT_UNIFORM);
+        CHECK_I64(flood_values_of(sc)->nodes, 4800);
+        CHECK_I64(flood_values_of(sc)->width_mm, 1600000);
+        CHECK_I64(flood_values_of(sc)->height_mm, 1600000);
+        CHECK_I64(flood_values_of(sc)->depth_mm, 200000);
+        CHECK_I64(flood_values_of(sc)->mob.model, MOBILITY_RWP);
+        CHECK_I64(flood_values_of(sc)->mob.speed_min_mm_s, 1000);
+        CHECK_I64(flood_values_of(sc)->mob.speed_max_mm_s, 5000);
+        CHECK_I64(flood_values_of(sc)->mob.pause_min_ms, 0);
+        CHECK_I64(flood_values_of(sc)->mob.pause_max_ms, 0);
     } else if (strcmp(name, "phold.ini") == 0 || strcmp(name, "small_phold.ini") == 0) {
         /* docs/models/phold.md, "Reference scenarios" */
         int small = name[0] == 's';
         CHECK(strcmp(sc->model, "phold") == 0);
         CHECK_U64(sc->seed, 1);
         CHECK_I64(sc->duration_ns, small ? 20000000000 : 10000000000);
-        CHECK_I64(sc->phold.lps, small ? 1000 : 1048576);
-        CHECK_I64(sc->phold.population, small ? 8 : 16);
-        CHECK(sc->phold.remote == (small ? 0.25 : 0.1));
-        CHECK_U64(sc->phold.remote_threshold, small ? 1073741824u : 429496729u);
-        CHECK_I64(sc->phold.lookahead_ns, 100000000);
-        CHECK_I64(sc->phold.mean_ns, 900000000);
+        CHECK_I64(phold_values_of(sc)->lps, small ? 1000 : 1048576);
+        CHECK_I64(phold_values_of(sc)->population, small ? 8 : 16);
+        CHECK(phold_values_of(sc)->remote == (small ? 0.25 : 0.1));
+        CHECK_U64(phold_values_of(sc)->remote_threshold, small ? 1073741824u : 429496729u);
+        CHECK_I64(phold_values_of(sc)->lookahead_ns, 100000000);
+        CHECK_I64(phold_values_of(sc)->mean_ns, 900000000);
         return;
     } else {
         return;
@@ -1073,16 +1085,16 @@ static void check_reference_scenario(const char *name, const scenario *sc)
     CHECK(strcmp(sc->model, "flood") == 0);
     CHECK_U64(sc->seed, 1);
     CHECK_I64(sc->duration_ns, 0);
-    CHECK_I64(sc->connectivity, CONNECTIVITY_UDG);
-    CHECK_I64(sc->range_mm, 100000);
-    CHECK_I64(sc->source, 0);
-    CHECK_I64(sc->destination, scenario_node_count(sc) - 1);
-    CHECK_I64(sc->packets, 600);
-    CHECK_I64(sc->interval_ns, 1000000000);
-    CHECK_I64(sc->start_ns, 0);
-    CHECK_I64(sc->relay_delay_ns, 1000000000);
-    CHECK(sc->drop.p == 0.1);
-    CHECK_I64(sc->ttl, 0);
+    CHECK_I64(flood_values_of(sc)->connectivity, CONNECTIVITY_UDG);
+    CHECK_I64(flood_values_of(sc)->range_mm, 100000);
+    CHECK_I64(flood_values_of(sc)->source, 0);
+    CHECK_I64(flood_values_of(sc)->destination, flood_node_count(flood_values_of(sc)) - 1);
+    CHECK_I64(flood_values_of(sc)->packets, 600);
+    CHECK_I64(flood_values_of(sc)->interval_ns, 1000000000);
+    CHECK_I64(flood_values_of(sc)->start_ns, 0);
+    CHECK_I64(flood_values_of(sc)->relay_delay_ns, 1000000000);
+    CHECK(flood_values_of(sc)->drop.p == 0.1);
+    CHECK_I64(flood_values_of(sc)->ttl, 0);
 }
 
 static int test_scenario_files(void)
@@ -1117,12 +1129,12 @@ static int test_scenario_files(void)
         check_at(__FILE__, __LINE__, rc == 0, "%s: %s", names[i], err.msg);
         if (rc == 0 && strcmp(sc.model, "phold") == 0) {
             printf("ok %s: phold, %lld LPs, %lld events each\n", names[i],
-                   (long long)sc.phold.lps, (long long)sc.phold.population);
+                   (long long)phold_values_of(&sc)->lps, (long long)phold_values_of(&sc)->population);
             check_reference_scenario(names[i], &sc);
             CHECK_ROUND_TRIP(&sc);
         } else if (rc == 0) {
             printf("ok %s: %lld nodes, %lld packets\n", names[i],
-                   (long long)scenario_node_count(&sc), (long long)sc.packets);
+                   (long long)flood_node_count(flood_values_of(&sc)), (long long)flood_values_of(&sc)->packets);
             check_reference_scenario(names[i], &sc);
             CHECK_ROUND_TRIP(&sc);
         }
@@ -1146,57 +1158,57 @@ static void test_schemes_values(void)
     if (LOAD_OK("[flood]\nrelay_delay = 0.001\nscheme = counter\ncounter_threshold = 4\n"
                 "assessment_delay = 0.005\n",
                 &sc) == 0) {
-        CHECK_I64(sc.scheme, SCHEME_COUNTER);
-        CHECK_I64(sc.counter_threshold, 4);
-        CHECK_I64(sc.distance_threshold_mm, 0);
-        CHECK_I64(sc.assessment_delay_ns, 5000000);
-        CHECK_I64(sc.assessment_windows, 5);
+        CHECK_I64(flood_values_of(&sc)->scheme, SCHEME_COUNTER);
+        CHECK_I64(flood_values_of(&sc)->counter_threshold, 4);
+        CHECK_I64(flood_values_of(&sc)->distance_threshold_mm, 0);
+        CHECK_I64(flood_values_of(&sc)->assessment_delay_ns, 5000000);
+        CHECK_I64(flood_values_of(&sc)->assessment_windows, 5);
     }
     /* the smallest threshold and the largest; no assessment delay: a = 0 */
     if (LOAD_OK("[flood]\nscheme = counter\ncounter_threshold = 2\n", &sc) == 0) {
-        CHECK_I64(sc.counter_threshold, 2);
-        CHECK_I64(sc.assessment_windows, 0);
+        CHECK_I64(flood_values_of(&sc)->counter_threshold, 2);
+        CHECK_I64(flood_values_of(&sc)->assessment_windows, 0);
     }
     if (LOAD_OK("[flood]\nscheme = counter\ncounter_threshold = 2147483647\n", &sc) == 0)
-        CHECK_I64(sc.counter_threshold, 2147483647);
+        CHECK_I64(flood_values_of(&sc)->counter_threshold, 2147483647);
     /* metres to mm like range, ties away from zero; the threshold may equal the range */
     if (LOAD_OK("[flood]\nscheme = distance\ndistance_threshold = 50.0005\n"
                 "assessment_delay = 3\n",
                 &sc) == 0) {
-        CHECK_I64(sc.scheme, SCHEME_DISTANCE);
-        CHECK_I64(sc.distance_threshold_mm, 50001);
-        CHECK_I64(sc.assessment_delay_ns, 3000000000);
-        CHECK_I64(sc.assessment_windows, 3);
-        CHECK_I64(sc.counter_threshold, 3);
+        CHECK_I64(flood_values_of(&sc)->scheme, SCHEME_DISTANCE);
+        CHECK_I64(flood_values_of(&sc)->distance_threshold_mm, 50001);
+        CHECK_I64(flood_values_of(&sc)->assessment_delay_ns, 3000000000);
+        CHECK_I64(flood_values_of(&sc)->assessment_windows, 3);
+        CHECK_I64(flood_values_of(&sc)->counter_threshold, 3);
     }
     if (LOAD_OK("[connectivity]\nrange = 100\n[flood]\nscheme = distance\n"
                 "distance_threshold = 100\n",
                 &sc) == 0)
-        CHECK_I64(sc.distance_threshold_mm, 100000);
+        CHECK_I64(flood_values_of(&sc)->distance_threshold_mm, 100000);
     /* under qudg the bound is r_max, the range, not range_min */
     if (LOAD_OK("[connectivity]\nmodel = qudg\nrange_min = 20\nrange = 80\n"
                 "[flood]\nscheme = distance\ndistance_threshold = 80\n",
                 &sc) == 0)
-        CHECK_I64(sc.distance_threshold_mm, 80000);
+        CHECK_I64(flood_values_of(&sc)->distance_threshold_mm, 80000);
     /* the largest number of windows */
     if (LOAD_OK("[flood]\nrelay_delay = 0.001\nscheme = counter\nassessment_delay = 1000\n",
                 &sc) == 0)
-        CHECK_I64(sc.assessment_windows, 1000000);
+        CHECK_I64(flood_values_of(&sc)->assessment_windows, 1000000);
     if (LOAD_OK("[flood]\nscheme = probabilistic\n", &sc) == 0)
-        CHECK_I64(sc.scheme, SCHEME_PROBABILISTIC);
+        CHECK_I64(flood_values_of(&sc)->scheme, SCHEME_PROBABILISTIC);
     /* Under probabilistic the keys of the other schemes are kept but neither checked nor
      * used: no windows of assessment. */
     if (LOAD_OK("[flood]\nrelay_delay = 0.001\nassessment_delay = 0.0025\n"
                 "distance_threshold = 500\n",
                 &sc) == 0) {
-        CHECK_I64(sc.scheme, SCHEME_PROBABILISTIC);
-        CHECK_I64(sc.assessment_delay_ns, 2500000);
-        CHECK_I64(sc.distance_threshold_mm, 500000);
-        CHECK_I64(sc.assessment_windows, 0);
+        CHECK_I64(flood_values_of(&sc)->scheme, SCHEME_PROBABILISTIC);
+        CHECK_I64(flood_values_of(&sc)->assessment_delay_ns, 2500000);
+        CHECK_I64(flood_values_of(&sc)->distance_threshold_mm, 500000);
+        CHECK_I64(flood_values_of(&sc)->assessment_windows, 0);
     }
     /* counter does not look at distance_threshold, distance not at counter_threshold */
     if (LOAD_OK("[flood]\nscheme = counter\ndistance_threshold = 500\n", &sc) == 0)
-        CHECK_I64(sc.distance_threshold_mm, 500000);
+        CHECK_I64(flood_values_of(&sc)->distance_threshold_mm, 500000);
 }
 
 static void test_schemes_errors(void)
@@ -1279,30 +1291,30 @@ static void test_schemes_overrides(void)
                           "assessment_delay = 0.004\n";
     scenario sc;
     if (LOAD_OV(counter, &sc, "flood.scheme=probabilistic") == 0) {
-        CHECK_I64(sc.scheme, SCHEME_PROBABILISTIC);
-        CHECK_I64(sc.counter_threshold, 4);
-        CHECK_I64(sc.assessment_windows, 0);
+        CHECK_I64(flood_values_of(&sc)->scheme, SCHEME_PROBABILISTIC);
+        CHECK_I64(flood_values_of(&sc)->counter_threshold, 4);
+        CHECK_I64(flood_values_of(&sc)->assessment_windows, 0);
     }
     /* ... even where they would break a rule of their scheme */
     if (LOAD_OV(counter, &sc, "flood.relay_delay=0.003", "flood.scheme=probabilistic") == 0)
-        CHECK_I64(sc.assessment_windows, 0);
+        CHECK_I64(flood_values_of(&sc)->assessment_windows, 0);
     if (LOAD_OV(counter, &sc, "flood.counter_threshold=6", " flood.assessment_delay = 0.01 ") ==
         0) {
-        CHECK_I64(sc.scheme, SCHEME_COUNTER);
-        CHECK_I64(sc.counter_threshold, 6);
-        CHECK_I64(sc.assessment_delay_ns, 10000000);
-        CHECK_I64(sc.assessment_windows, 10);
+        CHECK_I64(flood_values_of(&sc)->scheme, SCHEME_COUNTER);
+        CHECK_I64(flood_values_of(&sc)->counter_threshold, 6);
+        CHECK_I64(flood_values_of(&sc)->assessment_delay_ns, 10000000);
+        CHECK_I64(flood_values_of(&sc)->assessment_windows, 10);
     }
     /* every key from the command line alone; the relay delay changes the windows */
     if (LOAD_OV("", &sc, "flood.scheme=distance", "flood.distance_threshold=75.5",
                 "flood.assessment_delay=4", "flood.relay_delay=0.5") == 0) {
-        CHECK_I64(sc.scheme, SCHEME_DISTANCE);
-        CHECK_I64(sc.distance_threshold_mm, 75500);
-        CHECK_I64(sc.assessment_windows, 8);
+        CHECK_I64(flood_values_of(&sc)->scheme, SCHEME_DISTANCE);
+        CHECK_I64(flood_values_of(&sc)->distance_threshold_mm, 75500);
+        CHECK_I64(flood_values_of(&sc)->assessment_windows, 8);
     }
     if (LOAD_OV(counter, &sc, "flood.scheme=distance", "flood.distance_threshold=10") == 0) {
-        CHECK_I64(sc.scheme, SCHEME_DISTANCE);
-        CHECK_I64(sc.assessment_windows, 4);
+        CHECK_I64(flood_values_of(&sc)->scheme, SCHEME_DISTANCE);
+        CHECK_I64(flood_values_of(&sc)->assessment_windows, 4);
     }
     /* errors point at the override that broke the rule */
     EXPECT_MESSAGE_OV(counter,
@@ -1382,11 +1394,11 @@ static void test_areas(void)
     scenario sc;
     if (LOAD_OK("[topology]\nplacement = areas\nrows = 5\ncols = 7\n[areas]\ncount = 3\n"
                 "border_links = 0.25\n", &sc) == 0) {
-        CHECK_I64(sc.placement, PLACEMENT_AREAS);
-        CHECK_I64(sc.nodes, 105);
-        CHECK_I64(scenario_node_count(&sc), 105);
-        CHECK_I64(sc.destination, 104);
-        CHECK_U64(sc.border_threshold, 1073741824);
+        CHECK_I64(flood_values_of(&sc)->placement, PLACEMENT_AREAS);
+        CHECK_I64(flood_values_of(&sc)->nodes, 105);
+        CHECK_I64(flood_node_count(flood_values_of(&sc)), 105);
+        CHECK_I64(flood_values_of(&sc)->destination, 104);
+        CHECK_U64(flood_values_of(&sc)->border_threshold, 1073741824);
         CHECK_ROUND_TRIP(&sc);
         char *text = config_dump_string(&sc);
         CHECK(text && strstr(text, "\n[areas]\ncount = 3\nborder_links = 0.25\n"));
@@ -1395,20 +1407,20 @@ static void test_areas(void)
     }
     if (LOAD_OV("", &sc, "topology.placement=areas", "areas.border_links=1", "areas.count=1024",
                 "topology.rows=1", "topology.cols=2", "topology.nodes=2048") == 0) {
-        CHECK_I64(sc.nodes, 2048);
-        CHECK_U64(sc.border_threshold, (uint64_t)1 << 32);
+        CHECK_I64(flood_values_of(&sc)->nodes, 2048);
+        CHECK_U64(flood_values_of(&sc)->border_threshold, (uint64_t)1 << 32);
         CHECK_ROUND_TRIP(&sc);
     }
     /* the keys of [areas] are ignored by the other placements, as qudg's are by udg */
     if (LOAD_OK("[areas]\ncount = 2\nborder_links = 0\n", &sc) == 0) {
-        CHECK_I64(sc.nodes, 100);
+        CHECK_I64(flood_values_of(&sc)->nodes, 100);
         CHECK_ROUND_TRIP(&sc);
     }
     /* The row of areas at the side limit: 2 areas of 1 x 2, spacing 1 m, range 1073741.322
      * m: (2 - 1) x (1 + 2147482.644) + 1 = 2147484.644 m is too much; 1073740.822 fits. */
     if (LOAD_OK("[topology]\nplacement = areas\nrows = 1\ncols = 2\nspacing = 1\n[areas]\n"
                 "count = 2\n[connectivity]\nrange = 1073740.822\n", &sc) == 0)
-        CHECK_I64(scenario_node_count(&sc), 4);
+        CHECK_I64(flood_node_count(flood_values_of(&sc)), 4);
     EXPECT_MESSAGE("[topology]\nplacement = areas\nrows = 1\ncols = 2\nspacing = 1\n[areas]\n"
                    "count = 2\n[connectivity]\nrange = 1073741.322\n",
                    "t.ini:9: [areas] count = 2 areas of [topology] rows = 1, cols = 2, spacing = "
@@ -1469,51 +1481,51 @@ static void test_resources_values(void)
 {
     scenario sc;
     if (LOAD_OK("", &sc) == 0) { /* off by default */
-        CHECK_I64(sc.rx_capacity, 0);
-        CHECK_I64(sc.energy_budget.law, LAW_CONSTANT);
-        CHECK_I64(sc.energy_budget.a_nj, 0);
-        CHECK_I64(sc.tx_fixed_nj + sc.tx_per_byte_nj + sc.rx_fixed_nj + sc.rx_per_byte_nj, 0);
-        CHECK(!scenario_has_resources(&sc) && !scenario_has_energy(&sc));
+        CHECK_I64(flood_values_of(&sc)->rx_capacity, 0);
+        CHECK_I64(flood_values_of(&sc)->energy_budget.law, LAW_CONSTANT);
+        CHECK_I64(flood_values_of(&sc)->energy_budget.a_nj, 0);
+        CHECK_I64(flood_values_of(&sc)->tx_fixed_nj + flood_values_of(&sc)->tx_per_byte_nj + flood_values_of(&sc)->rx_fixed_nj + flood_values_of(&sc)->rx_per_byte_nj, 0);
+        CHECK(!flood_has_resources(flood_values_of(&sc)) && !flood_has_energy(flood_values_of(&sc)));
     }
     if (LOAD_OK("[resources]\nrx_capacity = 4\n", &sc) == 0) {
-        CHECK_I64(sc.rx_capacity, 4);
-        CHECK(scenario_has_resources(&sc) && !scenario_has_energy(&sc));
+        CHECK_I64(flood_values_of(&sc)->rx_capacity, 4);
+        CHECK(flood_has_resources(flood_values_of(&sc)) && !flood_has_energy(flood_values_of(&sc)));
     }
     /* joules to nanojoules, exactly, to the nearest (ties away from zero) */
     if (LOAD_OK("[resources]\nenergy_budget = 2.5\ntx_fixed = 0.0000000015\n"
                 "tx_per_byte = 2e-6\nrx_fixed = 0.0000000014\nrx_per_byte = 0.000000001\n",
                 &sc) == 0) {
-        CHECK_I64(sc.energy_budget.law, LAW_CONSTANT);
-        CHECK_I64(sc.energy_budget.a_nj, 2500000000);
-        CHECK_I64(sc.energy_budget.b_nj, 2500000000);
-        CHECK_I64(sc.tx_fixed_nj, 2);
-        CHECK_I64(sc.tx_per_byte_nj, 2000);
-        CHECK_I64(sc.rx_fixed_nj, 1);
-        CHECK_I64(sc.rx_per_byte_nj, 1);
-        CHECK(scenario_has_resources(&sc) && scenario_has_energy(&sc));
+        CHECK_I64(flood_values_of(&sc)->energy_budget.law, LAW_CONSTANT);
+        CHECK_I64(flood_values_of(&sc)->energy_budget.a_nj, 2500000000);
+        CHECK_I64(flood_values_of(&sc)->energy_budget.b_nj, 2500000000);
+        CHECK_I64(flood_values_of(&sc)->tx_fixed_nj, 2);
+        CHECK_I64(flood_values_of(&sc)->tx_per_byte_nj, 2000);
+        CHECK_I64(flood_values_of(&sc)->rx_fixed_nj, 1);
+        CHECK_I64(flood_values_of(&sc)->rx_per_byte_nj, 1);
+        CHECK(flood_has_resources(flood_values_of(&sc)) && flood_has_energy(flood_values_of(&sc)));
     }
     if (LOAD_OK("[resources]\nenergy_budget = uniform( 0.5 ,1.000000001)\n", &sc) == 0) {
-        CHECK_I64(sc.energy_budget.law, LAW_UNIFORM);
-        CHECK_I64(sc.energy_budget.a_nj, 500000000);
-        CHECK_I64(sc.energy_budget.b_nj, 1000000001);
+        CHECK_I64(flood_values_of(&sc)->energy_budget.law, LAW_UNIFORM);
+        CHECK_I64(flood_values_of(&sc)->energy_budget.a_nj, 500000000);
+        CHECK_I64(flood_values_of(&sc)->energy_budget.b_nj, 1000000001);
     }
     /* uniform(0, 0) is an energy model (every node starts with nothing); the constant 0 is
      * none, and so is a budget below half a nanojoule */
     if (LOAD_OK("[resources]\nenergy_budget = uniform(0, 0)\n", &sc) == 0)
-        CHECK(scenario_has_energy(&sc));
+        CHECK(flood_has_energy(flood_values_of(&sc)));
     if (LOAD_OK("[resources]\nenergy_budget = 0.0000000004\n", &sc) == 0)
-        CHECK(!scenario_has_energy(&sc));
+        CHECK(!flood_has_energy(flood_values_of(&sc)));
     /* the largest budget, for 9 nodes: 9 x 10^18 nJ still fits */
     if (LOAD_OK("[topology]\nrows = 3\ncols = 3\n[resources]\nenergy_budget = 1000000000\n",
                 &sc) == 0)
-        CHECK_I64(sc.energy_budget.a_nj, INT64_C(1000000000000000000));
+        CHECK_I64(flood_values_of(&sc)->energy_budget.a_nj, INT64_C(1000000000000000000));
     /* costs without a budget are kept and ignored, so not checked against the sizes */
     if (LOAD_OK("[traffic]\nsize = 2147483647\n[resources]\ntx_per_byte = 1000000000\n", &sc) == 0)
-        CHECK_I64(sc.tx_per_byte_nj, INT64_C(1000000000000000000));
+        CHECK_I64(flood_values_of(&sc)->tx_per_byte_nj, INT64_C(1000000000000000000));
     /* the largest cost of one event, 10^9 J: 512 bytes x 1953125 J */
     if (LOAD_OK("[resources]\nenergy_budget = 1\ntx_per_byte = 1953125\nrx_fixed = 1000000000\n",
                 &sc) == 0)
-        CHECK_I64(sc.tx_per_byte_nj, INT64_C(1953125000000000));
+        CHECK_I64(flood_values_of(&sc)->tx_per_byte_nj, INT64_C(1953125000000000));
     /* resources with one partition, and with the partition count left to the run */
     if (LOAD_OK("[resources]\nrx_capacity = 2\n[partition]\ncount = 1\n", &sc) == 0)
         CHECK_I64(sc.partitions, 1);
@@ -1575,9 +1587,9 @@ static void test_resources_errors(void)
         if (LOAD_OK("[flood]\nscheme = counter\n[resources]\nrx_capacity = 2\n"
                     "energy_budget = 0.5\n",
                     &sc) == 0) {
-            CHECK(sc.scheme == SCHEME_COUNTER);
-            CHECK(sc.rx_capacity == 2);
-            CHECK(sc.energy_budget.a_nj == 500000000);
+            CHECK(flood_values_of(&sc)->scheme == SCHEME_COUNTER);
+            CHECK(flood_values_of(&sc)->rx_capacity == 2);
+            CHECK(flood_values_of(&sc)->energy_budget.a_nj == 500000000);
         }
     }
     /* the budgets of all nodes must fit int64 nJ */
@@ -1619,15 +1631,15 @@ static void test_resources_overrides_round_trips(void)
     scenario sc;
     if (LOAD_OV("", &sc, "resources.rx_capacity=3", "resources.energy_budget=uniform(1,2)",
                 " resources.rx_per_byte = 0.0000015 ") == 0) {
-        CHECK_I64(sc.rx_capacity, 3);
-        CHECK_I64(sc.energy_budget.law, LAW_UNIFORM);
-        CHECK_I64(sc.energy_budget.b_nj, 2000000000);
-        CHECK_I64(sc.rx_per_byte_nj, 1500);
+        CHECK_I64(flood_values_of(&sc)->rx_capacity, 3);
+        CHECK_I64(flood_values_of(&sc)->energy_budget.law, LAW_UNIFORM);
+        CHECK_I64(flood_values_of(&sc)->energy_budget.b_nj, 2000000000);
+        CHECK_I64(flood_values_of(&sc)->rx_per_byte_nj, 1500);
     }
     /* an override turns the model off again */
     if (LOAD_OV("[resources]\nrx_capacity = 2\n[partition]\ncount = 3\n", &sc,
                 "resources.rx_capacity=0") == 0)
-        CHECK(!scenario_has_resources(&sc));
+        CHECK(!flood_has_resources(flood_values_of(&sc)));
     static const char *const texts[] = {
         "[resources]\nrx_capacity = 2147483647\n",
         "[resources]\nenergy_budget = uniform(0.000000001, 2.5)\ntx_fixed = 0.0001\n"
@@ -1666,59 +1678,59 @@ static void test_phold_values(void)
     if (LOAD_OK(PHOLD_BASE, &sc) == 0) {
         CHECK(strcmp(sc.model, "phold") == 0);
         CHECK_I64(sc.duration_ns, 20000000000);
-        CHECK_I64(sc.phold.lps, 1000);
-        CHECK_I64(sc.phold.population, 16);
-        CHECK(sc.phold.remote == 0.1);
-        CHECK_U64(sc.phold.remote_threshold, 429496729u); /* floor(0.1 x 2^32) */
-        CHECK_I64(sc.phold.lookahead_ns, 100000000);
-        CHECK_I64(sc.phold.mean_ns, 900000000);
+        CHECK_I64(phold_values_of(&sc)->lps, 1000);
+        CHECK_I64(phold_values_of(&sc)->population, 16);
+        CHECK(phold_values_of(&sc)->remote == 0.1);
+        CHECK_U64(phold_values_of(&sc)->remote_threshold, 429496729u); /* floor(0.1 x 2^32) */
+        CHECK_I64(phold_values_of(&sc)->lookahead_ns, 100000000);
+        CHECK_I64(phold_values_of(&sc)->mean_ns, 900000000);
         CHECK_ROUND_TRIP(&sc);
     }
     if (LOAD_OK(PHOLD_BASE "[phold]\nlps = 7\npopulation = 3\nremote = 0.25\nlookahead = 0.1\n"
                            "mean = 1.5\n", &sc) == 0) {
-        CHECK_I64(sc.phold.lps, 7);
-        CHECK_I64(sc.phold.population, 3);
-        CHECK(sc.phold.remote == 0.25);
-        CHECK_U64(sc.phold.remote_threshold, 1073741824u);
-        CHECK_I64(sc.phold.lookahead_ns, 100000000);
-        CHECK_I64(sc.phold.mean_ns, 1500000000);
+        CHECK_I64(phold_values_of(&sc)->lps, 7);
+        CHECK_I64(phold_values_of(&sc)->population, 3);
+        CHECK(phold_values_of(&sc)->remote == 0.25);
+        CHECK_U64(phold_values_of(&sc)->remote_threshold, 1073741824u);
+        CHECK_I64(phold_values_of(&sc)->lookahead_ns, 100000000);
+        CHECK_I64(phold_values_of(&sc)->mean_ns, 1500000000);
         CHECK_ROUND_TRIP(&sc);
     }
     /* the bounds: remote 1 is 2^32 (always remote), 0 never; a lookahead of 1 ns; mean 0 */
     if (LOAD_OK(PHOLD_BASE "[phold]\nlps = 1\npopulation = 1\nremote = 1\n"
                            "lookahead = 0.000000001\nmean = 0\n", &sc) == 0) {
-        CHECK_I64(sc.phold.lps, 1);
-        CHECK_I64(sc.phold.population, 1);
-        CHECK_U64(sc.phold.remote_threshold, (uint64_t)1 << 32);
-        CHECK_I64(sc.phold.lookahead_ns, 1);
-        CHECK_I64(sc.phold.mean_ns, 0);
+        CHECK_I64(phold_values_of(&sc)->lps, 1);
+        CHECK_I64(phold_values_of(&sc)->population, 1);
+        CHECK_U64(phold_values_of(&sc)->remote_threshold, (uint64_t)1 << 32);
+        CHECK_I64(phold_values_of(&sc)->lookahead_ns, 1);
+        CHECK_I64(phold_values_of(&sc)->mean_ns, 0);
         CHECK_ROUND_TRIP(&sc);
     }
     if (LOAD_OK(PHOLD_BASE "[phold]\nlps = 2147483647\npopulation = 1048576\nremote = 0\n"
                            "lookahead = 0.00000000149\n", &sc) == 0) {
-        CHECK_I64(sc.phold.lps, 2147483647);
-        CHECK_I64(sc.phold.population, 1048576);
-        CHECK_U64(sc.phold.remote_threshold, 0);
-        CHECK_I64(sc.phold.lookahead_ns, 1); /* rounded to the nearest ns */
+        CHECK_I64(phold_values_of(&sc)->lps, 2147483647);
+        CHECK_I64(phold_values_of(&sc)->population, 1048576);
+        CHECK_U64(phold_values_of(&sc)->remote_threshold, 0);
+        CHECK_I64(phold_values_of(&sc)->lookahead_ns, 1); /* rounded to the nearest ns */
         CHECK_ROUND_TRIP(&sc);
     }
     /* the same threshold as the flood's drop probability (docs/model.md, "Randomness") */
     if (LOAD_OK(PHOLD_BASE "[phold]\nremote = 0.3333333333333333\n", &sc) == 0)
-        CHECK_U64(sc.phold.remote_threshold, philox_threshold(0.3333333333333333));
+        CHECK_U64(phold_values_of(&sc)->remote_threshold, philox_threshold(0.3333333333333333));
     /* [simulation] model after the [phold] keys, or from -s: decided at the end of the load */
     if (LOAD_OK("[phold]\nlps = 5\n[simulation]\nduration = 3\nmodel = phold\n", &sc) == 0) {
         CHECK(strcmp(sc.model, "phold") == 0);
-        CHECK_I64(sc.phold.lps, 5);
+        CHECK_I64(phold_values_of(&sc)->lps, 5);
     }
     if (LOAD_OV("[phold]\nlps = 6\n", &sc, "simulation.model=phold", "simulation.duration=2") ==
         0) {
         CHECK(strcmp(sc.model, "phold") == 0);
-        CHECK_I64(sc.phold.lps, 6);
+        CHECK_I64(phold_values_of(&sc)->lps, 6);
         CHECK_I64(sc.duration_ns, 2000000000);
     }
     if (LOAD_OV(PHOLD_BASE, &sc, "phold.remote=0.5", "phold.population=2") == 0) {
-        CHECK_U64(sc.phold.remote_threshold, (uint64_t)1 << 31);
-        CHECK_I64(sc.phold.population, 2);
+        CHECK_U64(phold_values_of(&sc)->remote_threshold, (uint64_t)1 << 31);
+        CHECK_I64(phold_values_of(&sc)->population, 2);
     }
     /* the core sections are every model's */
     if (LOAD_OK(PHOLD_BASE "[partition]\ncount = 2\nretile = 0\n[inject]\npolicy = static\n"
@@ -1732,11 +1744,12 @@ static void test_phold_values(void)
      * nodes */
     if (LOAD_OV(PHOLD_BASE, &sc, "partition.count=150") == 0)
         CHECK_I64(sc.partitions, 150);
-    /* a flood scenario keeps [phold]'s defaults, and a flood file may say model = flood last */
-    if (LOAD_OK("[flood]\nttl = 3\n[simulation]\nmodel = flood\n", &sc) == 0) {
-        CHECK_I64(sc.ttl, 3);
-        CHECK_I64(sc.phold.lps, 1000);
-    }
+    /* a file may name its model last; a scenario holds its own model's values only (a flood
+     * scenario no [phold] values), each with its defaults */
+    if (LOAD_OK("[flood]\nttl = 3\n[simulation]\nmodel = flood\n", &sc) == 0)
+        CHECK_I64(flood_values_of(&sc)->ttl, 3);
+    if (LOAD_OK("[phold]\npopulation = 2\n[simulation]\nmodel = phold\nduration = 1\n", &sc) == 0)
+        CHECK_I64(phold_values_of(&sc)->lps, 1000);
 }
 
 static void test_phold_errors(void)
@@ -1795,7 +1808,7 @@ static void test_phold_errors(void)
     scenario sc;
     /* 20 s + 2 x 0.1 s + 12 x 384307166.518948992 s <= 2^62 ns < that + 12 ns: accepted */
     if (LOAD_OK(PHOLD_BASE "[phold]\nmean = 384307166.518948992\n", &sc) == 0)
-        CHECK_I64(sc.phold.mean_ns, 384307166518948992);
+        CHECK_I64(phold_values_of(&sc)->mean_ns, 384307166518948992);
     EXPECT_MESSAGE_OV(PHOLD_BASE,
                       "-s argument 'simulation.duration=2305843009.213693952': [simulation] "
                       "duration = 2305843009.213693952 s with [phold] lookahead = 2305843009 s "
@@ -2109,26 +2122,26 @@ static void test_groups(void)
              "speed_max = 7\n[mobility.group cars]\nnodes = 90-99\nmodel = rwp\n",
              base);
     if (LOAD_OK(text, &sc) == 0) {
-        CHECK_I64(sc.n_groups, 2);
-        CHECK(strcmp(sc.groups[0].name, "walkers") == 0);
-        CHECK_I64(sc.groups[0].n_ranges, 3);
-        CHECK_I64(sc.groups[0].first[1], 40);
-        CHECK_I64(sc.groups[0].last[1], 40);
-        CHECK_I64(sc.groups[0].last[2], 59);
-        CHECK_I64(sc.groups[0].mob.model, MOBILITY_RANDOM_WALK);
-        CHECK_I64(sc.groups[0].mob.speed_min_mm_s, 2000); /* inherited */
-        CHECK_I64(sc.groups[0].mob.speed_max_mm_s, 7000);
-        CHECK_I64(sc.groups[1].mob.model, MOBILITY_RWP);
-        CHECK_I64(sc.groups[1].mob.speed_max_mm_s, 3000);
-        CHECK(scenario_node_mobility(&sc, 40) == &sc.groups[0].mob);
-        CHECK(scenario_node_mobility(&sc, 41) == &sc.mob);
-        CHECK(scenario_node_mobility(&sc, 99) == &sc.groups[1].mob);
-        CHECK(scenario_is_mobile(&sc));
-        CHECK_I64(scenario_speed_max(&sc), 7000);
-        CHECK(!scenario_wraps(&sc));
+        CHECK_I64(flood_values_of(&sc)->n_groups, 2);
+        CHECK(strcmp(flood_values_of(&sc)->groups[0].name, "walkers") == 0);
+        CHECK_I64(flood_values_of(&sc)->groups[0].n_ranges, 3);
+        CHECK_I64(flood_values_of(&sc)->groups[0].first[1], 40);
+        CHECK_I64(flood_values_of(&sc)->groups[0].last[1], 40);
+        CHECK_I64(flood_values_of(&sc)->groups[0].last[2], 59);
+        CHECK_I64(flood_values_of(&sc)->groups[0].mob.model, MOBILITY_RANDOM_WALK);
+        CHECK_I64(flood_values_of(&sc)->groups[0].mob.speed_min_mm_s, 2000); /* inherited */
+        CHECK_I64(flood_values_of(&sc)->groups[0].mob.speed_max_mm_s, 7000);
+        CHECK_I64(flood_values_of(&sc)->groups[1].mob.model, MOBILITY_RWP);
+        CHECK_I64(flood_values_of(&sc)->groups[1].mob.speed_max_mm_s, 3000);
+        CHECK(flood_node_mobility(flood_values_of(&sc), 40) == &flood_values_of(&sc)->groups[0].mob);
+        CHECK(flood_node_mobility(flood_values_of(&sc), 41) == &flood_values_of(&sc)->mob);
+        CHECK(flood_node_mobility(flood_values_of(&sc), 99) == &flood_values_of(&sc)->groups[1].mob);
+        CHECK(flood_is_mobile(flood_values_of(&sc)));
+        CHECK_I64(flood_speed_max(flood_values_of(&sc)), 7000);
+        CHECK(!flood_wraps(flood_values_of(&sc)));
         /* runs: 0-9 [mobility], 10-19 walkers, 20-39, 40, 41-49, 50-59, 60-89, 90-99 */
         mobility_segment seg[SCENARIO_MAX_SEGMENTS];
-        int n = scenario_mobility_segments(&sc, seg);
+        int n = flood_mobility_segments(flood_values_of(&sc), seg);
         CHECK_I64(n, 8);
         const int64_t first[8] = {0, 10, 20, 40, 41, 50, 60, 90};
         const int group[8] = {-1, 0, -1, 0, -1, 0, -1, 1};
@@ -2143,24 +2156,24 @@ static void test_groups(void)
     if (LOAD_OV(base, &sc, "mobility.group.a.nodes=0-49,50-99", "mobility.group.a.model=linear",
                 "mobility.group.a.boundary=wrap") == 0) {
         mobility_segment seg[SCENARIO_MAX_SEGMENTS];
-        CHECK_I64(scenario_mobility_segments(&sc, seg), 1);
+        CHECK_I64(flood_mobility_segments(flood_values_of(&sc), seg), 1);
         CHECK_I64(seg[0].end, 100);
-        CHECK(scenario_wraps(&sc));
+        CHECK(flood_wraps(flood_values_of(&sc)));
         CHECK_ROUND_TRIP(&sc);
     }
     /* -s with the section as the file writes it, spaces included */
     if (LOAD_OV(base, &sc, "mobility.group b.nodes=5", "mobility.group b.model=grid_walk") == 0) {
-        CHECK_I64(sc.n_groups, 1);
-        CHECK_I64(sc.groups[0].mob.model, MOBILITY_GRID_WALK);
+        CHECK_I64(flood_values_of(&sc)->n_groups, 1);
+        CHECK_I64(flood_values_of(&sc)->groups[0].mob.model, MOBILITY_GRID_WALK);
     }
     /* static nodes only: not mobile, even with moving [mobility] keys in a group */
     if (LOAD_OV(base, &sc, "mobility.group.s.nodes=1-2") == 0)
-        CHECK(!scenario_is_mobile(&sc));
+        CHECK(!flood_is_mobile(flood_values_of(&sc)));
     /* a moving group on a static grid gives the grid its bounding box as area */
     if (LOAD_OV("[topology]\nrows = 3\ncols = 5\nspacing = 10\n", &sc, "mobility.group.g.nodes=0",
                 "mobility.group.g.model=rwp") == 0) {
-        CHECK_I64(sc.width_mm, 40000);
-        CHECK_I64(sc.height_mm, 20000);
+        CHECK_I64(flood_values_of(&sc)->width_mm, 40000);
+        CHECK_I64(flood_values_of(&sc)->height_mm, 20000);
     }
 
     /* errors name the group, the line and what is expected */
@@ -2259,17 +2272,17 @@ static void test_flows_values(void)
     scenario sc;
     /* without any flow section: n_flows 0 and [traffic] as before */
     if (LOAD_OK(flow_base, &sc) == 0) {
-        CHECK_I64(sc.n_flows, 0);
-        CHECK_I64(sc.source, 3);
-        CHECK_I64(sc.destination, 7);
+        CHECK_I64(flood_values_of(&sc)->n_flows, 0);
+        CHECK_I64(flood_values_of(&sc)->source, 3);
+        CHECK_I64(flood_values_of(&sc)->destination, 7);
         char *text = config_dump_string(&sc);
         CHECK(text && !strstr(text, "traffic.flow"));
         free(text);
     }
     if (LOAD_OK("", &sc) == 0) {
-        CHECK_I64(sc.n_flows, 0);
+        CHECK_I64(flood_values_of(&sc)->n_flows, 0);
         static const traffic_flow zero;
-        CHECK(memcmp(&sc.flows[0], &zero, sizeof zero) == 0);
+        CHECK(memcmp(&flood_values_of(&sc)->flows[0], &zero, sizeof zero) == 0);
     }
     /* every value form; keys a flow does not set are [traffic]'s; a section without keys is a
      * flow too */
@@ -2288,12 +2301,12 @@ static void test_flows_values(void)
                   "start = uniform(1e-9, 1000000000)\n"
                   "packets = 2000000000\nsize = 2147483647\n");
     if (LOAD_OK(text, &sc) == 0) {
-        CHECK_I64(sc.n_flows, 6);
+        CHECK_I64(flood_values_of(&sc)->n_flows, 6);
         static const char *const names[] = {"a", "b", "c", "d", "e", "f_-9"};
-        for (int f = 0; f < 6 && f < sc.n_flows; f++)
-            CHECK(strcmp(sc.flows[f].name, names[f]) == 0);
-        const traffic_flow *a = &sc.flows[0], *b = &sc.flows[1], *c = &sc.flows[2],
-                           *d = &sc.flows[3], *e = &sc.flows[4], *g = &sc.flows[5];
+        for (int f = 0; f < 6 && f < flood_values_of(&sc)->n_flows; f++)
+            CHECK(strcmp(flood_values_of(&sc)->flows[f].name, names[f]) == 0);
+        const traffic_flow *a = &flood_values_of(&sc)->flows[0], *b = &flood_values_of(&sc)->flows[1], *c = &flood_values_of(&sc)->flows[2],
+                           *d = &flood_values_of(&sc)->flows[3], *e = &flood_values_of(&sc)->flows[4], *g = &flood_values_of(&sc)->flows[5];
         CHECK_I64(a->all_sources, 0);
         CHECK_I64(a->n_ranges, 3);
         CHECK_I64(a->first[0], 0);
@@ -2344,9 +2357,9 @@ static void test_flows_values(void)
         CHECK_I64(g->packets, 2000000000);
         CHECK_I64(g->size_bytes, 2147483647);
         /* [traffic] itself is unchanged */
-        CHECK_I64(sc.source, 3);
-        CHECK_I64(sc.destination, 7);
-        CHECK_I64(sc.packets, 4);
+        CHECK_I64(flood_values_of(&sc)->source, 3);
+        CHECK_I64(flood_values_of(&sc)->destination, 7);
+        CHECK_I64(flood_values_of(&sc)->packets, 4);
         CHECK_ROUND_TRIP(&sc);
         /* the flows come after the fixed sections, every key with its effective value */
         char *dump = config_dump_string(&sc);
@@ -2371,37 +2384,37 @@ static void test_flows_values(void)
                           "[traffic.flow abcdefghijklmnopqrstuvwxyz01234]\n"
                           "interval = uniform(1000000, 1000000)\n"),
                 &sc) == 0) {
-        CHECK_LAW(&sc.flows[0].interval, TLAW_CONSTANT, 1000000000000000, 1000000000000000);
-        CHECK_LAW(&sc.flows[0].start, TLAW_CONSTANT, 1000000000000000000,
+        CHECK_LAW(&flood_values_of(&sc)->flows[0].interval, TLAW_CONSTANT, 1000000000000000, 1000000000000000);
+        CHECK_LAW(&flood_values_of(&sc)->flows[0].start, TLAW_CONSTANT, 1000000000000000000,
                   1000000000000000000);
-        CHECK_I64(sc.flows[0].n_ranges, 8);
-        CHECK_I64(sc.flows[0].last[7], 98);
-        CHECK(strcmp(sc.flows[1].name, "abcdefghijklmnopqrstuvwxyz01234") == 0);
+        CHECK_I64(flood_values_of(&sc)->flows[0].n_ranges, 8);
+        CHECK_I64(flood_values_of(&sc)->flows[0].last[7], 98);
+        CHECK(strcmp(flood_values_of(&sc)->flows[1].name, "abcdefghijklmnopqrstuvwxyz01234") == 0);
         CHECK_ROUND_TRIP(&sc);
     }
     /* a zero interval is fine for one packet each */
     if (LOAD_OK(flow_text("[traffic.flow a]\npackets = 1\ninterval = 0\n[traffic.flow b]\n"
                           "packets = 1\ninterval = uniform(0, 0)\n"),
                 &sc) == 0) {
-        CHECK_LAW(&sc.flows[0].interval, TLAW_CONSTANT, 0, 0);
-        CHECK_LAW(&sc.flows[1].interval, TLAW_UNIFORM, 0, 0);
+        CHECK_LAW(&flood_values_of(&sc)->flows[0].interval, TLAW_CONSTANT, 0, 0);
+        CHECK_LAW(&flood_values_of(&sc)->flows[1].interval, TLAW_UNIFORM, 0, 0);
     }
     /* a broadcast flow may send from any node; all leaves out a unicast destination */
     if (LOAD_OK(flow_text("[traffic.flow a]\nsource = 7\ndestination = broadcast\n"
                           "[traffic.flow b]\nsource = all\n"),
                 &sc) == 0) {
-        CHECK_I64(sc.flows[0].first[0], 7);
-        CHECK_I64(sc.flows[1].all_sources, 1);
-        CHECK_I64(sc.flows[1].destination, 7);
+        CHECK_I64(flood_values_of(&sc)->flows[0].first[0], 7);
+        CHECK_I64(flood_values_of(&sc)->flows[1].all_sources, 1);
+        CHECK_I64(flood_values_of(&sc)->flows[1].destination, 7);
     }
     /* a keyless section right after a BOM, or before a comment, is a flow */
     if (LOAD_OK("\xEF\xBB\xBF[traffic.flow a]\n[traffic.flow b] ; the second\n", &sc) == 0) {
-        CHECK_I64(sc.n_flows, 2);
-        CHECK(strcmp(sc.flows[1].name, "b") == 0);
+        CHECK_I64(flood_values_of(&sc)->n_flows, 2);
+        CHECK(strcmp(flood_values_of(&sc)->flows[1].name, "b") == 0);
     }
     /* packets = 0 once there is a duration */
     if (LOAD_OV(flow_text("[traffic.flow a]\npackets = 0\n"), &sc, "simulation.duration=10") == 0)
-        CHECK_I64(sc.flows[0].packets, 0);
+        CHECK_I64(flood_values_of(&sc)->flows[0].packets, 0);
 }
 
 static void test_flows_inheritance(void)
@@ -2411,8 +2424,8 @@ static void test_flows_inheritance(void)
     if (LOAD_OV(flow_text("[traffic.flow c]\ndestination = 50\n[traffic.flow a]\npackets = 2\n"),
                 &sc, "traffic.packets=9", "traffic.interval=0.25", "traffic.source=60",
                 "traffic.destination=-1", "traffic.size=64", "traffic.start=3") == 0) {
-        CHECK_I64(sc.n_flows, 2);
-        const traffic_flow *c = &sc.flows[0], *a = &sc.flows[1];
+        CHECK_I64(flood_values_of(&sc)->n_flows, 2);
+        const traffic_flow *c = &flood_values_of(&sc)->flows[0], *a = &flood_values_of(&sc)->flows[1];
         CHECK(strcmp(c->name, "c") == 0);
         CHECK_I64(c->packets, 9);
         CHECK_LAW(&c->interval, TLAW_CONSTANT, 250000000, 250000000);
@@ -2429,17 +2442,17 @@ static void test_flows_inheritance(void)
     if (LOAD_OK("[traffic]\nsource = 5\ndestination = 5\npackets = 2\ninterval = 0\n"
                 "[traffic.flow a]\nsource = 1\ninterval = 1\n",
                 &sc) == 0) {
-        CHECK_I64(sc.flows[0].first[0], 1);
-        CHECK_I64(sc.flows[0].destination, 5);
-        CHECK_I64(sc.flows[0].packets, 2);
-        CHECK_LAW(&sc.flows[0].interval, TLAW_CONSTANT, 1000000000, 1000000000);
+        CHECK_I64(flood_values_of(&sc)->flows[0].first[0], 1);
+        CHECK_I64(flood_values_of(&sc)->flows[0].destination, 5);
+        CHECK_I64(flood_values_of(&sc)->flows[0].packets, 2);
+        CHECK_LAW(&flood_values_of(&sc)->flows[0].interval, TLAW_CONSTANT, 1000000000, 1000000000);
         CHECK_ROUND_TRIP(&sc);
     }
     if (LOAD_OK("[traffic]\npackets = 2000000000\ninterval = 1e9\n[traffic.flow a]\n"
                 "interval = 1\n",
                 &sc) == 0) {
-        CHECK_I64(sc.flows[0].packets, 2000000000);
-        CHECK_I64(sc.interval_ns, 1000000000000000000);
+        CHECK_I64(flood_values_of(&sc)->flows[0].packets, 2000000000);
+        CHECK_I64(flood_values_of(&sc)->interval_ns, 1000000000000000000);
     }
 }
 
@@ -2451,30 +2464,30 @@ static void test_flows_overrides(void)
     if (LOAD_OV(flow_text("[traffic.flow a]\nsize = 1\n"), &sc, "traffic.flow z.source=10-12",
                 "traffic.flow.z.destination=broadcast", "traffic.flow.a.size=2",
                 "traffic.flow y.packets=1", " traffic.flow  z .interval = uniform(1, 2) ") == 0) {
-        CHECK_I64(sc.n_flows, 3);
-        CHECK(strcmp(sc.flows[0].name, "a") == 0);
-        CHECK(strcmp(sc.flows[1].name, "z") == 0);
-        CHECK(strcmp(sc.flows[2].name, "y") == 0);
-        CHECK_I64(sc.flows[0].size_bytes, 2);
-        CHECK_I64(sc.flows[1].n_ranges, 1);
-        CHECK_I64(sc.flows[1].first[0], 10);
-        CHECK_I64(sc.flows[1].last[0], 12);
-        CHECK_I64(sc.flows[1].destination, FLOW_BROADCAST);
-        CHECK_LAW(&sc.flows[1].interval, TLAW_UNIFORM, 1000000000, 2000000000);
-        CHECK_I64(sc.flows[2].packets, 1);
-        CHECK_I64(sc.flows[2].first[0], 3);
+        CHECK_I64(flood_values_of(&sc)->n_flows, 3);
+        CHECK(strcmp(flood_values_of(&sc)->flows[0].name, "a") == 0);
+        CHECK(strcmp(flood_values_of(&sc)->flows[1].name, "z") == 0);
+        CHECK(strcmp(flood_values_of(&sc)->flows[2].name, "y") == 0);
+        CHECK_I64(flood_values_of(&sc)->flows[0].size_bytes, 2);
+        CHECK_I64(flood_values_of(&sc)->flows[1].n_ranges, 1);
+        CHECK_I64(flood_values_of(&sc)->flows[1].first[0], 10);
+        CHECK_I64(flood_values_of(&sc)->flows[1].last[0], 12);
+        CHECK_I64(flood_values_of(&sc)->flows[1].destination, FLOW_BROADCAST);
+        CHECK_LAW(&flood_values_of(&sc)->flows[1].interval, TLAW_UNIFORM, 1000000000, 2000000000);
+        CHECK_I64(flood_values_of(&sc)->flows[2].packets, 1);
+        CHECK_I64(flood_values_of(&sc)->flows[2].first[0], 3);
         CHECK_ROUND_TRIP(&sc);
     }
     /* an override replaces every range of an earlier value */
     if (LOAD_OV(flow_text("[traffic.flow a]\nsource = 10-20, 30, 40\n"), &sc,
                 "traffic.flow.a.source=50", "traffic.flow.b.source=all",
                 "traffic.flow.b.source=60-61") == 0) {
-        CHECK_I64(sc.flows[0].n_ranges, 1);
-        CHECK_I64(sc.flows[0].first[0], 50);
-        CHECK_I64(sc.flows[0].first[1], 0);
-        CHECK_I64(sc.flows[0].last[2], 0);
-        CHECK_I64(sc.flows[1].all_sources, 0);
-        CHECK_I64(sc.flows[1].last[0], 61);
+        CHECK_I64(flood_values_of(&sc)->flows[0].n_ranges, 1);
+        CHECK_I64(flood_values_of(&sc)->flows[0].first[0], 50);
+        CHECK_I64(flood_values_of(&sc)->flows[0].first[1], 0);
+        CHECK_I64(flood_values_of(&sc)->flows[0].last[2], 0);
+        CHECK_I64(flood_values_of(&sc)->flows[1].all_sources, 0);
+        CHECK_I64(flood_values_of(&sc)->flows[1].last[0], 61);
         CHECK_ROUND_TRIP(&sc);
     }
     /* no file at all */
@@ -2482,17 +2495,17 @@ static void test_flows_overrides(void)
     config_override o[2] = {{"traffic.flow.x.destination=broadcast", NULL},
                             {"traffic.flow.x.source=all", NULL}};
     CHECK(config_load(NULL, o, 2, &sc, &err) == 0);
-    CHECK_I64(sc.n_flows, 1);
-    CHECK_I64(sc.flows[0].all_sources, 1);
+    CHECK_I64(flood_values_of(&sc)->n_flows, 1);
+    CHECK_I64(flood_values_of(&sc)->flows[0].all_sources, 1);
     /* flows keep the order of their first section, reopened or not */
     if (LOAD_OK("[traffic.flow b]\nsize = 1\n[traffic.flow a]\nsize = 2\n[traffic.flow b]\n"
                 "packets = 2\n",
                 &sc) == 0) {
-        CHECK_I64(sc.n_flows, 2);
-        CHECK(strcmp(sc.flows[0].name, "b") == 0);
-        CHECK_I64(sc.flows[0].packets, 2);
-        CHECK_I64(sc.flows[0].size_bytes, 1);
-        CHECK(strcmp(sc.flows[1].name, "a") == 0);
+        CHECK_I64(flood_values_of(&sc)->n_flows, 2);
+        CHECK(strcmp(flood_values_of(&sc)->flows[0].name, "b") == 0);
+        CHECK_I64(flood_values_of(&sc)->flows[0].packets, 2);
+        CHECK_I64(flood_values_of(&sc)->flows[0].size_bytes, 1);
+        CHECK(strcmp(flood_values_of(&sc)->flows[1].name, "a") == 0);
     }
     /* at most SCENARIO_MAX_FLOWS, in the file, with sections without keys, or by -s */
     char text[4096];
@@ -2501,9 +2514,9 @@ static void test_flows_overrides(void)
         used += (size_t)snprintf(text + used, sizeof text - used,
                                  "[traffic.flow f%d]\nsize = %d\n", f, f + 1);
     if (LOAD_OK(text, &sc) == 0) {
-        CHECK_I64(sc.n_flows, 16);
-        CHECK(strcmp(sc.flows[15].name, "f15") == 0);
-        CHECK_I64(sc.flows[15].size_bytes, 16);
+        CHECK_I64(flood_values_of(&sc)->n_flows, 16);
+        CHECK(strcmp(flood_values_of(&sc)->flows[15].name, "f15") == 0);
+        CHECK_I64(flood_values_of(&sc)->flows[15].size_bytes, 16);
         CHECK_ROUND_TRIP(&sc);
     }
     EXPECT_MESSAGE_OV(text,
@@ -2524,7 +2537,7 @@ static void test_flows_overrides(void)
                 "traffic.flow.f8.size=1", "traffic.flow.f9.size=1", "traffic.flow.f10.size=1",
                 "traffic.flow.f11.size=1", "traffic.flow.f12.size=1", "traffic.flow.f13.size=1",
                 "traffic.flow.f14.size=1", "traffic.flow.f15.size=1") == 0)
-        CHECK_I64(sc.n_flows, 16);
+        CHECK_I64(flood_values_of(&sc)->n_flows, 16);
 }
 
 static void test_flows_errors(void)

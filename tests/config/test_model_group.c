@@ -1,8 +1,8 @@
 /* A model's option group is all the configuration needs of it: a test-only model, "toy",
  * registered beside the model table, gets its section parsed, checked, dumped, refused in a
  * scenario of another model, typo hints, -s and a part of the key reference, with no line of
- * host/config naming it. (Its two values borrow fields of struct scenario, where every model's
- * values live today.) */
+ * host/config naming it. Its values are its own struct, kept in a toy scenario's model values
+ * like any model's. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,25 +12,37 @@
 
 enum { TOY_RATE, TOY_DELAY, TOY_COUNT };
 
+typedef struct toy_values {
+    int64_t rate;
+    int64_t delay_ns;
+} toy_values;
+
+static const toy_values *toy_values_of(const scenario *sc)
+{
+    return (const toy_values *)(const void *)sc->model_values.bytes;
+}
+
 static const config_key toy_keys[TOY_COUNT] = {
-    [TOY_RATE] = {"toy", "rate", KT_INT, offsetof(scenario, ttl), 1, 1000, 0, "events", NULL,
+    [TOY_RATE] = {"toy", "rate", KT_INT, offsetof(toy_values, rate), 1, 1000, 0, "events", NULL,
                   "10", "Events per second."},
-    [TOY_DELAY] = {"toy", "delay", KT_TIME_NS, offsetof(scenario, relay_delay_ns), 0,
+    [TOY_DELAY] = {"toy", "delay", KT_TIME_NS, offsetof(toy_values, delay_ns), 0,
                    KEY_TIME_MAX, KEY_MIN_OPEN, NULL, NULL, "1", "Delay of each event."},
 };
 
 static int toy_first_key;
+static const model_config toy_config;
 
 /* A rule between keys, with the usual message naming where the value was set. */
 static int toy_check(load_ctx *ctx)
 {
     char where[400];
     int keys[] = {toy_first_key + TOY_RATE, toy_first_key + TOY_DELAY};
-    if (ctx->sc.ttl > 500 && ctx->sc.relay_delay_ns > 1000000000)
+    const toy_values *v = config_values(ctx, &toy_config);
+    if (v->rate > 500 && v->delay_ns > 1000000000)
         return cn_fail(ctx->err, CN_ERR_INPUT,
                        "%s: [toy] rate = %lld: expected at most 500 with a delay above 1 s",
                        config_where_latest(ctx, keys, 2, where, sizeof where),
-                       (long long)ctx->sc.ttl);
+                       (long long)v->rate);
     return 0;
 }
 
@@ -40,6 +52,7 @@ static const model_config toy_config = {
     .keys = toy_keys,
     .n_keys = TOY_COUNT,
     .first_key = &toy_first_key,
+    .values_size = sizeof(toy_values),
     .check = toy_check,
     .reference = "`model = toy`: a test's model.\n\n",
 };
@@ -61,17 +74,18 @@ static const char *load(const char *text, const char *ov, scenario *sc)
 
 int main(void)
 {
-    config_register_model(&toy_config);
+    cn_error reg_err = {0};
+    CHECK(config_register_model(&toy_config, &reg_err) == 0);
     scenario *sc = calloc(1, sizeof *sc);
     if (!sc)
         return 1;
     const char *toy = "[simulation]\nmodel = toy\n[toy]\nrate = 7\n";
 
     CHECK_STR(load(toy, NULL, sc), "");
-    CHECK_I64(sc->ttl, 7);
-    CHECK_I64(sc->relay_delay_ns, 1000000000);
+    CHECK_I64(toy_values_of(sc)->rate, 7);
+    CHECK_I64(toy_values_of(sc)->delay_ns, 1000000000);
     CHECK_STR(load(toy, "toy.delay=0.5", sc), "");
-    CHECK_I64(sc->relay_delay_ns, 500000000);
+    CHECK_I64(toy_values_of(sc)->delay_ns, 500000000);
 
     char *dump = config_dump_string(sc);
     CHECK(dump && strstr(dump, "\n[simulation]\nmodel = toy\n") != NULL);
@@ -117,6 +131,40 @@ int main(void)
                              "second. |\n") != NULL);
     CHECK(ref && strstr(ref, "or toy (a test's model). A scenario may set") != NULL);
     free(ref);
+
+    /* the model's values reach the scenario, and nothing else does: the rest of the block is
+     * zero, whatever the loads before (a flood scenario fills much more of it) */
+    CHECK_STR(load("[topology]\nrows = 3\n", NULL, sc), "");
+    CHECK_STR(load(toy, NULL, sc), "");
+    CHECK_I64(toy_values_of(sc)->rate, 7);
+    size_t nonzero = 0;
+    for (size_t i = sizeof(toy_values); i < sizeof sc->model_values.bytes; i++)
+        nonzero += sc->model_values.bytes[i] != 0;
+    CHECK(nonzero == 0);
+
+    /* a group whose values do not fit a scenario is refused when it is registered, and a
+     * scenario cannot name it */
+    static const model_config big_config = {
+        .model = "big",
+        .summary = "too large",
+        .keys = toy_keys,
+        .n_keys = 0,
+        .first_key = &toy_first_key,
+        .values_size = SCENARIO_MODEL_BYTES + 1,
+        .reference = "",
+    };
+    cn_error big_err = {0};
+    char want[400];
+    snprintf(want, sizeof want,
+             "model big: its values take %d bytes, more than the %d bytes a scenario keeps for "
+             "its model's values (SCENARIO_MODEL_BYTES, host/config/config.h); expected a "
+             "smaller values struct or a larger SCENARIO_MODEL_BYTES",
+             SCENARIO_MODEL_BYTES + 1, SCENARIO_MODEL_BYTES);
+    CHECK(config_register_model(&big_config, &big_err) == CN_ERR_RUNTIME);
+    CHECK_STR(big_err.msg, want);
+    CHECK_STR(load(toy, "simulation.model=big", sc),
+              "-s argument 'simulation.model=big': [simulation] model = big: expected one of: "
+              "flood, phold, toy");
     free(sc);
     printf("%d checks, %d failures\n", checks, failures);
     return failures != 0;

@@ -37,10 +37,10 @@ static int compare_lists(const char *label, struct model *m, const scenario *sc,
     }
     int64_t *ooff = NULL;
     int32_t *olist = NULL;
-    if (oracle_neighbours((const int64_t(*)[3])pos, n, sc->range_mm, &ooff, &olist) != 0 ||
+    if (oracle_neighbours((const int64_t(*)[3])pos, n, flood_values_of(sc)->range_mm, &ooff, &olist) != 0 ||
         oracle_area_links(sc, n, &ooff, &olist) != 0 ||
-        (sc->max_neighbors > 0 &&
-         oracle_cap_filter((const int64_t(*)[3])pos, n, sc->max_neighbors, ooff, olist, NULL,
+        (flood_values_of(sc)->max_neighbors > 0 &&
+         oracle_cap_filter((const int64_t(*)[3])pos, n, flood_values_of(sc)->max_neighbors, ooff, olist, NULL,
                            NULL) != 0)) {
         CHECK(0, "%s: oracle neighbours failed", label);
         free(off);
@@ -62,10 +62,10 @@ static int compare_lists(const char *label, struct model *m, const scenario *sc,
     }
     CHECK(bad == 0, "%s: %lld nodes with wrong neighbour lists", label, (long long)bad);
     /* the cap holds on the device's lists themselves, not only relative to the oracle */
-    for (int64_t i = 0; sc->max_neighbors > 0 && i < n; i++)
-        if ((int64_t)(off[i + 1] - off[i]) > sc->max_neighbors && bad++ < 5)
+    for (int64_t i = 0; flood_values_of(sc)->max_neighbors > 0 && i < n; i++)
+        if ((int64_t)(off[i + 1] - off[i]) > flood_values_of(sc)->max_neighbors && bad++ < 5)
             CHECK(0, "%s: node %lld keeps %lld neighbours, more than max_neighbors = %lld", label,
-                  (long long)i, (long long)(off[i + 1] - off[i]), (long long)sc->max_neighbors);
+                  (long long)i, (long long)(off[i + 1] - off[i]), (long long)flood_values_of(sc)->max_neighbors);
     printf("%s: %lld nodes, %lld links, %s\n", label, (long long)n, (long long)links,
            bad ? "MISMATCH" : "equal to brute force");
     free(off);

@@ -70,7 +70,7 @@ static int resume_checks(const ckpt_file *f, scenario *sc, cn_error *err)
     rc = ops->check_checkpoint(f, sc, err);
     /* the flood's traffic generator state, as flood_restore puts it back, where the
      * generator is small enough to open here (it holds a source per node with source = all) */
-    if (rc || strcmp(sc->model, "flood") != 0 || scenario_node_count(sc) > 100000)
+    if (rc || strcmp(sc->model, "flood") != 0 || flood_node_count(flood_values_of(sc)) > 100000)
         return rc;
     departures *d = NULL;
     const void *state = NULL;

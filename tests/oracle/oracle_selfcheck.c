@@ -58,35 +58,35 @@ static scenario grid_scenario(int64_t rows, int64_t cols)
     memset(&sc, 0, sizeof sc);
     strcpy(sc.model, "flood");
     sc.seed = 1;
-    sc.placement = PLACEMENT_GRID;
-    sc.rows = rows;
-    sc.cols = cols;
-    sc.spacing_mm = M100;
-    sc.nodes = rows * cols;
-    sc.width_mm = (cols - 1) * M100;
-    sc.height_mm = (rows - 1) * M100;
-    sc.connectivity = CONNECTIVITY_UDG;
-    sc.range_mm = M100;
-    sc.mob.model = MOBILITY_STATIC;
-    sc.source = 0;
-    sc.destination = rows * cols - 1;
-    sc.packets = 1;
-    sc.interval_ns = L1;
-    sc.size_bytes = 1000;
-    sc.relay_delay_ns = L1;
+    flood_values_edit(&sc)->placement = PLACEMENT_GRID;
+    flood_values_edit(&sc)->rows = rows;
+    flood_values_edit(&sc)->cols = cols;
+    flood_values_edit(&sc)->spacing_mm = M100;
+    flood_values_edit(&sc)->nodes = rows * cols;
+    flood_values_edit(&sc)->width_mm = (cols - 1) * M100;
+    flood_values_edit(&sc)->height_mm = (rows - 1) * M100;
+    flood_values_edit(&sc)->connectivity = CONNECTIVITY_UDG;
+    flood_values_edit(&sc)->range_mm = M100;
+    flood_values_edit(&sc)->mob.model = MOBILITY_STATIC;
+    flood_values_edit(&sc)->source = 0;
+    flood_values_edit(&sc)->destination = rows * cols - 1;
+    flood_values_edit(&sc)->packets = 1;
+    flood_values_edit(&sc)->interval_ns = L1;
+    flood_values_edit(&sc)->size_bytes = 1000;
+    flood_values_edit(&sc)->relay_delay_ns = L1;
     return sc;
 }
 
 static scenario uniform_scenario(int64_t n, int64_t side_mm, int64_t depth_mm, int64_t range_mm)
 {
     scenario sc = grid_scenario(1, 1);
-    sc.placement = PLACEMENT_UNIFORM;
-    sc.rows = sc.cols = 0;
-    sc.nodes = n;
-    sc.width_mm = sc.height_mm = side_mm;
-    sc.depth_mm = depth_mm;
-    sc.range_mm = range_mm;
-    sc.destination = n - 1;
+    flood_values_edit(&sc)->placement = PLACEMENT_UNIFORM;
+    flood_values_edit(&sc)->rows = flood_values_edit(&sc)->cols = 0;
+    flood_values_edit(&sc)->nodes = n;
+    flood_values_edit(&sc)->width_mm = flood_values_edit(&sc)->height_mm = side_mm;
+    flood_values_edit(&sc)->depth_mm = depth_mm;
+    flood_values_edit(&sc)->range_mm = range_mm;
+    flood_values_edit(&sc)->destination = n - 1;
     return sc;
 }
 
@@ -101,7 +101,7 @@ static void check_run(const char *name, const scenario *sc, expect e)
     int rc = flood_oracle_run(sc, &r);
     int before = failures;
     CHECK_EQ(rc, ORACLE_OK);
-    CHECK_EQ(r.generated, sc->packets);
+    CHECK_EQ(r.generated, flood_values_of(sc)->packets);
     CHECK_EQ(r.transmissions, e.transmissions);
     CHECK_EQ(r.receptions, e.receptions);
     CHECK_EQ(r.first_receptions, e.first_receptions);
@@ -355,25 +355,25 @@ static void test_flood_by_hand(void)
     /* ttl 2: node 1 (hop 1 < 2) relays at L with hop 2; node 2 hears hop 2 >= 2 and stops.
      * Transmissions 0, 1; receptions 1 + 2; first receptions 1, 2; end L. */
     scenario s = line;
-    s.ttl = 2;
+    flood_values_edit(&s)->ttl = 2;
     check_run("line ttl 2", &s, (expect){2, 3, 2, 0, 0, 0, L1, 2});
     /* ttl 1: nobody relays. ttl 4: node 4 hears hop 4 (delivered) but does not relay. */
-    s.ttl = 1;
+    flood_values_edit(&s)->ttl = 1;
     check_run("line ttl 1", &s, (expect){1, 1, 1, 0, 0, 0, 0, 1});
-    s.ttl = 4;
+    flood_values_edit(&s)->ttl = 4;
     check_run("line ttl 4", &s, (expect){4, 7, 4, 1, 4, 3 * L1, 3 * L1, 4});
 
     /* drop 1 (threshold 2^32): only the source transmits, node 1 hears it. */
     s = line;
-    s.drop = (prob_law){LAW_CONSTANT, 1.0, 1.0};
-    s.drop_threshold = UINT64_C(1) << 32;
+    flood_values_edit(&s)->drop = (prob_law){LAW_CONSTANT, 1.0, 1.0};
+    flood_values_edit(&s)->drop_threshold = UINT64_C(1) << 32;
     check_run("line drop 1", &s, (expect){1, 1, 1, 0, 0, 0, 0, 1});
 
     /* Source in the middle (2), destination 4: 2 at 0 -> 1, 3 first (hop 1); 1 and 3 at L
      * (hop 2) -> 0 and 4 first, 2 twice dup; 0 and 4 at 2L -> 1 and 3 dup. Delivered at hop 2,
      * latency L. Transmissions 5, receptions 2 + 4 + 2 = 8. */
     s = line;
-    s.source = 2;
+    flood_values_edit(&s)->source = 2;
     check_run("line source 2", &s, (expect){5, 8, 4, 1, 2, L1, 2 * L1, 3});
 
     /* 3x3 grid from corner 0 to corner 8 (BFS distance 4). Every node transmits once (9);
@@ -399,12 +399,12 @@ static void test_flood_by_hand(void)
      * transmissions falling in the same windows 0..4 (at 0.5L .. 4.5L). Counters double; end
      * 4.5L -> floor(4.5) + 1 = 5 windows. */
     s = line;
-    s.packets = 2;
-    s.interval_ns = L1 / 2;
+    flood_values_edit(&s)->packets = 2;
+    flood_values_edit(&s)->interval_ns = L1 / 2;
     check_run("line 2 packets 0.5L", &s, (expect){10, 16, 8, 2, 8, 6 * L1, 9 * L1 / 2, 5});
 
     /* Start 0.7L, interval 0.5L: packets at 0.7L and 1.2L; last transmission 1.2L + 4L. */
-    s.start_ns = 7 * L1 / 10;
+    flood_values_edit(&s)->start_ns = 7 * L1 / 10;
     check_run("line start 0.7L", &s,
               (expect){10, 16, 8, 2, 8, 6 * L1, 52 * L1 / 10, 6});
 
@@ -412,34 +412,34 @@ static void test_flood_by_hand(void)
      * 1, 2, 3); packet 1 is created at 2L and sent once (node 1 first); packet 2 (4L) never
      * starts. */
     s = line;
-    s.packets = 3;
-    s.interval_ns = 2 * L1;
+    flood_values_edit(&s)->packets = 3;
+    flood_values_edit(&s)->interval_ns = 2 * L1;
     s.duration_ns = 3 * L1;
     check_run("line 3 packets duration 3L", &s, (expect){4, 6, 4, 0, 0, 0, 2 * L1, 3});
 
     /* A long idle gap (10L) between packets: windows in between hold no event. */
     s = line;
-    s.packets = 2;
-    s.interval_ns = 10 * L1;
+    flood_values_edit(&s)->packets = 2;
+    flood_values_edit(&s)->interval_ns = 10 * L1;
     check_run("line gap 10L", &s, (expect){10, 16, 8, 2, 8, 6 * L1, 14 * L1, 15});
 
     /* No packet: nothing happens, no window. */
     s = line;
-    s.packets = 0;
+    flood_values_edit(&s)->packets = 0;
     check_run("no packet", &s, (expect){0, 0, 0, 0, 0, 0, 0, 0});
 
     /* Destination -1 (not resolved by config) means the last node. */
     s = line;
-    s.destination = -1;
+    flood_values_edit(&s)->destination = -1;
     check_run("destination -1", &s, (expect){5, 8, 4, 1, 4, 3 * L1, 4 * L1, 5});
 
     /* Invalid scenarios are refused, not guessed. */
     s = line;
-    s.relay_delay_ns = 0;
+    flood_values_edit(&s)->relay_delay_ns = 0;
     flood_oracle_result r;
     CHECK_EQ(flood_oracle_run(&s, &r), ORACLE_ERR_INPUT);
     s = line;
-    s.source = 5;
+    flood_values_edit(&s)->source = 5;
     CHECK_EQ(flood_oracle_run(&s, &r), ORACLE_ERR_INPUT);
 }
 
@@ -450,12 +450,12 @@ static void test_flood_by_hand(void)
 static scenario areas_scenario(int64_t count, int64_t rows, int64_t cols, double b)
 {
     scenario sc = grid_scenario(rows, cols);
-    sc.placement = PLACEMENT_AREAS;
-    sc.areas = count;
-    sc.nodes = count * rows * cols;
-    sc.destination = sc.nodes - 1;
-    sc.border_links = b;
-    sc.border_threshold = philox_threshold(b);
+    flood_values_edit(&sc)->placement = PLACEMENT_AREAS;
+    flood_values_edit(&sc)->areas = count;
+    flood_values_edit(&sc)->nodes = count * rows * cols;
+    flood_values_edit(&sc)->destination = flood_values_edit(&sc)->nodes - 1;
+    flood_values_edit(&sc)->border_links = b;
+    flood_values_edit(&sc)->border_threshold = philox_threshold(b);
     return sc;
 }
 
@@ -464,7 +464,7 @@ static void area_graph(const scenario *sc, int64_t (*pos)[3], int64_t **off, int
 {
     const int64_t n = oracle_node_count(sc);
     CHECK_EQ(oracle_place(sc, pos), ORACLE_OK);
-    CHECK_EQ(oracle_neighbours((const int64_t (*)[3])pos, n, sc->range_mm, off, lst), ORACLE_OK);
+    CHECK_EQ(oracle_neighbours((const int64_t (*)[3])pos, n, flood_values_of(sc)->range_mm, off, lst), ORACLE_OK);
     CHECK_EQ(oracle_area_links(sc, n, off, lst), ORACLE_OK);
 }
 
@@ -475,12 +475,12 @@ static void test_areas_by_hand(void)
     scenario sc = areas_scenario(2, 2, 2, 0.3);
     CHECK_EQ(philox_draw(1, 0, 0, STREAM_AREA_BORDER).v[0], UINT32_C(0xa66e1a06));
     CHECK_EQ(philox_draw(1, 0, 1, STREAM_AREA_BORDER).v[0], UINT32_C(0x4b97053d));
-    CHECK_EQ(sc.border_threshold, UINT32_C(0x4ccccccc)); /* floor(0.3 x 2^32) */
+    CHECK_EQ(flood_values_of(&sc)->border_threshold, UINT32_C(0x4ccccccc)); /* floor(0.3 x 2^32) */
     CHECK(!oracle_area_border_link(&sc, 0, 0));
     CHECK(oracle_area_border_link(&sc, 0, 1));
-    sc.border_threshold = UINT32_C(0x4b97053d); /* strict: a draw equal to thr is no link */
+    flood_values_edit(&sc)->border_threshold = UINT32_C(0x4b97053d); /* strict: a draw equal to thr is no link */
     CHECK(!oracle_area_border_link(&sc, 0, 1));
-    sc.border_threshold = UINT32_C(0x4b97053e);
+    flood_values_edit(&sc)->border_threshold = UINT32_C(0x4b97053e);
     CHECK(oracle_area_border_link(&sc, 0, 1));
 
     /* 2 areas of 2 x 2: area 0 holds 0 (0,0), 1 (0,1), 2 (1,0), 3 (1,1); area 1 holds 4..7
@@ -535,7 +535,7 @@ static void test_areas_by_hand(void)
     /* b = 0.3 with ttl 3: 4 and 6 hear hop 3 and stop. Transmissions 0, 1, 2, 3; receptions
      * 2 + 4 + 4; first receptions 1, 2, 3, 4, 6; the last transmission (3) at 2L. */
     sc = areas_scenario(2, 2, 2, 0.3);
-    sc.ttl = 3;
+    flood_values_edit(&sc)->ttl = 3;
     check_run("areas 2 x 2x2, b 0.3, ttl 3", &sc, (expect){4, 10, 5, 0, 0, 0, 2 * L1, 3});
 
     /* 2 areas of 1 x 3: 0-1-2 and 3-4-5, the second from x = 400 m. The chain link 2-3 is also
@@ -551,21 +551,21 @@ static void test_areas_by_hand(void)
     free(off);
     free(lst);
     check_run("areas 2 x 1x3, b 1", &sc, (expect){6, 10, 5, 1, 5, 4 * L1, 5 * L1, 6});
-    sc.border_links = 0;
-    sc.border_threshold = 0;
+    flood_values_edit(&sc)->border_links = 0;
+    flood_values_edit(&sc)->border_threshold = 0;
     check_run("areas 2 x 1x3, b 0", &sc, (expect){6, 10, 5, 1, 5, 4 * L1, 5 * L1, 6});
 
     /* What the model does not define is refused: areas that move, qudg, a cap. */
     flood_oracle_result r;
     sc = areas_scenario(2, 2, 2, 0.3);
-    sc.mob.model = MOBILITY_RWP;
-    sc.mob.speed_max_mm_s = 1000;
+    flood_values_edit(&sc)->mob.model = MOBILITY_RWP;
+    flood_values_edit(&sc)->mob.speed_max_mm_s = 1000;
     CHECK_EQ(flood_oracle_run(&sc, &r), ORACLE_ERR_INPUT);
     sc = areas_scenario(2, 2, 2, 0.3);
-    sc.connectivity = CONNECTIVITY_QUDG;
+    flood_values_edit(&sc)->connectivity = CONNECTIVITY_QUDG;
     CHECK_EQ(flood_oracle_run(&sc, &r), ORACLE_ERR_INPUT);
     sc = areas_scenario(2, 2, 2, 0.3);
-    sc.max_neighbors = 2;
+    flood_values_edit(&sc)->max_neighbors = 2;
     CHECK_EQ(flood_oracle_run(&sc, &r), ORACLE_ERR_INPUT);
 }
 
@@ -578,8 +578,8 @@ static expect line_drops(const scenario *s, int *drops)
 {
     expect e = {0, 0, 0, 0, 0, 0, 0, 0};
     *drops = 0;
-    for (int64_t k = 0; k < s->packets; k++) {
-        const int64_t t_k = s->start_ns + k * s->interval_ns;
+    for (int64_t k = 0; k < flood_values_of(s)->packets; k++) {
+        const int64_t t_k = flood_values_of(s)->start_ns + k * flood_values_of(s)->interval_ns;
         e.transmissions++; /* the source */
         e.receptions += 1;
         int64_t last_t = t_k;
@@ -591,10 +591,10 @@ static expect line_drops(const scenario *s, int *drops)
                 e.latency_sum_ns += 3 * L1;
             }
             philox4x32 d = philox_draw(s->seed, j, (uint32_t)k, STREAM_RELAY);
-            uint64_t thr = s->drop_threshold; /* a law drawn per node: ctr {j, 0, 11, 0} */
-            if (s->drop.law == LAW_UNIFORM)
+            uint64_t thr = flood_values_of(s)->drop_threshold; /* a law drawn per node: ctr {j, 0, 11, 0} */
+            if (flood_values_of(s)->drop.law == LAW_UNIFORM)
                 thr += ((uint64_t)philox_draw(s->seed, j, 0, 11).v[0] *
-                        (s->drop_threshold_max - s->drop_threshold)) >> 32;
+                        (flood_values_of(s)->drop_threshold_max - flood_values_of(s)->drop_threshold)) >> 32;
             if (d.v[0] < thr) {
                 (*drops)++;
                 break;
@@ -614,10 +614,10 @@ static void test_flood_random_drop(void)
 {
     scenario s = grid_scenario(1, 5);
     s.seed = 3;
-    s.packets = 40;
-    s.interval_ns = L1 / 3;
-    s.drop = (prob_law){LAW_CONSTANT, 0.25, 0.25};
-    s.drop_threshold = UINT64_C(1) << 30;
+    flood_values_edit(&s)->packets = 40;
+    flood_values_edit(&s)->interval_ns = L1 / 3;
+    flood_values_edit(&s)->drop = (prob_law){LAW_CONSTANT, 0.25, 0.25};
+    flood_values_edit(&s)->drop_threshold = UINT64_C(1) << 30;
     int drops;
     expect e = line_drops(&s, &drops);
     CHECK(drops > 3 && e.delivered > 3); /* the case does test something */
@@ -625,22 +625,22 @@ static void test_flood_random_drop(void)
 
     /* The comparison is strict (w0 < threshold drops): with the threshold equal to node 1's
      * draw for packet 0, node 1 relays; one above, it drops. */
-    s.packets = 1;
-    s.drop_threshold = philox_draw(s.seed, 1, 0, STREAM_RELAY).v[0];
+    flood_values_edit(&s)->packets = 1;
+    flood_values_edit(&s)->drop_threshold = philox_draw(s.seed, 1, 0, STREAM_RELAY).v[0];
     e = line_drops(&s, &drops);
     CHECK(e.transmissions >= 2);
     check_run("line threshold = draw", &s, e);
-    s.drop_threshold++;
+    flood_values_edit(&s)->drop_threshold++;
     e = line_drops(&s, &drops);
     CHECK_EQ(e.transmissions, 1);
     check_run("line threshold = draw + 1", &s, e);
 
     /* A drop probability drawn per node, uniform in [0.05, 0.6): thresholds spread enough
      * that some relays drop and some pass. */
-    s.packets = 60;
-    s.drop = (prob_law){LAW_UNIFORM, 0.05, 0.6};
-    s.drop_threshold = philox_threshold(0.05);
-    s.drop_threshold_max = philox_threshold(0.6);
+    flood_values_edit(&s)->packets = 60;
+    flood_values_edit(&s)->drop = (prob_law){LAW_UNIFORM, 0.05, 0.6};
+    flood_values_edit(&s)->drop_threshold = philox_threshold(0.05);
+    flood_values_edit(&s)->drop_threshold_max = philox_threshold(0.6);
     e = line_drops(&s, &drops);
     CHECK(drops > 3 && e.delivered > 1);
     check_run("line drop uniform per node", &s, e);
@@ -657,8 +657,8 @@ static void test_mobility_by_hand(void)
      * x step is negative and inexact, so that C's truncation towards zero (not floor) is
      * what the expected value tests. */
     scenario s = uniform_scenario(1, 1000000, 0, 100000);
-    s.mob.model = MOBILITY_RWP;
-    s.mob.speed_min_mm_s = s.mob.speed_max_mm_s = 1000;
+    flood_values_edit(&s)->mob.model = MOBILITY_RWP;
+    flood_values_edit(&s)->mob.speed_min_mm_s = flood_values_edit(&s)->mob.speed_max_mm_s = 1000;
     int found = 0;
     for (uint64_t seed = 1; seed < 1000 && !found; seed++) {
         philox4x32 p = philox_draw(seed, 0, 0, STREAM_PLACEMENT);
@@ -701,10 +701,10 @@ static void test_mobility_by_hand(void)
     /* Landing and pausing: at 10 km/s the budget (10^7 mm) exceeds every distance in the
      * square, so the node lands at each step it takes. Pause in [1000, 3000] ms from ctr
      * {0, m, 4, 0}; it next moves in the first window w with w * L >= pause end. In 3-D. */
-    s.mob.speed_min_mm_s = s.mob.speed_max_mm_s = 10000000;
-    s.mob.pause_min_ms = 1000;
-    s.mob.pause_max_ms = 3000;
-    s.depth_mm = 50000;
+    flood_values_edit(&s)->mob.speed_min_mm_s = flood_values_edit(&s)->mob.speed_max_mm_s = 10000000;
+    flood_values_edit(&s)->mob.pause_min_ms = 1000;
+    flood_values_edit(&s)->mob.pause_max_ms = 3000;
+    flood_values_edit(&s)->depth_mm = 50000;
     CHECK_EQ(oracle_mobility_init(&m, &s), ORACLE_OK);
     int64_t t_move = L1; /* start of the next window in which the node moves */
     int64_t cur[3] = {m.pos[0][0], m.pos[0][1], m.pos[0][2]};
@@ -735,7 +735,7 @@ static void test_mobility_by_hand(void)
 
     /* A pause of exactly 2 windows: landing in window 1 gives pause end 3L; the node stays
      * in window 2 and moves in window 3 (3L >= 3L). */
-    s.mob.pause_min_ms = s.mob.pause_max_ms = 2000;
+    flood_values_edit(&s)->mob.pause_min_ms = flood_values_edit(&s)->mob.pause_max_ms = 2000;
     CHECK_EQ(oracle_mobility_init(&m, &s), ORACLE_OK);
     oracle_mobility_advance(&s, &m, 1);
     CHECK_EQ(m.leg[0], 1);
@@ -748,7 +748,7 @@ static void test_mobility_by_hand(void)
     oracle_mobility_free(&m);
 
     /* Pause 0: land in window w, move again in w + 1 (pause end = w * L <= (w + 1) * L). */
-    s.mob.pause_min_ms = s.mob.pause_max_ms = 0;
+    flood_values_edit(&s)->mob.pause_min_ms = flood_values_edit(&s)->mob.pause_max_ms = 0;
     CHECK_EQ(oracle_mobility_init(&m, &s), ORACLE_OK);
     oracle_mobility_advance(&s, &m, 5);
     CHECK_EQ(m.leg[0], 5);
@@ -760,21 +760,21 @@ static void test_mobility_by_hand(void)
     {
         scenario e = uniform_scenario(1, 1000000, 0, 100000);
         e.seed = 5;
-        e.mob.model = MOBILITY_RWP;
+        flood_values_edit(&e)->mob.model = MOBILITY_RWP;
         philox4x32 p0 = philox_draw(e.seed, 0, 0, STREAM_PLACEMENT);
         philox4x32 w0 = philox_draw(e.seed, 0, 0, STREAM_MOBILITY_LEG);
         int64_t dx = uni(w0.v[0], 1000000) - uni(p0.v[0], 1000000);
         int64_t dy = uni(w0.v[1], 1000000) - uni(p0.v[1], 1000000);
         int64_t d = (int64_t)oracle_isqrt_u64((uint64_t)(dx * dx + dy * dy));
         CHECK(d > 0);
-        e.mob.speed_min_mm_s = e.mob.speed_max_mm_s = d;
+        flood_values_edit(&e)->mob.speed_min_mm_s = flood_values_edit(&e)->mob.speed_max_mm_s = d;
         CHECK_EQ(oracle_mobility_init(&m, &e), ORACLE_OK);
         oracle_mobility_advance(&e, &m, 1);
         CHECK_EQ(m.leg[0], 1);
         CHECK_EQ(m.pos[0][0], uni(w0.v[0], 1000000));
         oracle_mobility_free(&m);
         /* One mm/s less: b = d - 1 < d, a partial move on leg 0. */
-        e.mob.speed_min_mm_s = e.mob.speed_max_mm_s = d - 1;
+        flood_values_edit(&e)->mob.speed_min_mm_s = flood_values_edit(&e)->mob.speed_max_mm_s = d - 1;
         CHECK_EQ(oracle_mobility_init(&m, &e), ORACLE_OK);
         oracle_mobility_advance(&e, &m, 1);
         CHECK_EQ(m.leg[0], 0);
@@ -784,8 +784,8 @@ static void test_mobility_by_hand(void)
 
     /* Grid placement moves inside width x height of the scenario (the bounding box). */
     scenario g = grid_scenario(2, 3);
-    g.mob.model = MOBILITY_RWP;
-    g.mob.speed_min_mm_s = g.mob.speed_max_mm_s = 10000000;
+    flood_values_edit(&g)->mob.model = MOBILITY_RWP;
+    flood_values_edit(&g)->mob.speed_min_mm_s = flood_values_edit(&g)->mob.speed_max_mm_s = 10000000;
     CHECK_EQ(oracle_mobility_init(&m, &g), ORACLE_OK);
     CHECK_EQ(m.pos[4][0], M100);
     CHECK_EQ(m.pos[4][1], M100);
@@ -805,8 +805,8 @@ static void test_mobility_by_hand(void)
 static void flood_packet_major(const scenario *sc, flood_oracle_result *r)
 {
     memset(r, 0, sizeof *r);
-    const int64_t n = oracle_node_count(sc), l = sc->relay_delay_ns;
-    const int64_t last_t = sc->start_ns + (sc->packets - 1) * sc->interval_ns;
+    const int64_t n = oracle_node_count(sc), l = flood_values_of(sc)->relay_delay_ns;
+    const int64_t last_t = flood_values_of(sc)->start_ns + (flood_values_of(sc)->packets - 1) * flood_values_of(sc)->interval_ns;
     /* A packet makes at most n hops (each needs a new node), so this many windows suffice. */
     const int64_t nw = last_t / l + n + 2;
     int64_t (*snap)[3] = malloc((size_t)(nw * n) * sizeof *snap);
@@ -823,14 +823,14 @@ static void flood_packet_major(const scenario *sc, flood_oracle_result *r)
         memcpy(snap + w * n, m.pos, (size_t)n * sizeof *snap);
     }
     oracle_mobility_free(&m);
-    const uint64_t r2 = (uint64_t)sc->range_mm * (uint64_t)sc->range_mm;
+    const uint64_t r2 = (uint64_t)flood_values_of(sc)->range_mm * (uint64_t)flood_values_of(sc)->range_mm;
     bool any = false;
-    r->generated = sc->packets;
-    for (int64_t k = 0; k < sc->packets; k++) {
-        const int64_t t_k = sc->start_ns + k * sc->interval_ns;
+    r->generated = flood_values_of(sc)->packets;
+    for (int64_t k = 0; k < flood_values_of(sc)->packets; k++) {
+        const int64_t t_k = flood_values_of(sc)->start_ns + k * flood_values_of(sc)->interval_ns;
         memset(seen, 0, (size_t)n);
         memset(front, 0, (size_t)n);
-        seen[sc->source] = front[sc->source] = 1;
+        seen[flood_values_of(sc)->source] = front[flood_values_of(sc)->source] = 1;
         for (int64_t h = 1, t = t_k;; h++, t += l) {
             if (sc->duration_ns > 0 && t >= sc->duration_ns)
                 break;
@@ -854,13 +854,13 @@ static void flood_packet_major(const scenario *sc, flood_oracle_result *r)
                         continue;
                     seen[j] = 1;
                     r->first_receptions++;
-                    if (j == sc->destination) {
+                    if (j == flood_values_of(sc)->destination) {
                         r->delivered++;
                         r->hops_sum += h;
                         r->latency_sum_ns += t - t_k;
                     }
                     philox4x32 d = philox_draw(sc->seed, (uint32_t)j, (uint32_t)k, STREAM_RELAY);
-                    if (!(sc->ttl > 0 && h >= sc->ttl) && d.v[0] >= sc->drop_threshold) {
+                    if (!(flood_values_of(sc)->ttl > 0 && h >= flood_values_of(sc)->ttl) && d.v[0] >= flood_values_of(sc)->drop_threshold) {
                         next[j] = 1;
                         nnext++;
                     }
@@ -902,12 +902,12 @@ static void test_mobile_flood(void)
      * mobile path (neighbours rebuilt every window) must give the static result. */
     scenario st = uniform_scenario(400, 1000000, 0, 90000);
     st.seed = 11;
-    st.packets = 6;
-    st.interval_ns = 3 * L1 / 4;
-    st.drop = (prob_law){LAW_CONSTANT, 0.1, 0.1};
-    st.drop_threshold = 429496729;
+    flood_values_edit(&st)->packets = 6;
+    flood_values_edit(&st)->interval_ns = 3 * L1 / 4;
+    flood_values_edit(&st)->drop = (prob_law){LAW_CONSTANT, 0.1, 0.1};
+    flood_values_edit(&st)->drop_threshold = 429496729;
     scenario mo = st;
-    mo.mob.model = MOBILITY_RWP;
+    flood_values_edit(&mo)->mob.model = MOBILITY_RWP;
     flood_oracle_result a, b;
     CHECK_EQ(flood_oracle_run(&st, &a), ORACLE_OK);
     CHECK_EQ(flood_oracle_run(&mo, &b), ORACLE_OK);
@@ -919,32 +919,32 @@ static void test_mobile_flood(void)
      * an idle gap longer than a window, and a duration cut. */
     scenario c = uniform_scenario(60, 600000, 100000, 150000);
     c.seed = 2024;
-    c.mob.model = MOBILITY_RWP;
-    c.mob.speed_min_mm_s = 5000;
-    c.mob.speed_max_mm_s = 40000;
-    c.mob.pause_min_ms = 0;
-    c.mob.pause_max_ms = 2500;
-    c.packets = 12;
-    c.interval_ns = 1700 * INT64_C(1000000); /* 1.7 s */
-    c.start_ns = 300 * INT64_C(1000000);
-    c.relay_delay_ns = L1;
-    c.drop_threshold = UINT64_C(1) << 29; /* 1/8 */
-    c.source = 3;
-    c.destination = 41;
+    flood_values_edit(&c)->mob.model = MOBILITY_RWP;
+    flood_values_edit(&c)->mob.speed_min_mm_s = 5000;
+    flood_values_edit(&c)->mob.speed_max_mm_s = 40000;
+    flood_values_edit(&c)->mob.pause_min_ms = 0;
+    flood_values_edit(&c)->mob.pause_max_ms = 2500;
+    flood_values_edit(&c)->packets = 12;
+    flood_values_edit(&c)->interval_ns = 1700 * INT64_C(1000000); /* 1.7 s */
+    flood_values_edit(&c)->start_ns = 300 * INT64_C(1000000);
+    flood_values_edit(&c)->relay_delay_ns = L1;
+    flood_values_edit(&c)->drop_threshold = UINT64_C(1) << 29; /* 1/8 */
+    flood_values_edit(&c)->source = 3;
+    flood_values_edit(&c)->destination = 41;
     for (int variant = 0; variant < 5; variant++) {
         scenario v = c;
         if (variant == 1)
-            v.ttl = 3;
+            flood_values_edit(&v)->ttl = 3;
         if (variant == 2)
             v.duration_ns = 9 * L1 + 1;
         if (variant == 3) {
-            v.relay_delay_ns = 250 * INT64_C(1000000); /* short windows: smaller budgets */
-            v.interval_ns = 2 * L1 + 70;
+            flood_values_edit(&v)->relay_delay_ns = 250 * INT64_C(1000000); /* short windows: smaller budgets */
+            flood_values_edit(&v)->interval_ns = 2 * L1 + 70;
         }
         if (variant == 4) {
             v.seed = UINT64_C(0xabcdef0123456789);
-            v.drop_threshold = 0;
-            v.depth_mm = 0;
+            flood_values_edit(&v)->drop_threshold = 0;
+            flood_values_edit(&v)->depth_mm = 0;
         }
         flood_oracle_result want, got;
         flood_packet_major(&v, &want);
@@ -956,7 +956,7 @@ static void test_mobile_flood(void)
         /* Mobility matters here: the static version of the same case differs. */
         if (variant == 0) {
             scenario fixed = v;
-            fixed.mob.model = MOBILITY_STATIC;
+            flood_values_edit(&fixed)->mob.model = MOBILITY_STATIC;
             flood_oracle_result f;
             CHECK_EQ(flood_oracle_run(&fixed, &f), ORACLE_OK);
             CHECK(f.receptions != got.receptions);
@@ -1108,7 +1108,7 @@ static uint32_t draw4(uint64_t seed, uint32_t s, uint32_t item, uint32_t stream,
 static void my_departures(const scenario *sc, int f, const int64_t *sources, int ns,
                           oracle_departure *d, int64_t *nd, int64_t cap)
 {
-    const traffic_flow *fl = &sc->flows[f];
+    const traffic_flow *fl = &flood_values_of(sc)->flows[f];
     for (int q = 0; q < ns; q++) {
         const int64_t s = sources[q];
         int64_t t = fl->start.a_ns;
@@ -1179,7 +1179,7 @@ static void static_flows(const scenario *sc, const uint8_t *adj, int64_t n,
             *next = calloc((size_t)n, 1);
     bool any = false;
     for (int64_t k = 0; k < nd; k++) {
-        const traffic_flow *fl = &sc->flows[d[k].flow];
+        const traffic_flow *fl = &flood_values_of(sc)->flows[d[k].flow];
         const int64_t dest = fl->destination == -1 ? n - 1 : fl->destination;
         memset(&pk[k], 0, sizeof pk[k]);
         pk[k].flow = d[k].flow;
@@ -1190,7 +1190,7 @@ static void static_flows(const scenario *sc, const uint8_t *adj, int64_t n,
         memset(seen, 0, (size_t)n);
         memset(front, 0, (size_t)n);
         seen[d[k].source] = front[d[k].source] = 1;
-        for (int64_t h = 1, t = d[k].t_ns;; h++, t += sc->relay_delay_ns) {
+        for (int64_t h = 1, t = d[k].t_ns;; h++, t += flood_values_of(sc)->relay_delay_ns) {
             if (sc->duration_ns > 0 && t >= sc->duration_ns)
                 break;
             memset(next, 0, (size_t)n);
@@ -1220,7 +1220,7 @@ static void static_flows(const scenario *sc, const uint8_t *adj, int64_t n,
                     }
                     uint32_t w[4];
                     oracle_philox(sc->seed, (uint32_t)j, (uint32_t)k, 1, w);
-                    if (!(sc->ttl > 0 && h >= sc->ttl) && (uint64_t)w[0] >= sc->drop_threshold)
+                    if (!(flood_values_of(sc)->ttl > 0 && h >= flood_values_of(sc)->ttl) && (uint64_t)w[0] >= flood_values_of(sc)->drop_threshold)
                         next[j] = 1;
                 }
             }
@@ -1230,7 +1230,7 @@ static void static_flows(const scenario *sc, const uint8_t *adj, int64_t n,
         }
     }
     if (any)
-        r->windows = r->end_time_ns / sc->relay_delay_ns + 1;
+        r->windows = r->end_time_ns / flood_values_of(sc)->relay_delay_ns + 1;
     free(seen);
     free(front);
     free(next);
@@ -1245,15 +1245,15 @@ static void test_flow_departures(void)
     scenario sc = grid_scenario(4, 4);
     sc.seed = 7;
     sc.duration_ns = 7 * L1;
-    sc.drop = (prob_law){LAW_CONSTANT, 0.2, 0.2};
-    sc.drop_threshold = 858993459; /* floor(0.2 2^32) */
-    sc.n_flows = 2;
-    sc.flows[0] = make_flow("uni", 15, 3, tuniform(L1 / 2, 3 * L1 / 2), DRAW_PACKET,
+    flood_values_edit(&sc)->drop = (prob_law){LAW_CONSTANT, 0.2, 0.2};
+    flood_values_edit(&sc)->drop_threshold = 858993459; /* floor(0.2 2^32) */
+    flood_values_edit(&sc)->n_flows = 2;
+    flood_values_edit(&sc)->flows[0] = make_flow("uni", 15, 3, tuniform(L1 / 2, 3 * L1 / 2), DRAW_PACKET,
                             tuniform(0, 2 * L1));
-    add_range(&sc.flows[0], 9, 10);
-    add_range(&sc.flows[0], 1, 2);
-    sc.flows[1] = make_flow("bc", FLOW_BROADCAST, 0, texp(2 * L1), DRAW_PACKET, tconst(L1 / 2));
-    sc.flows[1].all_sources = 1;
+    add_range(&flood_values_edit(&sc)->flows[0], 9, 10);
+    add_range(&flood_values_edit(&sc)->flows[0], 1, 2);
+    flood_values_edit(&sc)->flows[1] = make_flow("bc", FLOW_BROADCAST, 0, texp(2 * L1), DRAW_PACKET, tconst(L1 / 2));
+    flood_values_edit(&sc)->flows[1].all_sources = 1;
 
     enum { CAP = 4096 };
     static oracle_departure want[CAP];
@@ -1347,8 +1347,8 @@ static void test_flow_departures(void)
 
     /* interval_draw = node: every interval of a source is its draw of m = 0. */
     scenario nd = sc;
-    nd.flows[0].interval_draw = DRAW_NODE;
-    nd.flows[1].interval_draw = DRAW_NODE;
+    flood_values_edit(&nd)->flows[0].interval_draw = DRAW_NODE;
+    flood_values_edit(&nd)->flows[1].interval_draw = DRAW_NODE;
     for (int64_t s = 0; s < 16; s++)
         for (int64_t m = 1; m < 5; m++) {
             CHECK_EQ(oracle_flow_interval(&nd, 1, s, m, NULL), oracle_flow_interval(&nd, 1, s, 0, NULL));
@@ -1376,12 +1376,12 @@ static void test_flow_departures(void)
 static void test_flow_ties(void)
 {
     scenario sc = grid_scenario(1, 4);
-    sc.n_flows = 2;
-    sc.flows[0] = make_flow("a", 3, 2, tconst(L1), DRAW_PACKET, tconst(0));
-    add_range(&sc.flows[0], 2, 2);
-    add_range(&sc.flows[0], 0, 1);
-    sc.flows[1] = make_flow("b", FLOW_BROADCAST, 1, tconst(0), DRAW_PACKET, tconst(L1));
-    sc.flows[1].all_sources = 1;
+    flood_values_edit(&sc)->n_flows = 2;
+    flood_values_edit(&sc)->flows[0] = make_flow("a", 3, 2, tconst(L1), DRAW_PACKET, tconst(0));
+    add_range(&flood_values_edit(&sc)->flows[0], 2, 2);
+    add_range(&flood_values_edit(&sc)->flows[0], 0, 1);
+    flood_values_edit(&sc)->flows[1] = make_flow("b", FLOW_BROADCAST, 1, tconst(0), DRAW_PACKET, tconst(L1));
+    flood_values_edit(&sc)->flows[1].all_sources = 1;
     static const oracle_departure want[10] = {
         {0, 0, 0, 0},  {0, 0, 1, 0},  {0, 0, 2, 0},  {L1, 0, 0, 1}, {L1, 0, 1, 1},
         {L1, 0, 2, 1}, {L1, 1, 0, 0}, {L1, 1, 1, 0}, {L1, 1, 2, 0}, {L1, 1, 3, 0},
@@ -1398,9 +1398,9 @@ static void test_flow_ties(void)
     }
     free(got);
     /* all under a unicast flow means every node but the destination */
-    sc.flows[0].n_ranges = 0;
-    sc.flows[0].all_sources = 1;
-    sc.flows[0].packets = 1;
+    flood_values_edit(&sc)->flows[0].n_ranges = 0;
+    flood_values_edit(&sc)->flows[0].all_sources = 1;
+    flood_values_edit(&sc)->flows[0].packets = 1;
     CHECK_EQ(oracle_flow_departures(&sc, &got, &ng), ORACLE_OK);
     CHECK_EQ(ng, 3 + 4);
     for (int64_t k = 0; k < 3 && k < ng; k++)
@@ -1411,24 +1411,24 @@ static void test_flow_ties(void)
      * an interval that is always 0 with more than one packet. */
     flood_oracle_result r;
     scenario bad = sc;
-    bad.flows[0].all_sources = 0;
-    bad.flows[0].n_ranges = 0;
-    add_range(&bad.flows[0], 2, 3);
+    flood_values_edit(&bad)->flows[0].all_sources = 0;
+    flood_values_edit(&bad)->flows[0].n_ranges = 0;
+    add_range(&flood_values_edit(&bad)->flows[0], 2, 3);
     CHECK_EQ(flood_oracle_run(&bad, &r), ORACLE_ERR_INPUT);
     bad = sc;
-    bad.flows[0].packets = 0;
+    flood_values_edit(&bad)->flows[0].packets = 0;
     CHECK_EQ(flood_oracle_run(&bad, &r), ORACLE_ERR_INPUT);
     bad = sc;
-    bad.flows[1].packets = 2;
+    flood_values_edit(&bad)->flows[1].packets = 2;
     CHECK_EQ(flood_oracle_run(&bad, &r), ORACLE_ERR_INPUT);
     /* Without a packet limit a drawn interval of 0 counts as 1 ns: uniform(0, 1 ns), kept
      * by each source (0 when w0 < 2^31, which some source draws) or drawn per packet, sends
      * one packet per ns from every source until the duration (40 ns: 4 x 40 packets). */
     bad = sc;
     bad.duration_ns = 40;
-    bad.flows[1] = make_flow("z", FLOW_BROADCAST, 0, tuniform(0, 1), DRAW_NODE, tconst(0));
-    bad.flows[1].all_sources = 1;
-    bad.flows[0].packets = 1;
+    flood_values_edit(&bad)->flows[1] = make_flow("z", FLOW_BROADCAST, 0, tuniform(0, 1), DRAW_NODE, tconst(0));
+    flood_values_edit(&bad)->flows[1].all_sources = 1;
+    flood_values_edit(&bad)->flows[0].packets = 1;
     bool zero = false;
     for (uint32_t s = 0; s < 4; s++)
         zero = zero || draw4(bad.seed, s, 0, 6, 1) < (UINT32_C(1) << 31);
@@ -1439,7 +1439,7 @@ static void test_flow_ties(void)
         in_z += got[k].flow == 1;
     CHECK_EQ(in_z, 4 * 40);
     free(got);
-    bad.flows[1].interval_draw = DRAW_PACKET;
+    flood_values_edit(&bad)->flows[1].interval_draw = DRAW_PACKET;
     CHECK_EQ(oracle_flow_departures(&bad, &got, &ng), ORACLE_OK);
     in_z = 0;
     for (int64_t k = 0; k < ng; k++)
@@ -1466,9 +1466,9 @@ static void check_packet(const oracle_packet *p, int32_t flow, int32_t source, i
 static void test_broadcast_by_hand(void)
 {
     scenario sc = grid_scenario(1, 3);
-    sc.n_flows = 1;
-    sc.flows[0] = make_flow("bc", FLOW_BROADCAST, 1, tconst(L1), DRAW_PACKET, tconst(0));
-    add_range(&sc.flows[0], 0, 0);
+    flood_values_edit(&sc)->n_flows = 1;
+    flood_values_edit(&sc)->flows[0] = make_flow("bc", FLOW_BROADCAST, 1, tconst(L1), DRAW_PACKET, tconst(0));
+    add_range(&flood_values_edit(&sc)->flows[0], 0, 0);
     /* From 0 at 0: 0 sends (hop 1), 1 first -> delivery (hop 1, latency 0); 1 sends at L
      * (hop 2): 0 dup, 2 first -> delivery (hop 2, latency L); 2 sends at 2L: 1 dup.
      * Transmissions 3, receptions 1 + 2 + 1, first 2, delivered 2 of 2, hops 3, latency L,
@@ -1497,10 +1497,10 @@ static void test_broadcast_by_hand(void)
      * deliveries at hop 1, latency 0); they send at L (hop 2), 1 hears both (dup). Per packet
      * 3 transmissions, 2 + 2 receptions, 2 first receptions, 2 deliveries of hop 1. Totals
      * doubled; the last transmission at 1.5L: 2 windows. */
-    sc.flows[0].n_ranges = 0;
-    add_range(&sc.flows[0], 1, 1);
-    sc.flows[0].packets = 2;
-    sc.flows[0].interval = tconst(L1 / 2);
+    flood_values_edit(&sc)->flows[0].n_ranges = 0;
+    add_range(&flood_values_edit(&sc)->flows[0], 1, 1);
+    flood_values_edit(&sc)->flows[0].packets = 2;
+    flood_values_edit(&sc)->flows[0].interval = tconst(L1 / 2);
     CHECK_EQ(flood_oracle_run_packets(&sc, &r, &pk, &npk), ORACLE_OK);
     e.transmissions = 6, e.receptions = 8, e.first_receptions = 4, e.delivered = 4;
     e.hops_sum = 4, e.latency_sum_ns = 0, e.end_time_ns = 3 * L1 / 2, e.windows = 2;
@@ -1516,9 +1516,9 @@ static void test_broadcast_by_hand(void)
 
     /* From 0 with a duration of L: only the transmission at 0 runs: node 1's delivery; loss
      * would be 1 - 1/2. With drop 1 (nobody relays) and duration 0: the same. */
-    sc.flows[0].n_ranges = 0;
-    add_range(&sc.flows[0], 0, 0);
-    sc.flows[0].packets = 1;
+    flood_values_edit(&sc)->flows[0].n_ranges = 0;
+    add_range(&flood_values_edit(&sc)->flows[0], 0, 0);
+    flood_values_edit(&sc)->flows[0].packets = 1;
     sc.duration_ns = L1;
     CHECK_EQ(flood_oracle_run_packets(&sc, &r, &pk, &npk), ORACLE_OK);
     e.transmissions = 1, e.receptions = 1, e.first_receptions = 1, e.delivered = 1;
@@ -1529,16 +1529,16 @@ static void test_broadcast_by_hand(void)
         check_packet(&pk[0], 0, 0, 0, 1, 0, 1);
     free(pk);
     sc.duration_ns = 0;
-    sc.drop = (prob_law){LAW_CONSTANT, 1.0, 1.0};
-    sc.drop_threshold = UINT64_C(1) << 32;
+    flood_values_edit(&sc)->drop = (prob_law){LAW_CONSTANT, 1.0, 1.0};
+    flood_values_edit(&sc)->drop_threshold = UINT64_C(1) << 32;
     CHECK_EQ(flood_oracle_run(&sc, &r), ORACLE_OK);
     compare_results("broadcast line drop 1", &r, &e);
 
     /* A single node: a broadcast has nothing to deliver (deliverable 0). */
     scenario one = grid_scenario(1, 1);
-    one.n_flows = 1;
-    one.flows[0] = make_flow("solo", FLOW_BROADCAST, 2, tconst(L1), DRAW_PACKET, tconst(0));
-    one.flows[0].all_sources = 1;
+    flood_values_edit(&one)->n_flows = 1;
+    flood_values_edit(&one)->flows[0] = make_flow("solo", FLOW_BROADCAST, 2, tconst(L1), DRAW_PACKET, tconst(0));
+    flood_values_edit(&one)->flows[0].all_sources = 1;
     CHECK_EQ(flood_oracle_run(&one, &r), ORACLE_OK);
     CHECK_EQ(r.generated, 2);
     CHECK_EQ(r.deliverable, 0);
@@ -1551,14 +1551,14 @@ static void test_broadcast_by_hand(void)
 static void check_same_as_legacy(const char *name, const scenario *legacy)
 {
     scenario fl = *legacy;
-    fl.n_flows = 1;
-    fl.flows[0] = make_flow("f", legacy->destination, legacy->packets,
-                            tconst(legacy->interval_ns), DRAW_PACKET, tconst(legacy->start_ns));
-    add_range(&fl.flows[0], legacy->source, legacy->source);
+    flood_values_edit(&fl)->n_flows = 1;
+    flood_values_edit(&fl)->flows[0] = make_flow("f", flood_values_of(legacy)->destination, flood_values_of(legacy)->packets,
+                            tconst(flood_values_of(legacy)->interval_ns), DRAW_PACKET, tconst(flood_values_of(legacy)->start_ns));
+    add_range(&flood_values_edit(&fl)->flows[0], flood_values_of(legacy)->source, flood_values_of(legacy)->source);
     /* [traffic] itself must not matter any more */
-    fl.source = 1;
-    fl.packets = 99;
-    fl.interval_ns = 17;
+    flood_values_edit(&fl)->source = 1;
+    flood_values_edit(&fl)->packets = 99;
+    flood_values_edit(&fl)->interval_ns = 17;
     flood_oracle_result a, b;
     oracle_packet *pa = NULL, *pb = NULL;
     int64_t na = 0, nb = 0;
@@ -1568,14 +1568,14 @@ static void check_same_as_legacy(const char *name, const scenario *legacy)
     compare_results(name, &b, &a);
     CHECK_EQ(a.n_flows, 0);
     CHECK_EQ(b.n_flows, 1);
-    CHECK_EQ(a.deliverable, legacy->packets);
-    CHECK_EQ(b.deliverable, legacy->packets);
+    CHECK_EQ(a.deliverable, flood_values_of(legacy)->packets);
+    CHECK_EQ(b.deliverable, flood_values_of(legacy)->packets);
     CHECK(strcmp(a.flows[0].name, "traffic") == 0);
     CHECK_EQ(a.flows[0].delivered, a.delivered);
     CHECK_EQ(b.flows[0].delivered, b.delivered);
     CHECK_EQ(b.flows[0].hops_sum, a.hops_sum);
     CHECK_EQ(b.flows[0].latency_sum_ns, a.latency_sum_ns);
-    CHECK_EQ(na, legacy->packets);
+    CHECK_EQ(na, flood_values_of(legacy)->packets);
     CHECK_EQ(nb, na);
     for (int64_t k = 0; k < na && k < nb; k++)
         check_packet(&pb[k], 0, pa[k].source, pa[k].created_ns, pa[k].delivered,
@@ -1590,29 +1590,29 @@ static void test_flow_as_legacy(void)
 {
     scenario g = grid_scenario(4, 5);
     g.seed = 31;
-    g.packets = 7;
-    g.interval_ns = 3 * L1 / 10;
-    g.start_ns = L1 / 5;
-    g.source = 6;
-    g.destination = 18;
-    g.drop = (prob_law){LAW_CONSTANT, 0.2, 0.2};
-    g.drop_threshold = 858993459;
+    flood_values_edit(&g)->packets = 7;
+    flood_values_edit(&g)->interval_ns = 3 * L1 / 10;
+    flood_values_edit(&g)->start_ns = L1 / 5;
+    flood_values_edit(&g)->source = 6;
+    flood_values_edit(&g)->destination = 18;
+    flood_values_edit(&g)->drop = (prob_law){LAW_CONSTANT, 0.2, 0.2};
+    flood_values_edit(&g)->drop_threshold = 858993459;
     check_same_as_legacy("grid as one flow", &g);
-    g.ttl = 4;
+    flood_values_edit(&g)->ttl = 4;
     check_same_as_legacy("grid ttl 4 as one flow", &g);
 
     scenario c = uniform_scenario(60, 600000, 100000, 150000);
     c.seed = 2024;
-    c.mob.model = MOBILITY_RWP;
-    c.mob.speed_min_mm_s = 5000;
-    c.mob.speed_max_mm_s = 40000;
-    c.mob.pause_max_ms = 2500;
-    c.packets = 12;
-    c.interval_ns = 1700 * INT64_C(1000000);
-    c.start_ns = 300 * INT64_C(1000000);
-    c.drop_threshold = UINT64_C(1) << 29;
-    c.source = 3;
-    c.destination = 41;
+    flood_values_edit(&c)->mob.model = MOBILITY_RWP;
+    flood_values_edit(&c)->mob.speed_min_mm_s = 5000;
+    flood_values_edit(&c)->mob.speed_max_mm_s = 40000;
+    flood_values_edit(&c)->mob.pause_max_ms = 2500;
+    flood_values_edit(&c)->packets = 12;
+    flood_values_edit(&c)->interval_ns = 1700 * INT64_C(1000000);
+    flood_values_edit(&c)->start_ns = 300 * INT64_C(1000000);
+    flood_values_edit(&c)->drop_threshold = UINT64_C(1) << 29;
+    flood_values_edit(&c)->source = 3;
+    flood_values_edit(&c)->destination = 41;
     check_same_as_legacy("mobile as one flow", &c);
     flood_oracle_result r;
     CHECK_EQ(flood_oracle_run(&c, &r), ORACLE_OK);
@@ -1622,10 +1622,10 @@ static void test_flow_as_legacy(void)
      * list only the packets created, and the rest agrees. */
     c.duration_ns = 9 * L1 + 1;
     scenario fl = c;
-    fl.n_flows = 1;
-    fl.flows[0] = make_flow("f", c.destination, c.packets, tconst(c.interval_ns), DRAW_PACKET,
-                            tconst(c.start_ns));
-    add_range(&fl.flows[0], c.source, c.source);
+    flood_values_edit(&fl)->n_flows = 1;
+    flood_values_edit(&fl)->flows[0] = make_flow("f", flood_values_edit(&c)->destination, flood_values_edit(&c)->packets, tconst(flood_values_edit(&c)->interval_ns), DRAW_PACKET,
+                            tconst(flood_values_of(&c)->start_ns));
+    add_range(&flood_values_edit(&fl)->flows[0], flood_values_of(&c)->source, flood_values_of(&c)->source);
     flood_oracle_result a, b;
     oracle_packet *pa = NULL, *pb = NULL;
     int64_t na = 0, nb = 0;
@@ -1638,7 +1638,7 @@ static void test_flow_as_legacy(void)
     b.generated = a.generated;
     compare_results("mobile duration as one flow", &b, &a);
     for (int64_t k = 0; k < na && k < nb; k++)
-        check_packet(&pa[k], 0, 3, c.start_ns + k * c.interval_ns, pb[k].delivered,
+        check_packet(&pa[k], 0, 3, flood_values_of(&c)->start_ns + k * flood_values_of(&c)->interval_ns, pb[k].delivered,
                      pb[k].latency_ns, pb[k].hops);
     free(pa);
     free(pb);
@@ -1665,19 +1665,19 @@ static void test_engine_departure_laws(void)
     scenario sc;
     memset(&sc, 0, sizeof sc);
     sc.seed = UINT64_C(0x123456789abcdef);
-    sc.n_flows = 3;
-    sc.flows[0] = make_flow("u", 5, 0, tuniform(3, 2000000000), DRAW_PACKET,
+    flood_values_edit(&sc)->n_flows = 3;
+    flood_values_edit(&sc)->flows[0] = make_flow("u", 5, 0, tuniform(3, 2000000000), DRAW_PACKET,
                             tuniform(0, 1000000000));
-    sc.flows[1] = make_flow("e", FLOW_BROADCAST, 7, texp(INT64_C(1500000000)), DRAW_PACKET,
+    flood_values_edit(&sc)->flows[1] = make_flow("e", FLOW_BROADCAST, 7, texp(INT64_C(1500000000)), DRAW_PACKET,
                             tconst(250));
-    sc.flows[2] = make_flow("n", 1, 3, texp(INT64_C(7)), DRAW_NODE, tuniform(10, 11));
+    flood_values_edit(&sc)->flows[2] = make_flow("n", 1, 3, texp(INT64_C(7)), DRAW_NODE, tuniform(10, 11));
     int bad = 0;
     for (int f = 0; f < 3; f++)
         for (uint32_t s = 0; s < 200; s++) {
-            bad += traffic_start(&sc.flows[f], sc.seed, (uint32_t)f, s) !=
+            bad += traffic_start(&flood_values_of(&sc)->flows[f], sc.seed, (uint32_t)f, s) !=
                    oracle_flow_start(&sc, f, s);
             for (int64_t m = 0; m < 50; m++)
-                bad += traffic_interval(&sc.flows[f], sc.seed, (uint32_t)f, s, m) !=
+                bad += traffic_interval(&flood_values_of(&sc)->flows[f], sc.seed, (uint32_t)f, s, m) !=
                        oracle_flow_interval(&sc, f, s, m, NULL);
         }
     CHECK_EQ(bad, 0);
@@ -1692,11 +1692,11 @@ static void test_engine_departure_laws(void)
  * of A windows (the configuration's two fields: the delay in ns and a). */
 static scenario with_scheme(scenario sc, int scheme, int64_t c, int64_t d_mm, int64_t a)
 {
-    sc.scheme = scheme;
-    sc.counter_threshold = c;
-    sc.distance_threshold_mm = d_mm;
-    sc.assessment_windows = a;
-    sc.assessment_delay_ns = a * sc.relay_delay_ns;
+    flood_values_edit(&sc)->scheme = scheme;
+    flood_values_edit(&sc)->counter_threshold = c;
+    flood_values_edit(&sc)->distance_threshold_mm = d_mm;
+    flood_values_edit(&sc)->assessment_windows = a;
+    flood_values_edit(&sc)->assessment_delay_ns = a * flood_values_edit(&sc)->relay_delay_ns;
     return sc;
 }
 
@@ -1744,7 +1744,7 @@ static void test_schemes_no_delay(void)
     s = with_scheme(grid_scenario(3, 3), SCHEME_COUNTER, 2, 0, 0);
     check_run("counter 3x3 C 2", &s, (expect){7, 18, 8, 1, 4, 3 * L1, 3 * L1, 4});
     /* C = 3: two copies are fewer than 3, everybody relays: the probabilistic flood. */
-    s.counter_threshold = 3;
+    flood_values_edit(&s)->counter_threshold = 3;
     check_run("counter 3x3 C 3", &s, (expect){9, 24, 8, 1, 4, 3 * L1, 4 * L1, 5});
 
     /* distance on the 1x6 line with a 200 m range (i linked to i +- 1 at 100 m and i +- 2 at
@@ -1752,7 +1752,7 @@ static void test_schemes_no_delay(void)
      * 5 at 2L (hop 3); everybody sends: 6 transmissions, receptions = the sum of the degrees
      * 2 + 3 + 4 + 4 + 3 + 2 = 18, end 3L. */
     scenario line6 = grid_scenario(1, 6);
-    line6.range_mm = 2 * M100;
+    flood_values_edit(&line6)->range_mm = 2 * M100;
     check_run("line 6 range 200", &line6, (expect){6, 18, 5, 1, 3, 2 * L1, 3 * L1, 4});
     /* D = 150 m: copies over 100 m are near, over 200 m far.
      * t=0:  0 sends (hop 1): 1 first (near: no relay), 2 first (far: relays).
@@ -1764,11 +1764,11 @@ static void test_schemes_no_delay(void)
     /* The test is d2 > D^2: at D = 100 m exactly the 100 m copies are near (the same
      * flood); at D = 99.999 m every copy is far (the probabilistic flood); at D = 200 m
      * every copy is near: only the source sends. */
-    s.distance_threshold_mm = M100;
+    flood_values_edit(&s)->distance_threshold_mm = M100;
     check_run("distance line 6 D 100", &s, (expect){3, 9, 5, 1, 3, 2 * L1, 2 * L1, 3});
-    s.distance_threshold_mm = M100 - 1;
+    flood_values_edit(&s)->distance_threshold_mm = M100 - 1;
     check_run("distance line 6 D 99.999", &s, (expect){6, 18, 5, 1, 3, 2 * L1, 3 * L1, 4});
-    s.distance_threshold_mm = 2 * M100;
+    flood_values_edit(&s)->distance_threshold_mm = 2 * M100;
     check_run("distance line 6 D 200", &s, (expect){1, 2, 2, 0, 0, 0, 0, 1});
 
     /* distance, D = 150 m, on the 1x7 line with a 300 m range (i linked to i +- 1, 2, 3;
@@ -1780,7 +1780,7 @@ static void test_schemes_no_delay(void)
      * t=2L: 5 and 6 send (hop 3): 4 + 3 receptions, nothing new.
      * Transmissions 0, 2, 3, 5, 6 = 5; receptions 3 + 11 + 7 = 21; first 6; end 2L. */
     scenario line7 = grid_scenario(1, 7);
-    line7.range_mm = 3 * M100;
+    flood_values_edit(&line7)->range_mm = 3 * M100;
     s = with_scheme(line7, SCHEME_DISTANCE, 0, 150000, 0);
     check_run("distance line 7 D 150", &s, (expect){5, 21, 6, 1, 2, L1, 2 * L1, 3});
 }
@@ -1798,9 +1798,9 @@ static void test_schemes_delays(void)
     scenario base = grid_scenario(2, 3);
     base.seed = seed_with_delays(want, 6, 2);
     const int64_t r2 = assess_r(base.seed, 2, 0, 2);
-    base.n_flows = 1;
-    base.flows[0] = make_flow("bc", FLOW_BROADCAST, 1, tconst(L1), DRAW_PACKET, tconst(0));
-    add_range(&base.flows[0], 0, 0);
+    flood_values_edit(&base)->n_flows = 1;
+    flood_values_edit(&base)->flows[0] = make_flow("bc", FLOW_BROADCAST, 1, tconst(L1), DRAW_PACKET, tconst(0));
+    add_range(&flood_values_edit(&base)->flows[0], 0, 0);
     flood_oracle_result r, e;
     oracle_packet *pk = NULL;
     int64_t npk = 0;
@@ -1836,7 +1836,7 @@ static void test_schemes_delays(void)
      * (3 + r2)L, and relays at (4 + r2)L (hop 5): 1, 5 dup.
      * Transmissions 0, 3, 4, 5, 2 = 5; receptions 2 + 2 + 3 + 2 + 2 = 11; deliveries hops
      * 1 + 1 + 2 + 3 + 4 = 11, latency 6L; the last delivery: node 2, 3L, 4 hops. */
-    s.counter_threshold = 2;
+    flood_values_edit(&s)->counter_threshold = 2;
     CHECK_EQ(flood_oracle_run_packets(&s, &r, &pk, &npk), ORACLE_OK);
     e.transmissions = 5, e.receptions = 11, e.hops_sum = 11;
     compare_results("counter 2x3 a 2 C 2", &r, &e);
@@ -1847,8 +1847,8 @@ static void test_schemes_delays(void)
     /* C = 100, ttl 3: 5 (hop 3) is stopped, so 2 hears only 1's copy at 3L (hop 2) and
      * relays (2 < 3). Transmissions 0, 3, 4, 1, 2 = 5; receptions 2 + 2 + 3 + 3 + 2 = 12;
      * the deliveries as with C = 100. */
-    s.counter_threshold = 100;
-    s.ttl = 3;
+    flood_values_edit(&s)->counter_threshold = 100;
+    flood_values_edit(&s)->ttl = 3;
     CHECK_EQ(flood_oracle_run_packets(&s, &r, &pk, &npk), ORACLE_OK);
     e.transmissions = 5, e.receptions = 12, e.hops_sum = 9;
     compare_results("counter 2x3 a 2 ttl 3", &r, &e);
@@ -1859,7 +1859,7 @@ static void test_schemes_delays(void)
      * is 1) and 2 first hears it there (hop 2: stopped). Transmissions 0, 3, 1; receptions
      * 2 + 2 + 3 = 7; first 1, 3, 4, 2; hops 1 + 1 + 2 + 2 = 6, latency 0 + 0 + L + 3L; the
      * last transmission at 3L. */
-    s.ttl = 2;
+    flood_values_edit(&s)->ttl = 2;
     CHECK_EQ(flood_oracle_run_packets(&s, &r, &pk, &npk), ORACLE_OK);
     e = (flood_oracle_result){.generated = 1, .transmissions = 3, .receptions = 7,
                               .first_receptions = 4, .delivered = 4, .hops_sum = 6,
@@ -1873,7 +1873,7 @@ static void test_schemes_delays(void)
      * run: 0, 3, 4 send, 2 never hears the packet: receptions 2 + 2 + 3 = 7, deliveries 1, 3,
      * 4, 5 (hops 7, latency 3L). 3L + 1: those at 3L run, 2's relay at (4 + r2)L does not.
      * (4 + r2)L + 1: everything. */
-    s.ttl = 0;
+    flood_values_edit(&s)->ttl = 0;
     s.duration_ns = 3 * L1;
     e = (flood_oracle_result){.generated = 1, .transmissions = 3, .receptions = 7,
                               .first_receptions = 4, .delivered = 4, .hops_sum = 7,
@@ -1908,10 +1908,10 @@ static void test_schemes_delays(void)
      * at 2L, the one with more hops: 5's (3). */
     const int64_t want6[6] = {-1, 0, 1, 0, 0, 0};
     scenario line6 = grid_scenario(1, 6);
-    line6.range_mm = 2 * M100;
+    flood_values_edit(&line6)->range_mm = 2 * M100;
     line6.seed = seed_with_delays(want6, 6, 1);
-    line6.n_flows = 1;
-    line6.flows[0] = base.flows[0];
+    flood_values_edit(&line6)->n_flows = 1;
+    flood_values_edit(&line6)->flows[0] = flood_values_edit(&base)->flows[0];
     s = with_scheme(line6, SCHEME_COUNTER, 100, 0, 1);
     CHECK_EQ(flood_oracle_run_packets(&s, &r, &pk, &npk), ORACLE_OK);
     e = (flood_oracle_result){.generated = 1, .transmissions = 6, .receptions = 18,
@@ -1935,7 +1935,7 @@ static void test_schemes_delays(void)
      * Transmissions 0, 2, 4, 6; receptions 3 + 5 + 5 + 3 = 16; first 6. */
     const int64_t want7[6] = {-1, -1, 0, 1, 0, 1};
     scenario line7 = grid_scenario(1, 7);
-    line7.range_mm = 3 * M100;
+    flood_values_edit(&line7)->range_mm = 3 * M100;
     line7.seed = seed_with_delays(want7, 6, 1);
     const int64_t r6 = assess_r(line7.seed, 6, 0, 1);
     s = with_scheme(line7, SCHEME_DISTANCE, 0, 150000, 1);
@@ -1960,28 +1960,28 @@ static void test_schemes_delays(void)
 static void test_schemes_keys(void)
 {
     scenario s = grid_scenario(3, 3);
-    s.counter_threshold = 2;
-    s.distance_threshold_mm = 50000;
-    s.assessment_windows = 3;
-    s.assessment_delay_ns = 3 * L1;
+    flood_values_edit(&s)->counter_threshold = 2;
+    flood_values_edit(&s)->distance_threshold_mm = 50000;
+    flood_values_edit(&s)->assessment_windows = 3;
+    flood_values_edit(&s)->assessment_delay_ns = 3 * L1;
     check_run("probabilistic with scheme keys", &s, (expect){9, 24, 8, 1, 4, 3 * L1, 4 * L1, 5});
-    s.counter_threshold = 0;
-    s.distance_threshold_mm = -1;
-    s.assessment_windows = -7;
+    flood_values_edit(&s)->counter_threshold = 0;
+    flood_values_edit(&s)->distance_threshold_mm = -1;
+    flood_values_edit(&s)->assessment_windows = -7;
     check_run("probabilistic with odd scheme keys", &s,
               (expect){9, 24, 8, 1, 4, 3 * L1, 4 * L1, 5});
 
     /* With random drops and flows, the keys change nothing either. */
     scenario g = grid_scenario(4, 5);
     g.seed = 31;
-    g.packets = 7;
-    g.interval_ns = 3 * L1 / 10;
-    g.drop_threshold = 858993459;
+    flood_values_edit(&g)->packets = 7;
+    flood_values_edit(&g)->interval_ns = 3 * L1 / 10;
+    flood_values_edit(&g)->drop_threshold = 858993459;
     scenario k = g;
-    k.counter_threshold = 2;
-    k.distance_threshold_mm = 1;
-    k.assessment_windows = 5;
-    k.assessment_delay_ns = 5 * L1;
+    flood_values_edit(&k)->counter_threshold = 2;
+    flood_values_edit(&k)->distance_threshold_mm = 1;
+    flood_values_edit(&k)->assessment_windows = 5;
+    flood_values_edit(&k)->assessment_delay_ns = 5 * L1;
     flood_oracle_result a, b;
     CHECK_EQ(flood_oracle_run(&g, &a), ORACLE_OK);
     CHECK_EQ(flood_oracle_run(&k, &b), ORACLE_OK);
@@ -1992,19 +1992,19 @@ static void test_schemes_keys(void)
     CHECK_EQ(flood_oracle_run(&bad, &r), ORACLE_ERR_INPUT); /* C < 2 */
     bad = with_scheme(grid_scenario(3, 3), SCHEME_DISTANCE, 0, 0, 0);
     CHECK_EQ(flood_oracle_run(&bad, &r), ORACLE_ERR_INPUT); /* D = 0 */
-    bad.distance_threshold_mm = M100 + 1;
+    flood_values_edit(&bad)->distance_threshold_mm = M100 + 1;
     CHECK_EQ(flood_oracle_run(&bad, &r), ORACLE_ERR_INPUT); /* D > range */
-    bad.distance_threshold_mm = M100;
+    flood_values_edit(&bad)->distance_threshold_mm = M100;
     CHECK_EQ(flood_oracle_run(&bad, &r), ORACLE_OK);
     bad = with_scheme(grid_scenario(3, 3), SCHEME_COUNTER, 3, 0, 1000001);
     CHECK_EQ(flood_oracle_run(&bad, &r), ORACLE_ERR_INPUT); /* a > 10^6 */
     bad = with_scheme(grid_scenario(3, 3), SCHEME_COUNTER, 3, 0, 2);
-    bad.assessment_delay_ns += 1; /* not a whole number of windows */
+    flood_values_edit(&bad)->assessment_delay_ns += 1; /* not a whole number of windows */
     CHECK_EQ(flood_oracle_run(&bad, &r), ORACLE_ERR_INPUT);
-    bad.assessment_delay_ns = 3 * L1; /* a disagrees with the delay */
+    flood_values_edit(&bad)->assessment_delay_ns = 3 * L1; /* a disagrees with the delay */
     CHECK_EQ(flood_oracle_run(&bad, &r), ORACLE_ERR_INPUT);
     bad = grid_scenario(3, 3);
-    bad.scheme = 3;
+    flood_values_edit(&bad)->scheme = 3;
     CHECK_EQ(flood_oracle_run(&bad, &r), ORACLE_ERR_INPUT);
 }
 
@@ -2051,8 +2051,8 @@ static int64_t (*pm_snapshots(const scenario *sc, int64_t n, int64_t nw))[3]
 static void pm_transmit(const scenario *sc, const int64_t (*pos)[3], int64_t n, int64_t t,
                         pm_nodes *s, flood_oracle_result *r)
 {
-    const uint64_t r2 = (uint64_t)sc->range_mm * (uint64_t)sc->range_mm;
-    const uint64_t d2 = (uint64_t)sc->distance_threshold_mm * (uint64_t)sc->distance_threshold_mm;
+    const uint64_t r2 = (uint64_t)flood_values_of(sc)->range_mm * (uint64_t)flood_values_of(sc)->range_mm;
+    const uint64_t d2 = (uint64_t)flood_values_of(sc)->distance_threshold_mm * (uint64_t)flood_values_of(sc)->distance_threshold_mm;
     for (int64_t i = 0; i < n; i++) {
         if (s->send_t[i] != t)
             continue;
@@ -2087,8 +2087,8 @@ static void pm_transmit(const scenario *sc, const int64_t (*pos)[3], int64_t n, 
 static void pm_first(const scenario *sc, int64_t n, int64_t k, int64_t t_k, int64_t t,
                      pm_nodes *s, flood_oracle_result *r)
 {
-    const int64_t a = sc->scheme == SCHEME_PROBABILISTIC ? 0 : sc->assessment_windows;
-    const int64_t dest = sc->destination == -1 ? n - 1 : sc->destination;
+    const int64_t a = flood_values_of(sc)->scheme == SCHEME_PROBABILISTIC ? 0 : flood_values_of(sc)->assessment_windows;
+    const int64_t dest = flood_values_of(sc)->destination == -1 ? n - 1 : flood_values_of(sc)->destination;
     for (int64_t j = 0; j < n; j++) {
         if (!s->assessing[j] || s->first_t[j] != t)
             continue;
@@ -2100,10 +2100,10 @@ static void pm_first(const scenario *sc, int64_t n, int64_t k, int64_t t_k, int6
         }
         const uint32_t w0 = philox_draw(sc->seed, (uint32_t)j, (uint32_t)k, STREAM_RELAY).v[0];
         const int64_t delay = a > 0 ? assess_r(sc->seed, (uint32_t)j, (uint32_t)k, a) : 0;
-        if ((sc->ttl > 0 && s->hop[j] >= sc->ttl) || w0 < sc->drop_threshold)
+        if ((flood_values_of(sc)->ttl > 0 && s->hop[j] >= flood_values_of(sc)->ttl) || w0 < flood_values_of(sc)->drop_threshold)
             s->assessing[j] = 0;
         else
-            s->decide_t[j] = t + delay * sc->relay_delay_ns;
+            s->decide_t[j] = t + delay * flood_values_of(sc)->relay_delay_ns;
     }
 }
 
@@ -2115,12 +2115,12 @@ static bool pm_decide(const scenario *sc, int64_t n, int64_t t, pm_nodes *s)
         if (s->assessing[j] && s->decide_t[j] == t) {
             s->assessing[j] = 0;
             bool go = true;
-            if (sc->scheme == SCHEME_COUNTER)
-                go = s->copies[j] < sc->counter_threshold;
-            if (sc->scheme == SCHEME_DISTANCE)
+            if (flood_values_of(sc)->scheme == SCHEME_COUNTER)
+                go = s->copies[j] < flood_values_of(sc)->counter_threshold;
+            if (flood_values_of(sc)->scheme == SCHEME_DISTANCE)
                 go = !s->near[j];
             if (go) {
-                s->send_t[j] = t + sc->relay_delay_ns;
+                s->send_t[j] = t + flood_values_of(sc)->relay_delay_ns;
                 s->send_hop[j] = s->hop[j] + 1;
             }
         }
@@ -2132,9 +2132,9 @@ static bool pm_decide(const scenario *sc, int64_t n, int64_t t, pm_nodes *s)
 static void schemes_packet_major(const scenario *sc, flood_oracle_result *r)
 {
     memset(r, 0, sizeof *r);
-    const int64_t n = oracle_node_count(sc), l = sc->relay_delay_ns;
-    const int64_t a = sc->scheme == SCHEME_PROBABILISTIC ? 0 : sc->assessment_windows;
-    const int64_t last_t = sc->start_ns + (sc->packets - 1) * sc->interval_ns;
+    const int64_t n = oracle_node_count(sc), l = flood_values_of(sc)->relay_delay_ns;
+    const int64_t a = flood_values_of(sc)->scheme == SCHEME_PROBABILISTIC ? 0 : flood_values_of(sc)->assessment_windows;
+    const int64_t last_t = flood_values_of(sc)->start_ns + (flood_values_of(sc)->packets - 1) * flood_values_of(sc)->interval_ns;
     /* Each relay is a new node, at most a + 1 windows after the step before. */
     const int64_t nw = last_t / l + n * (a + 1) + 2;
     int64_t (*snap)[3] = pm_snapshots(sc, n, nw);
@@ -2143,16 +2143,16 @@ static void schemes_packet_major(const scenario *sc, flood_oracle_result *r)
     s.first_t = pm_alloc(b), s.hop = pm_alloc(b), s.decide_t = pm_alloc(b);
     s.copies = pm_alloc(b), s.send_t = pm_alloc(b), s.send_hop = pm_alloc(b);
     s.near = pm_alloc((size_t)n), s.assessing = pm_alloc((size_t)n);
-    r->generated = sc->packets;
-    for (int64_t k = 0; k < sc->packets; k++) {
-        const int64_t t_k = sc->start_ns + k * sc->interval_ns;
+    r->generated = flood_values_of(sc)->packets;
+    for (int64_t k = 0; k < flood_values_of(sc)->packets; k++) {
+        const int64_t t_k = flood_values_of(sc)->start_ns + k * flood_values_of(sc)->interval_ns;
         for (int64_t j = 0; j < n; j++) {
             s.first_t[j] = s.send_t[j] = s.decide_t[j] = -1;
             s.assessing[j] = 0;
         }
-        s.first_t[sc->source] = t_k; /* the source has it, and never hears it first */
-        s.send_t[sc->source] = t_k;
-        s.send_hop[sc->source] = 1;
+        s.first_t[flood_values_of(sc)->source] = t_k; /* the source has it, and never hears it first */
+        s.send_t[flood_values_of(sc)->source] = t_k;
+        s.send_hop[flood_values_of(sc)->source] = 1;
         for (int64_t t = t_k; sc->duration_ns <= 0 || t < sc->duration_ns; t += l) {
             pm_transmit(sc, (const int64_t (*)[3])(snap + (t / l) * n), n, t, &s, r);
             pm_first(sc, n, k, t_k, t, &s, r);
@@ -2179,12 +2179,12 @@ static void test_schemes_cross(void)
 {
     scenario c = uniform_scenario(60, 600000, 100000, 150000);
     c.seed = 2024;
-    c.packets = 8;
-    c.interval_ns = 1700 * INT64_C(1000000); /* 1.7 s */
-    c.start_ns = 300 * INT64_C(1000000);
-    c.drop_threshold = UINT64_C(1) << 29; /* 1/8 */
-    c.source = 3;
-    c.destination = 41;
+    flood_values_edit(&c)->packets = 8;
+    flood_values_edit(&c)->interval_ns = 1700 * INT64_C(1000000); /* 1.7 s */
+    flood_values_edit(&c)->start_ns = 300 * INT64_C(1000000);
+    flood_values_edit(&c)->drop_threshold = UINT64_C(1) << 29; /* 1/8 */
+    flood_values_edit(&c)->source = 3;
+    flood_values_edit(&c)->destination = 41;
     static const struct {
         int scheme;
         int64_t c, d_mm, a;
@@ -2199,21 +2199,21 @@ static void test_schemes_cross(void)
             scenario v = with_scheme(c, schemes[q].scheme, schemes[q].c, schemes[q].d_mm,
                                      schemes[q].a);
             if (variant >= 1) { /* rwp */
-                v.mob.model = MOBILITY_RWP;
-                v.mob.speed_min_mm_s = 5000;
-                v.mob.speed_max_mm_s = 40000;
-                v.mob.pause_max_ms = 2500;
+                flood_values_edit(&v)->mob.model = MOBILITY_RWP;
+                flood_values_edit(&v)->mob.speed_min_mm_s = 5000;
+                flood_values_edit(&v)->mob.speed_max_mm_s = 40000;
+                flood_values_edit(&v)->mob.pause_max_ms = 2500;
             }
             if (variant == 2)
-                v.ttl = 4;
+                flood_values_edit(&v)->ttl = 4;
             if (variant == 3)
                 v.duration_ns = 9 * L1 + 1;
             if (variant == 4) {
                 v.seed = UINT64_C(0xabcdef0123456789);
-                v.drop_threshold = 0;
-                v.depth_mm = 0;
-                v.relay_delay_ns = 250 * INT64_C(1000000);
-                v.assessment_delay_ns = v.assessment_windows * v.relay_delay_ns;
+                flood_values_edit(&v)->drop_threshold = 0;
+                flood_values_edit(&v)->depth_mm = 0;
+                flood_values_edit(&v)->relay_delay_ns = 250 * INT64_C(1000000);
+                flood_values_edit(&v)->assessment_delay_ns = flood_values_edit(&v)->assessment_windows * flood_values_edit(&v)->relay_delay_ns;
             }
             flood_oracle_result want, got;
             schemes_packet_major(&v, &want);
@@ -2248,8 +2248,8 @@ static void check_resources(const char *name, const scenario *sc, expect e, res_
     check_run(name, sc, e);
     flood_oracle_result r;
     CHECK_EQ(flood_oracle_run(sc, &r), ORACLE_OK);
-    CHECK(r.has_capacity == (sc->rx_capacity > 0));
-    CHECK(r.has_energy == (sc->energy_budget.law == LAW_UNIFORM || sc->energy_budget.a_nj > 0));
+    CHECK(r.has_capacity == (flood_values_of(sc)->rx_capacity > 0));
+    CHECK(r.has_energy == (flood_values_of(sc)->energy_budget.law == LAW_UNIFORM || flood_values_of(sc)->energy_budget.a_nj > 0));
     CHECK_EQ(r.capacity_drops, x.capacity_drops);
     if (r.has_energy) {
         CHECK_EQ(r.dead_nodes, x.dead_nodes);
@@ -2264,9 +2264,9 @@ static void check_resources(const char *name, const scenario *sc, expect e, res_
  * (fixed parts: the sizes do not matter). */
 static scenario with_energy(scenario sc, int64_t e, int64_t tx, int64_t rx)
 {
-    sc.energy_budget = (energy_law){LAW_CONSTANT, e, e};
-    sc.tx_fixed_nj = tx;
-    sc.rx_fixed_nj = rx;
+    flood_values_edit(&sc)->energy_budget = (energy_law){LAW_CONSTANT, e, e};
+    flood_values_edit(&sc)->tx_fixed_nj = tx;
+    flood_values_edit(&sc)->rx_fixed_nj = rx;
     return sc;
 }
 
@@ -2278,11 +2278,11 @@ static void test_capacity_by_hand(void)
      * 7 hear two each (4 refused); window 3: 4 and 8 hear two (2 refused). Every node is still
      * reached in time: the flood is the plain one, with 24 - 8 = 16 receptions. */
     scenario g = grid_scenario(3, 3);
-    g.rx_capacity = 1;
+    flood_values_edit(&g)->rx_capacity = 1;
     check_resources("3x3 M=1", &g, (expect){9, 16, 8, 1, 4, 3 * L1, 4 * L1, 5},
                     (res_expect){8, 0, 0, 0});
     /* M = 2 takes every copy: nothing refused, the plain counters. */
-    g.rx_capacity = 2;
+    flood_values_edit(&g)->rx_capacity = 2;
     check_resources("3x3 M=2", &g, (expect){9, 24, 8, 1, 4, 3 * L1, 4 * L1, 5},
                     (res_expect){0, 0, 0, 0});
 
@@ -2290,9 +2290,9 @@ static void test_capacity_by_hand(void)
      * 0.5L) and takes the earlier; packet 1 is refused and dies there. Packet 0 goes on: 1
      * at L (0 and 2 hear it, 2 first: delivered, hop 2), 2 at 2L (1 hears it). */
     scenario line = grid_scenario(1, 3);
-    line.packets = 2;
-    line.interval_ns = L1 / 2;
-    line.rx_capacity = 1;
+    flood_values_edit(&line)->packets = 2;
+    flood_values_edit(&line)->interval_ns = L1 / 2;
+    flood_values_edit(&line)->rx_capacity = 1;
     check_resources("line 2 packets M=1", &line, (expect){4, 4, 2, 1, 2, L1, 2 * L1, 3},
                     (res_expect){1, 0, 0, 0});
     /* The same with the packets in the other order of time at node 1 is impossible, but the
@@ -2303,10 +2303,10 @@ static void test_capacity_by_hand(void)
     traffic_flow fb = make_flow("b", 2, 1, tconst(L1), DRAW_PACKET, tconst(0));
     add_range(&fa, 0, 0);
     add_range(&fb, 0, 0);
-    f.n_flows = 2;
-    f.flows[0] = fa;
-    f.flows[1] = fb;
-    f.rx_capacity = 1;
+    flood_values_edit(&f)->n_flows = 2;
+    flood_values_edit(&f)->flows[0] = fa;
+    flood_values_edit(&f)->flows[1] = fb;
+    flood_values_edit(&f)->rx_capacity = 1;
     flood_oracle_result r;
     oracle_packet *pk = NULL;
     int64_t npk = 0;
@@ -2351,8 +2351,8 @@ static void test_energy_by_hand(void)
      * floods (0 at 0, 1 at L, 2 at 2L); at 2L the source (1 nJ left after the copy from 1)
      * cannot send packet 1 and dies; node 1 (0 left) dies at the copy of 2's relay. */
     scenario l3 = grid_scenario(1, 3);
-    l3.packets = 2;
-    l3.interval_ns = 2 * L1;
+    flood_values_edit(&l3)->packets = 2;
+    flood_values_edit(&l3)->interval_ns = 2 * L1;
     s = with_energy(l3, 11, 10, 1);
     check_resources("source dies", &s, (expect){3, 3, 2, 1, 2, L1, 2 * L1, 3},
                     (res_expect){0, 2, 2 * L1, 33});
@@ -2368,24 +2368,24 @@ static void test_energy_by_hand(void)
     /* Capacity first, then energy: with M = 1 a node takes one copy per window, so 2 nJ of
      * copies never come in one window; refused copies cost nothing. Node 4: one copy at L,
      * its relay at 2L (1 left), one copy at 3L (0 left), the other refused. */
-    g.rx_capacity = 1;
+    flood_values_edit(&g)->rx_capacity = 1;
     check_resources("3x3 E=4 M=1", &g, (expect){9, 16, 8, 1, 4, 3 * L1, 4 * L1, 5},
                     (res_expect){8, 0, -1, 34});
     /* Costs per byte: 1000-byte packets at 0.004 nJ/byte (4 nJ a transmission) and 0.001 nJ
      * (1 nJ a copy): the line of E=11 above, scaled. */
     s = line;
-    s.energy_budget = (energy_law){LAW_CONSTANT, 11, 11};
-    s.size_bytes = 1000;
-    s.tx_per_byte_nj = 0; /* whole nJ per byte only: 10 = 0 + 0.01 x 1000 is not expressible */
-    s.tx_fixed_nj = 10;
-    s.rx_per_byte_nj = 0;
-    s.rx_fixed_nj = 1;
+    flood_values_edit(&s)->energy_budget = (energy_law){LAW_CONSTANT, 11, 11};
+    flood_values_edit(&s)->size_bytes = 1000;
+    flood_values_edit(&s)->tx_per_byte_nj = 0; /* whole nJ per byte only: 10 = 0 + 0.01 x 1000 is not expressible */
+    flood_values_edit(&s)->tx_fixed_nj = 10;
+    flood_values_edit(&s)->rx_per_byte_nj = 0;
+    flood_values_edit(&s)->rx_fixed_nj = 1;
     check_resources("line E=11 fixed", &s, (expect){5, 5, 4, 1, 4, 3 * L1, 4 * L1, 5},
                     (res_expect){0, 3, 2 * L1, 55});
-    s.size_bytes = 5;
-    s.tx_fixed_nj = 0;
-    s.tx_per_byte_nj = 2; /* 10 nJ for 5 bytes */
-    s.rx_fixed_nj = 1;
+    flood_values_edit(&s)->size_bytes = 5;
+    flood_values_edit(&s)->tx_fixed_nj = 0;
+    flood_values_edit(&s)->tx_per_byte_nj = 2; /* 10 nJ for 5 bytes */
+    flood_values_edit(&s)->rx_fixed_nj = 1;
     check_resources("line E=11 per byte", &s, (expect){5, 5, 4, 1, 4, 3 * L1, 4 * L1, 5},
                     (res_expect){0, 3, 2 * L1, 55});
 }
@@ -2402,7 +2402,7 @@ static void test_schemes_with_resources_by_hand(void)
     /* With M = 1 every node takes one copy a window (the lowest sender's) and refuses the
      * other, which it therefore does not count: each hears one copy and relays, 4, 5, 7 and 8
      * included, as under probabilistic with M = 1. */
-    g.rx_capacity = 1;
+    flood_values_edit(&g)->rx_capacity = 1;
     check_resources("3x3 counter M=1", &g, (expect){9, 16, 8, 1, 4, 3 * L1, 4 * L1, 5},
                     (res_expect){8, 0, 0, 0});
 
@@ -2441,14 +2441,14 @@ static void test_energy_uniform(void)
                                 {1, INT64_C(1000000000000000000)}};
     for (size_t i = 0; i < sizeof spans / sizeof spans[0]; i++)
         for (uint32_t j = 0; j < 50; j++) {
-            s.energy_budget = (energy_law){LAW_UNIFORM, spans[i][0], spans[i][1]};
+            flood_values_edit(&s)->energy_budget = (energy_law){LAW_UNIFORM, spans[i][0], spans[i][1]};
             int64_t b = oracle_energy_budget(&s, j);
             CHECK_EQ(b, my_budget(s.seed, j, spans[i][0], spans[i][1]));
             CHECK(b >= spans[i][0] && b <= spans[i][1]);
         }
     /* Both ends of a small span are drawn, and nothing else. */
     int seen[3] = {0, 0, 0};
-    s.energy_budget = (energy_law){LAW_UNIFORM, 7, 9};
+    flood_values_edit(&s)->energy_budget = (energy_law){LAW_UNIFORM, 7, 9};
     for (uint32_t j = 0; j < 200; j++) {
         int64_t b = oracle_energy_budget(&s, j);
         CHECK(b >= 7 && b <= 9);
@@ -2463,9 +2463,9 @@ static void test_energy_uniform(void)
     for (uint64_t seed = 1; seed <= 40; seed++) {
         scenario t = grid_scenario(1, 2);
         t.seed = seed;
-        t.energy_budget = (energy_law){LAW_UNIFORM, 0, 20};
-        t.tx_fixed_nj = 10;
-        t.rx_fixed_nj = 1;
+        flood_values_edit(&t)->energy_budget = (energy_law){LAW_UNIFORM, 0, 20};
+        flood_values_edit(&t)->tx_fixed_nj = 10;
+        flood_values_edit(&t)->rx_fixed_nj = 1;
         int64_t b0 = my_budget(seed, 0, 0, 20), b1 = my_budget(seed, 1, 0, 20);
         expect e;
         res_expect x;
@@ -2499,12 +2499,12 @@ static void test_resources_refused(void)
 {
     /* Node resources run under every scheme, whose own keys are still checked (C >= 2). */
     scenario s = grid_scenario(1, 5);
-    s.rx_capacity = 2;
-    s.scheme = SCHEME_COUNTER;
-    s.counter_threshold = 3;
+    flood_values_edit(&s)->rx_capacity = 2;
+    flood_values_edit(&s)->scheme = SCHEME_COUNTER;
+    flood_values_edit(&s)->counter_threshold = 3;
     flood_oracle_result r;
     CHECK_EQ(flood_oracle_run(&s, &r), ORACLE_OK);
-    s.counter_threshold = 1;
+    flood_values_edit(&s)->counter_threshold = 1;
     CHECK_EQ(flood_oracle_run(&s, &r), ORACLE_ERR_INPUT);
     s = with_energy(grid_scenario(1, 5), -1, 1, 1);
     CHECK_EQ(flood_oracle_run(&s, &r), ORACLE_ERR_INPUT);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "common/philox.h"
+#include "models/phold/phold_values.h"
 #include "oracle/phold_oracle.h"
 #include "phold_oracle_cli.h"
 
@@ -473,16 +474,16 @@ static int load_in_code(const char *path, const config_override *ov, int nov, sc
     snprintf(sc->model, sizeof sc->model, "%s", strstr(path, "flood") ? "flood" : "phold");
     sc->seed = 5;
     sc->duration_ns = 3 * SEC;
-    sc->phold.lps = 4;
-    sc->phold.population = 2;
-    sc->phold.remote = 0.5;
-    sc->phold.remote_threshold = UINT64_C(1) << 31;
-    sc->phold.lookahead_ns = SEC / 10;
-    sc->phold.mean_ns = 9 * SEC / 10;
+    phold_values_edit(sc)->lps = 4;
+    phold_values_edit(sc)->population = 2;
+    phold_values_edit(sc)->remote = 0.5;
+    phold_values_edit(sc)->remote_threshold = UINT64_C(1) << 31;
+    phold_values_edit(sc)->lookahead_ns = SEC / 10;
+    phold_values_edit(sc)->mean_ns = 9 * SEC / 10;
     for (int k = 0; k < nov; k++) {
         long long v;
         if (sscanf(ov[k].text, "phold.lps=%lld", &v) == 1) {
-            sc->phold.lps = v;
+            phold_values_edit(sc)->lps = v;
         } else if (sscanf(ov[k].text, "simulation.seed=%lld", &v) == 1) {
             sc->seed = (uint64_t)v;
         } else {
@@ -502,7 +503,7 @@ static void expected_json(int64_t lps, uint64_t seed, const char *name)
     cn_error e;
     memset(&e, 0, sizeof e);
     CHECK_EQ(load_in_code("s.ini", NULL, 0, &sc, &e), CN_OK);
-    sc.phold.lps = lps;
+    phold_values_edit(&sc)->lps = lps;
     sc.seed = seed;
     phold_oracle_params p;
     phold_oracle_params_from(&sc, &p);

@@ -45,6 +45,7 @@
 extern "C" {
 #include "common/philox.h"
 #include "config/config.h"
+#include "models/flood/flood_values.h"
 }
 
 namespace {
@@ -102,12 +103,13 @@ class FloodApplication : public ns3::Application {
      * creation is scheduled from here so that the queue never holds all P creations at once. */
     void Originate(uint32_t k)
     {
-        const scenario *sc = m_world->sc;
+        const scenario *scn = m_world->sc;
+        const flood_values *sc = flood_values_of(scn);
         Transmit(k, 1);
         const int64_t next = (int64_t)k + 1;
         if (next < sc->packets) {
             const int64_t t_next = sc->start_ns + next * sc->interval_ns;
-            if (sc->duration_ns == 0 || t_next < sc->duration_ns)
+            if (scn->duration_ns == 0 || t_next < scn->duration_ns)
                 ns3::Simulator::Schedule(ns3::NanoSeconds(t_next) - ns3::Simulator::Now(),
                                          &FloodApplication::Originate, this, (uint32_t)next);
         }
@@ -131,7 +133,8 @@ class FloodApplication : public ns3::Application {
     /* This node hears packet k with hop count HOP (docs/model.md "Traffic and flooding"). */
     void Receive(uint32_t k, uint32_t hop)
     {
-        const scenario *sc = m_world->sc;
+        const scenario *scn = m_world->sc;
+        const flood_values *sc = flood_values_of(scn);
         Counters &c = m_world->counters;
         c.receptions++;
         /* Every packet is the source's own, and the source counts its packets as seen. */
@@ -145,12 +148,12 @@ class FloodApplication : public ns3::Application {
             c.latency_sum_ns += now - (sc->start_ns + (int64_t)k * sc->interval_ns);
             c.hops_sum += hop;
         }
-        const philox4x32 w = philox_draw(sc->seed, m_id, k, STREAM_RELAY);
+        const philox4x32 w = philox_draw(scn->seed, m_id, k, STREAM_RELAY);
         if ((uint64_t)w.v[0] < sc->drop_threshold)
             return; /* the relay decision says drop */
         if (sc->ttl > 0 && (int64_t)hop >= sc->ttl)
             return;
-        if (sc->duration_ns > 0 && now + sc->relay_delay_ns >= sc->duration_ns)
+        if (scn->duration_ns > 0 && now + sc->relay_delay_ns >= scn->duration_ns)
             return; /* would fall at or after the end of the run: never executed */
         ns3::Simulator::Schedule(ns3::NanoSeconds(sc->relay_delay_ns), &FloodApplication::Transmit,
                                  this, k, hop + 1);
@@ -172,14 +175,15 @@ struct Pos {
 };
 
 /* Initial positions in mm (docs/model.md "Nodes and placement"). */
-std::vector<Pos> place_nodes(const scenario *sc, int64_t n)
+std::vector<Pos> place_nodes(const scenario *scn, int64_t n)
 {
+    const flood_values *sc = flood_values_of(scn);
     std::vector<Pos> pos((size_t)n);
     for (int64_t i = 0; i < n; i++) {
         if (sc->placement == PLACEMENT_GRID) {
             pos[(size_t)i] = {(i % sc->cols) * sc->spacing_mm, (i / sc->cols) * sc->spacing_mm, 0};
         } else {
-            const philox4x32 w = philox_draw(sc->seed, (uint32_t)i, 0, STREAM_PLACEMENT);
+            const philox4x32 w = philox_draw(scn->seed, (uint32_t)i, 0, STREAM_PLACEMENT);
             pos[(size_t)i] = {(int64_t)philox_uniform(w.v[0], (uint64_t)sc->width_mm),
                               (int64_t)philox_uniform(w.v[1], (uint64_t)sc->height_mm),
                               (int64_t)philox_uniform(w.v[2], (uint64_t)sc->depth_mm)};
@@ -256,9 +260,10 @@ double seconds_since(std::chrono::steady_clock::time_point t0)
 
 /* Writes the result object through a temporary file renamed into place, so that a failed
  * write never leaves a half-written PATH. Returns false with a message on stderr. */
-bool write_json(const char *path, const scenario *sc, const Counters &c, int64_t nodes,
+bool write_json(const char *path, const scenario *scn, const Counters &c, int64_t nodes,
                 double setup_s, double wall_s, const std::string &scheduler)
 {
+    const flood_values *sc = flood_values_of(scn);
     std::string tmp = std::string(path) + ".tmp.XXXXXX";
     std::vector<char> name(tmp.begin(), tmp.end());
     name.push_back('\0');
@@ -277,8 +282,8 @@ bool write_json(const char *path, const scenario *sc, const Counters &c, int64_t
         sc->packets > 0 ? 1.0 - (double)c.delivered / (double)sc->packets : 0.0;
     const double events = (double)c.transmissions + (double)c.receptions;
     std::fprintf(out, "{\n");
-    std::fprintf(out, "  \"model\": \"%s\",\n", sc->model);
-    std::fprintf(out, "  \"seed\": %" PRIu64 ",\n", sc->seed);
+    std::fprintf(out, "  \"model\": \"%s\",\n", scn->model);
+    std::fprintf(out, "  \"seed\": %" PRIu64 ",\n", scn->seed);
     std::fprintf(out, "  \"nodes\": %" PRId64 ",\n", nodes);
     std::fprintf(out, "  \"generated\": %" PRId64 ",\n", sc->packets);
     std::fprintf(out, "  \"delivered\": %" PRId64 ",\n", c.delivered);
@@ -295,7 +300,7 @@ bool write_json(const char *path, const scenario *sc, const Counters &c, int64_t
     std::fprintf(out, "  \"setup_s\": %.6f,\n", setup_s);
     std::fprintf(out, "  \"simulator\": \"ns-3.%d\",\n", NS3_VERSION_MINOR);
     std::fprintf(out, "  \"scheduler\": \"%s\",\n", scheduler.c_str());
-    std::fprintf(out, "  \"scenario\": \"%s\",\n", sc->path);
+    std::fprintf(out, "  \"scenario\": \"%s\",\n", scn->path);
     std::fprintf(out, "  \"complete\": true\n");
     std::fprintf(out, "}\n");
     const bool ok = std::fflush(out) == 0 && fsync(fileno(out)) == 0 && !std::ferror(out);
@@ -392,10 +397,11 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "clnetsim-ns3: %s\n", err.msg);
         return CN_ERR_INPUT;
     }
-    if (std::strcmp(sc.model, "flood") != 0 || scenario_is_mobile(&sc) ||
-        sc.connectivity != CONNECTIVITY_UDG || sc.max_neighbors > 0 ||
-        sc.drop.law != LAW_CONSTANT || sc.n_flows > 0 || sc.scheme != SCHEME_PROBABILISTIC ||
-        scenario_has_resources(&sc)) {
+    const flood_values *fv = flood_values_of(&sc);
+    if (std::strcmp(sc.model, "flood") != 0 || flood_is_mobile(fv) ||
+        fv->connectivity != CONNECTIVITY_UDG || fv->max_neighbors > 0 ||
+        fv->drop.law != LAW_CONSTANT || fv->n_flows > 0 || fv->scheme != SCHEME_PROBABILISTIC ||
+        flood_has_resources(fv)) {
         std::fprintf(stderr,
                      "clnetsim-ns3: %s: the ns-3 flood program covers static udg flood scenarios "
                      "only (every node static: mobility.model = static and no moving group; "
@@ -407,15 +413,15 @@ int main(int argc, char **argv)
     }
     /* activity areas' links between areas are no distance test: this program builds its
      * graph from positions alone */
-    if (sc.placement == PLACEMENT_AREAS) {
+    if (fv->placement == PLACEMENT_AREAS) {
         std::fprintf(stderr,
                      "clnetsim-ns3: %s: topology.placement = areas is not covered by the ns-3 "
                      "flood program (grid and uniform placement only)\n",
                      file);
         return CN_ERR_INPUT;
     }
-    const int64_t n = scenario_node_count(&sc);
-    if (n > (int64_t)UINT32_MAX || sc.packets > (int64_t)UINT32_MAX) {
+    const int64_t n = flood_node_count(fv);
+    if (n > (int64_t)UINT32_MAX || fv->packets > (int64_t)UINT32_MAX) {
         std::fprintf(stderr, "clnetsim-ns3: %s: more than 2^32 nodes or packets\n", file);
         return CN_ERR_INPUT;
     }
@@ -438,20 +444,20 @@ int main(int argc, char **argv)
     world.sc = &sc;
     if (const char *skew = std::getenv("CLNETSIM_NS3_TEST_SKEW"))
         world.test_skew = std::atoll(skew);
-    build_neighbours(place_nodes(&sc, n), sc.range_mm, &world);
+    build_neighbours(place_nodes(&sc, n), fv->range_mm, &world);
     ns3::NodeContainer nodes;
     nodes.Create((uint32_t)n);
     world.apps.reserve((size_t)n);
     for (uint32_t i = 0; i < (uint32_t)n; i++) {
         ns3::Ptr<FloodApplication> app =
-            ns3::CreateObject<FloodApplication>(&world, i, (uint64_t)sc.packets);
+            ns3::CreateObject<FloodApplication>(&world, i, (uint64_t)fv->packets);
         nodes.Get(i)->AddApplication(app);
         world.apps.push_back(app);
     }
-    if (sc.packets > 0 && (sc.duration_ns == 0 || sc.start_ns < sc.duration_ns))
-        ns3::Simulator::ScheduleWithContext((uint32_t)sc.source, ns3::NanoSeconds(sc.start_ns),
+    if (fv->packets > 0 && (sc.duration_ns == 0 || fv->start_ns < sc.duration_ns))
+        ns3::Simulator::ScheduleWithContext((uint32_t)fv->source, ns3::NanoSeconds(fv->start_ns),
                                             &FloodApplication::Originate,
-                                            world.apps[(size_t)sc.source], 0u);
+                                            world.apps[(size_t)fv->source], 0u);
     const double setup_s = seconds_since(t_setup);
 
     const auto t_run = std::chrono::steady_clock::now();
@@ -464,8 +470,8 @@ int main(int argc, char **argv)
     const Counters &c = world.counters;
     const double events = (double)c.transmissions + (double)c.receptions;
     std::printf("ns-3.%d %s: %" PRId64 " nodes, %" PRId64 " packets\n", NS3_VERSION_MINOR,
-                scheduler->type_id, n, sc.packets);
-    std::printf("delivered    %" PRId64 " of %" PRId64 "\n", c.delivered, sc.packets);
+                scheduler->type_id, n, fv->packets);
+    std::printf("delivered    %" PRId64 " of %" PRId64 "\n", c.delivered, fv->packets);
     std::printf("events       %" PRId64 " transmissions, %" PRId64 " receptions (%" PRId64
                 " first)\n",
                 c.transmissions, c.receptions, c.first_receptions);

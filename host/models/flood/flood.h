@@ -5,6 +5,7 @@
 
 #include "config/model_config.h"
 #include "engine/engine.h"
+#include "models/flood/flood_values.h"
 
 extern const model_ops flood_model_ops;
 /* Its option group: sections, keys and rules (flood_config.c). */

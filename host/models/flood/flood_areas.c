@@ -23,8 +23,9 @@ static uint64_t isqrt64(uint64_t x)
     return q;
 }
 
-int64_t flood_areas_pitch(const scenario *sc)
+int64_t flood_areas_pitch(const scenario *scn)
 {
+    const flood_values *sc = flood_values_of(scn);
     return (sc->cols - 1) * sc->spacing_mm + 2 * sc->range_mm;
 }
 
@@ -89,8 +90,9 @@ static uint64_t node_links(const areas_geom *g, int64_t i, uint32_t *out)
 
 /* The reach of each row offset, and every border draw: w0 of ctr {a, r, 14, 0} below
  * thr(border_links). */
-static int geometry(const scenario *sc, areas_geom *g, cn_error *err)
+static int geometry(const scenario *scn, areas_geom *g, cn_error *err)
 {
+    const flood_values *sc = flood_values_of(scn);
     memset(g, 0, sizeof *g);
     g->rows = sc->rows;
     g->cols = sc->cols;
@@ -111,7 +113,7 @@ static int geometry(const scenario *sc, areas_geom *g, cn_error *err)
     }
     for (int64_t a = 0; a + 1 < g->count; a++)
         for (int64_t r = 0; r < g->rows; r++) {
-            philox4x32 w = philox_draw(sc->seed, (uint32_t)a, (uint32_t)r, STREAM_AREA_BORDER);
+            philox4x32 w = philox_draw(scn->seed, (uint32_t)a, (uint32_t)r, STREAM_AREA_BORDER);
             g->border[a * g->rows + r] = (uint64_t)w.v[0] < sc->border_threshold;
         }
     return 0;
@@ -160,7 +162,7 @@ int flood_areas_csr(struct model *m, flood_replica *r, dbuf *offsets, dbuf *neig
 {
     uint32_t *off = NULL, *lst = NULL;
     /* the lists have a row for each of the rows x cols x areas nodes, which m->n counts */
-    const int64_t listed = m->sc.rows * m->sc.cols * m->sc.areas;
+    const int64_t listed = flood_values_of(&m->sc)->rows * flood_values_of(&m->sc)->cols * flood_values_of(&m->sc)->areas;
     if (listed != (int64_t)m->n)
         return cn_fail(err, CN_ERR_RUNTIME, "internal error: %u nodes, %lld in the areas",
                        (unsigned)m->n, (long long)listed);

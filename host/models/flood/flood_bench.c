@@ -66,10 +66,11 @@ static int flood_reference(const scenario *sc, run_results *want, char *why, siz
     return bad;
 }
 
-static int64_t flood_size(const scenario *sc, int64_t *pending)
+static int64_t flood_size(const scenario *scn, int64_t *pending)
 {
+    const flood_values *sc = flood_values_of(scn);
     *pending = 0;
-    return scenario_node_count(sc);
+    return flood_node_count(sc);
 }
 
 /* For functions that return a count: sets ERR (bad input) and returns -1. */
@@ -92,12 +93,13 @@ static void metres(char *buf, size_t cap, const char *key, int64_t mm)
 /* N nodes at the density of SC: grid, rows = cols = round(sqrt(N)); uniform, nodes = N and
  * both sides times sqrt(N / nodes); areas, N / count nodes per area. A destination at the
  * last node stays at the last node. */
-static int flood_resize(const scenario *sc, int64_t n, char out[][96], int max, cn_error *err)
+static int flood_resize(const scenario *scn, int64_t n, char out[][96], int max, cn_error *err)
 {
+    const flood_values *sc = flood_values_of(scn);
     int k = 0;
     if (max < 4)
         return fail_count(err, "internal error: too few sizing overrides");
-    int64_t base = scenario_node_count(sc);
+    int64_t base = flood_node_count(sc);
     if (sc->placement == PLACEMENT_AREAS) {
         /* N / count nodes per area, as square as a whole shape allows: rows the largest
          * divisor of N / count not above its square root (150 in 6 areas: 5 x 5; 303000:
@@ -105,7 +107,7 @@ static int flood_resize(const scenario *sc, int64_t n, char out[][96], int max, 
         if (n % sc->areas != 0)
             return fail_count(err, "--sizes: %lld nodes cannot be shared equally by the %lld "
                               "areas of '%s': expected a multiple of %lld", (long long)n,
-                              (long long)sc->areas, sc->path, (long long)sc->areas);
+                              (long long)sc->areas, scn->path, (long long)sc->areas);
         int64_t per = n / sc->areas, rows = 1;
         for (int64_t d = 1; d <= per / d; d++)
             if (per % d == 0)
@@ -124,7 +126,7 @@ static int flood_resize(const scenario *sc, int64_t n, char out[][96], int max, 
         double w = (double)sc->width_mm * f, h = (double)sc->height_mm * f;
         if (w > (double)SCENARIO_MAX_SIDE_MM || h > (double)SCENARIO_MAX_SIDE_MM)
             return fail_count(err, "--sizes: %lld nodes at the density of '%s' need "
-                              "an area side above the largest accepted", (long long)n, sc->path);
+                              "an area side above the largest accepted", (long long)n, scn->path);
         snprintf(out[k++], 96, "topology.nodes=%lld", (long long)n);
         metres(out[k++], 96, "topology.width", llround(w));
         metres(out[k++], 96, "topology.height", llround(h));

@@ -19,12 +19,12 @@
 static int graph_args(struct model *m, flood_replica *r, cl_kernel k, const char *name, int64_t w,
                       cn_error *err)
 {
-    const scenario *sc = &m->sc;
+    const flood_values *sc = flood_values_of(&m->sc);
     const cell_grid *g = &m->grid;
     cl_ulong range2 = (cl_ulong)sc->range_mm * (cl_ulong)sc->range_mm;
     cl_ulong rmin2 = (cl_ulong)sc->range_min_mm * (cl_ulong)sc->range_min_mm;
     cl_ulong link_thr = sc->link_threshold;
-    cl_uint2 key = flood_seed_key(sc);
+    cl_uint2 key = flood_seed_key(&m->sc);
     cl_uint win = (cl_uint)w; /* qudg draws with the window number modulo 2^32 */
     return kernel_args(r->dev, k, name, err, 13, KBUF(r->pos), KARG(m->n), KARG(range2),
                        KARG(g->side), KARG(g->nx), KARG(g->ny), KARG(g->nz),

@@ -10,34 +10,37 @@
 
 /* The scenario's last window of the window loop: the one holding the end of the duration,
  * or without one a window after the bound on every event time (config.h,
- * scenario_flood_horizon). */
-static int64_t last_window(const scenario *sc)
+ * flood_horizon). */
+static int64_t last_window(const scenario *scn)
 {
+    const flood_values *sc = flood_values_of(scn);
     int64_t L = sc->relay_delay_ns;
-    if (sc->duration_ns > 0)
-        return (sc->duration_ns - 1) / L;
-    return scenario_flood_horizon(sc) / L + 1;
+    if (scn->duration_ns > 0)
+        return (scn->duration_ns - 1) / L;
+    return flood_horizon(sc) / L + 1;
 }
 
 /* Packets whole-packet runs launch without flows (flood_packets.c, packets_to_run); -1 with
  * flows, whose count the model checks once it has drawn them (flood_restore). */
-static int64_t whole_packets(const scenario *sc)
+static int64_t whole_packets(const scenario *scn)
 {
+    const flood_values *sc = flood_values_of(scn);
     if (sc->n_flows > 0)
         return -1;
-    if (sc->duration_ns == 0 || sc->interval_ns == 0)
+    if (scn->duration_ns == 0 || sc->interval_ns == 0)
         return sc->packets;
-    if (sc->start_ns >= sc->duration_ns)
+    if (sc->start_ns >= scn->duration_ns)
         return 0;
-    int64_t n = (sc->duration_ns - sc->start_ns + sc->interval_ns - 1) / sc->interval_ns;
+    int64_t n = (scn->duration_ns - sc->start_ns + sc->interval_ns - 1) / sc->interval_ns;
     return n < sc->packets ? n : sc->packets;
 }
 
-static int check_shape(const ckpt_file *in, const scenario *sc, const flood_shape *s,
+static int check_shape(const ckpt_file *in, const scenario *scn, const flood_shape *s,
                        int64_t n, cn_error *err)
 {
+    const flood_values *sc = flood_values_of(scn);
     mobility_segment segs[SCENARIO_MAX_SEGMENTS];
-    int n_segs = scenario_mobility_segments(sc, segs), mobile = 0;
+    int n_segs = flood_mobility_segments(sc, segs), mobile = 0;
     for (int i = 0; i < n_segs; i++)
         mobile |= segs[i].mob->model != MOBILITY_STATIC;
     int scheme = sc->scheme != SCHEME_PROBABILISTIC;
@@ -50,11 +53,11 @@ static int check_shape(const ckpt_file *in, const scenario *sc, const flood_shap
     if (s->whole > 1 || s->mobile != (uint32_t)mobile)
         return ckpt_refuse(in, err, T, "moving nodes %u, whole packets %u: not a run of this "
                            "scenario", s->mobile, s->whole);
-    if (s->flows != (uint32_t)(sc->n_flows > 0) || s->records != (uint32_t)sc->record_packets)
+    if (s->flows != (uint32_t)(sc->n_flows > 0) || s->records != (uint32_t)scn->record_packets)
         return ckpt_refuse(in, err, T, "flows %u, packet records %u: not a run of this "
                            "scenario", s->flows, s->records);
-    if (s->resources != (uint32_t)scenario_has_resources(sc) ||
-        s->energy != (uint32_t)scenario_has_energy(sc))
+    if (s->resources != (uint32_t)flood_has_resources(sc) ||
+        s->energy != (uint32_t)flood_has_energy(sc))
         return ckpt_refuse(in, err, T, "node resources %u, energy %u: not a run of this "
                            "scenario", s->resources, s->energy);
     if (s->entry_bytes != (scheme ? 16u : 8u) || s->scheme_window > (uint32_t)scheme ||
@@ -62,9 +65,9 @@ static int check_shape(const ckpt_file *in, const scenario *sc, const flood_shap
         return ckpt_refuse(in, err, T, "forwarding-scheme state %u with %u-byte transmissions: "
                            "not a run of this scenario", s->scheme_window, s->entry_bytes);
     if (s->parts < 1 || s->parts > s->n || s->parts > 65536 ||
-        (s->parts > 1 && sc->partitions > 0 && (int64_t)s->parts != sc->partitions))
+        (s->parts > 1 && scn->partitions > 0 && (int64_t)s->parts != scn->partitions))
         return ckpt_refuse(in, err, T, "%u partitions for %u nodes and partition.count %lld",
-                           s->parts, s->n, (long long)sc->partitions);
+                           s->parts, s->n, (long long)scn->partitions);
     if (s->slots < 1 || s->slots > 0x7fffffffu)
         return ckpt_refuse(in, err, T, "%u packet slots", s->slots);
     if (s->whole && s->slots > 1u << 20)
@@ -215,11 +218,12 @@ static int check_positions(const ckpt_file *in, const flood_shape *s, const void
 }
 
 /* The window loop's records. */
-static int check_window_loop(const ckpt_file *in, const scenario *sc, const flood_shape *s,
+static int check_window_loop(const ckpt_file *in, const scenario *scn, const flood_shape *s,
                              const flood_scalars *sv, const ckpt_progress *pg, int n_flows,
                              cn_error *err)
 {
-    int64_t last = last_window(sc), L = sc->relay_delay_ns;
+    const flood_values *sc = flood_values_of(scn);
+    int64_t last = last_window(scn), L = sc->relay_delay_ns;
     if (pg->next > last)
         return ckpt_refuse(in, err, CKPT_NEXT, "next window %lld is beyond the scenario's last "
                            "window %lld", (long long)pg->next, (long long)last);
@@ -316,12 +320,13 @@ static int check_sums(const ckpt_file *in, uint32_t tag, const char *what, cn_er
     return rc;
 }
 
-int flood_checkpoint_check(const ckpt_file *in, const scenario *sc, cn_error *err)
+int flood_checkpoint_check(const ckpt_file *in, const scenario *scn, cn_error *err)
 {
+    const flood_values *sc = flood_values_of(scn);
     flood_shape shape;
     flood_scalars sv;
     ckpt_progress pg = {0, 0, 0};
-    int64_t n = scenario_node_count(sc);
+    int64_t n = flood_node_count(sc);
     if (sc->relay_delay_ns <= 0 || n < 1 || n > 0x7fffffffLL)
         return cn_fail(err, CN_ERR_INPUT, "cannot resume from '%s': the flood model runs 1 to "
                        "2^31-1 nodes with a relay delay, and its scenario has %lld nodes",
@@ -331,9 +336,9 @@ int flood_checkpoint_check(const ckpt_file *in, const scenario *sc, cn_error *er
     int rc = ckpt_get(in, T_SHAPE, &shape, sizeof shape, err);
     if (!rc)
         rc = ckpt_get_i64(in, CKPT_NEXT, &pg.next, err);
-    if (!rc && !shape.whole && pg.next > last_window(sc))
+    if (!rc && !shape.whole && pg.next > last_window(scn))
         return ckpt_refuse(in, err, CKPT_NEXT, "next window %lld is beyond the scenario's last "
-                           "window %lld", (long long)pg.next, (long long)last_window(sc));
+                           "window %lld", (long long)pg.next, (long long)last_window(scn));
     /* whole packets run in batches, whose numbers are counts (engine/checkpoint.h) */
     if (!rc && shape.whole)
         rc = ckpt_get_progress_batches(in, &pg, err);
@@ -342,13 +347,13 @@ int flood_checkpoint_check(const ckpt_file *in, const scenario *sc, cn_error *er
     if (!rc)
         rc = ckpt_get(in, T_SCALARS, &sv, sizeof sv, err);
     if (!rc)
-        rc = check_shape(in, sc, &shape, n, err);
+        rc = check_shape(in, scn, &shape, n, err);
     if (rc)
         return rc;
     traffic_flow flows[SCENARIO_MAX_FLOWS];
-    int n_flows = traffic_flows(sc, flows);
-    rc = shape.whole ? check_whole(in, sc, &sv, &pg, err)
-                     : check_window_loop(in, sc, &shape, &sv, &pg, n_flows, err);
+    int n_flows = traffic_flows(scn, flows);
+    rc = shape.whole ? check_whole(in, scn, &sv, &pg, err)
+                     : check_window_loop(in, scn, &shape, &sv, &pg, n_flows, err);
     const void *p = NULL;
     size_t len = 0;
     if (!rc)

@@ -5,7 +5,7 @@
 #define CLNETSIM_FLOOD_CKPT_FORMAT_H
 #include <stdint.h>
 
-#include "config/config.h"
+#include "models/flood/flood_values.h"
 #include "engine/checkpoint.h"
 
 #define T_SHAPE CKPT_TAG('F', 'S', 'H', 'P')     /* flood_shape */

@@ -1,9 +1,10 @@
 /* The flood model's option group: its sections and keys ([topology], [areas],
  * [connectivity], [mobility] and its groups, [traffic] and its flows, [flood], [resources]),
  * the text of its part of docs/keys.md, and its callbacks (the rules in flood_config_checks.c,
- * the named sections in flood_config_groups.c and flood_config_flows.c). Its values still live
- * in struct scenario (config.h), where the flood's code and its oracle read them. Help texts
- * end up in a Markdown table: no '|' in them. */
+ * the named sections in flood_config_groups.c and flood_config_flows.c). Its values are a
+ * flood_values (flood_values.h), kept in a flood scenario's model values, where the flood's
+ * code and its oracle read them (flood_values_of). Help texts end up in a Markdown table: no
+ * '|' in them. */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,7 +12,9 @@
 #include "common/philox.h"
 #include "models/flood/flood_config.h"
 
-#define FIELD(f) offsetof(scenario, f)
+#define FIELD(f) offsetof(flood_values, f)
+_Static_assert(sizeof(flood_values) <= SCENARIO_MODEL_BYTES,
+               "the flood's values must fit a scenario's model values (host/config/config.h)");
 #define FLOW_FIELD(f) offsetof(traffic_flow, f)
 
 /* Largest speed and pause: the draws of docs/model.md compute (w * (max - min + 1)) >> 32 with a
@@ -272,8 +275,9 @@ int flood_first_key;
 
 /* For a grid or areas, nodes is derived from rows x cols: written as a comment so that the
  * dump stays editable (changing rows must not clash with a stale nodes line). */
-static int dump_line(const scenario *sc, int key, const char *value, FILE *out)
+static int dump_line(const scenario *scn, int key, const char *value, FILE *out)
 {
+    const flood_values *sc = flood_values_of(scn);
     if (key == K_NODES && sc->placement == PLACEMENT_GRID) {
         fprintf(out, "; nodes = %s (rows x cols, derived for grid placement)\n", value);
         return 1;
@@ -291,12 +295,14 @@ static int dump_line(const scenario *sc, int key, const char *value, FILE *out)
 static void dump_named(const scenario *sc, int key, FILE *out)
 {
     if (key == K_GROUP_NODES)
-        config_dump_groups(sc, out);
+        config_dump_groups(flood_values_of(sc), out);
 }
+
+static void dump_tail(const scenario *sc, FILE *out) { config_dump_flows(flood_values_of(sc), out); }
 
 static void strays(const load_ctx *ctx, config_stray *s)
 {
-    const scenario *sc = &ctx->sc;
+    const flood_values *sc = flood_load_values(ctx);
     const flood_load *st = flood_load_of(ctx);
     char label[GROUP_NAME_MAX + 24];
     for (int g = 0; g < sc->n_groups; g++) {
@@ -316,11 +322,16 @@ static void strays(const load_ctx *ctx, config_stray *s)
     }
 }
 
-static int has_named(const load_ctx *ctx) { return ctx->sc.n_flows > 0 || ctx->sc.n_groups > 0; }
-
-/* The thresholds of its probabilities, whatever the model (config_finish). */
-static void derive(scenario *sc)
+static int has_named(const load_ctx *ctx)
 {
+    const flood_values *sc = flood_load_values(ctx);
+    return sc->n_flows > 0 || sc->n_groups > 0;
+}
+
+/* The thresholds of its probabilities (config_finish). */
+static void derive(void *values)
+{
+    flood_values *sc = values;
     sc->drop_threshold = philox_threshold(sc->drop.p);
     sc->drop_threshold_max = philox_threshold(sc->drop.p_max);
     sc->link_threshold = philox_threshold(sc->link_probability);
@@ -340,12 +351,13 @@ const model_config flood_config = {
     .first_key = &flood_first_key,
     .named = flood_named,
     .n_named = (int)(sizeof flood_named / sizeof flood_named[0]),
+    .values_size = sizeof(flood_values),
     .load_state_size = sizeof(flood_load),
     .check = flood_config_check,
     .derive = derive,
     .dump_line = dump_line,
     .dump_named = dump_named,
-    .dump_tail = config_dump_flows,
+    .dump_tail = dump_tail,
     .strays = strays,
     .has_named = has_named,
     .reference = "`model = flood` (the default): packets flooded over a network of static or\n"

@@ -5,6 +5,7 @@
 #define CLNETSIM_FLOOD_CONFIG_H
 
 #include "config/config_internal.h"
+#include "models/flood/flood_values.h"
 
 extern const model_config flood_config;
 
@@ -123,15 +124,15 @@ extern int flood_first_key;
 #define FLOW_SECTION "traffic.flow NAME"
 static inline int config_is_flow_key(int key) { return key >= K_FLOW_SOURCE && key <= K_FLOW_SIZE; }
 
-/* What a [mobility.group NAME] section set: its values sit in SC at the offsets of the
+/* What a [mobility.group NAME] section set: its values sit in VALUES at the offsets of the
  * [mobility] keys; KEYS says which of them the section set (the others are inherited). */
 typedef struct group_state {
-    scenario sc;
+    flood_values values;
     key_state keys[CONFIG_MAX_KEYS]; /* keys[K_GROUP_NODES]: where nodes was set */
     key_state opened;            /* where the group was first named */
 } group_state;
 
-/* What a [traffic.flow NAME] section set: its values sit in sc.flows[f] as they are read;
+/* What a [traffic.flow NAME] section set: its values sit in flows[f] as they are read;
  * KEYS says which of them the section set (the others are [traffic]'s, filled in once every
  * value is in). */
 typedef struct flow_state {
@@ -141,13 +142,19 @@ typedef struct flow_state {
 
 /* The flood's state of one load (config_load_state). */
 typedef struct flood_load {
-    group_state groups[SCENARIO_MAX_GROUPS]; /* sc.n_groups of them */
-    flow_state flows[SCENARIO_MAX_FLOWS];    /* sc.n_flows of them */
+    group_state groups[SCENARIO_MAX_GROUPS]; /* n_groups of them */
+    flow_state flows[SCENARIO_MAX_FLOWS];    /* n_flows of them */
 } flood_load;
 
 static inline flood_load *flood_load_of(const load_ctx *ctx)
 {
     return config_load_state(ctx, &flood_config);
+}
+
+/* The flood's values during one load (config_values): what its keys set so far. */
+static inline flood_values *flood_load_values(const load_ctx *ctx)
+{
+    return config_values(ctx, &flood_config);
 }
 
 /* ---- mobility groups (flood_config_groups.c) ---- */
@@ -164,7 +171,7 @@ int config_finish_groups(load_ctx *ctx);
 /* Where a group's KEY came from (its own line, or [mobility]'s when inherited). */
 const char *config_group_key_where(const load_ctx *ctx, int g, int key, char *buf, size_t size);
 /* Writes the groups' sections as config_dump does for the fixed ones. */
-void config_dump_groups(const scenario *sc, FILE *out);
+void config_dump_groups(const flood_values *sc, FILE *out);
 /* "0-99, 200" for group G's ranges. */
 void config_format_ranges(const mobility_group *g, char *buf, size_t size);
 
@@ -184,7 +191,7 @@ int config_assign_flow(load_ctx *ctx, const char *section, const char *name, con
  * values, then every flow's rules are checked. */
 int config_finish_flows(load_ctx *ctx);
 /* Writes the flows' sections, every key with its effective value. */
-void config_dump_flows(const scenario *sc, FILE *out);
+void config_dump_flows(const flood_values *sc, FILE *out);
 
 /* ---- the rules (flood_config_checks.c) ---- */
 

@@ -17,7 +17,7 @@
 /* A field in its INI unit, for messages. */
 static const char *value_text(const load_ctx *ctx, int key, char *buf, size_t size)
 {
-    config_format_value(&ctx->sc, key, buf, size);
+    config_format_loaded(ctx, key, buf, size);
     return buf;
 }
 
@@ -25,7 +25,7 @@ static const char *value_text(const load_ctx *ctx, int key, char *buf, size_t si
  * and one column, a spacing > 0. */
 static int check_lattice(load_ctx *ctx, const char *placement)
 {
-    const scenario *sc = &ctx->sc;
+    const flood_values *sc = flood_load_values(ctx);
     char where[300];
     if (sc->rows < 1 || sc->cols < 1)
         return cn_fail(ctx->err, CN_ERR_INPUT,
@@ -42,7 +42,7 @@ static int check_lattice(load_ctx *ctx, const char *placement)
 
 static int check_grid(load_ctx *ctx)
 {
-    scenario *sc = &ctx->sc;
+    flood_values *sc = flood_load_values(ctx);
     char where[300], a[64], b[64];
     int rc = check_lattice(ctx, "grid");
     if (rc)
@@ -84,7 +84,7 @@ static int check_grid(load_ctx *ctx)
  * Every coordinate must stay within the side limit of the squared distances. */
 static int check_areas(load_ctx *ctx)
 {
-    scenario *sc = &ctx->sc;
+    flood_values *sc = flood_load_values(ctx);
     char where[300], a[64], b[64];
     int rc = check_lattice(ctx, "areas");
     if (rc)
@@ -131,7 +131,7 @@ static int check_areas(load_ctx *ctx)
  * areas cross any spatial partition's reach box, so the run keeps one partition. */
 static int check_areas_restrictions(load_ctx *ctx)
 {
-    scenario *sc = &ctx->sc;
+    flood_values *sc = flood_load_values(ctx);
     char where[300], a[64];
     static const char *const mob_names[] = {"static", "rwp", "linear", "random_walk",
                                             "random_direction", "grid_walk"};
@@ -157,19 +157,19 @@ static int check_areas_restrictions(load_ctx *ctx)
                        "max_neighbors = 0 (no cap)",
                        WHERE(K_MAX_NEIGHBORS, K_PLACEMENT),
                        value_text(ctx, K_MAX_NEIGHBORS, a, sizeof a));
-    if (sc->partitions > 1)
+    if (ctx->sc.partitions > 1)
         return cn_fail(ctx->err, CN_ERR_INPUT,
                        "%s: [partition] count = %lld: placement = areas runs in one partition "
                        "(the links between areas reach beyond any partition's tile); expected "
                        "count = 0 or 1",
-                       WHERE(K_PARTITIONS, K_PLACEMENT), (long long)sc->partitions);
+                       WHERE(K_PARTITIONS, K_PLACEMENT), (long long)ctx->sc.partitions);
     return 0;
 }
 
 /* A mobile grid needs an area for its waypoints: by default the one the grid covers. */
-static void default_grid_area(scenario *sc)
+static void default_grid_area(flood_values *sc)
 {
-    if (sc->placement != PLACEMENT_GRID || !scenario_is_mobile(sc))
+    if (sc->placement != PLACEMENT_GRID || !flood_is_mobile(sc))
         return;
     if (sc->width_mm == 0)
         sc->width_mm = (sc->cols - 1) * sc->spacing_mm;
@@ -179,7 +179,7 @@ static void default_grid_area(scenario *sc)
 
 static int check_uniform(load_ctx *ctx)
 {
-    scenario *sc = &ctx->sc;
+    flood_values *sc = flood_load_values(ctx);
     char where[300], a[64], b[64];
     if (sc->nodes < 2)
         return cn_fail(ctx->err, CN_ERR_INPUT,
@@ -197,7 +197,7 @@ static int check_uniform(load_ctx *ctx)
 
 static int check_traffic(load_ctx *ctx)
 {
-    scenario *sc = &ctx->sc;
+    flood_values *sc = flood_load_values(ctx);
     char where[300], a[64], b[64];
     int64_t n = sc->nodes;
     if (sc->source >= n)
@@ -246,7 +246,7 @@ static int check_traffic(load_ctx *ctx)
  * "[mobility.group NAME]") in messages. */
 static int check_mobility(load_ctx *ctx, const char *label)
 {
-    scenario *sc = &ctx->sc;
+    flood_values *sc = flood_load_values(ctx);
     char where[300], a[64], b[64];
     if (sc->mob.speed_min_mm_s > sc->mob.speed_max_mm_s)
         return cn_fail(ctx->err, CN_ERR_INPUT,
@@ -301,7 +301,7 @@ static int check_mobility(load_ctx *ctx, const char *label)
 
 static int check_connectivity(load_ctx *ctx)
 {
-    scenario *sc = &ctx->sc;
+    flood_values *sc = flood_load_values(ctx);
     char where[300], a[64], b[64];
     if (sc->connectivity == CONNECTIVITY_QUDG && sc->range_min_mm > sc->range_mm)
         return cn_fail(ctx->err, CN_ERR_INPUT,
@@ -322,7 +322,7 @@ static int check_connectivity(load_ctx *ctx)
  * "Forwarding schemes"), so the delay must be a multiple of the window length. */
 static int check_assessment(load_ctx *ctx)
 {
-    scenario *sc = &ctx->sc;
+    flood_values *sc = flood_load_values(ctx);
     char where[300], a[64], b[64];
     /* relay_delay > 0: its key refuses 0 */
     if (sc->assessment_delay_ns % sc->relay_delay_ns != 0)
@@ -350,7 +350,7 @@ static int check_assessment(load_ctx *ctx)
  * beyond it would stop every relay. */
 static int check_distance(load_ctx *ctx)
 {
-    scenario *sc = &ctx->sc;
+    flood_values *sc = flood_load_values(ctx);
     char where[300], a[64], b[64];
     if (sc->distance_threshold_mm == 0)
         return cn_fail(ctx->err, CN_ERR_INPUT,
@@ -373,7 +373,7 @@ static int check_distance(load_ctx *ctx)
  * ignored, so that -s flood.scheme=probabilistic runs a scenario written for another one. */
 static int check_scheme(load_ctx *ctx)
 {
-    scenario *sc = &ctx->sc;
+    flood_values *sc = flood_load_values(ctx);
     sc->assessment_windows = 0; /* probabilistic relays L after the first reception */
     if (sc->scheme == SCHEME_PROBABILISTIC)
         return 0;
@@ -385,13 +385,13 @@ static int check_scheme(load_ctx *ctx)
 
 static int check_partitions(load_ctx *ctx)
 {
-    scenario *sc = &ctx->sc;
+    flood_values *sc = flood_load_values(ctx);
     char where[300];
-    if (sc->partitions > sc->nodes)
+    if (ctx->sc.partitions > sc->nodes)
         return cn_fail(ctx->err, CN_ERR_INPUT,
                        "%s: [partition] count = %lld: a scenario of %lld nodes has at most %lld "
                        "partitions (one node each)",
-                       WHERE(K_PARTITIONS, K_NODES, K_ROWS, K_COLS), (long long)sc->partitions,
+                       WHERE(K_PARTITIONS, K_NODES, K_ROWS, K_COLS), (long long)ctx->sc.partitions,
                        (long long)sc->nodes, (long long)sc->nodes);
     return 0;
 }
@@ -399,13 +399,13 @@ static int check_partitions(load_ctx *ctx)
 /* What of [resources] is on, for messages: "rx_capacity = 2", "energy_budget = 5" or both. */
 static const char *resources_text(const load_ctx *ctx, char *buf, size_t size)
 {
-    const scenario *sc = &ctx->sc;
+    const flood_values *sc = flood_load_values(ctx);
     char m[48] = "", e[96] = "";
     if (sc->rx_capacity > 0)
         snprintf(m, sizeof m, "rx_capacity = %lld", (long long)sc->rx_capacity);
-    if (scenario_has_energy(sc)) {
+    if (flood_has_energy(sc)) {
         char v[64];
-        config_format_value(sc, K_ENERGY_BUDGET, v, sizeof v);
+        config_format_loaded(ctx, K_ENERGY_BUDGET, v, sizeof v);
         snprintf(e, sizeof e, "energy_budget = %s", v);
     }
     snprintf(buf, size, "%s%s%s", m, m[0] && e[0] ? " and " : "", e);
@@ -417,7 +417,7 @@ static const char *resources_text(const load_ctx *ctx, char *buf, size_t size)
 static int check_cost(load_ctx *ctx, const char *name, int k_fixed, int k_per_byte,
                       int64_t fixed, int64_t per_byte)
 {
-    const scenario *sc = &ctx->sc;
+    const flood_values *sc = flood_load_values(ctx);
     char where[300], a[64], b[64], c[64];
     int64_t size = sc->size_bytes, cost = 0;
     for (int f = 0; f < sc->n_flows; f++)
@@ -438,18 +438,18 @@ static int check_cost(load_ctx *ctx, const char *name, int k_fixed, int k_per_by
  * energy_spent_nj counter. */
 static int check_resources(load_ctx *ctx)
 {
-    scenario *sc = &ctx->sc;
+    flood_values *sc = flood_load_values(ctx);
     char where[300], on[160], a[64];
-    if (!scenario_has_resources(sc))
+    if (!flood_has_resources(sc))
         return 0;
     resources_text(ctx, on, sizeof on);
-    if (sc->partitions > 1)
+    if (ctx->sc.partitions > 1)
         return cn_fail(ctx->err, CN_ERR_INPUT,
                        "%s: [partition] count = %lld with [resources] %s: node resources are "
                        "decided in one partition; expected [partition] count = 0 or 1",
                        WHERE(K_PARTITIONS, K_RX_CAPACITY, K_ENERGY_BUDGET),
-                       (long long)sc->partitions, on);
-    if (!scenario_has_energy(sc))
+                       (long long)ctx->sc.partitions, on);
+    if (!flood_has_energy(sc))
         return 0;
     int64_t total = 0;
     if (__builtin_mul_overflow(sc->energy_budget.b_nj, sc->nodes, &total))
@@ -470,19 +470,27 @@ static int check_resources(load_ctx *ctx)
  * group's values and origins stand in for [mobility]'s. */
 static int check_group_mobility(load_ctx *ctx, int g)
 {
+    const flood_values *sc = flood_load_values(ctx);
     load_ctx *view = malloc(sizeof *view);
-    if (!view)
+    flood_values *values = malloc(sizeof *values);
+    if (!view || !values) {
+        free(view);
+        free(values);
         return cn_fail(ctx->err, CN_ERR_RUNTIME, "out of memory checking the mobility groups");
+    }
     memcpy(view, ctx, sizeof *view);
-    view->sc.mob = ctx->sc.groups[g].mob;
+    memcpy(values, sc, sizeof *values);
+    values->mob = sc->groups[g].mob;
+    view->group_values[config_key_group_index(K_MOBILITY)] = values;
     const group_state *st = &flood_load_of(ctx)->groups[g];
     for (int k = 0; k < config_key_count(); k++)
         if (strcmp(config_key_at(k)->section, "mobility") == 0 &&
             st->keys[k].origin != ORIGIN_DEFAULT)
             view->keys[k] = st->keys[k];
     char label[GROUP_NAME_MAX + 24];
-    snprintf(label, sizeof label, "[mobility.group %s]", ctx->sc.groups[g].name);
+    snprintf(label, sizeof label, "[mobility.group %s]", sc->groups[g].name);
     int rc = check_mobility(view, label);
+    free(values);
     free(view);
     return rc;
 }
@@ -506,7 +514,7 @@ static wide interval_max(const time_law *law)
 }
 
 /* The latest departure any source can make, or 2^100 when a flow has no packet limit. */
-static wide last_departure(const scenario *sc)
+static wide last_departure(const flood_values *sc)
 {
     if (sc->n_flows == 0)
         return (wide)sc->start_ns + (wide)(sc->packets - 1) * (wide)sc->interval_ns;
@@ -530,14 +538,14 @@ static void format_wide_seconds(wide ns, char *buf, size_t size)
 }
 
 /* The chain of relays after the last departure: at most LINKS of STEP ns each. */
-static void relay_chain(const scenario *sc, wide *links, wide *step)
+static void relay_chain(const flood_values *sc, wide *links, wide *step)
 {
     *step = (wide)sc->relay_delay_ns +
             (sc->scheme == SCHEME_PROBABILISTIC ? 0 : (wide)sc->assessment_delay_ns);
     *links = (wide)(sc->ttl > 0 && sc->ttl < sc->nodes ? sc->ttl : sc->nodes);
 }
 
-int64_t scenario_flood_horizon(const scenario *sc)
+int64_t flood_horizon(const flood_values *sc)
 {
     wide links, step;
     relay_chain(sc, &links, &step);
@@ -547,19 +555,19 @@ int64_t scenario_flood_horizon(const scenario *sc)
 
 static int check_horizon(load_ctx *ctx)
 {
-    const scenario *sc = &ctx->sc;
+    const flood_values *sc = flood_load_values(ctx);
     char where[300], a[64], b[64], c[64], d[64];
     const wide limit = (wide)SCENARIO_MAX_TIME_NS;
     wide links, step;
     relay_chain(sc, &links, &step);
     wide last = last_departure(sc);
     wide flood_end = last + links * step + (wide)sc->relay_delay_ns;
-    wide stop_end = (wide)sc->duration_ns + step + (wide)sc->relay_delay_ns;
-    if (flood_end <= limit || (sc->duration_ns > 0 && stop_end <= limit))
+    wide stop_end = (wide)ctx->sc.duration_ns + step + (wide)sc->relay_delay_ns;
+    if (flood_end <= limit || (ctx->sc.duration_ns > 0 && stop_end <= limit))
         return 0;
     format_scaled(SCENARIO_MAX_TIME_NS, 9, c, sizeof c);
     format_wide_seconds(step, b, sizeof b);
-    if (sc->duration_ns > 0) {
+    if (ctx->sc.duration_ns > 0) {
         wide room = limit - (step + (wide)sc->relay_delay_ns < limit
                                  ? step + (wide)sc->relay_delay_ns : limit);
         format_wide_seconds(room, d, sizeof d);
@@ -589,24 +597,25 @@ static int check_horizon(load_ctx *ctx)
  * mobile grid, flows, assessment windows). */
 int flood_config_check(load_ctx *ctx)
 {
-    int rc = ctx->sc.placement == PLACEMENT_GRID    ? check_grid(ctx)
-             : ctx->sc.placement == PLACEMENT_AREAS ? check_areas(ctx)
-                                                    : check_uniform(ctx);
+    const flood_values *sc = flood_load_values(ctx);
+    int rc = sc->placement == PLACEMENT_GRID    ? check_grid(ctx)
+             : sc->placement == PLACEMENT_AREAS ? check_areas(ctx)
+                                                : check_uniform(ctx);
     if (rc == 0)
         rc = config_finish_groups(ctx);
     if (rc == 0)
-        default_grid_area(&ctx->sc);
+        default_grid_area(flood_load_values(ctx));
     if (rc == 0)
         rc = check_traffic(ctx);
     if (rc == 0)
         rc = config_finish_flows(ctx);
     if (rc == 0)
         rc = check_mobility(ctx, "[mobility]");
-    for (int g = 0; rc == 0 && g < ctx->sc.n_groups; g++)
+    for (int g = 0; rc == 0 && g < sc->n_groups; g++)
         rc = check_group_mobility(ctx, g);
     if (rc == 0)
         rc = check_partitions(ctx);
-    if (rc == 0 && ctx->sc.placement == PLACEMENT_AREAS)
+    if (rc == 0 && sc->placement == PLACEMENT_AREAS)
         rc = check_areas_restrictions(ctx);
     if (rc == 0)
         rc = check_connectivity(ctx);
@@ -619,17 +628,17 @@ int flood_config_check(load_ctx *ctx)
     return rc;
 }
 
-int scenario_has_energy(const scenario *sc)
+int flood_has_energy(const flood_values *sc)
 {
     return sc->energy_budget.law != LAW_CONSTANT || sc->energy_budget.a_nj > 0;
 }
 
-int scenario_has_resources(const scenario *sc)
+int flood_has_resources(const flood_values *sc)
 {
-    return sc->rx_capacity > 0 || scenario_has_energy(sc);
+    return sc->rx_capacity > 0 || flood_has_energy(sc);
 }
 
-int64_t scenario_node_count(const scenario *sc)
+int64_t flood_node_count(const flood_values *sc)
 {
     if (sc->placement == PLACEMENT_AREAS)
         return sc->areas * sc->rows * sc->cols;

@@ -36,7 +36,7 @@ static int traffic_key(int key)
  * SCENARIO_MAX_FLOWS. */
 static int flow_index(load_ctx *ctx, const char *name, const char *where, key_state origin)
 {
-    scenario *sc = &ctx->sc;
+    flood_values *sc = flood_load_values(ctx);
     for (int f = 0; f < sc->n_flows; f++)
         if (strcmp(sc->flows[f].name, name) == 0)
             return f;
@@ -139,7 +139,7 @@ int config_assign_flow(load_ctx *ctx, const char *section, const char *name, con
                        where, fname, name, st->keys[key].line);
     char label[GROUP_NAME_MAX + 16];
     snprintf(label, sizeof label, "traffic.flow %s", fname);
-    traffic_flow *fl = &ctx->sc.flows[f];
+    traffic_flow *fl = &flood_load_values(ctx)->flows[f];
     int rc = key == K_FLOW_SOURCE ? set_sources(ctx, fl, label, value, where)
                                   : config_set_value_at(ctx, fl, label, key, value, where);
     if (rc != 0)
@@ -208,8 +208,8 @@ static void format_sources(const traffic_flow *fl, char *buf, size_t size)
 /* Fills in what flow F did not set from [traffic] (whose destination is resolved). */
 static void inherit(load_ctx *ctx, int f)
 {
-    const scenario *sc = &ctx->sc;
-    traffic_flow *fl = &ctx->sc.flows[f];
+    const flood_values *sc = flood_load_values(ctx);
+    traffic_flow *fl = &flood_load_values(ctx)->flows[f];
     const key_state *own = flood_load_of(ctx)->flows[f].keys;
     if (own[K_FLOW_SOURCE].origin == ORIGIN_DEFAULT) {
         fl->all_sources = 0;
@@ -256,18 +256,18 @@ static int check_law_max(load_ctx *ctx, int f, int64_t b_ns, int key, const char
     if (b_ns <= config_key_at(key)->max)
         return 0;
     char where[300], a[96], b[32];
-    config_format_value_at(&ctx->sc.flows[f], key, a, sizeof a);
+    config_format_value_at(&flood_load_values(ctx)->flows[f], key, a, sizeof a);
     format_scaled(config_key_at(key)->max, 9, b, sizeof b);
     return cn_fail(ctx->err, CN_ERR_INPUT,
                    "%s: [traffic.flow %s] %s = %s s%s: expected at most %s s (the %s of a flow)",
-                   WHERE(key), ctx->sc.flows[f].name, config_key_at(key)->name, a,
+                   WHERE(key), flood_load_values(ctx)->flows[f].name, config_key_at(key)->name, a,
                    from_traffic(ctx, f, key), b, what);
 }
 
 static int check_flow(load_ctx *ctx, int f)
 {
-    const scenario *sc = &ctx->sc;
-    traffic_flow *fl = &ctx->sc.flows[f];
+    const flood_values *sc = flood_load_values(ctx);
+    traffic_flow *fl = &flood_load_values(ctx)->flows[f];
     const char *name = fl->name;
     int64_t nodes = sc->nodes;
     char where[300], src[256], a[96];
@@ -313,7 +313,7 @@ static int check_flow(load_ctx *ctx, int f)
                        "%s: [traffic.flow %s] source = all has no node but the destination: "
                        "expected at least one source",
                        WHERE(K_FLOW_SOURCE, K_FLOW_DESTINATION), name);
-    if (fl->packets == 0 && sc->duration_ns == 0)
+    if (fl->packets == 0 && ctx->sc.duration_ns == 0)
         return cn_fail(ctx->err, CN_ERR_INPUT,
                        "%s: [traffic.flow %s] packets = 0 (no limit) with [simulation] duration "
                        "= 0: expected duration > 0 s when packets = 0",
@@ -334,7 +334,7 @@ static int check_flow(load_ctx *ctx, int f)
 
 int config_finish_flows(load_ctx *ctx)
 {
-    for (int f = 0; f < ctx->sc.n_flows; f++) {
+    for (int f = 0; f < flood_load_values(ctx)->n_flows; f++) {
         inherit(ctx, f);
         int rc = check_flow(ctx, f);
         if (rc != 0)
@@ -343,7 +343,7 @@ int config_finish_flows(load_ctx *ctx)
     return 0;
 }
 
-void config_dump_flows(const scenario *sc, FILE *out)
+void config_dump_flows(const flood_values *sc, FILE *out)
 {
     for (int f = 0; f < sc->n_flows; f++) {
         const traffic_flow *fl = &sc->flows[f];

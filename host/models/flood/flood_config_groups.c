@@ -3,6 +3,7 @@
  * the groups share. Nodes of no group move by [mobility]. A node's draws are those of its id
  * (docs/models.md), so moving a node from one group to another changes only that node. */
 #include <ctype.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,7 @@ int config_is_group_section(const char *section)
  * SCENARIO_MAX_GROUPS. */
 static int group_index(load_ctx *ctx, const char *name, const char *where, key_state origin)
 {
-    scenario *sc = &ctx->sc;
+    flood_values *sc = flood_load_values(ctx);
     for (int g = 0; g < sc->n_groups; g++)
         if (strcmp(sc->groups[g].name, name) == 0)
             return g;
@@ -97,11 +98,11 @@ int config_assign_group(load_ctx *ctx, const char *section, const char *name, co
                        where, gname, name, st->keys[key].line);
     char label[GROUP_NAME_MAX + 16];
     snprintf(label, sizeof label, "mobility.group %s", gname);
-    mobility_group *grp = &ctx->sc.groups[g];
+    mobility_group *grp = &flood_load_values(ctx)->groups[g];
     int rc = key == K_GROUP_NODES
                  ? config_parse_id_ranges(ctx, label, key, value, where, GROUP_MAX_RANGES,
                                           grp->first, grp->last, &grp->n_ranges)
-                 : config_set_value_in(ctx, &st->sc, label, key, value, where);
+                 : config_set_value_at(ctx, &st->values, label, key, value, where);
     if (rc != 0)
         return CN_ERR_INPUT;
     st->keys[key] = origin;
@@ -137,7 +138,7 @@ static int by_first(const void *a, const void *b)
 
 /* All ranges of SC's groups, sorted by first id: at most SCENARIO_MAX_GROUPS x
  * GROUP_MAX_RANGES entries. */
-static int sorted_ranges(const scenario *sc, id_range *out)
+static int sorted_ranges(const flood_values *sc, id_range *out)
 {
     int n = 0;
     for (int g = 0; g < sc->n_groups; g++)
@@ -150,7 +151,7 @@ static int sorted_ranges(const scenario *sc, id_range *out)
 
 int config_finish_groups(load_ctx *ctx)
 {
-    scenario *sc = &ctx->sc;
+    flood_values *sc = flood_load_values(ctx);
     char where[300], text[200];
     for (int g = 0; g < sc->n_groups; g++) {
         mobility_group *grp = &sc->groups[g];
@@ -177,9 +178,9 @@ int config_finish_groups(load_ctx *ctx)
             if (strcmp(config_key_at(k)->section, "mobility") != 0 ||
                 st->keys[k].origin == ORIGIN_DEFAULT)
                 continue;
-            size_t off = config_key_at(k)->offset - offsetof(scenario, mob);
+            size_t off = config_key_at(k)->offset - offsetof(flood_values, mob);
             size_t bytes = config_key_at(k)->type == KT_CHOICE ? sizeof(int) : sizeof(int64_t);
-            memcpy((char *)&grp->mob + off, (const char *)&st->sc.mob + off, bytes);
+            memcpy((char *)&grp->mob + off, (const char *)&st->values.mob + off, bytes);
         }
     }
     id_range all[SCENARIO_MAX_GROUPS * GROUP_MAX_RANGES];
@@ -212,7 +213,7 @@ int config_finish_groups(load_ctx *ctx)
     return 0;
 }
 
-void config_dump_groups(const scenario *sc, FILE *out)
+void config_dump_groups(const flood_values *sc, FILE *out)
 {
     for (int g = 0; g < sc->n_groups; g++) {
         const mobility_group *grp = &sc->groups[g];
@@ -220,13 +221,13 @@ void config_dump_groups(const scenario *sc, FILE *out)
         config_format_ranges(grp, text, sizeof text);
         fprintf(out, "\n[mobility.group %s]\nnodes = %s\n", grp->name, text);
         /* every key, so that the dump does not depend on [mobility] staying as it is */
-        scenario view;
+        flood_values view;
         memset(&view, 0, sizeof view);
         view.mob = grp->mob;
         for (int k = 0; k < config_key_count(); k++) {
             if (strcmp(config_key_at(k)->section, "mobility") != 0)
                 continue;
-            config_format_value(&view, k, text, sizeof text);
+            config_format_value_at(&view, k, text, sizeof text);
             fprintf(out, "%s = %s\n", config_key_at(k)->name, text);
         }
     }
@@ -234,7 +235,7 @@ void config_dump_groups(const scenario *sc, FILE *out)
 
 /* ---- questions the engine and the tools ask -------------------------------------------- */
 
-const mobility_params *scenario_node_mobility(const scenario *sc, int64_t id)
+const mobility_params *flood_node_mobility(const flood_values *sc, int64_t id)
 {
     for (int g = 0; g < sc->n_groups; g++)
         for (int r = 0; r < sc->groups[g].n_ranges; r++)
@@ -243,11 +244,11 @@ const mobility_params *scenario_node_mobility(const scenario *sc, int64_t id)
     return &sc->mob;
 }
 
-int scenario_mobility_segments(const scenario *sc, mobility_segment *out)
+int flood_mobility_segments(const flood_values *sc, mobility_segment *out)
 {
     id_range all[SCENARIO_MAX_GROUPS * GROUP_MAX_RANGES];
     int n = sorted_ranges(sc, all), count = 0;
-    int64_t nodes = scenario_node_count(sc), at = 0;
+    int64_t nodes = flood_node_count(sc), at = 0;
     for (int i = 0; i <= n && at < nodes; i++) {
         int64_t first = i < n ? all[i].first : nodes;
         if (first > nodes)
@@ -275,20 +276,20 @@ int scenario_mobility_segments(const scenario *sc, mobility_segment *out)
     return count;
 }
 
-int scenario_is_mobile(const scenario *sc)
+int flood_is_mobile(const flood_values *sc)
 {
     mobility_segment seg[SCENARIO_MAX_SEGMENTS];
-    int n = scenario_mobility_segments(sc, seg);
+    int n = flood_mobility_segments(sc, seg);
     for (int i = 0; i < n; i++)
         if (seg[i].mob->model != MOBILITY_STATIC)
             return 1;
     return 0;
 }
 
-int64_t scenario_speed_max(const scenario *sc)
+int64_t flood_speed_max(const flood_values *sc)
 {
     mobility_segment seg[SCENARIO_MAX_SEGMENTS];
-    int n = scenario_mobility_segments(sc, seg);
+    int n = flood_mobility_segments(sc, seg);
     int64_t v = 0;
     for (int i = 0; i < n; i++)
         if (seg[i].mob->model != MOBILITY_STATIC && seg[i].mob->speed_max_mm_s > v)
@@ -296,10 +297,10 @@ int64_t scenario_speed_max(const scenario *sc)
     return v;
 }
 
-int scenario_wraps(const scenario *sc)
+int flood_wraps(const flood_values *sc)
 {
     mobility_segment seg[SCENARIO_MAX_SEGMENTS];
-    int n = scenario_mobility_segments(sc, seg);
+    int n = flood_mobility_segments(sc, seg);
     for (int i = 0; i < n; i++) {
         int m = seg[i].mob->model;
         if ((m == MOBILITY_LINEAR || m == MOBILITY_RANDOM_WALK ||

@@ -65,7 +65,7 @@ static uint64_t lattice_degree(int64_t rows, int64_t cols, int64_t spacing, int6
  * spread of a random placement: *ESTIMATED is set). */
 static uint64_t graph_links(const struct model *m, int *estimated)
 {
-    const scenario *sc = &m->sc;
+    const flood_values *sc = flood_values_of(&m->sc);
     uint64_t n = m->n, degree;
     *estimated = 0;
     if (sc->placement == PLACEMENT_GRID) {
@@ -102,13 +102,13 @@ static uint64_t scan_bytes(const device_ctx *dev, uint64_t len)
 void flood_memory_estimate(struct model *m, const device_ctx *dev, int64_t packets,
                            flood_memory *out)
 {
-    const scenario *sc = &m->sc;
+    const flood_values *sc = flood_values_of(&m->sc);
     uint64_t n = m->n, words = m->words;
     *out = (flood_memory){0};
     /* whole packets or the window loop, as flood_create will decide: one partition when
      * the scenario asks for none or one (make_partitions) */
-    uint32_t parts = sc->partitions > 1 && sc->placement != PLACEMENT_AREAS
-                         ? (uint32_t)sc->partitions : 1;
+    uint32_t parts = m->sc.partitions > 1 && sc->placement != PLACEMENT_AREAS
+                         ? (uint32_t)m->sc.partitions : 1;
     uint32_t saved = m->n_parts;
     m->n_parts = parts;
     int whole = flood_packets_wanted(m);
@@ -152,7 +152,7 @@ void flood_memory_estimate(struct model *m, const device_ctx *dev, int64_t packe
     add(out, "frontiers", 2 * entries * 8 + exported, entries * 8, !whole);
     /* node resources (flood_resources.c): energy and death times, the transmission lists,
      * the nodes reached and the transmitters, and one entry per frontier relay */
-    if (scenario_has_resources(sc))
+    if (flood_has_resources(sc))
         add(out, "node resources", n * (8 + 8 + 4 + 4 + 4) + max_u64(entries, 256) * 16,
             max_u64(n * 8, max_u64(entries, 256) * 16), 0);
     uint64_t flows = m->flows ? slots * 24 : 0;

@@ -203,7 +203,7 @@ struct model {
     uint32_t n;             /* nodes */
     uint32_t words;         /* uint32 words of one slot's seen bitset */
     int mobile;
-    /* mobility: runs of ids with the same parameters (scenario_mobility_segments, pointing
+    /* mobility: runs of ids with the same parameters (flood_mobility_segments, pointing
      * into SC), how many of them move, and the one that does when it is the only one
      * (MOVING_SEG); ids [MOVE_FIRST, MOVE_END) span every moving run. The fastest speed and
      * whether a node can wrap across the area bound the reach of a step. */

@@ -51,15 +51,16 @@ enum {
 #define PACKET_ROUNDS 8
 
 /* Packets created before the end of the run: t_k < duration, or all without a duration. */
-static int64_t packets_to_run(const scenario *sc)
+static int64_t packets_to_run(const scenario *scn)
 {
-    if (sc->duration_ns == 0)
+    const flood_values *sc = flood_values_of(scn);
+    if (scn->duration_ns == 0)
         return sc->packets;
-    if (sc->start_ns >= sc->duration_ns)
+    if (sc->start_ns >= scn->duration_ns)
         return 0;
     if (sc->interval_ns == 0)
         return sc->packets;
-    int64_t n = (sc->duration_ns - sc->start_ns + sc->interval_ns - 1) / sc->interval_ns;
+    int64_t n = (scn->duration_ns - sc->start_ns + sc->interval_ns - 1) / sc->interval_ns;
     return n < sc->packets ? n : sc->packets;
 }
 
@@ -468,7 +469,7 @@ int flood_packets_run(struct model *m, flood_replica *r, int chunk, cl_event *ev
                       cn_error *err)
 {
     device_ctx *d = r->dev;
-    const scenario *sc = &m->sc;
+    const flood_values *sc = flood_values_of(&m->sc);
     if (chunk < 0 || chunk >= m->pk_chunks || m->pk_count[chunk] == 0)
         return cn_fail(err, CN_ERR_RUNTIME, "internal error: no packet chunk %d", chunk);
     cl_uint k0 = (cl_uint)m->pk_k0[chunk], count = (cl_uint)m->pk_count[chunk], n = m->n;
@@ -644,7 +645,7 @@ int flood_packets_end(struct model *m, window_outcome *out, cn_error *err)
     /* the simulated time they reached, for checkpoints in simulated time: the creation time
      * of the last packet launched */
     int64_t last = m->pk_next > 0 ? m->pk_next - 1 : 0;
-    out->reached = m->sc.start_ns + last * m->sc.interval_ns;
+    out->reached = flood_values_of(&m->sc)->start_ns + last * flood_values_of(&m->sc)->interval_ns;
     if (m->flows) {
         int64_t q = m->pk_next - m->pk_round_k0 - 1;
         const uint32_t *e = m->pk_tab_host + 4 * (q > 0 ? q : 0);
@@ -681,7 +682,7 @@ void flood_interrupted_results(struct model *m, run_results *r)
     results_set(r, "generated", m->pk_next);
     departure dep;
     if (!m->flows)
-        r->reached_ns = m->sc.start_ns + m->pk_next * m->sc.interval_ns;
+        r->reached_ns = flood_values_of(&m->sc)->start_ns + m->pk_next * flood_values_of(&m->sc)->interval_ns;
     else if (departures_peek(m->deps, &dep))
         r->reached_ns = dep.t;
 }

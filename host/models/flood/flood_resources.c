@@ -48,7 +48,7 @@ static int make(flood_replica *r, const char *name, cl_kernel *k, size_t *ls, cn
 /* Each flow's costs (nJ): a transmission, then an accepted copy, of a packet of its size. */
 static int write_costs(struct model *m, flood_replica *r, cn_error *err)
 {
-    const scenario *sc = &m->sc;
+    const flood_values *sc = flood_values_of(&m->sc);
     int n = sc->n_flows > 0 ? sc->n_flows : 1;
     cl_long costs[2 * SCENARIO_MAX_FLOWS];
     for (int f = 0; f < n; f++) {
@@ -98,7 +98,7 @@ static int setup_replica(struct model *m, flood_replica *r, cn_error *err)
     cl_kernel k = NULL;
     if (!rc)
         rc = device_create_kernel(d, r->prog, "flood.res_init", &k, err);
-    const energy_law *e = &m->sc.energy_budget;
+    const energy_law *e = &flood_values_of(&m->sc)->energy_budget;
     cl_uint2 key = flood_seed_key(&m->sc);
     cl_long a = m->energy ? e->a_nj : 0, b = m->energy ? e->b_nj : 0;
     cl_int uniform = m->energy && e->law == LAW_UNIFORM;
@@ -150,7 +150,7 @@ static int link_args(struct model *m, flood_replica *r, cl_kernel k, karg_cache 
         return kernel_args_cached(r->dev, k, cache, name, err, first, 3, KBUF(m->offsets[0]),
                                   KBUF(m->neighbours[0]), KBUF(r->pos));
     const cell_grid *g = &m->grid;
-    cl_ulong range2 = (cl_ulong)m->sc.range_mm * (cl_ulong)m->sc.range_mm;
+    cl_ulong range2 = (cl_ulong)flood_values_of(&m->sc)->range_mm * (cl_ulong)flood_values_of(&m->sc)->range_mm;
     return kernel_args_cached(r->dev, k, cache, name, err, first, 8, KBUF(r->pos), KARG(range2),
                               KARG(g->side), KARG(g->nx), KARG(g->ny), KARG(g->nz),
                               KBUF(r->cells.start), KBUF(r->cells.nodes));
@@ -161,7 +161,7 @@ int flood_resources_transmit(struct model *m, flood_replica *r, const transmit_p
 {
     struct flood_res_replica *s = &r->res;
     device_ctx *d = r->dev;
-    const scenario *sc = &m->sc;
+    const flood_values *sc = flood_values_of(&m->sc);
     const window_args *a = &p->a;
     int cur = m->cur, nxt = cur ^ 1, rc = 0;
     /* the list lengths: zero unless this device ran the last window (which cleared this one's) */
@@ -295,7 +295,7 @@ int flood_resources_results(struct model *m, run_results *r, cn_error *err)
     if (!m->resources)
         return 0;
     int rc = 0;
-    if (m->sc.rx_capacity > 0 &&
+    if (flood_values_of(&m->sc)->rx_capacity > 0 &&
         (rc = flood_reduce_counter(m, r, CTL_RES_DROPS, "capacity_drops", err)) != 0)
         return rc;
     if (!m->energy)

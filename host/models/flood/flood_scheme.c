@@ -80,7 +80,7 @@ int flood_scheme_decide(struct model *m, uint32_t part, flood_replica *r, int64_
                         cl_event *evs, int *n_evs, cn_error *err)
 {
     device_ctx *d = r->dev;
-    const scenario *sc = &m->sc;
+    const flood_values *sc = flood_values_of(&m->sc);
     const transmit_prep *p = &m->prep;
     const window_args *a = &p->a;
     int nxt = m->cur ^ 1;

@@ -150,7 +150,7 @@ static const char *move_kernel_name(const struct model *m)
 /* The runs of ids that move alike (mobility groups), and what bounds a step. */
 static void mobility_plan(struct model *m)
 {
-    m->n_segs = scenario_mobility_segments(&m->sc, m->segs);
+    m->n_segs = flood_mobility_segments(flood_values_of(&m->sc), m->segs);
     m->n_moving = 0;
     m->move_first = m->move_end = 0;
     for (int i = 0; i < m->n_segs; i++) {
@@ -163,8 +163,8 @@ static void mobility_plan(struct model *m)
         m->move_end = m->segs[i].end;
     }
     m->mobile = m->n_moving > 0;
-    m->speed_max = scenario_speed_max(&m->sc);
-    m->wraps = scenario_wraps(&m->sc);
+    m->speed_max = flood_speed_max(flood_values_of(&m->sc));
+    m->wraps = flood_wraps(flood_values_of(&m->sc));
 }
 
 static int create_kernels(struct model *m, flood_replica *r, cn_error *err)
@@ -174,12 +174,12 @@ static int create_kernels(struct model *m, flood_replica *r, cn_error *err)
     /* qudg draws its links in the kernels, and the cap sizes private arrays: without them
      * the kernels build without that code (cl/flood/flood.cl) */
     char options[256] = "";
-    if (m->sc.connectivity == CONNECTIVITY_QUDG)
+    if (flood_values_of(&m->sc)->connectivity == CONNECTIVITY_QUDG)
         snprintf(options, sizeof options, "-DFLOOD_QUDG=1");
     if (m->cap)
         snprintf(options + strlen(options), sizeof options - strlen(options), "%s-DFLOOD_CAP=%u",
                  options[0] ? " " : "", m->cap);
-    if (m->sc.drop.law == LAW_UNIFORM)
+    if (flood_values_of(&m->sc)->drop.law == LAW_UNIFORM)
         snprintf(options + strlen(options), sizeof options - strlen(options),
                  "%s-DFLOOD_NODE_DROP=1", options[0] ? " " : "");
     if (m->flows)
@@ -187,7 +187,7 @@ static int create_kernels(struct model *m, flood_replica *r, cn_error *err)
                  "%s-DFLOOD_FLOWS=1", options[0] ? " " : "");
     if (m->scheme)
         snprintf(options + strlen(options), sizeof options - strlen(options),
-                 "%s-DFLOOD_SCHEME=%d", options[0] ? " " : "", m->sc.scheme);
+                 "%s-DFLOOD_SCHEME=%d", options[0] ? " " : "", flood_values_of(&m->sc)->scheme);
     if (m->resources)
         snprintf(options + strlen(options), sizeof options - strlen(options),
                  "%s-DFLOOD_RESOURCES=1 -DFLOOD_ENERGY=%d -DFLOOD_RES_MOBILE=%d",
@@ -195,7 +195,7 @@ static int create_kernels(struct model *m, flood_replica *r, cn_error *err)
     int rc = device_build_program(r->dev, sources, m->resources ? 3 : 2, options, &r->prog,
                                   err);
     if (!rc)
-        rc = make_kernel(r, place_kernels[m->sc.placement], &r->k_place, &r->ls_place, err);
+        rc = make_kernel(r, place_kernels[flood_values_of(&m->sc)->placement], &r->k_place, &r->ls_place, err);
     /* the mobility models' kernels: each model's initial draw, and the step */
     for (int i = 0; i < m->n_segs && !rc; i++) {
         int model = m->segs[i].mob->model;
@@ -282,7 +282,7 @@ static int draw_node_drops(struct model *m, flood_replica *r, cn_error *err)
     device_ctx *d = r->dev;
     cl_kernel k = NULL;
     cl_uint2 key = flood_seed_key(&m->sc);
-    cl_ulong ta = m->sc.drop_threshold, tb = m->sc.drop_threshold_max;
+    cl_ulong ta = flood_values_of(&m->sc)->drop_threshold, tb = flood_values_of(&m->sc)->drop_threshold_max;
     int rc = dbuf_alloc(d, &r->node_drop, (size_t)m->n * 8, &m->acc, "drop thresholds", err);
     if (!rc)
         rc = make_kernel(r, "flood.node_drop_init", &k, NULL, err);
@@ -329,7 +329,7 @@ static int write_segment_table(struct model *m, flood_replica *r, cn_error *err)
 static int place_nodes(struct model *m, flood_replica *r, cn_error *err)
 {
     device_ctx *d = r->dev;
-    const scenario *sc = &m->sc;
+    const flood_values *sc = flood_values_of(&m->sc);
     int rc = dbuf_alloc(d, &r->pos, (size_t)m->n * 32, &m->acc, "positions", err);
     if (rc)
         return rc;
@@ -340,11 +340,11 @@ static int place_nodes(struct model *m, flood_replica *r, cn_error *err)
                          KARG(cols), KARG(spacing));
     } else if (sc->placement == PLACEMENT_AREAS) {
         cl_uint per = (cl_uint)(sc->rows * sc->cols), cols = (cl_uint)sc->cols;
-        cl_long spacing = sc->spacing_mm, pitch = flood_areas_pitch(sc);
+        cl_long spacing = sc->spacing_mm, pitch = flood_areas_pitch(&m->sc);
         rc = kernel_args(d, r->k_place, "flood.place_areas", err, 6, KBUF(r->pos), KARG(m->n),
                          KARG(per), KARG(cols), KARG(spacing), KARG(pitch));
     } else {
-        cl_uint2 key = flood_seed_key(sc);
+        cl_uint2 key = flood_seed_key(&m->sc);
         cl_ulong W = m->extent[0], H = m->extent[1], D = m->extent[2];
         rc = kernel_args(d, r->k_place, "flood.place_uniform", err, 6, KBUF(r->pos), KARG(m->n),
                          KARG(key), KARG(W), KARG(H), KARG(D));
@@ -444,11 +444,11 @@ int flood_build_csr(struct model *m, flood_replica *r, uint32_t part, dbuf *offs
                     dbuf *neighbours, uint32_t *deg_sum, cn_error *err)
 {
     /* activity areas: links that no distance test finds, in their one partition */
-    if (m->sc.placement == PLACEMENT_AREAS)
+    if (flood_values_of(&m->sc)->placement == PLACEMENT_AREAS)
         return flood_areas_csr(m, r, offsets, neighbours, deg_sum, err);
     device_ctx *d = r->dev;
     const cell_grid *g = &m->grid;
-    cl_ulong range2 = (cl_ulong)m->sc.range_mm * (cl_ulong)m->sc.range_mm;
+    cl_ulong range2 = (cl_ulong)flood_values_of(&m->sc)->range_mm * (cl_ulong)flood_values_of(&m->sc)->range_mm;
     cl_uint nparts = m->n_parts;
     dbuf degree = {0};
     int rc = dbuf_alloc(d, &degree, (size_t)m->n * 4, &m->acc, "degrees", err);
@@ -522,7 +522,7 @@ static int make_partitions(struct model *m, cn_error *err)
     /* Activity areas keep one partition on any number of devices: their links between areas
      * join nodes 2 x range apart, beyond the reach a partition's tile is widened by (the
      * configuration refuses count > 1). */
-    if (m->sc.placement == PLACEMENT_AREAS)
+    if (flood_values_of(&m->sc)->placement == PLACEMENT_AREAS)
         m->n_parts = 1;
     m->offsets = calloc(m->n_parts, sizeof *m->offsets);
     m->neighbours = calloc(m->n_parts, sizeof *m->neighbours);
@@ -630,19 +630,19 @@ _Static_assert(offsetof(flood_params, key_lo) == 56 && offsetof(flood_params, ke
  * (the values their positional arguments used to carry). */
 static flood_params flood_params_of(const struct model *m)
 {
-    const scenario *sc = &m->sc;
+    const flood_values *sc = flood_values_of(&m->sc);
     flood_params p;
     memset(&p, 0, sizeof p);
     p.L = m->L;
     p.start = sc->start_ns;
     p.interval = sc->interval_ns;
-    p.duration = sc->duration_ns;
+    p.duration = m->sc.duration_ns;
     p.drop_threshold = sc->drop_threshold;
     /* qudg: links beyond range_min are drawn per pair and window (docs/models.md) */
     p.rmin2 = (cl_ulong)sc->range_min_mm * (cl_ulong)sc->range_min_mm;
     p.link_thr = sc->link_threshold;
-    p.key_lo = (cl_uint)sc->seed;
-    p.key_hi = (cl_uint)(sc->seed >> 32);
+    p.key_lo = (cl_uint)m->sc.seed;
+    p.key_hi = (cl_uint)(m->sc.seed >> 32);
     p.source = (cl_uint)sc->source;
     p.destination = (cl_uint)sc->destination;
     p.ttl = sc->ttl > 0xffffffffLL ? 0xffffffffu : (cl_uint)sc->ttl;
@@ -761,8 +761,8 @@ static int traffic_slot_arrays(struct model *m, uint32_t old, uint32_t s)
 static int alloc_packets(struct model *m, cn_error *err)
 {
     uint32_t s = env_u32("CLNETSIM_TEST_SLOTS", 32);
-    if (m->sc.n_flows == 0 && (int64_t)s > m->sc.packets)
-        s = (uint32_t)m->sc.packets;
+    if (flood_values_of(&m->sc)->n_flows == 0 && (int64_t)s > flood_values_of(&m->sc)->packets)
+        s = (uint32_t)flood_values_of(&m->sc)->packets;
     m->slots = s;
     /* Running a window ahead hides the read-back on devices with their own processors; on a
      * CPU device the host thread would only compete with the device's threads (measured in
@@ -902,9 +902,9 @@ int flood_grow_slots(struct model *m, cn_error *err)
 
 static void area_extent(struct model *m)
 {
-    const scenario *sc = &m->sc;
+    const flood_values *sc = flood_values_of(&m->sc);
     if (sc->placement == PLACEMENT_AREAS) { /* static: the row of areas */
-        m->extent[0] = (uint64_t)((sc->areas - 1) * flood_areas_pitch(sc) +
+        m->extent[0] = (uint64_t)((sc->areas - 1) * flood_areas_pitch(&m->sc) +
                                   (sc->cols - 1) * sc->spacing_mm);
         m->extent[1] = (uint64_t)((sc->rows - 1) * sc->spacing_mm);
         m->extent[2] = 0;
@@ -955,14 +955,15 @@ static int build_static_lists(struct model *m, cn_error *err)
     return rc;
 }
 
-int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs, int n_devs,
+int flood_create(struct model **out, const scenario *scn, device_ctx *const *devs, int n_devs,
                  cn_error *err)
 {
+    const flood_values *sc = flood_values_of(scn);
     struct model *m = calloc(1, sizeof *m);
     if (!m)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
     *out = m;
-    m->sc = *sc;
+    m->sc = *scn;
     if (n_devs < 1 || n_devs > FLOOD_MAX_REPLICAS)
         return cn_fail(err, CN_ERR_INPUT, "the flood model runs on 1 to %d devices, not %d",
                        FLOOD_MAX_REPLICAS, n_devs);
@@ -972,7 +973,7 @@ int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs
         m->rep[d].cpu = (devs[d]->info.type & CL_DEVICE_TYPE_CPU) != 0;
     }
     m->dev = devs[0];
-    int64_t n = scenario_node_count(sc);
+    int64_t n = flood_node_count(sc);
     if (n < 1 || n > (int64_t)0x7fffffff)
         return cn_fail(err, CN_ERR_INPUT, "the flood model runs 1 to 2^31-1 nodes, not %lld",
                        (long long)n);
@@ -981,7 +982,7 @@ int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs
     mobility_plan(m);
     m->cap = (uint32_t)sc->max_neighbors;
     m->cap_live = m->cap && (m->mobile || sc->connectivity == CONNECTIVITY_QUDG);
-    m->retile = sc->retile;
+    m->retile = scn->retile;
     m->retile_queued = m->retile_in_rb = -1;
     /* CLNETSIM_TEST_RECORDS=K: room for K moved-node records at first, and K read with the
      * counters each time (the paths that read the rest and gather again) */
@@ -997,8 +998,8 @@ int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs
     int xrc = exchange_window_init(&m->xw, m->entry_bytes, devs, n_devs, &m->acc, sink, err);
     if (xrc)
         return xrc;
-    m->resources = scenario_has_resources(sc);
-    m->energy = scenario_has_energy(sc);
+    m->resources = flood_has_resources(sc);
+    m->energy = flood_has_energy(sc);
     int rc = flood_traffic_setup(m, err);
     if (rc)
         return rc;
@@ -1029,7 +1030,7 @@ int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs
             rc = write_params(m, r, err);
         if (!rc)
             rc = place_nodes(m, r, err);
-        if (!rc && m->sc.drop.law == LAW_UNIFORM)
+        if (!rc && flood_values_of(&m->sc)->drop.law == LAW_UNIFORM)
             rc = draw_node_drops(m, r, err);
         if (!rc)
             rc = cell_lists_init(&r->cells, r->dev, r->prog, &m->grid, m->n, &m->acc, err);

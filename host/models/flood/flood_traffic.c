@@ -11,7 +11,7 @@ int flood_traffic_setup(struct model *m, cn_error *err)
 {
     m->n_flowdefs = traffic_flows(&m->sc, m->flowdefs);
     m->want_records = m->sc.record_packets;
-    m->flows = m->sc.n_flows > 0 || m->want_records;
+    m->flows = flood_values_of(&m->sc)->n_flows > 0 || m->want_records;
     m->pend_cap = 64;
     m->pend = malloc(m->pend_cap * sizeof *m->pend);
     if (!m->pend)
@@ -216,7 +216,7 @@ int flood_traffic_results(struct model *m, run_results *r, cn_error *err)
     if (m->deliverable_wrapped)
         return cn_fail(err, CN_ERR_RUNTIME, "the count of deliverable packets passed 2^63 - 1: "
                        "the run's results cannot be reported; use fewer broadcast packets");
-    if (m->sc.n_flows > 0) {
+    if (flood_values_of(&m->sc)->n_flows > 0) {
         results_set(r, "generated", m->next_packet);
         int64_t deliverable = 0;
         for (int f = 0; f < m->n_flowdefs; f++) {

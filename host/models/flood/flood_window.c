@@ -200,15 +200,15 @@ static int assign_packets(struct model *m, const window_plan *plan, uint32_t **d
 
 static void window_args_fill(window_args *a, const struct model *m, const window_plan *plan)
 {
-    const scenario *sc = &m->sc;
+    const flood_values *sc = flood_values_of(&m->sc);
     a->T = plan->begin;
     a->L = m->L;
     a->start = sc->start_ns;
     a->interval = sc->interval_ns;
-    a->duration = sc->duration_ns;
+    a->duration = m->sc.duration_ns;
     a->thr = sc->drop_threshold;
-    a->key.s[0] = (cl_uint)sc->seed;
-    a->key.s[1] = (cl_uint)(sc->seed >> 32);
+    a->key.s[0] = (cl_uint)m->sc.seed;
+    a->key.s[1] = (cl_uint)(m->sc.seed >> 32);
     a->source = (cl_uint)sc->source;
     a->dest = (cl_uint)sc->destination;
     a->ttl = sc->ttl > 0xffffffffLL ? 0xffffffffu : (cl_uint)sc->ttl;
@@ -267,7 +267,7 @@ void flood_reach_box(const struct model *m, uint32_t part, int64_t w, int extra,
     int64_t moves = m->mobile ? w - flood_epoch_positions(m, w) + extra : 0;
     int64_t reach = step > 0 && moves > ((int64_t)1 << 61) / step ? (int64_t)1 << 62
                                                                   : moves * step;
-    reach += m->sc.range_mm + 1;
+    reach += flood_values_of(&m->sc)->range_mm + 1;
     if (reach > ((int64_t)1 << 62))
         return;
     if (m->mobile) { /* tiles span every height; their outer cuts are +/- 2^61 */
@@ -374,7 +374,7 @@ static int enqueue_transmit(struct model *m, uint32_t part, flood_replica *r, in
                             cl_event *evs, int *n_evs, cn_error *err)
 {
     device_ctx *d = r->dev;
-    const scenario *sc = &m->sc;
+    const flood_values *sc = flood_values_of(&m->sc);
     int cur = m->cur, nxt = cur ^ 1;
     transmit_prep *p = &m->prep;
     int rc = 0;
@@ -476,7 +476,7 @@ static int flood_run_set(struct model *m, const window_plan *plan, const event_s
 static int flood_end_window(struct model *m, const window_plan *plan, window_outcome *out,
                             cn_error *err)
 {
-    const scenario *sc = &m->sc;
+    const flood_values *sc = flood_values_of(&m->sc);
     int64_t w = plan->index;
     if (m->whole)
         return flood_packets_end(m, out, err);
@@ -519,7 +519,7 @@ static int flood_end_window(struct model *m, const window_plan *plan, window_out
     if (next_entries == 0 && m->scheme_window && m->scheme_waiting > 0)
         next_entries = -1;
     out->finished = next_entries == 0 && !more_packets;
-    if (sc->duration_ns > 0 && plan->end >= sc->duration_ns)
+    if (m->sc.duration_ns > 0 && plan->end >= m->sc.duration_ns)
         out->finished = 1;
     if (m->mobile || next_entries != 0 || !more_packets)
         out->next_window = w + 1;
@@ -530,8 +530,8 @@ static int flood_end_window(struct model *m, const window_plan *plan, window_out
     int64_t last = sc->n_flows > 0 ? (more_packets ? next_time : plan->end)
                                    : sc->start_ns + (sc->packets - 1) * sc->interval_ns;
     out->estimated_end = last + (m->longest_life > 0 ? m->longest_life : 1) * m->L;
-    if (sc->duration_ns > 0 && out->estimated_end > sc->duration_ns)
-        out->estimated_end = sc->duration_ns;
+    if (m->sc.duration_ns > 0 && out->estimated_end > m->sc.duration_ns)
+        out->estimated_end = m->sc.duration_ns;
     return 0;
 }
 
@@ -548,7 +548,7 @@ static int flood_results(struct model *m, run_results *r, cn_error *err)
     r->seed = m->sc.seed;
     results_declare(r, &flood_metric_set);
     results_set(r, "nodes", m->n);
-    results_set(r, "generated", m->sc.packets);
+    results_set(r, "generated", flood_values_of(&m->sc)->packets);
     static const struct { int word; const char *name; } counts[] = {
         {CTL_TX, "transmissions"}, {CTL_RX, "receptions"}, {CTL_FIRST, "first_receptions"},
         {CTL_DELIVERED, "delivered"}};

@@ -5,6 +5,7 @@
 
 #include "config/model_config.h"
 #include "engine/engine.h"
+#include "models/phold/phold_values.h"
 
 extern const model_ops phold_model_ops;
 /* Its option group: sections, keys and rules (phold_config.c). */

@@ -39,8 +39,8 @@ static int phold_reference(const scenario *sc, run_results *want, char *why, siz
 
 static int64_t phold_size(const scenario *sc, int64_t *pending)
 {
-    *pending = sc->phold.population; /* every executed event creates one: E per LP always */
-    return sc->phold.lps;
+    *pending = phold_values_of(sc)->population; /* every executed event creates one: E per LP always */
+    return phold_values_of(sc)->lps;
 }
 
 /* N LPs, each with the scenario's population. */

@@ -175,7 +175,7 @@ static uint64_t stat_of(const uint8_t *stats, uint64_t N, int s, uint64_t i)
 static int check_progress(const ckpt_file *in, const scenario *sc, const ckpt_shape *s,
                           const ckpt_progress *pg, cn_error *err)
 {
-    const phold_params *ph = &sc->phold;
+    const phold_values *ph = phold_values_of(sc);
     int64_t T = sc->duration_ns, A = ph->lookahead_ns;
     if (s->lps != (uint64_t)ph->lps || s->population != (uint64_t)ph->population)
         return ckpt_refuse(in, err, T_SHAPE, "%llu LPs of population %llu, and the scenario has "
@@ -291,7 +291,7 @@ static int check_events(const ckpt_file *in, uint64_t N, uint64_t E, const uint8
 
 int phold_checkpoint_check(const ckpt_file *in, const scenario *sc, cn_error *err)
 {
-    const phold_params *ph = &sc->phold;
+    const phold_values *ph = phold_values_of(sc);
     if (ph->lps < 1 || ph->lps > PHOLD_MAX_LPS || ph->population < 1 ||
         ph->population > PHOLD_MAX_POPULATION || ph->lookahead_ns <= 0 || sc->duration_ns <= 0)
         return cn_fail(err, CN_ERR_INPUT, "cannot resume from '%s': its scenario is not a phold "

@@ -1,14 +1,18 @@
 /* The PHOLD model's option group: [phold] (docs/models/phold.md), its rules between keys and
- * its part of docs/keys.md. Its values live in struct scenario's `phold` (config.h), where the
- * model and its oracle read them. Help texts end up in a Markdown table: no '|' in them. */
+ * its part of docs/keys.md. Its values are a phold_values (phold_values.h), kept in a phold
+ * scenario's model values, where the model and its oracle read them (phold_values_of). Help
+ * texts end up in a Markdown table: no '|' in them. */
 #include <stddef.h>
 #include <stdio.h>
 
 #include "common/philox.h"
 #include "config/config_internal.h"
 #include "models/phold/phold.h"
+#include "models/phold/phold_values.h"
 
-#define FIELD(f) offsetof(scenario, f)
+#define FIELD(f) offsetof(phold_values, f)
+_Static_assert(sizeof(phold_values) <= SCENARIO_MODEL_BYTES,
+               "PHOLD's values must fit a scenario's model values (host/config/config.h)");
 
 enum phold_config_key {
     PK_CFG_LPS,
@@ -20,26 +24,26 @@ enum phold_config_key {
 };
 
 static const config_key phold_keys[PK_CFG_COUNT] = {
-    [PK_CFG_LPS] = {"phold", "lps", KT_INT, FIELD(phold.lps), 1, PHOLD_MAX_LPS, 0, "LPs", NULL,
+    [PK_CFG_LPS] = {"phold", "lps", KT_INT, FIELD(lps), 1, PHOLD_MAX_LPS, 0, "LPs", NULL,
                      "1000",
                      "Number N of logical processes (LPs), numbered 0 to N - 1. The model's "
                      "definition gives no default; 1000 is clnetsim's."},
-    [PK_CFG_POPULATION] = {"phold", "population", KT_INT, FIELD(phold.population), 1,
+    [PK_CFG_POPULATION] = {"phold", "population", KT_INT, FIELD(population), 1,
                             PHOLD_MAX_POPULATION, 0, "events per LP", NULL, "16",
                             "Events E that each LP holds at the start. Each executed event "
                             "creates exactly one new event, so N x E events stay pending for "
                             "the whole run."},
-    [PK_CFG_REMOTE] = {"phold", "remote", KT_PROBABILITY, FIELD(phold.remote), 0, 0, 0, NULL,
+    [PK_CFG_REMOTE] = {"phold", "remote", KT_PROBABILITY, FIELD(remote), 0, 0, 0, NULL,
                         NULL, "0.1",
                         "Probability r that the new event of an executed event goes to another "
                         "LP, drawn uniformly among the N - 1 others; otherwise it stays on the "
                         "LP that executed it (always, when N = 1)."},
-    [PK_CFG_LOOKAHEAD] = {"phold", "lookahead", KT_TIME_NS, FIELD(phold.lookahead_ns), 0,
+    [PK_CFG_LOOKAHEAD] = {"phold", "lookahead", KT_TIME_NS, FIELD(lookahead_ns), 0,
                            KEY_TIME_MAX, KEY_MIN_OPEN, NULL, NULL, "0.1",
                            "Fixed part A of every delay: a new event lands at least A after the "
                            "event that created it (the first events at A plus a draw). It is "
                            "the lookahead: the window length of the parallel engine."},
-    [PK_CFG_MEAN] = {"phold", "mean", KT_TIME_NS, FIELD(phold.mean_ns), 0, KEY_TIME_MAX, 0,
+    [PK_CFG_MEAN] = {"phold", "mean", KT_TIME_NS, FIELD(mean_ns), 0, KEY_TIME_MAX, 0,
                       NULL, NULL, "0.9",
                       "Mean M of the exponential part of every delay, added to lookahead: a "
                       "draw from a table of 65536 quantiles of the exponential law (at most "
@@ -70,7 +74,7 @@ static int first_key;
 static int check(load_ctx *ctx)
 {
     const scenario *sc = &ctx->sc;
-    const phold_params *p = &sc->phold;
+    const phold_values *p = config_values(ctx, &phold_config);
     char where[400], a[64], b[64], c[64], d[64];
     if (sc->duration_ns <= 0)
         return cn_fail(ctx->err, CN_ERR_INPUT,
@@ -91,9 +95,9 @@ static int check(load_ctx *ctx)
     wide end = (wide)sc->duration_ns + 2 * (wide)p->lookahead_ns +
                PHOLD_DELAY_MEANS * (wide)p->mean_ns;
     if (end > (wide)SCENARIO_MAX_TIME_NS) {
-        config_format_value(sc, K_DURATION, a, sizeof a);
-        config_format_value(sc, K_PHOLD_LOOKAHEAD, b, sizeof b);
-        config_format_value(sc, K_PHOLD_MEAN, c, sizeof c);
+        config_format_loaded(ctx, K_DURATION, a, sizeof a);
+        config_format_loaded(ctx, K_PHOLD_LOOKAHEAD, b, sizeof b);
+        config_format_loaded(ctx, K_PHOLD_MEAN, c, sizeof c);
         format_scaled(SCENARIO_MAX_TIME_NS, 9, d, sizeof d);
         return cn_fail(ctx->err, CN_ERR_INPUT,
                        "%s: [simulation] duration = %s s with [phold] lookahead = %s s and mean "
@@ -106,7 +110,11 @@ static int check(load_ctx *ctx)
     return 0;
 }
 
-static void derive(scenario *sc) { sc->phold.remote_threshold = philox_threshold(sc->phold.remote); }
+static void derive(void *values)
+{
+    phold_values *p = values;
+    p->remote_threshold = philox_threshold(p->remote);
+}
 
 const model_config phold_config = {
     .model = "phold",
@@ -115,6 +123,7 @@ const model_config phold_config = {
     .keys = phold_keys,
     .n_keys = PK_CFG_COUNT,
     .first_key = &first_key,
+    .values_size = sizeof(phold_values),
     .check = check,
     .derive = derive,
     .reference = "`model = phold`: the PHOLD benchmark (docs/models/phold.md). Its events never "

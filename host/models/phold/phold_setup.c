@@ -407,7 +407,7 @@ int phold_create(struct model **out, const scenario *sc, device_ctx *const *devs
                  cn_error *err)
 {
     *out = NULL;
-    const phold_params *ph = &sc->phold;
+    const phold_values *ph = phold_values_of(sc);
     if (ph->lps < 1 || ph->lps > PHOLD_MAX_LPS || ph->population < 1 ||
         ph->population > PHOLD_MAX_POPULATION || ph->lookahead_ns <= 0 || ph->mean_ns < 0 ||
         sc->duration_ns <= 0)

@@ -88,8 +88,9 @@ int64_t traffic_interval(const traffic_flow *fl, uint64_t seed, uint32_t f, uint
     return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
 }
 
-int traffic_flows(const scenario *sc, traffic_flow *out)
+int traffic_flows(const scenario *scn, traffic_flow *out)
 {
+    const flood_values *sc = flood_values_of(scn);
     if (sc->n_flows > 0) {
         memcpy(out, sc->flows, (size_t)sc->n_flows * sizeof *out);
         return sc->n_flows;
@@ -161,16 +162,17 @@ static int add_source(departures *d, uint32_t f, uint32_t s, cn_error *err)
     return 0;
 }
 
-int departures_open(departures **out, const scenario *sc, cn_error *err)
+int departures_open(departures **out, const scenario *scn, cn_error *err)
 {
+    const flood_values *sc = flood_values_of(scn);
     departures *d = calloc(1, sizeof *d);
     *out = d;
     if (!d)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the traffic");
-    d->n_flows = traffic_flows(sc, d->flows);
-    d->seed = sc->seed;
-    d->duration = sc->duration_ns;
-    d->nodes = scenario_node_count(sc);
+    d->n_flows = traffic_flows(scn, d->flows);
+    d->seed = scn->seed;
+    d->duration = scn->duration_ns;
+    d->nodes = flood_node_count(sc);
     int rc = 0;
     for (int f = 0; f < d->n_flows && !rc; f++) {
         const traffic_flow *fl = &d->flows[f];

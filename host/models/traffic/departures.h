@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
-#include "config/config.h"
+#include "models/flood/flood_values.h"
 
 /* What "destination" holds for a broadcast packet on the device and in records. */
 #define DEPARTURE_BROADCAST 0xffffffffu
