@@ -198,20 +198,9 @@ static int assign_packets(struct model *m, const window_plan *plan, uint32_t **d
     return rc;
 }
 
-static void window_args_fill(window_args *a, const struct model *m, const window_plan *plan)
+static void window_args_fill(window_args *a, const window_plan *plan)
 {
-    const flood_values *sc = flood_values_of(&m->sc);
     a->T = plan->begin;
-    a->L = m->L;
-    a->start = sc->start_ns;
-    a->interval = sc->interval_ns;
-    a->duration = m->sc.duration_ns;
-    a->thr = sc->drop_threshold;
-    a->key.s[0] = (cl_uint)m->sc.seed;
-    a->key.s[1] = (cl_uint)(m->sc.seed >> 32);
-    a->source = (cl_uint)sc->source;
-    a->dest = (cl_uint)sc->destination;
-    a->ttl = sc->ttl > 0xffffffffLL ? 0xffffffffu : (cl_uint)sc->ttl;
 }
 
 /* The host's side of a window's transmissions, once for all partitions and devices. */
@@ -240,7 +229,7 @@ static int prepare_transmit(struct model *m, const window_plan *plan, transmit_p
     p->pend_word = CTL_PEND + (cl_uint)(w % 3);
     p->next_pend_word = CTL_PEND + (cl_uint)((w + 1) % 3);
     p->stamp = (cl_uint)(w + 1);
-    window_args_fill(&p->a, m, plan);
+    window_args_fill(&p->a, plan);
     return 0;
 }
 
@@ -374,7 +363,6 @@ static int enqueue_transmit(struct model *m, uint32_t part, flood_replica *r, in
                             cl_event *evs, int *n_evs, cn_error *err)
 {
     device_ctx *d = r->dev;
-    const flood_values *sc = flood_values_of(&m->sc);
     int cur = m->cur, nxt = cur ^ 1;
     transmit_prep *p = &m->prep;
     int rc = 0;
@@ -404,11 +392,9 @@ static int enqueue_transmit(struct model *m, uint32_t part, flood_replica *r, in
     const dbuf *fdeliv = m->flows ? &r->deliv : &r->spill;
     if (!rc)
         rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err,
-                                m->mobile ? 43 : 31, 5, KBUF(*ftime), KBUF(*froute),
+                                m->mobile ? 38 : 31, 5, KBUF(*ftime), KBUF(*froute),
                                 KBUF(*fdeliv), KARG(slots), KARG(parity));
-    if (!rc && m->mobile) {
-        cl_ulong range2 = (cl_ulong)sc->range_mm * (cl_ulong)sc->range_mm;
-        const cell_grid *g = &m->grid;
+    if (!rc && m->mobile) { /* (the range and the cell grid: in the parameter block) */
         cl_long4 lo, hi;
         flood_reach_box(m, part, w, 0, &lo, &hi);
         /* a placeholder buffer while nothing is exported: the argument must be valid */
@@ -416,9 +402,8 @@ static int enqueue_transmit(struct model *m, uint32_t part, flood_replica *r, in
         const dbuf *xbuf = xarea->mem ? xarea : &r->spill;
         cl_uint xcap = xarea->mem ? exchange_window_capacity(&m->xw, (int)(r - m->rep)) : 0;
         cl_uint xword = CTL_EXPORT + (cl_uint)(w & 1);
-        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 28, 15,
-                                KBUF(r->pos), KARG(range2), KARG(g->side), KARG(g->nx),
-                                KARG(g->ny), KARG(g->nz), KBUF(r->cells.start),
+        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 28, 10,
+                                KBUF(r->pos), KBUF(r->cells.start),
                                 KBUF(r->cells.nodes), KARG(lo), KARG(hi), KARG(r->x_lo),
                                 KARG(r->x_hi), KBUF(*xbuf), KARG(xcap), KARG(xword));
     } else if (!rc) {
@@ -427,12 +412,12 @@ static int enqueue_transmit(struct model *m, uint32_t part, flood_replica *r, in
                                 KBUF(r->pos));
     }
     /* under a scheme the transmit arguments end with the nodes' states and the pending
-     * lists (the half of the window's parity, the flow arguments' PARITY) */
-    cl_ulong near2 = (cl_ulong)sc->distance_threshold_mm * (cl_ulong)sc->distance_threshold_mm;
+     * lists (the half of the window's parity, the flow arguments' PARITY); the node count
+     * and the distance threshold are in the parameter block */
     if (!rc && m->scheme_window)
         rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err,
-                                m->mobile ? 48 : 36, 5, KBUF(r->scheme_state), KARG(m->n),
-                                KARG(near2), KBUF(r->pend), KARG(r->pend_cap));
+                                m->mobile ? 43 : 36, 3, KBUF(r->scheme_state), KBUF(r->pend),
+                                KARG(r->pend_cap));
     size_t groups = (size_t)((m->entries_bound + ls - 1) / ls);
     if (groups > r->max_groups)
         groups = r->max_groups;
