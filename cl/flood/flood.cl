@@ -1348,8 +1348,13 @@ inline int in_box(long4 p, long4 lo, long4 hi)
  * are made, rather than by a pass over the frontier afterwards (export_border): that pass
  * and its launch sat between the window's last transmit and its read-back. Window w counts
  * them in ctl[EXPORT_WORD] = CTL_EXPORT + (w % 2) and clears the other word for window
- * w + 1 (its read-back of window w - 1 is queued before). An empty box exports nothing. */
-__kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos,
+ * w + 1 (its read-back of window w - 1 is queued before). An empty box exports nothing.
+ * The range and the cell grid (RANGE2, SIDE, NX, NY, NZ) stay arguments, although the
+ * parameter block holds them: read from it in this kernel's cell search, Mesa's rusticl 22.3
+ * (llvmpipe) flooded wrong on several devices, at random (test impls_two_partitions_mobile_
+ * static); arguments are what every implementation got right here. */
+__kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, ulong range2,
+                              long side, uint nx, uint ny, uint nz,
                               __global const uint *cell_start, __global const uint *cell_nodes,
                               long4 box_lo, long4 box_hi, long4 x_lo, long4 x_hi,
                               __global entry_t *exported, uint export_cap, uint export_word,
@@ -1357,7 +1362,6 @@ __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos,
 {
     if (get_global_id(0) == 0)
         ctl[CTL_EXPORT + ((export_word - CTL_EXPORT) ^ 1u)] = 0u;
-    GRID_FROM_PARAMS(prm);
     tx_window tw;
     window_params w = params_window(prm, T, node_drop);
     tx_window_begin(&tw, w, ctl, in_word, n_import, n_new, n_clear, clear_word, inline_desc,

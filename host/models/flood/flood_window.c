@@ -363,6 +363,7 @@ static int enqueue_transmit(struct model *m, uint32_t part, flood_replica *r, in
                             cl_event *evs, int *n_evs, cn_error *err)
 {
     device_ctx *d = r->dev;
+    const flood_values *sc = flood_values_of(&m->sc);
     int cur = m->cur, nxt = cur ^ 1;
     transmit_prep *p = &m->prep;
     int rc = 0;
@@ -392,9 +393,13 @@ static int enqueue_transmit(struct model *m, uint32_t part, flood_replica *r, in
     const dbuf *fdeliv = m->flows ? &r->deliv : &r->spill;
     if (!rc)
         rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err,
-                                m->mobile ? 38 : 31, 5, KBUF(*ftime), KBUF(*froute),
+                                m->mobile ? 43 : 31, 5, KBUF(*ftime), KBUF(*froute),
                                 KBUF(*fdeliv), KARG(slots), KARG(parity));
-    if (!rc && m->mobile) { /* (the range and the cell grid: in the parameter block) */
+    if (!rc && m->mobile) {
+        /* the range and the cell grid as arguments, not from the parameter block
+         * (cl/flood/flood.cl, transmit_mobile, says why) */
+        cl_ulong range2 = (cl_ulong)sc->range_mm * (cl_ulong)sc->range_mm;
+        const cell_grid *g = &m->grid;
         cl_long4 lo, hi;
         flood_reach_box(m, part, w, 0, &lo, &hi);
         /* a placeholder buffer while nothing is exported: the argument must be valid */
@@ -402,8 +407,9 @@ static int enqueue_transmit(struct model *m, uint32_t part, flood_replica *r, in
         const dbuf *xbuf = xarea->mem ? xarea : &r->spill;
         cl_uint xcap = xarea->mem ? exchange_window_capacity(&m->xw, (int)(r - m->rep)) : 0;
         cl_uint xword = CTL_EXPORT + (cl_uint)(w & 1);
-        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 28, 10,
-                                KBUF(r->pos), KBUF(r->cells.start),
+        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 28, 15,
+                                KBUF(r->pos), KARG(range2), KARG(g->side), KARG(g->nx),
+                                KARG(g->ny), KARG(g->nz), KBUF(r->cells.start),
                                 KBUF(r->cells.nodes), KARG(lo), KARG(hi), KARG(r->x_lo),
                                 KARG(r->x_hi), KBUF(*xbuf), KARG(xcap), KARG(xword));
     } else if (!rc) {
@@ -416,7 +422,7 @@ static int enqueue_transmit(struct model *m, uint32_t part, flood_replica *r, in
      * and the distance threshold are in the parameter block */
     if (!rc && m->scheme_window)
         rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err,
-                                m->mobile ? 43 : 36, 3, KBUF(r->scheme_state), KBUF(r->pend),
+                                m->mobile ? 48 : 36, 3, KBUF(r->scheme_state), KBUF(r->pend),
                                 KARG(r->pend_cap));
     size_t groups = (size_t)((m->entries_bound + ls - 1) / ls);
     if (groups > r->max_groups)
