@@ -20,6 +20,7 @@
 #pragma OPENCL FP_CONTRACT OFF
 #include "common/exchange.clh"
 #include "common/philox.clh"
+#include "phold/phold_keys.clh"
 #include "phold/phold_layout.clh"
 
 /* Due events an LP orders in private memory in one window; more take the slower path. */
@@ -33,16 +34,6 @@ inline long ev_time(uint4 e)
 inline uint4 ev_make(long t, uint origin, uint serial)
 {
     return (uint4)((uint)(ulong)t, (uint)((ulong)t >> 32), origin, serial);
-}
-
-/* Whether (TA, A) comes before (TB, B) in the key order (t, origin, serial). */
-inline int key_before(long ta, uint2 a, long tb, uint2 b)
-{
-    if (ta != tb)
-        return ta < tb;
-    if (a.x != b.x)
-        return a.x < b.x;
-    return a.y < b.y;
 }
 
 /* The start of the LPs first .. of block BLK: LP i holds E events; event j is
@@ -210,20 +201,9 @@ __kernel void phold_execute(uint first, uint n, uint P, uint blk, uint C, long t
     } else {
         /* more due events than the private list holds: repeated selection of the least key */
         while (!r.stopped) {
-            uint best = c;
-            long bt = 0;
-            uint2 bos = (uint2)(0u, 0u);
-            for (uint q = 0; q < c; q++) {
-                long t = st[(ulong)q * P];
-                if (t < tend) {
-                    uint2 os = so[(ulong)q * P];
-                    if (best == c || key_before(t, os, bt, bos)) {
-                        best = q;
-                        bt = t;
-                        bos = os;
-                    }
-                }
-            }
+            long bt;
+            uint2 bos;
+            uint best = least_due(st, so, c, P, tend, &bt, &bos);
             if (best == c)
                 break;
             int res = execute_one(&r, bt, remote_thr, lookahead, key, exp_table, out_ev,

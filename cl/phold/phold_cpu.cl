@@ -81,20 +81,9 @@ __kernel void phold_execute_cpu(uint first, uint n, uint P, uint blk, uint C, lo
     if (many) {
         /* more due events than the private list holds (rare): phold_execute's own path */
         while (!r.stopped) {
-            uint best = c;
-            long bt = 0;
-            uint2 bos = (uint2)(0u, 0u);
-            for (uint q = 0; q < c; q++) {
-                long t = st[(ulong)q * P];
-                if (t < tend) {
-                    uint2 os = so[(ulong)q * P];
-                    if (best == c || key_before(t, os, bt, bos)) {
-                        best = q;
-                        bt = t;
-                        bos = os;
-                    }
-                }
-            }
+            long bt;
+            uint2 bos;
+            uint best = least_due(st, so, c, P, tend, &bt, &bos);
             if (best == c)
                 break;
             long nt;
