@@ -2236,15 +2236,26 @@ inline void flood_packets_group(uint k0, uint count, __global const uint *restri
  * always suffice). Counters are private 64-bit sums, reduced through RED at the end of each
  * packet. Groups of one item (the CPU shape) run flood_packets_one instead, and seen bits in
  * local memory flood_packets_local: separate kernels rather than branches, because barriers
- * under a branch break some CPU compilers (PoCL 5.0 aborts on them). */
+ * under a branch break some CPU compilers (PoCL 5.0 aborts on them).
+ *
+ * The whole-packet kernels take the node count N by value (and flood_packets_scheme also the
+ * schemes' thresholds, which its loops test), not from the parameter block: they are the hot
+ * kernels of static scenarios, and an argument is a value every compiler keeps at hand (a
+ * register, or an operand from the GPU's argument bank), whereas a value loaded through a
+ * buffer pointer is kept only where the compiler proves that no store of the loops changes
+ * it (on CPUs __constant is ordinary memory). With N read from the block, grid_flood measured
+ * possibly 4% slower on an H100, within the spread; arguments remove the doubt. What they
+ * read of the block, params_window loads once into private variables at entry, from its
+ * first 88 bytes (flood_layout.clh). */
 __kernel void flood_packets(uint k0, uint count, __global const uint *restrict offsets,
-                            __global const uint *restrict neighbours, __global uint *seen, __global uint *front, __global long *stats,
+                            __global const uint *restrict neighbours, uint n,
+                            __global uint *seen, __global uint *front, __global long *stats,
                             __constant const flood_params *prm, __global const long4 *pos,
                             __global const ulong *node_drop, PACKET_FLOW_ARGS,
                             PACKET_RESUME_ARGS, __local ulong *red,
                             __local uint *tail, __local long *delivery, __local uint *lfront)
 {
-    uint g = get_group_id(0), n = prm->nodes;
+    uint g = get_group_id(0);
     window_params w = params_window(prm, 0, node_drop);
     __global uint *gbits = seen + (size_t)g * w.words;
     __global uint *fr = front + (size_t)g * n;
@@ -2258,13 +2269,13 @@ __kernel void flood_packets(uint k0, uint count, __global const uint *restrict o
  * no barriers, no atomics, relay draws sixteen at a time), within the launch's quota of work
  * units when it has one (PACKET_RESUME_ARGS). */
 __kernel void flood_packets_one(uint k0, uint count, __global const uint *offsets,
-                                __global const uint *neighbours, __global uint *seen,
+                                __global const uint *neighbours, uint n, __global uint *seen,
                                 __global uint *front, __global long *stats,
                                 __constant const flood_params *prm, __global const long4 *pos,
                                 __global const ulong *node_drop, PACKET_FLOW_ARGS,
                                 PACKET_RESUME_ARGS)
 {
-    uint g = get_global_id(0), groups = get_global_size(0), n = prm->nodes;
+    uint g = get_global_id(0), groups = get_global_size(0);
     window_params w = params_window(prm, 0, node_drop);
     long start = w.start, interval = w.interval, L = w.L;
     uint source = w.source, destination = w.destination, words = w.words;
@@ -2332,7 +2343,7 @@ __kernel void flood_packets_one(uint k0, uint count, __global const uint *offset
 /* The same with the seen bitset in local memory (LBITS, WORDS words), when the host found room
  * for it there: claims are then local atomics, the costliest step of a level on a GPU. */
 __kernel void flood_packets_local(uint k0, uint count, __global const uint *restrict offsets,
-                                  __global const uint *restrict neighbours,
+                                  __global const uint *restrict neighbours, uint n,
                                   __global uint *seen, __global uint *front,
                                   __global long *stats, __constant const flood_params *prm,
                                   __global const long4 *pos, __global const ulong *node_drop,
@@ -2340,7 +2351,7 @@ __kernel void flood_packets_local(uint k0, uint count, __global const uint *rest
                                   __local uint *tail, __local long *delivery,
                                   __local uint *lfront, __local uint *lbits)
 {
-    uint g = get_group_id(0), n = prm->nodes;
+    uint g = get_group_id(0);
     window_params w = params_window(prm, 0, node_drop);
     __global uint *gbits = seen + (size_t)g * w.words; /* where a stopped walk keeps LBITS */
     __global uint *fr = front + (size_t)g * n;
@@ -2408,16 +2419,15 @@ inline int scheme_relays(uint c, uint counter_c)
  * clears what it touched: the nodes of its first-heard list). FRONT holds the transmitters in
  * level order (each node transmits a packet at most once). */
 __kernel void flood_packets_scheme(uint k0, uint count, __global const uint *restrict offsets,
-                                   __global const uint *restrict neighbours,
+                                   __global const uint *restrict neighbours, uint n,
                                    __global uint *seen, __global uint *front,
                                    __global long *stats, __constant const flood_params *prm,
                                    __global const long4 *pos, __global const ulong *node_drop,
                                    PACKET_FLOW_ARGS,
-                                   __global uint *state, __local ulong *red, __local uint *lc)
+                                   __global uint *state, uint counter_c, ulong near2,
+                                   uint assess_a, __local ulong *red, __local uint *lc)
 {
-    uint g = get_group_id(0), groups = get_num_groups(0), n = prm->nodes;
-    uint counter_c = prm->counter_c, assess_a = prm->assess_a;
-    ulong near2 = prm->near2;
+    uint g = get_group_id(0), groups = get_num_groups(0);
     uint lid = get_local_id(0), ls = get_local_size(0);
     window_params w = params_window(prm, 0, node_drop);
     long start = w.start, interval = w.interval, L = w.L, duration = w.duration;

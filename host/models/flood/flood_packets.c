@@ -469,9 +469,12 @@ int flood_packets_run(struct model *m, flood_replica *r, int chunk, cl_event *ev
                       cn_error *err)
 {
     device_ctx *d = r->dev;
+    const flood_values *sc = flood_values_of(&m->sc);
     if (chunk < 0 || chunk >= m->pk_chunks || m->pk_count[chunk] == 0)
         return cn_fail(err, CN_ERR_RUNTIME, "internal error: no packet chunk %d", chunk);
-    cl_uint k0 = (cl_uint)m->pk_k0[chunk], count = (cl_uint)m->pk_count[chunk];
+    /* the node count and the schemes' thresholds by value, not from the parameter block
+     * (cl/flood/flood.cl, flood_packets, says why) */
+    cl_uint k0 = (cl_uint)m->pk_k0[chunk], count = (cl_uint)m->pk_count[chunk], n = m->n;
     size_t ls = r->ls_packets;
     cl_kernel k = r->k_packets; /* also the scheme kernel, for any group size */
     if (r->pk_one)
@@ -489,8 +492,8 @@ int flood_packets_run(struct model *m, flood_replica *r, int chunk, cl_event *ev
     }
     cl_uint tbase = (cl_uint)(m->pk_k0[chunk] - m->pk_round_k0);
     if (!rc)
-        rc = kernel_args(d, k, "flood.packets", err, 13, KARG(k0), KARG(count),
-                         KBUF(*csr_offsets(m, r)), KBUF(*csr_neighbours(m, r)),
+        rc = kernel_args(d, k, "flood.packets", err, 14, KARG(k0), KARG(count),
+                         KBUF(*csr_offsets(m, r)), KBUF(*csr_neighbours(m, r)), KARG(n),
                          KBUF(r->pk_seen), KBUF(r->pk_front), KBUF(r->pk_rows),
                          KBUF(r->params), KBUF(r->pos), KBUF(*flood_node_drop_buffer(r)),
                          KBUF(r->pk_tab), KBUF(r->pk_rec), KARG(tbase));
@@ -499,18 +502,21 @@ int flood_packets_run(struct model *m, flood_replica *r, int chunk, cl_event *ev
         r->pk_epoch = 1;
     cl_uint epoch = r->pk_epoch, quota = r->pk_quota, unit = r->pk_unit;
     if (!rc && !m->scheme)
-        rc = kernel_args_from(d, k, "flood.packets", err, 13, 4, KBUF(r->pk_resume),
+        rc = kernel_args_from(d, k, "flood.packets", err, 14, 4, KBUF(r->pk_resume),
                               KARG(epoch), KARG(quota), KARG(unit));
-    /* (the scheme's thresholds are in the parameter block) */
+    cl_uint counter_c = (cl_uint)sc->counter_threshold;
+    cl_uint assess_a = (cl_uint)sc->assessment_windows;
+    cl_ulong near2 = (cl_ulong)sc->distance_threshold_mm * (cl_ulong)sc->distance_threshold_mm;
     if (!rc && m->scheme)
-        rc = kernel_args_from(d, k, "flood.packets_scheme", err, 13, 3, KBUF(r->pk_state),
+        rc = kernel_args_from(d, k, "flood.packets_scheme", err, 14, 6, KBUF(r->pk_state),
+                              KARG(counter_c), KARG(near2), KARG(assess_a),
                               KLOCAL(ls * red_width(m) * 8), KLOCAL(4 * 4));
     else if (!rc && !r->pk_one)
-        rc = kernel_args_from(d, k, "flood.packets", err, 17, 4,
+        rc = kernel_args_from(d, k, "flood.packets", err, 18, 4,
                               KLOCAL(ls * red_width(m) * 8), KLOCAL(4), KLOCAL(3 * 8),
                               KLOCAL((size_t)2 * PACKET_LEVEL_CAP * 4));
     if (!rc && r->pk_local)
-        rc = kernel_args_from(d, k, "flood.packets_local", err, 21, 1,
+        rc = kernel_args_from(d, k, "flood.packets_local", err, 22, 1,
                               KLOCAL((size_t)m->words * 4));
     uint64_t groups = r->pk_groups < count ? r->pk_groups : count;
     if (!rc)

@@ -564,44 +564,46 @@ static void choose_shapes(struct model *m, flood_replica *r)
         m->lag_budget = budget;
 }
 
-/* The kernels read flood_params as OpenCL C lays it out: 64-bit members first, then 32-bit
- * ones, padded to a multiple of 8 bytes, with no hole the two compilers could fill apart. */
+/* The kernels read flood_params as OpenCL C lays it out: every member at a multiple of its
+ * size, no hole the two compilers could fill apart; the first 88 bytes are the transmit and
+ * whole-packet kernels' (flood_layout.clh says why they keep their offsets). */
 _Static_assert(sizeof(flood_params) == FLOOD_PARAMS_BYTES, "flood_params: its size");
 _Static_assert(offsetof(flood_params, L) == 0 && offsetof(flood_params, start) == 8 &&
                    offsetof(flood_params, interval) == 16 &&
                    offsetof(flood_params, duration) == 24,
                "flood_params: the times");
 _Static_assert(offsetof(flood_params, drop_threshold) == 32 &&
-                   offsetof(flood_params, drop_threshold_max) == 40 &&
-                   offsetof(flood_params, rmin2) == 48 && offsetof(flood_params, link_thr) == 56 &&
-                   offsetof(flood_params, range2) == 64 && offsetof(flood_params, near2) == 72,
+                   offsetof(flood_params, rmin2) == 40 && offsetof(flood_params, link_thr) == 48,
                "flood_params: the thresholds");
-_Static_assert(offsetof(flood_params, width) == 80 && offsetof(flood_params, height) == 88 &&
-                   offsetof(flood_params, depth) == 96 && offsetof(flood_params, side) == 104 &&
-                   offsetof(flood_params, spacing) == 112 && offsetof(flood_params, pitch) == 120,
-               "flood_params: the area, the cell grid and the placement");
-_Static_assert(offsetof(flood_params, vmin) == 128 && offsetof(flood_params, vmax) == 136 &&
-                   offsetof(flood_params, pmin_ms) == 144 &&
-                   offsetof(flood_params, pmax_ms) == 152 &&
-                   offsetof(flood_params, tmin_ms) == 160 &&
-                   offsetof(flood_params, tmax_ms) == 168 &&
-                   offsetof(flood_params, street) == 176 && offsetof(flood_params, xm) == 184 &&
-                   offsetof(flood_params, ym) == 192,
-               "flood_params: the moving run's mobility");
-_Static_assert(offsetof(flood_params, energy_a) == 200 &&
-                   offsetof(flood_params, energy_b) == 208,
-               "flood_params: the energy budget");
-_Static_assert(offsetof(flood_params, key_lo) == 216 && offsetof(flood_params, key_hi) == 220 &&
-                   offsetof(flood_params, source) == 224 &&
-                   offsetof(flood_params, destination) == 228 &&
-                   offsetof(flood_params, ttl) == 232 && offsetof(flood_params, words) == 236 &&
-                   offsetof(flood_params, nodes) == 240 && offsetof(flood_params, nx) == 244 &&
-                   offsetof(flood_params, ny) == 248 && offsetof(flood_params, nz) == 252,
+_Static_assert(offsetof(flood_params, key_lo) == 56 && offsetof(flood_params, key_hi) == 60 &&
+                   offsetof(flood_params, source) == 64 &&
+                   offsetof(flood_params, destination) == 68 &&
+                   offsetof(flood_params, ttl) == 72 && offsetof(flood_params, words) == 76 &&
+                   offsetof(flood_params, nodes) == 80 && offsetof(flood_params, counter_c) == 84,
                "flood_params: the key, the traffic and the counts");
-_Static_assert(offsetof(flood_params, cols) == 256 && offsetof(flood_params, per_area) == 260 &&
-                   offsetof(flood_params, policy) == 264 && offsetof(flood_params, fresh) == 268 &&
-                   offsetof(flood_params, counter_c) == 272 &&
-                   offsetof(flood_params, assess_a) == 276 &&
+_Static_assert(offsetof(flood_params, near2) == 88 &&
+                   offsetof(flood_params, drop_threshold_max) == 96 &&
+                   offsetof(flood_params, range2) == 104,
+               "flood_params: the other thresholds");
+_Static_assert(offsetof(flood_params, width) == 112 && offsetof(flood_params, height) == 120 &&
+                   offsetof(flood_params, depth) == 128 && offsetof(flood_params, side) == 136 &&
+                   offsetof(flood_params, spacing) == 144 && offsetof(flood_params, pitch) == 152,
+               "flood_params: the area, the cell grid and the placement");
+_Static_assert(offsetof(flood_params, vmin) == 160 && offsetof(flood_params, vmax) == 168 &&
+                   offsetof(flood_params, pmin_ms) == 176 &&
+                   offsetof(flood_params, pmax_ms) == 184 &&
+                   offsetof(flood_params, tmin_ms) == 192 &&
+                   offsetof(flood_params, tmax_ms) == 200 &&
+                   offsetof(flood_params, street) == 208 && offsetof(flood_params, xm) == 216 &&
+                   offsetof(flood_params, ym) == 224,
+               "flood_params: the moving run's mobility");
+_Static_assert(offsetof(flood_params, energy_a) == 232 &&
+                   offsetof(flood_params, energy_b) == 240,
+               "flood_params: the energy budget");
+_Static_assert(offsetof(flood_params, assess_a) == 248 && offsetof(flood_params, nx) == 252 &&
+                   offsetof(flood_params, ny) == 256 && offsetof(flood_params, nz) == 260 &&
+                   offsetof(flood_params, cols) == 264 && offsetof(flood_params, per_area) == 268 &&
+                   offsetof(flood_params, policy) == 272 && offsetof(flood_params, fresh) == 276 &&
                    offsetof(flood_params, capacity_m) == 280 &&
                    offsetof(flood_params, energy_uniform) == 284,
                "flood_params: the other 32-bit members");
