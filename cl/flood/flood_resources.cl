@@ -381,6 +381,11 @@ typedef struct res_rx {
     uint n;
     ulong near2;
     pend_list pl; /* under a scheme: the window's pending list */
+    /* mobile: the range and the cell grid, read from the parameter block once per work-item
+     * (res_receive) rather than once per node in res_take's loop */
+    ulong range2;
+    long side;
+    uint nx, ny, nz;
 } res_rx;
 
 /* Node J hears the copy of entry E's packet from node I (docs/model.md's reception: a first
@@ -450,13 +455,14 @@ inline void res_next_copy(const res_window *rw, uint i, __global const uint *hea
  * counted unless it died. A node already dead hears nothing. */
 inline void res_take(res_rx *x, uint j, uint capacity_m, __global const uint *head,
                      __global const uint4 *ent, __global long *energy, __global long *death,
-                     ulong *sums, __constant const flood_params *prm, RES_LINK_ARGS,
-                     __global const ulong2 *cap_thr)
+                     ulong *sums, RES_LINK_ARGS, __global const ulong2 *cap_thr)
 {
     if (FLOOD_ENERGY && death[j] != LONG_MAX)
         return;
 #if FLOOD_RES_MOBILE
-    GRID_FROM_PARAMS(prm);
+    ulong range2 = x->range2; /* FOR_EACH_CANDIDATE's names */
+    long side = x->side;
+    uint nx = x->nx, ny = x->ny, nz = x->nz;
 #endif
     window_params w = x->w; /* for FOR_EACH_LINK's link draws */
     uint win = (uint)(x->rw.T / x->rw.L);
@@ -532,6 +538,11 @@ __kernel void res_receive(volatile __global uint *ctl, uint stamp, __global cons
     x.scheme_state = scheme_state;
     x.n = n;
     x.near2 = prm->near2;
+    x.range2 = prm->range2;
+    x.side = prm->side;
+    x.nx = prm->nx;
+    x.ny = prm->ny;
+    x.nz = prm->nz;
     x.pl.items = pend + (size_t)parity * pend_cap;
     x.pl.cap = pend_cap;
     x.pl.word = pend_word;
@@ -541,8 +552,7 @@ __kernel void res_receive(volatile __global uint *ctl, uint stamp, __global cons
     uint j0 = (uint)get_global_id(0) * per, j1 = min(n, j0 + per);
     for (uint j = j0; j < j1; j++)
         if (reached[j] == stamp)
-            res_take(&x, j, capacity_m, head, ent, energy, death, sums, prm, RES_LINK_PASS,
-                     cap_thr);
+            res_take(&x, j, capacity_m, head, ent, energy, death, sums, RES_LINK_PASS, cap_thr);
     res_flush(sums, l_red, ctl);
 }
 
