@@ -136,22 +136,27 @@ inline int cap_keeps(uint i, uint j, ulong d2, __global const ulong2 *thr)
 
 /* ---- placement and mobility ---------------------------------------------------------- */
 
-__kernel void place_grid(__global long4 *pos, uint n, uint cols, long spacing)
+/* The placement kernels read the scenario's constants from the parameter block PRM
+ * (flood_layout.clh), like every flood kernel: node count, grid, area, key. */
+__kernel void place_grid(__global long4 *pos, __constant const flood_params *prm)
 {
     uint i = get_global_id(0);
-    if (i >= n)
+    if (i >= prm->nodes)
         return;
+    uint cols = prm->cols;
+    long spacing = prm->spacing;
     pos[i] = (long4)((long)(i % cols) * spacing, (long)(i / cols) * spacing, 0, 0);
 }
 
 /* Activity areas (docs/models.md): node i is node (r, c) of area a = i / PER_AREA, at
  * (a x PITCH + c x spacing, r x spacing, 0) with PITCH = (cols - 1) x spacing + 2 x range. */
-__kernel void place_areas(__global long4 *pos, uint n, uint per_area, uint cols, long spacing,
-                          long pitch)
+__kernel void place_areas(__global long4 *pos, __constant const flood_params *prm)
 {
     uint i = get_global_id(0);
-    if (i >= n)
+    if (i >= prm->nodes)
         return;
+    uint per_area = prm->per_area, cols = prm->cols;
+    long spacing = prm->spacing, pitch = prm->pitch;
     uint a = i / per_area, k = i % per_area;
     pos[i] = (long4)((long)a * pitch + (long)(k % cols) * spacing, (long)(k / cols) * spacing, 0,
                      0);
@@ -163,12 +168,14 @@ inline long4 uniform_point(uint4 w, ulong W, ulong H, ulong D)
                    (long)philox_uniform(w.z, D), 0);
 }
 
-__kernel void place_uniform(__global long4 *pos, uint n, uint2 key, ulong W, ulong H, ulong D)
+__kernel void place_uniform(__global long4 *pos, __constant const flood_params *prm)
 {
     uint i = get_global_id(0);
-    if (i >= n)
+    if (i >= prm->nodes)
         return;
-    pos[i] = uniform_point(philox_draw(key, i, 0u, STREAM_PLACEMENT), W, H, D);
+    uint2 key = (uint2)(prm->key_lo, prm->key_hi);
+    pos[i] = uniform_point(philox_draw(key, i, 0u, STREAM_PLACEMENT), prm->width, prm->height,
+                           prm->depth);
 }
 
 /* Leg m of node i: its waypoint and speed (mm/s) from ctr {i, m, 3, 0}. */
@@ -180,7 +187,10 @@ inline void rwp_leg(uint2 key, uint i, uint m, ulong W, ulong H, ulong D, long v
     speed[i] = philox_between(w.w, vmin, vmax);
 }
 
-__kernel void rwp_init(uint n, uint2 key, ulong W, ulong H, ulong D, long vmin, long vmax,
+/* The *_init kernels run once per run of ids [first, N) of their model (the launch's global
+ * offset is FIRST): the run's own speeds and times come as arguments (runs of one model may
+ * differ), the scenario's key and area from the parameter block PRM. */
+__kernel void rwp_init(uint n, __constant const flood_params *prm, long vmin, long vmax,
                        __global long4 *waypoint, __global long *speed, __global uint *leg,
                        __global long *pause_end)
 {
@@ -189,7 +199,8 @@ __kernel void rwp_init(uint n, uint2 key, ulong W, ulong H, ulong D, long vmin, 
         return;
     leg[i] = 0u;
     pause_end[i] = 0;
-    rwp_leg(key, i, 0u, W, H, D, vmin, vmax, waypoint, speed);
+    rwp_leg((uint2)(prm->key_lo, prm->key_hi), i, 0u, prm->width, prm->height, prm->depth,
+            vmin, vmax, waypoint, speed);
 }
 
 /* One window's step of random waypoint, applied at the window's start T. A node pausing
@@ -222,16 +233,18 @@ inline void rwp_move_node(__global long4 *pos, uint i, uint2 key, ulong W, ulong
 }
 
 /* Every kernel of a mobility step runs over ids [first, n): the launch's global offset is
- * FIRST, so that a model's kernel serves one run of ids of a mobility group. */
-__kernel void move_rwp(__global long4 *pos, uint n, uint2 key, ulong W, ulong H, ulong D,
-                       long vmin, long vmax, long pmin_ms, long pmax_ms, long T, long L,
+ * FIRST, so that a model's kernel serves one run of ids of a mobility group. A model's own
+ * step kernel runs when one run of ids moves: its parameters are the parameter block's (PRM);
+ * the window's start T (and random_walk's window) are arguments. */
+__kernel void move_rwp(__global long4 *pos, uint n, __constant const flood_params *prm, long T,
                        __global long4 *waypoint, __global long *speed, __global uint *leg,
                        __global long *pause_end)
 {
     uint i = get_global_id(0);
     if (i < n)
-        rwp_move_node(pos, i, key, W, H, D, vmin, vmax, pmin_ms, pmax_ms, T, L, waypoint, speed,
-                      leg, pause_end);
+        rwp_move_node(pos, i, (uint2)(prm->key_lo, prm->key_hi), prm->width, prm->height,
+                      prm->depth, prm->vmin, prm->vmax, prm->pmin_ms, prm->pmax_ms, T, prm->L,
+                      waypoint, speed, leg, pause_end);
 }
 
 /* ---- linear and random_walk (docs/models.md, "Mobility") ------------------------------- */
@@ -305,14 +318,15 @@ inline long4 walk_step(__global long4 *pos, uint i, long4 d, long v, long L, ulo
 }
 
 /* linear: each node's direction and speed, drawn once from ctr {i, 0, 7, 0}. */
-__kernel void walk_init(uint n, uint2 key, ulong D, long vmin, long vmax, __global long4 *dir,
-                        __global long *speed)
+__kernel void walk_init(uint n, __constant const flood_params *prm, long vmin, long vmax,
+                        __global long4 *dir, __global long *speed)
 {
     uint i = get_global_id(0);
     if (i >= n)
         return;
     long v;
-    dir[i] = walk_draw(key, i, 0u, STREAM_WALK, D, vmin, vmax, &v);
+    dir[i] = walk_draw((uint2)(prm->key_lo, prm->key_hi), i, 0u, STREAM_WALK, prm->depth, vmin,
+                       vmax, &v);
     speed[i] = v;
 }
 
@@ -338,13 +352,14 @@ inline void walk_move_node(__global long4 *pos, uint i, uint2 key, ulong W, ulon
         dir[i] = d;
 }
 
-__kernel void move_walk(__global long4 *pos, uint n, uint2 key, ulong W, ulong H, ulong D,
-                        long vmin, long vmax, long L, uint window, int fresh, int policy,
-                        __global long4 *dir, __global long *speed)
+__kernel void move_walk(__global long4 *pos, uint n, __constant const flood_params *prm,
+                        uint window, __global long4 *dir, __global long *speed)
 {
     uint i = get_global_id(0);
     if (i < n)
-        walk_move_node(pos, i, key, W, H, D, vmin, vmax, L, window, fresh, policy, dir, speed);
+        walk_move_node(pos, i, (uint2)(prm->key_lo, prm->key_hi), prm->width, prm->height,
+                       prm->depth, prm->vmin, prm->vmax, prm->L, window, (int)prm->fresh,
+                       (int)prm->policy, dir, speed);
 }
 
 /* random_direction: a node's phases (LEG: even 2m, travelling leg m; odd 2m + 1, pausing
@@ -353,15 +368,17 @@ __kernel void move_walk(__global long4 *pos, uint n, uint2 key, ulong W, ulong H
  * draws leg m + 1 (direction and speed from ctr {i, m + 1, 8, 0}, travel time from
  * ctr {i, m + 1, 9, 0}.w0) to T + travel; a travelling node then takes one walk step. Travel
  * times are at least 1 ms, so at most three phases change in one window. */
-__kernel void direction_init(uint n, uint2 key, ulong D, long vmin, long vmax, long tmin_ms,
-                             long tmax_ms, __global long4 *dir, __global long *speed,
-                             __global uint *leg, __global long *phase_end)
+__kernel void direction_init(uint n, __constant const flood_params *prm, long vmin, long vmax,
+                             long tmin_ms, long tmax_ms, __global long4 *dir,
+                             __global long *speed, __global uint *leg,
+                             __global long *phase_end)
 {
     uint i = get_global_id(0);
     if (i >= n)
         return;
+    uint2 key = (uint2)(prm->key_lo, prm->key_hi);
     long v;
-    dir[i] = walk_draw(key, i, 0u, STREAM_DIRECTION, D, vmin, vmax, &v);
+    dir[i] = walk_draw(key, i, 0u, STREAM_DIRECTION, prm->depth, vmin, vmax, &v);
     speed[i] = v;
     uint4 q = philox_draw(key, i, 0u, STREAM_LEG_TIMES);
     leg[i] = 0u;
@@ -402,16 +419,16 @@ inline void direction_move_node(__global long4 *pos, uint i, uint2 key, ulong W,
     speed[i] = v;
 }
 
-__kernel void move_direction(__global long4 *pos, uint n, uint2 key, ulong W, ulong H, ulong D,
-                             long vmin, long vmax, long tmin_ms, long tmax_ms, long pmin_ms,
-                             long pmax_ms, long T, long L, int policy, __global long4 *dir,
-                             __global long *speed, __global uint *leg,
-                             __global long *phase_end)
+__kernel void move_direction(__global long4 *pos, uint n, __constant const flood_params *prm,
+                             long T, __global long4 *dir, __global long *speed,
+                             __global uint *leg, __global long *phase_end)
 {
     uint i = get_global_id(0);
     if (i < n)
-        direction_move_node(pos, i, key, W, H, D, vmin, vmax, tmin_ms, tmax_ms, pmin_ms, pmax_ms,
-                            T, L, policy, dir, speed, leg, phase_end);
+        direction_move_node(pos, i, (uint2)(prm->key_lo, prm->key_hi), prm->width, prm->height,
+                            prm->depth, prm->vmin, prm->vmax, prm->tmin_ms, prm->tmax_ms,
+                            prm->pmin_ms, prm->pmax_ms, T, prm->L, (int)prm->policy, dir, speed,
+                            leg, phase_end);
 }
 
 /* ---- grid_walk (docs/models.md, "grid_walk") -------------------------------------------- */
@@ -439,13 +456,14 @@ inline long grid_turn(long x, long y, long xm, long ym, long hp, uint w0)
 /* grid_walk start: each node to the intersection nearest to its placement (ties up, at most
  * the last street), a speed and a first heading from ctr {i, 0, 10, 0}. The heading is kept in
  * DIR.x, the number of turn draws made in LEG. */
-__kernel void grid_init(__global long4 *pos, uint n, uint2 key, long s, long xm, long ym,
-                        long vmin, long vmax, __global long4 *dir, __global long *speed,
-                        __global uint *leg)
+__kernel void grid_init(__global long4 *pos, uint n, __constant const flood_params *prm, long s,
+                        long xm, long ym, long vmin, long vmax, __global long4 *dir,
+                        __global long *speed, __global uint *leg)
 {
     uint i = get_global_id(0);
     if (i >= n)
         return;
+    uint2 key = (uint2)(prm->key_lo, prm->key_hi);
     long4 p = pos[i];
     long x = min((p.x + s / 2) / s * s, xm), y = min((p.y + s / 2) / s * s, ym);
     pos[i] = (long4)(x, y, p.z, p.w);
@@ -488,12 +506,13 @@ inline void grid_move_node(__global long4 *pos, uint i, uint2 key, long s, long 
     leg[i] = t;
 }
 
-__kernel void move_grid(__global long4 *pos, uint n, uint2 key, long s, long xm, long ym,
-                        long L, __global long4 *dir, __global long *speed, __global uint *leg)
+__kernel void move_grid(__global long4 *pos, uint n, __constant const flood_params *prm,
+                        __global long4 *dir, __global long *speed, __global uint *leg)
 {
     uint i = get_global_id(0);
     if (i < n)
-        grid_move_node(pos, i, key, s, xm, ym, L, dir, speed, leg);
+        grid_move_node(pos, i, (uint2)(prm->key_lo, prm->key_hi), prm->street, prm->xm, prm->ym,
+                       prm->L, dir, speed, leg);
 }
 
 /* ---- mobility groups (docs/models.md, "Mobility groups") ------------------------------ */
@@ -516,14 +535,17 @@ __kernel void move_grid(__global long4 *pos, uint n, uint2 key, long s, long xm,
 /* One window's step when several runs of ids move by different models or parameters: each
  * node finds its run in SEG (NSEG rows of SEG_WORDS, by first id ascending, covering every
  * id) and takes its model's step. Runs are contiguous, so work-groups rarely mix models. */
-__kernel void move_groups(__global long4 *pos, uint n, uint2 key, ulong W, ulong H, ulong D,
-                          long T, long L, uint window, __global const long *seg, uint nseg,
+__kernel void move_groups(__global long4 *pos, uint n, __constant const flood_params *prm,
+                          long T, uint window, __global const long *seg, uint nseg,
                           __global long4 *waypoint, __global long *speed, __global uint *leg,
                           __global long *pause_end)
 {
     uint i = get_global_id(0);
     if (i >= n)
         return;
+    uint2 key = (uint2)(prm->key_lo, prm->key_hi);
+    ulong W = prm->width, H = prm->height, D = prm->depth;
+    long L = prm->L;
     uint lo = 0, hi = nseg; /* the last row whose first id is <= i */
     while (hi - lo > 1) {
         uint mid = (lo + hi) / 2;
@@ -578,17 +600,24 @@ __kernel void move_groups(__global long4 *pos, uint n, uint2 key, ulong W, ulong
  * within range, and the links and the cap are decided per window by the transmit kernel. */
 #define CSR_CAP_KEEPS(i, j, d2) (FLOOD_CAP == 0 || FLOOD_QUDG || cap_keeps((i), (j), (d2), cap_thr))
 
+/* The cell grid and the range, from the parameter block PRM, under the names
+ * FOR_EACH_CANDIDATE reads. */
+#define GRID_FROM_PARAMS(prm)                                                               \
+    ulong range2 = (prm)->range2;                                                           \
+    long side = (prm)->side;                                                                \
+    uint nx = (prm)->nx, ny = (prm)->ny, nz = (prm)->nz
+
 /* The lists of a partition: for every transmitter i (of any partition), its neighbours that
  * belong to partition PART, the receptions that partition handles. */
-__kernel void csr_count(__global const long4 *pos, uint n, ulong range2, long side, uint nx,
-                        uint ny, uint nz, __global const uint *cell_start,
-                        __global const uint *cell_nodes, __global uint *degree,
-                        __global const ushort *part_of, uint part, uint nparts,
-                        __global const ulong2 *cap_thr)
+__kernel void csr_count(__global const long4 *pos, __constant const flood_params *prm,
+                        __global const uint *cell_start, __global const uint *cell_nodes,
+                        __global uint *degree, __global const ushort *part_of, uint part,
+                        uint nparts, __global const ulong2 *cap_thr)
 {
     uint i = get_global_id(0);
-    if (i >= n)
+    if (i >= prm->nodes)
         return;
+    GRID_FROM_PARAMS(prm);
     long4 p = pos[i];
     uint deg = 0;
     FOR_EACH_CANDIDATE(p, j, {
@@ -601,15 +630,16 @@ __kernel void csr_count(__global const long4 *pos, uint n, ulong range2, long si
     degree[i] = deg;
 }
 
-__kernel void csr_fill(__global const long4 *pos, uint n, ulong range2, long side, uint nx,
-                       uint ny, uint nz, __global const uint *cell_start,
-                       __global const uint *cell_nodes, __global const uint *offsets,
-                       __global uint *neighbours, __global const ushort *part_of, uint part,
-                       uint nparts, __global const ulong2 *cap_thr)
+__kernel void csr_fill(__global const long4 *pos, __constant const flood_params *prm,
+                       __global const uint *cell_start, __global const uint *cell_nodes,
+                       __global const uint *offsets, __global uint *neighbours,
+                       __global const ushort *part_of, uint part, uint nparts,
+                       __global const ulong2 *cap_thr)
 {
     uint i = get_global_id(0);
-    if (i >= n)
+    if (i >= prm->nodes)
         return;
+    GRID_FROM_PARAMS(prm);
     long4 p = pos[i];
     uint at = offsets[i];
     FOR_EACH_CANDIDATE(p, j, {
@@ -677,12 +707,13 @@ inline int qudg_link(uint i, uint j, ulong d2, uint win, const window_params *w)
 
 /* [flood] drop_probability = uniform(a, b) (docs/models.md): node j's threshold is
  * thr(a) + ((w0 x (thr(b) - thr(a))) >> 32), w0 of ctr {j, 0, 11, 0}. */
-__kernel void node_drop_init(uint n, uint2 key, ulong ta, ulong tb, __global ulong *node_drop)
+__kernel void node_drop_init(__constant const flood_params *prm, __global ulong *node_drop)
 {
     uint j = get_global_id(0);
-    if (j >= n)
+    if (j >= prm->nodes)
         return;
-    uint4 r = philox_draw(key, j, 0u, STREAM_NODE_DROP);
+    ulong ta = prm->drop_threshold, tb = prm->drop_threshold_max;
+    uint4 r = philox_draw((uint2)(prm->key_lo, prm->key_hi), j, 0u, STREAM_NODE_DROP);
     node_drop[j] = ta + (((ulong)r.x * (tb - ta)) >> 32);
 }
 
@@ -703,19 +734,16 @@ inline int linked_before_cap(uint i, uint j, ulong d2, ulong range2, uint win,
 /* Each node's cap threshold for window WIN (cap_within): the K-th of its links ordered by
  * (d2, id), found by keeping the K smallest in sorted private arrays. Keys are distinct (ids
  * are), so the result does not depend on the order in which the cells are visited. */
-__kernel void cap_select(__global const long4 *pos, uint n, ulong range2, long side, uint nx,
-                         uint ny, uint nz, __global const uint *cell_start,
-                         __global const uint *cell_nodes, uint2 key, uint win, ulong rmin2,
-                         ulong link_thr, __global ulong2 *thr)
+__kernel void cap_select(__global const long4 *pos, __constant const flood_params *prm,
+                         __global const uint *cell_start, __global const uint *cell_nodes,
+                         uint win, __global ulong2 *thr)
 {
     uint i = get_global_id(0);
-    if (i >= n)
+    if (i >= prm->nodes)
         return;
 #if FLOOD_CAP > 0
-    window_params w;
-    w.key = key;
-    w.rmin2 = rmin2;
-    w.link_thr = link_thr;
+    GRID_FROM_PARAMS(prm);
+    window_params w = params_window(prm, 0, 0); /* the key and qudg's link draws */
     ulong kd[FLOOD_CAP];
     uint kid[FLOOD_CAP];
     uint f = 0;
@@ -744,18 +772,15 @@ __kernel void cap_select(__global const long4 *pos, uint n, ulong range2, long s
 
 /* Per node i, the links i-j with j > i of window WIN's graph that the cap keeps (.x) and
  * cuts (.y): the host sums them for the JSON's links and links_cut. */
-__kernel void cap_count(__global const long4 *pos, uint n, ulong range2, long side, uint nx,
-                        uint ny, uint nz, __global const uint *cell_start,
-                        __global const uint *cell_nodes, uint2 key, uint win, ulong rmin2,
-                        ulong link_thr, __global const ulong2 *thr, __global uint2 *counts)
+__kernel void cap_count(__global const long4 *pos, __constant const flood_params *prm,
+                        __global const uint *cell_start, __global const uint *cell_nodes,
+                        uint win, __global const ulong2 *thr, __global uint2 *counts)
 {
     uint i = get_global_id(0);
-    if (i >= n)
+    if (i >= prm->nodes)
         return;
-    window_params w;
-    w.key = key;
-    w.rmin2 = rmin2;
-    w.link_thr = link_thr;
+    GRID_FROM_PARAMS(prm);
+    window_params w = params_window(prm, 0, 0); /* the key and qudg's link draws */
     uint kept = 0, cut = 0;
     long4 p = pos[i];
     FOR_EACH_CANDIDATE(p, j, {
@@ -999,15 +1024,18 @@ inline void list_fresh(uint j, uint slot, __local uint *l_n, __local entry_t *lb
 #define DESCRIPTOR(idx) (use_inline ? inline_words[(idx)] : desc[(idx)])
 
 /* Under a scheme the transmit kernels take the nodes' states (SCHEME_STATE, N_NODES of them
- * per slot), the distance threshold squared (NEAR2) and the pending lists (PEND, PEND_CAP
- * items per half); a retired slot's states are cleared with its seen bits, and the source of
- * a new packet has nothing to decide. TRANSMIT_SCHEME_PASS passes them on to tx_window_begin. */
+ * per slot) and the pending lists (PEND, PEND_CAP items per half), and tx_window_begin also
+ * the distance threshold squared (NEAR2), which TRANSMIT_SCHEME_PASS passes on from the
+ * parameter block with the node count; a retired slot's states are cleared with its seen
+ * bits, and the source of a new packet has nothing to decide. */
 #if FLOOD_SCHEME
-#define TRANSMIT_SCHEME_ARGS                                                                \
+#define TRANSMIT_SCHEME_ARGS , __global uint *scheme_state, __global uint *pend, uint pend_cap
+#define TX_BEGIN_SCHEME_ARGS                                                                \
     , __global uint *scheme_state, uint n_nodes, ulong near2, __global uint *pend, uint pend_cap
-#define TRANSMIT_SCHEME_PASS , scheme_state, n_nodes, near2, pend, pend_cap
+#define TRANSMIT_SCHEME_PASS , scheme_state, prm->nodes, prm->near2, pend, pend_cap
 #else
 #define TRANSMIT_SCHEME_ARGS
+#define TX_BEGIN_SCHEME_ARGS
 #define TRANSMIT_SCHEME_PASS
 #endif
 
@@ -1043,7 +1071,7 @@ inline void tx_window_begin(tx_window *tw, window_params w, volatile __global ui
                             uint in_word, uint n_import, uint n_new, uint n_clear,
                             uint clear_word, uint16 inline_desc, __global const uint *desc,
                             __global uint *seen, __global uint *deliv, uint slots,
-                            uint parity TRANSMIT_SCHEME_ARGS)
+                            uint parity TX_BEGIN_SCHEME_ARGS)
 {
     uint words = w.words;
     tw->w = w;
@@ -1320,7 +1348,11 @@ inline int in_box(long4 p, long4 lo, long4 hi)
  * are made, rather than by a pass over the frontier afterwards (export_border): that pass
  * and its launch sat between the window's last transmit and its read-back. Window w counts
  * them in ctl[EXPORT_WORD] = CTL_EXPORT + (w % 2) and clears the other word for window
- * w + 1 (its read-back of window w - 1 is queued before). An empty box exports nothing. */
+ * w + 1 (its read-back of window w - 1 is queued before). An empty box exports nothing.
+ * The range and the cell grid (RANGE2, SIDE, NX, NY, NZ) stay arguments, although the
+ * parameter block holds them: read from it in this kernel's cell search, Mesa's rusticl 22.3
+ * (llvmpipe) flooded wrong on several devices, at random (test impls_two_partitions_mobile_
+ * static); arguments are what every implementation got right here. */
 __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, ulong range2,
                               long side, uint nx, uint ny, uint nz,
                               __global const uint *cell_start, __global const uint *cell_nodes,
@@ -1524,24 +1556,22 @@ inline void decide_pair(decide_ctx *c, uint j, uint slot)
  * launch shape nor the order of the list can change it. With partitions on several devices
  * (mobile), relays inside [X_LO, X_HI] are exported as transmit_mobile exports its own
  * (EXPORT_CAP 0: none). */
-__kernel void scheme_decide(volatile __global uint *ctl, __global uint *state, uint n,
-                            uint slots, __global const uint *slot_packet,
-                            __global const long *slot_time, __global const uint2 *slot_route,
-                            __global uint *deliv, uint parity, long T, long L, long start,
-                            long interval, ulong drop_threshold, uint2 key, uint destination,
-                            uint ttl, __global const ulong *node_drop, uint counter_c,
-                            uint assess_a, __global const ushort *part_of, uint part,
-                            uint nparts, __global entry_t *out, uint capacity, uint out_word,
-                            __global uint *spill, uint words, uint stamp,
-                            __global const long4 *pos, long4 x_lo, long4 x_hi,
-                            __global entry_t *exported, uint export_cap, uint export_word,
-                            __global uint *pend, uint pend_cap, uint pend_word,
-                            uint next_word, uint full)
+__kernel void scheme_decide(volatile __global uint *ctl, __global uint *state,
+                            __constant const flood_params *prm, uint slots,
+                            __global const uint *slot_packet, __global const long *slot_time,
+                            __global const uint2 *slot_route, __global uint *deliv, uint parity,
+                            long T, __global const ulong *node_drop,
+                            __global const ushort *part_of, uint part, uint nparts,
+                            __global entry_t *out, uint capacity, uint out_word,
+                            __global uint *spill, uint stamp, __global const long4 *pos,
+                            long4 x_lo, long4 x_hi, __global entry_t *exported, uint export_cap,
+                            uint export_word, __global uint *pend, uint pend_cap,
+                            uint pend_word, uint next_word, uint full)
 {
     decide_ctx c;
-    window_params w = {T, L, start, interval, 0, drop_threshold, key, 0u, destination, ttl,
-                       words, 0ul, 0ul, node_drop,
-                       deliv + (size_t)parity * slots * DELIV_WORDS};
+    uint n = prm->nodes;
+    window_params w = params_window(prm, T, node_drop);
+    w.deliv = deliv + (size_t)parity * slots * DELIV_WORDS;
     c.w = w;
     c.ctl = ctl;
     c.state = state;
@@ -1559,10 +1589,10 @@ __kernel void scheme_decide(volatile __global uint *ctl, __global uint *state, u
     c.next.cap = pend_cap;
     c.next.word = next_word;
     c.n = n;
-    c.win = (uint)(T / L);
+    c.win = (uint)(T / w.L);
     c.stamp = stamp;
-    c.counter_c = counter_c;
-    c.assess_a = assess_a;
+    c.counter_c = prm->counter_c;
+    c.assess_a = prm->assess_a;
     c.capacity = capacity;
     c.out_word = out_word;
     c.export_cap = export_cap;
@@ -1604,12 +1634,13 @@ inline uint cut_index(__global const long *cuts, uint count, long v)
  * PART_OF and in the fourth component of its position. The nodes that leave a partition this
  * device holds (HELD, a byte per partition) for one it does not take their seen bits with
  * them: their ids go to MOVED, counted in ctl[CTL_RETILE] (MOVED has room for every node). */
-__kernel void retile(__global long4 *pos, uint n, __global const long *cuts, uint px,
-                     uint py, __global ushort *part_of, __global const uchar *held,
-                     volatile __global uint *ctl, __global uint *moved)
+__kernel void retile(__global long4 *pos, __constant const flood_params *prm,
+                     __global const long *cuts, uint px, uint py, __global ushort *part_of,
+                     __global const uchar *held, volatile __global uint *ctl,
+                     __global uint *moved)
 {
     uint i = get_global_id(0);
-    if (i >= n)
+    if (i >= prm->nodes)
         return;
     long4 p = pos[i];
     uint s = cut_index(cuts, px, p.x);
@@ -1625,23 +1656,26 @@ __kernel void retile(__global long4 *pos, uint n, __global const long *cuts, uin
 
 /* Each node's partition into the fourth component of its position, where the mobile transmit
  * kernel reads it. */
-__kernel void stamp_parts(__global long4 *pos, uint n, __global const ushort *part_of)
+__kernel void stamp_parts(__global long4 *pos, __constant const flood_params *prm,
+                          __global const ushort *part_of)
 {
     uint i = get_global_id(0);
-    if (i < n)
+    if (i < prm->nodes)
         pos[i].w = (long)part_of[i];
 }
 
 /* Records of the first min(ctl[CTL_RETILE], CAPACITY) moved nodes: the node, then its seen bit
  * in every one of the SLOTS slots, packed 32 to a word (RECORD words each). */
 __kernel void gather_moved(__global const uint *moved, volatile __global uint *ctl,
-                           uint capacity, __global const uint *seen, uint words, uint slots,
-                           uint record, __global uint *records, __global const uint *state,
-                           uint n, uint state_words)
+                           uint capacity, __global const uint *seen,
+                           __constant const flood_params *prm, uint slots, uint record,
+                           __global uint *records, __global const uint *state,
+                           uint state_words)
 {
     uint r = get_global_id(0);
     if (r >= min(ctl[CTL_RETILE], capacity))
         return;
+    uint words = prm->words, n = prm->nodes;
     uint i = moved[r];
     __global uint *out = records + (size_t)r * record;
     out[0] = i;
@@ -1665,12 +1699,13 @@ __kernel void gather_moved(__global const uint *moved, volatile __global uint *c
  * one word may arrive in several records: atomics. */
 __kernel void scatter_moved(__global const uint *records, uint count, uint record,
                             __global const ushort *part_of, __global const uchar *held,
-                            __global uint *seen, uint words, uint slots, __global uint *state,
-                            uint n, uint state_words)
+                            __global uint *seen, __constant const flood_params *prm, uint slots,
+                            __global uint *state, uint state_words)
 {
     uint r = get_global_id(0);
     if (r >= count)
         return;
+    uint words = prm->words, n = prm->nodes;
     __global const uint *in = records + (size_t)r * record;
     uint i = in[0];
     if (!held[part_of[i]])
@@ -1691,10 +1726,11 @@ __kernel void scatter_moved(__global const uint *records, uint count, uint recor
 
 /* After the host grew an overflowing frontier: moves every spilled relay into it, after the
  * AT entries already there, and clears the spill bits. Runs over the words of live slots. */
-__kernel void gather_spill(__global uint *spill, ulong total_words, uint words,
-                           volatile __global uint *ctl, __global entry_t *out, uint at,
-                           __global const uint *state, uint n)
+__kernel void gather_spill(__global uint *spill, ulong total_words,
+                           __constant const flood_params *prm, volatile __global uint *ctl,
+                           __global entry_t *out, uint at, __global const uint *state)
 {
+    uint words = prm->words, n = prm->nodes;
     /* slots x words can pass 2^32: a 64-bit index, each item a stride of the words */
     for (size_t g = get_global_id(0); g < total_words; g += get_global_size(0)) {
         uint v = spill[g];
@@ -2200,7 +2236,17 @@ inline void flood_packets_group(uint k0, uint count, __global const uint *restri
  * always suffice). Counters are private 64-bit sums, reduced through RED at the end of each
  * packet. Groups of one item (the CPU shape) run flood_packets_one instead, and seen bits in
  * local memory flood_packets_local: separate kernels rather than branches, because barriers
- * under a branch break some CPU compilers (PoCL 5.0 aborts on them). */
+ * under a branch break some CPU compilers (PoCL 5.0 aborts on them).
+ *
+ * The whole-packet kernels take the node count N by value (and flood_packets_scheme also the
+ * schemes' thresholds, which its loops test), not from the parameter block: they are the hot
+ * kernels of static scenarios, and an argument is a value every compiler keeps at hand (a
+ * register, or an operand from the GPU's argument bank), whereas a value loaded through a
+ * buffer pointer is kept only where the compiler proves that no store of the loops changes
+ * it (on CPUs __constant is ordinary memory). With N read from the block, grid_flood measured
+ * possibly 4% slower on an H100, within the spread; arguments remove the doubt. What they
+ * read of the block, params_window loads once into private variables at entry, from its
+ * first 88 bytes (flood_layout.clh). */
 __kernel void flood_packets(uint k0, uint count, __global const uint *restrict offsets,
                             __global const uint *restrict neighbours, uint n,
                             __global uint *seen, __global uint *front, __global long *stats,

@@ -47,11 +47,12 @@
 /* The links of node I in the window (docs/models.md: udg, qudg's draws of the window, the
  * cap), which are symmetric: a node's links are also those whose transmissions reach it. The
  * body sees J; it must not hold a comma outside parentheses (it passes through another macro).
- * Needs W (window_params), WIN (the window, for qudg) and CAP_THR. */
+ * Needs W (window_params), WIN (the window, for qudg) and CAP_THR; mobile, also the range and
+ * the cell grid under FOR_EACH_CANDIDATE's names (GRID_FROM_PARAMS, cl/flood/flood.cl). */
 #if FLOOD_RES_MOBILE
 #define RES_LINK_ARGS                                                                       \
-    __global const long4 *pos, ulong range2, long side, uint nx, uint ny, uint nz,          \
-        __global const uint *cell_start, __global const uint *cell_nodes
+    __global const long4 *pos, __global const uint *cell_start, __global const uint *cell_nodes
+#define RES_LINK_PASS pos, cell_start, cell_nodes
 #define FOR_EACH_LINK(i, j, BODY)                                                           \
     do {                                                                                    \
         long4 pl_ = pos[(i)];                                                               \
@@ -68,6 +69,7 @@
 #else
 #define RES_LINK_ARGS __global const uint *offsets, __global const uint *neighbours,      \
                       __global const long4 *pos
+#define RES_LINK_PASS offsets, neighbours, pos
 /* static lists: udg (capped once when there is a cap), or under qudg every pair within range,
  * each link drawn for the window and then capped */
 #define FOR_EACH_LINK(i, j, BODY)                                                           \
@@ -173,16 +175,17 @@ inline void res_flush(const ulong *sums, __local ulong *l_red, volatile __global
 /* Each node's budget (the constant A, or a + ((w0 x (b - a + 1)) >> 32) with w0 of
  * ctr {j, 0, 15, 0} under uniform(a, b)), alive (death time LONG_MAX), no transmission
  * listed. b - a + 1 < 2^60, so the product is taken in two halves. */
-__kernel void res_init(uint n, uint2 key, long a, long b, int uniform, __global long *energy,
+__kernel void res_init(__constant const flood_params *prm, __global long *energy,
                        __global long *death, __global uint *head)
 {
     uint j = get_global_id(0);
-    if (j >= n)
+    if (j >= prm->nodes)
         return;
+    long a = prm->energy_a, b = prm->energy_b;
     long e = a;
-    if (uniform) {
+    if (prm->energy_uniform) {
         ulong span = (ulong)(b - a) + 1ul;
-        ulong w0 = philox_draw(key, j, 0u, STREAM_ENERGY).x;
+        ulong w0 = philox_draw((uint2)(prm->key_lo, prm->key_hi), j, 0u, STREAM_ENERGY).x;
         e = a + (long)(w0 * (span >> 32) + ((w0 * (span & 0xfffffffful)) >> 32));
     }
     energy[j] = e;
@@ -197,15 +200,15 @@ __kernel void res_init(uint n, uint2 key, long a, long b, int uniform, __global 
  * they never happen and cost nothing. The first entry of a node lists it in TXNODES. */
 __kernel void res_link(__global const entry_t *in, uint in_word, uint n_new, uint n_clear,
                        uint16 inline_desc, __global const uint *desc, uint clear_word,
-                       volatile __global uint *ctl, __global uint *seen, uint words,
-                       __global uint *slot_packet, long T, long L, long start, long interval,
-                       long duration, uint source, uint n_import, uint parity,
-                       __global uint *head, __global uint4 *ent, uint ent_cap,
-                       __global uint *txnodes, __global const long *death,
+                       volatile __global uint *ctl, __global uint *seen,
+                       __constant const flood_params *prm, __global uint *slot_packet, long T,
+                       uint n_import, uint parity, __global uint *head, __global uint4 *ent,
+                       uint ent_cap, __global uint *txnodes, __global const long *death,
                        __global long *slot_time, __global uint2 *slot_route,
-                       __global uint *deliv, uint slots, __global uint *scheme_state,
-                       uint n_nodes)
+                       __global uint *deliv, uint slots, __global uint *scheme_state)
 {
+    uint words = prm->words, source = prm->source, n_nodes = prm->nodes;
+    long L = prm->L, start = prm->start, interval = prm->interval, duration = prm->duration;
     uint inline_words[16];
     vstore16(inline_desc, 0, inline_words);
     int use_inline = NEW_WORDS * n_new + n_clear <= 16;
@@ -289,16 +292,16 @@ __kernel void res_charge(volatile __global uint *ctl, uint parity, uint stamp,
                          __global long *energy, __global long *death,
                          __global const long *costs, __global const uint *slot_packet,
                          __global const long *slot_time, __global const uint2 *slot_route,
-                         long T, long L, long start, long interval, uint2 key, ulong rmin2,
-                         ulong link_thr, __global const ulong2 *cap_thr, __local ulong *l_red,
-                         RES_LINK_ARGS)
+                         __constant const flood_params *prm, long T,
+                         __global const ulong2 *cap_thr, __local ulong *l_red, RES_LINK_ARGS)
 {
-    res_window rw = {T, L, start, interval, slot_packet, slot_time, slot_route, costs};
-    window_params w;
-    w.key = key;
-    w.rmin2 = rmin2;
-    w.link_thr = link_thr;
-    uint win = (uint)(T / L);
+    res_window rw = {T, prm->L, prm->start, prm->interval, slot_packet, slot_time, slot_route,
+                     costs};
+    window_params w = params_window(prm, T, 0); /* the key and qudg's link draws */
+#if FLOOD_RES_MOBILE
+    GRID_FROM_PARAMS(prm);
+#endif
+    uint win = (uint)(T / w.L);
     __global uint *alive = (__global uint *)ctl + CTL_WORDS;
     ulong sums[RES_SUMS] = {0, 0, 0, 0, 0, 0};
     uint n = ctl[CTL_RES_TXN + parity];
@@ -378,6 +381,11 @@ typedef struct res_rx {
     uint n;
     ulong near2;
     pend_list pl; /* under a scheme: the window's pending list */
+    /* mobile: the range and the cell grid, read from the parameter block once per work-item
+     * (res_receive) rather than once per node in res_take's loop */
+    ulong range2;
+    long side;
+    uint nx, ny, nz;
 } res_rx;
 
 /* Node J hears the copy of entry E's packet from node I (docs/model.md's reception: a first
@@ -451,6 +459,11 @@ inline void res_take(res_rx *x, uint j, uint capacity_m, __global const uint *he
 {
     if (FLOOD_ENERGY && death[j] != LONG_MAX)
         return;
+#if FLOOD_RES_MOBILE
+    ulong range2 = x->range2; /* FOR_EACH_CANDIDATE's names */
+    long side = x->side;
+    uint nx = x->nx, ny = x->ny, nz = x->nz;
+#endif
     window_params w = x->w; /* for FOR_EACH_LINK's link draws */
     uint win = (uint)(x->rw.T / x->rw.L);
     long e_left = FLOOD_ENERGY ? energy[j] : 0, sum = 0;
@@ -494,23 +507,22 @@ inline void res_take(res_rx *x, uint j, uint capacity_m, __global const uint *he
 /* Per node stamped by res_charge in this window, in id order (which keeps the seen bits of
  * neighbouring receivers together): it takes its copies (res_take). */
 __kernel void res_receive(volatile __global uint *ctl, uint stamp, __global const uint *head,
-                          __global const uint4 *ent, __global const uint *reached, uint n,
+                          __global const uint4 *ent, __global const uint *reached,
                           __global long *energy, __global long *death,
-                          __global const long *costs, uint capacity_m,
-                          __global const uint *slot_packet, __global long *slot_time,
-                          __global uint2 *slot_route, __global uint *deliv, uint slots,
-                          uint parity, __global uint *seen, uint words, __global entry_t *out,
-                          uint capacity, uint out_word, __global uint *spill, long T, long L,
-                          long start, long interval, ulong drop_threshold, uint2 key,
-                          uint destination, uint ttl, ulong rmin2, ulong link_thr,
+                          __global const long *costs, __global const uint *slot_packet,
+                          __global long *slot_time, __global uint2 *slot_route,
+                          __global uint *deliv, uint slots, uint parity, __global uint *seen,
+                          __global entry_t *out, uint capacity, uint out_word,
+                          __global uint *spill, __constant const flood_params *prm, long T,
                           __global const ulong2 *cap_thr, __global const ulong *node_drop,
-                          __global uint *scheme_state, ulong near2, __global uint *pend,
-                          uint pend_cap, uint pend_word, __local ulong *l_red, RES_LINK_ARGS)
+                          __global uint *scheme_state, __global uint *pend, uint pend_cap,
+                          uint pend_word, __local ulong *l_red, RES_LINK_ARGS)
 {
-    res_window rw = {T, L, start, interval, slot_packet, slot_time, slot_route, costs};
-    window_params w = {T, L, start, interval, 0, drop_threshold, key, 0u, destination, ttl,
-                       words, rmin2, link_thr, node_drop,
-                       deliv + (size_t)parity * slots * DELIV_WORDS};
+    uint n = prm->nodes, capacity_m = prm->capacity_m;
+    res_window rw = {T, prm->L, prm->start, prm->interval, slot_packet, slot_time, slot_route,
+                     costs};
+    window_params w = params_window(prm, T, node_drop);
+    w.deliv = deliv + (size_t)parity * slots * DELIV_WORDS;
     res_rx x;
     x.rw = rw;
     x.w = w;
@@ -525,7 +537,12 @@ __kernel void res_receive(volatile __global uint *ctl, uint stamp, __global cons
     x.pos = pos;
     x.scheme_state = scheme_state;
     x.n = n;
-    x.near2 = near2;
+    x.near2 = prm->near2;
+    x.range2 = prm->range2;
+    x.side = prm->side;
+    x.nx = prm->nx;
+    x.ny = prm->ny;
+    x.nz = prm->nz;
     x.pl.items = pend + (size_t)parity * pend_cap;
     x.pl.cap = pend_cap;
     x.pl.word = pend_word;
@@ -535,13 +552,7 @@ __kernel void res_receive(volatile __global uint *ctl, uint stamp, __global cons
     uint j0 = (uint)get_global_id(0) * per, j1 = min(n, j0 + per);
     for (uint j = j0; j < j1; j++)
         if (reached[j] == stamp)
-#if FLOOD_RES_MOBILE
-            res_take(&x, j, capacity_m, head, ent, energy, death, sums, pos, range2, side, nx,
-                     ny, nz, cell_start, cell_nodes, cap_thr);
-#else
-            res_take(&x, j, capacity_m, head, ent, energy, death, sums, offsets, neighbours,
-                     pos, cap_thr);
-#endif
+            res_take(&x, j, capacity_m, head, ent, energy, death, sums, RES_LINK_PASS, cap_thr);
     res_flush(sums, l_red, ctl);
 }
 

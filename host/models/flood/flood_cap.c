@@ -14,22 +14,14 @@
 
 #include "models/flood/flood_model.h"
 
-/* The arguments cap_select and cap_count share (0 to 12): positions, the cell lists of R and
- * the graph of window W (udg range, qudg draws). */
-static int graph_args(struct model *m, flood_replica *r, cl_kernel k, const char *name, int64_t w,
-                      cn_error *err)
+/* The arguments cap_select and cap_count share (0 to 4): positions, the parameter block
+ * (range, cell grid, key, qudg's constants), the cell lists of R and the graph's window W
+ * (qudg draws its links with the window number modulo 2^32). */
+static int graph_args(flood_replica *r, cl_kernel k, const char *name, int64_t w, cn_error *err)
 {
-    const flood_values *sc = flood_values_of(&m->sc);
-    const cell_grid *g = &m->grid;
-    cl_ulong range2 = (cl_ulong)sc->range_mm * (cl_ulong)sc->range_mm;
-    cl_ulong rmin2 = (cl_ulong)sc->range_min_mm * (cl_ulong)sc->range_min_mm;
-    cl_ulong link_thr = sc->link_threshold;
-    cl_uint2 key = flood_seed_key(&m->sc);
-    cl_uint win = (cl_uint)w; /* qudg draws with the window number modulo 2^32 */
-    return kernel_args(r->dev, k, name, err, 13, KBUF(r->pos), KARG(m->n), KARG(range2),
-                       KARG(g->side), KARG(g->nx), KARG(g->ny), KARG(g->nz),
-                       KBUF(r->cells.start), KBUF(r->cells.nodes), KARG(key), KARG(win),
-                       KARG(rmin2), KARG(link_thr));
+    cl_uint win = (cl_uint)w;
+    return kernel_args(r->dev, k, name, err, 5, KBUF(r->pos), KBUF(r->params),
+                       KBUF(r->cells.start), KBUF(r->cells.nodes), KARG(win));
 }
 
 int flood_cap_select(struct model *m, flood_replica *r, int64_t w, cl_event *ev, cn_error *err)
@@ -40,9 +32,9 @@ int flood_cap_select(struct model *m, flood_replica *r, int64_t w, cl_event *ev,
         rc = dbuf_alloc(d, &r->cap_thr, (size_t)m->n * 16, &m->acc, "neighbour cap thresholds",
                         err);
     if (!rc)
-        rc = graph_args(m, r, r->k_cap_select, "flood.cap_select", w, err);
+        rc = graph_args(r, r->k_cap_select, "flood.cap_select", w, err);
     if (!rc)
-        rc = kernel_args_from(d, r->k_cap_select, "flood.cap_select", err, 13, 1, KBUF(r->cap_thr));
+        rc = kernel_args_from(d, r->k_cap_select, "flood.cap_select", err, 5, 1, KBUF(r->cap_thr));
     if (!rc)
         rc = enqueue_1d(d, r->k_cap_select, "flood.cap_select", m->n, r->ls_cap, ev, err);
     if (!rc)
@@ -70,9 +62,9 @@ int flood_cap_count(struct model *m, cn_error *err)
     if (!rc)
         rc = dbuf_alloc(d, &counts, (size_t)m->n * 8, &m->acc, "link counts", err);
     if (!rc)
-        rc = graph_args(m, r, r->k_cap_count, "flood.cap_count", 0, err);
+        rc = graph_args(r, r->k_cap_count, "flood.cap_count", 0, err);
     if (!rc)
-        rc = kernel_args_from(d, r->k_cap_count, "flood.cap_count", err, 13, 2, KBUF(r->cap_thr),
+        rc = kernel_args_from(d, r->k_cap_count, "flood.cap_count", err, 5, 2, KBUF(r->cap_thr),
                               KBUF(counts));
     if (!rc)
         rc = enqueue_1d(d, r->k_cap_count, "flood.cap_count", m->n, r->ls_cap, NULL, err);

@@ -177,9 +177,9 @@ static int gather_spill(struct model *m, flood_replica *r, int b, uint32_t next,
     cl_ulong total = (cl_ulong)m->slots * m->words;
     size_t items = total < ((cl_ulong)1 << 24) ? (size_t)total : (size_t)1 << 24;
     if (!rc)
-        rc = kernel_args(d, r->k_gather, "flood.gather_spill", err, 8, KBUF(r->spill), KARG(total),
-                         KARG(m->words), KBUF(r->ctl), KBUF(r->frontier[b]), KARG(at),
-                         KBUF(*flood_scheme_state_buffer(r)), KARG(m->n));
+        rc = kernel_args(d, r->k_gather, "flood.gather_spill", err, 7, KBUF(r->spill),
+                         KARG(total), KBUF(r->params), KBUF(r->ctl), KBUF(r->frontier[b]),
+                         KARG(at), KBUF(*flood_scheme_state_buffer(r)));
     if (!rc)
         rc = enqueue_1d(d, r->k_gather, "flood.gather_spill", items, r->ls_gather, NULL, err);
     return rc;

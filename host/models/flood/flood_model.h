@@ -13,12 +13,10 @@
 #include "models/flood/flood.h"
 #include "models/traffic/departures.h"
 
-/* The scenario's parameters of a window, as the transmit kernels take them. */
+/* What the window's kernels take of the window as an argument: its start T (the scenario's
+ * constants are in the parameter block, flood_params in cl/flood/flood_layout.clh). */
 typedef struct window_args {
-    cl_long T, L, start, interval, duration;
-    cl_ulong thr;
-    cl_uint2 key;
-    cl_uint source, dest, ttl;
+    cl_long T;
 } window_args;
 
 /* What the transmit launches of a window share, prepared by the first partition's set: at
@@ -405,8 +403,6 @@ void flood_forget_args(flood_replica *r);
 /* (Re)makes R's pinned read-back areas for the current slot count; none may be pending. */
 int flood_readback_areas(struct model *m, flood_replica *r, cn_error *err);
 int flood_replica_index(const struct model *m, const device_ctx *dev);
-/* The Philox key of the scenario's seed (docs/model.md): (seed lo, seed hi). */
-cl_uint2 flood_seed_key(const scenario *sc);
 /* Allocates the flows' slot tables and delivery counts of R for the current slots (zeroed). */
 int flood_flow_buffers(struct model *m, flood_replica *r, cn_error *err);
 

@@ -472,6 +472,8 @@ int flood_packets_run(struct model *m, flood_replica *r, int chunk, cl_event *ev
     const flood_values *sc = flood_values_of(&m->sc);
     if (chunk < 0 || chunk >= m->pk_chunks || m->pk_count[chunk] == 0)
         return cn_fail(err, CN_ERR_RUNTIME, "internal error: no packet chunk %d", chunk);
+    /* the node count and the schemes' thresholds by value, not from the parameter block
+     * (cl/flood/flood.cl, flood_packets, says why) */
     cl_uint k0 = (cl_uint)m->pk_k0[chunk], count = (cl_uint)m->pk_count[chunk], n = m->n;
     size_t ls = r->ls_packets;
     cl_kernel k = r->k_packets; /* also the scheme kernel, for any group size */

@@ -98,13 +98,10 @@ static int setup_replica(struct model *m, flood_replica *r, cn_error *err)
     cl_kernel k = NULL;
     if (!rc)
         rc = device_create_kernel(d, r->prog, "flood.res_init", &k, err);
-    const energy_law *e = &flood_values_of(&m->sc)->energy_budget;
-    cl_uint2 key = flood_seed_key(&m->sc);
-    cl_long a = m->energy ? e->a_nj : 0, b = m->energy ? e->b_nj : 0;
-    cl_int uniform = m->energy && e->law == LAW_UNIFORM;
+    /* the budget's law is in the parameter block (0 without an energy model) */
     if (!rc)
-        rc = kernel_args(d, k, "flood.res_init", err, 8, KARG(m->n), KARG(key), KARG(a), KARG(b),
-                         KARG(uniform), KBUF(s->energy), KBUF(s->death), KBUF(s->head));
+        rc = kernel_args(d, k, "flood.res_init", err, 4, KBUF(r->params), KBUF(s->energy),
+                         KBUF(s->death), KBUF(s->head));
     if (!rc)
         rc = enqueue_1d(d, k, "flood.res_init", m->n, r->ls_place, NULL, err);
     if (k)
@@ -142,17 +139,15 @@ static int ensure_entries(struct model *m, flood_replica *r, uint64_t entries, c
 }
 
 /* The neighbour arguments of res_charge and res_receive from argument FIRST: the window's
- * cell lists (mobile) or the static lists of partition 0. */
+ * cell lists (mobile; the range and the cell grid are in the parameter block) or the static
+ * lists of partition 0. */
 static int link_args(struct model *m, flood_replica *r, cl_kernel k, karg_cache *cache,
                      const char *name, int first, cn_error *err)
 {
     if (!m->mobile)
         return kernel_args_cached(r->dev, k, cache, name, err, first, 3, KBUF(m->offsets[0]),
                                   KBUF(m->neighbours[0]), KBUF(r->pos));
-    const cell_grid *g = &m->grid;
-    cl_ulong range2 = (cl_ulong)flood_values_of(&m->sc)->range_mm * (cl_ulong)flood_values_of(&m->sc)->range_mm;
-    return kernel_args_cached(r->dev, k, cache, name, err, first, 8, KBUF(r->pos), KARG(range2),
-                              KARG(g->side), KARG(g->nx), KARG(g->ny), KARG(g->nz),
+    return kernel_args_cached(r->dev, k, cache, name, err, first, 3, KBUF(r->pos),
                               KBUF(r->cells.start), KBUF(r->cells.nodes));
 }
 
@@ -161,7 +156,6 @@ int flood_resources_transmit(struct model *m, flood_replica *r, const transmit_p
 {
     struct flood_res_replica *s = &r->res;
     device_ctx *d = r->dev;
-    const flood_values *sc = flood_values_of(&m->sc);
     const window_args *a = &p->a;
     int cur = m->cur, nxt = cur ^ 1, rc = 0;
     /* the list lengths: zero unless this device ran the last window (which cleared this one's) */
@@ -173,26 +167,21 @@ int flood_resources_transmit(struct model *m, flood_replica *r, const transmit_p
         return rc;
     cl_uint n_new = m->n_new, n_import = r->import_window == w ? r->n_import : 0;
     cl_uint parity = (cl_uint)(w & 1), slots = m->slots, ent_cap = s->ent_cap;
-    cl_uint cap_m = (cl_uint)sc->rx_capacity;
     const dbuf *ftime = m->flows ? &r->slot_time : &r->spill;
     const dbuf *froute = m->flows ? &r->slot_route : &r->spill;
     const dbuf *fdeliv = m->flows ? &r->deliv : &r->spill;
-    cl_ulong rmin2 = (cl_ulong)sc->range_min_mm * (cl_ulong)sc->range_min_mm;
-    cl_ulong link_thr = sc->link_threshold;
-    /* under distance: the threshold squared (mm^2) */
-    cl_ulong near2 = (cl_ulong)sc->distance_threshold_mm * (cl_ulong)sc->distance_threshold_mm;
+    /* the scenario's constants (times, key, thresholds, the capacity, qudg's and the
+     * distance scheme's) are in the parameter block; the window's start is an argument */
 
     const dbuf *state = flood_scheme_state_buffer(r);
-    rc = kernel_args_cached(d, s->k_link, &s->link_args, "flood.res_link", err, 0, 30,
+    rc = kernel_args_cached(d, s->k_link, &s->link_args, "flood.res_link", err, 0, 24,
                             KBUF(r->frontier[cur]), KARG(p->in_word), KARG(n_new),
                             KARG(p->n_clear), KARG(p->inline_desc), KBUF(r->desc),
-                            KARG(p->clear_word), KBUF(r->ctl), KBUF(r->seen), KARG(m->words),
-                            KBUF(r->slot_packet), KARG(a->T), KARG(a->L), KARG(a->start),
-                            KARG(a->interval), KARG(a->duration), KARG(a->source),
-                            KARG(n_import), KARG(parity), KBUF(s->head), KBUF(s->ent),
-                            KARG(ent_cap), KBUF(s->txnodes), KBUF(s->death), KBUF(*ftime),
-                            KBUF(*froute), KBUF(*fdeliv), KARG(slots), KBUF(*state),
-                            KARG(m->n));
+                            KARG(p->clear_word), KBUF(r->ctl), KBUF(r->seen), KBUF(r->params),
+                            KBUF(r->slot_packet), KARG(a->T), KARG(n_import), KARG(parity),
+                            KBUF(s->head), KBUF(s->ent), KARG(ent_cap), KBUF(s->txnodes),
+                            KBUF(s->death), KBUF(*ftime), KBUF(*froute), KBUF(*fdeliv),
+                            KARG(slots), KBUF(*state));
     size_t ls = s->ls_link;
     if (!rc)
         rc = enqueue_1d(d, s->k_link, "flood.res_link", groups_for(r, m->entries_bound, ls) * ls,
@@ -200,16 +189,15 @@ int flood_resources_transmit(struct model *m, flood_replica *r, const transmit_p
 
     ls = s->ls_charge;
     if (!rc)
-        rc = kernel_args_cached(d, s->k_charge, &s->charge_args, "flood.res_charge", err, 0, 22,
+        rc = kernel_args_cached(d, s->k_charge, &s->charge_args, "flood.res_charge", err, 0, 17,
                                 KBUF(r->ctl), KARG(parity), KARG(p->stamp), KBUF(s->head),
                                 KBUF(s->ent), KBUF(s->txnodes), KBUF(s->reached),
                                 KBUF(s->energy), KBUF(s->death), KBUF(s->costs),
-                                KBUF(r->slot_packet), KBUF(*ftime), KBUF(*froute), KARG(a->T),
-                                KARG(a->L), KARG(a->start), KARG(a->interval), KARG(a->key),
-                                KARG(rmin2), KARG(link_thr), KBUF(*flood_cap_buffer(r)),
+                                KBUF(r->slot_packet), KBUF(*ftime), KBUF(*froute),
+                                KBUF(r->params), KARG(a->T), KBUF(*flood_cap_buffer(r)),
                                 KLOCAL(ls * 6 * 8));
     if (!rc)
-        rc = link_args(m, r, s->k_charge, &s->charge_args, "flood.res_charge", 22, err);
+        rc = link_args(m, r, s->k_charge, &s->charge_args, "flood.res_charge", 17, err);
     if (!rc)
         rc = enqueue_1d(d, s->k_charge, "flood.res_charge",
                         groups_for(r, m->entries_bound, ls) * ls, ls, &evs[(*n_evs)++], err);
@@ -217,21 +205,18 @@ int flood_resources_transmit(struct model *m, flood_replica *r, const transmit_p
     /* one work-item per node: those the window's copies reached take them */
     ls = s->ls_receive;
     if (!rc)
-        rc = kernel_args_cached(d, s->k_receive, &s->receive_args, "flood.res_receive", err, 0, 40,
+        rc = kernel_args_cached(d, s->k_receive, &s->receive_args, "flood.res_receive", err, 0, 28,
                                 KBUF(r->ctl), KARG(p->stamp), KBUF(s->head), KBUF(s->ent),
-                                KBUF(s->reached), KARG(m->n), KBUF(s->energy), KBUF(s->death),
-                                KBUF(s->costs), KARG(cap_m), KBUF(r->slot_packet),
-                                KBUF(*ftime), KBUF(*froute), KBUF(*fdeliv), KARG(slots),
-                                KARG(parity), KBUF(r->seen), KARG(m->words),
-                                KBUF(r->frontier[nxt]), KARG(r->capacity[nxt]),
-                                KARG(p->out_word), KBUF(r->spill), KARG(a->T), KARG(a->L),
-                                KARG(a->start), KARG(a->interval), KARG(a->thr), KARG(a->key),
-                                KARG(a->dest), KARG(a->ttl), KARG(rmin2), KARG(link_thr),
+                                KBUF(s->reached), KBUF(s->energy), KBUF(s->death),
+                                KBUF(s->costs), KBUF(r->slot_packet), KBUF(*ftime),
+                                KBUF(*froute), KBUF(*fdeliv), KARG(slots), KARG(parity),
+                                KBUF(r->seen), KBUF(r->frontier[nxt]), KARG(r->capacity[nxt]),
+                                KARG(p->out_word), KBUF(r->spill), KBUF(r->params), KARG(a->T),
                                 KBUF(*flood_cap_buffer(r)), KBUF(*flood_node_drop_buffer(r)),
-                                KBUF(*state), KARG(near2), KBUF(*flood_scheme_pend_buffer(r)),
+                                KBUF(*state), KBUF(*flood_scheme_pend_buffer(r)),
                                 KARG(r->pend_cap), KARG(p->pend_word), KLOCAL(ls * 6 * 8));
     if (!rc)
-        rc = link_args(m, r, s->k_receive, &s->receive_args, "flood.res_receive", 40, err);
+        rc = link_args(m, r, s->k_receive, &s->receive_args, "flood.res_receive", 28, err);
     if (!rc)
         rc = enqueue_1d(d, s->k_receive, "flood.res_receive", groups_for(r, m->n, ls) * ls, ls,
                         &evs[(*n_evs)++], err);

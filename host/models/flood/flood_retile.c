@@ -44,8 +44,8 @@ int flood_stamp_parts(struct model *m, flood_replica *r, cn_error *err)
 {
     if (!m->mobile || m->n_parts <= 1)
         return 0;
-    int rc = kernel_args(r->dev, r->k_stamp, "flood.stamp_parts", err, 3, KBUF(r->pos), KARG(m->n),
-                         KBUF(r->part_of));
+    int rc = kernel_args(r->dev, r->k_stamp, "flood.stamp_parts", err, 3, KBUF(r->pos),
+                         KBUF(r->params), KBUF(r->part_of));
     if (!rc)
         rc = enqueue_1d(r->dev, r->k_stamp, "flood.stamp_parts", m->n, r->ls_retile, NULL, err);
     return rc;
@@ -121,10 +121,10 @@ static int gather(struct model *m, flood_replica *r, cn_error *err)
         rc = dbuf_alloc(r->dev, &r->records, bytes, &m->acc, "moved node records", err);
     }
     if (!rc)
-        rc = kernel_args(r->dev, r->k_gather_moved, "flood.gather_moved", err, 11, KBUF(r->leaving),
-                         KBUF(r->ctl), KARG(cap), KBUF(r->seen), KARG(m->words),
-                         KARG(m->slots), KARG(rec), KBUF(r->records),
-                         KBUF(*flood_scheme_state_buffer(r)), KARG(m->n), KARG(sw));
+        rc = kernel_args(r->dev, r->k_gather_moved, "flood.gather_moved", err, 10,
+                         KBUF(r->leaving), KBUF(r->ctl), KARG(cap), KBUF(r->seen),
+                         KBUF(r->params), KARG(m->slots), KARG(rec), KBUF(r->records),
+                         KBUF(*flood_scheme_state_buffer(r)), KARG(sw));
     if (!rc)
         rc = enqueue_1d(r->dev, r->k_gather_moved, "flood.gather_moved", cap, r->ls_retile, NULL,
                         err);
@@ -175,8 +175,8 @@ int flood_retile_queue(struct model *m, int64_t w, int before_readback, cn_error
             rc = dbuf_write(r->dev, &r->ctl, CTL_RETILE * 4, 4, &zero, 0, err);
         cl_uint px = c->px, py = c->py;
         if (!rc)
-            rc = kernel_args(r->dev, r->k_retile, "flood.retile", err, 9, KBUF(r->pos), KARG(m->n),
-                             KBUF(r->cuts), KARG(px), KARG(py), KBUF(r->part_of),
+            rc = kernel_args(r->dev, r->k_retile, "flood.retile", err, 9, KBUF(r->pos),
+                             KBUF(r->params), KBUF(r->cuts), KARG(px), KARG(py), KBUF(r->part_of),
                              KBUF(r->held), KBUF(r->ctl), KBUF(r->leaving));
         if (!rc)
             rc = enqueue_1d(r->dev, r->k_retile, "flood.retile", m->n, r->ls_retile, NULL, err);
@@ -299,10 +299,10 @@ int flood_retile_finish(struct model *m, int64_t w, cn_error *err)
         }
         cl_uint n_in = (cl_uint)others, sw = state_words(m);
         if (!rc)
-            rc = kernel_args(r->dev, r->k_scatter_moved, "flood.scatter_moved", err, 11,
+            rc = kernel_args(r->dev, r->k_scatter_moved, "flood.scatter_moved", err, 10,
                              KBUF(r->records), KARG(n_in), KARG(rec), KBUF(r->part_of),
-                             KBUF(r->held), KBUF(r->seen), KARG(m->words), KARG(m->slots),
-                             KBUF(*flood_scheme_state_buffer(r)), KARG(m->n), KARG(sw));
+                             KBUF(r->held), KBUF(r->seen), KBUF(r->params), KARG(m->slots),
+                             KBUF(*flood_scheme_state_buffer(r)), KARG(sw));
         if (!rc)
             rc = enqueue_1d(r->dev, r->k_scatter_moved, "flood.scatter_moved", n_in, r->ls_retile,
                             NULL, err);

@@ -80,14 +80,10 @@ int flood_scheme_decide(struct model *m, uint32_t part, flood_replica *r, int64_
                         cl_event *evs, int *n_evs, cn_error *err)
 {
     device_ctx *d = r->dev;
-    const flood_values *sc = flood_values_of(&m->sc);
     const transmit_prep *p = &m->prep;
     const window_args *a = &p->a;
     int nxt = m->cur ^ 1;
     cl_uint slots = m->slots, parity = (cl_uint)(w & 1), nparts = m->n_parts;
-    cl_uint counter_c = sc->counter_threshold > 0xffffffffLL ? 0xffffffffu
-                                                             : (cl_uint)sc->counter_threshold;
-    cl_uint assess_a = (cl_uint)sc->assessment_windows;
     const dbuf *ftime = m->flows ? &r->slot_time : &r->spill;
     const dbuf *froute = m->flows ? &r->slot_route : &r->spill;
     const dbuf *fdeliv = m->flows ? &r->deliv : &r->spill;
@@ -100,18 +96,18 @@ int flood_scheme_decide(struct model *m, uint32_t part, flood_replica *r, int64_
     cl_uint xword = CTL_EXPORT + (cl_uint)(w & 1);
     /* every pair at the start of a run of windows, or after states came from elsewhere */
     cl_uint full = r->pend_full == w || r->pend_broken;
-    int rc = kernel_args_cached(d, r->k_decide, &r->decide_args, "flood.scheme_decide", err, 0, 40,
-                                KBUF(r->ctl), KBUF(r->scheme_state), KARG(m->n), KARG(slots),
-                                KBUF(r->slot_packet), KBUF(*ftime), KBUF(*froute),
-                                KBUF(*fdeliv), KARG(parity), KARG(a->T), KARG(a->L),
-                                KARG(a->start), KARG(a->interval), KARG(a->thr), KARG(a->key),
-                                KARG(a->dest), KARG(a->ttl), KBUF(*flood_node_drop_buffer(r)),
-                                KARG(counter_c), KARG(assess_a), KBUF(r->part_of), KARG(part),
+    /* the scenario's constants (the node count, times, key, thresholds, the counter's and
+     * the assessment's) are in the parameter block */
+    int rc = kernel_args_cached(d, r->k_decide, &r->decide_args, "flood.scheme_decide", err, 0, 30,
+                                KBUF(r->ctl), KBUF(r->scheme_state), KBUF(r->params),
+                                KARG(slots), KBUF(r->slot_packet), KBUF(*ftime), KBUF(*froute),
+                                KBUF(*fdeliv), KARG(parity), KARG(a->T),
+                                KBUF(*flood_node_drop_buffer(r)), KBUF(r->part_of), KARG(part),
                                 KARG(nparts), KBUF(r->frontier[nxt]),
                                 KARG(r->capacity[nxt]), KARG(p->out_word), KBUF(r->spill),
-                                KARG(m->words), KARG(p->stamp), KBUF(r->pos), KARG(r->x_lo),
-                                KARG(r->x_hi), KBUF(*xbuf), KARG(xcap), KARG(xword),
-                                KBUF(r->pend), KARG(r->pend_cap), KARG(p->pend_word),
+                                KARG(p->stamp), KBUF(r->pos), KARG(r->x_lo), KARG(r->x_hi),
+                                KBUF(*xbuf), KARG(xcap), KARG(xword), KBUF(r->pend),
+                                KARG(r->pend_cap), KARG(p->pend_word),
                                 KARG(p->next_pend_word), KARG(full));
     /* work-items stride over the nodes or the list: a GPU gets as many as fill it, a CPU a
      * few groups per core (there every group costs a pass of PoCL's work-group loop; a

@@ -94,14 +94,6 @@ int flood_replica_index(const struct model *m, const device_ctx *dev)
     return -1;
 }
 
-cl_uint2 flood_seed_key(const scenario *sc)
-{
-    cl_uint2 k;
-    k.s[0] = (cl_uint)sc->seed;
-    k.s[1] = (cl_uint)(sc->seed >> 32);
-    return k;
-}
-
 static int make_kernel(flood_replica *r, const char *name, cl_kernel *k, size_t *ls,
                        cn_error *err)
 {
@@ -246,27 +238,28 @@ static int mobility_init_run(struct model *m, flood_replica *r, const mobility_s
     if (!name)
         return 0;
     cl_kernel k = r->k_init[mp->model];
-    cl_uint2 key = flood_seed_key(&m->sc);
-    cl_ulong W = m->extent[0], H = m->extent[1], D = m->extent[2];
+    /* the run's own speeds and times (runs of one model may differ), the scenario's key and
+     * area in the parameter block */
+    cl_ulong W = m->extent[0], H = m->extent[1];
     cl_long vmin = mp->speed_min_mm_s, vmax = mp->speed_max_mm_s;
     cl_long tmin = mp->travel_min_ms, tmax = mp->travel_max_ms;
     cl_uint end = (cl_uint)seg->end;
     int rc;
     if (mp->model == MOBILITY_RWP) /* the first leg */
-        rc = kernel_args(d, k, name, err, 11, KARG(end), KARG(key), KARG(W), KARG(H), KARG(D),
-                         KARG(vmin), KARG(vmax), KBUF(r->waypoint), KBUF(r->speed),
-                         KBUF(r->leg), KBUF(r->pause_end));
+        rc = kernel_args(d, k, name, err, 8, KARG(end), KBUF(r->params), KARG(vmin),
+                         KARG(vmax), KBUF(r->waypoint), KBUF(r->speed), KBUF(r->leg),
+                         KBUF(r->pause_end));
     else if (mp->model == MOBILITY_LINEAR) /* the direction (in WAYPOINT) and speed */
-        rc = kernel_args(d, k, name, err, 7, KARG(end), KARG(key), KARG(D), KARG(vmin),
+        rc = kernel_args(d, k, name, err, 6, KARG(end), KBUF(r->params), KARG(vmin),
                          KARG(vmax), KBUF(r->waypoint), KBUF(r->speed));
     else if (mp->model == MOBILITY_RANDOM_DIRECTION) /* leg 0, its phase in LEG, PAUSE_END */
-        rc = kernel_args(d, k, name, err, 11, KARG(end), KARG(key), KARG(D), KARG(vmin),
+        rc = kernel_args(d, k, name, err, 10, KARG(end), KBUF(r->params), KARG(vmin),
                          KARG(vmax), KARG(tmin), KARG(tmax), KBUF(r->waypoint), KBUF(r->speed),
                          KBUF(r->leg), KBUF(r->pause_end));
     else { /* grid_walk: to the nearest intersection, a speed and a first heading */
         cl_long s = mp->street_spacing_mm, xm = (cl_long)W / s * s, ym = (cl_long)H / s * s;
-        rc = kernel_args(d, k, name, err, 11, KBUF(r->pos), KARG(end), KARG(key), KARG(s),
-                         KARG(xm), KARG(ym), KARG(vmin), KARG(vmax), KBUF(r->waypoint),
+        rc = kernel_args(d, k, name, err, 11, KBUF(r->pos), KARG(end), KBUF(r->params),
+                         KARG(s), KARG(xm), KARG(ym), KARG(vmin), KARG(vmax), KBUF(r->waypoint),
                          KBUF(r->speed), KBUF(r->leg));
     }
     if (!rc)
@@ -281,14 +274,12 @@ static int draw_node_drops(struct model *m, flood_replica *r, cn_error *err)
 {
     device_ctx *d = r->dev;
     cl_kernel k = NULL;
-    cl_uint2 key = flood_seed_key(&m->sc);
-    cl_ulong ta = flood_values_of(&m->sc)->drop_threshold, tb = flood_values_of(&m->sc)->drop_threshold_max;
     int rc = dbuf_alloc(d, &r->node_drop, (size_t)m->n * 8, &m->acc, "drop thresholds", err);
     if (!rc)
         rc = make_kernel(r, "flood.node_drop_init", &k, NULL, err);
-    if (!rc)
-        rc = kernel_args(d, k, "flood.node_drop_init", err, 5, KARG(m->n), KARG(key), KARG(ta),
-                         KARG(tb), KBUF(r->node_drop));
+    if (!rc) /* the law's bounds are in the parameter block */
+        rc = kernel_args(d, k, "flood.node_drop_init", err, 2, KBUF(r->params),
+                         KBUF(r->node_drop));
     if (!rc)
         rc = enqueue_1d(d, k, "flood.node_drop_init", m->n, r->ls_place, NULL, err);
     if (k)
@@ -333,22 +324,9 @@ static int place_nodes(struct model *m, flood_replica *r, cn_error *err)
     int rc = dbuf_alloc(d, &r->pos, (size_t)m->n * 32, &m->acc, "positions", err);
     if (rc)
         return rc;
-    if (sc->placement == PLACEMENT_GRID) {
-        cl_uint cols = (cl_uint)sc->cols;
-        cl_long spacing = sc->spacing_mm;
-        rc = kernel_args(d, r->k_place, "flood.place_grid", err, 4, KBUF(r->pos), KARG(m->n),
-                         KARG(cols), KARG(spacing));
-    } else if (sc->placement == PLACEMENT_AREAS) {
-        cl_uint per = (cl_uint)(sc->rows * sc->cols), cols = (cl_uint)sc->cols;
-        cl_long spacing = sc->spacing_mm, pitch = flood_areas_pitch(&m->sc);
-        rc = kernel_args(d, r->k_place, "flood.place_areas", err, 6, KBUF(r->pos), KARG(m->n),
-                         KARG(per), KARG(cols), KARG(spacing), KARG(pitch));
-    } else {
-        cl_uint2 key = flood_seed_key(&m->sc);
-        cl_ulong W = m->extent[0], H = m->extent[1], D = m->extent[2];
-        rc = kernel_args(d, r->k_place, "flood.place_uniform", err, 6, KBUF(r->pos), KARG(m->n),
-                         KARG(key), KARG(W), KARG(H), KARG(D));
-    }
+    /* each placement kernel reads its constants from the parameter block */
+    rc = kernel_args(d, r->k_place, place_kernels[sc->placement], err, 2, KBUF(r->pos),
+                     KBUF(r->params));
     if (!rc)
         rc = enqueue_1d(d, r->k_place, place_kernels[sc->placement], m->n, r->ls_place, NULL, err);
     if (rc || !m->mobile)
@@ -375,42 +353,26 @@ static int place_nodes(struct model *m, flood_replica *r, cn_error *err)
 static int move_run_args(struct model *m, flood_replica *r, const mobility_segment *seg,
                          int64_t window, cn_error *err)
 {
+    /* the run's model, speeds, pauses and boundary are in the parameter block (params_mobility);
+     * the window's start (or number) is the argument that changes */
     const mobility_params *mp = seg->mob;
     const char *name = mobility_move_kernel(mp->model);
-    cl_uint2 key = flood_seed_key(&m->sc);
-    cl_ulong W = m->extent[0], H = m->extent[1], D = m->extent[2];
-    cl_long vmin = mp->speed_min_mm_s, vmax = mp->speed_max_mm_s;
-    cl_long pmin = mp->pause_min_ms, pmax = mp->pause_max_ms;
-    cl_long tmin = mp->travel_min_ms, tmax = mp->travel_max_ms;
-    cl_long T = window * m->L, L = m->L;
-    cl_int policy = mp->boundary;
+    cl_long T = window * m->L;
     cl_uint end = (cl_uint)seg->end;
-    if (mp->model == MOBILITY_GRID_WALK) {
-        cl_long s = mp->street_spacing_mm, xm = (cl_long)W / s * s, ym = (cl_long)H / s * s;
-        return kernel_args_cached(r->dev, r->k_move, &r->move_args, name, err, 0, 10,
-                                  KBUF(r->pos), KARG(end), KARG(key), KARG(s), KARG(xm),
-                                  KARG(ym), KARG(L), KBUF(r->waypoint), KBUF(r->speed),
-                                  KBUF(r->leg));
-    }
-    if (mp->model == MOBILITY_RANDOM_DIRECTION)
-        return kernel_args_cached(r->dev, r->k_move, &r->move_args, name, err, 0, 19,
-                                  KBUF(r->pos), KARG(end), KARG(key), KARG(W), KARG(H), KARG(D),
-                                  KARG(vmin), KARG(vmax), KARG(tmin), KARG(tmax), KARG(pmin),
-                                  KARG(pmax), KARG(T), KARG(L), KARG(policy), KBUF(r->waypoint),
-                                  KBUF(r->speed), KBUF(r->leg), KBUF(r->pause_end));
-    if (mp->model == MOBILITY_RWP)
-        return kernel_args_cached(r->dev, r->k_move, &r->move_args, name, err, 0, 16,
-                                  KBUF(r->pos), KARG(end), KARG(key), KARG(W), KARG(H), KARG(D),
-                                  KARG(vmin), KARG(vmax), KARG(pmin), KARG(pmax), KARG(T),
-                                  KARG(L), KBUF(r->waypoint), KBUF(r->speed), KBUF(r->leg),
+    if (mp->model == MOBILITY_GRID_WALK)
+        return kernel_args_cached(r->dev, r->k_move, &r->move_args, name, err, 0, 6,
+                                  KBUF(r->pos), KARG(end), KBUF(r->params), KBUF(r->waypoint),
+                                  KBUF(r->speed), KBUF(r->leg));
+    if (mp->model == MOBILITY_RANDOM_DIRECTION || mp->model == MOBILITY_RWP)
+        return kernel_args_cached(r->dev, r->k_move, &r->move_args, name, err, 0, 8,
+                                  KBUF(r->pos), KARG(end), KBUF(r->params), KARG(T),
+                                  KBUF(r->waypoint), KBUF(r->speed), KBUF(r->leg),
                                   KBUF(r->pause_end));
     /* random_walk draws its step from the window number, modulo 2^32 (docs/models.md) */
     cl_uint w = (cl_uint)window;
-    cl_int fresh = mp->model == MOBILITY_RANDOM_WALK;
-    return kernel_args_cached(r->dev, r->k_move, &r->move_args, name, err, 0, 14, KBUF(r->pos),
-                              KARG(end), KARG(key), KARG(W), KARG(H), KARG(D), KARG(vmin),
-                              KARG(vmax), KARG(L), KARG(w), KARG(fresh), KARG(policy),
-                              KBUF(r->waypoint), KBUF(r->speed));
+    return kernel_args_cached(r->dev, r->k_move, &r->move_args, name, err, 0, 6, KBUF(r->pos),
+                              KARG(end), KBUF(r->params), KARG(w), KBUF(r->waypoint),
+                              KBUF(r->speed));
 }
 
 int flood_move(struct model *m, flood_replica *r, int64_t window, cl_event *ev, cn_error *err)
@@ -420,15 +382,12 @@ int flood_move(struct model *m, flood_replica *r, int64_t window, cl_event *ev, 
     if (m->n_moving == 1) {
         rc = move_run_args(m, r, &m->segs[m->moving_seg], window, err);
     } else {
-        cl_uint2 key = flood_seed_key(&m->sc);
-        cl_ulong W = m->extent[0], H = m->extent[1], D = m->extent[2];
-        cl_long T = window * m->L, L = m->L;
+        cl_long T = window * m->L;
         cl_uint w = (cl_uint)window, end = (cl_uint)m->move_end, nseg = (cl_uint)m->n_segs;
-        rc = kernel_args_cached(r->dev, r->k_move, &r->move_args, name, err, 0, 15,
-                                KBUF(r->pos), KARG(end), KARG(key), KARG(W), KARG(H), KARG(D),
-                                KARG(T), KARG(L), KARG(w), KBUF(r->segtab), KARG(nseg),
-                                KBUF(r->waypoint), KBUF(r->speed), KBUF(r->leg),
-                                KBUF(r->pause_end));
+        rc = kernel_args_cached(r->dev, r->k_move, &r->move_args, name, err, 0, 11,
+                                KBUF(r->pos), KARG(end), KBUF(r->params), KARG(T), KARG(w),
+                                KBUF(r->segtab), KARG(nseg), KBUF(r->waypoint), KBUF(r->speed),
+                                KBUF(r->leg), KBUF(r->pause_end));
     }
     if (!rc)
         rc = enqueue_1d_from(r->dev, r->k_move, name, (size_t)m->move_first,
@@ -447,17 +406,14 @@ int flood_build_csr(struct model *m, flood_replica *r, uint32_t part, dbuf *offs
     if (flood_values_of(&m->sc)->placement == PLACEMENT_AREAS)
         return flood_areas_csr(m, r, offsets, neighbours, deg_sum, err);
     device_ctx *d = r->dev;
-    const cell_grid *g = &m->grid;
-    cl_ulong range2 = (cl_ulong)flood_values_of(&m->sc)->range_mm * (cl_ulong)flood_values_of(&m->sc)->range_mm;
     cl_uint nparts = m->n_parts;
     dbuf degree = {0};
     int rc = dbuf_alloc(d, &degree, (size_t)m->n * 4, &m->acc, "degrees", err);
     if (!rc)
         rc = dbuf_alloc(d, offsets, ((size_t)m->n + 1) * 4, &m->acc, "neighbour offsets", err);
     if (!rc)
-        rc = kernel_args(d, r->k_csr_count, "flood.csr_count", err, 14, KBUF(r->pos), KARG(m->n),
-                         KARG(range2), KARG(g->side), KARG(g->nx), KARG(g->ny), KARG(g->nz),
-                         KBUF(r->cells.start), KBUF(r->cells.nodes), KBUF(degree),
+        rc = kernel_args(d, r->k_csr_count, "flood.csr_count", err, 9, KBUF(r->pos),
+                         KBUF(r->params), KBUF(r->cells.start), KBUF(r->cells.nodes), KBUF(degree),
                          KBUF(r->part_of), KARG(part), KARG(nparts),
                          KBUF(*flood_cap_buffer(r)));
     if (!rc)
@@ -489,9 +445,8 @@ int flood_build_csr(struct model *m, flood_replica *r, uint32_t part, dbuf *offs
         rc = dbuf_alloc(d, neighbours, total ? (size_t)total * 4 : 4, &m->acc, "neighbour lists",
                         err);
     if (!rc)
-        rc = kernel_args(d, r->k_csr_fill, "flood.csr_fill", err, 15, KBUF(r->pos), KARG(m->n),
-                         KARG(range2), KARG(g->side), KARG(g->nx), KARG(g->ny), KARG(g->nz),
-                         KBUF(r->cells.start), KBUF(r->cells.nodes), KBUF(*offsets),
+        rc = kernel_args(d, r->k_csr_fill, "flood.csr_fill", err, 10, KBUF(r->pos),
+                         KBUF(r->params), KBUF(r->cells.start), KBUF(r->cells.nodes), KBUF(*offsets),
                          KBUF(*neighbours), KBUF(r->part_of), KARG(part), KARG(nparts),
                          KBUF(*flood_cap_buffer(r)));
     if (!rc)
@@ -609,8 +564,9 @@ static void choose_shapes(struct model *m, flood_replica *r)
         m->lag_budget = budget;
 }
 
-/* The kernels read flood_params as OpenCL C lays it out: 64-bit members first, then 32-bit
- * ones, padded to a multiple of 8 bytes, with no hole the two compilers could fill apart. */
+/* The kernels read flood_params as OpenCL C lays it out: every member at a multiple of its
+ * size, no hole the two compilers could fill apart; the first 88 bytes are the transmit and
+ * whole-packet kernels' (flood_layout.clh says why they keep their offsets). */
 _Static_assert(sizeof(flood_params) == FLOOD_PARAMS_BYTES, "flood_params: its size");
 _Static_assert(offsetof(flood_params, L) == 0 && offsetof(flood_params, start) == 8 &&
                    offsetof(flood_params, interval) == 16 &&
@@ -623,10 +579,59 @@ _Static_assert(offsetof(flood_params, key_lo) == 56 && offsetof(flood_params, ke
                    offsetof(flood_params, source) == 64 &&
                    offsetof(flood_params, destination) == 68 &&
                    offsetof(flood_params, ttl) == 72 && offsetof(flood_params, words) == 76 &&
-                   offsetof(flood_params, pad0) == 80 && offsetof(flood_params, pad1) == 84,
-               "flood_params: the 32-bit members");
+                   offsetof(flood_params, nodes) == 80 && offsetof(flood_params, counter_c) == 84,
+               "flood_params: the key, the traffic and the counts");
+_Static_assert(offsetof(flood_params, near2) == 88 &&
+                   offsetof(flood_params, drop_threshold_max) == 96 &&
+                   offsetof(flood_params, range2) == 104,
+               "flood_params: the other thresholds");
+_Static_assert(offsetof(flood_params, width) == 112 && offsetof(flood_params, height) == 120 &&
+                   offsetof(flood_params, depth) == 128 && offsetof(flood_params, side) == 136 &&
+                   offsetof(flood_params, spacing) == 144 && offsetof(flood_params, pitch) == 152,
+               "flood_params: the area, the cell grid and the placement");
+_Static_assert(offsetof(flood_params, vmin) == 160 && offsetof(flood_params, vmax) == 168 &&
+                   offsetof(flood_params, pmin_ms) == 176 &&
+                   offsetof(flood_params, pmax_ms) == 184 &&
+                   offsetof(flood_params, tmin_ms) == 192 &&
+                   offsetof(flood_params, tmax_ms) == 200 &&
+                   offsetof(flood_params, street) == 208 && offsetof(flood_params, xm) == 216 &&
+                   offsetof(flood_params, ym) == 224,
+               "flood_params: the moving run's mobility");
+_Static_assert(offsetof(flood_params, energy_a) == 232 &&
+                   offsetof(flood_params, energy_b) == 240,
+               "flood_params: the energy budget");
+_Static_assert(offsetof(flood_params, assess_a) == 248 && offsetof(flood_params, nx) == 252 &&
+                   offsetof(flood_params, ny) == 256 && offsetof(flood_params, nz) == 260 &&
+                   offsetof(flood_params, cols) == 264 && offsetof(flood_params, per_area) == 268 &&
+                   offsetof(flood_params, policy) == 272 && offsetof(flood_params, fresh) == 276 &&
+                   offsetof(flood_params, capacity_m) == 280 &&
+                   offsetof(flood_params, energy_uniform) == 284,
+               "flood_params: the other 32-bit members");
 
-/* The parameter block of the scenario: what the transmit and whole-packet kernels read of it
+/* The moving run's mobility into P when one run of ids moves (its model's step kernel reads
+ * it; move_groups reads its table, and the *_init kernels take each run's own values). */
+static void params_mobility(const struct model *m, flood_params *p)
+{
+    if (m->n_moving != 1)
+        return;
+    const mobility_params *mp = m->segs[m->moving_seg].mob;
+    p->vmin = mp->speed_min_mm_s;
+    p->vmax = mp->speed_max_mm_s;
+    p->pmin_ms = mp->pause_min_ms;
+    p->pmax_ms = mp->pause_max_ms;
+    p->tmin_ms = mp->travel_min_ms;
+    p->tmax_ms = mp->travel_max_ms;
+    p->policy = (cl_uint)mp->boundary;
+    p->fresh = mp->model == MOBILITY_RANDOM_WALK;
+    if (mp->model == MOBILITY_GRID_WALK) { /* the last streets within the area */
+        cl_long s = mp->street_spacing_mm;
+        p->street = s;
+        p->xm = (cl_long)p->width / s * s;
+        p->ym = (cl_long)p->height / s * s;
+    }
+}
+
+/* The parameter block of the scenario: every constant of the run that a flood kernel reads
  * (the values their positional arguments used to carry). */
 static flood_params flood_params_of(const struct model *m)
 {
@@ -638,21 +643,48 @@ static flood_params flood_params_of(const struct model *m)
     p.interval = sc->interval_ns;
     p.duration = m->sc.duration_ns;
     p.drop_threshold = sc->drop_threshold;
+    p.drop_threshold_max = sc->drop_threshold_max;
     /* qudg: links beyond range_min are drawn per pair and window (docs/models.md) */
     p.rmin2 = (cl_ulong)sc->range_min_mm * (cl_ulong)sc->range_min_mm;
     p.link_thr = sc->link_threshold;
+    p.range2 = (cl_ulong)sc->range_mm * (cl_ulong)sc->range_mm;
+    p.near2 = (cl_ulong)sc->distance_threshold_mm * (cl_ulong)sc->distance_threshold_mm;
+    p.width = m->extent[0];
+    p.height = m->extent[1];
+    p.depth = m->extent[2];
+    p.side = m->grid.side;
+    p.nx = m->grid.nx;
+    p.ny = m->grid.ny;
+    p.nz = m->grid.nz;
+    p.spacing = sc->spacing_mm;
+    if (sc->placement == PLACEMENT_AREAS) {
+        p.pitch = flood_areas_pitch(&m->sc);
+        p.per_area = (cl_uint)(sc->rows * sc->cols);
+    }
+    p.cols = (cl_uint)sc->cols;
+    params_mobility(m, &p);
+    if (m->energy) { /* without an energy model every budget is 0, and never read */
+        p.energy_a = sc->energy_budget.a_nj;
+        p.energy_b = sc->energy_budget.b_nj;
+        p.energy_uniform = sc->energy_budget.law == LAW_UNIFORM;
+    }
     p.key_lo = (cl_uint)m->sc.seed;
     p.key_hi = (cl_uint)(m->sc.seed >> 32);
     p.source = (cl_uint)sc->source;
     p.destination = (cl_uint)sc->destination;
     p.ttl = sc->ttl > 0xffffffffLL ? 0xffffffffu : (cl_uint)sc->ttl;
     p.words = m->words;
+    p.nodes = m->n;
+    /* the configuration bounds both below 2^31 */
+    p.counter_c = (cl_uint)sc->counter_threshold;
+    p.assess_a = (cl_uint)sc->assessment_windows;
+    p.capacity_m = (cl_uint)sc->rx_capacity;
     return p;
 }
 
 /* Replica R's parameter block: a read-only buffer created with its contents, which never
  * change during a run (the window's start, which does, stays an argument), so no write is
- * ever queued. Made with clCreateBuffer rather than dbuf_alloc: its 88 bytes stay out of
+ * ever queued. Made with clCreateBuffer rather than dbuf_alloc: its 288 bytes stay out of
  * the memory figures and of CLNETSIM_TEST_FAIL=alloc's count, which the results and the
  * tests give for the model's own buffers. */
 static int write_params(const struct model *m, flood_replica *r, cn_error *err)

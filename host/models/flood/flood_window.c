@@ -198,20 +198,9 @@ static int assign_packets(struct model *m, const window_plan *plan, uint32_t **d
     return rc;
 }
 
-static void window_args_fill(window_args *a, const struct model *m, const window_plan *plan)
+static void window_args_fill(window_args *a, const window_plan *plan)
 {
-    const flood_values *sc = flood_values_of(&m->sc);
     a->T = plan->begin;
-    a->L = m->L;
-    a->start = sc->start_ns;
-    a->interval = sc->interval_ns;
-    a->duration = m->sc.duration_ns;
-    a->thr = sc->drop_threshold;
-    a->key.s[0] = (cl_uint)m->sc.seed;
-    a->key.s[1] = (cl_uint)(m->sc.seed >> 32);
-    a->source = (cl_uint)sc->source;
-    a->dest = (cl_uint)sc->destination;
-    a->ttl = sc->ttl > 0xffffffffLL ? 0xffffffffu : (cl_uint)sc->ttl;
 }
 
 /* The host's side of a window's transmissions, once for all partitions and devices. */
@@ -240,7 +229,7 @@ static int prepare_transmit(struct model *m, const window_plan *plan, transmit_p
     p->pend_word = CTL_PEND + (cl_uint)(w % 3);
     p->next_pend_word = CTL_PEND + (cl_uint)((w + 1) % 3);
     p->stamp = (cl_uint)(w + 1);
-    window_args_fill(&p->a, m, plan);
+    window_args_fill(&p->a, plan);
     return 0;
 }
 
@@ -407,6 +396,8 @@ static int enqueue_transmit(struct model *m, uint32_t part, flood_replica *r, in
                                 m->mobile ? 43 : 31, 5, KBUF(*ftime), KBUF(*froute),
                                 KBUF(*fdeliv), KARG(slots), KARG(parity));
     if (!rc && m->mobile) {
+        /* the range and the cell grid as arguments, not from the parameter block
+         * (cl/flood/flood.cl, transmit_mobile, says why) */
         cl_ulong range2 = (cl_ulong)sc->range_mm * (cl_ulong)sc->range_mm;
         const cell_grid *g = &m->grid;
         cl_long4 lo, hi;
@@ -427,12 +418,12 @@ static int enqueue_transmit(struct model *m, uint32_t part, flood_replica *r, in
                                 KBUF(r->pos));
     }
     /* under a scheme the transmit arguments end with the nodes' states and the pending
-     * lists (the half of the window's parity, the flow arguments' PARITY) */
-    cl_ulong near2 = (cl_ulong)sc->distance_threshold_mm * (cl_ulong)sc->distance_threshold_mm;
+     * lists (the half of the window's parity, the flow arguments' PARITY); the node count
+     * and the distance threshold are in the parameter block */
     if (!rc && m->scheme_window)
         rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err,
-                                m->mobile ? 48 : 36, 5, KBUF(r->scheme_state), KARG(m->n),
-                                KARG(near2), KBUF(r->pend), KARG(r->pend_cap));
+                                m->mobile ? 48 : 36, 3, KBUF(r->scheme_state), KBUF(r->pend),
+                                KARG(r->pend_cap));
     size_t groups = (size_t)((m->entries_bound + ls - 1) / ls);
     if (groups > r->max_groups)
         groups = r->max_groups;
