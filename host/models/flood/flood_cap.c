@@ -16,7 +16,7 @@
 
 /* The arguments cap_select and cap_count share (0 to 12): positions, the cell lists of R and
  * the graph of window W (udg range, qudg draws). */
-static int graph_args(struct model *m, flood_replica *r, cl_kernel k, const char *name, int64_t w,
+static int graph_args(flood_model *m, flood_replica *r, cl_kernel k, const char *name, int64_t w,
                       cn_error *err)
 {
     const flood_values *sc = flood_values_of(&m->sc);
@@ -32,7 +32,7 @@ static int graph_args(struct model *m, flood_replica *r, cl_kernel k, const char
                        KARG(rmin2), KARG(link_thr));
 }
 
-int flood_cap_select(struct model *m, flood_replica *r, int64_t w, cl_event *ev, cn_error *err)
+int flood_cap_select(flood_model *m, flood_replica *r, int64_t w, cl_event *ev, cn_error *err)
 {
     device_ctx *d = r->dev;
     int rc = 0;
@@ -50,7 +50,7 @@ int flood_cap_select(struct model *m, flood_replica *r, int64_t w, cl_event *ev,
     return rc;
 }
 
-int flood_cap_count(struct model *m, cn_error *err)
+int flood_cap_count(flood_model *m, cn_error *err)
 {
     flood_replica *r = &m->rep[0];
     device_ctx *d = r->dev;

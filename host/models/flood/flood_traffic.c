@@ -7,7 +7,7 @@
 
 #include "models/flood/flood_model.h"
 
-int flood_traffic_setup(struct model *m, cn_error *err)
+int flood_traffic_setup(flood_model *m, cn_error *err)
 {
     m->n_flowdefs = traffic_flows(&m->sc, m->flowdefs);
     m->want_records = m->sc.record_packets;
@@ -19,7 +19,7 @@ int flood_traffic_setup(struct model *m, cn_error *err)
     return departures_open(&m->deps, &m->sc, err);
 }
 
-void flood_traffic_free(struct model *m)
+void flood_traffic_free(flood_model *m)
 {
     departures_close(m->deps);
     m->deps = NULL;
@@ -37,7 +37,7 @@ void flood_traffic_free(struct model *m)
 }
 
 /* Appends departure D to the ring of waiting ones; 0, or -1 out of memory. */
-static int pend_push(struct model *m, const departure *d)
+static int pend_push(flood_model *m, const departure *d)
 {
     if (m->pend_n == m->pend_cap) {
         size_t cap = 2 * m->pend_cap;
@@ -55,7 +55,7 @@ static int pend_push(struct model *m, const departure *d)
     return 0;
 }
 
-uint32_t flood_packets_due(struct model *m, int64_t end)
+uint32_t flood_packets_due(flood_model *m, int64_t end)
 {
     departure d;
     while (departures_peek(m->deps, &d) && d.t < end) {
@@ -70,7 +70,7 @@ uint32_t flood_packets_due(struct model *m, int64_t end)
     return n;
 }
 
-int flood_packet_pending(struct model *m, int64_t *t)
+int flood_packet_pending(flood_model *m, int64_t *t)
 {
     if (m->pend_n > 0) {
         *t = m->pend[m->pend_head].t;
@@ -84,7 +84,7 @@ int flood_packet_pending(struct model *m, int64_t *t)
 }
 
 /* A new packet of departure DEP counts for its flow. */
-static void count_created(struct model *m, const departure *dep)
+static void count_created(flood_model *m, const departure *dep)
 {
     m->f_generated[dep->flow]++;
     int64_t add = dep->destination == DEPARTURE_BROADCAST ? (int64_t)m->n - 1 : 1;
@@ -98,7 +98,7 @@ static void count_created(struct model *m, const departure *dep)
 /* A packet is done: its flow's sums, and its record when records are kept. DELIV deliveries
  * with HOPS hop counts and LAT latencies in all; the last one's hop count LAST_H and latency
  * LAST_LAT (-1 both: none). */
-static int packet_done(struct model *m, int64_t k, int64_t created, uint32_t flow,
+static int packet_done(flood_model *m, int64_t k, int64_t created, uint32_t flow,
                        uint32_t source, int64_t deliv, int64_t hops, wide_int lat,
                        int64_t last_h, int64_t last_lat)
 {
@@ -121,7 +121,7 @@ static int packet_done(struct model *m, int64_t k, int64_t created, uint32_t flo
     return 0;
 }
 
-void flood_lattice_latencies(const struct model *m, int64_t deliv, int64_t hops,
+void flood_lattice_latencies(const flood_model *m, int64_t deliv, int64_t hops,
                              int64_t last_h, wide_int *lat, int64_t *last_lat)
 {
     /* a delivery at hop count h comes (h - 1) L after the packet's creation (docs/model.md); the
@@ -130,7 +130,7 @@ void flood_lattice_latencies(const struct model *m, int64_t deliv, int64_t hops,
     *last_lat = last_h > 0 ? (last_h - 1) * m->L : -1;
 }
 
-int flood_whole_packet_done(struct model *m, int64_t k, const departure *dep, int64_t deliv,
+int flood_whole_packet_done(flood_model *m, int64_t k, const departure *dep, int64_t deliv,
                             int64_t hops, wide_int lat, int64_t last_h, int64_t last_lat)
 {
     count_created(m, dep);
@@ -139,7 +139,7 @@ int flood_whole_packet_done(struct model *m, int64_t k, const departure *dep, in
                        last_lat);
 }
 
-void flood_take_packet(struct model *m, uint32_t slot, int64_t w, departure *dep)
+void flood_take_packet(flood_model *m, uint32_t slot, int64_t w, departure *dep)
 {
     *dep = m->pend[m->pend_head];
     m->pend_head = (m->pend_head + 1) % m->pend_cap;
@@ -159,12 +159,12 @@ void flood_take_packet(struct model *m, uint32_t slot, int64_t w, departure *dep
     count_created(m, dep);
 }
 
-uint32_t flood_deliv_words(const struct model *m)
+uint32_t flood_deliv_words(const flood_model *m)
 {
     return m->scheme_window ? 4u : 1u;
 }
 
-void flood_add_deliveries(struct model *m, int64_t w, const uint32_t *deliv)
+void flood_add_deliveries(flood_model *m, int64_t w, const uint32_t *deliv)
 {
     int64_t begin = w * m->L;
     uint32_t dw = flood_deliv_words(m);
@@ -192,7 +192,7 @@ void flood_add_deliveries(struct model *m, int64_t w, const uint32_t *deliv)
     }
 }
 
-int flood_retire_slot(struct model *m, uint32_t s)
+int flood_retire_slot(flood_model *m, uint32_t s)
 {
     if (!m->flows)
         return 0;
@@ -202,7 +202,7 @@ int flood_retire_slot(struct model *m, uint32_t s)
                        last_h > 0 ? m->slot_last_lat[s] : -1);
 }
 
-int flood_traffic_results(struct model *m, run_results *r, cn_error *err)
+int flood_traffic_results(flood_model *m, run_results *r, cn_error *err)
 {
     if (!m->flows)
         return 0;
