@@ -86,8 +86,9 @@ struct model_state;
 enum engine_sync { ENGINE_SYNC_FIXED = 0, ENGINE_SYNC_EVENT = 1, ENGINE_SYNC_BATCHES = 2 };
 
 /* What a model offers beyond model_ops' callbacks, asked by the command line before a run
- * (model_ops.features, bits): MODEL_PACKET_ROWS, per-packet rows for `run --packets`
- * (run_results.packets); MODEL_KERNEL_SHAPES, kernels whose shapes the devices' self-test
+ * (model_ops.features, bits): MODEL_PACKET_ROWS, one row per item (the flood's packets) for
+ * `run --packets`, which results() puts into run_results.records (report/records.h);
+ * MODEL_KERNEL_SHAPES, kernels whose shapes the devices' self-test
  * checks against the reference and whose work-group sizes the tuner measures
  * (host/bench/shapes.c, tune.c: the flood's kernels). */
 #define MODEL_PACKET_ROWS 1u

@@ -642,7 +642,7 @@ int flood_restore(struct model_state *state, int64_t next, const ckpt_file *in, 
     if (len % sizeof *m->recs != 0)
         return ckpt_mismatch(in, err, "malformed packet records");
     int64_t n = (int64_t)(len / sizeof *m->recs);
-    packet_record *recs = malloc(len ? len : 1);
+    flood_packet_record *recs = malloc(len ? len : 1);
     if (!recs)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for packet records");
     if (len)

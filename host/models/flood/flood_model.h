@@ -11,6 +11,7 @@
 #include "engine/exchange_window.h"
 #include "engine/partition.h"
 #include "models/flood/flood.h"
+#include "models/flood/flood_ckpt_format.h"
 #include "models/traffic/departures.h"
 
 /* The scenario's parameters of a window, as the transmit kernels take them. */
@@ -369,7 +370,7 @@ typedef struct flood_model {
     wide_int f_hops[SCENARIO_MAX_FLOWS], f_latency[SCENARIO_MAX_FLOWS]; /* 128 bits */
     /* --packets: one record per packet, appended as packets retire */
     int want_records;
-    packet_record *recs;
+    flood_packet_record *recs;
     int64_t n_recs, cap_recs;
 } flood_model;
 

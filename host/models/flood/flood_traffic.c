@@ -109,15 +109,15 @@ static int packet_done(flood_model *m, int64_t k, int64_t created, uint32_t flow
         return 0;
     if (m->n_recs == m->cap_recs) {
         int64_t cap = m->cap_recs ? 2 * m->cap_recs : 1024;
-        packet_record *p = realloc(m->recs, (size_t)cap * sizeof *p);
+        flood_packet_record *p = realloc(m->recs, (size_t)cap * sizeof *p);
         if (!p)
             return -1;
         m->recs = p;
         m->cap_recs = cap;
     }
-    m->recs[m->n_recs++] = (packet_record){k, created, flow, source, deliv,
-                                           last_h > 0 ? last_lat : -1,
-                                           last_h > 0 ? last_h : -1};
+    m->recs[m->n_recs++] = (flood_packet_record){k, created, flow, source, deliv,
+                                                 last_h > 0 ? last_lat : -1,
+                                                 last_h > 0 ? last_h : -1};
     return 0;
 }
 
@@ -202,6 +202,49 @@ int flood_retire_slot(flood_model *m, uint32_t s)
                        last_h > 0 ? m->slot_last_lat[s] : -1);
 }
 
+/* The rows of `run --packets` (docs/models.md, "Traffic"): one per packet in packet id
+ * order, its flow by name; latency and hops empty when the packet was never delivered. */
+static const record_column packet_columns[] = {
+    {"flow", RECORD_LABEL},      {"packet", RECORD_INT},    {"source", RECORD_INT},
+    {"created_ns", RECORD_INT},  {"delivered", RECORD_INT}, {"latency_ns", RECORD_INT},
+    {"hops", RECORD_INT},
+};
+enum { COL_FLOW, COL_PACKET, COL_SOURCE, COL_CREATED, COL_DELIVERED, COL_LATENCY, COL_HOPS };
+static const record_shape packet_shape = {
+    packet_columns, (int)(sizeof packet_columns / sizeof packet_columns[0]), COL_PACKET};
+
+/* Puts the packets' records into R's rows and releases them; 0, or -1 out of memory. */
+static int hand_over_records(flood_model *m, run_results *r)
+{
+    record_table *t = &r->records;
+    if (record_table_init(t, &packet_shape, m->n_recs) != 0)
+        return -1;
+    int label[SCENARIO_MAX_FLOWS];
+    for (int f = 0; f < m->n_flowdefs; f++)
+        label[f] = record_table_label(t, m->flowdefs[f].name);
+    for (int64_t i = 0; i < m->n_recs; i++) {
+        const flood_packet_record *p = &m->recs[i];
+        int64_t *row = record_table_append(t);
+        if (!row) {
+            record_table_free(t);
+            return -1;
+        }
+        row[COL_FLOW] = p->flow < (uint32_t)m->n_flowdefs ? label[p->flow] : -1;
+        row[COL_PACKET] = p->packet;
+        row[COL_SOURCE] = p->source;
+        row[COL_CREATED] = p->created_ns;
+        row[COL_DELIVERED] = p->delivered;
+        if (p->hops >= 0) { /* else both stay RECORD_NONE: empty cells */
+            row[COL_LATENCY] = p->latency_ns;
+            row[COL_HOPS] = p->hops;
+        }
+    }
+    free(m->recs);
+    m->recs = NULL;
+    m->n_recs = m->cap_recs = 0;
+    return 0;
+}
+
 int flood_traffic_results(flood_model *m, run_results *r, cn_error *err)
 {
     if (!m->flows)
@@ -233,13 +276,7 @@ int flood_traffic_results(flood_model *m, run_results *r, cn_error *err)
         }
         results_set(r, "deliverable", deliverable);
     }
-    if (m->want_records) {
-        for (int f = 0; f < m->n_flowdefs; f++)
-            snprintf(r->packet_flows[f], sizeof r->packet_flows[f], "%s", m->flowdefs[f].name);
-        r->packets = m->recs;
-        r->n_packets = m->n_recs;
-        m->recs = NULL;
-        m->n_recs = m->cap_recs = 0;
-    }
+    if (m->want_records && hand_over_records(m, r) != 0)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for packet records");
     return 0;
 }
