@@ -85,9 +85,8 @@ static void sift_down(record_table *t, int64_t i, int64_t n)
 }
 
 /* A heap sort, in place: rows with equal cells cannot be told apart, so an unstable sort
- * gives the one order, and it needs no memory beyond the rows (the table may be the largest
- * thing the run kept). */
-static void sort_rows(record_table *t)
+ * gives the one order. The fallback when there is no memory for the index of ORDER_OF. */
+static void heap_sort_rows(record_table *t)
 {
     for (int64_t i = t->n / 2; i-- > 0;)
         sift_down(t, i, t->n);
@@ -97,12 +96,68 @@ static void sort_rows(record_table *t)
     }
 }
 
+typedef struct keyed {
+    int64_t key, row;
+} keyed;
+
+static int by_key(const void *a, const void *b)
+{
+    const keyed *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+/* The rows in the table's order (malloc'ed), or NULL out of memory: the keys sorted with
+ * their rows by the library's sort, which needs no context, then each run of equal keys by
+ * the rows' cells (runs are short: most keys are unique). */
+static keyed *order_of(const record_table *t)
+{
+    keyed *k = malloc((size_t)(t->n ? t->n : 1) * sizeof *k);
+    if (!k)
+        return NULL;
+    size_t w = (size_t)t->shape->n_cols, key = (size_t)t->shape->key;
+    for (int64_t i = 0; i < t->n; i++)
+        k[i] = (keyed){t->cells[(size_t)i * w + key], i};
+    qsort(k, (size_t)t->n, sizeof *k, by_key);
+    for (int64_t i = 0, j; i < t->n; i = j) {
+        for (j = i + 1; j < t->n && k[j].key == k[i].key;)
+            j++;
+        for (int64_t a = i + 1; a < j; a++) /* insertion sort of the run [i, j) */
+            for (int64_t b = a; b > i && row_cmp(t, k[b - 1].row, k[b].row) > 0; b--) {
+                keyed tmp = k[b];
+                k[b] = k[b - 1];
+                k[b - 1] = tmp;
+            }
+    }
+    return k;
+}
+
+/* V in decimal, as "%lld" writes it, without parsing a format for each cell (a table may
+ * hold millions of rows). */
+static void put_int(FILE *out, int64_t v)
+{
+    char buf[24];
+    char *p = buf + sizeof buf;
+    *--p = '\0';
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--p = '-';
+    fputs(p, out);
+}
+
 int record_table_write_csv(record_table *t, FILE *out)
 {
     if (!t->shape)
         return ferror(out) ? -1 : 0;
     const record_shape *s = t->shape;
-    sort_rows(t);
+    keyed *order = order_of(t);
+    if (!order)
+        heap_sort_rows(t);
     for (int c = 0; c < s->n_cols; c++) {
         if (c)
             fputc(',', out);
@@ -110,7 +165,8 @@ int record_table_write_csv(record_table *t, FILE *out)
     }
     fputc('\n', out);
     for (int64_t i = 0; i < t->n; i++) {
-        const int64_t *row = t->cells + (size_t)i * (size_t)s->n_cols;
+        int64_t at = order ? order[i].row : i;
+        const int64_t *row = t->cells + (size_t)at * (size_t)s->n_cols;
         for (int c = 0; c < s->n_cols; c++) {
             if (c)
                 fputc(',', out);
@@ -118,10 +174,11 @@ int record_table_write_csv(record_table *t, FILE *out)
                 csv_print_field(out, row[c] >= 0 && row[c] < t->n_labels ? t->labels[row[c]]
                                                                          : "");
             else if (row[c] != RECORD_NONE)
-                fprintf(out, "%lld", (long long)row[c]);
+                put_int(out, row[c]);
         }
         fputc('\n', out);
     }
+    free(order);
     return ferror(out) ? -1 : 0;
 }
 

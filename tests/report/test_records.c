@@ -3,6 +3,7 @@
  * when a cell names none), RECORD_NONE as an empty cell, the rows sorted by the declared key
  * column with ties by the other cells whatever the order they were added in, growth past the
  * first capacity, and no output at all for a run without rows. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,7 @@ static void test_csv_bytes(void)
     add(&t, 0, 5, 3, 9);
     add(&t, 99, 7, 0, 0);
     add(&t, -1, 2, RECORD_NONE, RECORD_NONE);
+    add(&t, 0, 10, INT64_MAX, INT64_MIN + 1); /* the widest numbers */
     int64_t *blank = record_table_append(&t); /* every cell starts empty */
     CHECK(blank != NULL);
     if (blank)
@@ -79,8 +81,9 @@ static void test_csv_bytes(void)
                         "\"say \"\"hi\"\"\",5,4,1\n"
                         ",7,0,0\n"
                         ",8,,\n"
-                        "\"with,comma\",9,-3,\n");
-    CHECK_I64(t.n, 7);
+                        "\"with,comma\",9,-3,\n"
+                        "plain,10,9223372036854775807,-9223372036854775807\n");
+    CHECK_I64(t.n, 8);
     record_table_free(&t);
     CHECK(t.shape == NULL && t.cells == NULL && t.n == 0);
 }
