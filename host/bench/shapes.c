@@ -159,7 +159,7 @@ static int run_case(device_ctx *dev, shape_state *st, int c, size_t size, char *
     } else if (selftest_reference_differs(res, &st->want[c], why, why_cap)) {
         out = 1;
     }
-    results_free_packets(res);
+    results_free_records(res);
     free(res);
     return out;
 }

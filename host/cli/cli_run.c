@@ -407,7 +407,7 @@ static int run_or_resume(int argc, char **argv, int resume)
     }
     /* both files are written and synced before either is renamed into place */
     if (rc == 0 && ra.packets) {
-        report_print_packets(res, csv.file);
+        report_print_records(res, csv.file);
         rc = output_file_finish(&csv, &err);
     }
     if (rc == 0 && ra.json) {
@@ -421,7 +421,7 @@ static int run_or_resume(int argc, char **argv, int resume)
     json_output_abort(&json);
     json_output_abort(&csv);
     if (res)
-        results_free_packets(res);
+        results_free_records(res);
     if (rc == 0 && !ra.quiet)
         report_print_summary(res, stdout);
     int stopped = rc == 0 && res->interrupted ? res->stop_signal : 0;

@@ -133,7 +133,7 @@ typedef struct recovery {
  * device's failure, another device is left and the model can go on without it in place, the
  * device is left out (the injector never chooses it again, its sets in flight are forgotten,
  * the model appends to PLAN what must run again) and 0 is returned. Otherwise RC, ERR kept. */
-static int go_on_without(const model_ops *ops, struct model *m, injector *inj,
+static int go_on_without(const model_ops *ops, struct model_state *m, injector *inj,
                          device_ctx *const *devs, pending_fifo *fifo, window_plan *plan,
                          const recovery *rec, int rc, cn_error *err)
 {
@@ -157,7 +157,7 @@ static int go_on_without(const model_ops *ops, struct model *m, injector *inj,
 
 /* Decides where set S of PLAN runs, migrates its partition when the decision moves it, and
  * lets the model enqueue it. */
-static int run_one_set(const model_ops *ops, struct model *m, injector *inj,
+static int run_one_set(const model_ops *ops, struct model_state *m, injector *inj,
                        device_ctx *const *devs, pending_fifo *fifo, const window_plan *plan,
                        int s, cn_error *err)
 {
@@ -204,7 +204,7 @@ static const char *const *name_kinds(const model_ops *ops, const char **names)
 
 /* The injector for this run: the scenario's [inject] keys, the devices' classes, and the
  * partitions as the model placed them. */
-static int make_injector(injector *inj, const model_ops *ops, struct model *m, int sync,
+static int make_injector(injector *inj, const model_ops *ops, struct model_state *m, int sync,
                          const scenario *sc, device_ctx *const *devs, int n_devs,
                          const engine_options *opt, cn_error *err)
 {
@@ -271,7 +271,7 @@ typedef struct run_start {
 
 /* Writes the checkpoint of the boundary before window NEXT: the engine's records, then the
  * model's (docs/when-things-go-wrong.md, "Checkpoints and resuming"). */
-static int write_checkpoint(const model_ops *ops, struct model *m, const scenario *sc,
+static int write_checkpoint(const model_ops *ops, struct model_state *m, const scenario *sc,
                             const engine_options *opt, int64_t next, int64_t done,
                             sim_time_ns reached, cn_error *err)
 {
@@ -322,7 +322,7 @@ static void show_progress(progress *prog, const model_ops *ops, int sync, sim_ti
  * the simulated time reached, the end of the last window run (the models' results are those
  * of the simulation up to there; a model of batches states it itself). *WINDOW is the window
  * (or batch) under way; ST->windows_done counts those run. */
-static int run_windows(const model_ops *ops, struct model *m, injector *inj,
+static int run_windows(const model_ops *ops, struct model_state *m, injector *inj,
                        device_ctx *const *devs, const scenario *sc, const engine_options *opt,
                        const recovery *rec, pending_fifo *fifo, host_report *host,
                        run_start *st, sim_time_ns *stopped_at, int64_t *window, cn_error *err)
@@ -433,7 +433,7 @@ static int run_windows(const model_ops *ops, struct model *m, injector *inj,
 
 /* Where the run starts: window 0, or a checkpoint's state restored into the model just
  * created; and when the first checkpoint is due. */
-static int start_point(const model_ops *ops, struct model *m, const scenario *sc,
+static int start_point(const model_ops *ops, struct model_state *m, const scenario *sc,
                        const engine_options *opt, run_start *st, run_results *res,
                        cn_error *err)
 {
@@ -497,7 +497,7 @@ static int run_attempt(const model_ops *ops, const scenario *sc, device_ctx *con
         device_fault_window(live[d], -1);
 
     double t0 = opt->setup_started > 0 ? opt->setup_started : wall_seconds();
-    struct model *m = NULL;
+    struct model_state *m = NULL;
     int rc = ops->create(&m, sc, live, n_live, err);
     double t1 = wall_seconds();
     /* the scenario may decide how this model steps (the flood: batches of whole packets) */

@@ -70,7 +70,11 @@ typedef struct window_outcome {
     sim_time_ns reached;
 } window_outcome;
 
-struct model;
+/* A model's state, opaque to the core: the handle its create() hands out and every callback
+ * gets back. No model defines this tag; each keeps its own struct (flood_model, phold_model)
+ * and converts the handle with its own helper (flood_of, phold_of), so the core cannot read a
+ * model's fields and no model's state can pass for another's by name. */
+struct model_state;
 
 /* How the engine steps (docs/architecture.md, "Windows and batches"): fixed windows
  * [index * L, (index + 1) * L); event-driven ones [Tmin, Tmin + L) from the least pending
@@ -82,8 +86,9 @@ struct model;
 enum engine_sync { ENGINE_SYNC_FIXED = 0, ENGINE_SYNC_EVENT = 1, ENGINE_SYNC_BATCHES = 2 };
 
 /* What a model offers beyond model_ops' callbacks, asked by the command line before a run
- * (model_ops.features, bits): MODEL_PACKET_ROWS, per-packet rows for `run --packets`
- * (run_results.packets); MODEL_KERNEL_SHAPES, kernels whose shapes the devices' self-test
+ * (model_ops.features, bits): MODEL_PACKET_ROWS, one row per item (the flood's packets) for
+ * `run --packets`, which results() puts into run_results.records (report/records.h);
+ * MODEL_KERNEL_SHAPES, kernels whose shapes the devices' self-test
  * checks against the reference and whose work-group sizes the tuner measures
  * (host/bench/shapes.c, tune.c: the flood's kernels). */
 #define MODEL_PACKET_ROWS 1u
@@ -120,12 +125,12 @@ typedef struct model_ops {
     /* The sync mode of this run when the scenario decides it (the flood: batches of whole
      * packets in static scenarios, fixed windows otherwise), asked once after create; NULL:
      * SYNC. */
-    int (*run_sync)(const struct model *m);
+    int (*run_sync)(const struct model_state *m);
     /* ENGINE_SYNC_BATCHES: what window_outcome's DONE and TOTAL count, in words ("packets") */
     const char *batch_unit;
     unsigned features;      /* MODEL_PACKET_ROWS, MODEL_KERNEL_SHAPES */
     /* ENGINE_SYNC_EVENT: the next window's begin, the least time of a pending event */
-    sim_time_ns (*next_begin)(const struct model *m);
+    sim_time_ns (*next_begin)(const struct model_state *m);
     /* The model's metrics (report/metric.h): its results, in JSON order, how partial values
      * combine, the contract members and the summary's lines. results() fills them
      * (results_declare, then results_set by name). */
@@ -134,31 +139,31 @@ typedef struct model_ops {
     const model_bench *bench;
     /* Allocates the flows on DEVS (partition p lives on devs[p % n]) and builds what the
      * first window needs. */
-    int (*create)(struct model **out, const scenario *sc, device_ctx *const *devs, int n_devs,
+    int (*create)(struct model_state **out, const scenario *sc, device_ctx *const *devs, int n_devs,
                   cn_error *err);
-    sim_time_ns (*lookahead)(const struct model *m);
+    sim_time_ns (*lookahead)(const struct model_state *m);
     /* Fills PLAN (index, begin, end already set) with the event sets due in the window. */
-    int (*plan_window)(struct model *m, window_plan *plan, cn_error *err);
+    int (*plan_window)(struct model_state *m, window_plan *plan, cn_error *err);
     /* Enqueues SET on DEV; hands back the profiling events of its kernels (at most
      * ENGINE_MAX_SET_EVENTS), which the engine times and releases after end_window. */
-    int (*run_set)(struct model *m, const window_plan *plan, const event_set *set,
+    int (*run_set)(struct model_state *m, const window_plan *plan, const event_set *set,
                    device_ctx *dev, cl_event *evs, int *n_evs, cn_error *err);
     /* Partitions: how many, the device each was placed on (an index into DEVS) and the bytes
      * of its flows (what a migration moves). */
-    int (*n_partitions)(const struct model *m);
-    int (*partition_home)(const struct model *m, int partition);
-    uint64_t (*partition_bytes)(const struct model *m, int partition);
+    int (*n_partitions)(const struct model_state *m);
+    int (*partition_home)(const struct model_state *m, int partition);
+    uint64_t (*partition_bytes)(const struct model_state *m, int partition);
     /* Moves PARTITION's flows to device TO and reports the bytes moved. NULL when the model
      * cannot move partitions: the injector then runs every set where its partition lives. */
-    int (*migrate)(struct model *m, int partition, int to, uint64_t *bytes, cn_error *err);
+    int (*migrate)(struct model_state *m, int partition, int to, uint64_t *bytes, cn_error *err);
     /* DEV failed in the window of PLAN (a set enqueued there, or the window's end): the model
      * goes on without it and appends to PLAN the sets of the window that ran there and must
      * run again elsewhere (the engine then runs them and ends the window again). Returns 0, or
      * an error when it cannot go on without DEV's state: the engine then starts the run again
      * without DEV. NULL: the model never goes on in place. */
-    int (*device_lost)(struct model *m, device_ctx *dev, window_plan *plan, cn_error *err);
+    int (*device_lost)(struct model_state *m, device_ctx *dev, window_plan *plan, cn_error *err);
     /* Reads back the few bytes that size the next window and says what comes next. */
-    int (*end_window)(struct model *m, const window_plan *plan, window_outcome *out,
+    int (*end_window)(struct model_state *m, const window_plan *plan, window_outcome *out,
                       cn_error *err);
     /* Checkpoints (engine/checkpoint.h). CAN_CHECKPOINT: 0 when SAVE will work for this
      * model, else an error saying what it does not support (asked before the first window).
@@ -168,13 +173,13 @@ typedef struct model_ops {
      * checks IN against its scenario SC with no device, every record the model reads and the
      * engine's (ckpt_get_progress), before anything is restored: the engine calls it before
      * RESTORE, which may then trust the file's counts. NULL: the model has no checkpoints. */
-    int (*can_checkpoint)(const struct model *m, cn_error *err);
+    int (*can_checkpoint)(const struct model_state *m, cn_error *err);
     int (*check_checkpoint)(const ckpt_file *in, const scenario *sc, cn_error *err);
-    int (*save)(struct model *m, int64_t next, ckpt_buf *out, cn_error *err);
-    int (*restore)(struct model *m, int64_t next, const ckpt_file *in, cn_error *err);
+    int (*save)(struct model_state *m, int64_t next, ckpt_buf *out, cn_error *err);
+    int (*restore)(struct model_state *m, int64_t next, const ckpt_file *in, cn_error *err);
     /* Final counters (the determinism-contract members) and device memory in use. */
-    int (*results)(struct model *m, run_results *res, cn_error *err);
-    void (*destroy)(struct model *m);
+    int (*results)(struct model_state *m, run_results *res, cn_error *err);
+    void (*destroy)(struct model_state *m);
 } model_ops;
 
 /* Looks a model up by its [simulation] model name. */

@@ -48,7 +48,7 @@ typedef struct exchange_config {
     uint32_t n_parts, span;     /* destination word D names partition D / span */
     uint32_t capacity;          /* outbox records per device at the start */
     exchange_home_fn home;      /* model_ops.partition_home */
-    const struct model *model;
+    const struct model_state *model;
     exchange_consumer consumer;
 } exchange_config;
 

@@ -25,7 +25,7 @@
 
 #include "common/error.h"
 
-struct model;
+struct model_state;
 
 /* A batch of records that arrived at a place: from place FROM, N records REC with their
  * destination words DEST (NULL when the batch was posted without them). */
@@ -78,7 +78,7 @@ int exchange_local_transport(exchange_transport *t, size_t record_bytes, int n_p
                              cn_error *err);
 
 /* The place that holds a partition now: model_ops.partition_home. */
-typedef int (*exchange_home_fn)(const struct model *m, int partition);
+typedef int (*exchange_home_fn)(const struct model_state *m, int partition);
 
 /* Groups records by the place of their destination partition. A record's destination word D
  * names partition D / SPAN (SPAN 1: D is the partition; PHOLD's LP ids over ranges of SPAN
@@ -88,7 +88,7 @@ typedef struct exchange_router {
     uint32_t span, n_parts;
     int n_places;
     exchange_home_fn home;
-    const struct model *model;
+    const struct model_state *model;
     /* scratch, grown as needed */
     uint32_t *dest;
     unsigned char *rec;

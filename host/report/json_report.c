@@ -339,33 +339,12 @@ int output_file_commit(json_output *o, cn_error *err)
     return rc ? rc : output_file_publish(o, err);
 }
 
-static int by_packet(const void *a, const void *b)
+int report_print_records(run_results *r, FILE *out)
 {
-    int64_t x = ((const packet_record *)a)->packet, y = ((const packet_record *)b)->packet;
-    return x < y ? -1 : x > y;
+    return record_table_write_csv(&r->records, out);
 }
 
-int report_print_packets(run_results *r, FILE *out)
+void results_free_records(run_results *r)
 {
-    if (r->n_packets > 0)
-        qsort(r->packets, (size_t)r->n_packets, sizeof *r->packets, by_packet);
-    fprintf(out, "flow,packet,source,created_ns,delivered,latency_ns,hops\n");
-    for (int64_t i = 0; i < r->n_packets; i++) {
-        const packet_record *p = &r->packets[i];
-        csv_print_field(out, p->flow < REPORT_MAX_ROWS ? r->packet_flows[p->flow] : "");
-        fprintf(out, ",%lld,%u,%lld,%lld,", (long long)p->packet, p->source,
-                (long long)p->created_ns, (long long)p->delivered);
-        if (p->hops >= 0)
-            fprintf(out, "%lld,%lld\n", (long long)p->latency_ns, (long long)p->hops);
-        else
-            fprintf(out, ",\n");
-    }
-    return ferror(out) ? -1 : 0;
-}
-
-void results_free_packets(run_results *r)
-{
-    free(r->packets);
-    r->packets = NULL;
-    r->n_packets = 0;
+    record_table_free(&r->records);
 }

@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "common/wide.h"
 #include "report/metric.h"
+#include "report/records.h"
 
 #define REPORT_MAX_DEVICES 16
 
@@ -46,15 +47,6 @@ typedef struct host_report {
 #define REPORT_MAX_ROWS 16
 #define REPORT_MAX_COLUMNS 8
 
-/* One packet's outcome (clnetsim run --packets FILE.csv, docs/models.md "Traffic"). The flood
- * is their only producer and owner; the report only writes them out. */
-typedef struct packet_record {
-    int64_t packet, created_ns;
-    uint32_t flow, source;
-    int64_t delivered;       /* deliveries (0 or 1 for unicast) */
-    int64_t latency_ns, hops; /* of the last delivery; -1 when none */
-} packet_record;
-
 typedef struct run_results {
     char model[32];
     uint64_t seed;
@@ -88,11 +80,9 @@ typedef struct run_results {
     uint64_t batch_done;
     char batch_unit[16];
     uint64_t model_events;   /* the model's executed events (events per second) */
-    /* per-packet records when the scenario asked for them (scenario.record_packets):
-     * malloc'ed, released by results_free_packets; the names of their flows */
-    packet_record *packets;
-    int64_t n_packets;
-    char packet_flows[REPORT_MAX_ROWS][32];
+    /* the model's per-record rows when the scenario asked for them (scenario.record_packets,
+     * `run --packets`): shaped and filled by the model, released by results_free_records */
+    record_table records;
     /* measurements */
     double wall_s;          /* simulation: from the first window to the final counters */
     double setup_s;         /* device open, kernel build, allocation and placement */
@@ -116,9 +106,10 @@ typedef struct run_results {
     int64_t resumed_from_ns;
 } run_results;
 
-/* The per-packet CSV (header, then R's records in packet id order: they are sorted here). */
-int report_print_packets(run_results *r, FILE *out);
-void results_free_packets(run_results *r);
+/* R's per-record rows as CSV (the header, then the rows in the model's order: they are
+ * sorted here; record_table_write_csv); nothing when the run has none. */
+int report_print_records(run_results *r, FILE *out);
+void results_free_records(run_results *r);
 uint64_t results_events(const run_results *r); /* model_events */
 /* "SIGINT", "SIGTERM", "SIGHUP": the signal that stopped a run, for the outputs. */
 const char *results_signal_name(int sig);

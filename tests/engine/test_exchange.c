@@ -18,7 +18,7 @@ typedef struct fake_model {
     int home[PARTS];
 } fake_model;
 
-static int fake_home(const struct model *m, int partition)
+static int fake_home(const struct model_state *m, int partition)
 {
     return ((const fake_model *)(const void *)m)->home[partition];
 }
@@ -32,7 +32,7 @@ static exchange_router router_of(const fake_model *fm)
 {
     return (exchange_router){.record_bytes = sizeof(rec4), .span = SPAN, .n_parts = PARTS,
                              .n_places = PLACES, .home = fake_home,
-                             .model = (const struct model *)(const void *)fm};
+                             .model = (const struct model_state *)(const void *)fm};
 }
 
 /* Builds N records, record i for destination word (i * 7) % 60. */

@@ -26,7 +26,7 @@ static int failures;
         }                                                                                    \
     } while (0)
 
-static int compare_lists(const char *label, struct model *m, const scenario *sc,
+static int compare_lists(const char *label, struct model_state *m, const scenario *sc,
                          int64_t (*pos)[3], int64_t n)
 {
     cn_error err = {0};
@@ -87,7 +87,7 @@ static void check_partitioned(const char *name, const char *ini, device_ctx *dev
         return;
     }
     sc.partitions = parts;
-    struct model *m = NULL;
+    struct model_state *m = NULL;
     device_ctx *devs[1] = {dev};
     if (flood_model_ops.create(&m, &sc, devs, 1, &err) != 0) {
         CHECK(0, "%s: create: %s", label, err.msg);

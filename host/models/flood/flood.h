@@ -21,15 +21,15 @@ void flood_reference_results(const struct flood_oracle_result *o, run_results *w
 /* Event kinds, in the order a window runs them. */
 enum flood_kind { FLOOD_MOVE = 0, FLOOD_BIN, FLOOD_TRANSMIT, FLOOD_PACKETS, FLOOD_N_KINDS };
 
-/* Inspection for tests: the model after create(), stepped by hand. */
-struct model;
+/* Inspection for tests: the model after create() (the handle it hands out), stepped by hand. */
 /* Applies the mobility step of window W (W >= 1), as the window loop would. */
-int flood_step_mobility(struct model *m, int64_t window, cn_error *err);
+int flood_step_mobility(struct model_state *m, int64_t window, cn_error *err);
 /* Current positions, N x 3 int64 mm. */
-int flood_read_positions(struct model *m, int64_t (*pos)[3], cn_error *err);
+int flood_read_positions(struct model_state *m, int64_t (*pos)[3], cn_error *err);
 /* Neighbour lists of the current positions from the device's cell lists, as CSR with each
  * node's list sorted ascending. *OFFSETS has N + 1 entries; the caller frees both. */
-int flood_neighbour_lists(struct model *m, uint32_t **offsets, uint32_t **list, cn_error *err);
+int flood_neighbour_lists(struct model_state *m, uint32_t **offsets, uint32_t **list,
+                          cn_error *err);
 
 /* Test hooks (environment): CLNETSIM_TEST_FRONTIER_CAPACITY=n starts the frontier that small
  * so that its growth and the spill path run; CLNETSIM_TEST_RELAY_BUFFER=n caps the

@@ -157,7 +157,7 @@ int flood_areas_lists(const scenario *sc, uint32_t **offsets, uint32_t **list, c
     return rc;
 }
 
-int flood_areas_csr(struct model *m, flood_replica *r, dbuf *offsets, dbuf *neighbours,
+int flood_areas_csr(flood_model *m, flood_replica *r, dbuf *offsets, dbuf *neighbours,
                     uint32_t *deg_sum, cn_error *err)
 {
     uint32_t *off = NULL, *lst = NULL;

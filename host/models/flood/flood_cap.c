@@ -24,7 +24,7 @@ static int graph_args(flood_replica *r, cl_kernel k, const char *name, int64_t w
                        KBUF(r->cells.start), KBUF(r->cells.nodes), KARG(win));
 }
 
-int flood_cap_select(struct model *m, flood_replica *r, int64_t w, cl_event *ev, cn_error *err)
+int flood_cap_select(flood_model *m, flood_replica *r, int64_t w, cl_event *ev, cn_error *err)
 {
     device_ctx *d = r->dev;
     int rc = 0;
@@ -42,7 +42,7 @@ int flood_cap_select(struct model *m, flood_replica *r, int64_t w, cl_event *ev,
     return rc;
 }
 
-int flood_cap_count(struct model *m, cn_error *err)
+int flood_cap_count(flood_model *m, cn_error *err)
 {
     flood_replica *r = &m->rep[0];
     device_ctx *d = r->dev;

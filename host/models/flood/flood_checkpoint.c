@@ -48,7 +48,7 @@ static const int counter_words[] = {CTL_TX,        CTL_RX,         CTL_FIRST,
                                     CTL_RES_DROPS, CTL_RES_ENERGY, CTL_RES_DEAD};
 #define N_COUNTERS ((int)(sizeof counter_words / sizeof counter_words[0]))
 
-static flood_shape shape_of(const struct model *m)
+static flood_shape shape_of(const flood_model *m)
 {
     return (flood_shape){m->n,
                          m->words,
@@ -65,8 +65,9 @@ static flood_shape shape_of(const struct model *m)
 }
 
 /* Every flood run can be saved; the operation stays for models that cannot. */
-int flood_can_checkpoint(const struct model *m, cn_error *err)
+int flood_can_checkpoint(const struct model_state *state, cn_error *err)
 {
+    const flood_model *m = flood_const_of(state);
     (void)m;
     (void)err;
     return 0;
@@ -76,7 +77,7 @@ int flood_can_checkpoint(const struct model *m, cn_error *err)
 
 /* The replica whose mobility state is furthest ahead (every replica that holds partitions
  * is at the same step; one that held none may lag). */
-static flood_replica *mobility_source(struct model *m)
+static flood_replica *mobility_source(flood_model *m)
 {
     flood_replica *best = &m->rep[0];
     for (int d = 1; d < m->n_rep; d++)
@@ -85,7 +86,7 @@ static flood_replica *mobility_source(struct model *m)
     return best;
 }
 
-static int save_mobility(struct model *m, ckpt_buf *out, int64_t *moved, cn_error *err)
+static int save_mobility(flood_model *m, ckpt_buf *out, int64_t *moved, cn_error *err)
 {
     flood_replica *r = mobility_source(m);
     dbuf *bufs[] = {&r->pos, &r->waypoint, &r->speed, &r->leg, &r->pause_end};
@@ -110,7 +111,7 @@ static int save_mobility(struct model *m, ckpt_buf *out, int64_t *moved, cn_erro
  * part is copied from a replica's copy ONE into the merged MERGED. */
 typedef struct node_data {
     dbuf *(*buffer)(flood_replica *r);
-    void (*keep)(const struct model *m, uint32_t j, const uint8_t *one, uint8_t *merged);
+    void (*keep)(const flood_model *m, uint32_t j, const uint8_t *one, uint8_t *merged);
     size_t bytes;
 } node_data;
 
@@ -125,7 +126,7 @@ static dbuf *states_buffer(flood_replica *r)
 }
 
 /* A bit per node in each slot's words. */
-static void keep_seen(const struct model *m, uint32_t j, const uint8_t *one, uint8_t *merged)
+static void keep_seen(const flood_model *m, uint32_t j, const uint8_t *one, uint8_t *merged)
 {
     uint32_t bit = 1u << (j & 31u), w, x;
     for (uint32_t s = 0; s < m->slots; s++) {
@@ -138,7 +139,7 @@ static void keep_seen(const struct model *m, uint32_t j, const uint8_t *one, uin
 }
 
 /* SCHEME_NODE_WORDS words per node and slot, slot after slot. */
-static void keep_states(const struct model *m, uint32_t j, const uint8_t *one, uint8_t *merged)
+static void keep_states(const flood_model *m, uint32_t j, const uint8_t *one, uint8_t *merged)
 {
     size_t per = flood_scheme_slot_bytes(m) / m->n;
     for (uint32_t s = 0; s < m->slots; s++) {
@@ -149,7 +150,7 @@ static void keep_states(const struct model *m, uint32_t j, const uint8_t *one, u
 
 /* D's data merged into *OUT (malloc'ed): each node's from the replica holding its
  * partition, the only one where it is right. */
-static int read_merged(struct model *m, const node_data *d, uint8_t **out, cn_error *err)
+static int read_merged(flood_model *m, const node_data *d, uint8_t **out, cn_error *err)
 {
     size_t size = d->bytes ? d->bytes : 1;
     uint8_t *merged = calloc(size, 1), *one = malloc(size);
@@ -176,7 +177,7 @@ static int read_merged(struct model *m, const node_data *d, uint8_t **out, cn_er
 
 /* Every slot's seen bits and, under a scheme in the window loop, its node states, and which
  * packets transmit next. */
-static int save_node_data(struct model *m, ckpt_buf *out, cn_error *err)
+static int save_node_data(flood_model *m, ckpt_buf *out, cn_error *err)
 {
     node_data seen = {seen_buffer, keep_seen, (size_t)m->slots * m->words * 4};
     uint8_t *merged = NULL;
@@ -196,7 +197,7 @@ static int save_node_data(struct model *m, ckpt_buf *out, cn_error *err)
     return rc;
 }
 
-static int save_resources(struct model *m, ckpt_buf *out, cn_error *err)
+static int save_resources(flood_model *m, ckpt_buf *out, cn_error *err)
 {
     flood_replica *r = &m->rep[m->home[0]]; /* one partition holds every node */
     size_t bytes = (size_t)m->n * 8;
@@ -215,7 +216,7 @@ static int save_resources(struct model *m, ckpt_buf *out, cn_error *err)
 }
 
 /* With flows: each slot's source, destination, flow and its packet's sums so far. */
-static void save_slot_flows(const struct model *m, ckpt_buf *out)
+static void save_slot_flows(const flood_model *m, ckpt_buf *out)
 {
     size_t n = m->slots, bytes = n * FLOOD_CKPT_SLOT_FLOW_BYTES;
     uint8_t *b = malloc(bytes ? bytes : 1);
@@ -235,7 +236,7 @@ static void save_slot_flows(const struct model *m, ckpt_buf *out)
     free(b);
 }
 
-static int save_window_loop(struct model *m, int64_t next, flood_scalars *sv, ckpt_buf *out,
+static int save_window_loop(flood_model *m, int64_t next, flood_scalars *sv, ckpt_buf *out,
                             cn_error *err)
 {
     /* every window run is read back (and its relays exchanged) before anything is read */
@@ -278,8 +279,9 @@ static int save_window_loop(struct model *m, int64_t next, flood_scalars *sv, ck
     return rc;
 }
 
-int flood_save(struct model *m, int64_t next, ckpt_buf *out, cn_error *err)
+int flood_save(struct model_state *state, int64_t next, ckpt_buf *out, cn_error *err)
 {
+    flood_model *m = flood_of(state);
     flood_scalars sv = {m->next_packet, m->end_time, m->any_tx, m->longest_life, m->pk_next,
                         m->pk_rounds, 0, 0, 0};
     int rc = m->whole ? 0 : save_window_loop(m, next, &sv, out, err);
@@ -345,7 +347,7 @@ static int get_slot_list(const ckpt_file *in, uint32_t tag, uint32_t slots, uint
     return 0;
 }
 
-static int restore_slot_flows(struct model *m, const ckpt_file *in, uint32_t s, cn_error *err)
+static int restore_slot_flows(flood_model *m, const ckpt_file *in, uint32_t s, cn_error *err)
 {
     const void *p = NULL;
     size_t len, n = s;
@@ -371,7 +373,7 @@ static int restore_slot_flows(struct model *m, const ckpt_file *in, uint32_t s, 
 
 /* The host's packet slots: the checkpoint's S of them first; slots this model has beyond
  * them (a different CLNETSIM_TEST_SLOTS) are free. */
-static int restore_slots(struct model *m, const ckpt_file *in, uint32_t s, cn_error *err)
+static int restore_slots(flood_model *m, const ckpt_file *in, uint32_t s, cn_error *err)
 {
     int rc = 0;
     while (!rc && m->slots < s)
@@ -407,7 +409,7 @@ static int restore_slots(struct model *m, const ckpt_file *in, uint32_t s, cn_er
     return rc;
 }
 
-static int restore_pending(struct model *m, const ckpt_file *in, cn_error *err)
+static int restore_pending(flood_model *m, const ckpt_file *in, cn_error *err)
 {
     const void *p = NULL;
     size_t len = 0;
@@ -433,7 +435,7 @@ static int restore_pending(struct model *m, const ckpt_file *in, cn_error *err)
 
 /* Every replica is given the state (each holds every node's seen bits and mobility state:
  * the bits of nodes it does not hold are never read) and marked as holding no window yet. */
-static int restore_replicas(struct model *m, const ckpt_file *in, int64_t next,
+static int restore_replicas(flood_model *m, const ckpt_file *in, int64_t next,
                             const flood_scalars *sv, cn_error *err)
 {
     size_t words = (size_t)m->slots * m->words, saved = 0;
@@ -500,7 +502,7 @@ static int restore_replicas(struct model *m, const ckpt_file *in, int64_t next,
 }
 
 /* The counters, as replica 0's (each replica's count adds to the totals). */
-static int restore_counters(struct model *m, const ckpt_file *in, cn_error *err)
+static int restore_counters(flood_model *m, const ckpt_file *in, cn_error *err)
 {
     uint64_t counters[2 * N_COUNTERS];
     int rc = ckpt_get(in, T_COUNTERS, counters, sizeof counters, err);
@@ -519,7 +521,7 @@ static int restore_counters(struct model *m, const ckpt_file *in, cn_error *err)
 
 /* Moving nodes in several partitions: the tiling of window NEXT, which every replica takes
  * from the host before it runs (flood_part_of_current); the tiles themselves never change. */
-static int restore_tiles(struct model *m, const ckpt_file *in, int64_t next, cn_error *err)
+static int restore_tiles(flood_model *m, const ckpt_file *in, int64_t next, cn_error *err)
 {
     if (!m->mobile || m->n_parts <= 1)
         return 0;
@@ -539,7 +541,7 @@ static int restore_tiles(struct model *m, const ckpt_file *in, int64_t next, cn_
     return 0;
 }
 
-static int restore_window_loop(struct model *m, const ckpt_file *in, int64_t next,
+static int restore_window_loop(flood_model *m, const ckpt_file *in, int64_t next,
                                const flood_shape *shape, const flood_scalars *sv, cn_error *err)
 {
     const void *p = NULL;
@@ -578,8 +580,9 @@ static int restore_window_loop(struct model *m, const ckpt_file *in, int64_t nex
     return 0;
 }
 
-int flood_restore(struct model *m, int64_t next, const ckpt_file *in, cn_error *err)
+int flood_restore(struct model_state *state, int64_t next, const ckpt_file *in, cn_error *err)
 {
+    flood_model *m = flood_of(state);
     flood_shape shape, mine = shape_of(m);
     flood_scalars sv;
     /* the engine has checked the file whole (model_ops.check_checkpoint,
@@ -639,7 +642,7 @@ int flood_restore(struct model *m, int64_t next, const ckpt_file *in, cn_error *
     if (len % sizeof *m->recs != 0)
         return ckpt_mismatch(in, err, "malformed packet records");
     int64_t n = (int64_t)(len / sizeof *m->recs);
-    packet_record *recs = malloc(len ? len : 1);
+    flood_packet_record *recs = malloc(len ? len : 1);
     if (!recs)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for packet records");
     if (len)

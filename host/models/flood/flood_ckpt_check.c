@@ -365,11 +365,11 @@ int flood_checkpoint_check(const ckpt_file *in, const scenario *scn, cn_error *e
     if (rc || !shape.records)
         return rc;
     rc = ckpt_find(in, T_RECORDS, &p, &len, err);
-    if (!rc && len % sizeof(packet_record) != 0)
+    if (!rc && len % sizeof(flood_packet_record) != 0)
         return ckpt_refuse(in, err, T_RECORDS, "%zu bytes, not a whole number of %zu-byte "
-                           "packet records", len, sizeof(packet_record));
-    for (size_t i = 0; !rc && i < len / sizeof(packet_record); i++) {
-        packet_record r;
+                           "packet records", len, sizeof(flood_packet_record));
+    for (size_t i = 0; !rc && i < len / sizeof(flood_packet_record); i++) {
+        flood_packet_record r;
         memcpy(&r, (const uint8_t *)p + i * sizeof r, sizeof r);
         if (r.flow >= (uint32_t)n_flows || r.source >= shape.n || r.packet < 0 ||
             r.created_ns < 0)

@@ -8,13 +8,23 @@
 #include "models/flood/flood_values.h"
 #include "engine/checkpoint.h"
 
+/* One packet's outcome, kept as packets retire when the run asks for rows (`run --packets`,
+ * docs/models.md "Traffic") and saved as is in checkpoints (T_RECORDS); the flood hands them
+ * to the report as its rows at the end of the run (flood_traffic_results). */
+typedef struct flood_packet_record {
+    int64_t packet, created_ns;
+    uint32_t flow, source;
+    int64_t delivered;       /* deliveries (0 or 1 for unicast) */
+    int64_t latency_ns, hops; /* of the last delivery; -1 when none */
+} flood_packet_record;
+
 #define T_SHAPE CKPT_TAG('F', 'S', 'H', 'P')     /* flood_shape */
 #define T_SCALARS CKPT_TAG('F', 'S', 'C', 'L')   /* flood_scalars */
 #define T_COUNTERS CKPT_TAG('F', 'C', 'T', 'R')  /* 2 uint64 (low, high) per counter */
 #define T_DEPS CKPT_TAG('F', 'D', 'E', 'P')      /* the traffic generator */
 #define T_PEND CKPT_TAG('F', 'P', 'N', 'D')      /* departures waiting for their window */
 #define T_FLOWS CKPT_TAG('F', 'F', 'L', 'W')     /* int64[FLOOD_CKPT_FLOW_SUMS][MAX_FLOWS] */
-#define T_RECORDS CKPT_TAG('F', 'R', 'E', 'C')   /* packet_record[] */
+#define T_RECORDS CKPT_TAG('F', 'R', 'E', 'C')   /* flood_packet_record[] */
 #define T_SLOT_PKT CKPT_TAG('F', 'S', 'P', 'K')  /* int64 per slot */
 #define T_SLOT_BORN CKPT_TAG('F', 'S', 'B', 'W') /* int64 per slot */
 #define T_FREE CKPT_TAG('F', 'S', 'F', 'R')      /* uint32[]: the free slots, in order */

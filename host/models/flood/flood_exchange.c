@@ -26,12 +26,12 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
 }
 
 /* uint words of a frontier entry */
-static size_t entry_words(const struct model *m)
+static size_t entry_words(const flood_model *m)
 {
     return m->entry_bytes / 4;
 }
 
-int flood_ensure_frontier(struct model *m, flood_replica *r, int b, uint64_t need,
+int flood_ensure_frontier(flood_model *m, flood_replica *r, int b, uint64_t need,
                           cn_error *err)
 {
     if (need <= r->capacity[b])
@@ -100,14 +100,14 @@ void flood_release_export_areas(flood_replica *r)
 
 int flood_make_room(void *ctx, int place, uint64_t total, cl_mem *area, cn_error *err)
 {
-    struct model *m = ctx;
+    flood_model *m = ctx;
     flood_replica *r = &m->rep[place];
     int rc = flood_ensure_frontier(m, r, m->xw_buffer, total, err);
     *area = r->frontier[m->xw_buffer].mem;
     return rc;
 }
 
-int flood_queue_readback(struct model *m, int64_t w, cl_uint out_word, int out_buffer,
+int flood_queue_readback(flood_model *m, int64_t w, cl_uint out_word, int out_buffer,
                          int overflow_safe, cn_error *err)
 {
     int idx = (m->rb_head + m->rb_count) % 2;
@@ -164,7 +164,7 @@ int flood_queue_readback(struct model *m, int64_t w, cl_uint out_word, int out_b
 
 /* Replica R's frontier B overflowed (only possible when windows are read back one by one):
  * grow it and move the spilled relays in. Tested through CLNETSIM_TEST_FRONTIER_CAPACITY. */
-static int gather_spill(struct model *m, flood_replica *r, int b, uint32_t next, cn_error *err)
+static int gather_spill(flood_model *m, flood_replica *r, int b, uint32_t next, cn_error *err)
 {
     device_ctx *d = r->dev;
     uint32_t at = r->capacity[b];
@@ -187,7 +187,7 @@ static int gather_spill(struct model *m, flood_replica *r, int b, uint32_t next,
 
 /* Packets that transmitted in window W (those created by then and still in flight): note
  * their time, and free the slots of those that made no relay (nothing of them remains). */
-static int retire_packets(struct model *m, int64_t w, const uint32_t *alive, cn_error *err)
+static int retire_packets(flood_model *m, int64_t w, const uint32_t *alive, cn_error *err)
 {
     cl_uint stamp = (cl_uint)(w + 1);
     int64_t begin = w * m->L;
@@ -228,7 +228,7 @@ static int retire_packets(struct model *m, int64_t w, const uint32_t *alive, cn_
 
 /* The host's copy of exchanged relays (m->entries). Non-blocking writes from it may still be
  * queued on the devices that were given relays: every reuse first waits for those queues. */
-static int entries_quiet(struct model *m, cn_error *err)
+static int entries_quiet(flood_model *m, cn_error *err)
 {
     int rc = 0;
     for (int d = 0; d < m->n_rep && !rc; d++)
@@ -240,7 +240,7 @@ static int entries_quiet(struct model *m, cn_error *err)
     return rc;
 }
 
-void flood_release_entries(struct model *m)
+void flood_release_entries(flood_model *m)
 {
     for (int d = 0; d < m->n_rep; d++) /* writes from it may still be queued */
         if (m->entries_writers & (1 << d))
@@ -254,7 +254,7 @@ void flood_release_entries(struct model *m)
 
 /* Room for ENTRIES relays in m->entries, pinned when the driver allows (host_area_alloc).
  * Its content is not kept. */
-static int reserve_entries(struct model *m, uint64_t entries, cn_error *err)
+static int reserve_entries(flood_model *m, uint64_t entries, cn_error *err)
 {
     int rc = entries_quiet(m, err);
     if (rc || entries <= m->entries_cap)
@@ -274,7 +274,7 @@ static int reserve_entries(struct model *m, uint64_t entries, cn_error *err)
 }
 
 /* Room for CAP exported relays on replica R. */
-static int ensure_exported(struct model *m, flood_replica *r, uint32_t cap, cn_error *err)
+static int ensure_exported(flood_model *m, flood_replica *r, uint32_t cap, cn_error *err)
 {
     int d = (int)(r - m->rep);
     if (cap <= exchange_window_capacity(&m->xw, d) && exchange_window_area(&m->xw, d)->mem)
@@ -283,7 +283,7 @@ static int ensure_exported(struct model *m, flood_replica *r, uint32_t cap, cn_e
     return exchange_window_reserve(&m->xw, d, cap, err);
 }
 
-int flood_export_setup(struct model *m, flood_replica *r, int64_t w, cn_error *err)
+int flood_export_setup(flood_model *m, flood_replica *r, int64_t w, cn_error *err)
 {
     int d = (int)(r - m->rep);
     r->x_window = w;
@@ -308,7 +308,7 @@ int flood_export_setup(struct model *m, flood_replica *r, int64_t w, cn_error *e
     return r->x_active ? ensure_exported(m, r, r->capacity[m->cur ^ 1], err) : 0;
 }
 
-int flood_export_border(struct model *m, int64_t w, cl_uint out_word, int b, cn_error *err)
+int flood_export_border(flood_model *m, int64_t w, cl_uint out_word, int b, cn_error *err)
 {
     static const cl_uint zero = 0;
     int rc = 0;
@@ -390,7 +390,7 @@ int flood_export_border(struct model *m, int64_t w, cl_uint out_word, int b, cn_
  * with the counters already) and writes it after their own relays; their number goes to each
  * one's next transmit launches as an argument (n_import), not into its count word: one write
  * less per device and window. */
-static int exchange_border(struct model *m, const struct flood_readback *rb,
+static int exchange_border(flood_model *m, const struct flood_readback *rb,
                            const uint32_t *relays, const uint32_t *sent, cn_error *err)
 {
     uint32_t set = 0, count[FLOOD_MAX_REPLICAS] = {0}, own[FLOOD_MAX_REPLICAS] = {0};
@@ -422,7 +422,7 @@ static int exchange_border(struct model *m, const struct flood_readback *rb,
  * a border passed its area, or not every replica exported): replica RB->dev[k] made
  * RELAYS[k] relays at the start of its frontier RB->out_buffer, and sends all of them, read
  * into m->entries; each replica gets the others' after its own (n_import, as above). */
-static int exchange_whole(struct model *m, const struct flood_readback *rb,
+static int exchange_whole(flood_model *m, const struct flood_readback *rb,
                           const uint32_t *relays, cn_error *err)
 {
     int b = (int)rb->out_buffer;
@@ -472,7 +472,7 @@ static int exchange_whole(struct model *m, const struct flood_readback *rb,
     return rc;
 }
 
-int flood_process_until(struct model *m, int64_t w, cn_error *err)
+int flood_process_until(flood_model *m, int64_t w, cn_error *err)
 {
     while (m->rb_count > 0 && m->rb[m->rb_head].window <= w) {
         int idx = m->rb_head;
@@ -564,7 +564,7 @@ int flood_process_until(struct model *m, int64_t w, cn_error *err)
 
 /* Copies the mobility state (positions, waypoints, speeds, legs, pauses) of replica FROM to
  * R through the host: what R would compute by replaying the steps it missed. */
-static int copy_mobility(struct model *m, flood_replica *from, flood_replica *r, cn_error *err)
+static int copy_mobility(flood_model *m, flood_replica *from, flood_replica *r, cn_error *err)
 {
     dbuf *src[] = {&from->pos, &from->waypoint, &from->speed, &from->leg, &from->pause_end};
     dbuf *dst[] = {&r->pos, &r->waypoint, &r->speed, &r->leg, &r->pause_end};
@@ -589,7 +589,7 @@ static int copy_mobility(struct model *m, flood_replica *from, flood_replica *r,
     return rc;
 }
 
-int flood_catch_up(struct model *m, flood_replica *r, int64_t w, int bin, cl_event *evs,
+int flood_catch_up(flood_model *m, flood_replica *r, int64_t w, int bin, cl_event *evs,
                    int *n_evs, cn_error *err)
 {
     int rc = 0;
@@ -647,7 +647,7 @@ void flood_premove_release(flood_replica *r)
     r->pre_window = -1;
 }
 
-int flood_premove(struct model *m, int64_t w, cn_error *err)
+int flood_premove(flood_model *m, int64_t w, cn_error *err)
 {
     int rc = 0, holders = flood_holders(m);
     for (int d = 0; d < m->n_rep && !rc; d++) {
@@ -684,7 +684,7 @@ void flood_premove_claim(flood_replica *r, int64_t w, int bin, cl_event *evs, in
 
 /* Every relay of window W - 1 (COUNT of them) into m->entries: each replica that ran it holds
  * its own at the start of its frontier[cur]. */
-static int gather_relays(struct model *m, int64_t w, uint32_t count, cn_error *err)
+static int gather_relays(flood_model *m, int64_t w, uint32_t count, cn_error *err)
 {
     int rc = reserve_entries(m, count, err);
     uint64_t at = 0;
@@ -713,14 +713,14 @@ static int gather_relays(struct model *m, int64_t w, uint32_t count, cn_error *e
     return rc;
 }
 
-int flood_gather_entries(struct model *m, int64_t w, uint32_t count, cn_error *err)
+int flood_gather_entries(flood_model *m, int64_t w, uint32_t count, cn_error *err)
 {
     if (count == 0 || m->entries_window == w)
         return 0;
     return gather_relays(m, w, count, err);
 }
 
-int flood_set_entries(struct model *m, int64_t w, const uint32_t *entries, uint32_t count,
+int flood_set_entries(flood_model *m, int64_t w, const uint32_t *entries, uint32_t count,
                       cn_error *err)
 {
     int rc = reserve_entries(m, count ? count : 1, err);
@@ -733,7 +733,7 @@ int flood_set_entries(struct model *m, int64_t w, const uint32_t *entries, uint3
 }
 
 /* Traffic flows: the slot tables of R from the host's copies. */
-static int write_slot_tables(struct model *m, flood_replica *r, cn_error *err)
+static int write_slot_tables(flood_model *m, flood_replica *r, cn_error *err)
 {
     cl_uint *route = malloc((size_t)m->slots * 8);
     if (!route)
@@ -753,7 +753,7 @@ static int write_slot_tables(struct model *m, flood_replica *r, cn_error *err)
  * partition since: from the host's gathered copy, gathered first when needed. When R already
  * ran a transmit set in window W, its relays of W are on their way: only W's count word is
  * written. */
-static int sync_entries(struct model *m, flood_replica *r, int64_t w, cn_error *err)
+static int sync_entries(flood_model *m, flood_replica *r, int64_t w, cn_error *err)
 {
     int rc = flood_process_until(m, w - 1, err);
     if (rc)
@@ -793,7 +793,7 @@ static int sync_entries(struct model *m, flood_replica *r, int64_t w, cn_error *
     return rc;
 }
 
-int flood_replica_ready(struct model *m, flood_replica *r, int64_t w, cn_error *err)
+int flood_replica_ready(flood_model *m, flood_replica *r, int64_t w, cn_error *err)
 {
     if (r->prepared == w)
         return 0;
@@ -843,7 +843,7 @@ int flood_replica_ready(struct model *m, flood_replica *r, int64_t w, cn_error *
 }
 
 /* Partition PART's seen bits: moved from FROM to TO (the other nodes' bits on TO are kept). */
-static int move_seen_bits(struct model *m, flood_replica *from, flood_replica *to,
+static int move_seen_bits(flood_model *m, flood_replica *from, flood_replica *to,
                           uint32_t part, uint64_t *bytes, cn_error *err)
 {
     size_t words = (size_t)m->slots * m->words;
@@ -871,7 +871,7 @@ static int move_seen_bits(struct model *m, flood_replica *from, flood_replica *t
 }
 
 /* Static scenarios: partition PART's neighbour lists, moved from FROM to TO. */
-static int move_lists(struct model *m, flood_replica *from, flood_replica *to, uint32_t part,
+static int move_lists(flood_model *m, flood_replica *from, flood_replica *to, uint32_t part,
                       uint64_t *bytes, cn_error *err)
 {
     dbuf *lists[2] = {&m->offsets[part], &m->neighbours[part]};
@@ -902,8 +902,9 @@ static int move_lists(struct model *m, flood_replica *from, flood_replica *to, u
     return rc;
 }
 
-int flood_migrate(struct model *m, int partition, int to, uint64_t *bytes, cn_error *err)
+int flood_migrate(struct model_state *state, int partition, int to, uint64_t *bytes, cn_error *err)
 {
+    flood_model *m = flood_of(state);
     *bytes = 0;
     if (m->whole) /* a chunk of packets: every device holds what it needs */
         return 0;

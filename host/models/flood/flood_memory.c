@@ -63,7 +63,7 @@ static uint64_t lattice_degree(int64_t rows, int64_t cols, int64_t spacing, int6
  * geometry of grids and areas (every node has at most the lattice's neighbours), the density
  * for uniform placement (the mean degree of nodes spread evenly, with a tenth more for the
  * spread of a random placement: *ESTIMATED is set). */
-static uint64_t graph_links(const struct model *m, int *estimated)
+static uint64_t graph_links(const flood_model *m, int *estimated)
 {
     const flood_values *sc = flood_values_of(&m->sc);
     uint64_t n = m->n, degree;
@@ -99,7 +99,7 @@ static uint64_t scan_bytes(const device_ctx *dev, uint64_t len)
     return bytes;
 }
 
-void flood_memory_estimate(struct model *m, const device_ctx *dev, int64_t packets,
+void flood_memory_estimate(flood_model *m, const device_ctx *dev, int64_t packets,
                            flood_memory *out)
 {
     const flood_values *sc = flood_values_of(&m->sc);
@@ -192,7 +192,7 @@ static void format_size(uint64_t bytes, char *buf, size_t cap)
  * device's global memory is the host's, so that devices that each fit could together exhaust
  * it. Not a failure of one device (on_failure = continue does not leave one out): the
  * scenario does not fit these devices together. */
-static int host_memory_check(const struct model *m, const char *name, uint64_t shared, int n,
+static int host_memory_check(const flood_model *m, const char *name, uint64_t shared, int n,
                              cn_error *err)
 {
     uint64_t avail = device_host_available();
@@ -225,7 +225,7 @@ static int host_memory_check(const struct model *m, const char *name, uint64_t s
                    devices, all, have);
 }
 
-int flood_memory_check(struct model *m, cn_error *err)
+int flood_memory_check(flood_model *m, cn_error *err)
 {
     const char *name = m->sc.path[0] ? m->sc.path : "the scenario";
     int64_t packets = -1;

@@ -9,7 +9,7 @@
 #include "common/error.h"
 #include "device/device.h"
 
-struct model;
+struct flood_model;
 
 #define FLOOD_MEMORY_PARTS 12
 
@@ -33,12 +33,12 @@ typedef struct flood_memory {
  * start of the run: every replicated flow, the neighbour lists, the seen bitsets of the first
  * slots, the frontiers at the size the window loop lets them grow to, and with whole packets
  * the work-groups' state. PACKETS: the packets the run floods. */
-void flood_memory_estimate(struct model *m, const device_ctx *dev, int64_t packets,
+void flood_memory_estimate(struct flood_model *m, const device_ctx *dev, int64_t packets,
                            flood_memory *out);
 /* Refuses, before anything is allocated, a device of M that cannot hold the estimate: too
  * little global memory, or a buffer larger than one allocation may be. CN_ERR_INPUT (the
  * scenario does not fit the device), with the numbers and the device named
  * (cn_error.device). */
-int flood_memory_check(struct model *m, cn_error *err);
+int flood_memory_check(struct flood_model *m, cn_error *err);
 
 #endif

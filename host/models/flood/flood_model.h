@@ -11,6 +11,7 @@
 #include "engine/exchange_window.h"
 #include "engine/partition.h"
 #include "models/flood/flood.h"
+#include "models/flood/flood_ckpt_format.h"
 #include "models/traffic/departures.h"
 
 /* What the window's kernels take of the window as an argument: its start T (the scenario's
@@ -192,7 +193,9 @@ typedef struct flood_replica {
     uint32_t counters[CTL_WORDS]; /* its control words as last read back */
 } flood_replica;
 
-struct model {
+/* The flood's state: the core holds it as the opaque struct model_state (engine/engine.h),
+ * which flood_of and flood_const_of turn back into this. */
+typedef struct flood_model {
     scenario sc;
     flood_replica rep[FLOOD_MAX_REPLICAS];
     int n_rep;
@@ -365,87 +368,93 @@ struct model {
     wide_int f_hops[SCENARIO_MAX_FLOWS], f_latency[SCENARIO_MAX_FLOWS]; /* 128 bits */
     /* --packets: one record per packet, appended as packets retire */
     int want_records;
-    packet_record *recs;
+    flood_packet_record *recs;
     int64_t n_recs, cap_recs;
-};
+} flood_model;
+
+static inline flood_model *flood_of(struct model_state *s) { return (flood_model *)(void *)s; }
+static inline const flood_model *flood_const_of(const struct model_state *s)
+{
+    return (const flood_model *)(const void *)s;
+}
 
 /* flood_setup.c */
-int flood_create(struct model **out, const scenario *sc, device_ctx *const *devs, int n_devs,
-                 cn_error *err);
-void flood_destroy(struct model *m);
+int flood_create(struct model_state **out, const scenario *sc, device_ctx *const *devs,
+                 int n_devs, cn_error *err);
+void flood_destroy(struct model_state *state);
 /* Doubles the packet slots on every replica; no read-back may be pending. */
-int flood_grow_slots(struct model *m, cn_error *err);
+int flood_grow_slots(flood_model *m, cn_error *err);
 /* The CSR lists of partition PART (receivers in PART only) on replica R; adds each
  * transmitter's degree in it to DEG_SUM (N entries) when given. */
-int flood_build_csr(struct model *m, flood_replica *r, uint32_t part, dbuf *offsets,
+int flood_build_csr(flood_model *m, flood_replica *r, uint32_t part, dbuf *offsets,
                     dbuf *neighbours, uint32_t *deg_sum, cn_error *err);
 /* Where a transmitter of window W can be, EXTRA mobility steps earlier, to reach a node of
  * partition PART (mobile: its tile widened by the farthest move since the positions its
  * members were chosen from, and by the range; static: its nodes' box widened by the range).
  * One partition: everywhere. */
-void flood_reach_box(const struct model *m, uint32_t part, int64_t w, int extra, cl_long4 *lo,
+void flood_reach_box(const flood_model *m, uint32_t part, int64_t w, int extra, cl_long4 *lo,
                      cl_long4 *hi);
 /* The mobility step of WINDOW on replica R. */
-int flood_move(struct model *m, flood_replica *r, int64_t window, cl_event *ev, cn_error *err);
+int flood_move(flood_model *m, flood_replica *r, int64_t window, cl_event *ev, cn_error *err);
 /* The replicas holding at least one partition, a bit each. */
-int flood_holders(const struct model *m);
+int flood_holders(const flood_model *m);
 /* A 128-bit control counter (cl/flood/flood_layout.clh, CTL_HI) summed over the replicas' last
  * read-backs. */
-wide_int flood_counter(const struct model *m, int word);
+wide_int flood_counter(const flood_model *m, int word);
 /* Result member NAME from counter WORD: each replica's value handed to the core, which
  * combines them by NAME's declared reduction (results_reduce; a count past 2^63 - 1 is an
  * error there rather than a wrapped number). */
-int flood_reduce_counter(const struct model *m, run_results *r, int word, const char *name,
+int flood_reduce_counter(const flood_model *m, run_results *r, int word, const char *name,
                          cn_error *err);
 /* After any buffer of R was reallocated: a new buffer may reuse the handle value of a freed
  * one, so cached kernel arguments cannot be trusted. */
 void flood_forget_args(flood_replica *r);
 /* (Re)makes R's pinned read-back areas for the current slot count; none may be pending. */
-int flood_readback_areas(struct model *m, flood_replica *r, cn_error *err);
-int flood_replica_index(const struct model *m, const device_ctx *dev);
+int flood_readback_areas(flood_model *m, flood_replica *r, cn_error *err);
+int flood_replica_index(const flood_model *m, const device_ctx *dev);
 /* Allocates the flows' slot tables and delivery counts of R for the current slots (zeroed). */
-int flood_flow_buffers(struct model *m, flood_replica *r, cn_error *err);
+int flood_flow_buffers(flood_model *m, flood_replica *r, cn_error *err);
 
 /* flood_traffic.c: departures, per-slot deliveries, per-flow results and packet records */
-int flood_traffic_setup(struct model *m, cn_error *err);
-void flood_traffic_free(struct model *m);
+int flood_traffic_setup(flood_model *m, cn_error *err);
+void flood_traffic_free(flood_model *m);
 /* Departures with a time before END waiting for their window: how many. */
-uint32_t flood_packets_due(struct model *m, int64_t end);
+uint32_t flood_packets_due(flood_model *m, int64_t end);
 /* Whether any packet remains to be created, and the time of the next one. */
-int flood_packet_pending(struct model *m, int64_t *t);
+int flood_packet_pending(flood_model *m, int64_t *t);
 /* Takes the next departure (one flood_packets_due counted) into slot SLOT of window W. */
-void flood_take_packet(struct model *m, uint32_t slot, int64_t w, departure *dep);
+void flood_take_packet(flood_model *m, uint32_t slot, int64_t w, departure *dep);
 /* uints per slot of a window's deliveries on the devices (DELIV_WORDS in cl/flood/flood.cl). */
-uint32_t flood_deliv_words(const struct model *m);
+uint32_t flood_deliv_words(const flood_model *m);
 /* Window W's deliveries per slot, read back from one replica (SLOTS x flood_deliv_words). */
-void flood_add_deliveries(struct model *m, int64_t w, const uint32_t *deliv);
+void flood_add_deliveries(flood_model *m, int64_t w, const uint32_t *deliv);
 /* Slot S's packet is done: its flow's sums and its record. */
-int flood_retire_slot(struct model *m, uint32_t s);
+int flood_retire_slot(flood_model *m, uint32_t s);
 /* Under the rule of docs/model.md (no assessment delays) the latencies of DELIV deliveries
  * with HOPS hop counts in all, and of the last one at hop count LAST_H (-1: none), follow from
  * the hop counts: into *LAT and *LAST_LAT. */
-void flood_lattice_latencies(const struct model *m, int64_t deliv, int64_t hops,
+void flood_lattice_latencies(const flood_model *m, int64_t deliv, int64_t hops,
                              int64_t last_h, wide_int *lat, int64_t *last_lat);
 /* Whole packets: packet K of departure DEP is done with DELIV deliveries, HOPS their hop
  * counts and LAT their latencies summed, LAST_H and LAST_LAT the last one's (0 and -1: none);
  * 0, or -1 out of memory. */
-int flood_whole_packet_done(struct model *m, int64_t k, const departure *dep, int64_t deliv,
+int flood_whole_packet_done(flood_model *m, int64_t k, const departure *dep, int64_t deliv,
                             int64_t hops, wide_int lat, int64_t last_h, int64_t last_lat);
 /* Per-flow results and records into R (the packets still in flight retired first). */
-int flood_traffic_results(struct model *m, run_results *r, cn_error *err);
+int flood_traffic_results(flood_model *m, run_results *r, cn_error *err);
 
 /* The per-node drop thresholds' buffer (a placeholder under a constant drop probability). */
 const dbuf *flood_node_drop_buffer(const flood_replica *r);
 
 /* flood_exchange.c: read-backs, the exchange of relays between replicas, migrations */
 /* Queues the read-back of window W on every replica that ran it (m->ran_mask). */
-int flood_queue_readback(struct model *m, int64_t w, cl_uint out_word, int out_buffer,
+int flood_queue_readback(flood_model *m, int64_t w, cl_uint out_word, int out_buffer,
                          int overflow_safe, cn_error *err);
 /* Applies the read-backs of every window up to W, oldest first: counters, retired slots,
  * spilled relays, and with several replicas the exchange of their relays. */
-int flood_process_until(struct model *m, int64_t w, cn_error *err);
+int flood_process_until(flood_model *m, int64_t w, cn_error *err);
 /* Releases m->entries (pinned or plain). */
-void flood_release_entries(struct model *m);
+void flood_release_entries(flood_model *m);
 /* Releases R's records area, once the writes from it are done. */
 void flood_release_export_areas(flood_replica *r);
 /* Waits for the writes from area A of R to other devices. */
@@ -457,68 +466,68 @@ int flood_area_reserve(flood_replica *r, struct export_area *a, uint32_t entries
  * m->xw_buffer holds TOTAL entries, its own relays and the others' border after them. */
 int flood_make_room(void *ctx, int place, uint64_t total, cl_mem *area, cn_error *err);
 /* Grows frontier B of replica R to hold NEED entries, keeping its first KEEP entries. */
-int flood_ensure_frontier(struct model *m, flood_replica *r, int b, uint64_t need,
+int flood_ensure_frontier(flood_model *m, flood_replica *r, int b, uint64_t need,
                           cn_error *err);
 /* With several replicas running window W: on each, the relays in frontier B (counted in
  * OUT_WORD) that another device's partitions may hear, ready for the exchange. */
-int flood_export_border(struct model *m, int64_t w, cl_uint out_word, int b, cn_error *err);
+int flood_export_border(flood_model *m, int64_t w, cl_uint out_word, int b, cn_error *err);
 /* Mobile: what replica R's transmit sets of window W export (see flood_replica), and room for
  * it; once per window, at its first transmit set. */
-int flood_export_setup(struct model *m, flood_replica *r, int64_t w, cn_error *err);
+int flood_export_setup(flood_model *m, flood_replica *r, int64_t w, cn_error *err);
 /* Brings replica R to window W before it runs a transmit set there: positions and cell lists
  * (mobile), the window's entries and count words, the descriptor. */
-int flood_replica_ready(struct model *m, flood_replica *r, int64_t w, cn_error *err);
+int flood_replica_ready(flood_model *m, flood_replica *r, int64_t w, cn_error *err);
 /* Mobile, at the end of window W - 1: every replica holding partitions queues window W's
  * mobility step and cell lists, which then run while the host waits for the read-back. */
-int flood_premove(struct model *m, int64_t w, cn_error *err);
+int flood_premove(flood_model *m, int64_t w, cn_error *err);
 /* The events of R's queued step of window W (BIN: of its cell lists), into EVS; released when
  * no set of the window claims them. */
 void flood_premove_claim(flood_replica *r, int64_t w, int bin, cl_event *evs, int *n_evs);
 void flood_premove_release(flood_replica *r);
 /* Mobile: R's positions and cell lists at window W (BIN: cell lists too). */
-int flood_catch_up(struct model *m, flood_replica *r, int64_t w, int bin, cl_event *evs,
+int flood_catch_up(flood_model *m, flood_replica *r, int64_t w, int bin, cl_event *evs,
                    int *n_evs, cn_error *err);
-int flood_migrate(struct model *m, int partition, int to, uint64_t *bytes, cn_error *err);
+int flood_migrate(struct model_state *state, int partition, int to, uint64_t *bytes, cn_error *err);
 /* Checkpoints: m->entries made to hold window W's COUNT transmissions (the relays of window
  * W - 1, gathered from the replicas that made them), or set to ENTRIES (m->entry_bytes each). */
-int flood_gather_entries(struct model *m, int64_t w, uint32_t count, cn_error *err);
-int flood_set_entries(struct model *m, int64_t w, const uint32_t *entries, uint32_t count,
+int flood_gather_entries(flood_model *m, int64_t w, uint32_t count, cn_error *err);
+int flood_set_entries(flood_model *m, int64_t w, const uint32_t *entries, uint32_t count,
                       cn_error *err);
 
 /* flood_retile.c: mobile partitions that follow their nodes */
 /* The tiling in force in window W: 0 (the first, from the initial positions) until window
  * RETILE, then W / RETILE, made from the positions of window W / RETILE x RETILE - 1. */
-int64_t flood_epoch(const struct model *m, int64_t w);
+int64_t flood_epoch(const flood_model *m, int64_t w);
 /* The window whose positions the tiling of window W was made from. */
-int64_t flood_epoch_positions(const struct model *m, int64_t w);
+int64_t flood_epoch_positions(const flood_model *m, int64_t w);
 /* Whether the end of window W re-tiles (window W + 1 starts a tiling). */
-int flood_retile_due(const struct model *m, int64_t w);
+int flood_retile_due(const flood_model *m, int64_t w);
 /* Mobile, several partitions: each node's partition into the fourth component of its
  * position on R (from R's part_of), where transmit_mobile reads it. */
-int flood_stamp_parts(struct model *m, flood_replica *r, cn_error *err);
+int flood_stamp_parts(flood_model *m, flood_replica *r, cn_error *err);
 /* The partitions stamped into the positions, and the cut buffers and lists of every replica
  * (mobile, several partitions). */
-int flood_retile_setup(struct model *m, cn_error *err);
+int flood_retile_setup(flood_model *m, cn_error *err);
 /* At the end of window W: queues the new tiling on every replica holding partitions, and the
  * records of the nodes that leave their devices, once per window. BEFORE_READBACK: the
  * window's read-back is queued next, and carries the number of records and most of them
  * (flood_queue_readback), so that the hand-over needs no round trip of its own. Then, after
  * the read-back, flood_retile_finish hands the records to the devices the nodes join. */
-int flood_retile_queue(struct model *m, int64_t w, int before_readback, cn_error *err);
-int flood_retile_finish(struct model *m, int64_t w, cn_error *err);
+int flood_retile_queue(flood_model *m, int64_t w, int before_readback, cn_error *err);
+int flood_retile_finish(flood_model *m, int64_t w, cn_error *err);
 /* PART_HOST as of window W's tiling, read from a replica that holds it when needed. */
-int flood_part_host_current(struct model *m, int64_t w, cn_error *err);
+int flood_part_host_current(flood_model *m, int64_t w, cn_error *err);
 /* Replica R's part_of as of window W's tiling. */
-int flood_part_of_current(struct model *m, flood_replica *r, int64_t w, cn_error *err);
+int flood_part_of_current(flood_model *m, flood_replica *r, int64_t w, cn_error *err);
 /* Replica R's HELD as of the current placement (mobile, several partitions). */
-int flood_held_current(struct model *m, flood_replica *r, cn_error *err);
+int flood_held_current(flood_model *m, flood_replica *r, cn_error *err);
 
 /* flood_cap.c: the neighbour cap ([connectivity] max_neighbors) */
 /* Replica R's cap thresholds for window W, from its positions and cell lists of window W. */
-int flood_cap_select(struct model *m, flood_replica *r, int64_t w, cl_event *ev, cn_error *err);
+int flood_cap_select(flood_model *m, flood_replica *r, int64_t w, cl_event *ev, cn_error *err);
 /* The links of window 0's graph that the cap keeps and cuts (m->links, m->links_cut), on
  * replica 0 with its positions of window 0. */
-int flood_cap_count(struct model *m, cn_error *err);
+int flood_cap_count(flood_model *m, cn_error *err);
 /* The thresholds' buffer for the transmit kernels (a placeholder when there is no cap). */
 const dbuf *flood_cap_buffer(const flood_replica *r);
 
@@ -531,82 +540,82 @@ int64_t flood_areas_pitch(const scenario *sc);
 int flood_areas_lists(const scenario *sc, uint32_t **offsets, uint32_t **list, cn_error *err);
 /* The same lists on replica R (the one partition's), adding each node's degree to DEG_SUM
  * when given. */
-int flood_areas_csr(struct model *m, flood_replica *r, dbuf *offsets, dbuf *neighbours,
+int flood_areas_csr(flood_model *m, flood_replica *r, dbuf *offsets, dbuf *neighbours,
                     uint32_t *deg_sum, cn_error *err);
 /* flood_resources.c: node resources ([resources], docs/models.md "Node resources") */
 /* The buffers and initial state of every replica: budgets drawn, lists empty. */
-int flood_resources_setup(struct model *m, cn_error *err);
+int flood_resources_setup(flood_model *m, cn_error *err);
 /* The window's transmissions on replica R, prepared as P (instead of the transmit kernel);
  * their events into EVS. */
-int flood_resources_transmit(struct model *m, flood_replica *r, const transmit_prep *p,
+int flood_resources_transmit(flood_model *m, flood_replica *r, const transmit_prep *p,
                              int64_t w, cl_event *evs, int *n_evs, cn_error *err);
 /* A migration from FROM to TO: the nodes' energy and death times; adds the bytes moved. */
-int flood_resources_migrate(struct model *m, flood_replica *from, flood_replica *to,
+int flood_resources_migrate(flood_model *m, flood_replica *from, flood_replica *to,
                             uint64_t *bytes, cn_error *err);
 /* The contract members of node resources, into R. */
-int flood_resources_results(struct model *m, run_results *r, cn_error *err);
-void flood_resources_free(struct model *m, flood_replica *r);
+int flood_resources_results(flood_model *m, run_results *r, cn_error *err);
+void flood_resources_free(flood_model *m, flood_replica *r);
 /* Bytes a migration moves for the resources. */
-uint64_t flood_resources_bytes(const struct model *m);
+uint64_t flood_resources_bytes(const flood_model *m);
 
 /* flood_scheme.c: counter and distance in the window loop (docs/models.md) */
 /* Bytes of one slot's node states (0 unless m->scheme_window). */
-size_t flood_scheme_slot_bytes(const struct model *m);
+size_t flood_scheme_slot_bytes(const flood_model *m);
 /* The states' buffer for the kernels (a placeholder without a scheme). */
 const dbuf *flood_scheme_state_buffer(const flood_replica *r);
 /* The decisions of partition PART in window W on replica R, after its transmit launch. */
-int flood_scheme_decide(struct model *m, uint32_t part, flood_replica *r, int64_t w,
+int flood_scheme_decide(flood_model *m, uint32_t part, flood_replica *r, int64_t w,
                         cl_event *evs, int *n_evs, cn_error *err);
 /* A migration of partition PART from FROM to TO: its nodes' states; adds the bytes moved. */
-int flood_scheme_migrate(struct model *m, flood_replica *from, flood_replica *to,
+int flood_scheme_migrate(flood_model *m, flood_replica *from, flood_replica *to,
                          uint32_t part, uint64_t *bytes, cn_error *err);
 /* Bytes a migration moves for the states. */
-uint64_t flood_scheme_bytes(const struct model *m);
+uint64_t flood_scheme_bytes(const flood_model *m);
 /* Window W of slot S read back (m->alive merged): whether its packet transmitted in W
  * (*SENT; IN_TIME: its time in W is before the duration) and is still alive (*ALIVE); counts
  * the slots waiting in m->scheme_waiting. */
-int flood_scheme_window_done(struct model *m, int64_t w, uint32_t s, int in_time, int *sent,
+int flood_scheme_window_done(flood_model *m, int64_t w, uint32_t s, int in_time, int *sent,
                              int *alive);
 /* Before replica R's first transmit launch of window W: whether its pending lists still
  * hold every pair to decide; if not, the window's decisions visit every pair and their
  * lengths start from zero. */
-int flood_scheme_prepare(struct model *m, flood_replica *r, int64_t w, cn_error *err);
+int flood_scheme_prepare(flood_model *m, flood_replica *r, int64_t w, cn_error *err);
 /* (Re)allocates replica R's pending lists for the current slots; they then start over. */
-int flood_scheme_alloc_pending(struct model *m, flood_replica *r, cn_error *err);
+int flood_scheme_alloc_pending(flood_model *m, flood_replica *r, cn_error *err);
 /* Replica R's pending lists, or a placeholder buffer when the run has none. */
 const dbuf *flood_scheme_pend_buffer(const flood_replica *r);
 
 /* flood_packets.c: whole packets (static scenarios). */
 int flood_packets_enabled(void);
-int flood_packets_wanted(const struct model *m);
+int flood_packets_wanted(const flood_model *m);
 /* The packets a run floods (created before its end); -1 with ERR set on failure. */
-int64_t flood_packets_count(struct model *m, cn_error *err);
+int64_t flood_packets_count(flood_model *m, cn_error *err);
 /* The work-groups device D floods PACKETS packets with at a time, and the device bytes each
  * holds (frontier, seen bitset, node states, statistics row). */
-uint64_t flood_packets_groups(const struct model *m, const device_ctx *d, int64_t packets);
-uint64_t flood_packets_group_bytes(const struct model *m);
-int flood_packets_setup(struct model *m, cn_error *err);
-int flood_packets_plan(struct model *m, window_plan *plan);
-int flood_packets_run(struct model *m, flood_replica *r, int chunk, cl_event *evs, int *n_evs,
+uint64_t flood_packets_groups(const flood_model *m, const device_ctx *d, int64_t packets);
+uint64_t flood_packets_group_bytes(const flood_model *m);
+int flood_packets_setup(flood_model *m, cn_error *err);
+int flood_packets_plan(flood_model *m, window_plan *plan);
+int flood_packets_run(flood_model *m, flood_replica *r, int chunk, cl_event *evs, int *n_evs,
                       cn_error *err);
-int flood_packets_end(struct model *m, window_outcome *out, cn_error *err);
-void flood_packets_results(const struct model *m, run_results *r);
+int flood_packets_end(flood_model *m, window_outcome *out, cn_error *err);
+void flood_packets_results(const flood_model *m, run_results *r);
 /* A run stopped by a signal (R->interrupted): GENERATED counts the packets run so far and,
  * with whole packets, REACHED_NS becomes the creation time of the first packet not run. */
-void flood_interrupted_results(struct model *m, run_results *r);
-void flood_packets_free(struct model *m);
+void flood_interrupted_results(flood_model *m, run_results *r);
+void flood_packets_free(flood_model *m);
 /* Checkpoints of whole packets (flood_checkpoint.c): the results summed over every replica's
  * rows, and the same sums put back as replica 0's. */
-void flood_packets_save(const struct model *m, ckpt_buf *out);
-int flood_packets_restore(struct model *m, const ckpt_file *in, cn_error *err);
+void flood_packets_save(const flood_model *m, ckpt_buf *out);
+int flood_packets_restore(flood_model *m, const ckpt_file *in, cn_error *err);
 
 /* flood_checkpoint.c: model_ops.can_checkpoint, save and restore */
-int flood_can_checkpoint(const struct model *m, cn_error *err);
-int flood_save(struct model *m, int64_t next, ckpt_buf *out, cn_error *err);
-int flood_restore(struct model *m, int64_t next, const ckpt_file *in, cn_error *err);
+int flood_can_checkpoint(const struct model_state *state, cn_error *err);
+int flood_save(struct model_state *state, int64_t next, ckpt_buf *out, cn_error *err);
+int flood_restore(struct model_state *state, int64_t next, const ckpt_file *in, cn_error *err);
 /* model_ops.device_lost: with whole packets, the chunks of the round under way that DEV ran
  * are appended to PLAN and DEV is left out; the window loop cannot go on in place (its
  * partitions' seen bits live only on their home). */
-int flood_device_lost(struct model *m, device_ctx *dev, window_plan *plan, cn_error *err);
+int flood_device_lost(struct model_state *state, device_ctx *dev, window_plan *plan, cn_error *err);
 
 #endif

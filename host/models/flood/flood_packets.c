@@ -70,7 +70,7 @@ int flood_packets_enabled(void)
     return !(e && e[0] == '0' && e[1] == '\0');
 }
 
-int flood_packets_wanted(const struct model *m)
+int flood_packets_wanted(const flood_model *m)
 {
     /* a packet's levels run in different windows: a graph that changes with the window
      * under a cap (qudg) needs each window's thresholds, which the window loop computes;
@@ -83,18 +83,18 @@ int flood_packets_wanted(const struct model *m)
 
 /* Longs per work-item in the end-of-packet reduction (RED_WIDTH, RED_SCHEME in
  * cl/flood/flood.cl). */
-static size_t red_width(const struct model *m)
+static size_t red_width(const flood_model *m)
 {
     return m->scheme ? 9 : m->flows ? 6 : 3;
 }
 
 /* The CSR lists replica R floods with: partition 0's own on its home, a copy elsewhere. */
-static dbuf *csr_offsets(struct model *m, flood_replica *r)
+static dbuf *csr_offsets(flood_model *m, flood_replica *r)
 {
     return r == &m->rep[m->home[0]] ? &m->offsets[0] : &r->pk_off;
 }
 
-static dbuf *csr_neighbours(struct model *m, flood_replica *r)
+static dbuf *csr_neighbours(flood_model *m, flood_replica *r)
 {
     return r == &m->rep[m->home[0]] ? &m->neighbours[0] : &r->pk_nbr;
 }
@@ -106,7 +106,7 @@ static dbuf *csr_neighbours(struct model *m, flood_replica *r)
  * units of 17 + 2 D iterations, D the largest degree (an entry, its neighbours and their
  * relay draws, flood_one_slice's bound; the cooperative shape needs fewer). A unit clears as
  * many seen words. */
-static int plan_quota(struct model *m, flood_replica *r, uint32_t limit, cn_error *err)
+static int plan_quota(flood_model *m, flood_replica *r, uint32_t limit, cn_error *err)
 {
     uint64_t ls = r->ls_packets, unit = 17 + 2 * (uint64_t)m->max_degree;
     uint64_t fixed = 64 + 2 * RESUME_LONGS + ls;
@@ -131,7 +131,7 @@ static int plan_quota(struct model *m, flood_replica *r, uint32_t limit, cn_erro
  * entries; a group of one item runs flood_packets_one, which has none. */
 static cl_ulong packets_local_args(size_t size, const void *user)
 {
-    const struct model *m = user;
+    const flood_model *m = user;
     if (m->scheme)
         return (cl_ulong)size * red_width(m) * 8 + 4 * 4;
     if (size == 1)
@@ -143,7 +143,7 @@ static cl_ulong packets_local_args(size_t size, const void *user)
  * the other __local arguments and the kernel's own local memory (OWN: 0 before the kernel is
  * made), leaving a quarter of the local memory to the driver; CLNETSIM_TEST_LOCAL_BITS=0
  * keeps it in global memory, for the tests. */
-static int local_bits_fit(const struct model *m, device_ctx *d, size_t ls, cl_ulong own)
+static int local_bits_fit(const flood_model *m, device_ctx *d, size_t ls, cl_ulong own)
 {
     cl_ulong fixed = packets_local_args(ls, m) + own;
     const char *lb = getenv("CLNETSIM_TEST_LOCAL_BITS");
@@ -182,7 +182,7 @@ static int try_shape(flood_replica *r, const char *name, size_t ls, cl_kernel *k
  * bits fit in local memory, else flood_packets; forwarding schemes flood_packets_scheme. A
  * shape that failed the device's self-test is never used: the other kernel at the same size
  * first (global seen bits), then the other sizes, smaller first. */
-static int choose_shape(struct model *m, flood_replica *r, cn_error *err)
+static int choose_shape(flood_model *m, flood_replica *r, cn_error *err)
 {
     device_ctx *d = r->dev;
     size_t want = r->ls_packets;
@@ -224,7 +224,7 @@ static int choose_shape(struct model *m, flood_replica *r, cn_error *err)
 }
 
 /* Kernels, work-group size and shape, groups and buffers of replica R. */
-static int setup_replica(struct model *m, flood_replica *r, cn_error *err)
+static int setup_replica(flood_model *m, flood_replica *r, cn_error *err)
 {
     device_ctx *d = r->dev;
     const char *kname = m->scheme ? "flood.packets_scheme" : "flood.packets";
@@ -297,7 +297,7 @@ static int setup_replica(struct model *m, flood_replica *r, cn_error *err)
     return rc;
 }
 
-uint64_t flood_packets_groups(const struct model *m, const device_ctx *d, int64_t packets)
+uint64_t flood_packets_groups(const flood_model *m, const device_ctx *d, int64_t packets)
 {
     /* Each work-group holds a seen bitset and a frontier of N entries. As many groups as keep
      * the device busy, no more than there are packets, and within a quarter of the device's
@@ -320,7 +320,7 @@ uint64_t flood_packets_groups(const struct model *m, const device_ctx *d, int64_
     return groups < 1 ? 1 : groups;
 }
 
-uint64_t flood_packets_group_bytes(const struct model *m)
+uint64_t flood_packets_group_bytes(const flood_model *m)
 {
     uint64_t state_words = m->scheme ? SCHEME_STATE_WORDS : 0;
     return (uint64_t)m->n * 4 * (1 + state_words) + (uint64_t)m->words * 4 + PS_ROW * 8 +
@@ -329,7 +329,7 @@ uint64_t flood_packets_group_bytes(const struct model *m)
 
 /* Traffic flows: the packets of the run, counted from a departures list of their own (the
  * model's is consumed round by round); -1 with ERR set on failure. */
-static int64_t count_departures(struct model *m, cn_error *err)
+static int64_t count_departures(flood_model *m, cn_error *err)
 {
     departures *d = NULL;
     int64_t n = 0;
@@ -346,12 +346,12 @@ static int64_t count_departures(struct model *m, cn_error *err)
     return n;
 }
 
-int64_t flood_packets_count(struct model *m, cn_error *err)
+int64_t flood_packets_count(flood_model *m, cn_error *err)
 {
     return m->flows ? count_departures(m, err) : packets_to_run(&m->sc);
 }
 
-int flood_packets_setup(struct model *m, cn_error *err)
+int flood_packets_setup(flood_model *m, cn_error *err)
 {
     m->pk_total = flood_packets_count(m, err);
     if (m->pk_total < 0)
@@ -409,7 +409,7 @@ int flood_packets_setup(struct model *m, cn_error *err)
     return rc;
 }
 
-int flood_packets_plan(struct model *m, window_plan *plan)
+int flood_packets_plan(flood_model *m, window_plan *plan)
 {
     for (int d = 0; d < m->n_rep; d++)
         m->rep[d].pk_ran = 0;
@@ -465,7 +465,7 @@ static int rows_pending(flood_replica *r, int *pending, cn_error *err)
     return rc;
 }
 
-int flood_packets_run(struct model *m, flood_replica *r, int chunk, cl_event *evs, int *n_evs,
+int flood_packets_run(flood_model *m, flood_replica *r, int chunk, cl_event *evs, int *n_evs,
                       cn_error *err)
 {
     device_ctx *d = r->dev;
@@ -542,7 +542,7 @@ int flood_packets_run(struct model *m, flood_replica *r, int chunk, cl_event *ev
 }
 
 /* Traffic flows: the round's records, from the device that ran each chunk. */
-static int read_records(struct model *m, cn_error *err)
+static int read_records(flood_model *m, cn_error *err)
 {
     int rc = 0;
     for (int c = 0; c < m->pk_chunks && !rc; c++) {
@@ -559,7 +559,7 @@ static int read_records(struct model *m, cn_error *err)
 
 /* The round's records, read back, into the flows' sums and the packet records
  * (flood_traffic.c). */
-static int round_records(struct model *m, cn_error *err)
+static int round_records(flood_model *m, cn_error *err)
 {
     int rc = 0;
     int64_t n = m->pk_next - m->pk_round_k0;
@@ -591,7 +591,7 @@ static unsigned __int128 row_wide(const int64_t *row, int lo, int hi)
 /* Sums of every replica's rows, as a row: counters in OUT[PS_TX .. PS_LATENCY] (the hop and
  * latency sums in 128 bits with PS_HOPS_HI and PS_LATENCY_HI), the latest transmission in
  * OUT[PS_END] (-1: none). The event counts stay below 2^63 (docs/when-things-go-wrong.md). */
-static void sum_rows(const struct model *m, int64_t out[PS_ROW])
+static void sum_rows(const flood_model *m, int64_t out[PS_ROW])
 {
     memset(out, 0, PS_ROW * sizeof *out);
     out[PS_END] = -1;
@@ -613,7 +613,7 @@ static void sum_rows(const struct model *m, int64_t out[PS_ROW])
     out[PS_LATENCY_HI] = (int64_t)(uint64_t)(latency >> 64);
 }
 
-int flood_packets_end(struct model *m, window_outcome *out, cn_error *err)
+int flood_packets_end(flood_model *m, window_outcome *out, cn_error *err)
 {
     /* the read-backs wait for the round on every device that ran a chunk of it; the rows
      * give the progress line its events. They are kept only once every one has come back:
@@ -656,7 +656,7 @@ int flood_packets_end(struct model *m, window_outcome *out, cn_error *err)
     return 0;
 }
 
-void flood_packets_results(const struct model *m, run_results *r)
+void flood_packets_results(const flood_model *m, run_results *r)
 {
     int64_t s[PS_ROW];
     sum_rows(m, s);
@@ -670,7 +670,7 @@ void flood_packets_results(const struct model *m, run_results *r)
     r->windows = s[PS_END] >= 0 ? s[PS_END] / m->L + 1 : 0;
 }
 
-void flood_interrupted_results(struct model *m, run_results *r)
+void flood_interrupted_results(flood_model *m, run_results *r)
 {
     /* The window loop: the results are those of the run whose duration ends at the reached
      * time, member for member. Such a run counts every packet of [traffic] as generated,
@@ -689,7 +689,7 @@ void flood_interrupted_results(struct model *m, run_results *r)
         r->reached_ns = dep.t;
 }
 
-void flood_packets_free(struct model *m)
+void flood_packets_free(flood_model *m)
 {
     for (int d = 0; d < m->n_rep; d++) {
         flood_replica *r = &m->rep[d];
@@ -713,8 +713,9 @@ void flood_packets_free(struct model *m)
     m->pk_rec_host = NULL;
 }
 
-int flood_device_lost(struct model *m, device_ctx *dev, window_plan *plan, cn_error *err)
+int flood_device_lost(struct model_state *state, device_ctx *dev, window_plan *plan, cn_error *err)
 {
+    flood_model *m = flood_of(state);
     int d = flood_replica_index(m, dev);
     if (d < 0)
         return cn_fail(err, CN_ERR_RUNTIME, "internal error: device '%s' holds no flood state",
@@ -746,7 +747,7 @@ int flood_device_lost(struct model *m, device_ctx *dev, window_plan *plan, cn_er
 /* ---- checkpoints (flood_checkpoint.c) --------------------------------------------------- */
 
 
-void flood_packets_save(const struct model *m, ckpt_buf *out)
+void flood_packets_save(const flood_model *m, ckpt_buf *out)
 {
     int64_t s[PS_ROW];
     sum_rows(m, s);
@@ -755,7 +756,7 @@ void flood_packets_save(const struct model *m, ckpt_buf *out)
 
 /* Replica 0's first row holds the sums; every other row stays as set-up made it (zero, no
  * transmission), so that the sums over the rows go on from the checkpoint's. */
-int flood_packets_restore(struct model *m, const ckpt_file *in, cn_error *err)
+int flood_packets_restore(flood_model *m, const ckpt_file *in, cn_error *err)
 {
     int64_t s[PS_ROW];
     int rc = ckpt_get(in, T_ROWS, s, sizeof s, err);

@@ -46,7 +46,7 @@ static int make(flood_replica *r, const char *name, cl_kernel *k, size_t *ls, cn
 }
 
 /* Each flow's costs (nJ): a transmission, then an accepted copy, of a packet of its size. */
-static int write_costs(struct model *m, flood_replica *r, cn_error *err)
+static int write_costs(flood_model *m, flood_replica *r, cn_error *err)
 {
     const flood_values *sc = flood_values_of(&m->sc);
     int n = sc->n_flows > 0 ? sc->n_flows : 1;
@@ -64,7 +64,7 @@ static int write_costs(struct model *m, flood_replica *r, cn_error *err)
     return rc;
 }
 
-static int setup_replica(struct model *m, flood_replica *r, cn_error *err)
+static int setup_replica(flood_model *m, flood_replica *r, cn_error *err)
 {
     struct flood_res_replica *s = &r->res;
     device_ctx *d = r->dev;
@@ -110,7 +110,7 @@ static int setup_replica(struct model *m, flood_replica *r, cn_error *err)
     return rc;
 }
 
-int flood_resources_setup(struct model *m, cn_error *err)
+int flood_resources_setup(flood_model *m, cn_error *err)
 {
     int rc = 0;
     for (int d = 0; d < m->n_rep && !rc; d++)
@@ -119,7 +119,7 @@ int flood_resources_setup(struct model *m, cn_error *err)
 }
 
 /* Room for ENTRIES window entries in R's list arrays (their content is the window's only). */
-static int ensure_entries(struct model *m, flood_replica *r, uint64_t entries, cn_error *err)
+static int ensure_entries(flood_model *m, flood_replica *r, uint64_t entries, cn_error *err)
 {
     struct flood_res_replica *s = &r->res;
     if (entries <= s->ent_cap)
@@ -141,7 +141,7 @@ static int ensure_entries(struct model *m, flood_replica *r, uint64_t entries, c
 /* The neighbour arguments of res_charge and res_receive from argument FIRST: the window's
  * cell lists (mobile; the range and the cell grid are in the parameter block) or the static
  * lists of partition 0. */
-static int link_args(struct model *m, flood_replica *r, cl_kernel k, karg_cache *cache,
+static int link_args(flood_model *m, flood_replica *r, cl_kernel k, karg_cache *cache,
                      const char *name, int first, cn_error *err)
 {
     if (!m->mobile)
@@ -151,7 +151,7 @@ static int link_args(struct model *m, flood_replica *r, cl_kernel k, karg_cache 
                               KBUF(r->cells.start), KBUF(r->cells.nodes));
 }
 
-int flood_resources_transmit(struct model *m, flood_replica *r, const transmit_prep *p,
+int flood_resources_transmit(flood_model *m, flood_replica *r, const transmit_prep *p,
                              int64_t w, cl_event *evs, int *n_evs, cn_error *err)
 {
     struct flood_res_replica *s = &r->res;
@@ -233,7 +233,7 @@ int flood_resources_transmit(struct model *m, flood_replica *r, const transmit_p
     return rc;
 }
 
-int flood_resources_migrate(struct model *m, flood_replica *from, flood_replica *to,
+int flood_resources_migrate(flood_model *m, flood_replica *from, flood_replica *to,
                             uint64_t *bytes, cn_error *err)
 {
     if (!m->energy)
@@ -253,13 +253,13 @@ int flood_resources_migrate(struct model *m, flood_replica *from, flood_replica 
     return rc;
 }
 
-uint64_t flood_resources_bytes(const struct model *m)
+uint64_t flood_resources_bytes(const flood_model *m)
 {
     return m->energy ? 4 * (uint64_t)m->n * 8 : 0;
 }
 
 /* The earliest death time (-1: none), from the replica that holds the partition. */
-static int first_death(struct model *m, int64_t *t, cn_error *err)
+static int first_death(flood_model *m, int64_t *t, cn_error *err)
 {
     flood_replica *r = &m->rep[m->home[0]];
     size_t size = (size_t)m->n * 8;
@@ -275,7 +275,7 @@ static int first_death(struct model *m, int64_t *t, cn_error *err)
     return rc;
 }
 
-int flood_resources_results(struct model *m, run_results *r, cn_error *err)
+int flood_resources_results(flood_model *m, run_results *r, cn_error *err)
 {
     if (!m->resources)
         return 0;
@@ -294,7 +294,7 @@ int flood_resources_results(struct model *m, run_results *r, cn_error *err)
     return flood_reduce_counter(m, r, CTL_RES_ENERGY, "energy_spent_nj", err);
 }
 
-void flood_resources_free(struct model *m, flood_replica *r)
+void flood_resources_free(flood_model *m, flood_replica *r)
 {
     struct flood_res_replica *s = &r->res;
     dbuf *bufs[] = {&s->energy, &s->death, &s->head, &s->reached, &s->txnodes, &s->ent,

@@ -19,28 +19,28 @@
 #include "cl/flood/flood_layout.clh"
 #include "models/flood/flood_model.h"
 
-static int retiles(const struct model *m)
+static int retiles(const flood_model *m)
 {
     return m->mobile && m->n_parts > 1 && m->retile > 0;
 }
 
-int64_t flood_epoch(const struct model *m, int64_t w)
+int64_t flood_epoch(const flood_model *m, int64_t w)
 {
     return retiles(m) && w >= m->retile ? w / m->retile : 0;
 }
 
-int64_t flood_epoch_positions(const struct model *m, int64_t w)
+int64_t flood_epoch_positions(const flood_model *m, int64_t w)
 {
     int64_t e = flood_epoch(m, w);
     return e > 0 ? e * m->retile - 1 : 0;
 }
 
-int flood_retile_due(const struct model *m, int64_t w)
+int flood_retile_due(const flood_model *m, int64_t w)
 {
     return retiles(m) && w >= 0 && (w + 1) % m->retile == 0;
 }
 
-int flood_stamp_parts(struct model *m, flood_replica *r, cn_error *err)
+int flood_stamp_parts(flood_model *m, flood_replica *r, cn_error *err)
 {
     if (!m->mobile || m->n_parts <= 1)
         return 0;
@@ -51,7 +51,7 @@ int flood_stamp_parts(struct model *m, flood_replica *r, cn_error *err)
     return rc;
 }
 
-int flood_retile_setup(struct model *m, cn_error *err)
+int flood_retile_setup(flood_model *m, cn_error *err)
 {
     if (!m->mobile || m->n_parts <= 1)
         return 0;
@@ -91,7 +91,7 @@ int flood_retile_setup(struct model *m, cn_error *err)
 }
 
 /* uints of a node's state per slot under a scheme (0 without: cl/flood/flood.cl, SCHEME_WORDS) */
-static cl_uint state_words(const struct model *m)
+static cl_uint state_words(const flood_model *m)
 {
     return m->scheme_window ? 4u : 0u;
 }
@@ -99,14 +99,14 @@ static cl_uint state_words(const struct model *m)
 /* uint words of one record: the node, then a bit per slot, then under a scheme its states.
  * Computed in 64 bits: the kernels index a record with a uint, so gather refuses a record
  * of 2^32 words or more (2^30 slots under a scheme) instead of letting it wrap. */
-static uint64_t record_words(const struct model *m)
+static uint64_t record_words(const flood_model *m)
 {
     return 1 + ((uint64_t)m->slots + 31) / 32 + (uint64_t)m->slots * state_words(m);
 }
 
 /* Records of replica R for up to R->record_cap moved nodes (its records buffer sized for
  * them). */
-static int gather(struct model *m, flood_replica *r, cn_error *err)
+static int gather(flood_model *m, flood_replica *r, cn_error *err)
 {
     if (record_words(m) > UINT32_MAX)
         return cn_fail(err, CN_ERR_RUNTIME, "the re-tiling records of %u packet slots would "
@@ -132,13 +132,13 @@ static int gather(struct model *m, flood_replica *r, cn_error *err)
 }
 
 /* 8-byte area entries that hold N records. */
-static uint32_t record_entries(const struct model *m, uint64_t n)
+static uint32_t record_entries(const flood_model *m, uint64_t n)
 {
     uint64_t e = (n * record_words(m) + 1) / 2;
     return e < 0xffffffffu ? (uint32_t)e : 0xffffffffu;
 }
 
-int flood_retile_queue(struct model *m, int64_t w, int before_readback, cn_error *err)
+int flood_retile_queue(flood_model *m, int64_t w, int before_readback, cn_error *err)
 {
     if (m->retile_queued == w)
         return 0;
@@ -216,7 +216,7 @@ int flood_retile_queue(struct model *m, int64_t w, int before_readback, cn_error
     return rc;
 }
 
-int flood_retile_finish(struct model *m, int64_t w, cn_error *err)
+int flood_retile_finish(flood_model *m, int64_t w, cn_error *err)
 {
     int mask = m->retile_mask;
     m->retile_mask = 0;
@@ -313,7 +313,7 @@ int flood_retile_finish(struct model *m, int64_t w, cn_error *err)
     return rc;
 }
 
-int flood_part_host_current(struct model *m, int64_t w, cn_error *err)
+int flood_part_host_current(flood_model *m, int64_t w, cn_error *err)
 {
     int64_t e = flood_epoch(m, w);
     if (m->n_parts <= 1 || m->host_epoch == e)
@@ -332,7 +332,7 @@ int flood_part_host_current(struct model *m, int64_t w, cn_error *err)
                    "window %lld", (long long)w);
 }
 
-int flood_part_of_current(struct model *m, flood_replica *r, int64_t w, cn_error *err)
+int flood_part_of_current(flood_model *m, flood_replica *r, int64_t w, cn_error *err)
 {
     int64_t e = flood_epoch(m, w);
     if (m->n_parts <= 1 || r->part_epoch == e)
@@ -348,7 +348,7 @@ int flood_part_of_current(struct model *m, flood_replica *r, int64_t w, cn_error
     return rc;
 }
 
-int flood_held_current(struct model *m, flood_replica *r, cn_error *err)
+int flood_held_current(flood_model *m, flood_replica *r, cn_error *err)
 {
     if (r->held_version == m->placement)
         return 0;

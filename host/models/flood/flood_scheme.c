@@ -22,7 +22,7 @@
 /* uints of one node's state in one slot (SCHEME_WORDS in cl/flood/flood.cl) */
 #define SCHEME_NODE_WORDS 4
 
-size_t flood_scheme_slot_bytes(const struct model *m)
+size_t flood_scheme_slot_bytes(const flood_model *m)
 {
     return m->scheme_window ? (size_t)m->n * SCHEME_NODE_WORDS * 4 : 0;
 }
@@ -38,7 +38,7 @@ const dbuf *flood_scheme_pend_buffer(const flood_replica *r)
     return r->pend.mem ? &r->pend : &r->spill;
 }
 
-int flood_scheme_alloc_pending(struct model *m, flood_replica *r, cn_error *err)
+int flood_scheme_alloc_pending(flood_model *m, flood_replica *r, cn_error *err)
 {
     r->pend_ran = r->pend_full = r->pend_seen = -2;
     r->pend_broken = 1;
@@ -61,7 +61,7 @@ int flood_scheme_alloc_pending(struct model *m, flood_replica *r, cn_error *err)
  * itself from lists that did (or from every pair), and no state came to it since: each
  * window's decisions list those still waiting, and its transmit launches list the first
  * receptions. Otherwise window W visits every pair and lists the waiting ones afresh. */
-int flood_scheme_prepare(struct model *m, flood_replica *r, int64_t w, cn_error *err)
+int flood_scheme_prepare(flood_model *m, flood_replica *r, int64_t w, cn_error *err)
 {
     if (!m->scheme_window || r->pend_seen == w)
         return 0;
@@ -76,7 +76,7 @@ int flood_scheme_prepare(struct model *m, flood_replica *r, int64_t w, cn_error 
     return dbuf_write(r->dev, &r->ctl, CTL_PEND * 4, sizeof zero, zero, 0, err);
 }
 
-int flood_scheme_decide(struct model *m, uint32_t part, flood_replica *r, int64_t w,
+int flood_scheme_decide(flood_model *m, uint32_t part, flood_replica *r, int64_t w,
                         cl_event *evs, int *n_evs, cn_error *err)
 {
     device_ctx *d = r->dev;
@@ -125,7 +125,7 @@ int flood_scheme_decide(struct model *m, uint32_t part, flood_replica *r, int64_
     return rc;
 }
 
-int flood_scheme_migrate(struct model *m, flood_replica *from, flood_replica *to,
+int flood_scheme_migrate(flood_model *m, flood_replica *from, flood_replica *to,
                          uint32_t part, uint64_t *bytes, cn_error *err)
 {
     if (!m->scheme_window)
@@ -154,19 +154,19 @@ int flood_scheme_migrate(struct model *m, flood_replica *from, flood_replica *to
     return rc;
 }
 
-uint64_t flood_scheme_bytes(const struct model *m)
+uint64_t flood_scheme_bytes(const flood_model *m)
 {
     return 3 * (uint64_t)m->slots * flood_scheme_slot_bytes(m);
 }
 
 /* Whether the packet of slot S transmits in window W (W read back): a new packet at its
  * creation, any other when some node decided in window W - 1 to relay it (TX_NEXT). */
-static int transmits(const struct model *m, uint32_t s, int64_t w)
+static int transmits(const flood_model *m, uint32_t s, int64_t w)
 {
     return m->born_window[s] == w || m->tx_next[s];
 }
 
-int flood_scheme_window_done(struct model *m, int64_t w, uint32_t s, int in_time, int *sent,
+int flood_scheme_window_done(flood_model *m, int64_t w, uint32_t s, int in_time, int *sent,
                              int *alive)
 {
     cl_uint stamp = (cl_uint)(w + 1);

@@ -26,7 +26,7 @@ static void release_pinned(flood_replica *r)
     r->pinned_map = NULL;
 }
 
-int flood_readback_areas(struct model *m, flood_replica *r, cn_error *err)
+int flood_readback_areas(flood_model *m, flood_replica *r, cn_error *err)
 {
     release_pinned(r);
     /* the control words and liveness, then with flows the window's deliveries per slot */
@@ -53,7 +53,7 @@ void flood_forget_args(flood_replica *r)
     memset(&r->decide_args, 0, sizeof r->decide_args);
 }
 
-int flood_holders(const struct model *m)
+int flood_holders(const flood_model *m)
 {
     int mask = 0;
     for (uint32_t q = 0; q < m->n_parts; q++)
@@ -67,7 +67,7 @@ static unsigned __int128 counter_u64(const uint32_t *words, int at)
     return (unsigned __int128)words[at] | ((unsigned __int128)words[at + 1] << 32);
 }
 
-wide_int flood_counter(const struct model *m, int word)
+wide_int flood_counter(const flood_model *m, int word)
 {
     unsigned __int128 sum = 0;
     for (int d = 0; d < m->n_rep; d++)
@@ -76,7 +76,7 @@ wide_int flood_counter(const struct model *m, int word)
     return (wide_int)sum;
 }
 
-int flood_reduce_counter(const struct model *m, run_results *r, int word, const char *name,
+int flood_reduce_counter(const flood_model *m, run_results *r, int word, const char *name,
                          cn_error *err)
 {
     wide_int parts[FLOOD_MAX_REPLICAS];
@@ -86,7 +86,7 @@ int flood_reduce_counter(const struct model *m, run_results *r, int word, const 
     return results_reduce(r, name, parts, (size_t)m->n_rep, err);
 }
 
-int flood_replica_index(const struct model *m, const device_ctx *dev)
+int flood_replica_index(const flood_model *m, const device_ctx *dev)
 {
     for (int d = 0; d < m->n_rep; d++)
         if (m->rep[d].dev == dev)
@@ -108,7 +108,7 @@ static int make_kernel(flood_replica *r, const char *name, cl_kernel *k, size_t 
  * buffer of 2 x SIZE entries (choose_shapes; the test hook only shrinks it). */
 static cl_ulong transmit_local_args(size_t size, const void *user)
 {
-    const struct model *m = user;
+    const flood_model *m = user;
     return 4 + 2 * 4 + (cl_ulong)size * 32 + (cl_ulong)2 * size * m->entry_bytes;
 }
 
@@ -133,14 +133,14 @@ static const char *mobility_move_kernel(int mobility)
 }
 
 /* The kernel of the window's mobility step: the model's own when a single run of ids moves. */
-static const char *move_kernel_name(const struct model *m)
+static const char *move_kernel_name(const flood_model *m)
 {
     return m->n_moving == 1 ? mobility_move_kernel(m->segs[m->moving_seg].mob->model)
                             : "flood.move_groups";
 }
 
 /* The runs of ids that move alike (mobility groups), and what bounds a step. */
-static void mobility_plan(struct model *m)
+static void mobility_plan(flood_model *m)
 {
     m->n_segs = flood_mobility_segments(flood_values_of(&m->sc), m->segs);
     m->n_moving = 0;
@@ -159,7 +159,7 @@ static void mobility_plan(struct model *m)
     m->wraps = flood_wraps(flood_values_of(&m->sc));
 }
 
-static int create_kernels(struct model *m, flood_replica *r, cn_error *err)
+static int create_kernels(flood_model *m, flood_replica *r, cn_error *err)
 {
     /* node resources add their kernels, built only for the scenarios that use them */
     const char *sources[] = {"common/cells.cl", "flood/flood.cl", "flood/flood_resources.cl"};
@@ -229,7 +229,7 @@ static int create_kernels(struct model *m, flood_replica *r, cn_error *err)
 }
 
 /* The initial draws of the run of ids SEG (cl/flood/flood.cl, *_init), if its model has any. */
-static int mobility_init_run(struct model *m, flood_replica *r, const mobility_segment *seg,
+static int mobility_init_run(flood_model *m, flood_replica *r, const mobility_segment *seg,
                              cn_error *err)
 {
     device_ctx *d = r->dev;
@@ -270,7 +270,7 @@ static int mobility_init_run(struct model *m, flood_replica *r, const mobility_s
 
 /* [flood] drop_probability = uniform(a, b): each node's threshold, drawn on the device
  * (node_drop_init); every replica draws the same ones. */
-static int draw_node_drops(struct model *m, flood_replica *r, cn_error *err)
+static int draw_node_drops(flood_model *m, flood_replica *r, cn_error *err)
 {
     device_ctx *d = r->dev;
     cl_kernel k = NULL;
@@ -294,7 +294,7 @@ const dbuf *flood_node_drop_buffer(const flood_replica *r)
 }
 
 /* move_groups' table: a row of SEG_WORDS longs per run of ids (cl/flood/flood.cl). */
-static int write_segment_table(struct model *m, flood_replica *r, cn_error *err)
+static int write_segment_table(flood_model *m, flood_replica *r, cn_error *err)
 {
     enum { WORDS = 12 };
     int64_t rows[SCENARIO_MAX_SEGMENTS][WORDS];
@@ -317,7 +317,7 @@ static int write_segment_table(struct model *m, flood_replica *r, cn_error *err)
 
 /* Every replica places the nodes itself: the placement is a function of the seed, so the
  * copies are equal without any transfer. */
-static int place_nodes(struct model *m, flood_replica *r, cn_error *err)
+static int place_nodes(flood_model *m, flood_replica *r, cn_error *err)
 {
     device_ctx *d = r->dev;
     const flood_values *sc = flood_values_of(&m->sc);
@@ -350,7 +350,7 @@ static int place_nodes(struct model *m, flood_replica *r, cn_error *err)
 
 /* The step of window WINDOW for the run of ids SEG, with its model's kernel K (set up as
  * flood_move's K_MOVE). */
-static int move_run_args(struct model *m, flood_replica *r, const mobility_segment *seg,
+static int move_run_args(flood_model *m, flood_replica *r, const mobility_segment *seg,
                          int64_t window, cn_error *err)
 {
     /* the run's model, speeds, pauses and boundary are in the parameter block (params_mobility);
@@ -375,7 +375,7 @@ static int move_run_args(struct model *m, flood_replica *r, const mobility_segme
                               KBUF(r->speed));
 }
 
-int flood_move(struct model *m, flood_replica *r, int64_t window, cl_event *ev, cn_error *err)
+int flood_move(flood_model *m, flood_replica *r, int64_t window, cl_event *ev, cn_error *err)
 {
     int rc;
     const char *name = move_kernel_name(m);
@@ -399,7 +399,7 @@ int flood_move(struct model *m, flood_replica *r, int64_t window, cl_event *ev, 
 
 /* CSR neighbour lists of partition PART at the current positions: degrees, prefix sum, fill.
  * The cell lists must be built. */
-int flood_build_csr(struct model *m, flood_replica *r, uint32_t part, dbuf *offsets,
+int flood_build_csr(flood_model *m, flood_replica *r, uint32_t part, dbuf *offsets,
                     dbuf *neighbours, uint32_t *deg_sum, cn_error *err)
 {
     /* activity areas: links that no distance test finds, in their one partition */
@@ -457,7 +457,7 @@ int flood_build_csr(struct model *m, flood_replica *r, uint32_t part, dbuf *offs
 /* Splits the nodes into the scenario's partitions (tiles of their initial positions; mobile
  * nodes change tiles as they move, flood_retile.c), places them on the replicas in contiguous
  * blocks of tiles, and gives every replica each node's partition. */
-static int make_partitions(struct model *m, cn_error *err)
+static int make_partitions(flood_model *m, cn_error *err)
 {
     /* By default one partition per device when the devices are of one kind. A CPU beside a
      * GPU is usually several times slower, and an equal split would leave the GPU waiting
@@ -545,7 +545,7 @@ static int make_partitions(struct model *m, cn_error *err)
 }
 
 /* Launch shapes and test overrides of replica R. */
-static void choose_shapes(struct model *m, flood_replica *r)
+static void choose_shapes(flood_model *m, flood_replica *r)
 {
     device_ctx *d = r->dev;
     r->lcap = (uint32_t)(2 * r->ls_transmit);
@@ -633,7 +633,7 @@ static void params_mobility(const struct model *m, flood_params *p)
 
 /* The parameter block of the scenario: every constant of the run that a flood kernel reads
  * (the values their positional arguments used to carry). */
-static flood_params flood_params_of(const struct model *m)
+static flood_params flood_params_of(const flood_model *m)
 {
     const flood_values *sc = flood_values_of(&m->sc);
     flood_params p;
@@ -687,7 +687,7 @@ static flood_params flood_params_of(const struct model *m)
  * ever queued. Made with clCreateBuffer rather than dbuf_alloc: its 288 bytes stay out of
  * the memory figures and of CLNETSIM_TEST_FAIL=alloc's count, which the results and the
  * tests give for the model's own buffers. */
-static int write_params(const struct model *m, flood_replica *r, cn_error *err)
+static int write_params(const flood_model *m, flood_replica *r, cn_error *err)
 {
     flood_params p = flood_params_of(m);
     cl_int st;
@@ -701,7 +701,7 @@ static int write_params(const struct model *m, flood_replica *r, cn_error *err)
     return 0;
 }
 
-static int alloc_replica_packets(struct model *m, flood_replica *r, cn_error *err)
+static int alloc_replica_packets(flood_model *m, flood_replica *r, cn_error *err)
 {
     device_ctx *d = r->dev;
     uint32_t s = m->slots;
@@ -748,7 +748,7 @@ static int alloc_replica_packets(struct model *m, flood_replica *r, cn_error *er
     return rc;
 }
 
-int flood_flow_buffers(struct model *m, flood_replica *r, cn_error *err)
+int flood_flow_buffers(flood_model *m, flood_replica *r, cn_error *err)
 {
     device_ctx *d = r->dev;
     size_t s = m->slots, had = r->slot_time.bytes / 8;
@@ -769,7 +769,7 @@ int flood_flow_buffers(struct model *m, flood_replica *r, cn_error *err)
 }
 
 /* The host's per-slot traffic arrays for S slots (entries from OLD on are new). */
-static int traffic_slot_arrays(struct model *m, uint32_t old, uint32_t s)
+static int traffic_slot_arrays(flood_model *m, uint32_t old, uint32_t s)
 {
     int ok = 1;
     void **arrays[] = {(void **)&m->slot_time, (void **)&m->slot_src, (void **)&m->slot_dst,
@@ -790,7 +790,7 @@ static int traffic_slot_arrays(struct model *m, uint32_t old, uint32_t s)
     return ok;
 }
 
-static int alloc_packets(struct model *m, cn_error *err)
+static int alloc_packets(flood_model *m, cn_error *err)
 {
     uint32_t s = env_u32("CLNETSIM_TEST_SLOTS", 32);
     if (flood_values_of(&m->sc)->n_flows == 0 && (int64_t)s > flood_values_of(&m->sc)->packets)
@@ -840,7 +840,7 @@ static int alloc_packets(struct model *m, cn_error *err)
     return 0;
 }
 
-static int grow_replica_slots(struct model *m, flood_replica *r, uint32_t old, cn_error *err)
+static int grow_replica_slots(flood_model *m, flood_replica *r, uint32_t old, cn_error *err)
 {
     device_ctx *d = r->dev;
     uint32_t s = old * 2;
@@ -872,7 +872,7 @@ static int grow_replica_slots(struct model *m, flood_replica *r, uint32_t old, c
     return rc;
 }
 
-static int grow_flow_buffers(struct model *m, cn_error *err)
+static int grow_flow_buffers(flood_model *m, cn_error *err)
 {
     int rc = 0;
     for (int d = 0; d < m->n_rep && !rc && m->flows; d++)
@@ -894,7 +894,7 @@ static int grow_flow_buffers(struct model *m, cn_error *err)
  * drained them), so the read-back areas can be remade. Seen bitsets and slot packets are copied;
  * spill bits are always clear between windows; liveness is only compared with the stamp of
  * the window under way, which no new slot can hold. */
-int flood_grow_slots(struct model *m, cn_error *err)
+int flood_grow_slots(flood_model *m, cn_error *err)
 {
     uint32_t old = m->slots, s = old * 2;
     if (s <= old || s > (1u << 30))
@@ -932,7 +932,7 @@ int flood_grow_slots(struct model *m, cn_error *err)
     return rc;
 }
 
-static void area_extent(struct model *m)
+static void area_extent(flood_model *m)
 {
     const flood_values *sc = flood_values_of(&m->sc);
     if (sc->placement == PLACEMENT_AREAS) { /* static: the row of areas */
@@ -958,7 +958,7 @@ static void area_extent(struct model *m)
 
 /* Static scenarios: cell lists on every replica (a migration rebuilds nothing, but the test
  * hooks read them), each partition's lists on its home, and the degree bound. */
-static int build_static_lists(struct model *m, cn_error *err)
+static int build_static_lists(flood_model *m, cn_error *err)
 {
     int rc = 0;
     for (int d = 0; d < m->n_rep && !rc; d++) {
@@ -987,14 +987,14 @@ static int build_static_lists(struct model *m, cn_error *err)
     return rc;
 }
 
-int flood_create(struct model **out, const scenario *scn, device_ctx *const *devs, int n_devs,
-                 cn_error *err)
+int flood_create(struct model_state **out, const scenario *scn, device_ctx *const *devs,
+                 int n_devs, cn_error *err)
 {
     const flood_values *sc = flood_values_of(scn);
-    struct model *m = calloc(1, sizeof *m);
+    flood_model *m = calloc(1, sizeof *m);
     if (!m)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
-    *out = m;
+    *out = (struct model_state *)(void *)m;
     m->sc = *scn;
     if (n_devs < 1 || n_devs > FLOOD_MAX_REPLICAS)
         return cn_fail(err, CN_ERR_INPUT, "the flood model runs on 1 to %d devices, not %d",
@@ -1092,7 +1092,7 @@ int flood_create(struct model **out, const scenario *scn, device_ctx *const *dev
     return rc;
 }
 
-static void destroy_replica(struct model *m, flood_replica *r)
+static void destroy_replica(flood_model *m, flood_replica *r)
 {
     flood_resources_free(m, r);
     flood_premove_release(r);
@@ -1125,8 +1125,9 @@ static void destroy_replica(struct model *m, flood_replica *r)
     free(r->held_host);
 }
 
-void flood_destroy(struct model *m)
+void flood_destroy(struct model_state *state)
 {
+    flood_model *m = flood_of(state);
     if (!m)
         return;
     /* A run that failed may have left commands queued that read host arrays freed below (the

@@ -7,7 +7,7 @@
 
 #include "models/flood/flood_model.h"
 
-int flood_traffic_setup(struct model *m, cn_error *err)
+int flood_traffic_setup(flood_model *m, cn_error *err)
 {
     m->n_flowdefs = traffic_flows(&m->sc, m->flowdefs);
     m->want_records = m->sc.record_packets;
@@ -19,7 +19,7 @@ int flood_traffic_setup(struct model *m, cn_error *err)
     return departures_open(&m->deps, &m->sc, err);
 }
 
-void flood_traffic_free(struct model *m)
+void flood_traffic_free(flood_model *m)
 {
     departures_close(m->deps);
     m->deps = NULL;
@@ -37,7 +37,7 @@ void flood_traffic_free(struct model *m)
 }
 
 /* Appends departure D to the ring of waiting ones; 0, or -1 out of memory. */
-static int pend_push(struct model *m, const departure *d)
+static int pend_push(flood_model *m, const departure *d)
 {
     if (m->pend_n == m->pend_cap) {
         size_t cap = 2 * m->pend_cap;
@@ -55,7 +55,7 @@ static int pend_push(struct model *m, const departure *d)
     return 0;
 }
 
-uint32_t flood_packets_due(struct model *m, int64_t end)
+uint32_t flood_packets_due(flood_model *m, int64_t end)
 {
     departure d;
     while (departures_peek(m->deps, &d) && d.t < end) {
@@ -70,7 +70,7 @@ uint32_t flood_packets_due(struct model *m, int64_t end)
     return n;
 }
 
-int flood_packet_pending(struct model *m, int64_t *t)
+int flood_packet_pending(flood_model *m, int64_t *t)
 {
     if (m->pend_n > 0) {
         *t = m->pend[m->pend_head].t;
@@ -84,7 +84,7 @@ int flood_packet_pending(struct model *m, int64_t *t)
 }
 
 /* A new packet of departure DEP counts for its flow. */
-static void count_created(struct model *m, const departure *dep)
+static void count_created(flood_model *m, const departure *dep)
 {
     m->f_generated[dep->flow]++;
     int64_t add = dep->destination == DEPARTURE_BROADCAST ? (int64_t)m->n - 1 : 1;
@@ -98,7 +98,7 @@ static void count_created(struct model *m, const departure *dep)
 /* A packet is done: its flow's sums, and its record when records are kept. DELIV deliveries
  * with HOPS hop counts and LAT latencies in all; the last one's hop count LAST_H and latency
  * LAST_LAT (-1 both: none). */
-static int packet_done(struct model *m, int64_t k, int64_t created, uint32_t flow,
+static int packet_done(flood_model *m, int64_t k, int64_t created, uint32_t flow,
                        uint32_t source, int64_t deliv, int64_t hops, wide_int lat,
                        int64_t last_h, int64_t last_lat)
 {
@@ -109,19 +109,19 @@ static int packet_done(struct model *m, int64_t k, int64_t created, uint32_t flo
         return 0;
     if (m->n_recs == m->cap_recs) {
         int64_t cap = m->cap_recs ? 2 * m->cap_recs : 1024;
-        packet_record *p = realloc(m->recs, (size_t)cap * sizeof *p);
+        flood_packet_record *p = realloc(m->recs, (size_t)cap * sizeof *p);
         if (!p)
             return -1;
         m->recs = p;
         m->cap_recs = cap;
     }
-    m->recs[m->n_recs++] = (packet_record){k, created, flow, source, deliv,
-                                           last_h > 0 ? last_lat : -1,
-                                           last_h > 0 ? last_h : -1};
+    m->recs[m->n_recs++] = (flood_packet_record){k, created, flow, source, deliv,
+                                                 last_h > 0 ? last_lat : -1,
+                                                 last_h > 0 ? last_h : -1};
     return 0;
 }
 
-void flood_lattice_latencies(const struct model *m, int64_t deliv, int64_t hops,
+void flood_lattice_latencies(const flood_model *m, int64_t deliv, int64_t hops,
                              int64_t last_h, wide_int *lat, int64_t *last_lat)
 {
     /* a delivery at hop count h comes (h - 1) L after the packet's creation (docs/model.md); the
@@ -130,7 +130,7 @@ void flood_lattice_latencies(const struct model *m, int64_t deliv, int64_t hops,
     *last_lat = last_h > 0 ? (last_h - 1) * m->L : -1;
 }
 
-int flood_whole_packet_done(struct model *m, int64_t k, const departure *dep, int64_t deliv,
+int flood_whole_packet_done(flood_model *m, int64_t k, const departure *dep, int64_t deliv,
                             int64_t hops, wide_int lat, int64_t last_h, int64_t last_lat)
 {
     count_created(m, dep);
@@ -139,7 +139,7 @@ int flood_whole_packet_done(struct model *m, int64_t k, const departure *dep, in
                        last_lat);
 }
 
-void flood_take_packet(struct model *m, uint32_t slot, int64_t w, departure *dep)
+void flood_take_packet(flood_model *m, uint32_t slot, int64_t w, departure *dep)
 {
     *dep = m->pend[m->pend_head];
     m->pend_head = (m->pend_head + 1) % m->pend_cap;
@@ -159,12 +159,12 @@ void flood_take_packet(struct model *m, uint32_t slot, int64_t w, departure *dep
     count_created(m, dep);
 }
 
-uint32_t flood_deliv_words(const struct model *m)
+uint32_t flood_deliv_words(const flood_model *m)
 {
     return m->scheme_window ? 4u : 1u;
 }
 
-void flood_add_deliveries(struct model *m, int64_t w, const uint32_t *deliv)
+void flood_add_deliveries(flood_model *m, int64_t w, const uint32_t *deliv)
 {
     int64_t begin = w * m->L;
     uint32_t dw = flood_deliv_words(m);
@@ -192,7 +192,7 @@ void flood_add_deliveries(struct model *m, int64_t w, const uint32_t *deliv)
     }
 }
 
-int flood_retire_slot(struct model *m, uint32_t s)
+int flood_retire_slot(flood_model *m, uint32_t s)
 {
     if (!m->flows)
         return 0;
@@ -202,7 +202,50 @@ int flood_retire_slot(struct model *m, uint32_t s)
                        last_h > 0 ? m->slot_last_lat[s] : -1);
 }
 
-int flood_traffic_results(struct model *m, run_results *r, cn_error *err)
+/* The rows of `run --packets` (docs/models.md, "Traffic"): one per packet in packet id
+ * order, its flow by name; latency and hops empty when the packet was never delivered. */
+static const record_column packet_columns[] = {
+    {"flow", RECORD_LABEL},      {"packet", RECORD_INT},    {"source", RECORD_INT},
+    {"created_ns", RECORD_INT},  {"delivered", RECORD_INT}, {"latency_ns", RECORD_INT},
+    {"hops", RECORD_INT},
+};
+enum { COL_FLOW, COL_PACKET, COL_SOURCE, COL_CREATED, COL_DELIVERED, COL_LATENCY, COL_HOPS };
+static const record_shape packet_shape = {
+    packet_columns, (int)(sizeof packet_columns / sizeof packet_columns[0]), COL_PACKET};
+
+/* Puts the packets' records into R's rows and releases them; 0, or -1 out of memory. */
+static int hand_over_records(flood_model *m, run_results *r)
+{
+    record_table *t = &r->records;
+    if (record_table_init(t, &packet_shape, m->n_recs) != 0)
+        return -1;
+    int label[SCENARIO_MAX_FLOWS];
+    for (int f = 0; f < m->n_flowdefs; f++)
+        label[f] = record_table_label(t, m->flowdefs[f].name);
+    for (int64_t i = 0; i < m->n_recs; i++) {
+        const flood_packet_record *p = &m->recs[i];
+        int64_t *row = record_table_append(t);
+        if (!row) {
+            record_table_free(t);
+            return -1;
+        }
+        row[COL_FLOW] = p->flow < (uint32_t)m->n_flowdefs ? label[p->flow] : -1;
+        row[COL_PACKET] = p->packet;
+        row[COL_SOURCE] = p->source;
+        row[COL_CREATED] = p->created_ns;
+        row[COL_DELIVERED] = p->delivered;
+        if (p->hops >= 0) { /* else both stay RECORD_NONE: empty cells */
+            row[COL_LATENCY] = p->latency_ns;
+            row[COL_HOPS] = p->hops;
+        }
+    }
+    free(m->recs);
+    m->recs = NULL;
+    m->n_recs = m->cap_recs = 0;
+    return 0;
+}
+
+int flood_traffic_results(flood_model *m, run_results *r, cn_error *err)
 {
     if (!m->flows)
         return 0;
@@ -233,13 +276,7 @@ int flood_traffic_results(struct model *m, run_results *r, cn_error *err)
         }
         results_set(r, "deliverable", deliverable);
     }
-    if (m->want_records) {
-        for (int f = 0; f < m->n_flowdefs; f++)
-            snprintf(r->packet_flows[f], sizeof r->packet_flows[f], "%s", m->flowdefs[f].name);
-        r->packets = m->recs;
-        r->n_packets = m->n_recs;
-        m->recs = NULL;
-        m->n_recs = m->cap_recs = 0;
-    }
+    if (m->want_records && hand_over_records(m, r) != 0)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for packet records");
     return 0;
 }

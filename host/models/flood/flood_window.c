@@ -21,13 +21,14 @@ static const char *const flood_flows[] = {"positions", "cells", "seen", "frontie
 
 /* Words of a new packet in the window descriptor: (slot, packet), and with flows its source,
  * time (lo, hi), destination and flow (cl/flood/flood.cl, NEW_WORDS). */
-static uint32_t new_words(const struct model *m)
+static uint32_t new_words(const flood_model *m)
 {
     return m->flows ? 7u : 2u;
 }
 
-static sim_time_ns flood_lookahead(const struct model *m)
+static sim_time_ns flood_lookahead(const struct model_state *state)
 {
+    const flood_model *m = flood_const_of(state);
     return m->L;
 }
 
@@ -47,7 +48,7 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
 /* Bound on the entries of window W (its relays-in plus its new packets). Exact when the host
  * has read back window W - 1; one window later it is bounded through the maximum degree
  * (every entry relays to at most that many nodes) and by the nodes of the packets in flight. */
-static uint64_t entries_bound(const struct model *m, int64_t w, uint32_t n_new)
+static uint64_t entries_bound(const flood_model *m, int64_t w, uint32_t n_new)
 {
     if (m->processed == w - 1)
         return (uint64_t)m->relays_known + n_new;
@@ -61,7 +62,7 @@ static uint64_t entries_bound(const struct model *m, int64_t w, uint32_t n_new)
  * shared among the HELD[d] partitions it held) and the new packets; before that, the window's
  * bound. Each partition's own share, not the window's total, is what the injector prices:
  * with the total, a device holding a quiet partition would look fast for every partition. */
-static uint64_t transmit_multiplicity(const struct model *m, uint32_t p, const uint32_t *held)
+static uint64_t transmit_multiplicity(const flood_model *m, uint32_t p, const uint32_t *held)
 {
     if (m->n_parts == 1 || m->processed != m->planned - 1)
         return m->entries_bound;
@@ -72,7 +73,7 @@ static uint64_t transmit_multiplicity(const struct model *m, uint32_t p, const u
 }
 
 /* The first partition each replica holds (-1: none), which names its MOVE and BIN sets. */
-static void first_partitions(const struct model *m, int *first)
+static void first_partitions(const flood_model *m, int *first)
 {
     for (int d = 0; d < m->n_rep; d++)
         first[d] = -1;
@@ -80,8 +81,9 @@ static void first_partitions(const struct model *m, int *first)
         first[m->home[p]] = (int)p;
 }
 
-static int flood_plan(struct model *m, window_plan *plan, cn_error *err)
+static int flood_plan(struct model_state *state, window_plan *plan, cn_error *err)
 {
+    flood_model *m = flood_of(state);
     if (m->whole)
         return flood_packets_plan(m, plan);
     m->transmitted = 0;
@@ -126,7 +128,7 @@ static int flood_plan(struct model *m, window_plan *plan, cn_error *err)
 
 /* Gives each new packet of the window a free slot; returns the window descriptor (new
  * packets, then the retired slots this window clears) in *DESC, its length in *LEN. */
-static int assign_packets(struct model *m, const window_plan *plan, uint32_t **desc,
+static int assign_packets(flood_model *m, const window_plan *plan, uint32_t **desc,
                           uint32_t *len, cl_uint *n_clear, cn_error *err)
 {
     int rc = 0;
@@ -204,7 +206,7 @@ static void window_args_fill(window_args *a, const window_plan *plan)
 }
 
 /* The host's side of a window's transmissions, once for all partitions and devices. */
-static int prepare_transmit(struct model *m, const window_plan *plan, transmit_prep *p,
+static int prepare_transmit(flood_model *m, const window_plan *plan, transmit_prep *p,
                             cn_error *err)
 {
     if (m->rb_count == 2) {
@@ -239,7 +241,7 @@ static int prepare_transmit(struct model *m, const window_plan *plan, transmit_p
  * were in its tile at the positions its tiling was made from (flood_epoch_positions), so at
  * window W they are within (W - that window) moves of it: the tile widened by that, EXTRA
  * moves more and the range. Static nodes do not move: their box widened by the range. */
-void flood_reach_box(const struct model *m, uint32_t part, int64_t w, int extra, cl_long4 *lo,
+void flood_reach_box(const flood_model *m, uint32_t part, int64_t w, int extra, cl_long4 *lo,
                      cl_long4 *hi)
 {
     for (int c = 0; c < 4; c++)
@@ -276,7 +278,7 @@ void flood_reach_box(const struct model *m, uint32_t part, int64_t w, int extra,
 
 /* Whether the window can run ahead of its read-back: static scenarios whose partitions all
  * sit on one device that is not a CPU (CLNETSIM_TEST_RUN_AHEAD overrides the CPU rule). */
-static int can_run_ahead(const struct model *m)
+static int can_run_ahead(const flood_model *m)
 {
     /* under a scheme the next window's work depends on decisions, not on a degree bound */
     if (m->mobile || m->run_ahead_env == 0 || m->scheme_window)
@@ -287,13 +289,13 @@ static int can_run_ahead(const struct model *m)
     return m->run_ahead_env == 1 || !m->rep[m->home[0]].cpu;
 }
 
-static int enqueue_transmit(struct model *m, uint32_t part, flood_replica *r, int64_t w,
+static int enqueue_transmit(flood_model *m, uint32_t part, flood_replica *r, int64_t w,
                             cl_event *evs, int *n_evs, cn_error *err);
 
 /* One partition's transmit set on replica R: the window's first set prepares the host side
  * (slots, descriptor, frontier bounds), each replica is brought to the window before its first
  * set, and the last partition's set queues the read-backs and flips the frontiers. */
-static int run_transmit(struct model *m, const window_plan *plan, uint32_t part,
+static int run_transmit(flood_model *m, const window_plan *plan, uint32_t part,
                         flood_replica *r, cl_event *evs, int *n_evs, cn_error *err)
 {
     device_ctx *d = r->dev;
@@ -359,7 +361,7 @@ static int run_transmit(struct model *m, const window_plan *plan, uint32_t part,
 
 /* The transmit kernel of partition PART's set of window W on replica R (the host's side of
  * the window is prepared in m->prep). */
-static int enqueue_transmit(struct model *m, uint32_t part, flood_replica *r, int64_t w,
+static int enqueue_transmit(flood_model *m, uint32_t part, flood_replica *r, int64_t w,
                             cl_event *evs, int *n_evs, cn_error *err)
 {
     device_ctx *d = r->dev;
@@ -434,9 +436,10 @@ static int enqueue_transmit(struct model *m, uint32_t part, flood_replica *r, in
     return rc;
 }
 
-static int flood_run_set(struct model *m, const window_plan *plan, const event_set *set,
+static int flood_run_set(struct model_state *state, const window_plan *plan, const event_set *set,
                          device_ctx *dev, cl_event *evs, int *n_evs, cn_error *err)
 {
+    flood_model *m = flood_of(state);
     int d = flood_replica_index(m, dev);
     if (d < 0)
         return cn_fail(err, CN_ERR_RUNTIME, "internal error: device '%s' holds no flood state",
@@ -464,9 +467,10 @@ static int flood_run_set(struct model *m, const window_plan *plan, const event_s
                    "%d)", set->kind, set->partition);
 }
 
-static int flood_end_window(struct model *m, const window_plan *plan, window_outcome *out,
+static int flood_end_window(struct model_state *state, const window_plan *plan, window_outcome *out,
                             cn_error *err)
 {
+    flood_model *m = flood_of(state);
     const flood_values *sc = flood_values_of(&m->sc);
     int64_t w = plan->index;
     if (m->whole)
@@ -526,8 +530,9 @@ static int flood_end_window(struct model *m, const window_plan *plan, window_out
     return 0;
 }
 
-static int flood_results(struct model *m, run_results *r, cn_error *err)
+static int flood_results(struct model_state *state, run_results *r, cn_error *err)
 {
+    flood_model *m = flood_of(state);
     int rc = m->whole ? 0 : flood_process_until(m, m->planned, err);
     for (int d = 0; d < m->n_rep && !rc; d++)
         if (!m->rep[d].dead) /* left out (whole packets): its counters were never used */
@@ -579,8 +584,9 @@ static int flood_results(struct model *m, run_results *r, cn_error *err)
 
 /* ---- inspection for tests ------------------------------------------------------------- */
 
-int flood_step_mobility(struct model *m, int64_t window, cn_error *err)
+int flood_step_mobility(struct model_state *state, int64_t window, cn_error *err)
 {
+    flood_model *m = flood_of(state);
     if (!m->mobile || window < 1)
         return 0;
     int rc = flood_move(m, &m->rep[0], window, NULL, err);
@@ -589,8 +595,9 @@ int flood_step_mobility(struct model *m, int64_t window, cn_error *err)
     return rc;
 }
 
-int flood_read_positions(struct model *m, int64_t (*pos)[3], cn_error *err)
+int flood_read_positions(struct model_state *state, int64_t (*pos)[3], cn_error *err)
 {
+    flood_model *m = flood_of(state);
     cl_long *p = malloc((size_t)m->n * 32);
     if (!p)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
@@ -608,8 +615,10 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-int flood_neighbour_lists(struct model *m, uint32_t **offsets, uint32_t **list, cn_error *err)
+int flood_neighbour_lists(struct model_state *state, uint32_t **offsets, uint32_t **list,
+                          cn_error *err)
 {
+    flood_model *m = flood_of(state);
     uint32_t P = m->n_parts, n = m->n;
     dbuf *off = calloc(P, sizeof *off), *nb = calloc(P, sizeof *nb);
     uint32_t **po = calloc(P, sizeof *po), **pl = calloc(P, sizeof *pl);
@@ -673,20 +682,23 @@ int flood_neighbour_lists(struct model *m, uint32_t **offsets, uint32_t **list, 
 
 /* Static scenarios flood whole packets in batches (flood_packets.c); the window loop has fixed
  * windows. */
-static int flood_sync(const struct model *m)
+static int flood_sync(const struct model_state *state)
 {
+    const flood_model *m = flood_const_of(state);
     return m->whole ? ENGINE_SYNC_BATCHES : ENGINE_SYNC_FIXED;
 }
 
 /* With whole packets the injector's units are the chunks of a batch (flood_packets.c): every
  * device holds the whole graph, so they move for free. */
-static int flood_n_partitions(const struct model *m)
+static int flood_n_partitions(const struct model_state *state)
 {
+    const flood_model *m = flood_const_of(state);
     return m->whole ? m->pk_chunks : (int)m->n_parts;
 }
 
-static int flood_partition_home(const struct model *m, int partition)
+static int flood_partition_home(const struct model_state *state, int partition)
 {
+    const flood_model *m = flood_const_of(state);
     if (m->whole)
         return partition >= 0 && partition < m->pk_chunks ? m->pk_home[partition] : 0;
     return partition >= 0 && (uint32_t)partition < m->n_parts ? m->home[partition] : 0;
@@ -695,8 +707,9 @@ static int flood_partition_home(const struct model *m, int partition)
 /* What moving a partition carries (flood_migrate): the seen bitsets read from both devices
  * and written back merged, and its lists read and written; in a mobile scenario at most the
  * mobility state, read and written when the target is far behind (flood_catch_up). */
-static uint64_t flood_partition_bytes(const struct model *m, int partition)
+static uint64_t flood_partition_bytes(const struct model_state *state, int partition)
 {
+    const flood_model *m = flood_const_of(state);
     if (m->whole)
         return 0;
     uint64_t b = 3 * (uint64_t)m->slots * m->words * 4;

@@ -69,7 +69,7 @@ static int key_qsort(const void *a, const void *b)
 }
 
 /* Every PHOLD run can be saved. */
-int phold_can_checkpoint(const struct model *m, cn_error *err)
+int phold_can_checkpoint(const struct model_state *m, cn_error *err)
 {
     (void)m;
     (void)err;
@@ -117,7 +117,7 @@ static int save_partition(phold_model *pm, uint32_t p, const uint32_t *cnt, uint
     return rc;
 }
 
-int phold_save(struct model *m, int64_t next, ckpt_buf *out, cn_error *err)
+int phold_save(struct model_state *m, int64_t next, ckpt_buf *out, cn_error *err)
 {
     phold_model *pm = phold_of(m);
     (void)next;
@@ -389,7 +389,7 @@ static int restore_partition(phold_model *pm, uint32_t p, const uint32_t *cnt,
     return rc;
 }
 
-int phold_restore(struct model *m, int64_t next, const ckpt_file *in, cn_error *err)
+int phold_restore(struct model_state *m, int64_t next, const ckpt_file *in, cn_error *err)
 {
     phold_model *pm = phold_of(m);
     (void)next;

@@ -30,22 +30,22 @@ static const model_metric phold_metrics[] = {
 static const metric_set phold_metric_set = {
     phold_metrics, (int)(sizeof phold_metrics / sizeof phold_metrics[0]), NULL, NULL, NULL};
 
-static sim_time_ns phold_lookahead(const struct model *m)
+static sim_time_ns phold_lookahead(const struct model_state *m)
 {
     return phold_of_c(m)->lookahead;
 }
 
-static sim_time_ns phold_next_begin(const struct model *m)
+static sim_time_ns phold_next_begin(const struct model_state *m)
 {
     return phold_of_c(m)->next_begin;
 }
 
-static int phold_n_partitions(const struct model *m)
+static int phold_n_partitions(const struct model_state *m)
 {
     return (int)phold_of_c(m)->n_parts;
 }
 
-static int phold_partition_home(const struct model *m, int p)
+static int phold_partition_home(const struct model_state *m, int p)
 {
     return phold_of_c(m)->home[p];
 }
@@ -56,7 +56,7 @@ static uint32_t lps_of(const phold_model *pm, uint32_t p, uint32_t *first)
     return pm->N - *first < pm->part_lps ? pm->N - *first : pm->part_lps;
 }
 
-static uint64_t phold_partition_bytes(const struct model *m, int p)
+static uint64_t phold_partition_bytes(const struct model_state *m, int p)
 {
     const phold_model *pm = phold_of_c(m);
     uint32_t first;
@@ -64,7 +64,7 @@ static uint64_t phold_partition_bytes(const struct model *m, int p)
     return n * (4 + 8 * STAT_WORDS + 16 * (uint64_t)pm->dev[pm->home[p]].slots_per_lp);
 }
 
-int phold_results(struct model *m, run_results *res, cn_error *err)
+int phold_results(struct model_state *m, run_results *res, cn_error *err)
 {
     phold_model *pm = phold_of(m);
     uint64_t groups = pm->group_base[pm->n_parts];
@@ -133,7 +133,7 @@ int phold_results(struct model *m, run_results *res, cn_error *err)
 /* Moves partition P's block (counts, statistics, and the rows of slots in use) to a block of
  * device TO, through the host (devices of different contexts share no buffers); the block it
  * leaves is free for the next partition that arrives there. */
-int phold_migrate(struct model *m, int partition, int to, uint64_t *bytes, cn_error *err)
+int phold_migrate(struct model_state *m, int partition, int to, uint64_t *bytes, cn_error *err)
 {
     phold_model *pm = phold_of(m);
     uint32_t p = (uint32_t)partition, first, n = lps_of(pm, p, &first);

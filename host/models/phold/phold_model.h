@@ -78,8 +78,8 @@ typedef struct phold_model {
     int ex_ready;           /* EX was set up (released on destroy) */
 } phold_model;
 
-static inline phold_model *phold_of(struct model *m) { return (phold_model *)(void *)m; }
-static inline const phold_model *phold_of_c(const struct model *m)
+static inline phold_model *phold_of(struct model_state *m) { return (phold_model *)(void *)m; }
+static inline const phold_model *phold_of_c(const struct model_state *m)
 {
     return (const phold_model *)(const void *)m;
 }
@@ -104,9 +104,9 @@ static inline size_t phold_group_at(const phold_model *pm, uint32_t p)
 }
 
 /* phold_setup.c */
-int phold_create(struct model **out, const scenario *sc, device_ctx *const *devs, int n_devs,
+int phold_create(struct model_state **out, const scenario *sc, device_ctx *const *devs, int n_devs,
                  cn_error *err);
-void phold_destroy(struct model *m);
+void phold_destroy(struct model_state *m);
 /* "phold.execute" ...: the profile key of kernel K (enum phold_kernel). */
 const char *phold_kernel_profile_name(int k);
 /* Grows D's event slots to C_NEW per LP, keeping every LP's events. */
@@ -122,23 +122,23 @@ void phold_give_block(phold_model *pm, phold_device *d, uint32_t block);
 /* Sets up the core exchange for the model's remote events (records of a uint4 event, the
  * destination word its LP) with PHOLD's consumer: the delivery into slots. */
 int phold_exchange_init(phold_model *pm, uint32_t capacity, cn_error *err);
-int phold_plan_window(struct model *m, window_plan *plan, cn_error *err);
-int phold_run_set(struct model *m, const window_plan *plan, const event_set *set,
+int phold_plan_window(struct model_state *m, window_plan *plan, cn_error *err);
+int phold_run_set(struct model_state *m, const window_plan *plan, const event_set *set,
                   device_ctx *dev, cl_event *evs, int *n_evs, cn_error *err);
-int phold_end_window(struct model *m, const window_plan *plan, window_outcome *out,
+int phold_end_window(struct model_state *m, const window_plan *plan, window_outcome *out,
                      cn_error *err);
 /* The least pending times of every partition, into pm->part_min and pm->next_begin: enqueued
  * (kernels and reads), collected once the devices are done, or both with the wait. */
 int phold_enqueue_minimum(phold_model *pm, cn_error *err);
 void phold_collect_minimum(phold_model *pm);
 int phold_find_minimum(phold_model *pm, cn_error *err);
-int phold_results(struct model *m, run_results *res, cn_error *err);
-int phold_migrate(struct model *m, int partition, int to, uint64_t *bytes, cn_error *err);
+int phold_results(struct model_state *m, run_results *res, cn_error *err);
+int phold_migrate(struct model_state *m, int partition, int to, uint64_t *bytes, cn_error *err);
 
 /* phold_checkpoint.c: model_ops' checkpoint operations (engine.h) */
-int phold_can_checkpoint(const struct model *m, cn_error *err);
+int phold_can_checkpoint(const struct model_state *m, cn_error *err);
 int phold_checkpoint_check(const ckpt_file *in, const scenario *sc, cn_error *err);
-int phold_save(struct model *m, int64_t next, ckpt_buf *out, cn_error *err);
-int phold_restore(struct model *m, int64_t next, const ckpt_file *in, cn_error *err);
+int phold_save(struct model_state *m, int64_t next, ckpt_buf *out, cn_error *err);
+int phold_restore(struct model_state *m, int64_t next, const ckpt_file *in, cn_error *err);
 
 #endif

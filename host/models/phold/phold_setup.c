@@ -403,7 +403,7 @@ static int make_groups(phold_model *pm, cn_error *err)
     return 0;
 }
 
-int phold_create(struct model **out, const scenario *sc, device_ctx *const *devs, int n_devs,
+int phold_create(struct model_state **out, const scenario *sc, device_ctx *const *devs, int n_devs,
                  cn_error *err)
 {
     *out = NULL;
@@ -416,7 +416,7 @@ int phold_create(struct model **out, const scenario *sc, device_ctx *const *devs
     phold_model *pm = calloc(1, sizeof *pm);
     if (!pm)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
-    *out = (struct model *)(void *)pm;
+    *out = (struct model_state *)(void *)pm;
     pm->sc = *sc;
     pm->N = (uint32_t)ph->lps;
     pm->E = (uint32_t)ph->population;
@@ -457,7 +457,7 @@ int phold_create(struct model **out, const scenario *sc, device_ctx *const *devs
     return rc;
 }
 
-void phold_destroy(struct model *m)
+void phold_destroy(struct model_state *m)
 {
     phold_model *pm = phold_of(m);
     if (!pm)

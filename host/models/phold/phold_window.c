@@ -33,7 +33,7 @@ static int finish(phold_device *d, cn_error *err)
     return cl_check(st, "clFinish", d->dev->info.name, err);
 }
 
-int phold_plan_window(struct model *m, window_plan *plan, cn_error *err)
+int phold_plan_window(struct model_state *m, window_plan *plan, cn_error *err)
 {
     phold_model *pm = phold_of(m);
     (void)err;
@@ -73,7 +73,7 @@ static int launch_execute(phold_model *pm, phold_device *d, uint32_t p, cl_event
     return rc;
 }
 
-int phold_run_set(struct model *m, const window_plan *plan, const event_set *set,
+int phold_run_set(struct model_state *m, const window_plan *plan, const event_set *set,
                   device_ctx *dev, cl_event *evs, int *n_evs, cn_error *err)
 {
     phold_model *pm = phold_of(m);
@@ -160,14 +160,14 @@ int phold_exchange_init(phold_model *pm, uint32_t capacity, cn_error *err)
         .span = pm->part_lps,
         .capacity = capacity,
         .home = phold_model_ops.partition_home,
-        .model = (const struct model *)(const void *)pm,
+        .model = (const struct model_state *)(const void *)pm,
         .consumer = {pm, consume, make_room, redo, check_words},
     };
     pm->ex_ready = 1; /* released on destroy, however far it got */
     return exchange_init(&pm->ex, &cfg, devs, pm->n_devs, &pm->acc, err);
 }
 
-int phold_end_window(struct model *m, const window_plan *plan, window_outcome *out,
+int phold_end_window(struct model_state *m, const window_plan *plan, window_outcome *out,
                      cn_error *err)
 {
     phold_model *pm = phold_of(m);
