@@ -33,9 +33,9 @@ static const char *const families[] = {"phold", NULL};
 /* Enough LPs that every size up to 1024 has several groups to run, in one partition and in
  * four (the exchange), and short: the search runs each at every size. */
 static const char *const tune_ini[] = {
-    "[simulation]\nmodel = phold\nseed = 1\nduration = 0.3\n[phold]\nlps = 8192\n"
+    "[simulation]\nmodel = phold\nseed = 1\nduration = 0.2\n[phold]\nlps = 2048\n"
     "population = 2\nremote = 0.1\nlookahead = 0.1\nmean = 0.2\n",
-    "[simulation]\nmodel = phold\nseed = 2\nduration = 0.3\n[phold]\nlps = 8192\n"
+    "[simulation]\nmodel = phold\nseed = 2\nduration = 0.2\n[phold]\nlps = 2048\n"
     "population = 2\nremote = 0.5\nlookahead = 0.1\nmean = 0.2\n[partition]\ncount = 4\n",
 };
 
