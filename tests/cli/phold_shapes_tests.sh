@@ -28,7 +28,7 @@ check phold_second_use 0 '' "$bin" run "$small" -d 0 --json "$tmp/second.json"
 expect phold_second_use_silent [ "$(grep -c 'self-testing' "$tmp/out")" -eq 0 ]
 # the flood's verdicts are its own: a flood run on the same cache tests the flood's kernels
 check flood_after_phold 0 "self-testing every kernel shape of the flood model on device 0" \
-    "$bin" run "$src/scenarios/small_grid.ini" -d 0 -q --json "$tmp/flood.json"
+    "$bin" run "$src/scenarios/small_grid.ini" -d 0 --json "$tmp/flood.json"
 
 # phold_results built wrong on device 1 (groups of more than one item): caught at 256 and
 # every size down to 2, moved to groups of one, and the run equals the oracle
