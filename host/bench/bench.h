@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "config/config.h"
 #include "device/device.h"
+#include "engine/engine.h"
 #include "report/report.h"
 
 #define BENCH_MAX_REPEAT 1000
@@ -151,9 +152,10 @@ int selftest_reference_differs(const run_results *r, const run_results *want, ch
                                size_t cap);
 
 /* ---- the kernel-shape self-test (shapes.c) ----
- * Every kernel at every work-group size a run may choose (powers of two up to the device's
- * limit), against the sequential reference; shapes whose counters differ are marked bad on
- * the device (DEV->bad) and never used there. */
+ * Every kernel of a model at every work-group size a run may choose (powers of two up to the
+ * device's limit), in the small scenarios the model declares (model_bench.shapes), against
+ * its sequential reference; shapes whose contract members differ are marked bad on the device
+ * (DEV->bad) and never used there. */
 
 #define SHAPES_MAX_FAILURES 8
 
@@ -165,36 +167,49 @@ typedef struct shapes_report {
                                  * difference" */
     char failures[SHAPES_MAX_FAILURES][512];
     char refused[192];          /* the kernel left with no good shape ("": none) */
+    int first_bad;              /* DEV->bad from this index on: this test's verdicts */
     char detail[2048];          /* an internal error (shapes_test returned -1) */
     double wall_s;
 } shapes_report;
 
-/* The work-group sizes a run may choose on DEV (shapes.c says which) in SIZES, sorted, or
- * with SWEEP every power of two up to its limit; returns how many. */
-int shapes_sizes(const device_ctx *dev, int sweep, size_t *sizes, int cap);
+/* MODEL's cases and tuning scenarios when it declares MODEL_KERNEL_SHAPES, else NULL. */
+const model_shapes *shapes_of(const model_ops *model);
+/* Whether KERNEL (a profile name) is of a family MS declares (model_shapes.families). */
+int shapes_kernel_of(const model_shapes *ms, const char *kernel);
 
-/* Tests every shape on DEV (already opened), filling DEV->bad and REP; LOG (or NULL) gets a
- * line per run. Returns 0, or -1 on an internal error (REP->detail). */
-int shapes_test(device_ctx *dev, shapes_report *rep, FILE *log);
+/* The work-group sizes a run of MODEL may choose on DEV (shapes.c says which) in SIZES,
+ * sorted, or with SWEEP every power of two up to its limit; returns how many. */
+int shapes_sizes(const device_ctx *dev, const model_ops *model, int sweep, size_t *sizes,
+                 int cap);
 
-/* One line per kernel with bad shapes on DEV, on OUT: "clnetsim: warning: device D 'NAME'
- * failed the self-test in shape KERNEL at work-groups of S[, S...]: not used on this device". */
-void shapes_warn(const device_ctx *dev, FILE *out);
+/* Tests every shape of MODEL's kernels on DEV (already opened), adding the bad ones to
+ * DEV->bad (another model's stay) and filling REP; LOG (or NULL) gets a line per run.
+ * Returns 0, or -1 on an internal error (REP->detail). */
+int shapes_test(device_ctx *dev, const model_ops *model, shapes_report *rep, FILE *log);
 
-/* A device's first use: loads its cached verdicts, or tests every shape (LOG, or NULL, gets
- * one line when it does) and caches them; then warns of each bad shape on WARN, and refuses
- * a device left without a good shape of some kernel (CN_ERR_RUNTIME, ERR names the device
- * and the kernel). Without a cache directory (CLNETSIM_NO_CACHE=1) the test runs every time. */
-int shapes_ensure(device_ctx *dev, FILE *log, FILE *warn, cn_error *err);
+/* One line per kernel with bad shapes on DEV (DEV->bad from index FROM on), on OUT:
+ * "clnetsim: warning: device D 'NAME' failed the self-test in shape KERNEL at work-groups of
+ * S[, S...]: not used on this device". */
+void shapes_warn(const device_ctx *dev, int from, FILE *out);
+
+/* A device's first use by MODEL (nothing for a model without MODEL_KERNEL_SHAPES): loads its
+ * cached verdicts, or tests every shape of the model's kernels (LOG, or NULL, gets one line
+ * when it does) and caches them; then warns of each bad shape on WARN, and refuses a device
+ * left without a good shape of some kernel (CN_ERR_RUNTIME, ERR names the device and the
+ * kernel). Without a cache directory (CLNETSIM_NO_CACHE=1) the test runs every time. */
+int shapes_ensure(device_ctx *dev, const model_ops *model, FILE *log, FILE *warn,
+                  cn_error *err);
 
 /* ---- tune: work-group sizes measured on the device ----
  * Every candidate size (powers of two from 8 to 1024, within the device's limit) is given to
- * every kernel at once, and two short tuning scenarios (a static grid and a mobile flood) run
+ * every kernel at once, and a model's short tuning scenarios (model_shapes.tune_ini: the
+ * flood's static grid and mobile flood, PHOLD's LPs in one and in several partitions) run
  * with every launch profiled; each kernel keeps the size at which its own device time was
  * least (minimum over the repeats), unless that is within TUNE_MARGIN of its time at the
- * profile's size. Sizes never change results, so kernels can be measured
- * together. A kernel with an entry in the platform profile keeps it (the static table); the
- * others get the measured size (the dynamic update), cached next to the kernel binaries. */
+ * profile's size. Sizes never change results, so kernels can be measured together. A kernel
+ * with an entry in the platform profile keeps it (the static table); the others get the
+ * measured size (the dynamic update), cached next to the kernel binaries: one file per
+ * device, which names the models measured. */
 
 #define TUNE_MAX_SIZES 9
 #define TUNE_MARGIN 0.05        /* another size must be 5% faster than the profile's to win */
@@ -209,6 +224,7 @@ typedef struct tune_row {
 } tune_row;
 
 typedef struct tune_report {
+    const char *model;          /* whose scenarios ran (model_ops.name) */
     int n_sizes;
     size_t sizes[TUNE_MAX_SIZES];
     int n_rows, cap_rows;       /* a row per kernel launched: as many as the programs hold */
@@ -216,11 +232,13 @@ typedef struct tune_report {
     double wall_s;              /* the search's own time */
 } tune_report;
 
-/* Measures DEV (REPEAT runs per scenario and size), fills REP and DEV->tuned (kernels without
- * a profile entry), and stores the tuning cache. With ONLY_MISSING, the search runs only when
- * a kernel the scenarios launch has no profile entry (REP->n_sizes is 0 otherwise). */
-int tune_measure(device_ctx *dev, int repeat, int only_missing, tune_report *rep, FILE *log,
-                 cn_error *err);
+/* Measures MODEL's kernels on DEV (REPEAT runs per scenario and size), fills REP and
+ * DEV->tuned (kernels without a profile entry; another model's stay), and stores the tuning
+ * cache. With ONLY_MISSING, the search runs only when a kernel the scenarios launch has no
+ * profile entry (REP->n_sizes is 0 otherwise). A model without MODEL_KERNEL_SHAPES: an
+ * internal error. */
+int tune_measure(device_ctx *dev, const model_ops *model, int repeat, int only_missing,
+                 tune_report *rep, FILE *log, cn_error *err);
 /* Frees REP's rows (REP itself zeroed first, or filled by tune_measure, which frees the rows
  * of a report it is given again). */
 void tune_report_free(tune_report *rep);
@@ -228,10 +246,11 @@ void tune_report_free(tune_report *rep);
 /* The table of `clnetsim tune` for DEV. */
 void tune_print(const device_ctx *dev, const tune_report *rep, FILE *out);
 
-/* First use: loads DEV's tuning cache, or measures (two runs per size, and only when the
- * profile lacks a kernel) and caches it. Nothing when --work-group is in force, when there is
- * no cache directory, or with CLNETSIM_NO_TUNE=1. LOG (or NULL) gets one line when a search
- * runs. */
-int tune_ensure(device_ctx *dev, FILE *log, cn_error *err);
+/* First use by MODEL (nothing for a model without MODEL_KERNEL_SHAPES): loads DEV's tuning
+ * cache, or, when it does not name MODEL, measures (two runs per size, and only when the
+ * profile lacks one of the model's kernels) and caches it. Nothing when --work-group is in
+ * force, when there is no cache directory, or with CLNETSIM_NO_TUNE=1. LOG (or NULL) gets one
+ * line when a search runs. */
+int tune_ensure(device_ctx *dev, const model_ops *model, FILE *log, cn_error *err);
 
 #endif

@@ -239,39 +239,62 @@ void selftest_device(device_ctx *dev, int position, selftest_verdict *v, FILE *l
         snprintf(v->detail, sizeof v->detail, "%s", err.msg);
         return;
     }
-    /* every kernel shape a run may choose, against the reference; the bad ones are left out
-     * of the scenarios below, as of a run, and cached for the runs */
+    /* every kernel shape a run of each model may choose, against its reference; the bad ones
+     * are left out of the scenarios below, as of a run, and cached for the runs */
     shapes_report *rep = malloc(sizeof *rep);
     if (!rep) {
         snprintf(v->detail, sizeof v->detail, "out of memory");
         return;
     }
-    char shapes[1200] = "";
-    int bad_rc = shapes_test(dev, rep, log);
-    if (bad_rc == 0) {
+    char shapes[1200] = "", tested[600] = "", first_tested[300] = "";
+    size_t used_tested = 0;
+    int n_tested = 0;
+    for (int m = 0; model_at(m); m++) {
+        const model_ops *model = model_at(m);
+        if (!shapes_of(model))
+            continue;
+        int bad_rc = shapes_test(dev, model, rep, log);
+        if (bad_rc == 0) {
+            device_shapes_store(dev, model->name, rep->first_bad, rep->sizes, rep->refused);
+            shapes_warn(dev, rep->first_bad, stderr);
+        }
+        if (bad_rc != 0 || rep->refused[0]) {
+            size_t used = 0;
+            for (int i = 0; i < dev->n_bad && used < sizeof shapes; i++) {
+                int w = snprintf(shapes + used, sizeof shapes - used, "%s%s at %zu",
+                                 used ? ", " : "", dev->bad[i].kernel, dev->bad[i].size);
+                used = w > 0 ? used + (size_t)w : sizeof shapes;
+            }
+            if (bad_rc != 0)
+                snprintf(v->detail, sizeof v->detail, "%s", rep->detail);
+            else
+                snprintf(v->detail, sizeof v->detail, "every work-group size of %.190s differs "
+                         "from the sequential reference (shapes failed: %.1000s; first: %.500s)",
+                         rep->refused, shapes, rep->n_failures ? rep->failures[0] : "");
+            free(rep);
+            return;
+        }
+        /* the table's first model is the closing "every kernel shape (...)"; the others are
+         * named before it */
+        if (n_tested++ == 0) {
+            snprintf(first_tested, sizeof first_tested, "every kernel shape (%d runs at "
+                     "work-groups of %.200s)", rep->runs, rep->sizes);
+        } else if (used_tested < sizeof tested) {
+            int w = snprintf(tested + used_tested, sizeof tested - used_tested,
+                             ", every %s kernel shape (%d runs at work-groups of %.200s)",
+                             model->bench->title, rep->runs, rep->sizes);
+            used_tested = w > 0 ? used_tested + (size_t)w : sizeof tested;
+        }
+    }
+    free(rep);
+    {
         size_t used = 0;
         for (int i = 0; i < dev->n_bad && used < sizeof shapes; i++) {
             int w = snprintf(shapes + used, sizeof shapes - used, "%s%s at %zu",
                              used ? ", " : "", dev->bad[i].kernel, dev->bad[i].size);
             used = w > 0 ? used + (size_t)w : sizeof shapes;
         }
-        device_shapes_store(dev, rep->sizes, rep->refused);
-        shapes_warn(dev, stderr);
     }
-    if (bad_rc != 0 || rep->refused[0]) {
-        if (bad_rc != 0)
-            snprintf(v->detail, sizeof v->detail, "%s", rep->detail);
-        else
-            snprintf(v->detail, sizeof v->detail, "every work-group size of %.190s differs "
-                     "from the sequential reference (shapes failed: %.1000s; first: %.500s)",
-                     rep->refused, shapes, rep->n_failures ? rep->failures[0] : "");
-        free(rep);
-        return;
-    }
-    int runs = rep->runs;
-    char sizes[256];
-    snprintf(sizes, sizeof sizes, "%s", rep->sizes);
-    free(rep);
     /* the cases per model, in the order the models first appear: the verdict's words */
     const model_ops *models[SELFTEST_MAX_CASES] = {NULL};
     int per_model[SELFTEST_MAX_CASES] = {0}, n_models = 0;
@@ -309,9 +332,11 @@ void selftest_device(device_ctx *dev, int position, selftest_verdict *v, FILE *l
     if (dev->n_bad)
         snprintf(v->detail, sizeof v->detail, "%s; shapes failed and left out: %.1500s", what,
                  shapes);
+    else if (n_tested)
+        snprintf(v->detail, sizeof v->detail, "%s%.600s, and %.300s", what, tested,
+                 first_tested);
     else
-        snprintf(v->detail, sizeof v->detail, "%s, and every kernel shape (%d runs at "
-                 "work-groups of %.200s)", what, runs, sizes);
+        snprintf(v->detail, sizeof v->detail, "%s", what);
 }
 
 void selftest_print_json(FILE *f, const selftest_verdict *v, int n)

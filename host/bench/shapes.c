@@ -1,91 +1,58 @@
-/* The kernel-shape self-test: every kernel a run may launch, at every work-group size a run may
- * choose (each power of two from 1 to the device's limit: the profile's sizes, the tuned ones
- * and --work-group are among them), against the sequential reference (host/oracle).
+/* The kernel-shape self-test: every kernel a run of a model may launch, at every work-group
+ * size a run may choose (each power of two from 1 to the device's limit: the profile's sizes,
+ * the tuned ones and --work-group are among them), against the model's sequential reference
+ * (model_bench.reference, host/oracle).
  *
  * Why per shape: a device can run a kernel right in one shape and wrong in another. Mesa's
- * llvmpipe ends a work-item's loops after 65535 iterations, which only whole packets in
- * work-groups of one item reach on big floods: its known-answer test and small scenarios
- * passed while grid_flood lost 90% of its transmissions. So each size runs small scenarios
- * that launch every kernel (whole packets with seen bits in local and in global memory, the
- * forwarding-scheme kernel, and the window loop: static and mobile, several partitions, CSR
- * lists, scans, spills, migration, caps, schemes and node resources), and work-groups of one
- * also flood a grid of 25 600 nodes (one work-item then turns its loops well over 2^16 times).
- * A shape whose counters differ is marked bad on the device
- * (device_shape_mark_bad), and the places that choose a shape move off it; a device on which
- * some kernel has no good shape left is refused. The verdicts are cached per device like the
- * tuning (device_shapes_path), so a device is tested on its first use only. */
+ * llvmpipe ends a work-item's loops after 65535 iterations, which only the flood's whole
+ * packets in work-groups of one item reach on big floods: its known-answer test and small
+ * scenarios passed while grid_flood lost 90% of its transmissions. So each size runs the small
+ * scenarios the model declares (model_bench.shapes: host/models/flood/flood_shapes.c,
+ * host/models/phold/phold_shapes.c), which launch every kernel it has. A shape whose contract
+ * members differ is marked bad on the device (device_shape_mark_bad), and the places that
+ * choose a shape move off it; a device on which some kernel has no good shape left is refused.
+ * The verdicts are cached per device and model like the tuning (device_shapes_path), so a
+ * device is tested on a model's first use only. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench/bench.h"
 #include "engine/engine.h"
 
-enum { WINDOW_LOOP, WHOLE_PACKETS, GLOBAL_BITS };
+#define MAX_CASES 32
 
-
-typedef struct shape_case {
-    const char *name;
-    int subject;    /* WINDOW_LOOP: every kernel it launches; else the whole-packet kernel */
-    int size_one;   /* only in work-groups of one item */
-    const char *ini;
-} shape_case;
-
-/* One packet over a grid of 160 x 160: a work-group of one item turns its frontier loop once
- * per node (25 600 times) and its neighbour loop four times as often, some 2^17 loop
- * iterations in one work-item, twice what Mesa's llvmpipe allows (the loop probe finds such a
- * limit and the run bounds its launches, docs/architecture.md; this case is the net for a
- * device that fails long loops otherwise). A line of more than 2^16 hops would also reach a
- * limit per loop, but the reference's cost grows with nodes times windows: seconds, not
- * milliseconds. */
-#define BIG_INI                                                                             \
-    "[simulation]\nseed = 3\n[topology]\nplacement = grid\nrows = 160\ncols = 160\n"         \
-    "spacing = 10\n[connectivity]\nrange = 10\n[traffic]\npackets = 1\ninterval = 1\n"     \
-    "[flood]\nrelay_delay = 1\ndrop_probability = 0\n"
-
-#define GRID_INI                                                                            \
-    "[simulation]\nseed = 21\n[topology]\nplacement = grid\nrows = 14\ncols = 13\n"          \
-    "spacing = 100\n[connectivity]\nrange = 150\n[traffic]\npackets = 6\ninterval = 0.5\n"  \
-    "[flood]\nrelay_delay = 1\ndrop_probability = 0.15\n"
-
-static const shape_case cases[] = {
-    {"whole packets", WHOLE_PACKETS, 0, GRID_INI},
-    {"whole packets, seen bits in global memory", GLOBAL_BITS, 0, GRID_INI},
-    {"whole packets, counter scheme", WHOLE_PACKETS, 0,
-     GRID_INI "scheme = counter\ncounter_threshold = 4\nassessment_delay = 2\n"},
-    {"25 600 nodes, one packet, whole packets", WHOLE_PACKETS, 1, BIG_INI},
-    {"25 600 nodes, one packet, seen bits in global memory", GLOBAL_BITS, 1, BIG_INI},
-    {"25 600 nodes, one packet, counter scheme", WHOLE_PACKETS, 1,
-     BIG_INI "scheme = counter\ncounter_threshold = 3\n"},
-    {"window loop, static grid in 3 partitions", WINDOW_LOOP, 0,
-     "[simulation]\nseed = 22\n[topology]\nplacement = grid\nrows = 16\ncols = 15\n"
-     "spacing = 100\n[connectivity]\nrange = 100\n[traffic]\npackets = 6\ninterval = 1\n"
-     "[flood]\nrelay_delay = 1\ndrop_probability = 0.1\n[partition]\ncount = 3\n"},
-    {"window loop, random waypoint in 3 partitions, re-tiled", WINDOW_LOOP, 0,
-     "[simulation]\nseed = 23\n[topology]\nplacement = uniform\nnodes = 300\nwidth = 700\n"
-     "height = 700\ndepth = 0\n[connectivity]\nrange = 100\n[mobility]\nmodel = rwp\n"
-     "speed_min = 20\nspeed_max = 60\npause_max = 1\n[traffic]\npackets = 6\ninterval = 1\n"
-     "[flood]\nrelay_delay = 0.5\ndrop_probability = 0.1\n[partition]\ncount = 3\n"
-     "retile = 2\n"},
-    {"window loop, counter scheme, qudg under a cap, receive capacity", WINDOW_LOOP, 0,
-     "[simulation]\nseed = 24\n[topology]\nplacement = uniform\nnodes = 300\nwidth = 500\n"
-     "height = 500\ndepth = 0\n[connectivity]\nmodel = qudg\nrange = 100\nrange_min = 60\n"
-     "link_probability = 0.7\nmax_neighbors = 7\n[traffic]\npackets = 6\ninterval = 0.3\n"
-     "[flood]\nrelay_delay = 0.1\ndrop_probability = 0.05\nscheme = counter\n"
-     "counter_threshold = 3\nassessment_delay = 0.2\n[resources]\nrx_capacity = 5\n"},
-};
-#define N_CASES ((int)(sizeof cases / sizeof cases[0]))
-
-/* The whole-packet kernels, which whole-packet cases blame alone. */
-static int packet_kernel(const char *k)
+const model_shapes *shapes_of(const model_ops *model)
 {
-    return !strcmp(k, "flood.packets") || !strcmp(k, "flood.packets_one") ||
-           !strcmp(k, "flood.packets_local") || !strcmp(k, "flood.packets_scheme");
+    return model && (model->features & MODEL_KERNEL_SHAPES) && model->bench
+               ? model->bench->shapes
+               : NULL;
+}
+
+static int listed(const char *const *list, const char *k)
+{
+    for (int i = 0; list && list[i]; i++)
+        if (!strcmp(list[i], k))
+            return 1;
+    return 0;
+}
+
+/* The kernel's family: its key up to the dot ("cells" of "cells.scan_add"). */
+int shapes_kernel_of(const model_shapes *ms, const char *k)
+{
+    const char *dot = strchr(k, '.');
+    size_t n = dot ? (size_t)(dot - k) : strlen(k);
+    for (int i = 0; ms->families && ms->families[i]; i++)
+        if (strlen(ms->families[i]) == n && !strncmp(ms->families[i], k, n))
+            return 1;
+    return 0;
 }
 
 typedef struct shape_state {
-    scenario *sc[N_CASES];
-    run_results want[N_CASES]; /* the reference's results (model_ops.bench->reference) */
-    int loaded[N_CASES];
+    const model_ops *model;
+    const model_shapes *ms;
+    scenario *sc[MAX_CASES];
+    run_results want[MAX_CASES]; /* the reference's results (model_ops.bench->reference) */
+    int loaded[MAX_CASES];
 } shape_state;
 
 /* Case C's scenario and reference, computed once for every size. */
@@ -93,29 +60,35 @@ static int prepare(shape_state *st, int c, char *detail, size_t cap)
 {
     if (st->loaded[c])
         return 0;
+    const model_shape_case *cs = &st->ms->cases[c];
     cn_error err = {0};
     st->sc[c] = calloc(1, sizeof *st->sc[c]);
     if (!st->sc[c]) {
         snprintf(detail, cap, "out of memory");
         return 1;
     }
-    if (config_load_string("shapes.ini", cases[c].ini, NULL, 0, st->sc[c], &err) != 0) {
-        snprintf(detail, cap, "internal error in case '%s': %.1800s", cases[c].name, err.msg);
+    if (config_load_string("shapes.ini", cs->ini, NULL, 0, st->sc[c], &err) != 0) {
+        snprintf(detail, cap, "internal error in case '%s': %.1800s", cs->name, err.msg);
         return 1;
     }
     /* the same scenario as an earlier case: the same reference */
     for (int e = 0; e < c; e++)
-        if (st->loaded[e] && cases[e].ini == cases[c].ini) {
+        if (st->loaded[e] && !strcmp(st->ms->cases[e].ini, cs->ini)) {
             st->want[c] = st->want[e];
             st->loaded[c] = 1;
             return 0;
         }
     const model_ops *ops = model_find(st->sc[c]->model);
     char why[512] = "";
-    if (!ops || !ops->bench || !ops->bench->reference ||
+    if (ops != st->model) {
+        snprintf(detail, cap, "internal error: case '%s' of the %s model is a %s scenario",
+                 cs->name, st->model->name, st->sc[c]->model);
+        return 1;
+    }
+    if (!ops->bench->reference ||
         ops->bench->reference(st->sc[c], &st->want[c], why, sizeof why) != 0) {
         snprintf(detail, cap, "internal error: the reference model refused case '%s'",
-                 cases[c].name);
+                 cs->name);
         return 1;
     }
     st->loaded[c] = 1;
@@ -135,12 +108,10 @@ static int run_case(device_ctx *dev, shape_state *st, int c, size_t size, char *
         snprintf(detail, cap, "out of memory");
         return -1;
     }
-    /* seen bits in global memory: the other kernels at this size are ruled out for the run */
+    /* kernels ruled out at this size for the run (the flood's seen bits in global memory) */
     int saved_bad = dev->n_bad;
-    if (cases[c].subject == GLOBAL_BITS) {
-        device_shape_mark_bad(dev, "flood.packets_one", size);
-        device_shape_mark_bad(dev, "flood.packets_local", size);
-    }
+    for (const char *const *k = st->ms->cases[c].ruled_out; k && *k; k++)
+        device_shape_mark_bad(dev, *k, size);
     size_t saved_override = dev->local_size_override;
     dev->local_size_override = size;
     dev->n_noted = 0;
@@ -187,35 +158,38 @@ static int by_size(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Every size a run may choose on DEV: --work-group when given, else each kernel's size from
- * the profile (its entries and default) and the tuning, and for whole packets the smaller
- * groups a small scenario cuts theirs to (powers of two from 32: flood_packets.c). A shape
- * found bad adds every other power of two (SWEEP), as the run then moves to one of them. */
-int shapes_sizes(const device_ctx *dev, int sweep, size_t *sizes, int cap)
+/* Every size a run of MODEL may choose on DEV: --work-group when given, else each of its
+ * kernels' sizes from the profile (its entries and default) and the tuning, and the smaller
+ * groups a small scenario cuts some kernels' to (model_shapes.cut). A shape found bad adds
+ * every other power of two (SWEEP), as the run then moves to one of them. */
+int shapes_sizes(const device_ctx *dev, const model_ops *model, int sweep, size_t *sizes,
+                 int cap)
 {
     int n = 0;
     size_t limit = dev->info.max_work_group ? dev->info.max_work_group : 1;
+    const model_shapes *ms = shapes_of(model);
     if (sweep) {
         for (size_t s = 1; s <= limit && s <= 4096; s *= 2)
             add_size(sizes, &n, cap, s);
         return n;
     }
-    if (dev->local_size_override) {
-        add_size(sizes, &n, cap, device_local_size_natural(dev, "flood.packets"));
+    if (dev->local_size_override) { /* every kernel's size */
+        add_size(sizes, &n, cap, device_local_size_natural(dev, "(default)"));
         return n;
     }
     const platform_profile *p = &dev->profile;
-    for (int i = 0; i < p->n_kernels; i++)
-        add_size(sizes, &n, cap, device_local_size_natural(dev, p->work_group[i].kernel));
-    for (int i = 0; i < dev->n_tuned; i++)
-        add_size(sizes, &n, cap, device_local_size_natural(dev, dev->tuned[i].kernel));
+    for (int i = 0; ms && i < p->n_kernels; i++)
+        if (shapes_kernel_of(ms, p->work_group[i].kernel))
+            add_size(sizes, &n, cap, device_local_size_natural(dev, p->work_group[i].kernel));
+    for (int i = 0; ms && i < dev->n_tuned; i++)
+        if (shapes_kernel_of(ms, dev->tuned[i].kernel))
+            add_size(sizes, &n, cap, device_local_size_natural(dev, dev->tuned[i].kernel));
     /* a kernel with neither: the profile's default */
     add_size(sizes, &n, cap, device_local_size_natural(dev, "(default)"));
-    const char *packets[] = {"flood.packets", "flood.packets_scheme"};
-    for (int k = 0; k < 2; k++) {
-        size_t top = device_local_size_natural(dev, packets[k]);
+    for (int k = 0; ms && ms->cut && ms->cut[k]; k++) {
+        size_t top = device_local_size_natural(dev, ms->cut[k]);
         add_size(sizes, &n, cap, top);
-        for (size_t s = 32; s < top; s *= 2)
+        for (size_t s = ms->cut_from ? ms->cut_from : 1; s < top; s *= 2)
             add_size(sizes, &n, cap, s);
     }
     qsort(sizes, (size_t)n, sizeof *sizes, by_size);
@@ -230,19 +204,21 @@ static int tested(const size_t *sizes, int n, size_t s)
     return 0;
 }
 
-/* The untested sizes a run would move to from the bad shapes (device_shape_avoid, and for
- * blind whole packets the other kernel at the same size first: flood_packets.c). */
-static int moved_sizes(const device_ctx *dev, const size_t *sizes, int n, size_t *out, int cap)
+/* The untested sizes a run would move to from the bad shapes found since FROM
+ * (device_shape_avoid, and for a variant another variant at the same size first: the run
+ * sizes them by the first, model_shapes.variants). */
+static int moved_sizes(const device_ctx *dev, const model_shapes *ms, int from,
+                       const size_t *sizes, int n, size_t *out, int cap)
 {
     size_t limit = dev->info.max_work_group ? dev->info.max_work_group : 1;
     int n_out = 0;
-    for (int i = 0; i < dev->n_bad; i++) {
+    const char *lead = ms->variants ? ms->variants[0] : NULL;
+    for (int i = from; i < dev->n_bad; i++) {
         const device_shape *b = &dev->bad[i];
-        int blind = !strcmp(b->kernel, "flood.packets_one") ||
-                    !strcmp(b->kernel, "flood.packets_local");
-        if (blind && !device_shape_bad(dev, "flood.packets", b->size))
+        int variant = lead && strcmp(b->kernel, lead) && listed(ms->variants, b->kernel);
+        if (variant && !device_shape_bad(dev, lead, b->size))
             continue;
-        size_t to = device_shape_avoid(dev, blind ? "flood.packets" : b->kernel, b->size, limit);
+        size_t to = device_shape_avoid(dev, variant ? lead : b->kernel, b->size, limit);
         if (to != b->size && !tested(sizes, n, to) && !tested(out, n_out, to) && n_out < cap)
             out[n_out++] = to;
     }
@@ -259,8 +235,8 @@ static void sizes_text(const size_t *sizes, int n, char *buf, size_t cap)
     }
 }
 
-/* One size: every case, then the blame. A whole-packet case blames its whole-packet kernel;
- * a window-loop case every shape it launched that no passing case of this size launched too
+/* One size: every case, then the blame. A case that names its kernels blames those it
+ * launched; another every shape it launched that no passing case of this size launched too
  * (all of them when each did). SEEN gathers every shape launched. */
 typedef struct shape_list {
     device_shape *items;
@@ -276,15 +252,17 @@ static int test_size(device_ctx *dev, shape_state *st, size_t size, shapes_repor
                      shape_list *seen, FILE *log)
 {
     /* lists as long as the shapes launched: kernels times sizes, whatever the programs hold */
-    shape_list good = {0}, failed[N_CASES] = {{0}};
+    const model_shapes *ms = st->ms;
+    shape_list good = {0}, failed[MAX_CASES] = {{0}};
     int any = 0, rc = 0;
-    for (int c = 0; c < N_CASES && rc == 0; c++) {
-        if (cases[c].size_one && size != 1)
+    for (int c = 0; c < ms->n_cases && rc == 0; c++) {
+        const model_shape_case *cs = &ms->cases[c];
+        if (cs->size_one && size != 1)
             continue;
         char why[512];
         if (log)
             fprintf(log, "device %d: work-groups of %zu: %s...\n", dev->info.index, size,
-                    cases[c].name);
+                    cs->name);
         int r = run_case(dev, st, c, size, why, sizeof why, rep->detail, sizeof rep->detail);
         if (r < 0) {
             rc = -1;
@@ -293,7 +271,7 @@ static int test_size(device_ctx *dev, shape_state *st, size_t size, shapes_repor
         rep->runs++;
         for (int i = 0; i < dev->n_noted && rc == 0; i++) {
             const device_shape *s = &dev->noted[i];
-            int subject = cases[c].subject == WINDOW_LOOP || packet_kernel(s->kernel);
+            int subject = !cs->kernels || listed(cs->kernels, s->kernel);
             rc = list_add(seen, s);
             if (rc == 0 && r == 0)
                 rc = list_add(&good, s);
@@ -308,62 +286,68 @@ static int test_size(device_ctx *dev, shape_state *st, size_t size, shapes_repor
             any |= r == 1;
             if (rep->n_failures < SHAPES_MAX_FAILURES)
                 snprintf(rep->failures[rep->n_failures++], sizeof rep->failures[0],
-                         "work-groups of %zu, %s: %.300s", size, cases[c].name, why);
+                         "work-groups of %zu, %s: %.300s", size, cs->name, why);
         }
     }
-    for (int c = 0; rc == 0 && any && c < N_CASES; c++) {
+    for (int c = 0; rc == 0 && any && c < ms->n_cases; c++) {
         int blamed = 0;
         for (int pass = 0; pass < 2 && !blamed; pass++)
             for (int i = 0; i < failed[c].n; i++)
-                if (pass == 1 || cases[c].subject != WINDOW_LOOP ||
+                if (pass == 1 || ms->cases[c].kernels ||
                     !noted_in(good.items, good.n, &failed[c].items[i])) {
                     device_shape_mark_bad(dev, failed[c].items[i].kernel, failed[c].items[i].size);
                     blamed = 1;
                 }
     }
     free(good.items);
-    for (int c = 0; c < N_CASES; c++)
+    for (int c = 0; c < ms->n_cases; c++)
         free(failed[c].items);
     return rc;
 }
 
-/* A kernel (the three blind whole-packet kernels count as one) that ran in some shape and has
- * no good one left: the device cannot run it, and is refused. */
-static const char *kernel_without_shape(const device_ctx *dev, const device_shape *seen, int n)
+/* A kernel (a model's variants count as one) that ran in some shape and has no good one
+ * left: the device cannot run it, and is refused. */
+static const char *kernel_without_shape(const device_ctx *dev, const model_shapes *ms,
+                                        const device_shape *seen, int n)
 {
     for (int i = 0; i < n; i++) {
         const char *k = seen[i].kernel;
-        int blind = !strcmp(k, "flood.packets") || !strcmp(k, "flood.packets_one") ||
-                    !strcmp(k, "flood.packets_local");
+        int variant = listed(ms->variants, k);
         int good = 0;
         for (int j = 0; j < n && !good; j++) {
             const char *o = seen[j].kernel;
-            int same = blind ? !strcmp(o, "flood.packets") || !strcmp(o, "flood.packets_one") ||
-                                   !strcmp(o, "flood.packets_local")
-                             : !strcmp(o, k);
+            int same = variant ? listed(ms->variants, o) : !strcmp(o, k);
             good = same && !device_shape_bad(dev, o, seen[j].size);
         }
         if (!good)
-            return blind ? "whole packets (flood_packets, flood_packets_one, "
-                           "flood_packets_local)"
-                         : k;
+            return variant && ms->variants_name ? ms->variants_name : k;
     }
     return NULL;
 }
 
-int shapes_test(device_ctx *dev, shapes_report *rep, FILE *log)
+int shapes_test(device_ctx *dev, const model_ops *model, shapes_report *rep, FILE *log)
 {
     memset(rep, 0, sizeof *rep);
+    const model_shapes *ms = shapes_of(model);
+    if (!ms || ms->n_cases < 1 || ms->n_cases > MAX_CASES) {
+        snprintf(rep->detail, sizeof rep->detail, "internal error: the %s model declares %s",
+                 model ? model->name : "(none)",
+                 ms ? "too many kernel-shape cases" : "no kernel-shape cases");
+        return -1;
+    }
     shape_state *st = calloc(1, sizeof *st);
     shape_list seen = {0}; /* every shape the test launched */
     if (!st) {
         snprintf(rep->detail, sizeof rep->detail, "out of memory");
         return -1;
     }
-    dev->n_bad = 0;
+    st->model = model;
+    st->ms = ms;
+    /* verdicts from here on are this model's (another model's stay: its kernels differ) */
+    int from = rep->first_bad = dev->n_bad;
     double t0 = wall_seconds();
     size_t sizes[16];
-    int n_sizes = shapes_sizes(dev, 0, sizes, 16);
+    int n_sizes = shapes_sizes(dev, model, 0, sizes, 16);
     int rc = 0;
     /* the fault hooks of CLNETSIM_TEST_FAIL count the run's own calls, not the test's */
     device_fault saved_fault = dev->fault;
@@ -375,7 +359,7 @@ int shapes_test(device_ctx *dev, shapes_report *rep, FILE *log)
     for (int more = 1; rc == 0 && more;) {
         more = 0;
         size_t next[16];
-        int n_next = moved_sizes(dev, sizes, n_sizes, next, 16);
+        int n_next = moved_sizes(dev, ms, from, sizes, n_sizes, next, 16);
         for (int z = 0; rc == 0 && z < n_next && n_sizes < 16; z++) {
             rc = test_size(dev, st, next[z], rep, &seen, log);
             sizes[n_sizes++] = next[z];
@@ -387,12 +371,12 @@ int shapes_test(device_ctx *dev, shapes_report *rep, FILE *log)
     rep->n_sizes = n_sizes;
     sizes_text(sizes, n_sizes, rep->sizes, sizeof rep->sizes);
     if (rc == 0) {
-        const char *k = kernel_without_shape(dev, seen.items, seen.n);
+        const char *k = kernel_without_shape(dev, ms, seen.items, seen.n);
         if (k)
             snprintf(rep->refused, sizeof rep->refused, "%s", k);
         rep->wall_s = wall_seconds() - t0;
     }
-    for (int c = 0; c < N_CASES; c++)
+    for (int c = 0; c < ms->n_cases; c++)
         free(st->sc[c]);
     free(st);
     free(seen.items);
@@ -400,13 +384,13 @@ int shapes_test(device_ctx *dev, shapes_report *rep, FILE *log)
     return rc;
 }
 
-void shapes_warn(const device_ctx *dev, FILE *out)
+void shapes_warn(const device_ctx *dev, int from, FILE *out)
 {
     if (!out)
         return;
-    for (int i = 0; i < dev->n_bad; i++) {
+    for (int i = from < 0 ? 0 : from; i < dev->n_bad; i++) {
         int first = 1;
-        for (int j = 0; j < i && first; j++)
+        for (int j = from; j < i && first; j++)
             first = strcmp(dev->bad[j].kernel, dev->bad[i].kernel) != 0;
         if (!first)
             continue;
@@ -424,29 +408,35 @@ void shapes_warn(const device_ctx *dev, FILE *out)
     }
 }
 
-int shapes_ensure(device_ctx *dev, FILE *log, FILE *warn, cn_error *err)
+int shapes_ensure(device_ctx *dev, const model_ops *model, FILE *log, FILE *warn,
+                  cn_error *err)
 {
+    if (!shapes_of(model))
+        return 0;
     char refused[192], key[256];
     size_t sizes[16];
-    /* the cache is keyed by the sizes a run may choose (another --work-group tests again) */
-    sizes_text(sizes, shapes_sizes(dev, 0, sizes, 16), key, sizeof key);
-    if (device_shapes_load(dev, key, refused, sizeof refused) != 0) {
+    int from = dev->n_bad;
+    /* the cache is keyed by the model and the sizes a run may choose (another --work-group
+     * tests again) */
+    sizes_text(sizes, shapes_sizes(dev, model, 0, sizes, 16), key, sizeof key);
+    if (device_shapes_load(dev, model->name, key, refused, sizeof refused) != 0) {
         shapes_report *rep = malloc(sizeof *rep);
         if (!rep)
             return cn_fail(err, CN_ERR_RUNTIME, "out of memory");
         if (log)
-            fprintf(log, "clnetsim: self-testing every kernel shape on device %d (%s), once: "
-                    "work-groups of %s\n", dev->ordinal, dev->info.name, key);
-        if (shapes_test(dev, rep, NULL) != 0) {
+            fprintf(log, "clnetsim: self-testing every kernel shape of the %s model on device "
+                    "%d (%s), once: work-groups of %s\n", model->name, dev->ordinal,
+                    dev->info.name, key);
+        if (shapes_test(dev, model, rep, NULL) != 0) {
             int rc = cn_fail(err, CN_ERR_RUNTIME, "%s", rep->detail);
             free(rep);
             return rc;
         }
         snprintf(refused, sizeof refused, "%s", rep->refused);
         free(rep);
-        device_shapes_store(dev, key, refused);
+        device_shapes_store(dev, model->name, from, key, refused);
     }
-    shapes_warn(dev, warn);
+    shapes_warn(dev, from, warn);
     if (refused[0])
         return device_fail(err, dev->info.name, CN_ERR_RUNTIME,
                            "device '%s' failed the self-test in every work-group size of %s "

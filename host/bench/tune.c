@@ -5,32 +5,19 @@
 #include "bench/bench.h"
 #include "engine/engine.h"
 
-/* Short, and covering every kernel of the flood model: a static grid floods whole packets
- * (flood_packets), the same grid in two partitions runs the window loop's CSR kernels, and a
- * mobile scenario the cell lists, mobility and re-tiling. */
-static const char *const tune_scenarios[] = {
-    "[topology]\nplacement = grid\nrows = 64\ncols = 64\nspacing = 100\n[connectivity]\n"
-    "range = 100\n[traffic]\npackets = 10\ninterval = 1\n[flood]\nrelay_delay = 1\n"
-    "drop_probability = 0.1\n",
-    /* the same grid in two partitions: static scenarios on several devices or partitions run
-     * the window loop's kernels (transmit, gather_spill) instead of flood_packets */
-    "[topology]\nplacement = grid\nrows = 64\ncols = 64\nspacing = 100\n[connectivity]\n"
-    "range = 100\n[traffic]\npackets = 10\ninterval = 1\n[flood]\nrelay_delay = 1\n"
-    "drop_probability = 0.1\n[partition]\ncount = 2\n",
-    "[topology]\nplacement = uniform\nnodes = 1500\nwidth = 885\nheight = 885\ndepth = 0\n"
-    "[connectivity]\nrange = 100\n[mobility]\nmodel = rwp\nspeed_min = 1\nspeed_max = 5\n"
-    "[traffic]\npackets = 4\ninterval = 1\n[flood]\nrelay_delay = 1\ndrop_probability = 0.1\n",
-};
-#define N_TUNE_SCENARIOS ((int)(sizeof tune_scenarios / sizeof tune_scenarios[0]))
-
-/* scan_add runs with scan_blocks' size (one size serves both): its time counts there. */
-static double kernel_seconds(device_ctx *dev, const char *kernel)
+/* A kernel's time; a kernel sized as one with others (model_shapes.tune_joined: the
+ * flood's scan_add runs with scan_blocks' size) counts their time too. */
+static double kernel_seconds(device_ctx *dev, const model_shapes *ms, const char *kernel)
 {
     double s = device_kernel_timer_seconds(dev, kernel);
-    double add = strcmp(kernel, "cells.scan_blocks")
-                     ? -1
-                     : device_kernel_timer_seconds(dev, "cells.scan_add");
-    return s >= 0 && add > 0 ? s + add : s;
+    for (int j = 0; j < ms->n_joined; j++) {
+        if (strcmp(kernel, ms->tune_joined[j][0]))
+            continue;
+        double add = device_kernel_timer_seconds(dev, ms->tune_joined[j][1]);
+        if (s >= 0 && add > 0)
+            s += add;
+    }
+    return s;
 }
 
 static tune_row *row_of(tune_report *rep, const char *kernel)
@@ -54,7 +41,7 @@ static tune_row *row_of(tune_report *rep, const char *kernel)
     return r;
 }
 
-static int run_scenarios(device_ctx *dev, scenario *scs, cn_error *err)
+static int run_scenarios(device_ctx *dev, scenario *scs, int n, cn_error *err)
 {
     run_results *res = calloc(1, sizeof *res);
     if (!res)
@@ -62,7 +49,7 @@ static int run_scenarios(device_ctx *dev, scenario *scs, cn_error *err)
     engine_options eo = {0};
     device_ctx *ptr = dev;
     int rc = 0;
-    for (int s = 0; rc == 0 && s < N_TUNE_SCENARIOS; s++)
+    for (int s = 0; rc == 0 && s < n; s++)
         rc = engine_run(&scs[s], &ptr, 1, &eo, res, err);
     free(res);
     return rc;
@@ -70,17 +57,17 @@ static int run_scenarios(device_ctx *dev, scenario *scs, cn_error *err)
 
 /* Whether a kernel launched by the warm-up lacks a profile entry: only then does a first use
  * need the search. */
-static int profile_incomplete(device_ctx *dev)
+static int profile_incomplete(device_ctx *dev, const model_shapes *ms)
 {
     for (int i = 0; i < dev->n_local_used; i++)
         if (!platform_profile_entry(&dev->profile, dev->local_used[i].kernel) &&
-            kernel_seconds(dev, dev->local_used[i].kernel) >= 0)
+            kernel_seconds(dev, ms, dev->local_used[i].kernel) >= 0)
             return 1;
     return 0;
 }
 
-static int measure(device_ctx *dev, int repeat, int only_missing, scenario *scs,
-                   tune_report *rep, FILE *log, cn_error *err)
+static int measure(device_ctx *dev, const model_shapes *ms, int repeat, int only_missing,
+                   scenario *scs, tune_report *rep, FILE *log, cn_error *err)
 {
     size_t limit = dev->info.max_work_group ? dev->info.max_work_group : 1024;
     /* 1, then 8 .. 1024: a group of one item is a shape of its own for some kernels
@@ -90,16 +77,17 @@ static int measure(device_ctx *dev, int repeat, int only_missing, scenario *scs,
     for (size_t s = 8; s <= 1024 && s <= limit && rep->n_sizes < TUNE_MAX_SIZES; s *= 2)
         rep->sizes[rep->n_sizes++] = s;
     dev->n_local_used = 0;
-    int rc = run_scenarios(dev, scs, err); /* warm-up: kernel builds, first-touch memory */
+    /* warm-up: kernel builds, first-touch memory */
+    int rc = run_scenarios(dev, scs, ms->n_tune, err);
     if (rc == 0 && only_missing) {
-        if (!profile_incomplete(dev)) {
+        if (!profile_incomplete(dev, ms)) {
             rep->n_sizes = 0; /* the profile has a size for every kernel: nothing to measure */
             return 0;
         }
         if (log)
-            fprintf(log, "clnetsim: measuring work-group sizes on device %d (%s), once: kernels "
-                    "without an entry in platform profile '%s'\n", dev->info.index,
-                    dev->info.name, dev->profile.name);
+            fprintf(log, "clnetsim: measuring work-group sizes on device %d (%s), once: the %s "
+                    "model's kernels without an entry in platform profile '%s'\n",
+                    dev->info.index, dev->info.name, rep->model, dev->profile.name);
     }
     for (int z = 0; rc == 0 && z < rep->n_sizes; z++) {
         dev->local_size_override = rep->sizes[z];
@@ -108,7 +96,7 @@ static int measure(device_ctx *dev, int repeat, int only_missing, scenario *scs,
         for (int r = 0; rc == 0 && r < repeat; r++) {
             dev->n_local_used = 0;
             device_kernel_timer_reset(dev);
-            rc = run_scenarios(dev, scs, err);
+            rc = run_scenarios(dev, scs, ms->n_tune, err);
             for (int i = 0; rc == 0 && i < dev->n_local_used; i++) {
                 /* a size above the kernel's limit ran at a smaller one: measured there */
                 if (dev->local_used[i].size != rep->sizes[z])
@@ -116,7 +104,7 @@ static int measure(device_ctx *dev, int repeat, int only_missing, scenario *scs,
                 tune_row *row = row_of(rep, dev->local_used[i].kernel);
                 if (!row)
                     continue;
-                double t = kernel_seconds(dev, row->kernel);
+                double t = kernel_seconds(dev, ms, row->kernel);
                 if (t < 0)
                     continue; /* not launched by these scenarios: not measured */
                 if (row->seconds[z] < 0 || t < row->seconds[z])
@@ -128,24 +116,53 @@ static int measure(device_ctx *dev, int repeat, int only_missing, scenario *scs,
     return rc;
 }
 
-int tune_measure(device_ctx *dev, int repeat, int only_missing, tune_report *rep, FILE *log,
-                 cn_error *err)
+/* Whether NAME is among the space-separated names of LIST. */
+static int named(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        size_t w = strcspn(p, " ");
+        if (w == n && !strncmp(p, name, n))
+            return 1;
+        p += w;
+        p += strspn(p, " ");
+    }
+    return 0;
+}
+
+/* The measured sizes replace the model's earlier ones; another model's stay. */
+static void forget_model(device_ctx *dev, const model_shapes *ms)
+{
+    int kept = 0;
+    for (int i = 0; i < dev->n_tuned; i++)
+        if (!shapes_kernel_of(ms, dev->tuned[i].kernel))
+            dev->tuned[kept++] = dev->tuned[i];
+    dev->n_tuned = kept;
+}
+
+int tune_measure(device_ctx *dev, const model_ops *model, int repeat, int only_missing,
+                 tune_report *rep, FILE *log, cn_error *err)
 {
     tune_report_free(rep);
     memset(rep, 0, sizeof *rep);
+    const model_shapes *ms = shapes_of(model);
+    if (!ms || ms->n_tune < 1)
+        return cn_fail(err, CN_ERR_RUNTIME, "internal error: the %s model declares no tuning "
+                       "scenarios", model ? model->name : "(none)");
+    rep->model = model->name;
     double t0 = wall_seconds();
-    scenario *scs = calloc(N_TUNE_SCENARIOS, sizeof *scs);
+    scenario *scs = calloc((size_t)ms->n_tune, sizeof *scs);
     if (!scs)
         return cn_fail(err, CN_ERR_RUNTIME, "out of memory");
     int rc = 0;
-    for (int s = 0; rc == 0 && s < N_TUNE_SCENARIOS; s++)
-        rc = config_load_string("tune.ini", tune_scenarios[s], NULL, 0, &scs[s], err);
+    for (int s = 0; rc == 0 && s < ms->n_tune; s++)
+        rc = config_load_string("tune.ini", ms->tune_ini[s], NULL, 0, &scs[s], err);
     size_t saved_override = dev->local_size_override;
-    dev->n_tuned = 0;
+    forget_model(dev, ms);
     if (rc == 0)
         rc = device_kernel_timer_start(dev, err);
     if (rc == 0)
-        rc = measure(dev, repeat < 1 ? 1 : repeat, only_missing, scs, rep, log, err);
+        rc = measure(dev, ms, repeat < 1 ? 1 : repeat, only_missing, scs, rep, log, err);
     device_kernel_timer_stop(dev);
     dev->local_size_override = saved_override;
     free(scs);
@@ -175,13 +192,18 @@ int tune_measure(device_ctx *dev, int repeat, int only_missing, tune_report *rep
             return cn_fail(err, CN_ERR_RUNTIME, "out of memory");
     }
     rep->wall_s = wall_seconds() - t0;
-    char note[160];
+    if (!named(dev->tuned_models, model->name)) {
+        size_t used = strlen(dev->tuned_models);
+        snprintf(dev->tuned_models + used, sizeof dev->tuned_models - used, "%s%s",
+                 used ? " " : "", model->name);
+    }
+    char note[200];
     if (rep->n_sizes == 0)
-        snprintf(note, sizeof note, "nothing measured: platform profile '%s' has a size for every "
-                 "kernel", dev->profile.name);
+        snprintf(note, sizeof note, "%s: nothing measured: platform profile '%s' has a size for "
+                 "every kernel", model->name, dev->profile.name);
     else
-        snprintf(note, sizeof note, "%d runs per size; kernels with a platform-profile entry keep "
-                 "it", repeat < 1 ? 1 : repeat);
+        snprintf(note, sizeof note, "%s: %d runs per size; kernels with a platform-profile "
+                 "entry keep it", model->name, repeat < 1 ? 1 : repeat);
     device_tune_store(dev, note);
     return 0;
 }
@@ -197,8 +219,8 @@ static double at_size(const tune_report *rep, const tune_row *r, size_t size)
 
 void tune_print(const device_ctx *dev, const tune_report *rep, FILE *out)
 {
-    fprintf(out, "\ndevice %d: %s (%s)\n", dev->info.index, dev->info.name,
-            dev->info.platform_name);
+    fprintf(out, "\ndevice %d: %s (%s), the %s model's kernels\n", dev->info.index,
+            dev->info.name, dev->info.platform_name, rep->model ? rep->model : "?");
     fprintf(out, "  %-22s", "kernel, ms at size");
     for (int z = 0; z < rep->n_sizes; z++)
         fprintf(out, " %8zu", rep->sizes[z]);
@@ -229,19 +251,20 @@ void tune_print(const device_ctx *dev, const tune_report *rep, FILE *out)
         fprintf(out, "  measured in %.1f s, not cached (no cache directory)\n", rep->wall_s);
 }
 
-int tune_ensure(device_ctx *dev, FILE *log, cn_error *err)
+int tune_ensure(device_ctx *dev, const model_ops *model, FILE *log, cn_error *err)
 {
     const char *off = getenv("CLNETSIM_NO_TUNE");
     char path[4300];
-    if ((off && *off && strcmp(off, "0")) || dev->local_size_override ||
+    if (!shapes_of(model) || (off && *off && strcmp(off, "0")) || dev->local_size_override ||
         !device_tune_path(dev, path, sizeof path))
         return 0;
-    if (device_tune_load(dev) == 0)
+    /* a file of an earlier clnetsim names no model: each model measures again, once */
+    if (device_tune_load(dev) == 0 && named(dev->tuned_models, model->name))
         return 0;
     tune_report *rep = calloc(1, sizeof *rep);
     if (!rep)
         return cn_fail(err, CN_ERR_RUNTIME, "out of memory");
-    int rc = tune_measure(dev, 2, 1, rep, log, err);
+    int rc = tune_measure(dev, model, 2, 1, rep, log, err);
     tune_report_free(rep);
     free(rep);
     return rc;

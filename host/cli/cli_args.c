@@ -34,9 +34,10 @@ int cli_parse_int(const char *text, long lo, long hi, long *out)
     return 0;
 }
 
-/* Opens, self-tests and tunes device D of the selection. */
+/* Opens, self-tests and tunes device D of the selection, for each of the MODELS. */
 static int open_one(device_ctx *dev, const device_entry *entry, int d, size_t work_group,
-                    int known_answers, int tune, FILE *log, cn_error *err)
+                    int known_answers, int tune, const model_ops *const *models, int n_models,
+                    FILE *log, cn_error *err)
 {
     int rc = device_open(dev, entry, err);
     /* after device_open, which clears the context; also for a device that failed to open,
@@ -47,18 +48,21 @@ static int open_one(device_ctx *dev, const device_entry *entry, int d, size_t wo
     dev->local_size_override = work_group;
     if ((known_answers & CLI_CHECK_PHILOX) && (rc = device_selftest(dev, err)) != 0)
         return rc;
-    if (tune && (rc = tune_ensure(dev, log, err)) != 0)
-        return rc;
+    for (int m = 0; tune && m < n_models; m++)
+        if ((rc = tune_ensure(dev, models[m], log, err)) != 0)
+            return rc;
     /* every shape a run may choose, the tuned sizes among them, against the reference (once:
      * cached), before the device runs anything whose results count */
-    if ((known_answers & CLI_CHECK_SHAPES) && (rc = shapes_ensure(dev, log, stderr, err)) != 0)
-        return rc;
+    for (int m = 0; (known_answers & CLI_CHECK_SHAPES) && m < n_models; m++)
+        if ((rc = shapes_ensure(dev, models[m], log, stderr, err)) != 0)
+            return rc;
     return 0;
 }
 
 int cli_open_devices(const char *spec, size_t work_group, int max, device_list *list,
-                     device_ctx *devs, int *n_open, int known_answers, int tune, FILE *log,
-                     FILE *drop, cn_error *err)
+                     device_ctx *devs, int *n_open, int known_answers, int tune,
+                     const model_ops *const *models, int n_models, FILE *log, FILE *drop,
+                     cn_error *err)
 {
     *n_open = 0;
     int rc = device_enumerate(list, err);
@@ -71,8 +75,8 @@ int cli_open_devices(const char *spec, size_t work_group, int max, device_list *
     int working = 0, first_rc = 0;
     for (int d = 0; d < n; d++) {
         cn_error one = {0};
-        rc = open_one(&devs[d], &list->items[idx[d]], d, work_group, known_answers, tune, log,
-                      &one);
+        rc = open_one(&devs[d], &list->items[idx[d]], d, work_group, known_answers, tune,
+                      models, n_models, log, &one);
         ++*n_open; /* closing a device that failed to open is harmless */
         if (rc == 0) {
             working++;

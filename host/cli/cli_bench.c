@@ -273,10 +273,21 @@ int cli_bench(int argc, char **argv)
         rc = open_output(&csv, ba.csv, "CSV output", &err);
     device_list list = {0};
     int n_open = 0;
+    /* the models of the scenarios, each once: their kernels' shapes and sizes */
+    const model_ops *models[MAX_SCENARIOS];
+    int n_models = 0;
+    for (int k = 0; rc == 0 && k < n_cases; k++) {
+        const model_ops *m = model_find(scs[k].model);
+        int seen = !shapes_of(m);
+        for (int j = 0; j < n_models && !seen; j++)
+            seen = models[j] == m;
+        if (!seen && n_models < MAX_SCENARIOS)
+            models[n_models++] = m;
+    }
     if (rc == 0)
         rc = cli_open_devices(ba.devices && *ba.devices ? ba.devices : "all", ba.work_group,
                               BENCH_MAX_DEVICES, &list, devs, &n_open,
-                              CLI_CHECK_PHILOX | CLI_CHECK_SHAPES, 1,
+                              CLI_CHECK_PHILOX | CLI_CHECK_SHAPES, 1, models, n_models,
                               ba.quiet ? NULL : stderr, NULL, &err);
     const char *set[MAX_OVERRIDES];
     for (int i = 0; i < ba.n_overrides; i++)
@@ -333,11 +344,11 @@ static void print_tune_usage(FILE *out)
             "usage: clnetsim tune [--devices SPEC] [--repeat N] [-q]\n"
             "\n"
             "Measures the work-group size of every kernel on each selected device (default:\n"
-            "all): two short scenarios run at every size from 8 to 1024 with each launch\n"
-            "timed, and each kernel takes the size of least time. Prints the times and the\n"
-            "choice, and caches it next to the kernel binaries; kernels with an entry in the\n"
-            "device's platform profile keep that entry. Runs also do this on a device's first\n"
-            "use; this command measures again.\n"
+            "all): each model's short scenarios run at every size from 8 to 1024 with each\n"
+            "launch timed, and each kernel takes the size of least time. Prints the times and\n"
+            "the choice, a table per model, and caches it next to the kernel binaries; kernels\n"
+            "with an entry in the device's platform profile keep that entry. A run of a model\n"
+            "also does this on a device's first use; this command measures again.\n"
             "\n"
             "options:\n"
             "  -d, --devices SPEC   devices, as for run (default: all)\n"
@@ -377,20 +388,29 @@ int cli_tune(int argc, char **argv)
     device_ctx *devs = calloc(BENCH_MAX_DEVICES, sizeof *devs);
     tune_report *rep = calloc(1, sizeof *rep);
     int n_open = 0;
+    /* every model that declares kernels to tune, in the table's order */
+    const model_ops *models[16];
+    int n_models = 0;
+    for (int i = 0; model_at(i) && n_models < 16; i++)
+        if (shapes_of(model_at(i)))
+            models[n_models++] = model_at(i);
     int rc = devs && rep ? cli_open_devices(spec && *spec ? spec : "all", 0, BENCH_MAX_DEVICES,
                                             &list, devs, &n_open,
-                                            CLI_CHECK_PHILOX | CLI_CHECK_SHAPES, 0, NULL,
-                                            NULL, &err)
+                                            CLI_CHECK_PHILOX | CLI_CHECK_SHAPES, 0, models,
+                                            n_models, NULL, NULL, &err)
                          : cn_fail(&err, CN_ERR_RUNTIME, "out of memory");
-    for (int d = 0; rc == 0 && d < n_open; d++) {
-        if (!quiet)
-            fprintf(stderr, "device %d (%s):\n", devs[d].info.index, devs[d].info.name);
-        rc = tune_measure(&devs[d], (int)repeat, 0, rep, quiet ? NULL : stderr, &err);
-        if (rc == 0) {
-            tune_print(&devs[d], rep, stdout);
-            cli_flush_stdout();
+    for (int d = 0; rc == 0 && d < n_open; d++)
+        for (int m = 0; rc == 0 && m < n_models; m++) {
+            if (!quiet)
+                fprintf(stderr, "device %d (%s), the %s model:\n", devs[d].info.index,
+                        devs[d].info.name, models[m]->name);
+            rc = tune_measure(&devs[d], models[m], (int)repeat, 0, rep, quiet ? NULL : stderr,
+                              &err);
+            if (rc == 0) {
+                tune_print(&devs[d], rep, stdout);
+                cli_flush_stdout();
+            }
         }
-    }
     for (int d = 0; d < n_open; d++)
         device_close(&devs[d]);
     device_list_free(&list);
@@ -457,7 +477,10 @@ int cli_selftest(int argc, char **argv)
              * first-use search of a run, cached) are among the shapes a run may choose */
             device_fault_arm(&dev, d);
             cn_error te = {0};
-            if (tune_ensure(&dev, quiet ? NULL : stderr, &te) != 0) {
+            int trc = 0;
+            for (int m = 0; trc == 0 && model_at(m); m++)
+                trc = tune_ensure(&dev, model_at(m), quiet ? NULL : stderr, &te);
+            if (trc != 0) {
                 memset(v, 0, sizeof *v);
                 v->index = dev.info.index;
                 snprintf(v->name, sizeof v->name, "%s", dev.info.name);

@@ -377,11 +377,12 @@ static int run_or_resume(int argc, char **argv, int resume)
     /* the set-up the summary reports begins here: opening, self-testing and tuning the
      * devices build kernels too (a cold kernel cache costs most of a small run) */
     double setup_started = wall_seconds();
-    /* kernel shapes are self-tested and tuned only for a model whose kernels have them */
+    /* kernel shapes are self-tested and tuned only for a model whose kernels have them
+     * (MODEL_KERNEL_SHAPES: the cases its model_bench.shapes declares) */
     int shapes = ops && (ops->features & MODEL_KERNEL_SHAPES);
     int checks = CLI_CHECK_PHILOX | (shapes ? CLI_CHECK_SHAPES : 0);
     rc = res && devs ? cli_open_devices(ra.devices, ra.work_group, ENGINE_MAX_DEVICES, &list,
-                                         devs, &n_open, checks, shapes,
+                                         devs, &n_open, checks, shapes, &ops, shapes,
                                          ra.quiet ? NULL : stderr, drop, &err)
                      : cn_fail(&err, CN_ERR_RUNTIME, "out of memory");
     if (rc == 0) {

@@ -147,6 +147,8 @@ typedef struct device_ctx {
      * for; loaded from the tuning cache. */
     int n_tuned, cap_tuned;
     device_shape *tuned;
+    /* The models whose kernels the tuner measured ("flood phold"): those tuned[] covers. */
+    char tuned_models[128];
     /* Kernel timing for the tuner: when on, every launch is profiled per kernel name. */
     struct device_kernel_timer *timer;
     int ordinal;                /* its place among the devices the command opened, from 0 */
@@ -215,30 +217,36 @@ void device_shape_note(device_ctx *dev, const char *kernel, size_t size);
 /* SIZE when KERNEL is not known bad there, else the nearest power of two that is not, below
  * SIZE first, then above it up to LIMIT; SIZE again when every one is bad. */
 size_t device_shape_avoid(const device_ctx *dev, const char *kernel, size_t size, size_t limit);
-/* The self-test's verdicts for DEV, cached like the tuning (shapes-HASH.ini, keyed by the
- * device, its driver, clnetsim's version, the kernels' source, the build options and SIZES,
- * the work-group sizes tested): path in BUF, 0 when there is no cache directory
- * (CLNETSIM_NO_CACHE=1). */
-int device_shapes_path(const device_ctx *dev, const char *sizes, char *buf, size_t cap);
-/* Loads the cached verdicts into DEV->bad, and into REFUSED the kernel that failed in every
- * shape when the device was refused ("" otherwise): 0 when loaded, -1 when there is no usable
- * cache. */
-int device_shapes_load(device_ctx *dev, const char *sizes, char *refused, size_t cap);
-/* Writes DEV->bad and REFUSED (a kernel name, or NULL or "") atomically; -1 when it could
- * not. */
-int device_shapes_store(const device_ctx *dev, const char *sizes, const char *refused);
+/* The self-test's verdicts for DEV and the model MODEL, cached like the tuning
+ * (shapes-HASH.ini, keyed by the model's name, the device, its driver, clnetsim's version, the
+ * kernels' source, the build options and SIZES, the work-group sizes tested): path in BUF, 0
+ * when there is no cache directory (CLNETSIM_NO_CACHE=1). */
+int device_shapes_path(const device_ctx *dev, const char *model, const char *sizes, char *buf,
+                       size_t cap);
+/* Adds the cached verdicts of MODEL to DEV->bad, and puts into REFUSED the kernel that failed
+ * in every shape when the device was refused ("" otherwise): 0 when loaded, -1 when there is
+ * no usable cache (none, damaged, or written for another model). */
+int device_shapes_load(device_ctx *dev, const char *model, const char *sizes, char *refused,
+                       size_t cap);
+/* Writes MODEL's verdicts, DEV->bad from index FROM on, and REFUSED (a kernel name, or NULL or
+ * "") atomically; -1 when it could not. */
+int device_shapes_store(const device_ctx *dev, const char *model, int from, const char *sizes,
+                        const char *refused);
 
 /* ---- tuning: the measured work-group sizes of kernels the profile has no entry for ----
  * Cached next to the kernel binaries, one file per device, driver, clnetsim version and kernel
- * source ("tune-HASH.ini", an INI [work_group] section). */
+ * source ("tune-HASH.ini", an INI [work_group] section, and [tuned] models = the models whose
+ * kernels were measured, each model's kernels named by their keys). */
 
 /* Path of DEV's tuning cache in BUF; 0 when there is no cache directory. */
 int device_tune_path(const device_ctx *dev, char *buf, size_t cap);
-/* Loads DEV's tuning cache into DEV->tuned: 0 when loaded, -1 when there is none or it cannot
- * be used (a damaged cache is ignored: it is measured again). */
+/* Loads DEV's tuning cache into DEV->tuned and DEV->tuned_models ("" for a file written
+ * before the list): 0 when loaded, -1 when there is none or it cannot be used (a damaged
+ * cache is ignored: it is measured again). */
 int device_tune_load(device_ctx *dev);
-/* Writes DEV->tuned atomically (nothing when there is no cache directory); NOTE is written as
- * a comment. Returns 0, or -1 when the file could not be written. */
+/* Writes DEV->tuned and DEV->tuned_models atomically (nothing when there is no cache
+ * directory); NOTE is written as a comment. Returns 0, or -1 when the file could not be
+ * written. */
 int device_tune_store(const device_ctx *dev, const char *note);
 
 /* Per-kernel device time of every launch while on (the tuner's measurement). */

@@ -67,13 +67,17 @@ size_t device_shape_avoid(const device_ctx *dev, const char *kernel, size_t size
 
 /* ---- the cache file ---- */
 
-int device_shapes_path(const device_ctx *dev, const char *sizes, char *buf, size_t cap)
+int device_shapes_path(const device_ctx *dev, const char *model, const char *sizes, char *buf,
+                       size_t cap)
 {
-    /* What the verdicts depend on: the compiler (device, driver), the kernels' source, and the
-     * build options, the test hook's defines among them. */
+    /* What the verdicts depend on: the model (whose cases ran), the compiler (device, driver),
+     * the kernels' source, and the build options, the test hook's defines among them. Files
+     * of clnetsim before the models' own cases had no model in the key: never found, the
+     * device is tested again on its first use. */
     cache_key k;
     cache_key_init(&k);
     cache_key_add_str(&k, "clnetsim kernel shapes self-test");
+    cache_key_add_str(&k, model);
     cache_key_add_device(&k, dev);
     cache_key_add_str(&k, dev->profile.build_options);
     char mask[32];
@@ -85,18 +89,22 @@ int device_shapes_path(const device_ctx *dev, const char *sizes, char *buf, size
 
 typedef struct shapes_reader {
     device_ctx *dev;
+    const char *model;
     char *refused;
     size_t cap;
     int tested; /* the [selftest] section says the test ran to its end */
+    int model_ok; /* and for this model */
 } shapes_reader;
 
-/* [selftest] done = 1, refused = TEXT; [bad] KERNEL = SIZE SIZE ... */
+/* [selftest] done = 1, model = NAME, refused = TEXT; [bad] KERNEL = SIZE SIZE ... */
 static int on_shapes_entry(void *user, const char *section, const char *name, const char *value)
 {
     shapes_reader *r = user;
     if (!strcmp(section, "selftest")) {
         if (!strcmp(name, "done"))
             r->tested = !strcmp(value, "1");
+        else if (!strcmp(name, "model"))
+            r->model_ok = !strcmp(value, r->model);
         else if (!strcmp(name, "refused"))
             snprintf(r->refused, r->cap, "%s", value);
         return 1;
@@ -117,20 +125,22 @@ static int on_shapes_entry(void *user, const char *section, const char *name, co
     return 1;
 }
 
-int device_shapes_load(device_ctx *dev, const char *sizes, char *refused, size_t cap)
+int device_shapes_load(device_ctx *dev, const char *model, const char *sizes, char *refused,
+                       size_t cap)
 {
     char path[4300];
     refused[0] = '\0';
-    if (!device_shapes_path(dev, sizes, path, sizeof path))
+    if (!device_shapes_path(dev, model, sizes, path, sizeof path))
         return -1;
     FILE *f = fopen(path, "r");
     if (!f)
         return -1;
-    shapes_reader r = {dev, refused, cap, 0};
+    shapes_reader r = {dev, model, refused, cap, 0, 0};
     int saved = dev->n_bad;
     int rc = ini_parse_file(f, on_shapes_entry, &r);
     fclose(f);
-    if (rc != 0 || !r.tested) { /* damaged or cut short: tested again, and rewritten */
+    /* damaged, cut short or another model's: tested again, and rewritten */
+    if (rc != 0 || !r.tested || !r.model_ok) {
         dev->n_bad = saved;
         refused[0] = '\0';
         return -1;
@@ -138,23 +148,25 @@ int device_shapes_load(device_ctx *dev, const char *sizes, char *refused, size_t
     return 0;
 }
 
-int device_shapes_store(const device_ctx *dev, const char *sizes, const char *refused)
+int device_shapes_store(const device_ctx *dev, const char *model, int from, const char *sizes,
+                        const char *refused)
 {
     char path[4300], tmp[4400];
-    if (!device_shapes_path(dev, sizes, path, sizeof path))
+    if (!device_shapes_path(dev, model, sizes, path, sizeof path))
         return 0;
     FILE *f = cache_file_begin(path, tmp, sizeof tmp);
     if (!f)
         return -1;
-    fprintf(f, "; kernel shapes self-tested by clnetsim %s on %s (%s, driver %s)\n",
-            CLNETSIM_VERSION, dev->info.name, dev->info.platform_name, dev->info.driver);
-    fprintf(f, "[selftest]\ndone = 1\n; work-group sizes tested: %s\n", sizes);
+    fprintf(f, "; kernel shapes of the %s model self-tested by clnetsim %s on %s (%s, driver %s)\n",
+            model, CLNETSIM_VERSION, dev->info.name, dev->info.platform_name, dev->info.driver);
+    fprintf(f, "[selftest]\ndone = 1\nmodel = %s\n; work-group sizes tested: %s\n", model,
+            sizes);
     if (refused && *refused)
         fprintf(f, "refused = %s\n", refused);
     fprintf(f, "; shapes that differed from the sequential reference: never used here\n[bad]\n");
-    for (int i = 0; i < dev->n_bad; i++) {
+    for (int i = from < 0 ? 0 : from; i < dev->n_bad; i++) {
         int first = 1;
-        for (int j = 0; j < i && first; j++)
+        for (int j = from < 0 ? 0 : from; j < i && first; j++)
             first = strcmp(dev->bad[j].kernel, dev->bad[i].kernel) != 0;
         if (!first)
             continue;

@@ -21,9 +21,14 @@ int device_tune_path(const device_ctx *dev, char *buf, size_t cap)
     return cache_ini_path(&k, "tune", buf, cap);
 }
 
+/* [work_group] KERNEL = SIZE; [tuned] models = NAME NAME ... */
 static int on_tune_entry(void *user, const char *section, const char *name, const char *value)
 {
     device_ctx *dev = user;
+    if (!strcmp(section, "tuned") && !strcmp(name, "models")) {
+        snprintf(dev->tuned_models, sizeof dev->tuned_models, "%s", value);
+        return 1;
+    }
     if (strcmp(section, "work_group"))
         return 0;
     char *end;
@@ -37,6 +42,7 @@ int device_tune_load(device_ctx *dev)
 {
     char path[4300];
     dev->n_tuned = 0;
+    dev->tuned_models[0] = '\0';
     if (!device_tune_path(dev, path, sizeof path))
         return -1;
     FILE *f = fopen(path, "r");
@@ -46,6 +52,7 @@ int device_tune_load(device_ctx *dev)
     fclose(f);
     if (rc != 0) {
         dev->n_tuned = 0; /* damaged: measured again, and rewritten */
+        dev->tuned_models[0] = '\0';
         return -1;
     }
     return 0;
@@ -63,6 +70,9 @@ int device_tune_store(const device_ctx *dev, const char *note)
             CLNETSIM_VERSION, dev->info.name, dev->info.platform_name, dev->info.driver);
     if (note && *note)
         fprintf(f, "; %s\n", note);
+    /* the models whose kernels were measured: another model's first use measures its own */
+    if (dev->tuned_models[0])
+        fprintf(f, "[tuned]\nmodels = %s\n", dev->tuned_models);
     fprintf(f, "[work_group]\n");
     for (int i = 0; i < dev->n_tuned; i++)
         fprintf(f, "%s = %zu\n", dev->tuned[i].kernel, dev->tuned[i].size);

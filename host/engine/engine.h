@@ -90,9 +90,49 @@ enum engine_sync { ENGINE_SYNC_FIXED = 0, ENGINE_SYNC_EVENT = 1, ENGINE_SYNC_BAT
  * `run --packets`, which results() puts into run_results.records (report/records.h);
  * MODEL_KERNEL_SHAPES, kernels whose shapes the devices' self-test
  * checks against the reference and whose work-group sizes the tuner measures
- * (host/bench/shapes.c, tune.c: the flood's kernels). */
+ * (host/bench/shapes.c, tune.c), from the cases its model_bench.shapes declares. */
 #define MODEL_PACKET_ROWS 1u
 #define MODEL_KERNEL_SHAPES 2u
+
+/* One case of the kernel-shape self-test (host/bench/shapes.c): a small scenario of the model,
+ * run at each work-group size a run may choose and compared with the model's reference. */
+typedef struct model_shape_case {
+    const char *name;           /* what it covers, in the self-test's words */
+    const char *ini;            /* its scenario, INI text (the reference must take it) */
+    int size_one;               /* run only in work-groups of one item */
+    /* The kernels (profile names, NULL-terminated) it is the test of: a wrong result blames
+     * those of them it launched. NULL: every kernel it launches, blamed where no case that
+     * passed at the same size launched it too (all of them when each did). */
+    const char *const *kernels;
+    /* Kernels marked bad at the case's size while it runs, so that the run takes another of
+     * its variants (the flood's seen bits in global memory); NULL: none. */
+    const char *const *ruled_out;
+} model_shape_case;
+
+/* What the kernel-shape self-test and `tune` run for a model (MODEL_KERNEL_SHAPES), so that
+ * neither names one. */
+typedef struct model_shapes {
+    /* The kernel families the model launches (NULL-terminated: "flood", "cells"): the
+     * profile's entries and tuned sizes of these are the sizes its runs may choose. */
+    const char *const *families;
+    const model_shape_case *cases;
+    int n_cases;
+    /* Kernels that stand in for one another (NULL-terminated; the run sizes them by the
+     * first and picks among them at that size): one kernel when the self-test asks whether
+     * a good shape is left, named VARIANTS_NAME in the refusal. NULL: none. */
+    const char *const *variants;
+    const char *variants_name;
+    /* Kernels whose work-groups a small scenario cuts to the powers of two from CUT_FROM
+     * below their size (NULL-terminated): those sizes are tested too. NULL: none. */
+    const char *const *cut;
+    size_t cut_from;
+    /* `tune`: short scenarios (INI text) that launch every kernel of the model, and pairs
+     * of kernels sized as one, the second's time counted at the first's. */
+    const char *const *tune_ini;
+    int n_tune;
+    const char *const (*tune_joined)[2];
+    int n_joined;
+} model_shapes;
 
 /* What `clnetsim selftest` and `bench` (host/bench) need of a model beyond a run, so that
  * neither names a model: its sequential reference, and what a benchmark case's size counts.
@@ -112,6 +152,8 @@ typedef struct model_bench {
     /* --sizes: the -s overrides ("section.key=value", at most MAX) that make SC about N
      * units at the same density; the count written, or -1 with ERR set. */
     int (*resize)(const scenario *sc, int64_t n, char out[][96], int max, cn_error *err);
+    /* The kernel-shape self-test's cases and tune's scenarios (above); NULL: none. */
+    const model_shapes *shapes;
 } model_bench;
 
 typedef struct model_ops {
@@ -184,6 +226,8 @@ typedef struct model_ops {
 
 /* Looks a model up by its [simulation] model name. */
 const model_ops *model_find(const char *name);
+/* The I-th model of the table (host/models/models.c), NULL past its end. */
+const model_ops *model_at(int i);
 
 typedef struct engine_options {
     int progress;              /* draw a progress line on stderr (terminal only) */

@@ -28,6 +28,11 @@ const model_ops *model_find(const char *name)
     return NULL;
 }
 
+const model_ops *model_at(int i)
+{
+    return i >= 0 && (size_t)i < N_MODELS ? models[i].ops : NULL;
+}
+
 const model_config *const *model_config_table(int *n)
 {
     static const model_config *configs[N_MODELS];

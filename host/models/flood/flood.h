@@ -12,6 +12,8 @@ extern const model_ops flood_model_ops;
 extern const model_config flood_config;
 /* What selftest and bench need of it: its reference and sizes (flood_bench.c). */
 extern const model_bench flood_bench;
+/* Its kernel-shape self-test cases and tuning scenarios (flood_shapes.c). */
+extern const model_shapes flood_shapes;
 /* The flood oracle's results O (host/oracle) as the flood's declared metrics in WANT: each
  * member by its declared name, the extensions' only where the scenario uses them, and the
  * flows' rows. */

@@ -142,4 +142,5 @@ const model_bench flood_bench = {
     .reference = flood_reference,
     .size = flood_size,
     .resize = flood_resize,
+    .shapes = &flood_shapes,
 };

@@ -610,7 +610,7 @@ _Static_assert(offsetof(flood_params, assess_a) == 248 && offsetof(flood_params,
 
 /* The moving run's mobility into P when one run of ids moves (its model's step kernel reads
  * it; move_groups reads its table, and the *_init kernels take each run's own values). */
-static void params_mobility(const struct model *m, flood_params *p)
+static void params_mobility(const flood_model *m, flood_params *p)
 {
     if (m->n_moving != 1)
         return;

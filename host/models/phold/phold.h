@@ -12,6 +12,8 @@ extern const model_ops phold_model_ops;
 extern const model_config phold_config;
 /* What selftest and bench need of it: its reference and sizes (phold_bench.c). */
 extern const model_bench phold_bench;
+/* Its kernel-shape self-test cases and tuning scenarios (phold_shapes.c). */
+extern const model_shapes phold_shapes;
 /* The PHOLD oracle's outputs (host/oracle; P its parameters, O its results) as a run's
  * members in WANT, by the names docs/models/phold.md ("Outputs") gives them. */
 struct phold_oracle_params;

@@ -61,4 +61,5 @@ const model_bench phold_bench = {
     .reference = phold_reference,
     .size = phold_size,
     .resize = phold_resize,
+    .shapes = &phold_shapes,
 };

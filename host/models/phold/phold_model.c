@@ -204,6 +204,8 @@ const model_ops phold_model_ops = {
     .n_flows = 1,
     .sync = ENGINE_SYNC_EVENT,
     .next_begin = phold_next_begin,
+    /* the devices' kernel-shape self-test and work-group tuning (phold_shapes.c) */
+    .features = MODEL_KERNEL_SHAPES,
     .metrics = &phold_metric_set,
     .bench = &phold_bench,
     .create = phold_create,
