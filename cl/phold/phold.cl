@@ -379,8 +379,10 @@ __kernel void phold_results(uint n, uint P, uint blk, __global const ulong *stat
 {
     uint g = (uint)get_global_id(0), lid = (uint)get_local_id(0);
     __global const ulong *sw = stats + (ulong)blk * STAT_WORDS * P + g;
+    int in = g < n;
     /* (the test hook: in groups of more than one item, the odd items' LPs left out) */
-    int in = g < n && !(TEST_DROPS(TB_PHOLD_RESULTS, lid) && get_local_size(0) > 1);
+    if (TEST_DROPS(TB_PHOLD_RESULTS, lid) && get_local_size(0) > 1u)
+        in = 0;
     __global ulong *out = group_res + (ulong)(base + (uint)get_group_id(0)) * RES_WORDS;
     ulong events = in ? sw[(ulong)STAT_EVENTS * P] : 0;
     reduce_word(scratch, lid, events, REDUCE_SUM, out + RES_EVENTS);
