@@ -76,12 +76,18 @@ void device_print_listing(const device_list *list, FILE *out);
 int device_select(const device_list *list, const char *spec, int *indices, int max, cn_error *err);
 
 /* Per-platform tuning profile (an embedded platforms/NAME.ini file). */
+#define PLATFORM_MAX_CHOICES 8
 typedef struct platform_profile {
     char name[64];             /* profile file, e.g. "pocl.ini" */
     char build_options[512];   /* extra options for clBuildProgram */
     int n_kernels, cap_kernels; /* [work_group] entries: as many as the file gives */
     struct platform_work_group { char kernel[64]; size_t local_size; } *work_group;
     size_t default_local_size; /* for kernels without an entry */
+    /* [kernel] entries: a kernel's compile-time choices other than its work-group size, by
+     * key FAMILY.KERNEL_CHOICE (flood.transmit_mobile_team), each a whole number that the
+     * model reading it checks */
+    int n_choices;
+    struct platform_choice { char key[64]; long value; } choices[PLATFORM_MAX_CHOICES];
 } platform_profile;
 
 /* Finds the profile whose [match] platform/vendor substrings fit the device; falls back to
@@ -95,6 +101,8 @@ void platform_profile_free(platform_profile *p);
 size_t platform_profile_local_size(const platform_profile *p, const char *kernel);
 /* The profile's own entry for KERNEL, or 0 when it only has its default for it. */
 size_t platform_profile_entry(const platform_profile *p, const char *kernel);
+/* The profile's [kernel] entry KEY, or FALLBACK when it has none. */
+long platform_profile_choice(const platform_profile *p, const char *key, long fallback);
 
 #define DEVICE_MAX_LOCAL_ARGS 8 /* __local arguments of one kernel */
 

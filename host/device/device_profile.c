@@ -2,6 +2,9 @@
  * platforms it is for ([match]), the extra build options ([build]) and the work-group sizes per
  * kernel ([work_group], by kernel key as device_keys.c defines it: flood.transmit). The first
  * profile whose [match] fits the device wins; default.ini is the fallback and has no [match].
+ * A profile may also give kernels' compile-time choices ([kernel], by key: the team of
+ * work-items per transmission of flood.transmit_mobile), which the model reading them checks:
+ * the device layer knows no model's choices, only that each is a key and a whole number.
  *
  * Profiles are part of the program, not user input, so a mistake in one is a CN_ERR_RUNTIME
  * error naming the file and line: it must fail loudly in the tests, not fall back quietly. */
@@ -153,6 +156,25 @@ static int on_work_group(profile_parser *pp, const char *name, const char *value
     return 1;
 }
 
+static int on_kernel(profile_parser *pp, const char *name, const char *value)
+{
+    platform_profile *p = pp->profile;
+    if (!is_key(name) || strlen(name) >= sizeof p->choices[0].key)
+        return refuse(pp, name, "'%s' is not a kernel choice's key (FAMILY.NAME, such as "
+                      "flood.transmit_mobile_team)", name);
+    size_t v = 0;
+    if (parse_size(value, &v))
+        return refuse(pp, name, "'%s' for '%s' is not an integer from 1 to 65536", value, name);
+    for (int i = 0; i < p->n_choices; i++)
+        if (strcmp(p->choices[i].key, name) == 0)
+            return refuse(pp, name, "'%s' is given twice", name);
+    if (p->n_choices == PLATFORM_MAX_CHOICES)
+        return refuse(pp, name, "[kernel] has more than %d entries", PLATFORM_MAX_CHOICES);
+    snprintf(p->choices[p->n_choices].key, sizeof p->choices[0].key, "%s", name);
+    p->choices[p->n_choices++].value = (long)v;
+    return 1;
+}
+
 static int on_key(void *user, const char *section, const char *name, const char *value)
 {
     profile_parser *pp = user;
@@ -166,7 +188,10 @@ static int on_key(void *user, const char *section, const char *name, const char 
         return on_build(pp, name, value);
     if (strcmp(section, "work_group") == 0)
         return on_work_group(pp, name, value);
-    return refuse(pp, name, "unknown section [%s] (known: [match], [build], [work_group])",
+    if (strcmp(section, "kernel") == 0)
+        return on_kernel(pp, name, value);
+    return refuse(pp, name,
+                  "unknown section [%s] (known: [match], [build], [work_group], [kernel])",
                   section);
 }
 
@@ -302,4 +327,12 @@ size_t platform_profile_entry(const platform_profile *p, const char *kernel)
         if (strcmp(p->work_group[i].kernel, kernel) == 0)
             return p->work_group[i].local_size;
     return 0;
+}
+
+long platform_profile_choice(const platform_profile *p, const char *key, long fallback)
+{
+    for (int i = 0; key && i < p->n_choices; i++)
+        if (strcmp(p->choices[i].key, key) == 0)
+            return p->choices[i].value;
+    return fallback;
 }

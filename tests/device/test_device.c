@@ -286,6 +286,15 @@ static void test_profiles(void)
     CHECK(platform_profile_local_size(&p, "flood.transmit") == 256);
     CHECK(platform_profile_local_size(&p, "no_such_kernel") == p.default_local_size);
     CHECK(platform_profile_local_size(&p, NULL) == p.default_local_size);
+    /* CPUs keep one work-item per transmission; NVIDIA's GPUs take a team (its [kernel]) */
+    CHECK(platform_profile_choice(&p, "flood.transmit_mobile_team", 0) == 1);
+    platform_profile_free(&p);
+    device_entry nv = synthetic("NVIDIA CUDA", "NVIDIA Corporation", "gpu", CL_DEVICE_TYPE_GPU,
+                                NULL);
+    CHECK_ERR(platform_profile_load(&nv, &p, &err) == 0, err);
+    CHECK(platform_profile_choice(&p, "flood.transmit_mobile_team", 0) == 8);
+    CHECK(platform_profile_choice(&p, "flood.no_such_choice", 3) == 3);
+    CHECK(platform_profile_choice(&p, NULL, 5) == 5);
     platform_profile_free(&p);
 
     char match[128];
@@ -294,6 +303,19 @@ static void test_profiles(void)
     CHECK_ERR(platform_profile_parse("good.ini", good, &p, match, sizeof match, &err) == 0, err);
     CHECK(strcmp(p.build_options, "-DX=1") == 0);
     CHECK(p.default_local_size == 32 && platform_profile_local_size(&p, "flood.transmit") == 128);
+    CHECK(p.n_choices == 0 && platform_profile_choice(&p, "flood.transmit_mobile_team", 1) == 1);
+    platform_profile_free(&p);
+    const char *chosen = "[work_group]\ndefault = 32\n[kernel]\nflood.transmit_mobile_team = 16\n"
+                         "phold.other = 2 ; a comment\n";
+    char no_match[128];
+    CHECK_ERR(platform_profile_parse("kernel.ini", chosen, &p, no_match, sizeof no_match, &err) ==
+                  0,
+              err);
+    CHECK(p.n_choices == 2);
+    CHECK(platform_profile_choice(&p, "flood.transmit_mobile_team", 1) == 16);
+    CHECK(platform_profile_choice(&p, "phold.other", 1) == 2);
+    /* a choice is not a work-group size: the kernel keeps the default */
+    CHECK(platform_profile_entry(&p, "flood.transmit_mobile_team") == 0);
     platform_profile_free(&p);
     device_entry bar = synthetic("The Bar Platform", "x", "d", CL_DEVICE_TYPE_GPU, NULL);
     device_entry foo = synthetic("x", "FOO CORP.", "d", CL_DEVICE_TYPE_GPU, NULL);
@@ -323,6 +345,17 @@ static void test_profiles(void)
                          "line 3: '9lives' is not a kernel name", NULL);
     expect_profile_error("[build]\noptions =\n", "bad.ini: [work_group] has no 'default' size",
                          NULL);
+    expect_profile_error("[work_group]\ndefault = 64\n[kernel]\nteam = 8\n",
+                         "line 4: 'team' is not a kernel choice's key (FAMILY.NAME", NULL);
+    expect_profile_error("[work_group]\ndefault = 64\n[kernel]\nflood.transmit_mobile_team = 0\n",
+                         "line 4: '0' for 'flood.transmit_mobile_team' is not an integer from 1 "
+                         "to 65536", NULL);
+    expect_profile_error("[kernel]\nflood.a = 2\nflood.a = 4\n", "line 3: 'flood.a' is given twice",
+                         NULL);
+    expect_profile_error("[kernel]\nf.a = 1\nf.b = 1\nf.c = 1\nf.d = 1\nf.e = 1\nf.f = 1\n"
+                         "f.g = 1\nf.h = 1\nf.i = 1\n",
+                         "line 10: [kernel] has more than 8 entries", NULL);
+    expect_profile_error("[tunings]\nx = 1\n", "unknown section [tunings]", "[kernel])");
 }
 
 /* ---- include expansion ---- */
