@@ -79,6 +79,17 @@ inline void add_wide(volatile __global uint *ctl, uint word, ulong v)
 #define FLOOD_NODE_DROP 0
 #endif
 
+/* Work-items per transmission of transmit_mobile, -DFLOOD_TEAM=T (a power of two; the host
+ * takes it from the platform profile's flood.transmit_mobile_team, host/models/flood/
+ * flood_setup.c). 1: one work-item per transmission, the kernel it always was (CPUs keep it:
+ * a PoCL work-item is a loop iteration, and a team only adds barriers' worth of bookkeeping).
+ * A GPU with a few thousand transmissions per window fills few of its multiprocessors with
+ * one item each, every item a long serial loop over its candidates; a team of T splits that
+ * loop T ways (transmit_mobile says how). */
+#ifndef FLOOD_TEAM
+#define FLOOD_TEAM 1
+#endif
+
 /* Traffic flows ([traffic.flow NAME] sections, docs/models.md): -DFLOOD_FLOWS=1. Each packet
  * then has its own source, creation time and destination (or broadcast), which the window
  * descriptor brings with the new packet (NEW_WORDS words: slot, packet, source, time lo, time
@@ -590,6 +601,35 @@ __kernel void move_groups(__global long4 *pos, uint n, __constant const flood_pa
                     uint j = cell_nodes[q_];                                                \
                     BODY                                                                    \
                 }                                                                           \
+            }                                                                               \
+    } while (0)
+
+/* FOR_EACH_CANDIDATE's candidates shared by a team of TEAM work-items (a power of two), this
+ * one being member MEMBER: the candidates of the 3 (2-D) or 9 (3-D) rows of cells, each row a
+ * run of cell_nodes, are numbered on across the rows, and the member takes those whose number
+ * is MEMBER modulo TEAM (the row's first such: MEMBER - BEFORE_ modulo TEAM, which the
+ * unsigned difference gives, 2^32 being a multiple of TEAM). Every member gets the floor or the ceiling of count / TEAM, however
+ * the nodes fill the cells, and the members of a team read neighbouring words of cell_nodes
+ * at each step. (A share of the cells instead would give 27 or 9 shares of unequal size to
+ * 8 or 32 members: some idle, the others as slow as the fullest cells.) */
+#define FOR_EACH_CANDIDATE_SHARE(p, j, member, team, BODY)                                  \
+    do {                                                                                    \
+        uint cx_ = cell_axis((p).x, side, nx), cy_ = cell_axis((p).y, side, ny);            \
+        uint cz_ = cell_axis((p).z, side, nz);                                              \
+        uint z0_ = cz_ > 0 ? cz_ - 1 : 0, z1_ = cz_ + 1 < nz ? cz_ + 1 : cz_;               \
+        uint y0_ = cy_ > 0 ? cy_ - 1 : 0, y1_ = cy_ + 1 < ny ? cy_ + 1 : cy_;               \
+        uint x0_ = cx_ > 0 ? cx_ - 1 : 0, x1_ = cx_ + 1 < nx ? cx_ + 1 : cx_;               \
+        uint before_ = 0; /* the candidates of the rows before */                           \
+        for (uint z_ = z0_; z_ <= z1_; z_++)                                                \
+            for (uint y_ = y0_; y_ <= y1_; y_++) {                                          \
+                uint row_ = (z_ * ny + y_) * nx;                                            \
+                uint a_ = cell_start[row_ + x0_], e_ = cell_start[row_ + x1_ + 1];          \
+                for (uint q_ = a_ + (((member) - before_) & ((team) - 1u)); q_ < e_;         \
+                     q_ += (team)) {                                                        \
+                    uint j = cell_nodes[q_];                                                \
+                    BODY                                                                    \
+                }                                                                           \
+                before_ += e_ - a_;                                                         \
             }                                                                               \
     } while (0)
 
@@ -1124,8 +1164,11 @@ typedef struct tx_item {
  * into *IT: a relay of the last window, or a new packet (whose tables it writes; its source has
  * seen it from the start). Returns 1 when the entry transmits (before the duration; it then
  * counts as a transmission when its node is this partition's). Every work-item of the group
- * calls it, for the barrier that orders the reset of the group's local buffer. */
-inline int tx_begin(tx_item *it, tx_window *tw, uint gid, __local uint *l_n,
+ * calls it, for the barrier that orders the reset of the group's local buffer. When a team of
+ * items shares the entry (transmit_mobile), each reads it, and only its LEAD writes the new
+ * packet's tables and counts the transmission: the others would write the same words again,
+ * a race in OpenCL's terms, and count it again. */
+inline int tx_begin(tx_item *it, tx_window *tw, uint gid, int lead, __local uint *l_n,
                     __global const entry_t *in, __global uint *seen, __global uint *slot_packet,
                     __global long *slot_time, __global uint2 *slot_route,
                     __global const ushort *part_of, uint part, uint nparts)
@@ -1158,14 +1201,18 @@ inline int tx_begin(tx_item *it, tx_window *tw, uint gid, __local uint *l_n,
             tk = (long)(((ulong)descriptor(tw, NEW_WORDS * q + 4) << 32) |
                         descriptor(tw, NEW_WORDS * q + 3));
             tw->w.destination = descriptor(tw, NEW_WORDS * q + 5);
-            slot_time[slot] = tk;
-            slot_route[slot] = (uint2)(w->destination, descriptor(tw, NEW_WORDS * q + 6));
+            if (lead) {
+                slot_time[slot] = tk;
+                slot_route[slot] = (uint2)(w->destination, descriptor(tw, NEW_WORDS * q + 6));
+            }
         }
-        slot_packet[slot] = k;
-        atomic_or(&seen[(size_t)slot * w->words + (i >> 5)], 1u << (i & 31u));
+        if (lead) {
+            slot_packet[slot] = k;
+            atomic_or(&seen[(size_t)slot * w->words + (i >> 5)], 1u << (i & 31u));
 #if FLOOD_SCHEME
-        SCHEME_AT(tw->scheme_state, tw->n_nodes, slot, i)[SW_FLAGS] = SF_DONE;
+            SCHEME_AT(tw->scheme_state, tw->n_nodes, slot, i)[SW_FLAGS] = SF_DONE;
 #endif
+        }
     }
     long h = packet_hop(w->T, w->L, tk);
     long t = tk + (h - 1) * w->L;
@@ -1179,7 +1226,7 @@ inline int tx_begin(tx_item *it, tx_window *tw, uint gid, __local uint *l_n,
     it->t = t;
     if (!(w->duration == 0 || t < w->duration))
         return 0;
-    it->n_tx = OWNED(i) ? 1u : 0u;
+    it->n_tx = lead && OWNED(i) ? 1u : 0u;
     return 1;
 }
 
@@ -1293,7 +1340,7 @@ __kernel void transmit(TRANSMIT_COMMON_ARGS, __global const uint *offsets,
     for (uint first = (uint)get_group_id(0) * lsize; first < tw.count;
          first += (uint)get_global_size(0)) {
         tx_item it;
-        if (tx_begin(&it, &tw, first + (uint)get_local_id(0), l_n, in, seen, slot_packet,
+        if (tx_begin(&it, &tw, first + (uint)get_local_id(0), 1, l_n, in, seen, slot_packet,
                      slot_time, slot_route, part_of, part, nparts)) {
             uint i = it.i;
             /* one loop for both models: two loops, one per case, make PoCL 5.0's
@@ -1352,7 +1399,17 @@ inline int in_box(long4 p, long4 lo, long4 hi)
  * The range and the cell grid (RANGE2, SIDE, NX, NY, NZ) stay arguments, although the
  * parameter block holds them: read from it in this kernel's cell search, Mesa's rusticl 22.3
  * (llvmpipe) flooded wrong on several devices, at random (test impls_two_partitions_mobile_
- * static); arguments are what every implementation got right here. */
+ * static); arguments are what every implementation got right here.
+ * Teams (FLOOD_TEAM > 1): the TEAM items of a team take the same entry and share its
+ * candidates (FOR_EACH_CANDIDATE_SHARE). Each hears the receivers it found itself: no two
+ * members meet the same candidate (a node lies in one cell, the rows are disjoint runs of
+ * cell_nodes), and tx_hear is made for concurrent hearers anyway (seen bits, scheme words and
+ * deliveries by atomics, the group's relay buffer by its local counter). The degree and the
+ * first receptions are counted per item and summed over the whole group by tx_end, as every
+ * item's always were, so a team needs no reduction of its own; the lead alone writes a new
+ * packet's tables and counts the transmission (tx_begin). Every item of the group still
+ * passes the same passes and barriers: the loop's bounds depend on the group only. No result
+ * depends on which member heard what (the order of entries, docs/architecture.md). */
 __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, ulong range2,
                               long side, uint nx, uint ny, uint nz,
                               __global const uint *cell_start, __global const uint *cell_nodes,
@@ -1367,20 +1424,36 @@ __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, u
     tx_window_begin(&tw, w, ctl, in_word, n_import, n_new, n_clear, clear_word, inline_desc,
                     desc, seen, deliv, slots, parity TRANSMIT_SCHEME_PASS);
     uint lsize = get_local_size(0);
-    for (uint first = (uint)get_group_id(0) * lsize; first < tw.count;
-         first += (uint)get_global_size(0)) {
+#if FLOOD_TEAM > 1
+    /* TEAM items per entry: FLOOD_TEAM, or the largest power of two dividing the group's size
+     * (its lowest set bit) when FLOOD_TEAM does not divide it, so that every entry has a
+     * whole team and a group of 1, 2 or 4 items (a shape the self-test tries) is still
+     * exact. A group takes lsize / TEAM entries per pass. */
+    uint team = min((uint)FLOOD_TEAM, lsize & (0u - lsize));
+    uint member = (uint)get_local_id(0) & (team - 1u);
+    uint per_pass = lsize / team, stride = (uint)get_global_size(0) / team;
+#define TX_MOBILE_ENTRY (first + (uint)get_local_id(0) / team)
+#define TX_MOBILE_LEAD (member == 0u)
+#define TX_MOBILE_CANDIDATES(p, j, BODY) FOR_EACH_CANDIDATE_SHARE(p, j, member, team, BODY)
+#else
+    uint per_pass = lsize, stride = (uint)get_global_size(0);
+#define TX_MOBILE_ENTRY (first + (uint)get_local_id(0))
+#define TX_MOBILE_LEAD 1
+#define TX_MOBILE_CANDIDATES(p, j, BODY) FOR_EACH_CANDIDATE(p, j, BODY)
+#endif
+    for (uint first = (uint)get_group_id(0) * per_pass; first < tw.count; first += stride) {
         tx_item it;
-        if (tx_begin(&it, &tw, first + (uint)get_local_id(0), l_n, in, seen, slot_packet,
+        if (tx_begin(&it, &tw, TX_MOBILE_ENTRY, TX_MOBILE_LEAD, l_n, in, seen, slot_packet,
                      slot_time, slot_route, part_of, part, nparts)) {
             uint i = it.i;
             long4 p = pos[i];
-            uint deg = 0;
+            uint deg = 0; /* this item's share of the degree: tx_end sums the group's */
             if (in_box(p, box_lo, box_hi)) {
                 /* .w is read only with several partitions: loading it with the coordinates
                  * slowed the one-partition run by 10%, and two loops, one per case, made
                  * PoCL 5.0's work-group compiler fail an assertion */
                 uint win = (uint)(T / tw.w.L);
-                FOR_EACH_CANDIDATE(p, j, {
+                TX_MOBILE_CANDIDATES(p, j, {
                     if (j != i && (nparts <= 1u || pos[j].w == (long)part) &&
                         !TEST_DROPS(TB_TRANSMIT_MOBILE, j)) {
                         ulong d2 = dist2(p, pos[j]);
@@ -1403,6 +1476,9 @@ __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, u
         tx_end(&it, &tw, ctl, l_n, l_flush, l_sums, lbuf, lcap, out_word, out, capacity, spill,
                stamp);
     }
+#undef TX_MOBILE_ENTRY
+#undef TX_MOBILE_LEAD
+#undef TX_MOBILE_CANDIDATES
 }
 
 /* Several devices, static scenarios: the relays in IN[0 .. min(ctl[in_word], capacity)) that

@@ -82,6 +82,7 @@ typedef struct flood_replica {
     size_t ls_place, ls_move, ls_csr, ls_transmit, ls_gather, ls_export,
         ls_retile, ls_cap;
     size_t max_groups;      /* work-groups of a transmit launch that fill the device */
+    uint32_t team;          /* transmit_mobile's work-items per entry (FLOOD_TEAM; 1: one) */
     uint32_t lcap;          /* work-group relay buffer entries */
 
     dbuf params;            /* the parameter block (flood_layout.clh, flood_params) */

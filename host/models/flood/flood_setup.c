@@ -159,6 +159,36 @@ static void mobility_plan(flood_model *m)
     m->wraps = flood_wraps(flood_values_of(&m->sc));
 }
 
+/* The team of work-items per entry of transmit_mobile on R's device (cl/flood/flood.cl,
+ * FLOOD_TEAM): the test hook CLNETSIM_TEST_TEAM=T when set, so that one binary can compare
+ * teams on one device, else the platform profile's [kernel] flood.transmit_mobile_team (a
+ * choice per device: NVIDIA's profile gives one, CPUs keep 1), else 1. A power of two up to
+ * 256; a work-group smaller than the team, or one it does not divide, runs teams of the
+ * largest power of two that divides it (the kernel sees to that). */
+#define TEAM_KEY "flood.transmit_mobile_team"
+#define TEAM_MAX 256
+static int choose_team(flood_replica *r, cn_error *err)
+{
+    const char *v = getenv("CLNETSIM_TEST_TEAM");
+    long team = 1;
+    if (v && *v) {
+        char *end;
+        team = strtol(v, &end, 10);
+        if (*end != '\0' || team < 1 || team > TEAM_MAX || (team & (team - 1)))
+            return cn_fail(err, CN_ERR_INPUT,
+                           "CLNETSIM_TEST_TEAM='%s' is not a power of two from 1 to %d", v,
+                           TEAM_MAX);
+    } else {
+        team = platform_profile_choice(&r->dev->profile, TEAM_KEY, 1);
+        if (team > TEAM_MAX || (team & (team - 1)))
+            return cn_fail(err, CN_ERR_RUNTIME,
+                           "platform profile %s: [kernel] " TEAM_KEY " = %ld is not a power "
+                           "of two from 1 to %d", r->dev->profile.name, team, TEAM_MAX);
+    }
+    r->team = (uint32_t)team;
+    return 0;
+}
+
 static int create_kernels(flood_model *m, flood_replica *r, cn_error *err)
 {
     /* node resources add their kernels, built only for the scenarios that use them */
@@ -184,7 +214,14 @@ static int create_kernels(flood_model *m, flood_replica *r, cn_error *err)
         snprintf(options + strlen(options), sizeof options - strlen(options),
                  "%s-DFLOOD_RESOURCES=1 -DFLOOD_ENERGY=%d -DFLOOD_RES_MOBILE=%d",
                  options[0] ? " " : "", m->energy, m->mobile);
-    int rc = device_build_program(r->dev, sources, m->resources ? 3 : 2, options, &r->prog,
+    /* teams only where the device's choice is one: a team of 1 builds the kernel it was */
+    r->team = 1;
+    int rc = m->mobile ? choose_team(r, err) : 0;
+    if (!rc && r->team > 1)
+        snprintf(options + strlen(options), sizeof options - strlen(options),
+                 "%s-DFLOOD_TEAM=%u", options[0] ? " " : "", r->team);
+    if (!rc)
+        rc = device_build_program(r->dev, sources, m->resources ? 3 : 2, options, &r->prog,
                                   err);
     if (!rc)
         rc = make_kernel(r, place_kernels[flood_values_of(&m->sc)->placement], &r->k_place, &r->ls_place, err);

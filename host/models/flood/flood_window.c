@@ -426,7 +426,9 @@ static int enqueue_transmit(flood_model *m, uint32_t part, flood_replica *r, int
         rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err,
                                 m->mobile ? 48 : 36, 3, KBUF(r->scheme_state), KBUF(r->pend),
                                 KARG(r->pend_cap));
-    size_t groups = (size_t)((m->entries_bound + ls - 1) / ls);
+    /* transmit_mobile's teams take TEAM items per entry (as many as divide the group) */
+    size_t team = m->mobile && r->team > 1 ? (r->team < ls ? r->team : ls) : 1;
+    size_t groups = (size_t)((m->entries_bound * team + ls - 1) / ls);
     if (groups > r->max_groups)
         groups = r->max_groups;
     if (groups == 0) /* no entry, decisions only: the window's clearing still runs */
