@@ -45,7 +45,9 @@ build phold_cpu "" "$cl/phold/phold.cl" "$cl/phold/phold_cpu.cl"
 n=0
 for scheme in 0 1 2; do
     for conn in "" "-DFLOOD_QUDG=1" "-DFLOOD_QUDG=1 -DFLOOD_CAP=6" "-DFLOOD_CAP=4"; do
-        for extra in "" "-DFLOOD_FLOWS=1" "-DFLOOD_NODE_DROP=1 -DFLOOD_FLOWS=1"; do
+        # the last with a team of work-items per transmission (transmit_mobile)
+        for extra in "" "-DFLOOD_FLOWS=1" "-DFLOOD_NODE_DROP=1 -DFLOOD_FLOWS=1" \
+            "-DFLOOD_TEAM=8 -DFLOOD_FLOWS=1"; do
             opts="$conn $extra"
             [ "$scheme" -ne 0 ] && opts="$opts -DFLOOD_SCHEME=$scheme"
             n=$((n + 1))

@@ -107,4 +107,10 @@ check resources_capacity_summary 0 '^capacity +[1-9][0-9]* copies refused' "$bin
 check resources_energy_summary 0 '^energy +[0-9.]+ J spent, [1-9][0-9]* nodes dead \(the first at [0-9.]+ s\)' "$bin" run "$scn/small_energy.ini" --json "$tmp/energy.json"
 expect resources_energy_members sh -c "tr -d '\n ' < '$tmp/energy.json' | grep -q '\"windows\":[0-9]*,\"dead_nodes\":[0-9]*,\"first_death_ns\":[0-9]*,\"energy_spent_nj\":[0-9]*,\"wall_s\"'"
 
+# transmit_mobile's team (CLNETSIM_TEST_TEAM): a power of two, else one sentence before any run
+check team_not_power_of_two 2 "^clnetsim: error: CLNETSIM_TEST_TEAM='12' is not a power of two from 1 to 256\$" \
+    env CLNETSIM_TEST_TEAM=12 "$bin" run "$scn/small_mobile.ini" --quiet
+check team_too_large 2 "CLNETSIM_TEST_TEAM='512' is not a power of two" \
+    env CLNETSIM_TEST_TEAM=512 "$bin" run "$scn/small_mobile.ini" --quiet
+
 finish
