@@ -607,11 +607,12 @@ __kernel void move_groups(__global long4 *pos, uint n, __constant const flood_pa
 /* FOR_EACH_CANDIDATE's candidates shared by a team of TEAM work-items (a power of two), this
  * one being member MEMBER: the candidates of the 3 (2-D) or 9 (3-D) rows of cells, each row a
  * run of cell_nodes, are numbered on across the rows, and the member takes those whose number
- * is MEMBER modulo TEAM (the row's first such: MEMBER - BEFORE_ modulo TEAM, which the
- * unsigned difference gives, 2^32 being a multiple of TEAM). Every member gets the floor or the ceiling of count / TEAM, however
- * the nodes fill the cells, and the members of a team read neighbouring words of cell_nodes
- * at each step. (A share of the cells instead would give 27 or 9 shares of unequal size to
- * 8 or 32 members: some idle, the others as slow as the fullest cells.) */
+ * is MEMBER modulo TEAM (a row's first such is MEMBER - BEFORE_ modulo TEAM past its start,
+ * which the unsigned difference gives: 2^32 is a multiple of TEAM). Every member gets the
+ * floor or the ceiling of count / TEAM, however the nodes fill the cells, and the members of
+ * a team read neighbouring words of cell_nodes at each step. (A share of the cells instead
+ * would give 27 or 9 shares of unequal size to 8 or 32 members: some idle, the others as
+ * slow as the fullest cells.) */
 #define FOR_EACH_CANDIDATE_SHARE(p, j, member, team, BODY)                                  \
     do {                                                                                    \
         uint cx_ = cell_axis((p).x, side, nx), cy_ = cell_axis((p).y, side, ny);            \

@@ -16,7 +16,8 @@ unset CLNETSIM_TEST_TEAM CLNETSIM_TEST_BREAK_KERNEL CLNETSIM_TEST_PROFILE_ENTRIE
 # cache's key does not hold the team, and the team's runs must test their own shapes
 export XDG_CACHE_HOME="$tmp/cache"
 
-mob="-s mobility.model=rwp -s mobility.speed_min=5 -s mobility.speed_max=20 -s topology.width=500 -s topology.height=500"
+mob="-s mobility.model=rwp -s mobility.speed_min=5 -s mobility.speed_max=20"
+mob="$mob -s topology.width=500 -s topology.height=500"
 # NAME, extra output option ("" or --packets), then the run's arguments
 team_case() {
     # (check and expect set NAME: the case's own is TC)
@@ -27,8 +28,8 @@ team_case() {
     # shellcheck disable=SC2086
     check "${tc}_team1" 0 '' "$bin" run "$@" -q --json "$tmp/$tc.1.json" $p1
     # shellcheck disable=SC2086
-    check "${tc}_team4" 0 '' env CLNETSIM_TEST_TEAM=4 XDG_CACHE_HOME="$tmp/cache4" "$bin" run "$@" -q \
-        --json "$tmp/$tc.4.json" $p4
+    check "${tc}_team4" 0 '' env CLNETSIM_TEST_TEAM=4 XDG_CACHE_HOME="$tmp/cache4" \
+        "$bin" run "$@" -q --json "$tmp/$tc.4.json" $p4
     expect "${tc}_team4_not_left_out" sh -c "! grep -q 'failed the self-test' '$tmp/out'"
     check "${tc}_same" 0 '' "$compare" "$tmp/$tc.1.json" "$tmp/$tc.4.json"
     [ -n "$packets" ] && expect "${tc}_same_packets" cmp -s "$tmp/$tc.1.csv" "$tmp/$tc.4.csv"
