@@ -71,15 +71,25 @@ int device_shapes_path(const device_ctx *dev, const char *model, const char *siz
                        size_t cap)
 {
     /* What the verdicts depend on: the model (whose cases ran), the compiler (device, driver),
-     * the kernels' source, and the build options, the test hook's defines among them. Files
-     * of clnetsim before the models' own cases had no model in the key: never found, the
-     * device is tested again on its first use. */
+     * the kernels' source, the build options (the test hook's defines among them) and the
+     * profile's kernel choices. Files of clnetsim before the models' own cases had no model in
+     * the key, and before the choices none of them: never found, the device is tested again
+     * on its first use. */
     cache_key k;
     cache_key_init(&k);
     cache_key_add_str(&k, "clnetsim kernel shapes self-test");
     cache_key_add_str(&k, model);
     cache_key_add_device(&k, dev);
     cache_key_add_str(&k, dev->profile.build_options);
+    /* the profile's kernel choices build other kernels (a team of 16 is not a team of 1);
+     * the test hooks that override them (CLNETSIM_TEST_TEAM) are not in the key: tests that
+     * set them give each setting its own cache directory */
+    for (int i = 0; i < dev->profile.n_choices; i++) {
+        char choice[96];
+        snprintf(choice, sizeof choice, "%s=%ld", dev->profile.choices[i].key,
+                 dev->profile.choices[i].value);
+        cache_key_add_str(&k, choice);
+    }
     char mask[32];
     snprintf(mask, sizeof mask, "%u", dev->fault.break_mask);
     cache_key_add_str(&k, mask);

@@ -292,7 +292,7 @@ static void test_profiles(void)
     device_entry nv = synthetic("NVIDIA CUDA", "NVIDIA Corporation", "gpu", CL_DEVICE_TYPE_GPU,
                                 NULL);
     CHECK_ERR(platform_profile_load(&nv, &p, &err) == 0, err);
-    CHECK(platform_profile_choice(&p, "flood.transmit_mobile_team", 0) == 8);
+    CHECK(platform_profile_choice(&p, "flood.transmit_mobile_team", 0) == 16);
     CHECK(platform_profile_choice(&p, "flood.no_such_choice", 3) == 3);
     CHECK(platform_profile_choice(&p, NULL, 5) == 5);
     platform_profile_free(&p);

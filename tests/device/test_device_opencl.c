@@ -302,6 +302,31 @@ static void test_selftest(device_ctx *dev)
     }
 }
 
+/* The shapes verdicts' cache key follows the profile's kernel choices: a device whose profile
+ * builds teams of 16 was tested on other kernels than one that builds teams of 1. */
+static void test_shapes_key(device_ctx *dev)
+{
+    char base[1024], changed[1024], restored[1024];
+    CHECK(device_shapes_path(dev, "flood", "256", base, sizeof base));
+    int n = dev->profile.n_choices;
+    CHECK(n < PLATFORM_MAX_CHOICES);
+    if (n >= PLATFORM_MAX_CHOICES)
+        return;
+    snprintf(dev->profile.choices[n].key, sizeof dev->profile.choices[n].key, "%s",
+             "flood.transmit_mobile_team");
+    dev->profile.choices[n].value = 16;
+    dev->profile.n_choices = n + 1;
+    CHECK(device_shapes_path(dev, "flood", "256", changed, sizeof changed));
+    CHECK(strcmp(base, changed) != 0);
+    dev->profile.choices[n].value = 8;
+    char other[1024];
+    CHECK(device_shapes_path(dev, "flood", "256", other, sizeof other));
+    CHECK(strcmp(other, changed) != 0 && strcmp(other, base) != 0);
+    dev->profile.n_choices = n;
+    CHECK(device_shapes_path(dev, "flood", "256", restored, sizeof restored));
+    CHECK(strcmp(base, restored) == 0);
+}
+
 static void test_enumeration(device_list *list)
 {
     cn_error err = {0};
@@ -401,6 +426,7 @@ void test_opencl(void)
             /* Once is enough for the device-independent paths. */
             test_cache(&dev);
             test_build_failure(&dev);
+            test_shapes_key(&dev);
             first_pocl = 0;
         }
         /* Programs, kernels and buffers hold their context: an OpenCL object that the layer
