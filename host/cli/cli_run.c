@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -408,8 +409,12 @@ static int run_or_resume(int argc, char **argv, int resume)
     }
     /* both files are written and synced before either is renamed into place */
     if (rc == 0 && ra.packets) {
-        report_print_records(res, csv.file);
-        rc = output_file_finish(&csv, &err);
+        errno = 0;
+        if (report_print_records(res, csv.file) && errno == ENOMEM)
+            rc = cn_fail(&err, CN_ERR_RUNTIME, "cannot write the %s '%s': out of memory",
+                         csv.what, csv.path);
+        else
+            rc = output_file_finish(&csv, &err);
     }
     if (rc == 0 && ra.json) {
         report_print_json(res, json.file);

@@ -1,4 +1,5 @@
 /* A model's per-record rows, sorted and written as CSV (records.h). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,43 +58,6 @@ static int row_cmp(const record_table *t, int64_t a, int64_t b)
         if (x[c] != y[c])
             return x[c] < y[c] ? -1 : 1;
     return 0;
-}
-
-static void row_swap(record_table *t, int64_t a, int64_t b)
-{
-    size_t w = (size_t)t->shape->n_cols;
-    int64_t tmp[RECORD_MAX_COLUMNS];
-    int64_t *x = t->cells + (size_t)a * w, *y = t->cells + (size_t)b * w;
-    memcpy(tmp, x, w * sizeof *x);
-    memcpy(x, y, w * sizeof *x);
-    memcpy(y, tmp, w * sizeof *x);
-}
-
-static void sift_down(record_table *t, int64_t i, int64_t n)
-{
-    for (;;) {
-        int64_t c = 2 * i + 1;
-        if (c >= n)
-            return;
-        if (c + 1 < n && row_cmp(t, c + 1, c) > 0)
-            c++;
-        if (row_cmp(t, c, i) <= 0)
-            return;
-        row_swap(t, i, c);
-        i = c;
-    }
-}
-
-/* A heap sort, in place: rows with equal cells cannot be told apart, so an unstable sort
- * gives the one order. The fallback when there is no memory for the index of ORDER_OF. */
-static void heap_sort_rows(record_table *t)
-{
-    for (int64_t i = t->n / 2; i-- > 0;)
-        sift_down(t, i, t->n);
-    for (int64_t end = t->n - 1; end > 0; end--) {
-        row_swap(t, 0, end);
-        sift_down(t, 0, end);
-    }
 }
 
 typedef struct keyed {
@@ -156,8 +120,10 @@ int record_table_write_csv(record_table *t, FILE *out)
         return ferror(out) ? -1 : 0;
     const record_shape *s = t->shape;
     keyed *order = order_of(t);
-    if (!order)
-        heap_sort_rows(t);
+    if (!order) {
+        errno = ENOMEM;
+        return -1;
+    }
     for (int c = 0; c < s->n_cols; c++) {
         if (c)
             fputc(',', out);
@@ -165,8 +131,7 @@ int record_table_write_csv(record_table *t, FILE *out)
     }
     fputc('\n', out);
     for (int64_t i = 0; i < t->n; i++) {
-        int64_t at = order ? order[i].row : i;
-        const int64_t *row = t->cells + (size_t)at * (size_t)s->n_cols;
+        const int64_t *row = t->cells + (size_t)order[i].row * (size_t)s->n_cols;
         for (int c = 0; c < s->n_cols; c++) {
             if (c)
                 fputc(',', out);

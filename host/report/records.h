@@ -53,8 +53,9 @@ int record_table_label(record_table *t, const char *label);
 /* A new last row: its shape->n_cols cells, all RECORD_NONE, valid until the next append; NULL
  * out of memory. */
 int64_t *record_table_append(record_table *t);
-/* Sorts T's rows (above, record_shape) and writes the header and the rows as CSV, nothing
- * when T has no shape. 0, or -1 when OUT has an error. */
+/* Writes the header and T's rows as CSV in the table's order (above, record_shape), nothing
+ * when T has no shape. 0, or -1 when OUT has an error or there is no memory for the order
+ * (errno ENOMEM, nothing written). */
 int record_table_write_csv(record_table *t, FILE *out);
 /* Releases T's rows; T has no rows and no shape after. */
 void record_table_free(record_table *t);
