@@ -43,6 +43,65 @@ __kernel void cell_scatter(uint n, __global const uint *cell_of, __global const 
     cell_nodes[cell_start[c] + atomic_dec(&cell_count[c]) - 1u] = i;
 }
 
+/* The whole build in one work-group, for a device where a launch costs more than the
+ * kernels (a GPU binning a few thousand nodes every window): one launch instead of count,
+ * scan(s) and scatter. COUNTS holds N_CELLS + 1 words, SUMS one per item. The same outputs
+ * as the kernels above: cell_of (CELL_NONE for a node left out), start (start[n_cells] =
+ * the total) and the same set of nodes in every cell, in an order that depends on
+ * scheduling as cell_scatter's does. It never touches the global counts, which stay zero. */
+__kernel void build_one_group(__global const long4 *pos, uint n, long side, uint nx, uint ny,
+                              uint nz, uint n_cells, __global uint *cell_of,
+                              __global uint *cell_start, __global uint *cell_nodes,
+                              __global const uchar *include, uint filtered,
+                              __local uint *counts, __local uint *sums)
+{
+    uint lid = get_local_id(0), lsize = get_local_size(0);
+    uint len = n_cells + 1u;
+    for (uint c = lid; c < len; c += lsize)
+        counts[c] = 0u;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* Item LID bins nodes LID, LID + LSIZE, ...: the scatter below reads back only the
+     * cell_of entries the same item wrote, so no fence on global memory is needed. */
+    for (uint i = lid; i < n; i += lsize) {
+        long4 p = pos[i];
+        uint c = CELL_NONE;
+        if (!filtered || include[p.w]) {
+            c = cell_of_pos(p, side, nx, ny, nz);
+            atomic_inc(&counts[c]);
+        }
+        cell_of[i] = c;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* Exclusive scan of the LEN counts: each item sums its own run of consecutive cells, the
+     * group scans those sums (inclusive, in SUMS), then each item walks its run again. */
+    uint per = (len + lsize - 1u) / lsize;
+    uint lo = min(lid * per, len), hi = min(lo + per, len);
+    uint own = 0u;
+    for (uint c = lo; c < hi; c++)
+        own += counts[c];
+    sums[lid] = own;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint off = 1; off < lsize; off <<= 1) {
+        uint add = lid >= off ? sums[lid - off] : 0u;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        sums[lid] += add;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    /* start[] goes out; COUNTS keeps each cell's end, counted down by the scatter */
+    uint at = sums[lid] - own;
+    for (uint c = lo; c < hi; c++) {
+        cell_start[c] = at;
+        at += counts[c];
+        counts[c] = at;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint i = lid; i < n; i += lsize) {
+        uint c = cell_of[i];
+        if (c != CELL_NONE)
+            cell_nodes[atomic_dec(&counts[c]) - 1u] = i;
+    }
+}
+
 /* Exclusive prefix sum, in three steps so that any length works on any device:
  * scan_blocks scans each work-group's slice and stores the slice total, the totals are
  * scanned the same way (recursively, by the host), and scan_add adds them back.

@@ -156,22 +156,62 @@ static int on_work_group(profile_parser *pp, const char *name, const char *value
     return 1;
 }
 
+/* Choices whose values are not sizes from 1 to 65536 (a team, a work-group): their bounds. */
+static const struct choice_range {
+    const char *key;
+    long lo, hi;
+} choice_ranges[] = {
+    /* nodes up to which the cell lists are built by one work-group, 0: never
+     * (host/engine/cell_lists.c); the bound is the test hook's, CELLS_ONE_GROUP_MAX */
+    {"cells.one_group_nodes", 0, 2147483647L},
+};
+
+/* VALUE, all digits, within [LO, HI]. */
+static int parse_whole(const char *value, long lo, long hi, long *out)
+{
+    long v = 0;
+    if (!*value)
+        return -1;
+    for (const char *c = value; *c; c++) {
+        if (!isdigit((unsigned char)*c) || v > (hi - (*c - '0')) / 10)
+            return -1;
+        v = v * 10 + (*c - '0');
+    }
+    if (v < lo)
+        return -1;
+    *out = v;
+    return 0;
+}
+
 static int on_kernel(profile_parser *pp, const char *name, const char *value)
 {
     platform_profile *p = pp->profile;
     if (!is_key(name) || strlen(name) >= sizeof p->choices[0].key)
         return refuse(pp, name, "'%s' is not a kernel choice's key (FAMILY.NAME, such as "
                       "flood.transmit_mobile_team)", name);
-    size_t v = 0;
-    if (parse_size(value, &v))
-        return refuse(pp, name, "'%s' for '%s' is not an integer from 1 to 65536", value, name);
+    long v = 0;
+    const struct choice_range *range = NULL;
+    for (size_t i = 0; i < sizeof choice_ranges / sizeof choice_ranges[0]; i++)
+        if (strcmp(choice_ranges[i].key, name) == 0)
+            range = &choice_ranges[i];
+    if (range) {
+        if (parse_whole(value, range->lo, range->hi, &v))
+            return refuse(pp, name, "'%s' for '%s' is not a whole number from %ld to %ld", value,
+                          name, range->lo, range->hi);
+    } else {
+        size_t size = 0;
+        if (parse_size(value, &size))
+            return refuse(pp, name, "'%s' for '%s' is not an integer from 1 to 65536", value,
+                          name);
+        v = (long)size;
+    }
     for (int i = 0; i < p->n_choices; i++)
         if (strcmp(p->choices[i].key, name) == 0)
             return refuse(pp, name, "'%s' is given twice", name);
     if (p->n_choices == PLATFORM_MAX_CHOICES)
         return refuse(pp, name, "[kernel] has more than %d entries", PLATFORM_MAX_CHOICES);
     snprintf(p->choices[p->n_choices].key, sizeof p->choices[0].key, "%s", name);
-    p->choices[p->n_choices++].value = (long)v;
+    p->choices[p->n_choices++].value = v;
     return 1;
 }
 

@@ -1,3 +1,4 @@
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/cell_lists.h"
@@ -124,14 +125,74 @@ void scan_free(scan_ctx *s, dbuf_account *acc)
     memset(s, 0, sizeof *s);
 }
 
+int cell_lists_one_group_nodes(const device_ctx *dev, uint32_t *out, cn_error *err)
+{
+    const char *v = getenv("CLNETSIM_TEST_CELLS_ONE_GROUP");
+    *out = 0;
+    if (v && *v) {
+        /* digits only: strtoul would take a sign, spaces, and wrap a negative value */
+        unsigned long long x = 0;
+        const char *d = v;
+        for (; *d >= '0' && *d <= '9' && x <= CELLS_ONE_GROUP_MAX; d++)
+            x = x * 10 + (unsigned long long)(*d - '0');
+        if (*d || x > CELLS_ONE_GROUP_MAX)
+            return cn_fail(err, CN_ERR_INPUT,
+                           "CLNETSIM_TEST_CELLS_ONE_GROUP='%s' is not a whole number from 0 to %ld",
+                           v, (long)CELLS_ONE_GROUP_MAX);
+        *out = (uint32_t)x;
+        return 0;
+    }
+    /* the profile's value was checked when it was read (device_profile.c) */
+    long p = platform_profile_choice(&dev->profile, CELLS_ONE_GROUP_KEY, 0);
+    *out = p <= 0 ? 0 : (uint32_t)p;
+    return 0;
+}
+
+/* build_one_group's __local arguments: N_CELLS + 1 counts, and a word per item for the scan
+ * of the items' sums. */
+static cl_ulong one_group_local_args(size_t size, const void *user)
+{
+    const uint32_t *n_cells = user;
+    return ((cl_ulong)*n_cells + 1 + (cl_ulong)size) * 4;
+}
+
+/* Chooses the one-group build when the node count allows it and its local memory fits the
+ * device at some work-group size: the largest the kernel allows, as device_local_size_fit
+ * cuts it to the device's local memory. */
+static int choose_one_group(cell_lists *c, device_ctx *dev, cl_program prog, cn_error *err)
+{
+    uint32_t most = 0;
+    int rc = cell_lists_one_group_nodes(dev, &most, err);
+    if (rc || c->n > most)
+        return rc;
+    rc = device_create_kernel(dev, prog, "cells.build_one_group", &c->k_one, err);
+    if (rc)
+        return rc;
+    uint32_t n_cells = c->grid.n_cells;
+    size_t ls = device_local_size_fit(dev, "cells.build_one_group", c->k_one, 0,
+                                      one_group_local_args, &n_cells);
+    if (device_kernel_local_own(dev, c->k_one) + one_group_local_args(ls, &n_cells) >
+        device_local_limit(dev)) {
+        /* too many cells for one group's local memory: the multi-kernel build */
+        clReleaseKernel(c->k_one);
+        c->k_one = NULL;
+        return 0;
+    }
+    c->one_group = 1;
+    c->local_one = ls;
+    return 0;
+}
+
 int cell_lists_init(cell_lists *c, device_ctx *dev, cl_program prog, const cell_grid *g,
                     uint32_t n, dbuf_account *acc, cn_error *err)
 {
     memset(c, 0, sizeof *c);
     c->grid = *g;
     c->n = n;
-    int rc = create_kernel(dev, prog, "cells.cell_count", &c->k_count, &c->local_count, err);
-    if (!rc)
+    int rc = choose_one_group(c, dev, prog, err);
+    if (!rc && !c->one_group)
+        rc = create_kernel(dev, prog, "cells.cell_count", &c->k_count, &c->local_count, err);
+    if (!rc && !c->one_group)
         rc = create_kernel(dev, prog, "cells.cell_scatter", &c->k_scatter, &c->local_scatter, err);
     if (!rc)
         rc = dbuf_alloc(dev, &c->cell_of, (size_t)n * 4, acc, "cell index", err);
@@ -139,12 +200,13 @@ int cell_lists_init(cell_lists *c, device_ctx *dev, cl_program prog, const cell_
         rc = dbuf_alloc(dev, &c->count, (size_t)g->n_cells * 4, acc, "cell count", err);
     if (!rc)
         rc = dbuf_alloc(dev, &c->start, ((size_t)g->n_cells + 1) * 4, acc, "cell start", err);
-    /* zero once: every build leaves the counts at zero (cell_scatter) */
+    /* zero once: every build leaves the counts at zero (cell_scatter; the one-group build
+     * counts in local memory and never writes them) */
     if (!rc)
         rc = dbuf_zero(dev, &c->count, 0, (size_t)g->n_cells * 4, err);
     if (!rc)
         rc = dbuf_alloc(dev, &c->nodes, (size_t)n * 4, acc, "cell nodes", err);
-    if (!rc)
+    if (!rc && !c->one_group)
         rc = scan_init(&c->scan, dev, prog, (size_t)g->n_cells + 1, acc, err);
     return rc;
 }
@@ -157,6 +219,17 @@ int cell_lists_build(cell_lists *c, device_ctx *dev, dbuf *pos, dbuf *include, c
     /* without a filter the kernel never reads INCLUDE: any buffer does */
     cl_uint filtered = include != NULL;
     dbuf *inc = include ? include : &c->count;
+    if (c->one_group) {
+        int rc = kernel_args_cached(
+            dev, c->k_one, &c->one_args, "cells.build_one_group", err, 0, 14, KBUF(*pos),
+            KARG(c->n), KARG(g->side), KARG(g->nx), KARG(g->ny), KARG(g->nz), KARG(n_cells),
+            KBUF(c->cell_of), KBUF(c->start), KBUF(c->nodes), KBUF(*inc), KARG(filtered),
+            KLOCAL(((size_t)n_cells + 1) * 4), KLOCAL(c->local_one * 4));
+        if (!rc)
+            rc = enqueue_1d(dev, c->k_one, "cells.build_one_group", c->local_one, c->local_one,
+                            &evs[(*n_evs)++], err);
+        return rc;
+    }
     int rc = kernel_args_cached(dev, c->k_count, &c->count_args, "cells.cell_count", err, 0, 10,
                                 KBUF(*pos), KARG(c->n), KARG(g->side), KARG(g->nx), KARG(g->ny),
                                 KARG(g->nz), KBUF(c->cell_of), KBUF(c->count), KBUF(*inc),
@@ -188,5 +261,7 @@ void cell_lists_free(cell_lists *c, dbuf_account *acc)
         clReleaseKernel(c->k_count);
     if (c->k_scatter)
         clReleaseKernel(c->k_scatter);
+    if (c->k_one)
+        clReleaseKernel(c->k_one);
     memset(c, 0, sizeof *c);
 }

@@ -43,13 +43,31 @@ typedef struct cell_lists {
     size_t local_count, local_scatter;
     karg_cache count_args, scatter_args; /* the same every build: set once */
     scan_ctx scan;
+    /* ONE_GROUP: the whole build is one launch of cells.build_one_group, one work-group of
+     * LOCAL_ONE items (the kernels above and the scan are then not made). */
+    int one_group;
+    cl_kernel k_one;
+    size_t local_one;
+    karg_cache one_args;
 } cell_lists;
 
+/* The largest node count built in one work-group on DEV: the test hook
+ * CLNETSIM_TEST_CELLS_ONE_GROUP=N when set (a whole number: one binary compares both builds
+ * on one device), else the platform profile's [kernel] cells.one_group_nodes, else 0 (never).
+ * A bad hook value is a CN_ERR_INPUT sentence. */
+#define CELLS_ONE_GROUP_KEY "cells.one_group_nodes"
+#define CELLS_ONE_GROUP_MAX 2147483647 /* the hook's and the profile's largest value */
+int cell_lists_one_group_nodes(const device_ctx *dev, uint32_t *out, cn_error *err);
+
+/* Makes the lists of N nodes on grid G. The build is one launch when N is at most
+ * cell_lists_one_group_nodes and the device's local memory holds the N_CELLS + 1 counts with
+ * the kernel's other needs; else count, prefix sum and scatter. */
 int cell_lists_init(cell_lists *c, device_ctx *dev, cl_program prog, const cell_grid *g,
                     uint32_t n, dbuf_account *acc, cn_error *err);
 /* Rebuilds the lists from POS (long4 per node). With INCLUDE (a byte per group), only the nodes
  * whose group, the fourth component of their position, has a non-zero byte there are listed;
- * NULL lists every node. Up to 3 profiling events go to EVS. */
+ * NULL lists every node. Up to 3 profiling events go to EVS (one for the one-group build);
+ * *N_EVS counts them, and an entry may be NULL (a scan of one element enqueues no kernel). */
 int cell_lists_build(cell_lists *c, device_ctx *dev, dbuf *pos, dbuf *include, cl_event *evs,
                      int *n_evs, cn_error *err);
 void cell_lists_free(cell_lists *c, dbuf_account *acc);
