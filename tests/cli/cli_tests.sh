@@ -112,5 +112,11 @@ check team_not_power_of_two 2 "^clnetsim: error: CLNETSIM_TEST_TEAM='12' is not 
     env CLNETSIM_TEST_TEAM=12 "$bin" run "$scn/small_mobile.ini" --quiet
 check team_too_large 2 "CLNETSIM_TEST_TEAM='512' is not a power of two" \
     env CLNETSIM_TEST_TEAM=512 "$bin" run "$scn/small_mobile.ini" --quiet
+# the one-group cell lists' limit (CLNETSIM_TEST_CELLS_ONE_GROUP): a whole number, else one
+# sentence before any run
+check cells_one_group_bad 2 "^clnetsim: error: CLNETSIM_TEST_CELLS_ONE_GROUP='-5' is not a whole number from 0 to 2147483647\$" \
+    env CLNETSIM_TEST_CELLS_ONE_GROUP=-5 "$bin" run "$scn/small_mobile.ini" --quiet
+check cells_one_group_too_large 2 "CLNETSIM_TEST_CELLS_ONE_GROUP='2147483648' is not a whole number" \
+    env CLNETSIM_TEST_CELLS_ONE_GROUP=2147483648 "$bin" run "$scn/small_mobile.ini" --quiet
 
 finish

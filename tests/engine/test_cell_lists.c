@@ -1,0 +1,268 @@
+/* The one-group cell-list build (cells.build_one_group, host/engine/cell_lists.c) against the
+ * multi-kernel build (count, prefix sum, scatter) on a PoCL device: the same cell of every
+ * node, the same cell starts and the same set of nodes in every cell, on random positions,
+ * with and without the group filter, for node counts from 1 to some thousands, grids of more
+ * cells than the group has items, every node in one cell, and groups of a few items; builds
+ * repeated on the same lists (the counts each build leaves behind), and the global counts left
+ * at zero. Also the choice itself: the hook's bounds, its bad values, and the multi-kernel
+ * build where the cells' counts do not fit the device's local memory. Skipped (77) without a
+ * PoCL device. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/check.h"
+#include "common/error.h"
+#include "device/device.h"
+#include "engine/cell_lists.h"
+
+#define HOOK "CLNETSIM_TEST_CELLS_ONE_GROUP"
+#define GROUPS 5 /* node groups of the filter: groups 1 and 3 are left out */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t next_random(void)
+{
+    /* xorshift64*: any fixed sequence serves */
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 0x2545f4914f6cdd1dull;
+}
+
+typedef struct lists_read {
+    uint32_t *cell_of, *start, *nodes, *count;
+} lists_read;
+
+static void lists_read_free(lists_read *r)
+{
+    free(r->cell_of);
+    free(r->start);
+    free(r->nodes);
+    free(r->count);
+    memset(r, 0, sizeof *r);
+}
+
+static int read_lists(device_ctx *dev, cell_lists *c, lists_read *r, cn_error *err)
+{
+    uint32_t n = c->n, cells = c->grid.n_cells;
+    r->cell_of = malloc((size_t)n * 4);
+    r->start = malloc(((size_t)cells + 1) * 4);
+    r->nodes = malloc((size_t)n * 4);
+    r->count = malloc((size_t)cells * 4);
+    if (!r->cell_of || !r->start || !r->nodes || !r->count)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    int rc = dbuf_read(dev, &c->cell_of, 0, (size_t)n * 4, r->cell_of, 1, err);
+    if (!rc)
+        rc = dbuf_read(dev, &c->start, 0, ((size_t)cells + 1) * 4, r->start, 1, err);
+    if (!rc)
+        rc = dbuf_read(dev, &c->nodes, 0, (size_t)n * 4, r->nodes, 1, err);
+    if (!rc)
+        rc = dbuf_read(dev, &c->count, 0, (size_t)cells * 4, r->count, 1, err);
+    return rc;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Builds both lists with the filter or not (one event each for the one-group build) and
+ * compares them; returns the number of differences found. */
+static int compare_builds(const char *label, device_ctx *dev, cell_lists *multi, cell_lists *one,
+                          dbuf *pos, dbuf *include)
+{
+    cn_error err = {0};
+    cl_event evs[2][4];
+    int n_evs[2] = {0, 0};
+    CHECK(cell_lists_build(multi, dev, pos, include, evs[0], &n_evs[0], &err) == 0);
+    CHECK(cell_lists_build(one, dev, pos, include, evs[1], &n_evs[1], &err) == 0);
+    CHECK(n_evs[0] == 3);
+    CHECK(n_evs[1] == 1 && evs[1][0] != NULL);
+    for (int b = 0; b < 2; b++)
+        for (int i = 0; i < n_evs[b]; i++)
+            if (evs[b][i])
+                clReleaseEvent(evs[b][i]);
+    lists_read a = {0}, o = {0};
+    int rc = read_lists(dev, multi, &a, &err);
+    if (!rc)
+        rc = read_lists(dev, one, &o, &err);
+    if (rc) {
+        fprintf(stderr, "%s: %s\n", label, err.msg);
+        CHECK(rc == 0);
+        lists_read_free(&a);
+        lists_read_free(&o);
+        return 1;
+    }
+    uint32_t n = multi->n, cells = multi->grid.n_cells;
+    int bad = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (a.cell_of[i] != o.cell_of[i] && bad++ < 5)
+            fprintf(stderr, "%s: node %u in cell %u, one group says %u\n", label, i, a.cell_of[i],
+                    o.cell_of[i]);
+    for (uint32_t c = 0; c <= cells; c++)
+        if (a.start[c] != o.start[c] && bad++ < 10)
+            fprintf(stderr, "%s: cell %u starts at %u, one group says %u\n", label, c, a.start[c],
+                    o.start[c]);
+    /* the order inside a cell is free: each cell's nodes compared sorted */
+    for (uint32_t c = 0; c < cells && !bad; c++) {
+        uint32_t lo = a.start[c], hi = a.start[c + 1];
+        if (hi < lo || hi > n) {
+            bad++;
+            break;
+        }
+        qsort(a.nodes + lo, hi - lo, 4, cmp_u32);
+        qsort(o.nodes + lo, hi - lo, 4, cmp_u32);
+        for (uint32_t k = lo; k < hi; k++)
+            if ((a.nodes[k] != o.nodes[k] || a.cell_of[a.nodes[k]] != c) && bad++ < 15)
+                fprintf(stderr, "%s: cell %u lists node %u, one group node %u\n", label, c,
+                        a.nodes[k], o.nodes[k]);
+    }
+    /* both builds leave the global counts at zero */
+    for (uint32_t c = 0; c < cells; c++)
+        if ((a.count[c] != 0 || o.count[c] != 0) && bad++ < 20)
+            fprintf(stderr, "%s: cell %u's count left at %u (multi) and %u (one group)\n", label,
+                    c, a.count[c], o.count[c]);
+    CHECK(bad == 0);
+    lists_read_free(&a);
+    lists_read_free(&o);
+    return bad;
+}
+
+/* N nodes in a cube of EXTENT mm (0: every node at one point, one cell) with range RANGE,
+ * groups of GROUP_OF consecutive nodes; work-groups of WG items (0: the profile's). */
+static void check_case(device_ctx *dev, cl_program prog, uint32_t n, int64_t extent,
+                       int64_t range, size_t wg)
+{
+    char label[128];
+    snprintf(label, sizeof label, "n=%u extent=%lld range=%lld wg=%zu", n, (long long)extent,
+             (long long)range, wg);
+    cn_error err = {0};
+    dbuf_account acc = {0};
+    cell_grid g;
+    int64_t ext[3] = {extent, extent, extent / 4};
+    CHECK(cell_grid_choose(&g, ext, range, n, &err) == 0);
+    int64_t *p = malloc((size_t)n * 32);
+    unsigned char include[GROUPS] = {1, 0, 1, 0, 1};
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    for (uint32_t i = 0; i < n; i++) {
+        for (int k = 0; k < 3; k++)
+            p[4 * (size_t)i + (size_t)k] =
+                ext[k] ? (int64_t)(next_random() % (uint64_t)(ext[k] + 1)) : 0;
+        p[4 * (size_t)i + 3] = (int64_t)(next_random() % GROUPS);
+    }
+    dbuf pos = {0}, inc = {0};
+    CHECK(dbuf_alloc(dev, &pos, (size_t)n * 32, &acc, "positions", &err) == 0);
+    CHECK(dbuf_alloc(dev, &inc, GROUPS, &acc, "include", &err) == 0);
+    CHECK(dbuf_write(dev, &pos, 0, (size_t)n * 32, p, 1, &err) == 0);
+    CHECK(dbuf_write(dev, &inc, 0, GROUPS, include, 1, &err) == 0);
+    free(p);
+    size_t saved = dev->local_size_override;
+    dev->local_size_override = wg;
+    cell_lists multi, one;
+    setenv(HOOK, "0", 1);
+    CHECK(cell_lists_init(&multi, dev, prog, &g, n, &acc, &err) == 0);
+    setenv(HOOK, "2147483647", 1);
+    CHECK(cell_lists_init(&one, dev, prog, &g, n, &acc, &err) == 0);
+    unsetenv(HOOK);
+    dev->local_size_override = saved;
+    CHECK(!multi.one_group && one.one_group);
+    CHECK(wg == 0 || one.local_one == wg);
+    printf("%s: %u cells, one group of %zu items\n", label, g.n_cells, one.local_one);
+    /* every build twice, filtered builds between plain ones: each starts from what the
+     * previous one left */
+    for (int round = 0; round < 2; round++) {
+        compare_builds(label, dev, &multi, &one, &pos, NULL);
+        compare_builds(label, dev, &multi, &one, &pos, &inc);
+    }
+    cell_lists_free(&multi, &acc);
+    cell_lists_free(&one, &acc);
+    dbuf_release(&pos, &acc);
+    dbuf_release(&inc, &acc);
+}
+
+/* The hook's values: bounds and refusals; and the choice falls back to the multi-kernel build
+ * where the cells' counts do not fit the device's local memory, or the nodes are too many. */
+static void check_choice(device_ctx *dev, cl_program prog)
+{
+    cn_error err = {0};
+    uint32_t most = 7;
+    CHECK(cell_lists_one_group_nodes(dev, &most, &err) == 0 && most == 0); /* PoCL's profile */
+    setenv(HOOK, "2147483647", 1);
+    CHECK(cell_lists_one_group_nodes(dev, &most, &err) == 0 && most == 2147483647u);
+    const char *bad[] = {"2147483648", "-1", "12x", " 5", "99999999999999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cn_error e = {0};
+        char want[128];
+        setenv(HOOK, bad[i], 1);
+        snprintf(want, sizeof want, HOOK "='%s' is not a whole number from 0 to 2147483647",
+                 bad[i]);
+        CHECK(cell_lists_one_group_nodes(dev, &most, &e) == CN_ERR_INPUT);
+        CHECK(strcmp(e.msg, want) == 0);
+    }
+    dbuf_account acc = {0};
+    cell_grid g = {.side = 1000, .nx = 100, .ny = 100, .nz = 1, .n_cells = 10000};
+    cell_lists c;
+    /* 10 001 counts need 40 004 bytes and more: not in 32 KiB */
+    cl_ulong local = dev->info.local_mem;
+    dev->info.local_mem = 32768;
+    setenv(HOOK, "100", 1);
+    CHECK(cell_lists_init(&c, dev, prog, &g, 100, &acc, &err) == 0);
+    CHECK(!c.one_group && c.k_count && c.scan.blocks);
+    cell_lists_free(&c, &acc);
+    dev->info.local_mem = local;
+    /* 101 nodes, the hook says 100 */
+    CHECK(cell_lists_init(&c, dev, prog, &g, 101, &acc, &err) == 0);
+    CHECK(!c.one_group);
+    cell_lists_free(&c, &acc);
+    CHECK(cell_lists_init(&c, dev, prog, &g, 100, &acc, &err) == 0);
+    CHECK(c.one_group && !c.k_count && !c.scan.blocks);
+    cell_lists_free(&c, &acc);
+    unsetenv(HOOK);
+}
+
+int main(void)
+{
+    unsetenv(HOOK);
+    device_list list = {0};
+    cn_error err = {0};
+    if (device_enumerate(&list, &err) != 0) {
+        fprintf(stderr, "%s\n", err.msg);
+        return 1;
+    }
+    const device_entry *e = NULL;
+    for (int i = 0; i < list.count && !e; i++)
+        if (list.items[i].usable && strstr(list.items[i].platform_name, "Portable Computing"))
+            e = &list.items[i];
+    if (!e) {
+        printf("no PoCL device: skipped\n");
+        device_list_free(&list);
+        return 77;
+    }
+    device_ctx dev;
+    cl_program prog = NULL;
+    const char *sources[] = {"common/cells.cl"};
+    if (device_open(&dev, e, &err) != 0 ||
+        device_build_program(&dev, sources, 1, "", &prog, &err) != 0) {
+        fprintf(stderr, "%s\n", err.msg);
+        device_list_free(&list);
+        return 1;
+    }
+    check_choice(&dev, prog);
+    check_case(&dev, prog, 1, 1000000, 100000, 0);
+    check_case(&dev, prog, 7, 1000000, 100000, 0);
+    check_case(&dev, prog, 1000, 1000000, 30000, 0);
+    check_case(&dev, prog, 5000, 1600000, 40000, 0); /* some 10 000 cells: more than the group */
+    check_case(&dev, prog, 5000, 1600000, 40000, 8);
+    check_case(&dev, prog, 3000, 0, 100000, 0);      /* every node in one cell */
+    check_case(&dev, prog, 3000, 0, 100000, 4);
+    check_case(&dev, prog, 777, 500000, 10000, 2);   /* 2 items, hundreds of cells each */
+    clReleaseProgram(prog);
+    device_close(&dev);
+    device_list_free(&list);
+    printf("%d checks, %d failures\n", checks, failures);
+    return failures ? 1 : 0;
+}
