@@ -168,18 +168,19 @@ static int choose_one_group(cell_lists *c, device_ctx *dev, cl_program prog, cn_
     rc = device_create_kernel(dev, prog, "cells.build_one_group", &c->k_one, err);
     if (rc)
         return rc;
+    /* Too many cells for one group's local memory even at one item: the multi-kernel build
+     * (checked first, so that no size of the kernel is recorded as one the run launches).
+     * Otherwise some size fits, and device_local_size_fit halves its choice down to it. */
     uint32_t n_cells = c->grid.n_cells;
-    size_t ls = device_local_size_fit(dev, "cells.build_one_group", c->k_one, 0,
-                                      one_group_local_args, &n_cells);
-    if (device_kernel_local_own(dev, c->k_one) + one_group_local_args(ls, &n_cells) >
+    if (device_kernel_local_own(dev, c->k_one) + one_group_local_args(1, &n_cells) >
         device_local_limit(dev)) {
-        /* too many cells for one group's local memory: the multi-kernel build */
         clReleaseKernel(c->k_one);
         c->k_one = NULL;
         return 0;
     }
+    c->local_one = device_local_size_fit(dev, "cells.build_one_group", c->k_one, 0,
+                                         one_group_local_args, &n_cells);
     c->one_group = 1;
-    c->local_one = ls;
     return 0;
 }
 
