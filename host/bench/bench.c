@@ -111,6 +111,8 @@ static void summarise(bench_row *r)
     r->events = results_events(&r->first);
     r->device_bytes = r->first.device_bytes;
     r->events_per_s = r->median_s > 0 ? (double)r->events / r->median_s : 0;
+    r->windows = r->first.batched ? 0 : r->first.windows;
+    r->per_window_us = r->windows > 0 ? r->median_s * 1e6 / (double)r->windows : 0;
 }
 
 /* Warm-up and timed runs of SC on DEV; the first timed run's results go to ROW->first, and a
@@ -168,7 +170,9 @@ int bench_run_case(bench_case *c, const scenario *sc, device_ctx *devs, int n_de
                     opt->warmup + opt->repeat, row->index, row->name);
         cn_error e = {0};
         char mismatch[1024] = "";
-        if (run_device(row, sc, &devs[d], d, opt, mismatch, sizeof mismatch, &e) != 0) {
+        /* the device's floor first, after the runs' warm-up would find the kernels built */
+        if (device_window_floor(&devs[d], &row->floor, &e) != 0 ||
+            run_device(row, sc, &devs[d], d, opt, mismatch, sizeof mismatch, &e) != 0) {
             row->failed = 1;
             snprintf(row->error, sizeof row->error, "%s", e.msg);
             continue;

@@ -35,6 +35,9 @@ typedef struct bench_row {
     double speedup;             /* slowest device's median / this one's */
     uint64_t device_bytes;      /* peak device memory of the model (of the first timed run) */
     char work_groups[1024];     /* "kernel=size ..." as chosen for the runs */
+    int64_t windows;            /* the scenario's windows (0 for a run of batches) */
+    double per_window_us;       /* median / windows, when it ran windows */
+    device_floor floor;         /* the device's empty window (device_window_floor) */
     run_results first;          /* the first timed run's results (its contract members) */
 } bench_row;
 

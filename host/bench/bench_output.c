@@ -49,6 +49,18 @@ void bench_print_case(const bench_case *c, FILE *out)
             fprintf(out, "%8.1f %8.2f  ", bench_bytes_per_lp(c, r), bench_bytes_per_event(c, r));
         fprintf(out, "%s\n", r->work_groups);
     }
+    /* the time of a window against the device's floor: what is left above it is the
+     * model's work and its own launches */
+    for (int i = 0; i < c->n_rows; i++) {
+        const bench_row *r = &c->rows[i];
+        if (r->failed)
+            continue;
+        fprintf(out, "  %3d  ", r->index);
+        if (r->windows > 0)
+            fprintf(out, "%lld windows, %.1f us each; ", (long long)r->windows, r->per_window_us);
+        fprintf(out, "an empty window %.1f us (its launch %.1f us)\n", r->floor.window_us,
+                r->floor.launch_us);
+    }
     if (c->agree)
         fprintf(out, "  determinism contract: identical on every device and run\n");
     else
@@ -129,6 +141,9 @@ static void print_row_json(FILE *f, const bench_case *c, const bench_row *r)
     if (c->population > 0)
         fprintf(f, ", \"device_bytes_per_lp\": %.3f, \"device_bytes_per_event\": %.3f",
                 bench_bytes_per_lp(c, r), bench_bytes_per_event(c, r));
+    fprintf(f, ", \"window_count\": %lld, \"per_window_us\": %.3f, \"floor_window_us\": %.3f, "
+            "\"floor_launch_us\": %.3f", (long long)r->windows, r->per_window_us,
+            r->floor.window_us, r->floor.launch_us);
     fprintf(f, ", \"contract\": ");
     print_contract(f, &r->first);
     fprintf(f, "}");
@@ -199,7 +214,8 @@ void bench_print_csv(FILE *f, const bench_case *cases, int n_cases)
 {
     fprintf(f, "scenario,nodes,device_index,device,platform,type,runs,median_s,min_s,max_s,"
                "events,events_per_s,speedup,work_groups,agree,error,device_bytes,"
-               "device_bytes_per_lp,device_bytes_per_event\n");
+               "device_bytes_per_lp,device_bytes_per_event,window_count,per_window_us,"
+               "floor_window_us,floor_launch_us\n");
     for (int i = 0; i < n_cases; i++) {
         const bench_case *c = &cases[i];
         for (int d = 0; d < c->n_rows; d++) {
@@ -222,12 +238,16 @@ void bench_print_csv(FILE *f, const bench_case *cases, int n_cases)
             csv_print_field(f, r->failed ? r->error : "");
             /* memory: after the older columns, so that readers by position keep working */
             if (r->failed)
-                fprintf(f, ",,,\n");
+                fprintf(f, ",,,,,,,\n");
             else if (c->population > 0)
-                fprintf(f, ",%llu,%.3f,%.3f\n", (unsigned long long)r->device_bytes,
+                fprintf(f, ",%llu,%.3f,%.3f", (unsigned long long)r->device_bytes,
                         bench_bytes_per_lp(c, r), bench_bytes_per_event(c, r));
             else
-                fprintf(f, ",%llu,,\n", (unsigned long long)r->device_bytes);
+                fprintf(f, ",%llu,,", (unsigned long long)r->device_bytes);
+            /* the windows and the device's floor: after the memory, for the same reason */
+            if (!r->failed)
+                fprintf(f, ",%lld,%.3f,%.3f,%.3f\n", (long long)r->windows, r->per_window_us,
+                        r->floor.window_us, r->floor.launch_us);
         }
     }
 }

@@ -331,6 +331,15 @@ int device_selftest(device_ctx *dev, cn_error *err);
  * values is refused. */
 int device_loop_limit(device_ctx *dev, uint32_t *limit, cn_error *err);
 
+/* The empty window's cost on a device (device_floor.c, cl/core/floor.cl), medians of 201
+ * windows after 20 untimed ones: WINDOW_US from a one-item kernel's launch (with an event, as
+ * models launch) to its result read back (non-blocking, waited for); LAUNCH_US the host's time
+ * in that launch call. */
+typedef struct device_floor {
+    double window_us, launch_us;
+} device_floor;
+int device_window_floor(device_ctx *dev, device_floor *out, cn_error *err);
+
 /* Kernel keys (device_keys.c): FAMILY.NAME, the kernel's folder under cl/ (or its file's stem
  * in cl/common) and its C name without a leading "FAMILY_" (flood.transmit, flood.packets,
  * cells.scan_blocks, phold.execute). The key of the kernel of C name C_NAME, or the C name of

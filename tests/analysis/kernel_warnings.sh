@@ -40,6 +40,7 @@ fi
 
 build selftest "" "$cl/core/selftest.cl"
 build loops "" "$cl/core/loops.cl"
+build floor "" "$cl/core/floor.cl"
 build phold "" "$cl/phold/phold.cl"
 build phold_cpu "" "$cl/phold/phold.cl" "$cl/phold/phold_cpu.cl"
 n=0

@@ -35,6 +35,21 @@ expect bench_csv_rows [ "$(wc -l < "$tmp/b1.csv")" -eq 3 ]
 expect bench_csv_header grep -q '^scenario,nodes,device_index,device,platform,type,runs,median_s' "$tmp/b1.csv"
 expect bench_no_temporary [ -z "$(ls "$tmp" | grep '\.tmp\.')" ]
 
+# Each device's time per window against its empty window (device_window_floor): the windows
+# of a plain run, the median over them, a floor above the launch it contains.
+check bench_per_window 0 '^ +[01]  25 windows, [0-9.]+ us each; an empty window [0-9.]+ us \(its launch [0-9.]+ us\)$' \
+    "$bin" bench "$scn/small_mobile.ini" --devices 0,1 -r 1 -q --json "$tmp/w.json" --csv "$tmp/w.csv"
+expect bench_per_window_both [ "$(grep -Ec '^ +[01]  25 windows, ' "$tmp/out")" -eq 2 ]
+"$bin" run "$scn/small_mobile.ini" --devices 0 -q --json "$tmp/wrun.json"
+expect bench_window_count [ "$(grep -o '"window_count": [0-9]*' "$tmp/w.json" | sort -u)" = \
+    "\"window_count\": $(member "$tmp/wrun.json" windows)" ]
+expect bench_per_window_json [ "$(grep -o '"median_s": [0-9.]*\|"window_count": [0-9]*\|"per_window_us": [0-9.]*' "$tmp/w.json" |
+    sed 's/.*: //' | paste - - - | awk '$1 > 0 && $2 > 0 && ($1 * 1e6 / $2 - $3) ^ 2 < 0.01 { n++ } END { print n + 0 }')" -eq 2 ]
+expect bench_floor_json [ "$(grep -o '"floor_window_us": [0-9.]*, "floor_launch_us": [0-9.]*' "$tmp/w.json" |
+    sed 's/[^0-9. ]//g' | awk '$1 > 0 && $2 > 0 && $2 <= $1 { n++ } END { print n + 0 }')" -eq 2 ]
+expect bench_floor_csv [ "$(grep -Ec ',25,[0-9.]+,[0-9.]+,[0-9.]+$' "$tmp/w.csv")" -eq 2 ]
+expect bench_csv_header_floor grep -q ',window_count,per_window_us,floor_window_us,floor_launch_us$' "$tmp/w.csv"
+
 # A device that disagrees is named, the run fails, and the file records it.
 check bench_mismatch 1 'MISMATCH, devices 0 \(.*\) and 1 \(.*\) disagree: receptions: [0-9]+ vs [0-9]+' \
     env CLNETSIM_TEST_SKEW_DEVICE=1 "$bin" bench "$scn/small_grid.ini" -r 1 -q --json "$tmp/skew.json"
@@ -66,7 +81,7 @@ per_event=$(awk -v b="$bytes" 'BEGIN { printf "%.3f", b / 8000 }')
 expect bench_phold_memory [ "$(grep -c "\"device_bytes\": $bytes, \"device_bytes_per_lp\": $per_lp, \"device_bytes_per_event\": $per_event," "$tmp/p1.json")" -eq 2 ]
 expect bench_phold_case_sizes grep -q '"nodes": 1000, "lps": 1000, "population": 8, "overrides"' "$tmp/p1.json"
 expect bench_phold_times [ "$(grep -Ec '"median_s": [0-9.]+, "min_s": [0-9.]+, "max_s": [0-9.]+, "runs": \[[0-9.]+, [0-9.]+\]' "$tmp/p1.json")" -eq 2 ]
-expect bench_phold_csv [ "$(grep -c ",$bytes,$per_lp,$per_event\$" "$tmp/p1.csv")" -eq 2 ]
+expect bench_phold_csv [ "$(grep -c ",$bytes,$per_lp,$per_event,[0-9]*,[0-9.]*,[0-9.]*,[0-9.]*\$" "$tmp/p1.csv")" -eq 2 ]
 check bench_phold_mismatch 1 'MISMATCH, devices 0 \(.*\) and 1 \(.*\) disagree: last_time_ns: [0-9]+ vs [0-9]+' \
     env CLNETSIM_TEST_SKEW_DEVICE=1 "$bin" bench "$scn/small_phold.ini" -r 1 -q
 check bench_phold_sizes 0 'small_phold: 2048 LPs, 8 events each' \
