@@ -88,6 +88,13 @@ check ckpt_resumed 0 '' env CLNETSIM_TEST_RUN_AHEAD=1 "$bin" resume "$tmp/ck.ckp
     --json "$tmp/ck.resumed.json"
 expect ckpt_from_midway grep -Eq '"resumed_from_ns": [1-9]' "$tmp/ck.resumed.json"
 check ckpt_same 0 '' "$compare" "$tmp/ck.whole.json" "$tmp/ck.resumed.json"
+# stopped by SIGINT without a checkpoint: the windows run until then, either way
+for ra in 0 1; do
+    check "stop_$ra" 130 '' env CLNETSIM_TEST_RUN_AHEAD=$ra CLNETSIM_TEST_RAISE=INT@10 "$bin" \
+        run "$scn/small_mobile.ini" -q --devices 0 --json "$tmp/stop.$ra.json"
+done
+expect stop_incomplete grep -q '"complete": false' "$tmp/stop.1.json"
+check stop_same 0 '' "$compare" "$tmp/stop.0.json" "$tmp/stop.1.json"
 # ... and written every window of a run ahead (each checkpoint reads every window back)
 check ckpt_every 0 '' env CLNETSIM_TEST_RUN_AHEAD=1 "$bin" run "$scn/small_mobile.ini" -q \
     --devices 0 --checkpoint "$tmp/ck2.ckpt" --checkpoint-every 0.000001 \
