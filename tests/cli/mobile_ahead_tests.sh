@@ -4,9 +4,10 @@
 # (CLNETSIM_TEST_RUN_AHEAD=0), on one device: the same determinism-contract members
 # (json_compare; with flows also the --packets rows) for every quick moving scenario, under a
 # neighbour cap, with flows, with tiny starting frontiers and one slot (every frontier then
-# grows to the relay bound, which must hold), stopped with a checkpoint and resumed, and with
-# --kernel-times. A dense case (every node hears every other: a window's relays reach n - 1
-# per packet) is also checked against the oracle, which no run-ahead can share a fault with.
+# grows to the relay bound, which must hold), with the partition moving between two devices,
+# stopped with and without a checkpoint (and resumed), and with --kernel-times. A dense case
+# (every node hears every other: a window's relays reach n - 1 per packet) is also checked
+# against the oracle, which no run-ahead can share a fault with.
 # Usage: mobile_ahead_tests.sh CLNETSIM SOURCE_DIR JSON_COMPARE FLOOD_ORACLE
 bin=$1 src=$2 compare=$3 oracle=$4
 scn=$src/scenarios
@@ -77,6 +78,19 @@ ahead_case dense "" "$tiny" "$scn/small_mobile.ini" $dense
 check dense_oracle 0 '' "$oracle" "$scn/small_mobile.ini" $dense --json "$tmp/dense.ora.json"
 check dense_same_as_oracle 0 '' "$compare" "$tmp/dense.ora.json" "$tmp/dense.1.json"
 expect dense_relays grep -Eq '"transmissions": [1-9][0-9][0-9]' "$tmp/dense.1.json"
+
+# the partition moved to the other device every 2 windows (CLNETSIM_TEST_MIGRATE_EVERY):
+# a window run ahead on one device, the next on the other, which first reads it back
+for mv in "" "$tiny"; do
+    mc=migrate${mv:+_tiny}
+    # shellcheck disable=SC2086
+    check "$mc" 0 '' env POCL_DEVICES="pthread pthread" CLNETSIM_TEST_RUN_AHEAD=1 \
+        CLNETSIM_TEST_MIGRATE_EVERY=2 $mv "$bin" run "$scn/small_mobile.ini" -q --devices 0,1 \
+        --json "$tmp/$mc.json"
+    kept "$mc"
+    expect "${mc}_moved" grep -Eq '"migrations": [1-9]' "$tmp/$mc.json"
+    check "${mc}_same" 0 '' "$compare" "$tmp/small_mobile.0.json" "$tmp/$mc.json"
+done
 
 # stopped by SIGINT after 10 windows with a checkpoint, resumed: the whole run's results
 check ckpt_whole 0 '' env CLNETSIM_TEST_RUN_AHEAD=0 "$bin" run "$scn/small_mobile.ini" -q \
