@@ -81,6 +81,11 @@ static uint64_t entries_bound(const flood_model *m, int64_t w, uint32_t n_new)
  * with the total, a device holding a quiet partition would look fast for every partition. */
 static uint64_t transmit_multiplicity(const flood_model *m, uint32_t p, const uint32_t *held)
 {
+    /* Run ahead with moving nodes, the bound is some 20 times the true count (packets in
+     * flight x n): priced by it, the device's per-event cost would be learnt that much too
+     * low. The last window read back made about as many relays as the one under way. */
+    if (m->mobile && m->processed != m->planned - 1)
+        return min_u64((uint64_t)m->relays_known + m->n_new, m->entries_bound);
     if (m->n_parts == 1 || m->processed != m->planned - 1)
         return m->entries_bound;
     int d = m->home[p];
