@@ -45,16 +45,33 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
     return a < b ? a : b;
 }
 
+/* Bound on the relays of a window of ENTRIES entries whose packets hold IN_FLIGHT slots:
+ * every node relays each packet at most once (its seen bit), so never more than IN_FLIGHT x n;
+ * static, also every entry relays to at most the maximum degree. Moving nodes have no degree
+ * bound (max_degree is that of static graphs; their graph changes with every window). */
+static uint64_t relays_bound(const flood_model *m, uint64_t entries, uint64_t in_flight)
+{
+    uint64_t by_nodes = in_flight * m->n; /* both below 2^32 */
+    return m->mobile ? by_nodes : min_u64(entries * m->max_degree, by_nodes);
+}
+
+/* Slots whose packets may still relay: those neither free nor retired (a slot is freed or
+ * retired only once its packet made no relay in a window read back). */
+static uint64_t in_flight(const flood_model *m)
+{
+    return (uint64_t)(m->slots - m->n_free - m->n_dirty);
+}
+
 /* Bound on the entries of window W (its relays-in plus its new packets). Exact when the host
- * has read back window W - 1; one window later it is bounded through the maximum degree
- * (every entry relays to at most that many nodes) and by the nodes of the packets in flight. */
+ * has read back window W - 1; one window later the relays of window W - 1 are bounded as
+ * relays_bound says, by its entries and by the packets in flight (planned before window W's
+ * new packets take slots, these are window W - 1's). */
 static uint64_t entries_bound(const flood_model *m, int64_t w, uint32_t n_new)
 {
     if (m->processed == w - 1)
         return (uint64_t)m->relays_known + n_new;
     uint64_t prev = (uint64_t)m->relays_known + m->n_new_of[(w - 1) & 3];
-    uint64_t in_flight = (uint64_t)(m->slots - m->n_free - m->n_dirty);
-    return min_u64(prev * m->max_degree, in_flight * m->n) + n_new;
+    return relays_bound(m, prev, in_flight(m)) + n_new;
 }
 
 /* The transmissions partition P's set of the planned window handles: once the last window
@@ -64,6 +81,11 @@ static uint64_t entries_bound(const flood_model *m, int64_t w, uint32_t n_new)
  * with the total, a device holding a quiet partition would look fast for every partition. */
 static uint64_t transmit_multiplicity(const flood_model *m, uint32_t p, const uint32_t *held)
 {
+    /* Run ahead with moving nodes, the bound is some 20 times the true count (packets in
+     * flight x n): priced by it, the device's per-event cost would be learnt that much too
+     * low. The last window read back made about as many relays as the one under way. */
+    if (m->mobile && m->processed != m->planned - 1)
+        return min_u64((uint64_t)m->relays_known + m->n_new, m->entries_bound);
     if (m->n_parts == 1 || m->processed != m->planned - 1)
         return m->entries_bound;
     int d = m->home[p];
@@ -219,8 +241,7 @@ static int prepare_transmit(flood_model *m, const window_plan *plan, transmit_pr
     int rc = assign_packets(m, plan, &dh, &dlen, &p->n_clear, err);
     if (rc)
         return rc;
-    p->relays_bound = min_u64(m->entries_bound * m->max_degree,
-                              (uint64_t)(m->slots - m->n_free - m->n_dirty) * m->n);
+    p->relays_bound = relays_bound(m, m->entries_bound, in_flight(m));
     memset(&p->inline_desc, 0, sizeof p->inline_desc);
     if (dlen <= 16 && dh)
         memcpy(&p->inline_desc, dh, (size_t)dlen * 4);
@@ -276,12 +297,16 @@ void flood_reach_box(const flood_model *m, uint32_t part, int64_t w, int extra, 
     }
 }
 
-/* Whether the window can run ahead of its read-back: static scenarios whose partitions all
- * sit on one device that is not a CPU (CLNETSIM_TEST_RUN_AHEAD overrides the CPU rule). */
+/* Whether the window can run ahead of its read-back: scenarios whose partitions all sit on
+ * one device that is not a CPU (CLNETSIM_TEST_RUN_AHEAD overrides the CPU rule). Moving
+ * nodes only in one partition and without node resources: a re-tiling reads its counts with
+ * the read-back, and resources were not proven to keep one relay per node and packet. */
 static int can_run_ahead(const flood_model *m)
 {
     /* under a scheme the next window's work depends on decisions, not on a degree bound */
-    if (m->mobile || m->run_ahead_env == 0 || m->scheme_window)
+    if (m->run_ahead_env == 0 || m->scheme_window)
+        return 0;
+    if (m->mobile && (m->n_parts != 1 || m->resources))
         return 0;
     for (uint32_t p = 1; p < m->n_parts; p++)
         if (m->home[p] != m->home[0])
@@ -495,11 +520,16 @@ static int flood_end_window(struct model_state *state, const window_plan *plan, 
     int lag = m->transmitted && m->rb_count == 1 && m->rb[m->rb_head].overflow_safe &&
               m->rb[m->rb_head].n_dev == 1 && can_run_ahead(m);
     if (lag) {
+        /* window W + 1's relays, as prepare_transmit will bound them once its new packets
+         * hold their slots (a product past 2^64 is surely over the budget) */
         uint32_t n_next = flood_packets_due(m, plan->end + m->L);
         uint64_t entries = entries_bound(m, w + 1, n_next);
-        uint64_t relays = 0; /* a product past 2^64 is surely over the budget */
-        lag = !__builtin_mul_overflow(entries, (uint64_t)m->max_degree, &relays) &&
-              relays <= m->lag_budget;
+        uint64_t relays = 0;
+        if (m->mobile)
+            relays = relays_bound(m, entries, in_flight(m) + n_next);
+        else if (__builtin_mul_overflow(entries, (uint64_t)m->max_degree, &relays))
+            relays = UINT64_MAX;
+        lag = relays <= m->lag_budget;
     }
     if (!lag && (rc = flood_process_until(m, w, err)) != 0)
         return rc;
