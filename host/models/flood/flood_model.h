@@ -276,11 +276,13 @@ typedef struct flood_model {
     uint32_t slots;
     int cur;                /* frontier holding this window's transmissions */
 
-    /* The window loop runs one window ahead of what the host has read back (static
-     * scenarios on one GPU): window w + 1 is enqueued while window w computes. The frontier
-     * sizes live on the device; the host knows them exactly up to the last window read back,
-     * and bounds the others by the maximum degree, so that no frontier can overflow. With
-     * partitions on several devices every window is read back and its relays exchanged. */
+    /* The window loop runs one window ahead of what the host has read back (one partition
+     * or static partitions on one GPU, flood_window.c can_run_ahead): window w + 1 is
+     * enqueued while window w computes. The frontier sizes live on the device; the host
+     * knows them exactly up to the last window read back, and bounds the others by the
+     * maximum degree (static) or by the nodes of the packets in flight (relays_bound), so
+     * that no frontier can overflow. With partitions on several devices every window is read
+     * back and its relays exchanged. */
     uint32_t max_degree;    /* static: largest neighbour count */
     int loops_limited;      /* a device ends loops early (device_loop_limit) */
     int run_ahead_env;      /* CLNETSIM_TEST_RUN_AHEAD: -1 unset, 0 or 1 */
