@@ -288,14 +288,14 @@ static void test_profiles(void)
     CHECK(platform_profile_local_size(&p, NULL) == p.default_local_size);
     /* CPUs keep one work-item per transmission; NVIDIA's GPUs take a team (its [kernel]) */
     CHECK(platform_profile_choice(&p, "flood.transmit_mobile_team", 0) == 1);
-    /* a CPU builds its cell lists with many groups; NVIDIA's GPUs in one up to 65536 nodes */
+    /* a CPU builds its cell lists with many groups; NVIDIA's GPUs in one up to 12288 nodes */
     CHECK(platform_profile_choice(&p, "cells.one_group_nodes", 7) == 0);
     platform_profile_free(&p);
     device_entry nv = synthetic("NVIDIA CUDA", "NVIDIA Corporation", "gpu", CL_DEVICE_TYPE_GPU,
                                 NULL);
     CHECK_ERR(platform_profile_load(&nv, &p, &err) == 0, err);
     CHECK(platform_profile_choice(&p, "flood.transmit_mobile_team", 0) == 16);
-    CHECK(platform_profile_choice(&p, "cells.one_group_nodes", 0) == 65536);
+    CHECK(platform_profile_choice(&p, "cells.one_group_nodes", 0) == 12288);
     CHECK(platform_profile_choice(&p, "flood.no_such_choice", 3) == 3);
     CHECK(platform_profile_choice(&p, NULL, 5) == 5);
     platform_profile_free(&p);
