@@ -212,6 +212,12 @@ int cell_lists_init(cell_lists *c, device_ctx *dev, cl_program prog, const cell_
     return rc;
 }
 
+/* The next of EVS for a launch's event; NULL (a launch without one) when EVS is NULL. */
+static cl_event *next_event(cl_event *evs, int *n_evs)
+{
+    return evs ? &evs[(*n_evs)++] : NULL;
+}
+
 int cell_lists_build(cell_lists *c, device_ctx *dev, dbuf *pos, dbuf *include, cl_event *evs,
                      int *n_evs, cn_error *err)
 {
@@ -228,7 +234,7 @@ int cell_lists_build(cell_lists *c, device_ctx *dev, dbuf *pos, dbuf *include, c
             KLOCAL(((size_t)n_cells + 1) * 4), KLOCAL(c->local_one * 4));
         if (!rc)
             rc = enqueue_1d(dev, c->k_one, "cells.build_one_group", c->local_one, c->local_one,
-                            &evs[(*n_evs)++], err);
+                            next_event(evs, n_evs), err);
         return rc;
     }
     int rc = kernel_args_cached(dev, c->k_count, &c->count_args, "cells.cell_count", err, 0, 10,
@@ -236,18 +242,18 @@ int cell_lists_build(cell_lists *c, device_ctx *dev, dbuf *pos, dbuf *include, c
                                 KARG(g->nz), KBUF(c->cell_of), KBUF(c->count), KBUF(*inc),
                                 KARG(filtered));
     if (!rc)
-        rc = enqueue_1d(dev, c->k_count, "cells.cell_count", c->n, c->local_count, &evs[(*n_evs)++],
-                        err);
+        rc = enqueue_1d(dev, c->k_count, "cells.cell_count", c->n, c->local_count,
+                        next_event(evs, n_evs), err);
     if (!rc)
         rc = scan_run(&c->scan, dev, &c->count, n_cells, &c->start, n_cells + 1,
-                      &evs[(*n_evs)++], err);
+                      next_event(evs, n_evs), err);
     if (!rc)
         rc = kernel_args_cached(dev, c->k_scatter, &c->scatter_args, "cells.cell_scatter", err,
                                 0, 5, KARG(c->n), KBUF(c->cell_of), KBUF(c->start), KBUF(c->count),
                                 KBUF(c->nodes));
     if (!rc)
         rc = enqueue_1d(dev, c->k_scatter, "cells.cell_scatter", c->n, c->local_scatter,
-                        &evs[(*n_evs)++], err);
+                        next_event(evs, n_evs), err);
     return rc;
 }
 

@@ -67,7 +67,8 @@ int cell_lists_init(cell_lists *c, device_ctx *dev, cl_program prog, const cell_
 /* Rebuilds the lists from POS (long4 per node). With INCLUDE (a byte per group), only the nodes
  * whose group, the fourth component of their position, has a non-zero byte there are listed;
  * NULL lists every node. Up to 3 profiling events go to EVS (one for the one-group build);
- * *N_EVS counts them, and an entry may be NULL (a scan of one element enqueues no kernel). */
+ * *N_EVS counts them, and an entry may be NULL (a scan of one element enqueues no kernel).
+ * EVS NULL: the kernels are launched without events (cheaper on some drivers). */
 int cell_lists_build(cell_lists *c, device_ctx *dev, dbuf *pos, dbuf *include, cl_event *evs,
                      int *n_evs, cn_error *err);
 void cell_lists_free(cell_lists *c, dbuf_account *acc);

@@ -37,9 +37,12 @@ static void describe_devices(const injector *inj, device_ctx *const *all, int n_
         if (d == n_live)
             continue; /* left out before this run's injector started */
         r->event_sets = inj->sets_per_device[d];
+        r->timed_sets = inj->sets_per_device[d] - inj->untimed_sets[d];
         r->events = inj->events_per_device[d];
         r->bytes_moved = inj->bytes_moved[d];
         r->share = all_events ? (double)inj->events_per_device[d] / (double)all_events : 0;
+        /* measured over the timed sets, and the injector's estimate of each untimed one */
+        r->busy_s = inj->estimated_s[d];
         for (int k = 0; k < inj->feedback.n_kinds; k++)
             r->busy_s += feedback_get(&inj->feedback, k, d)->total_seconds;
     }
@@ -48,6 +51,7 @@ static void describe_devices(const injector *inj, device_ctx *const *all, int n_
 typedef struct pending_set {
     uint64_t decision;      /* the injector's decision id */
     int device;             /* where it runs */
+    int untimed;            /* run in an untimed window without events: no time to read */
     int n_evs;
     cl_event evs[ENGINE_MAX_SET_EVENTS];
 } pending_set;
@@ -84,7 +88,9 @@ static void collect_feedback(injector *inj, pending_fifo *f, int wait)
         } else if (!set_complete(p)) {
             break;
         }
-        /* a set that had nothing to do (its work was done by an earlier one) is no sample */
+        /* a set that had nothing to do (its work was done by an earlier one) is no sample;
+         * one launched without events in an untimed window counts as the injector's
+         * estimate of it */
         double seconds = p->n_evs > 0 ? 0 : -1;
         for (int e = 0; e < p->n_evs; e++) {
             if (!p->evs[e])
@@ -92,7 +98,10 @@ static void collect_feedback(injector *inj, pending_fifo *f, int wait)
             seconds += device_event_seconds(p->evs[e]);
             clReleaseEvent(p->evs[e]);
         }
-        inject_complete(inj, p->decision, seconds);
+        if (p->untimed)
+            inject_unmeasured(inj, p->decision);
+        else
+            inject_complete(inj, p->decision, seconds);
         f->head = (f->head + 1) % PENDING_MAX;
         f->count--;
     }
@@ -181,6 +190,8 @@ static int run_one_set(const model_ops *ops, struct model_state *m, injector *in
     p->n_evs = 0;
     memset(p->evs, 0, sizeof p->evs);
     int rc = ops->run_set(m, plan, set, devs[d.device], p->evs, &p->n_evs, err);
+    /* a model may hand back the events of an untimed window's set anyway (PHOLD does) */
+    p->untimed = !plan->timed && p->n_evs == 0;
     /* a model that reports more events than it filled would have the engine wait on
      * garbage: refuse it here, where it shows */
     for (int e = 0; e < p->n_evs && rc == 0; e++)
@@ -236,6 +247,46 @@ static int make_injector(injector *inj, const model_ops *ops, struct model_state
         if (inject_trace_open(inj, opt->trace_path, name_kinds(ops, kind_names), err) != 0)
             return err->code;
     }
+    return 0;
+}
+
+/* When a step's sets are timed (window_plan.timed). Each timed set costs launches with
+ * profiling events, several times dearer than without on some drivers (NVIDIA's: about 11 us
+ * against 4), and the host's reading of the events; a one-device run that nobody watches
+ * needs only samples. So every step is timed when the injector has a choice to make (more
+ * than one live device) or the user observes the timings (--show-feedback, --trace-inject);
+ * otherwise one step in EVERY, from the first, and the second (the first launch of a kind on
+ * a device is discarded as warm-up: the second gives the first sample kept). The kernel timer
+ * of --kernel-times and `tune` makes its own events (enqueue_1d) and needs none of these. */
+typedef struct timing_rule {
+    int watched;    /* --show-feedback or --trace-inject */
+    int64_t every;  /* ENGINE_TIMING_EVERY, or CLNETSIM_TEST_TIMING_EVERY; 1: every step */
+    int64_t step;   /* steps begun in this attempt, the current one included */
+} timing_rule;
+
+static int step_timed(const timing_rule *t, const injector *inj, int64_t step)
+{
+    return t->watched || inject_live_devices(inj) > 1 || t->every <= 1 || step <= 1 ||
+           step % t->every == 0;
+}
+
+/* Test hook: CLNETSIM_TEST_TIMING_EVERY=K times one step in K (1: every step), so that tests
+ * can compare runs timed throughout with sampled ones. Returns 0 (*EVERY set, the default
+ * when unset), or an input error naming the bad value. */
+#define TIMING_EVERY_MAX 1000000
+static int timing_every(int64_t *every, cn_error *err)
+{
+    const char *v = getenv("CLNETSIM_TEST_TIMING_EVERY");
+    *every = ENGINE_TIMING_EVERY;
+    if (!v || !*v)
+        return 0;
+    char *end;
+    errno = 0;
+    long long k = strtoll(v, &end, 10);
+    if (*end != '\0' || errno || k < 1 || k > TIMING_EVERY_MAX)
+        return cn_fail(err, CN_ERR_INPUT, "CLNETSIM_TEST_TIMING_EVERY='%s' is not a whole "
+                       "number from 1 to %d", v, TIMING_EVERY_MAX);
+    *every = k;
     return 0;
 }
 
@@ -327,6 +378,7 @@ static int run_windows(const model_ops *ops, struct model_state *m, injector *in
                        const recovery *rec, pending_fifo *fifo, host_report *host,
                        run_start *st, sim_time_ns *stopped_at, int64_t *window, cn_error *err)
 {
+    timing_rule timing = {opt->show_feedback || opt->trace_path, ENGINE_TIMING_EVERY, 0};
     sim_time_ns L = ops->lookahead(m);
     progress prog;
     progress_init(&prog, opt->progress);
@@ -344,6 +396,8 @@ static int run_windows(const model_ops *ops, struct model_state *m, injector *in
     plan_order order;
     if (!rc)
         rc = plan_order_init(&order, ops, err);
+    if (!rc)
+        rc = timing_every(&timing.every, err);
     while (rc == 0) {
         plan->index = *window = w;
         /* event-driven windows begin at the least pending time (the model may end one
@@ -351,6 +405,9 @@ static int run_windows(const model_ops *ops, struct model_state *m, injector *in
         plan->begin = st->sync == ENGINE_SYNC_EVENT ? ops->next_begin(m) : batches ? 0 : w * L;
         plan->end = batches ? 0 : plan->begin + L;
         plan->n_sets = 0;
+        plan->timed = step_timed(&timing, inj, timing.step);
+        plan->timed_next = step_timed(&timing, inj, timing.step + 1);
+        timing.step++;
         for (int d = 0; d < inj->n_devices; d++) /* for CLNETSIM_TEST_FAIL=enqueue@D:W */
             device_fault_window(devs[d], w);
         double t_plan = wall_seconds();
@@ -576,6 +633,9 @@ int engine_run(const scenario *sc, device_ctx *const *devs, int n_devs,
     if (n_devs < 1 || n_devs > ENGINE_MAX_DEVICES)
         return cn_fail(err, CN_ERR_INPUT, "between 1 and %d devices can be used, not %d",
                        ENGINE_MAX_DEVICES, n_devs);
+    int64_t every; /* a bad test hook stops the run before any device is used */
+    if (timing_every(&every, err) != 0)
+        return err->code;
     device_ctx *live[ENGINE_MAX_DEVICES];
     int n_live = 0;
     for (int d = 0; d < n_devs; d++)

@@ -27,6 +27,10 @@ typedef int64_t sim_time_ns;
 #define ENGINE_MAX_SETS (4096 + 2 * 16 + 16)
 #define ENGINE_MAX_DEVICES 16
 #define ENGINE_MAX_SET_EVENTS 8
+/* With one device and no one watching the timings, one step in this many (from the first
+ * one, and the second, whose sets give the first samples kept after the warm-up launch) is
+ * timed: enough samples for the reports, few launches with events (engine.c, timing_rule). */
+#define ENGINE_TIMING_EVERY 16
 
 /* An event kind: one kernel family, with the flows (model_ops.flows) it reads and writes.
  * The engine refuses a plan in which a set reads a flow before a set of another kind that
@@ -51,6 +55,15 @@ typedef struct window_plan {
                              * windows; with event-driven ones only their count; with
                              * batches the batch's number, from 0 */
     sim_time_ns begin, end; /* the window; batches cover no time slice: both 0 */
+    /* Whether this window's sets are timed (engine.c, timing_rule): 1, every set hands back
+     * the profiling events of its kernels, as the feedback table and the reports need them;
+     * 0, a model may launch without events (a launch with one costs several times one
+     * without on some drivers) and hand back none: the set is then counted at the
+     * injector's prediction (inject_unmeasured). TIMED_NEXT is the same for the step after
+     * this one, for a model that enqueues part of it before it is planned (the flood's
+     * premoved mobility step and cell lists). Events needed for anything else (a read-back
+     * waited on, another device's wait) are the model's own and always made. */
+    int timed, timed_next;
     int n_sets;
     event_set sets[ENGINE_MAX_SETS]; /* in dependency order (writes before later reads) */
 } window_plan;

@@ -68,6 +68,8 @@ int inject_init(injector *inj, const inject_config *cfg, int n_kinds, int n_devi
     inj->sets_per_device = zalloc(nd, sizeof *inj->sets_per_device);
     inj->events_per_device = zalloc(nd, sizeof *inj->events_per_device);
     inj->bytes_moved = zalloc(nd, sizeof *inj->bytes_moved);
+    inj->untimed_sets = zalloc(nd, sizeof *inj->untimed_sets);
+    inj->estimated_s = zalloc(nd, sizeof *inj->estimated_s);
     inj->lost = zalloc(nd, sizeof *inj->lost);
     inj->threshold = zalloc(nk, sizeof *inj->threshold);
     inj->crossover = zalloc(nk, sizeof *inj->crossover);
@@ -85,7 +87,8 @@ int inject_init(injector *inj, const inject_config *cfg, int n_kinds, int n_devi
         pv->plan_order = zalloc((size_t)n_partitions, sizeof *pv->plan_order);
     }
     if (!inj->device_class || !inj->home || !inj->backlog_s || !inj->sets_per_device ||
-        !inj->events_per_device || !inj->bytes_moved || !inj->lost || !inj->threshold || !inj->crossover ||
+        !inj->events_per_device || !inj->bytes_moved || !inj->untimed_sets ||
+        !inj->estimated_s || !inj->lost || !inj->threshold || !inj->crossover ||
         !pv || !pv->tries || !pv->in_flight || !pv->slowdown || !pv->pinned_window ||
         !pv->pinned_device || !pv->pinned_policy || !pv->planned_s || !pv->group_at ||
         !pv->group_n || !pv->plan_order ||
@@ -140,6 +143,8 @@ void inject_free(injector *inj)
     free(inj->sets_per_device);
     free(inj->events_per_device);
     free(inj->bytes_moved);
+    free(inj->untimed_sets);
+    free(inj->estimated_s);
     free(inj->lost);
     free(inj->threshold);
     free(inj->crossover);
@@ -446,6 +451,28 @@ void inject_complete(injector *inj, uint64_t id, double seconds)
         r->measured_s = seconds;
         feedback_record(&inj->feedback, r->kind, dev, r->multiplicity, seconds);
     }
+    r->done = 1;
+    release_backlog(inj, r);
+    drop_measured_prefix(inj);
+}
+
+double inject_estimate_seconds(const injector *inj, int kind, int device, uint64_t multiplicity)
+{
+    double p = feedback_predict(&inj->feedback, kind, device, multiplicity);
+    if (p >= 0 && isfinite(p))
+        return p;
+    const feedback_series *s = feedback_get(&inj->feedback, kind, device);
+    return s && s->launches > 0 ? s->total_seconds / (double)s->launches : 0;
+}
+
+void inject_unmeasured(injector *inj, uint64_t id)
+{
+    pending_decision *r = find_pending(inj, id);
+    if (!r || r->done)
+        return;
+    int dev = r->d.device;
+    inj->untimed_sets[dev]++;
+    inj->estimated_s[dev] += inject_estimate_seconds(inj, r->kind, dev, r->multiplicity);
     r->done = 1;
     release_backlog(inj, r);
     drop_measured_prefix(inj);

@@ -112,8 +112,12 @@ typedef struct injector {
     inject_device_class *device_class;
     int *home;                /* device holding each partition */
     double *backlog_s;        /* predicted seconds enqueued and not completed, per device */
-    /* per device, for the report */
+    /* per device, for the report: sets, their events, the bytes moved in; the sets run
+     * untimed (inject_unmeasured) and their estimated seconds, which the reported busy time
+     * adds to the measured ones */
     uint64_t *sets_per_device, *events_per_device, *bytes_moved;
+    uint64_t *untimed_sets;
+    double *estimated_s;
     /* per policy that decided (index inject_policy) */
     uint64_t decisions[4];
     uint64_t migrations;
@@ -176,6 +180,14 @@ int inject_device_lost(injector *inj, int device);
 int inject_live_devices(const injector *inj);
 /* The set of decision ID finished after SECONDS of device time. */
 void inject_complete(injector *inj, uint64_t id, double seconds);
+/* The set of decision ID finished, launched without profiling events (an untimed window,
+ * window_plan.timed): it is no sample, and its device's busy time counts it at the injector's
+ * estimate, taken now (inject_estimate_seconds). */
+void inject_unmeasured(injector *inj, uint64_t id);
+/* What a set of KIND with MULTIPLICITY events is thought to have taken on DEVICE: the
+ * feedback table's prediction; before any sample is kept, the mean of the kind's measured
+ * launches there (the warm-up one included); 0 when none was measured. */
+double inject_estimate_seconds(const injector *inj, int kind, int device, uint64_t multiplicity);
 /* Every set enqueued so far has finished (the model waited for it), though its time may be
  * read later: the devices' backlogs drop to what was not enqueued yet. The engine reads the
  * times after feeding the next window, off the path from one window's read-back to the next

@@ -17,9 +17,10 @@ typedef struct device_report {
     char platform[128];
     char type[16];
     uint64_t event_sets;
+    uint64_t timed_sets;    /* of them, those of timed windows (window_plan.timed) */
     uint64_t events;
     uint64_t bytes_moved;   /* partition migrations to this device */
-    double busy_s;
+    double busy_s;          /* measured over the timed sets, estimated for the others */
     double share;           /* its events over the events of every device */
     /* the run went on without it ([devices] on_failure = continue): its error's first line */
     int failed;

@@ -60,10 +60,15 @@ void report_print_summary(const run_results *r, FILE *out)
             "events/s\n", r->wall_s, r->setup_s, r->build_s,
             r->wall_s > 0 ? (double)events / r->wall_s : 0.0);
     for (int i = 0; i < r->n_devices; i++) {
+        const device_report *d = &r->devices[i];
         fprintf(out, "device       %s (%s, %s): %llu event sets, %.1f%% of the events, busy "
-                "%.3f s\n", r->devices[i].name, r->devices[i].platform, r->devices[i].type,
-                (unsigned long long)r->devices[i].event_sets, 100.0 * r->devices[i].share,
-                r->devices[i].busy_s);
+                "%.3f s", d->name, d->platform, d->type, (unsigned long long)d->event_sets,
+                100.0 * d->share, d->busy_s);
+        /* untimed sets count at the injector's estimate (docs/user-guide.md) */
+        if (d->timed_sets < d->event_sets)
+            fprintf(out, " (%llu sets timed, the others estimated)",
+                    (unsigned long long)d->timed_sets);
+        fputc('\n', out);
         if (r->devices[i].failed)
             fprintf(out, "             failed and left out: %s\n", r->devices[i].failure);
     }

@@ -616,13 +616,9 @@ int flood_catch_up(flood_model *m, flood_replica *r, int64_t w, int bin, cl_even
     if (!rc && bin &&
         (r->binned != w ||
          (filtered && (r->bin_epoch != r->part_epoch || r->bin_placement != m->placement)))) {
-        cl_event local[4];
-        int n_local = 0;
-        rc = cell_lists_build(&r->cells, r->dev, &r->pos, filtered ? &r->held : NULL,
-                              evs ? evs : local, evs ? n_evs : &n_local, err);
-        for (int i = 0; i < n_local; i++)
-            if (local[i])
-                clReleaseEvent(local[i]);
+        /* without EVS (an untimed window, or nobody to hand them to) no events at all */
+        rc = cell_lists_build(&r->cells, r->dev, &r->pos, filtered ? &r->held : NULL, evs, n_evs,
+                              err);
         if (!rc) {
             r->binned = w;
             r->bin_epoch = r->part_epoch;
@@ -647,7 +643,7 @@ void flood_premove_release(flood_replica *r)
     r->pre_window = -1;
 }
 
-int flood_premove(flood_model *m, int64_t w, cn_error *err)
+int flood_premove(flood_model *m, int64_t w, int timed, cn_error *err)
 {
     int rc = 0, holders = flood_holders(m);
     for (int d = 0; d < m->n_rep && !rc; d++) {
@@ -655,12 +651,14 @@ int flood_premove(flood_model *m, int64_t w, cn_error *err)
         flood_premove_release(r);
         if (!(holders & (1 << d)) || r->moved >= w)
             continue;
+        /* window W's sets hand these events to the engine only when W is timed: otherwise
+         * the launches go without (window_plan.timed_next) */
         cl_event ev[1] = {NULL};
         int n_ev = 0;
-        rc = flood_catch_up(m, r, w, 0, ev, &n_ev, err);
+        rc = flood_catch_up(m, r, w, 0, timed ? ev : NULL, &n_ev, err);
         r->pre_move_ev = n_ev ? ev[0] : NULL;
         if (!rc)
-            rc = flood_catch_up(m, r, w, 1, r->pre_bin_ev, &r->n_pre_bin, err);
+            rc = flood_catch_up(m, r, w, 1, timed ? r->pre_bin_ev : NULL, &r->n_pre_bin, err);
         if (!rc)
             rc = cl_check(clFlush(r->dev->queue), "clFlush", r->dev->info.name, err);
         r->pre_window = w;

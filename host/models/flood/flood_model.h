@@ -481,8 +481,9 @@ int flood_export_setup(flood_model *m, flood_replica *r, int64_t w, cn_error *er
  * (mobile), the window's entries and count words, the descriptor. */
 int flood_replica_ready(flood_model *m, flood_replica *r, int64_t w, cn_error *err);
 /* Mobile, at the end of window W - 1: every replica holding partitions queues window W's
- * mobility step and cell lists, which then run while the host waits for the read-back. */
-int flood_premove(flood_model *m, int64_t w, cn_error *err);
+ * mobility step and cell lists, which then run while the host waits for the read-back; with
+ * profiling events only when window W is TIMED (window_plan.timed_next). */
+int flood_premove(flood_model *m, int64_t w, int timed, cn_error *err);
 /* The events of R's queued step of window W (BIN: of its cell lists), into EVS; released when
  * no set of the window claims them. */
 void flood_premove_claim(flood_replica *r, int64_t w, int bin, cl_event *evs, int *n_evs);

@@ -317,6 +317,13 @@ static int can_run_ahead(const flood_model *m)
 static int enqueue_transmit(flood_model *m, uint32_t part, flood_replica *r, int64_t w,
                             cl_event *evs, int *n_evs, cn_error *err);
 
+/* The next of EVS for a launch's profiling event; NULL (a launch without one, an untimed
+ * window) when EVS is NULL. */
+static cl_event *next_event(cl_event *evs, int *n_evs)
+{
+    return evs ? &evs[(*n_evs)++] : NULL;
+}
+
 /* One partition's transmit set on replica R: the window's first set prepares the host side
  * (slots, descriptor, frontier bounds), each replica is brought to the window before its first
  * set, and the last partition's set queues the read-backs and flips the frontiers. */
@@ -343,7 +350,7 @@ static int run_transmit(flood_model *m, const window_plan *plan, uint32_t part,
         rc = flood_replica_ready(m, r, w, err);
     /* static qudg under a cap: the window's thresholds (mobile: with the cell lists) */
     if (!rc && m->cap_live && r->capped != w)
-        rc = flood_cap_select(m, r, w, &evs[(*n_evs)++], err);
+        rc = flood_cap_select(m, r, w, next_event(evs, n_evs), err);
     if (!rc && m->mobile && r->x_window != w)
         rc = flood_export_setup(m, r, w, err);
     if (!rc)
@@ -459,7 +466,7 @@ static int enqueue_transmit(flood_model *m, uint32_t part, flood_replica *r, int
     if (groups == 0) /* no entry, decisions only: the window's clearing still runs */
         groups = 1;
     if (!rc)
-        rc = enqueue_1d(d, r->k_transmit, name, groups * ls, ls, &evs[(*n_evs)++], err);
+        rc = enqueue_1d(d, r->k_transmit, name, groups * ls, ls, next_event(evs, n_evs), err);
     return rc;
 }
 
@@ -472,17 +479,23 @@ static int flood_run_set(struct model_state *state, const window_plan *plan, con
         return cn_fail(err, CN_ERR_RUNTIME, "internal error: device '%s' holds no flood state",
                        dev->info.name);
     flood_replica *r = &m->rep[d];
+    /* An untimed window's launches go without profiling events (window_plan.timed): none is
+     * needed for order on the device's in-order queue, and the read-back and the waits
+     * between devices make their own. Node resources and schemes launch their kernels
+     * (flood_resources.c, flood_scheme.c) with events always: their windows stay timed, so
+     * that a set never hands back the events of only some of its kernels. */
+    cl_event *tev = plan->timed || m->resources || m->scheme_window ? evs : NULL;
     switch (set->kind) {
     case FLOOD_MOVE: /* queued at the end of the last window, or done now */
         flood_premove_claim(r, plan->index, 0, evs, n_evs);
-        return flood_catch_up(m, r, plan->index, 0, evs, n_evs, err);
+        return flood_catch_up(m, r, plan->index, 0, tev, n_evs, err);
     case FLOOD_BIN:
         flood_premove_claim(r, plan->index, 1, evs, n_evs);
-        return flood_catch_up(m, r, plan->index, 1, evs, n_evs, err);
+        return flood_catch_up(m, r, plan->index, 1, tev, n_evs, err);
     case FLOOD_TRANSMIT:
         if (set->partition < 0 || (uint32_t)set->partition >= m->n_parts)
             break;
-        return run_transmit(m, plan, (uint32_t)set->partition, r, evs, n_evs, err);
+        return run_transmit(m, plan, (uint32_t)set->partition, r, tev, n_evs, err);
     case FLOOD_PACKETS:
         if (!m->whole)
             break;
@@ -511,7 +524,7 @@ static int flood_end_window(struct model_state *state, const window_plan *plan, 
     /* the next window's mobility step and cell lists go to the devices now: they run while
      * the host waits for this window's read-back and exchanges its relays */
     if (!rc && m->mobile)
-        rc = flood_premove(m, w + 1, err);
+        rc = flood_premove(m, w + 1, plan->timed_next, err);
     if (rc)
         return rc;
     /* Run one window ahead only when one device ran this window and the next window's
