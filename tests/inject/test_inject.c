@@ -921,6 +921,43 @@ static void test_slowdown_hook(void)
     inject_free(&inj);
 }
 
+/* Sets run without profiling events (an untimed window): no sample, no launch, the backlog
+ * taken back, and the device's estimated seconds grow by the estimate when each completes:
+ * nothing before any launch, the mean of the launches while no sample is kept, then the
+ * fitted line. */
+static void test_unmeasured(void)
+{
+    inject_config c = config(INJECT_STATIC);
+    injector inj;
+    CHECK(inject_init(&inj, &c, 1, 1, cpu_gpu, 1, NULL) == 0);
+    CHECK_NEAR(inject_estimate_seconds(&inj, 0, 0, 10), 0.0, 0);
+    inject_decision d = inject_decide(&inj, 0, 0, 10, 0);
+    inject_enqueued(&inj, &d, 10, 0, 0);
+    inject_unmeasured(&inj, d.id);
+    CHECK(inj.untimed_sets[0] == 1);
+    CHECK_NEAR(inj.estimated_s[0], 0.0, 0);
+    run_set(&inj, 0, 0, 10, 0, 2.0); /* the warm-up launch: busy time, no sample */
+    CHECK_NEAR(inject_estimate_seconds(&inj, 0, 0, 10), 2.0, 0);
+    d = inject_decide(&inj, 0, 0, 10, 0);
+    inject_enqueued(&inj, &d, 10, 0, 0);
+    inject_unmeasured(&inj, d.id);
+    CHECK_NEAR(inj.estimated_s[0], 2.0, 1e-15);
+    run_set(&inj, 0, 0, 100, 0, 1.0); /* the first sample: 0.01 s per event */
+    d = inject_decide(&inj, 0, 0, 50, 0);
+    inject_enqueued(&inj, &d, 50, 0, 0);
+    inject_unmeasured(&inj, d.id);
+    inject_unmeasured(&inj, d.id);     /* once only */
+    inject_unmeasured(&inj, 12345);    /* no such decision */
+    CHECK_NEAR(inj.estimated_s[0], 2.5, 1e-15);
+    CHECK(inj.untimed_sets[0] == 3);
+    CHECK(inj.sets_per_device[0] == 5);
+    const feedback_series *fs = feedback_get(&inj.feedback, 0, 0);
+    CHECK(fs->launches == 2 && fs->n == 1);
+    CHECK_NEAR(fs->total_seconds, 3.0, 1e-15);
+    CHECK_NEAR(inj.backlog_s[0], 0.0, 0); /* every set done */
+    inject_free(&inj);
+}
+
 static void test_odd_inputs(void)
 {
     inject_config c = config(INJECT_HYBRID);
@@ -990,6 +1027,7 @@ int main(void)
     test_trace_not_closed();
     test_trace_unwritable();
     test_slowdown_hook();
+    test_unmeasured();
     test_odd_inputs();
     if (rmdir(tmp_dir) != 0) {
         fprintf(stderr, "files left in %s\n", tmp_dir);
