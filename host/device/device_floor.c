@@ -85,7 +85,7 @@ int device_window_floor(device_ctx *dev, device_floor *out, cn_error *err)
         rc = cl_check(st, "clCreateBuffer(core.window_floor)", dev->info.name, err);
     }
     if (!rc)
-        rc = cl_check(clSetKernelArg(k, 0, sizeof word, &word),
+        rc = cl_check(clSetKernelArg(k, 0, sizeof(cl_mem), &word),
                       "clSetKernelArg(core.window_floor, 0)", dev->info.name, err);
     double l = 0, w = 0;
     for (int i = 0; !rc && i < FLOOR_WARMUP; i++)
