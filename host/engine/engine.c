@@ -190,7 +190,7 @@ static int run_one_set(const model_ops *ops, struct model_state *m, injector *in
     p->n_evs = 0;
     memset(p->evs, 0, sizeof p->evs);
     int rc = ops->run_set(m, plan, set, devs[d.device], p->evs, &p->n_evs, err);
-    /* a model may hand back the events of an untimed window's set anyway (PHOLD does) */
+    /* a model may hand back the events of an untimed window's set anyway: it is measured */
     p->untimed = !plan->timed && p->n_evs == 0;
     /* a model that reports more events than it filled would have the engine wait on
      * garbage: refuse it here, where it shows */

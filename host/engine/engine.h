@@ -60,8 +60,8 @@ typedef struct window_plan {
      * 0, a model may launch without events (a launch with one costs several times one
      * without on some drivers) and hand back none: the set is then counted at the
      * injector's prediction (inject_unmeasured). TIMED_NEXT is the same for the step after
-     * this one, for a model that enqueues part of it before it is planned (the flood's
-     * premoved mobility step and cell lists). Events needed for anything else (a read-back
+     * this one, for a model that enqueues part of it before it is planned (a step of the
+     * next window queued while this one is read back). Events needed for anything else (a read-back
      * waited on, another device's wait) are the model's own and always made. */
     int timed, timed_next;
     int n_sets;
