@@ -2,7 +2,7 @@
 /* Cell lists, rebuilt on the device by count, prefix sum and scatter: memory O(N + cells),
  * and a neighbour search that only looks at the 3x3(x3) cells around a node. Cells are at
  * least the radio range wide, so every neighbour lies in an adjacent cell. */
-#include "common/geometry.clh"
+#include "common/cells.clh"
 
 /* A node left out of the lists: its cell_of entry. */
 #define CELL_NONE 0xffffffffu
@@ -43,6 +43,32 @@ __kernel void cell_scatter(uint n, __global const uint *cell_of, __global const 
     cell_nodes[cell_start[c] + atomic_dec(&cell_count[c]) - 1u] = i;
 }
 
+/* The start of this item's run of an exclusive scan of the LEN words of A in local memory,
+ * made by the whole work-group (every item calls it, after a barrier that made A whole): each
+ * item sums its own run [*LO, *HI) of consecutive words, the group scans those sums
+ * (inclusive, in SUMS, a word per item), and the item then walks its run again from the
+ * value returned. A is left as it was. */
+inline uint group_scan_runs(__local const uint *a, uint len, __local uint *sums, uint *lo,
+                            uint *hi)
+{
+    uint lid = get_local_id(0), lsize = get_local_size(0);
+    uint per = (len + lsize - 1u) / lsize;
+    *lo = min(lid * per, len);
+    *hi = min(*lo + per, len);
+    uint own = 0u;
+    for (uint c = *lo; c < *hi; c++)
+        own += a[c];
+    sums[lid] = own;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint off = 1; off < lsize; off <<= 1) {
+        uint add = lid >= off ? sums[lid - off] : 0u;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        sums[lid] += add;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    return sums[lid] - own;
+}
+
 /* The whole build in one work-group, for a device where a launch costs more than the
  * kernels (a GPU binning a few thousand nodes every window): one launch instead of count,
  * scan(s) and scatter. COUNTS holds N_CELLS + 1 words, SUMS one per item. The same outputs
@@ -72,23 +98,9 @@ __kernel void build_one_group(__global const long4 *pos, uint n, long side, uint
         cell_of[i] = c;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    /* Exclusive scan of the LEN counts: each item sums its own run of consecutive cells, the
-     * group scans those sums (inclusive, in SUMS), then each item walks its run again. */
-    uint per = (len + lsize - 1u) / lsize;
-    uint lo = min(lid * per, len), hi = min(lo + per, len);
-    uint own = 0u;
-    for (uint c = lo; c < hi; c++)
-        own += counts[c];
-    sums[lid] = own;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint off = 1; off < lsize; off <<= 1) {
-        uint add = lid >= off ? sums[lid - off] : 0u;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        sums[lid] += add;
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    uint lo, hi;
+    uint at = group_scan_runs(counts, len, sums, &lo, &hi);
     /* start[] goes out; COUNTS keeps each cell's end, counted down by the scatter */
-    uint at = sums[lid] - own;
     for (uint c = lo; c < hi; c++) {
         cell_start[c] = at;
         at += counts[c];
@@ -100,6 +112,51 @@ __kernel void build_one_group(__global const long4 *pos, uint n, long side, uint
         if (c != CELL_NONE)
             cell_nodes[atomic_dec(&counts[c]) - 1u] = i;
     }
+}
+
+/* Ranks without a move: what a kernel that moves the nodes does with CELLS_RANK_PARAMS
+ * (cl/common/cells.clh), for nodes at POS[0..N) in one launch of at least N items. */
+__kernel void rank_nodes(__global const long4 *pos, uint n, CELLS_RANK_PARAMS)
+{
+    uint i = get_global_id(0);
+    cells_rank_clear(CELLS_RANK_PASS);
+    if (i < n)
+        cells_rank_node(pos[i], i, CELLS_RANK_PASS);
+}
+
+/* The lists from the ranks of one ranked launch (cl/common/cells.clh), whose counts are
+ * COUNTS[PARITY * (N_CELLS + 1) ..] (N_CELLS + 1 words, the last 0): every work-group scans
+ * them into STARTS (local, N_CELLS + 1 words; SUMS a word per item), group 0 writes them
+ * out, and item i puts node i at its rank past its cell's start. One launch of at least N
+ * items. The same outputs as the builds above: cell_of (written by the ranks), start
+ * (start[n_cells] = the total) and the same set of nodes in every cell, in the order the
+ * ranks' atomics served them. */
+__kernel void scatter_ranked(uint n, uint n_cells, __global const uint *counts, uint parity,
+                             __global const uint *cell_of, __global const uint *rank,
+                             __global uint *cell_start, __global uint *cell_nodes,
+                             __local uint *starts, __local uint *sums)
+{
+    uint lid = get_local_id(0), lsize = get_local_size(0);
+    uint len = n_cells + 1u;
+    __global const uint *own = counts + parity * len;
+    for (uint c = lid; c < len; c += lsize)
+        starts[c] = own[c];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint lo, hi;
+    uint at = group_scan_runs(starts, len, sums, &lo, &hi);
+    /* every item reads its run before it is overwritten (the scan ended with a barrier) */
+    for (uint c = lo; c < hi; c++) {
+        uint k = starts[c];
+        starts[c] = at;
+        at += k;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_group_id(0) == 0)
+        for (uint c = lid; c < len; c += lsize)
+            cell_start[c] = starts[c];
+    uint i = get_global_id(0);
+    if (i < n)
+        cell_nodes[starts[cell_of[i]] + rank[i]] = i;
 }
 
 /* Exclusive prefix sum, in three steps so that any length works on any device:

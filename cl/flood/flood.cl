@@ -11,6 +11,7 @@
 #include "common/exchange.clh"
 #include "common/philox.clh"
 #include "common/geometry.clh"
+#include "common/cells.clh"
 #include "flood/flood_layout.clh"
 #include "common/test_break.clh"
 
@@ -246,16 +247,22 @@ inline void rwp_move_node(__global long4 *pos, uint i, uint2 key, ulong W, ulong
 /* Every kernel of a mobility step runs over ids [first, n): the launch's global offset is
  * FIRST, so that a model's kernel serves one run of ids of a mobility group. A model's own
  * step kernel runs when one run of ids moves: its parameters are the parameter block's (PRM);
- * the window's start T (and random_walk's window) are arguments. */
+ * the window's start T (and random_walk's window) are arguments. Each takes the cell lists'
+ * ranks last (CELLS_RANK_PARAMS, cl/common/cells.clh), which the host turns on only when the
+ * launch moves every node: the node's cell is computed here, where its position is at hand,
+ * and the lists are then built in one launch (host/engine/cell_lists.h, ranked builds). */
 __kernel void move_rwp(__global long4 *pos, uint n, __constant const flood_params *prm, long T,
                        __global long4 *waypoint, __global long *speed, __global uint *leg,
-                       __global long *pause_end)
+                       __global long *pause_end, CELLS_RANK_PARAMS)
 {
     uint i = get_global_id(0);
-    if (i < n)
-        rwp_move_node(pos, i, (uint2)(prm->key_lo, prm->key_hi), prm->width, prm->height,
-                      prm->depth, prm->vmin, prm->vmax, prm->pmin_ms, prm->pmax_ms, T, prm->L,
-                      waypoint, speed, leg, pause_end);
+    cells_rank_clear(CELLS_RANK_PASS);
+    if (i >= n)
+        return;
+    rwp_move_node(pos, i, (uint2)(prm->key_lo, prm->key_hi), prm->width, prm->height,
+                  prm->depth, prm->vmin, prm->vmax, prm->pmin_ms, prm->pmax_ms, T, prm->L,
+                  waypoint, speed, leg, pause_end);
+    cells_rank_node(pos[i], i, CELLS_RANK_PASS);
 }
 
 /* ---- linear and random_walk (docs/models.md, "Mobility") ------------------------------- */
@@ -364,13 +371,17 @@ inline void walk_move_node(__global long4 *pos, uint i, uint2 key, ulong W, ulon
 }
 
 __kernel void move_walk(__global long4 *pos, uint n, __constant const flood_params *prm,
-                        uint window, __global long4 *dir, __global long *speed)
+                        uint window, __global long4 *dir, __global long *speed,
+                        CELLS_RANK_PARAMS)
 {
     uint i = get_global_id(0);
-    if (i < n)
-        walk_move_node(pos, i, (uint2)(prm->key_lo, prm->key_hi), prm->width, prm->height,
-                       prm->depth, prm->vmin, prm->vmax, prm->L, window, (int)prm->fresh,
-                       (int)prm->policy, dir, speed);
+    cells_rank_clear(CELLS_RANK_PASS);
+    if (i >= n)
+        return;
+    walk_move_node(pos, i, (uint2)(prm->key_lo, prm->key_hi), prm->width, prm->height,
+                   prm->depth, prm->vmin, prm->vmax, prm->L, window, (int)prm->fresh,
+                   (int)prm->policy, dir, speed);
+    cells_rank_node(pos[i], i, CELLS_RANK_PASS);
 }
 
 /* random_direction: a node's phases (LEG: even 2m, travelling leg m; odd 2m + 1, pausing
@@ -432,14 +443,17 @@ inline void direction_move_node(__global long4 *pos, uint i, uint2 key, ulong W,
 
 __kernel void move_direction(__global long4 *pos, uint n, __constant const flood_params *prm,
                              long T, __global long4 *dir, __global long *speed,
-                             __global uint *leg, __global long *phase_end)
+                             __global uint *leg, __global long *phase_end, CELLS_RANK_PARAMS)
 {
     uint i = get_global_id(0);
-    if (i < n)
-        direction_move_node(pos, i, (uint2)(prm->key_lo, prm->key_hi), prm->width, prm->height,
-                            prm->depth, prm->vmin, prm->vmax, prm->tmin_ms, prm->tmax_ms,
-                            prm->pmin_ms, prm->pmax_ms, T, prm->L, (int)prm->policy, dir, speed,
-                            leg, phase_end);
+    cells_rank_clear(CELLS_RANK_PASS);
+    if (i >= n)
+        return;
+    direction_move_node(pos, i, (uint2)(prm->key_lo, prm->key_hi), prm->width, prm->height,
+                        prm->depth, prm->vmin, prm->vmax, prm->tmin_ms, prm->tmax_ms,
+                        prm->pmin_ms, prm->pmax_ms, T, prm->L, (int)prm->policy, dir, speed,
+                        leg, phase_end);
+    cells_rank_node(pos[i], i, CELLS_RANK_PASS);
 }
 
 /* ---- grid_walk (docs/models.md, "grid_walk") -------------------------------------------- */
@@ -518,12 +532,16 @@ inline void grid_move_node(__global long4 *pos, uint i, uint2 key, long s, long 
 }
 
 __kernel void move_grid(__global long4 *pos, uint n, __constant const flood_params *prm,
-                        __global long4 *dir, __global long *speed, __global uint *leg)
+                        __global long4 *dir, __global long *speed, __global uint *leg,
+                        CELLS_RANK_PARAMS)
 {
     uint i = get_global_id(0);
-    if (i < n)
-        grid_move_node(pos, i, (uint2)(prm->key_lo, prm->key_hi), prm->street, prm->xm, prm->ym,
-                       prm->L, dir, speed, leg);
+    cells_rank_clear(CELLS_RANK_PASS);
+    if (i >= n)
+        return;
+    grid_move_node(pos, i, (uint2)(prm->key_lo, prm->key_hi), prm->street, prm->xm, prm->ym,
+                   prm->L, dir, speed, leg);
+    cells_rank_node(pos[i], i, CELLS_RANK_PASS);
 }
 
 /* ---- mobility groups (docs/models.md, "Mobility groups") ------------------------------ */
@@ -549,9 +567,10 @@ __kernel void move_grid(__global long4 *pos, uint n, __constant const flood_para
 __kernel void move_groups(__global long4 *pos, uint n, __constant const flood_params *prm,
                           long T, uint window, __global const long *seg, uint nseg,
                           __global long4 *waypoint, __global long *speed, __global uint *leg,
-                          __global long *pause_end)
+                          __global long *pause_end, CELLS_RANK_PARAMS)
 {
     uint i = get_global_id(0);
+    cells_rank_clear(CELLS_RANK_PASS);
     if (i >= n)
         return;
     uint2 key = (uint2)(prm->key_lo, prm->key_hi);
@@ -581,6 +600,7 @@ __kernel void move_groups(__global long4 *pos, uint n, __constant const flood_pa
     else if (model == 5)
         grid_move_node(pos, i, key, g[SEG_STREET], g[SEG_XM], g[SEG_YM], L, waypoint, speed,
                        leg);
+    cells_rank_node(pos[i], i, CELLS_RANK_PASS);
 }
 
 /* ---- neighbour lists of static scenarios ---------------------------------------------- */

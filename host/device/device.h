@@ -211,8 +211,9 @@ void device_fault_window(device_ctx *dev, int64_t window);
  * ordinal D (it ignores odd-numbered neighbours), so that the self-test's detection of a
  * miscompiled kernel can be tested on a healthy device. NAME is a kernel key: flood.packets,
  * flood.packets_one, flood.packets_local, flood.packets_scheme, flood.transmit,
- * flood.transmit_mobile, or all (every one of them). Entries that do not parse are ignored.
- * Read by device_fault_arm. */
+ * flood.transmit_mobile, phold.results, cells.rank_nodes (the cell lists' ranks: node 0 in
+ * the wrong cell, there and in every kernel that ranks as it moves), or all (every one of
+ * them). Entries that do not parse are ignored. Read by device_fault_arm. */
 
 /* ---- kernel shapes (device_shapes.c) ---- */
 

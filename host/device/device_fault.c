@@ -73,7 +73,7 @@ void device_fault_arm(device_ctx *dev, int ordinal)
 static const char *const breakable[] = {"flood.packets",       "flood.packets_one",
                                         "flood.packets_local", "flood.packets_scheme",
                                         "flood.transmit",      "flood.transmit_mobile",
-                                        "phold.results"};
+                                        "phold.results",       "cells.rank_nodes"};
 
 /* Applies one NAME@D entry of CLNETSIM_TEST_BREAK_KERNEL to DEV when D is its ordinal. */
 static void arm_break(device_ctx *dev, const char *entry, size_t len)

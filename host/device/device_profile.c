@@ -164,6 +164,9 @@ static const struct choice_range {
     /* nodes up to which the cell lists are built by one work-group, 0: never
      * (host/engine/cell_lists.c); the bound is the test hook's, CELLS_ONE_GROUP_MAX */
     {"cells.one_group_nodes", 0, 2147483647L},
+    /* cells up to which the cell lists are built from the ranks of the mobility step, 0:
+     * never (host/engine/cell_lists.c); the bound is the test hook's, CELLS_RANKED_MAX */
+    {"cells.ranked_cells", 0, 2147483647L},
 };
 
 /* VALUE, all digits, within [LO, HI]. */

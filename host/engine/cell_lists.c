@@ -125,26 +125,39 @@ void scan_free(scan_ctx *s, dbuf_account *acc)
     memset(s, 0, sizeof *s);
 }
 
+/* A hook's value V as a whole number from 0 to MOST into *OUT; -1 when it is not one. */
+static int hook_whole(const char *v, unsigned long long most, uint32_t *out)
+{
+    /* digits only: strtoul would take a sign, spaces, and wrap a negative value */
+    unsigned long long x = 0;
+    const char *d = v;
+    for (; *d >= '0' && *d <= '9' && x <= most; d++)
+        x = x * 10 + (unsigned long long)(*d - '0');
+    if (d == v || *d || x > most)
+        return -1;
+    *out = (uint32_t)x;
+    return 0;
+}
+
+/* The profile's choice KEY on DEV (checked when the profile was read, device_profile.c). */
+static uint32_t profile_limit(const device_ctx *dev, const char *key)
+{
+    long p = platform_profile_choice(&dev->profile, key, 0);
+    return p <= 0 ? 0 : (uint32_t)p;
+}
+
 int cell_lists_one_group_nodes(const device_ctx *dev, uint32_t *out, cn_error *err)
 {
     const char *v = getenv("CLNETSIM_TEST_CELLS_ONE_GROUP");
     *out = 0;
     if (v && *v) {
-        /* digits only: strtoul would take a sign, spaces, and wrap a negative value */
-        unsigned long long x = 0;
-        const char *d = v;
-        for (; *d >= '0' && *d <= '9' && x <= CELLS_ONE_GROUP_MAX; d++)
-            x = x * 10 + (unsigned long long)(*d - '0');
-        if (*d || x > CELLS_ONE_GROUP_MAX)
+        if (hook_whole(v, CELLS_ONE_GROUP_MAX, out))
             return cn_fail(err, CN_ERR_INPUT,
                            "CLNETSIM_TEST_CELLS_ONE_GROUP='%s' is not a whole number from 0 to %ld",
                            v, (long)CELLS_ONE_GROUP_MAX);
-        *out = (uint32_t)x;
         return 0;
     }
-    /* the profile's value was checked when it was read (device_profile.c) */
-    long p = platform_profile_choice(&dev->profile, CELLS_ONE_GROUP_KEY, 0);
-    *out = p <= 0 ? 0 : (uint32_t)p;
+    *out = profile_limit(dev, CELLS_ONE_GROUP_KEY);
     return 0;
 }
 
@@ -263,6 +276,8 @@ void cell_lists_free(cell_lists *c, dbuf_account *acc)
     dbuf_release(&c->count, acc);
     dbuf_release(&c->start, acc);
     dbuf_release(&c->nodes, acc);
+    dbuf_release(&c->rank, acc);
+    dbuf_release(&c->rank_counts, acc);
     scan_free(&c->scan, acc);
     if (c->k_count)
         clReleaseKernel(c->k_count);
@@ -270,5 +285,180 @@ void cell_lists_free(cell_lists *c, dbuf_account *acc)
         clReleaseKernel(c->k_scatter);
     if (c->k_one)
         clReleaseKernel(c->k_one);
+    if (c->k_ranked)
+        clReleaseKernel(c->k_ranked);
+    if (c->shadow) {
+        cell_lists_free(c->shadow, acc);
+        free(c->shadow);
+    }
     memset(c, 0, sizeof *c);
+}
+
+/* ---- ranked builds ---- */
+
+int cell_lists_ranked_cells(const device_ctx *dev, uint32_t *out, int *check, cn_error *err)
+{
+    const char *v = getenv("CLNETSIM_TEST_CELLS_RANKED");
+    *out = 0;
+    if (check)
+        *check = 0;
+    if (v && *v) {
+        if (!strcmp(v, "check")) {
+            *out = CELLS_RANKED_MAX;
+            if (check)
+                *check = 1;
+            return 0;
+        }
+        if (hook_whole(v, CELLS_RANKED_MAX, out))
+            return cn_fail(err, CN_ERR_INPUT,
+                           "CLNETSIM_TEST_CELLS_RANKED='%s' is neither a whole number from 0 to "
+                           "%ld nor 'check'", v, (long)CELLS_RANKED_MAX);
+        return 0;
+    }
+    *out = profile_limit(dev, CELLS_RANKED_KEY);
+    return 0;
+}
+
+/* scatter_ranked's __local arguments: N_CELLS + 1 starts, and a word per item for the scan
+ * of the items' sums (as build_one_group's). */
+static cl_ulong ranked_local_args(size_t size, const void *user)
+{
+    return one_group_local_args(size, user);
+}
+
+int cell_lists_ranked_init(cell_lists *c, device_ctx *dev, cl_program prog, dbuf_account *acc,
+                           cn_error *err)
+{
+    uint32_t most = 0, n_cells = c->grid.n_cells;
+    int check = 0;
+    int rc = cell_lists_ranked_cells(dev, &most, &check, err);
+    if (rc || c->ranked || n_cells > most)
+        return rc;
+    rc = device_create_kernel(dev, prog, "cells.scatter_ranked", &c->k_ranked, err);
+    if (rc)
+        return rc;
+    /* every work-group holds the counts: where they do not fit at one item, counted builds */
+    if (device_kernel_local_own(dev, c->k_ranked) + ranked_local_args(1, &n_cells) >
+        device_local_limit(dev)) {
+        clReleaseKernel(c->k_ranked);
+        c->k_ranked = NULL;
+        return 0;
+    }
+    c->local_ranked = device_local_size_fit(dev, "cells.scatter_ranked", c->k_ranked, 0,
+                                            ranked_local_args, &n_cells);
+    rc = dbuf_alloc(dev, &c->rank, (size_t)c->n * 4, acc, "cell ranks", err);
+    size_t half = ((size_t)n_cells + 1) * 4;
+    if (!rc)
+        rc = dbuf_alloc(dev, &c->rank_counts, 2 * half, acc, "cell rank counts", err);
+    /* both halves zero: the first ranked launch counts in one and zeroes the other */
+    if (!rc)
+        rc = dbuf_zero(dev, &c->rank_counts, 0, 2 * half, err);
+    if (!rc && check) {
+        c->shadow = calloc(1, sizeof *c->shadow);
+        rc = c->shadow ? cell_lists_init(c->shadow, dev, prog, &c->grid, c->n, acc, err)
+                       : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    }
+    if (!rc) {
+        c->ranked = 1;
+        c->check = check;
+        c->ranked_moves = 0;
+    }
+    return rc;
+}
+
+int cell_lists_rank_args(cell_lists *c, device_ctx *dev, cl_kernel k, karg_cache *cache,
+                         const char *name, int first, int on, cn_error *err)
+{
+    if (on && !c->ranked)
+        return cn_fail(err, CN_ERR_RUNTIME, "internal error: %s ranks for cell lists that "
+                       "are not made for ranks", name);
+    const cell_grid *g = &c->grid;
+    /* without ranks the kernel reads none of its buffers: any buffer does */
+    dbuf *rank = on ? &c->rank : &c->cell_of, *counts = on ? &c->rank_counts : &c->cell_of;
+    cl_uint cells = on ? g->n_cells : 0, half = (cl_uint)(c->ranked_moves & 1);
+    return kernel_args_cached(dev, k, cache, name, err, first, CELLS_RANK_NARGS, KBUF(c->cell_of),
+                              KBUF(*rank), KBUF(*counts), KARG(cells), KARG(half),
+                              KARG(g->side), KARG(g->nx), KARG(g->ny), KARG(g->nz));
+}
+
+void cell_lists_ranked_moved(cell_lists *c)
+{
+    c->ranked_moves++;
+}
+
+/* The lists C and S (the same grid and nodes), read back and compared: a CN_ERR_RUNTIME
+ * sentence naming the first difference. The order inside a cell is free: each cell's nodes
+ * are compared as sets. */
+static int compare_lists(cell_lists *c, cell_lists *s, device_ctx *dev, cn_error *err)
+{
+    uint32_t n = c->n, cells = c->grid.n_cells;
+    size_t nb = (size_t)n * 4, sb = ((size_t)cells + 1) * 4;
+    uint32_t *buf = malloc(4 * nb + 2 * sb + 4);
+    if (!buf)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    uint32_t *of_c = buf, *of_s = of_c + n, *no_c = of_s + n, *no_s = no_c + n;
+    uint32_t *st_c = no_s + n, *st_s = st_c + cells + 1;
+    int rc = dbuf_read(dev, &c->cell_of, 0, nb, of_c, 1, err);
+    if (!rc)
+        rc = dbuf_read(dev, &s->cell_of, 0, nb, of_s, 1, err);
+    if (!rc)
+        rc = dbuf_read(dev, &c->nodes, 0, nb, no_c, 1, err);
+    if (!rc)
+        rc = dbuf_read(dev, &s->nodes, 0, nb, no_s, 1, err);
+    if (!rc)
+        rc = dbuf_read(dev, &c->start, 0, sb, st_c, 1, err);
+    if (!rc)
+        rc = dbuf_read(dev, &s->start, 0, sb, st_s, 1, err);
+    for (uint32_t i = 0; i < n && !rc; i++)
+        if (of_c[i] != of_s[i])
+            rc = cn_fail(err, CN_ERR_RUNTIME, "the ranked cell lists on device '%s' put node "
+                         "%u in cell %u, the counted ones in cell %u", dev->info.name, i,
+                         of_c[i], of_s[i]);
+    for (uint32_t k = 0; k <= cells && !rc; k++)
+        if (st_c[k] != st_s[k])
+            rc = cn_fail(err, CN_ERR_RUNTIME, "the ranked cell lists on device '%s' start cell "
+                         "%u at %u, the counted ones at %u", dev->info.name, k, st_c[k],
+                         st_s[k]);
+    /* the nodes listed in each cell: with equal starts and cells, each slot of cell k must
+     * hold a node of cell k, each node once (a node listed twice leaves another out) */
+    uint8_t *listed = rc ? NULL : calloc(n ? n : 1, 1);
+    if (!rc && !listed)
+        rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    for (uint32_t k = 0; k < cells && !rc; k++)
+        for (uint32_t q = st_c[k]; q < st_c[k + 1] && q < n && !rc; q++) {
+            uint32_t i = no_c[q];
+            if (i >= n || of_s[i] != k || listed[i])
+                rc = cn_fail(err, CN_ERR_RUNTIME, "the ranked cell lists on device '%s' list "
+                             "node %u in cell %u, where the counted ones do not", dev->info.name,
+                             i, k);
+            else
+                listed[i] = 1;
+        }
+    free(listed);
+    free(buf);
+    return rc;
+}
+
+int cell_lists_build_ranked(cell_lists *c, device_ctx *dev, dbuf *pos, cl_event *evs,
+                            int *n_evs, cn_error *err)
+{
+    if (!c->ranked || c->ranked_moves == 0)
+        return cn_fail(err, CN_ERR_RUNTIME, "internal error: cell lists built from ranks that "
+                       "no launch took");
+    const cell_grid *g = &c->grid;
+    cl_uint n_cells = g->n_cells, half = (cl_uint)((c->ranked_moves - 1) & 1);
+    int rc = kernel_args_cached(
+        dev, c->k_ranked, &c->ranked_args, "cells.scatter_ranked", err, 0, 10, KARG(c->n),
+        KARG(n_cells), KBUF(c->rank_counts), KARG(half), KBUF(c->cell_of), KBUF(c->rank),
+        KBUF(c->start), KBUF(c->nodes), KLOCAL(((size_t)n_cells + 1) * 4),
+        KLOCAL(c->local_ranked * 4));
+    if (!rc)
+        rc = enqueue_1d(dev, c->k_ranked, "cells.scatter_ranked", c->n, c->local_ranked,
+                        next_event(evs, n_evs), err);
+    /* CLNETSIM_TEST_CELLS_RANKED=check: the counted build of the same positions beside it */
+    if (!rc && c->check)
+        rc = cell_lists_build(c->shadow, dev, pos, NULL, NULL, NULL, err);
+    if (!rc && c->check)
+        rc = compare_lists(c, c->shadow, dev, err);
+    return rc;
 }

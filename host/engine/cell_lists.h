@@ -49,6 +49,18 @@ typedef struct cell_lists {
     cl_kernel k_one;
     size_t local_one;
     karg_cache one_args;
+    /* RANKED: builds from the ranks a model's kernel takes as it moves the nodes
+     * (cell_lists_ranked_init; cl/common/cells.clh): RANK per node, and RANK_COUNTS, two
+     * halves of N_CELLS + 1 words; RANKED_MOVES launches ranked so far (the next one counts
+     * in half RANKED_MOVES % 2). CHECK: every ranked build is compared with a counted one,
+     * made in SHADOW (CLNETSIM_TEST_CELLS_RANKED=check). */
+    int ranked, check;
+    cl_kernel k_ranked;
+    size_t local_ranked;
+    karg_cache ranked_args;
+    dbuf rank, rank_counts;
+    uint64_t ranked_moves;
+    struct cell_lists *shadow;
 } cell_lists;
 
 /* The largest node count built in one work-group on DEV: the test hook
@@ -72,5 +84,41 @@ int cell_lists_init(cell_lists *c, device_ctx *dev, cl_program prog, const cell_
 int cell_lists_build(cell_lists *c, device_ctx *dev, dbuf *pos, dbuf *include, cl_event *evs,
                      int *n_evs, cn_error *err);
 void cell_lists_free(cell_lists *c, dbuf_account *acc);
+
+/* ---- ranked builds ----
+ * Where a model's kernel moves every node before each build, it may also compute each node's
+ * cell and take its rank in it (cl/common/cells.clh): the build is then one launch of
+ * cells.scatter_ranked, which scans the counts in every work-group's local memory and puts
+ * each node at its rank. The outputs are those of cell_lists_build without a filter: the same
+ * cell_of and starts and the same nodes in every cell. */
+
+/* The largest cell count whose lists are built from ranks on DEV: the test hook
+ * CLNETSIM_TEST_CELLS_RANKED=N when set (a whole number; "check": no limit, and *CHECK set,
+ * else 0), else the platform profile's [kernel] cells.ranked_cells, else 0 (never). CHECK may
+ * be NULL. A bad hook value is a CN_ERR_INPUT sentence. */
+#define CELLS_RANKED_KEY "cells.ranked_cells"
+#define CELLS_RANKED_MAX 2147483647 /* the hook's and the profile's largest value */
+int cell_lists_ranked_cells(const device_ctx *dev, uint32_t *out, int *check, cn_error *err);
+
+/* Makes C ready for ranked builds (C->ranked) when its cells are at most
+ * cell_lists_ranked_cells and the device's local memory holds their N_CELLS + 1 counts with
+ * the scatter's other needs; else C->ranked stays 0 and the model never ranks. */
+int cell_lists_ranked_init(cell_lists *c, device_ctx *dev, cl_program prog, dbuf_account *acc,
+                           cn_error *err);
+
+/* The CELLS_RANK_PARAMS of mover kernel K, from its argument FIRST (NAME its key, CACHE its
+ * argument cache): with ON (C->ranked, and the launch moves every node of the lists) the
+ * launch ranks them for the next ranked build, and the caller calls cell_lists_ranked_moved
+ * once it is enqueued; without, the kernel ranks nothing. */
+#define CELLS_RANK_NARGS 9
+int cell_lists_rank_args(cell_lists *c, device_ctx *dev, cl_kernel k, karg_cache *cache,
+                         const char *name, int first, int on, cn_error *err);
+void cell_lists_ranked_moved(cell_lists *c);
+
+/* Builds the lists from the ranks of the last ranked launch, which must have moved every node
+ * to the positions the lists are for (POS, which only the check reads). One profiling event
+ * to EVS as cell_lists_build gives them (EVS NULL: none). */
+int cell_lists_build_ranked(cell_lists *c, device_ctx *dev, dbuf *pos, cl_event *evs,
+                            int *n_evs, cn_error *err);
 
 #endif

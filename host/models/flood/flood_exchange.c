@@ -584,9 +584,16 @@ static int copy_mobility(flood_model *m, flood_replica *from, flood_replica *r, 
     /* the positions carry FROM's partitions: R's own back in */
     if (!rc)
         rc = flood_stamp_parts(m, r, err);
-    if (!rc)
+    if (!rc) {
         r->moved = from->moved;
+        r->ranked = -1; /* its ranks, if any, are of other positions */
+    }
     return rc;
+}
+
+int flood_lists_filtered(const flood_model *m)
+{
+    return m->n_parts > 1 && !m->cap; /* the cap needs every node (flood_cap.c) */
 }
 
 int flood_catch_up(flood_model *m, flood_replica *r, int64_t w, int bin, cl_event *evs,
@@ -608,7 +615,7 @@ int flood_catch_up(flood_model *m, flood_replica *r, int64_t w, int bin, cl_even
     /* With several partitions a device lists only the nodes of the partitions it holds,
      * as of this window's tiling and the current placement (a migration or a re-tiling
      * makes it bin again). */
-    int filtered = m->n_parts > 1 && !m->cap; /* the cap needs every node (flood_cap.c) */
+    int filtered = flood_lists_filtered(m);
     if (!rc && bin && filtered)
         rc = flood_part_of_current(m, r, w, err);
     if (!rc && bin && filtered)
@@ -616,9 +623,13 @@ int flood_catch_up(flood_model *m, flood_replica *r, int64_t w, int bin, cl_even
     if (!rc && bin &&
         (r->binned != w ||
          (filtered && (r->bin_epoch != r->part_epoch || r->bin_placement != m->placement)))) {
-        /* without EVS (an untimed window, or nobody to hand them to) no events at all */
-        rc = cell_lists_build(&r->cells, r->dev, &r->pos, filtered ? &r->held : NULL, evs, n_evs,
-                              err);
+        /* without EVS (an untimed window, or nobody to hand them to) no events at all; from
+         * the ranks of this window's step when it took them (every other case counts) */
+        if (!filtered && r->ranked == w && r->moved == w)
+            rc = cell_lists_build_ranked(&r->cells, r->dev, &r->pos, evs, n_evs, err);
+        else
+            rc = cell_lists_build(&r->cells, r->dev, &r->pos, filtered ? &r->held : NULL, evs,
+                                  n_evs, err);
         if (!rc) {
             r->binned = w;
             r->bin_epoch = r->part_epoch;

@@ -184,6 +184,10 @@ typedef struct flood_replica {
 
     int64_t counts_clean;   /* window whose three count words are known to be right */
     int64_t moved;          /* mobile: window whose positions it holds */
+    /* mobile: the window whose step, the last one here, ranked every node for the cell lists
+     * (m->rank_moves, cell_lists_build_ranked); -1 when the last step ranked none, or the
+     * positions came from elsewhere since (a copy, a checkpoint) */
+    int64_t ranked;
     int64_t binned;         /* mobile: window whose cell lists it holds */
     /* With several partitions its cell lists hold only the nodes of the partitions it holds
      * (HELD): they are current for window BINNED only while its part_of and the placement
@@ -213,6 +217,10 @@ typedef struct flood_model {
     int n_segs, n_moving, moving_seg;
     int64_t move_first, move_end, speed_max;
     int wraps;
+    /* The steps rank the nodes for the cell lists on the replicas whose lists are made for it
+     * (cells.ranked): one launch moves every node, and the lists hold every node (one
+     * partition, or the cap's lists, flood_catch_up). */
+    int rank_moves;
     int64_t L;              /* window length = relay delay */
     /* The neighbour cap K (0: none; flood_cap.c). CAP_LIVE: the graph changes with the
      * window (qudg or mobile), so the thresholds are computed per window and the transmit
@@ -488,6 +496,9 @@ int flood_premove(flood_model *m, int64_t w, int timed, cn_error *err);
  * no set of the window claims them. */
 void flood_premove_claim(flood_replica *r, int64_t w, int bin, cl_event *evs, int *n_evs);
 void flood_premove_release(flood_replica *r);
+/* Whether a device's cell lists hold only the nodes of the partitions it holds (several
+ * partitions, no cap); else they hold every node. */
+int flood_lists_filtered(const flood_model *m);
 /* Mobile: R's positions and cell lists at window W (BIN: cell lists too). */
 int flood_catch_up(flood_model *m, flood_replica *r, int64_t w, int bin, cl_event *evs,
                    int *n_evs, cn_error *err);

@@ -381,14 +381,15 @@ static int place_nodes(flood_model *m, flood_replica *r, cn_error *err)
     if (!rc && m->n_moving > 1)
         rc = write_segment_table(m, r, err);
     r->moved = 0;
+    r->ranked = -1;
     r->pre_window = -1;
     return rc;
 }
 
 /* The step of window WINDOW for the run of ids SEG, with its model's kernel K (set up as
- * flood_move's K_MOVE). */
+ * flood_move's K_MOVE); *NARGS gets its own arguments' count (the ranks follow). */
 static int move_run_args(flood_model *m, flood_replica *r, const mobility_segment *seg,
-                         int64_t window, cn_error *err)
+                         int64_t window, int *nargs, cn_error *err)
 {
     /* the run's model, speeds, pauses and boundary are in the parameter block (params_mobility);
      * the window's start (or number) is the argument that changes */
@@ -396,17 +397,22 @@ static int move_run_args(flood_model *m, flood_replica *r, const mobility_segmen
     const char *name = mobility_move_kernel(mp->model);
     cl_long T = window * m->L;
     cl_uint end = (cl_uint)seg->end;
-    if (mp->model == MOBILITY_GRID_WALK)
+    if (mp->model == MOBILITY_GRID_WALK) {
+        *nargs = 6;
         return kernel_args_cached(r->dev, r->k_move, &r->move_args, name, err, 0, 6,
                                   KBUF(r->pos), KARG(end), KBUF(r->params), KBUF(r->waypoint),
                                   KBUF(r->speed), KBUF(r->leg));
-    if (mp->model == MOBILITY_RANDOM_DIRECTION || mp->model == MOBILITY_RWP)
+    }
+    if (mp->model == MOBILITY_RANDOM_DIRECTION || mp->model == MOBILITY_RWP) {
+        *nargs = 8;
         return kernel_args_cached(r->dev, r->k_move, &r->move_args, name, err, 0, 8,
                                   KBUF(r->pos), KARG(end), KBUF(r->params), KARG(T),
                                   KBUF(r->waypoint), KBUF(r->speed), KBUF(r->leg),
                                   KBUF(r->pause_end));
+    }
     /* random_walk draws its step from the window number, modulo 2^32 (docs/models.md) */
     cl_uint w = (cl_uint)window;
+    *nargs = 6;
     return kernel_args_cached(r->dev, r->k_move, &r->move_args, name, err, 0, 6, KBUF(r->pos),
                               KARG(end), KBUF(r->params), KARG(w), KBUF(r->waypoint),
                               KBUF(r->speed));
@@ -414,10 +420,10 @@ static int move_run_args(flood_model *m, flood_replica *r, const mobility_segmen
 
 int flood_move(flood_model *m, flood_replica *r, int64_t window, cl_event *ev, cn_error *err)
 {
-    int rc;
+    int rc, nargs = 11;
     const char *name = move_kernel_name(m);
     if (m->n_moving == 1) {
-        rc = move_run_args(m, r, &m->segs[m->moving_seg], window, err);
+        rc = move_run_args(m, r, &m->segs[m->moving_seg], window, &nargs, err);
     } else {
         cl_long T = window * m->L;
         cl_uint w = (cl_uint)window, end = (cl_uint)m->move_end, nseg = (cl_uint)m->n_segs;
@@ -426,11 +432,20 @@ int flood_move(flood_model *m, flood_replica *r, int64_t window, cl_event *ev, c
                                 KBUF(r->segtab), KARG(nseg), KBUF(r->waypoint), KBUF(r->speed),
                                 KBUF(r->leg), KBUF(r->pause_end));
     }
+    /* the step ranks every node for its cell lists where they are built from ranks */
+    int rank = m->rank_moves && r->cells.ranked;
+    if (!rc)
+        rc = cell_lists_rank_args(&r->cells, r->dev, r->k_move, &r->move_args, name, nargs, rank,
+                                  err);
     if (!rc)
         rc = enqueue_1d_from(r->dev, r->k_move, name, (size_t)m->move_first,
                              (size_t)(m->move_end - m->move_first), r->ls_move, ev, err);
-    if (!rc)
+    if (!rc && rank)
+        cell_lists_ranked_moved(&r->cells);
+    if (!rc) {
         r->moved = window;
+        r->ranked = rank ? window : -1;
+    }
     return rc;
 }
 
@@ -993,6 +1008,20 @@ static void area_extent(flood_model *m)
     }
 }
 
+/* Where one launch moves every node and the cell lists hold them all, the steps rank the
+ * nodes and the lists are built from the ranks (host/engine/cell_lists.h): on the replicas
+ * whose device takes ranked builds of this grid (the others count, as before). */
+static int ranked_lists(flood_model *m, cn_error *err)
+{
+    m->rank_moves = m->mobile && m->move_first == 0 && m->move_end == (int64_t)m->n &&
+                    !flood_lists_filtered(m);
+    int rc = 0;
+    for (int d = 0; d < m->n_rep && m->rank_moves && !rc; d++)
+        rc = cell_lists_ranked_init(&m->rep[d].cells, m->rep[d].dev, m->rep[d].prog, &m->acc,
+                                    err);
+    return rc;
+}
+
 /* Static scenarios: cell lists on every replica (a migration rebuilds nothing, but the test
  * hooks read them), each partition's lists on its home, and the degree bound. */
 static int build_static_lists(flood_model *m, cn_error *err)
@@ -1108,6 +1137,8 @@ int flood_create(struct model_state **out, const scenario *scn, device_ctx *cons
     }
     if (!rc)
         rc = make_partitions(m, err);
+    if (!rc)
+        rc = ranked_lists(m, err);
     /* counter and distance flood whole packets where whole packets run (static scenarios in
      * one partition, flood_packets_scheme), and run in the window loop everywhere else
      * (flood_scheme.c) */
