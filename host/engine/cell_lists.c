@@ -319,13 +319,6 @@ int cell_lists_ranked_cells(const device_ctx *dev, uint32_t *out, int *check, cn
     return 0;
 }
 
-/* scatter_ranked's __local arguments: N_CELLS + 1 starts, and a word per item for the scan
- * of the items' sums (as build_one_group's). */
-static cl_ulong ranked_local_args(size_t size, const void *user)
-{
-    return one_group_local_args(size, user);
-}
-
 int cell_lists_ranked_init(cell_lists *c, device_ctx *dev, cl_program prog, dbuf_account *acc,
                            cn_error *err)
 {
@@ -337,15 +330,17 @@ int cell_lists_ranked_init(cell_lists *c, device_ctx *dev, cl_program prog, dbuf
     rc = device_create_kernel(dev, prog, "cells.scatter_ranked", &c->k_ranked, err);
     if (rc)
         return rc;
-    /* every work-group holds the counts: where they do not fit at one item, counted builds */
-    if (device_kernel_local_own(dev, c->k_ranked) + ranked_local_args(1, &n_cells) >
+    /* Every work-group holds the counts (scatter_ranked's __local arguments are
+     * build_one_group's: N_CELLS + 1 words and a word per item): where they do not fit at one
+     * item, counted builds. */
+    if (device_kernel_local_own(dev, c->k_ranked) + one_group_local_args(1, &n_cells) >
         device_local_limit(dev)) {
         clReleaseKernel(c->k_ranked);
         c->k_ranked = NULL;
         return 0;
     }
     c->local_ranked = device_local_size_fit(dev, "cells.scatter_ranked", c->k_ranked, 0,
-                                            ranked_local_args, &n_cells);
+                                            one_group_local_args, &n_cells);
     rc = dbuf_alloc(dev, &c->rank, (size_t)c->n * 4, acc, "cell ranks", err);
     size_t half = ((size_t)n_cells + 1) * 4;
     if (!rc)

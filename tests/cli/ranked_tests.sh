@@ -6,8 +6,10 @@
 # mobility model (and mobility groups that move every node), two devices, the partition moved
 # between them (steps replayed, or the mobility state copied), two partitions (lists filtered
 # to a device's nodes: counted) and two partitions under a neighbour cap (every node: ranked),
-# groups of 2 items, a run one window ahead of its read-back, and a checkpoint resumed: the
-# same determinism-contract members (json_compare), and --kernel-times shows which build ran.
+# groups of 2 items, a run one window ahead of its read-back, a checkpoint resumed, and the
+# window's other kernels on the lists (qudg under a cap, node resources under counter, traffic
+# flows): the same determinism-contract members (json_compare), and --kernel-times shows which
+# build ran.
 # Then the hook's refusals, a profile limit below the grid's cells, and the ranks built wrong
 # (CLNETSIM_TEST_BREAK_KERNEL=cells.rank_nodes@0): the check stops the run, and the contract
 # members differ.
@@ -53,6 +55,17 @@ for s in small_mobile small_mobile_counter small_linear small_grid_walk \
     small_random_direction small_random_walk; do
     ranked_case "$s" 1 - "$scn/$s.ini" --devices 0
 done
+# the window's other kernels on the same lists: qudg with a cap (thresholds per window), node
+# resources under counter, traffic flows
+ranked_case qudg_cap 1 - "$scn/small_mobile.ini" -s connectivity.model=qudg \
+    -s connectivity.range_min=40 -s connectivity.link_probability=0.6 \
+    -s connectivity.max_neighbors=6 --devices 0
+ranked_case resources 1 - "$scn/small_mobile.ini" -s flood.scheme=counter \
+    -s flood.counter_threshold=3 -s flood.assessment_delay=3 -s resources.rx_capacity=4 \
+    -s "resources.energy_budget=uniform(0.001,0.004)" -s resources.tx_fixed=0.0001 \
+    -s resources.rx_fixed=0.00002 --devices 0
+ranked_case flows 1 - "$scn/small_flows.ini" -s mobility.model=rwp -s mobility.speed_min=5 \
+    -s mobility.speed_max=20 -s topology.width=500 -s topology.height=500 --devices 0
 # mobility groups: every node moves (move_groups ranks); static nodes 0-199: counted
 ranked_case groups_all 1 - "$scn/small_groups.ini" -s mobility.model=linear --devices 0
 ranked_case groups_static 0 - "$scn/small_groups.ini" --devices 0
@@ -66,7 +79,7 @@ ranked_case cap_p2_2dev 1 - "$scn/small_mobile.ini" -s partition.count=2 \
 # (only the last one's ranks count), or the mobility state copied (counted)
 ranked_case migrate 1 CLNETSIM_TEST_MIGRATE_EVERY=2 "$scn/small_mobile.ini" \
     -s partition.count=1 --devices 0,1
-ranked_case migrate_copy 1 "CLNETSIM_TEST_MIGRATE_EVERY=3 CLNETSIM_TEST_REPLAY_STEPS=0" \
+ranked_case migrate_copy 1 "CLNETSIM_TEST_MIGRATE_EVERY=3 CLNETSIM_TEST_REPLAY_STEPS=1" \
     "$scn/small_mobile.ini" -s partition.count=1 --devices 0,1
 # groups of 2 items (a few cells per item in the scan), one window ahead of the read-back
 ranked_case mobile_wg2 1 - "$scn/small_mobile.ini" --devices 0 --work-group 2
