@@ -290,12 +290,15 @@ static void test_profiles(void)
     CHECK(platform_profile_choice(&p, "flood.transmit_mobile_team", 0) == 1);
     /* a CPU builds its cell lists with many groups; NVIDIA's GPUs in one up to 12288 nodes */
     CHECK(platform_profile_choice(&p, "cells.one_group_nodes", 7) == 0);
+    /* nor from the mobility step's ranks; NVIDIA's GPUs up to 12288 cells */
+    CHECK(platform_profile_choice(&p, "cells.ranked_cells", 7) == 0);
     platform_profile_free(&p);
     device_entry nv = synthetic("NVIDIA CUDA", "NVIDIA Corporation", "gpu", CL_DEVICE_TYPE_GPU,
                                 NULL);
     CHECK_ERR(platform_profile_load(&nv, &p, &err) == 0, err);
     CHECK(platform_profile_choice(&p, "flood.transmit_mobile_team", 0) == 16);
     CHECK(platform_profile_choice(&p, "cells.one_group_nodes", 0) == 12288);
+    CHECK(platform_profile_choice(&p, "cells.ranked_cells", 0) == 12288);
     CHECK(platform_profile_choice(&p, "flood.no_such_choice", 3) == 3);
     CHECK(platform_profile_choice(&p, NULL, 5) == 5);
     platform_profile_free(&p);
@@ -374,6 +377,16 @@ static void test_profiles(void)
     expect_profile_error("[kernel]\ncells.one_group_nodes = 99999999999999999999999\n",
                          "line 2: '99999999999999999999999' for 'cells.one_group_nodes' is not",
                          NULL);
+    /* the ranked cell lists' cell count likewise */
+    cells = "[work_group]\ndefault = 32\n[kernel]\ncells.ranked_cells = 2147483647\n";
+    CHECK_ERR(platform_profile_parse("cells.ini", cells, &p, no_match, sizeof no_match, &err) ==
+                  0,
+              err);
+    CHECK(platform_profile_choice(&p, "cells.ranked_cells", 9) == 2147483647L);
+    platform_profile_free(&p);
+    expect_profile_error("[work_group]\ndefault = 64\n[kernel]\ncells.ranked_cells = 2147483648\n",
+                         "line 4: '2147483648' for 'cells.ranked_cells' is not a whole number "
+                         "from 0 to 2147483647", NULL);
     expect_profile_error("[kernel]\nflood.a = 2\nflood.a = 4\n", "line 3: 'flood.a' is given twice",
                          NULL);
     expect_profile_error("[kernel]\nf.a = 1\nf.b = 1\nf.c = 1\nf.d = 1\nf.e = 1\nf.f = 1\n"
