@@ -134,7 +134,9 @@ __kernel void rank_nodes(__global const long4 *pos, uint n, CELLS_RANK_PARAMS)
 __kernel void scatter_ranked(uint n, uint n_cells, __global const uint *counts, uint parity,
                              __global const uint *cell_of, __global const uint *rank,
                              __global uint *cell_start, __global uint *cell_nodes,
-                             __local uint *starts, __local uint *sums)
+                             __local uint *starts, __local uint *sums,
+                             __global const long4 *positions, __global long4 *copy_to,
+                             uint copy, __global long4 *sorted, uint sort)
 {
     uint lid = get_local_id(0), lsize = get_local_size(0);
     uint len = n_cells + 1u;
@@ -155,8 +157,17 @@ __kernel void scatter_ranked(uint n, uint n_cells, __global const uint *counts, 
         for (uint c = lid; c < len; c += lsize)
             cell_start[c] = starts[c];
     uint i = get_global_id(0);
-    if (i < n)
-        cell_nodes[starts[cell_of[i]] + rank[i]] = i;
+    if (i >= n)
+        return;
+    uint place = starts[cell_of[i]] + rank[i];
+    cell_nodes[place] = i;
+    /* SORT: the node's position beside it, so that a reader of a cell's nodes reads their
+     * positions as one run (POSITIONS, where the ranking launch moved them) */
+    if (sort)
+        sorted[place] = positions[i];
+    /* COPY: the positions copied to the caller's other array of them (cell_lists_build_ranked) */
+    if (copy)
+        copy_to[i] = positions[i];
 }
 
 /* Exclusive prefix sum, in three steps so that any length works on any device:

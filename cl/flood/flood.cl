@@ -251,6 +251,15 @@ inline void rwp_move_node(__global long4 *pos, uint i, uint2 key, ulong W, ulong
  * ranks last (CELLS_RANK_PARAMS, cl/common/cells.clh), which the host turns on only when the
  * launch moves every node: the node's cell is computed here, where its position is at hand,
  * and the lists are then built in one launch (host/engine/cell_lists.h, ranked builds). */
+inline void rwp_step(__global long4 *pos, uint i, __constant const flood_params *prm, long T,
+                     __global long4 *waypoint, __global long *speed, __global uint *leg,
+                     __global long *pause_end)
+{
+    rwp_move_node(pos, i, (uint2)(prm->key_lo, prm->key_hi), prm->width, prm->height,
+                  prm->depth, prm->vmin, prm->vmax, prm->pmin_ms, prm->pmax_ms, T, prm->L,
+                  waypoint, speed, leg, pause_end);
+}
+
 __kernel void move_rwp(__global long4 *pos, uint n, __constant const flood_params *prm, long T,
                        __global long4 *waypoint, __global long *speed, __global uint *leg,
                        __global long *pause_end, CELLS_RANK_PARAMS)
@@ -259,9 +268,7 @@ __kernel void move_rwp(__global long4 *pos, uint n, __constant const flood_param
     cells_rank_clear(CELLS_RANK_PASS);
     if (i >= n)
         return;
-    rwp_move_node(pos, i, (uint2)(prm->key_lo, prm->key_hi), prm->width, prm->height,
-                  prm->depth, prm->vmin, prm->vmax, prm->pmin_ms, prm->pmax_ms, T, prm->L,
-                  waypoint, speed, leg, pause_end);
+    rwp_step(pos, i, prm, T, waypoint, speed, leg, pause_end);
     cells_rank_node(pos[i], i, CELLS_RANK_PASS);
 }
 
@@ -370,6 +377,14 @@ inline void walk_move_node(__global long4 *pos, uint i, uint2 key, ulong W, ulon
         dir[i] = d;
 }
 
+inline void walk_step_node(__global long4 *pos, uint i, __constant const flood_params *prm,
+                           uint window, __global long4 *dir, __global long *speed)
+{
+    walk_move_node(pos, i, (uint2)(prm->key_lo, prm->key_hi), prm->width, prm->height,
+                   prm->depth, prm->vmin, prm->vmax, prm->L, window, (int)prm->fresh,
+                   (int)prm->policy, dir, speed);
+}
+
 __kernel void move_walk(__global long4 *pos, uint n, __constant const flood_params *prm,
                         uint window, __global long4 *dir, __global long *speed,
                         CELLS_RANK_PARAMS)
@@ -378,9 +393,7 @@ __kernel void move_walk(__global long4 *pos, uint n, __constant const flood_para
     cells_rank_clear(CELLS_RANK_PASS);
     if (i >= n)
         return;
-    walk_move_node(pos, i, (uint2)(prm->key_lo, prm->key_hi), prm->width, prm->height,
-                   prm->depth, prm->vmin, prm->vmax, prm->L, window, (int)prm->fresh,
-                   (int)prm->policy, dir, speed);
+    walk_step_node(pos, i, prm, window, dir, speed);
     cells_rank_node(pos[i], i, CELLS_RANK_PASS);
 }
 
@@ -441,6 +454,16 @@ inline void direction_move_node(__global long4 *pos, uint i, uint2 key, ulong W,
     speed[i] = v;
 }
 
+inline void direction_step(__global long4 *pos, uint i, __constant const flood_params *prm,
+                           long T, __global long4 *dir, __global long *speed, __global uint *leg,
+                           __global long *phase_end)
+{
+    direction_move_node(pos, i, (uint2)(prm->key_lo, prm->key_hi), prm->width, prm->height,
+                        prm->depth, prm->vmin, prm->vmax, prm->tmin_ms, prm->tmax_ms,
+                        prm->pmin_ms, prm->pmax_ms, T, prm->L, (int)prm->policy, dir, speed,
+                        leg, phase_end);
+}
+
 __kernel void move_direction(__global long4 *pos, uint n, __constant const flood_params *prm,
                              long T, __global long4 *dir, __global long *speed,
                              __global uint *leg, __global long *phase_end, CELLS_RANK_PARAMS)
@@ -449,10 +472,7 @@ __kernel void move_direction(__global long4 *pos, uint n, __constant const flood
     cells_rank_clear(CELLS_RANK_PASS);
     if (i >= n)
         return;
-    direction_move_node(pos, i, (uint2)(prm->key_lo, prm->key_hi), prm->width, prm->height,
-                        prm->depth, prm->vmin, prm->vmax, prm->tmin_ms, prm->tmax_ms,
-                        prm->pmin_ms, prm->pmax_ms, T, prm->L, (int)prm->policy, dir, speed,
-                        leg, phase_end);
+    direction_step(pos, i, prm, T, dir, speed, leg, phase_end);
     cells_rank_node(pos[i], i, CELLS_RANK_PASS);
 }
 
@@ -531,6 +551,13 @@ inline void grid_move_node(__global long4 *pos, uint i, uint2 key, long s, long 
     leg[i] = t;
 }
 
+inline void grid_step(__global long4 *pos, uint i, __constant const flood_params *prm,
+                      __global long4 *dir, __global long *speed, __global uint *leg)
+{
+    grid_move_node(pos, i, (uint2)(prm->key_lo, prm->key_hi), prm->street, prm->xm, prm->ym,
+                   prm->L, dir, speed, leg);
+}
+
 __kernel void move_grid(__global long4 *pos, uint n, __constant const flood_params *prm,
                         __global long4 *dir, __global long *speed, __global uint *leg,
                         CELLS_RANK_PARAMS)
@@ -539,8 +566,7 @@ __kernel void move_grid(__global long4 *pos, uint n, __constant const flood_para
     cells_rank_clear(CELLS_RANK_PASS);
     if (i >= n)
         return;
-    grid_move_node(pos, i, (uint2)(prm->key_lo, prm->key_hi), prm->street, prm->xm, prm->ym,
-                   prm->L, dir, speed, leg);
+    grid_step(pos, i, prm, dir, speed, leg);
     cells_rank_node(pos[i], i, CELLS_RANK_PASS);
 }
 
@@ -564,15 +590,11 @@ __kernel void move_grid(__global long4 *pos, uint n, __constant const flood_para
 /* One window's step when several runs of ids move by different models or parameters: each
  * node finds its run in SEG (NSEG rows of SEG_WORDS, by first id ascending, covering every
  * id) and takes its model's step. Runs are contiguous, so work-groups rarely mix models. */
-__kernel void move_groups(__global long4 *pos, uint n, __constant const flood_params *prm,
-                          long T, uint window, __global const long *seg, uint nseg,
-                          __global long4 *waypoint, __global long *speed, __global uint *leg,
-                          __global long *pause_end, CELLS_RANK_PARAMS)
+inline void groups_step(__global long4 *pos, uint i, __constant const flood_params *prm, long T,
+                        uint window, __global const long *seg, uint nseg,
+                        __global long4 *waypoint, __global long *speed, __global uint *leg,
+                        __global long *pause_end)
 {
-    uint i = get_global_id(0);
-    cells_rank_clear(CELLS_RANK_PASS);
-    if (i >= n)
-        return;
     uint2 key = (uint2)(prm->key_lo, prm->key_hi);
     ulong W = prm->width, H = prm->height, D = prm->depth;
     long L = prm->L;
@@ -600,7 +622,44 @@ __kernel void move_groups(__global long4 *pos, uint n, __constant const flood_pa
     else if (model == 5)
         grid_move_node(pos, i, key, g[SEG_STREET], g[SEG_XM], g[SEG_YM], L, waypoint, speed,
                        leg);
+}
+
+__kernel void move_groups(__global long4 *pos, uint n, __constant const flood_params *prm,
+                          long T, uint window, __global const long *seg, uint nseg,
+                          __global long4 *waypoint, __global long *speed, __global uint *leg,
+                          __global long *pause_end, CELLS_RANK_PARAMS)
+{
+    uint i = get_global_id(0);
+    cells_rank_clear(CELLS_RANK_PASS);
+    if (i >= n)
+        return;
+    groups_step(pos, i, prm, T, window, seg, nseg, waypoint, speed, leg, pause_end);
     cells_rank_node(pos[i], i, CELLS_RANK_PASS);
+}
+
+/* The next window's mobility step inside transmit_mobile's launch (FLOOD_STEP: 0 none, else
+ * the window's step kernel as a code: 1 move_rwp, 2 move_walk, 3 move_direction, 4 move_grid,
+ * 5 move_groups; host/models/flood/flood_fuse.c). Only that model's code is built into the
+ * transmit kernel, which keeps its registers, and so its occupancy, those of the transmit. */
+#ifndef FLOOD_STEP
+#define FLOOD_STEP 0
+#endif
+inline void fused_step(__global long4 *pos, uint i, __constant const flood_params *prm, long T,
+                       uint window, __global const long *seg, uint nseg,
+                       __global long4 *waypoint, __global long *speed, __global uint *leg,
+                       __global long *pause_end)
+{
+#if FLOOD_STEP == 1
+    rwp_step(pos, i, prm, T, waypoint, speed, leg, pause_end);
+#elif FLOOD_STEP == 2
+    walk_step_node(pos, i, prm, window, waypoint, speed);
+#elif FLOOD_STEP == 3
+    direction_step(pos, i, prm, T, waypoint, speed, leg, pause_end);
+#elif FLOOD_STEP == 4
+    grid_step(pos, i, prm, waypoint, speed, leg);
+#elif FLOOD_STEP == 5
+    groups_step(pos, i, prm, T, window, seg, nseg, waypoint, speed, leg, pause_end);
+#endif
 }
 
 /* ---- neighbour lists of static scenarios ---------------------------------------------- */
@@ -632,7 +691,13 @@ __kernel void move_groups(__global long4 *pos, uint n, __constant const flood_pa
  * floor or the ceiling of count / TEAM, however the nodes fill the cells, and the members of
  * a team read neighbouring words of cell_nodes at each step. (A share of the cells instead
  * would give 27 or 9 shares of unequal size to 8 or 32 members: some idle, the others as
- * slow as the fullest cells.) */
+ * slow as the fullest cells.)
+ * FOR_EACH_CANDIDATE_SHARE_POS (FLOOD_SORTED: built where the cell lists come from ranks,
+ * which also place the positions) gives each candidate J its position PJ: from SORTED_POS at
+ * J's place in cell_nodes when SORTED (the last build placed them, cells.scatter_ranked: a
+ * team reads them as one run beside the node numbers, and no read waits for another), else
+ * from POS[J]; and each member loads its next candidate before it handles the current one, so
+ * that the loads overlap the handling (whose atomics keep the compiler from moving them). */
 #define FOR_EACH_CANDIDATE_SHARE(p, j, member, team, BODY)                                  \
     do {                                                                                    \
         uint cx_ = cell_axis((p).x, side, nx), cy_ = cell_axis((p).y, side, ny);            \
@@ -653,6 +718,43 @@ __kernel void move_groups(__global long4 *pos, uint n, __constant const flood_pa
                 before_ += e_ - a_;                                                         \
             }                                                                               \
     } while (0)
+
+#ifndef FLOOD_SORTED
+#define FLOOD_SORTED 0
+#endif
+#if FLOOD_SORTED
+#define FOR_EACH_CANDIDATE_SHARE_POS(p, j, pj, member, team, sorted, sorted_pos, pos, BODY)  \
+    do {                                                                                    \
+        uint cx_ = cell_axis((p).x, side, nx), cy_ = cell_axis((p).y, side, ny);            \
+        uint cz_ = cell_axis((p).z, side, nz);                                              \
+        uint z0_ = cz_ > 0 ? cz_ - 1 : 0, z1_ = cz_ + 1 < nz ? cz_ + 1 : cz_;               \
+        uint y0_ = cy_ > 0 ? cy_ - 1 : 0, y1_ = cy_ + 1 < ny ? cy_ + 1 : cy_;               \
+        uint x0_ = cx_ > 0 ? cx_ - 1 : 0, x1_ = cx_ + 1 < nx ? cx_ + 1 : cx_;               \
+        uint before_ = 0; /* the candidates of the rows before */                           \
+        for (uint z_ = z0_; z_ <= z1_; z_++)                                                \
+            for (uint y_ = y0_; y_ <= y1_; y_++) {                                          \
+                uint row_ = (z_ * ny + y_) * nx;                                            \
+                uint a_ = cell_start[row_ + x0_], e_ = cell_start[row_ + x1_ + 1];          \
+                uint q_ = a_ + (((member) - before_) & ((team) - 1u));                      \
+                uint jn_ = 0u;                                                              \
+                long4 pn_ = (long4)(0);                                                     \
+                if (q_ < e_) {                                                              \
+                    jn_ = cell_nodes[q_];                                                   \
+                    pn_ = (sorted) ? (sorted_pos)[q_] : (pos)[jn_];                         \
+                }                                                                           \
+                for (; q_ < e_; q_ += (team)) {                                             \
+                    uint j = jn_;                                                           \
+                    long4 pj = pn_;                                                         \
+                    if (q_ + (team) < e_) {                                                 \
+                        jn_ = cell_nodes[q_ + (team)];                                      \
+                        pn_ = (sorted) ? (sorted_pos)[q_ + (team)] : (pos)[jn_];            \
+                    }                                                                       \
+                    BODY                                                                    \
+                }                                                                           \
+                before_ += e_ - a_;                                                         \
+            }                                                                               \
+    } while (0)
+#endif
 
 /* Whether node J receives in partition PART (every node does when there is one partition). */
 #define OWNED(j) (nparts <= 1u || part_of[(j)] == part)
@@ -1127,12 +1229,14 @@ inline uint descriptor(const tx_window *tw, uint idx)
 /* The window's start, before any entry: the entry count read, the control words of later
  * windows cleared, the retired slots' seen bits (and scheme states) cleared and, with flows,
  * the next window's deliveries zeroed. No barrier: nothing here is read by this launch's
- * entries but the count, which no work-item writes. */
+ * entries but the count, which no work-item writes. The clearing is spread over the
+ * launch's transmit items: GID of GSIZE (the whole launch but for transmit_mobile's fused
+ * mobility step, whose groups come first and do none of this). */
 inline void tx_window_begin(tx_window *tw, window_params w, volatile __global uint *ctl,
                             uint in_word, uint n_import, uint n_new, uint n_clear,
                             uint clear_word, uint16 inline_desc, __global const uint *desc,
                             __global uint *seen, __global uint *deliv, uint slots,
-                            uint parity TX_BEGIN_SCHEME_ARGS)
+                            uint parity, size_t gid, size_t gsize TX_BEGIN_SCHEME_ARGS)
 {
     uint words = w.words;
     tw->w = w;
@@ -1142,12 +1246,12 @@ inline void tx_window_begin(tx_window *tw, window_params w, volatile __global ui
     tw->use_inline = NEW_WORDS * n_new + n_clear <= 16;
     tw->relayed = ctl[in_word] + n_import;
     tw->count = tw->relayed + n_new;
-    if (get_global_id(0) == 0) {
+    if (gid == 0) {
         ctl[clear_word] = 0u;
         if ((ulong)ctl[in_word] + n_import + n_new > 0xfffffffful) /* the count wrapped */
             atomic_or(&ctl[CTL_OVERFLOW], CTL_WRAPPED);
     }
-    for (size_t c = get_global_id(0); c < (size_t)n_clear * words; c += get_global_size(0))
+    for (size_t c = gid; c < (size_t)n_clear * words; c += gsize)
         seen[(size_t)descriptor(tw, NEW_WORDS * n_new + (uint)(c / words)) * words + c % words] =
             0u;
 #if FLOOD_SCHEME
@@ -1155,7 +1259,7 @@ inline void tx_window_begin(tx_window *tw, window_params w, volatile __global ui
     tw->n_nodes = n_nodes;
     tw->near2 = near2;
     size_t per = (size_t)n_nodes * SCHEME_WORDS;
-    for (size_t c = get_global_id(0); c < (size_t)n_clear * per; c += get_global_size(0))
+    for (size_t c = gid; c < (size_t)n_clear * per; c += gsize)
         scheme_state[(size_t)descriptor(tw, NEW_WORDS * n_new + (uint)(c / per)) * per +
                      c % per] = 0u;
     /* the window's pending list: half PARITY (w % 2), its length the word of IN_WORD's
@@ -1163,13 +1267,13 @@ inline void tx_window_begin(tx_window *tw, window_params w, volatile __global ui
     tw->pl.items = pend + (size_t)parity * pend_cap;
     tw->pl.cap = pend_cap;
     tw->pl.word = CTL_PEND + (in_word - CTL_COUNT);
-    if (get_global_id(0) == 0)
+    if (gid == 0)
         ctl[CTL_PEND + (clear_word - CTL_COUNT)] = 0u;
 #endif
     if (FLOOD_FLOWS) { /* the next window's deliveries start from zero */
         tw->w.deliv = deliv + (size_t)parity * slots * DELIV_WORDS;
-        for (size_t c = get_global_id(0); c < (size_t)slots * DELIV_WORDS;
-             c += get_global_size(0))
+        for (size_t c = gid; c < (size_t)slots * DELIV_WORDS;
+             c += gsize)
             deliv[(size_t)(parity ^ 1u) * slots * DELIV_WORDS + c] = 0u;
     }
 }
@@ -1317,6 +1421,16 @@ inline void tx_end(const tx_item *it, const tx_window *tw, volatile __global uin
         __global const ushort *part_of, uint part, uint nparts, uint n_import,             \
         __global const ulong2 *cap_thr, __global const ulong *node_drop
 
+/* transmit_mobile's fused mobility step (FLOOD_STEP; STEP_GROUPS 0: none, the arguments then
+ * placeholders): the first STEP_GROUPS work-groups of the launch move nodes 0 .. STEP_N - 1
+ * in STEP_POS to the window starting at STEP_T (number STEP_WINDOW) with the model's state,
+ * and rank them for the cell lists (CELLS_RANK_PARAMS, cl/common/cells.clh). */
+#define TRANSMIT_STEP_ARGS                                                                  \
+    uint step_groups, __global long4 *step_pos, uint step_n, long step_T, uint step_window, \
+        __global const long *step_seg, uint step_nseg, __global long4 *step_waypoint,       \
+        __global long *step_speed, __global uint *step_leg, __global long *step_pause_end,  \
+        CELLS_RANK_PARAMS
+
 /* Traffic flows (FLOOD_FLOWS; placeholders without): per slot the packet's creation time, its
  * (destination, flow), and the deliveries of the window of parity PARITY (two regions of
  * SLOTS words, by window parity: the window clears the other one). Last in both kernels. */
@@ -1356,7 +1470,8 @@ __kernel void transmit(TRANSMIT_COMMON_ARGS, __global const uint *offsets,
     tx_window tw;
     window_params w = params_window(prm, T, node_drop);
     tx_window_begin(&tw, w, ctl, in_word, n_import, n_new, n_clear, clear_word, inline_desc,
-                    desc, seen, deliv, slots, parity TRANSMIT_SCHEME_PASS);
+                    desc, seen, deliv, slots, parity, get_global_id(0), get_global_size(0)
+                    TRANSMIT_SCHEME_PASS);
     uint lsize = get_local_size(0);
     for (uint first = (uint)get_group_id(0) * lsize; first < tw.count;
          first += (uint)get_global_size(0)) {
@@ -1422,7 +1537,7 @@ inline int in_box(long4 p, long4 lo, long4 hi)
  * (llvmpipe) flooded wrong on several devices, at random (test impls_two_partitions_mobile_
  * static); arguments are what every implementation got right here.
  * Teams (FLOOD_TEAM > 1): the TEAM items of a team take the same entry and share its
- * candidates (FOR_EACH_CANDIDATE_SHARE). Each hears the receivers it found itself: no two
+ * candidates (FOR_EACH_CANDIDATE_SHARE_POS). Each hears the receivers it found itself: no two
  * members meet the same candidate (a node lies in one cell, the rows are disjoint runs of
  * cell_nodes), and tx_hear is made for concurrent hearers anyway (seen bits, scheme words and
  * deliveries by atomics, the group's relay buffer by its local counter). The degree and the
@@ -1436,14 +1551,32 @@ __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, u
                               __global const uint *cell_start, __global const uint *cell_nodes,
                               long4 box_lo, long4 box_hi, long4 x_lo, long4 x_hi,
                               __global entry_t *exported, uint export_cap, uint export_word,
-                              TRANSMIT_FLOW_ARGS TRANSMIT_SCHEME_ARGS)
+                              __global const long4 *cell_pos, uint cell_sorted,
+                              TRANSMIT_STEP_ARGS, TRANSMIT_FLOW_ARGS TRANSMIT_SCHEME_ARGS)
 {
-    if (get_global_id(0) == 0)
+#if FLOOD_STEP
+    /* The fused mobility step (TRANSMIT_STEP_ARGS): the first STEP_GROUPS groups move the
+     * nodes to the next window and rank them, the others transmit. */
+    if (get_group_id(0) < step_groups) {
+        uint k = (uint)get_global_id(0);
+        cells_rank_clear_items(k, (size_t)step_groups * get_local_size(0), CELLS_RANK_PASS);
+        if (k < step_n) {
+            fused_step(step_pos, k, prm, step_T, step_window, step_seg, step_nseg,
+                       step_waypoint, step_speed, step_leg, step_pause_end);
+            cells_rank_node(step_pos[k], k, CELLS_RANK_PASS);
+        }
+        return;
+    }
+#endif
+    size_t skip = (size_t)step_groups * get_local_size(0);
+    size_t gid = get_global_id(0) - skip, gsize = get_global_size(0) - skip;
+    uint group = (uint)(get_group_id(0) - step_groups);
+    if (gid == 0)
         ctl[CTL_EXPORT + ((export_word - CTL_EXPORT) ^ 1u)] = 0u;
     tx_window tw;
     window_params w = params_window(prm, T, node_drop);
     tx_window_begin(&tw, w, ctl, in_word, n_import, n_new, n_clear, clear_word, inline_desc,
-                    desc, seen, deliv, slots, parity TRANSMIT_SCHEME_PASS);
+                    desc, seen, deliv, slots, parity, gid, gsize TRANSMIT_SCHEME_PASS);
     uint lsize = get_local_size(0);
 #if FLOOD_TEAM > 1
     /* TEAM items per entry: FLOOD_TEAM, or the largest power of two dividing the group's size
@@ -1452,17 +1585,25 @@ __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, u
      * exact. A group takes lsize / TEAM entries per pass. */
     uint team = min((uint)FLOOD_TEAM, lsize & (0u - lsize));
     uint member = (uint)get_local_id(0) & (team - 1u);
-    uint per_pass = lsize / team, stride = (uint)get_global_size(0) / team;
+    uint per_pass = lsize / team, stride = (uint)gsize / team;
 #define TX_MOBILE_ENTRY (first + (uint)get_local_id(0) / team)
 #define TX_MOBILE_LEAD (member == 0u)
-#define TX_MOBILE_CANDIDATES(p, j, BODY) FOR_EACH_CANDIDATE_SHARE(p, j, member, team, BODY)
+#if FLOOD_SORTED
+#define TX_MOBILE_CANDIDATES(p, j, BODY)                                                    \
+    FOR_EACH_CANDIDATE_SHARE_POS(p, j, pj_, member, team, cell_sorted, cell_pos, pos, BODY)
+#define TX_MOBILE_PJ pj_
 #else
-    uint per_pass = lsize, stride = (uint)get_global_size(0);
+#define TX_MOBILE_CANDIDATES(p, j, BODY) FOR_EACH_CANDIDATE_SHARE(p, j, member, team, BODY)
+#define TX_MOBILE_PJ pos[j]
+#endif
+#else
+    uint per_pass = lsize, stride = (uint)gsize;
 #define TX_MOBILE_ENTRY (first + (uint)get_local_id(0))
 #define TX_MOBILE_LEAD 1
 #define TX_MOBILE_CANDIDATES(p, j, BODY) FOR_EACH_CANDIDATE(p, j, BODY)
+#define TX_MOBILE_PJ pos[j]
 #endif
-    for (uint first = (uint)get_group_id(0) * per_pass; first < tw.count; first += stride) {
+    for (uint first = group * per_pass; first < tw.count; first += stride) {
         tx_item it;
         if (tx_begin(&it, &tw, TX_MOBILE_ENTRY, TX_MOBILE_LEAD, l_n, in, seen, slot_packet,
                      slot_time, slot_route, part_of, part, nparts)) {
@@ -1477,13 +1618,13 @@ __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, u
                 TX_MOBILE_CANDIDATES(p, j, {
                     if (j != i && (nparts <= 1u || pos[j].w == (long)part) &&
                         !TEST_DROPS(TB_TRANSMIT_MOBILE, j)) {
-                        ulong d2 = dist2(p, pos[j]);
+                        ulong d2 = dist2(p, TX_MOBILE_PJ);
                         if (d2 <= range2 && (!FLOOD_QUDG || qudg_link(i, j, d2, win, &tw.w)) &&
                             (FLOOD_CAP == 0 || cap_keeps(i, j, d2, cap_thr))) {
                             deg++;
                             if (tx_hear(j, d2, &it, &tw, seen, ctl, l_n, lbuf, lcap, out_word,
                                         out, capacity, spill, stamp) &&
-                                in_box(pos[j], x_lo, x_hi)) {
+                                in_box(TX_MOBILE_PJ, x_lo, x_hi)) {
                                 uint xa = xch_append(&ctl[export_word], export_cap);
                                 if (xa != 0xffffffffu)
                                     exported[xa] = ENTRY(j, it.slot, 0);
@@ -1500,6 +1641,7 @@ __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, u
 #undef TX_MOBILE_ENTRY
 #undef TX_MOBILE_LEAD
 #undef TX_MOBILE_CANDIDATES
+#undef TX_MOBILE_PJ
 }
 
 /* Several devices, static scenarios: the relays in IN[0 .. min(ctl[in_word], capacity)) that
@@ -2033,6 +2175,16 @@ inline int flood_one_slice(packet_walk *p, uint *quota, uint k, __global const u
 #define WALK_LEVELS 1u /* transmitting its levels */
 #define WALK_END 2u    /* adding its sums to the statistics row */
 
+
+/* transmit_mobile's fused mobility step (FLOOD_STEP; STEP_GROUPS 0: none, the arguments then
+ * placeholders): the first STEP_GROUPS work-groups of the launch move nodes 0 .. STEP_N - 1
+ * in STEP_POS to the window starting at STEP_T (number STEP_WINDOW) with the model's state,
+ * and rank them for the cell lists (CELLS_RANK_PARAMS, cl/common/cells.clh). */
+#define TRANSMIT_STEP_ARGS                                                                  \
+    uint step_groups, __global long4 *step_pos, uint step_n, long step_T, uint step_window, \
+        __global const long *step_seg, uint step_nseg, __global long4 *step_waypoint,       \
+        __global long *step_speed, __global uint *step_leg, __global long *step_pause_end,  \
+        CELLS_RANK_PARAMS
 
 /* Traffic flows (FLOOD_FLOWS; placeholders without): packet K0 + q's (time lo, time hi,
  * source, destination) in TAB[TBASE + q], and its record (deliveries, their hops, the last

@@ -239,6 +239,7 @@ int cell_lists_build(cell_lists *c, device_ctx *dev, dbuf *pos, dbuf *include, c
     /* without a filter the kernel never reads INCLUDE: any buffer does */
     cl_uint filtered = include != NULL;
     dbuf *inc = include ? include : &c->count;
+    c->sorted_valid = 0; /* only ranked builds place the positions */
     if (c->one_group) {
         int rc = kernel_args_cached(
             dev, c->k_one, &c->one_args, "cells.build_one_group", err, 0, 14, KBUF(*pos),
@@ -278,6 +279,7 @@ void cell_lists_free(cell_lists *c, dbuf_account *acc)
     dbuf_release(&c->nodes, acc);
     dbuf_release(&c->rank, acc);
     dbuf_release(&c->rank_counts, acc);
+    dbuf_release(&c->sorted, acc);
     scan_free(&c->scan, acc);
     if (c->k_count)
         clReleaseKernel(c->k_count);
@@ -345,6 +347,8 @@ int cell_lists_ranked_init(cell_lists *c, device_ctx *dev, cl_program prog, dbuf
     size_t half = ((size_t)n_cells + 1) * 4;
     if (!rc)
         rc = dbuf_alloc(dev, &c->rank_counts, 2 * half, acc, "cell rank counts", err);
+    if (!rc)
+        rc = dbuf_alloc(dev, &c->sorted, (size_t)c->n * 32, acc, "cell positions", err);
     /* both halves zero: the first ranked launch counts in one and zeroes the other */
     if (!rc)
         rc = dbuf_zero(dev, &c->rank_counts, 0, 2 * half, err);
@@ -434,8 +438,8 @@ static int compare_lists(cell_lists *c, cell_lists *s, device_ctx *dev, cn_error
     return rc;
 }
 
-int cell_lists_build_ranked(cell_lists *c, device_ctx *dev, dbuf *pos, cl_event *evs,
-                            int *n_evs, cn_error *err)
+int cell_lists_build_ranked(cell_lists *c, device_ctx *dev, dbuf *pos, dbuf *copy_from,
+                            dbuf *copy_to, cl_event *evs, int *n_evs, cn_error *err)
 {
     if (!c->ranked || c->ranked_moves == 0)
         return cn_fail(err, CN_ERR_RUNTIME, "internal error: cell lists built from ranks that "
@@ -447,9 +451,17 @@ int cell_lists_build_ranked(cell_lists *c, device_ctx *dev, dbuf *pos, cl_event 
         KARG(n_cells), KBUF(c->rank_counts), KARG(half), KBUF(c->cell_of), KBUF(c->rank),
         KBUF(c->start), KBUF(c->nodes), KLOCAL(((size_t)n_cells + 1) * 4),
         KLOCAL(c->local_ranked * 4));
+    /* without a copy the kernel never reads the arrays: any buffer will do */
+    cl_uint copy = copy_from && copy_to, sort = 1;
+    dbuf *from = copy ? copy_from : pos, *to = copy ? copy_to : &c->start;
+    if (!rc)
+        rc = kernel_args_cached(dev, c->k_ranked, &c->ranked_args, "cells.scatter_ranked", err,
+                                10, 5, KBUF(*from), KBUF(*to), KARG(copy), KBUF(c->sorted),
+                                KARG(sort));
     if (!rc)
         rc = enqueue_1d(dev, c->k_ranked, "cells.scatter_ranked", c->n, c->local_ranked,
                         next_event(evs, n_evs), err);
+    c->sorted_valid = !rc;
     /* CLNETSIM_TEST_CELLS_RANKED=check: the counted build of the same positions beside it */
     if (!rc && c->check)
         rc = cell_lists_build(c->shadow, dev, pos, NULL, NULL, NULL, err);

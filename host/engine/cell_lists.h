@@ -59,6 +59,10 @@ typedef struct cell_lists {
     size_t local_ranked;
     karg_cache ranked_args;
     dbuf rank, rank_counts;
+    /* SORTED: with ranked builds, each node's position at its place in NODES, current while
+     * SORTED_VALID (the last build was a ranked one) */
+    dbuf sorted;
+    int sorted_valid;
     uint64_t ranked_moves;
     struct cell_lists *shadow;
 } cell_lists;
@@ -116,9 +120,13 @@ int cell_lists_rank_args(cell_lists *c, device_ctx *dev, cl_kernel k, karg_cache
 void cell_lists_ranked_moved(cell_lists *c);
 
 /* Builds the lists from the ranks of the last ranked launch, which must have moved every node
- * to the positions the lists are for (POS, which only the check reads). One profiling event
- * to EVS as cell_lists_build gives them (EVS NULL: none). */
-int cell_lists_build_ranked(cell_lists *c, device_ctx *dev, dbuf *pos, cl_event *evs,
-                            int *n_evs, cn_error *err);
+ * to the positions the lists are for (POS, which only the check reads). With COPY_FROM and
+ * COPY_TO (long4 per node) the positions are read from COPY_FROM, where the ranking launch
+ * moved them, and the same launch copies them to COPY_TO: a caller that keeps two arrays of
+ * them makes them equal again (NULL, NULL: POS, no copy). The lists' SORTED array gets each
+ * node's position at its place in NODES. One profiling event to EVS as cell_lists_build
+ * gives them (EVS NULL: none). */
+int cell_lists_build_ranked(cell_lists *c, device_ctx *dev, dbuf *pos, dbuf *copy_from,
+                            dbuf *copy_to, cl_event *evs, int *n_evs, cn_error *err);
 
 #endif

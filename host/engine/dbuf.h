@@ -47,7 +47,7 @@ int kernel_args(device_ctx *dev, cl_kernel k, const char *kernel_name, cn_error 
 /* Values last given to a kernel's arguments: kernel_args_cached skips the clSetKernelArg calls
  * that would not change anything (on some drivers each call costs microseconds, and a window
  * changes only a few arguments). */
-#define KARG_CACHE_MAX 64
+#define KARG_CACHE_MAX 80
 typedef struct karg_cache {
     unsigned char set[KARG_CACHE_MAX];
     size_t size[KARG_CACHE_MAX];

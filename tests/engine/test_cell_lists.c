@@ -320,7 +320,7 @@ static void check_ranked_case(device_ctx *dev, cl_program prog, uint32_t n, int6
         CHECK(rank_launch(dev, k, &cache, &ranked, &pos, &err) == 0);
         cl_event evs[4];
         int n_evs = 0;
-        CHECK(cell_lists_build_ranked(&ranked, dev, &pos, evs, &n_evs, &err) == 0);
+        CHECK(cell_lists_build_ranked(&ranked, dev, &pos, NULL, NULL, evs, &n_evs, &err) == 0);
         CHECK(n_evs == 1 && evs[0] != NULL);
         for (int i = 0; i < n_evs; i++)
             if (evs[i])
@@ -361,11 +361,11 @@ static void check_ranked_hook(device_ctx *dev, cl_program prog)
     CHECK(device_create_kernel(dev, prog, "cells.rank_nodes", &k, &err) == 0);
     CHECK(write_positions(dev, &pos, n, ext, &err) == 0);
     CHECK(k && rank_launch(dev, k, &cache, &c, &pos, &err) == 0);
-    CHECK(cell_lists_build_ranked(&c, dev, &pos, NULL, NULL, &err) == 0);
+    CHECK(cell_lists_build_ranked(&c, dev, &pos, NULL, NULL, NULL, NULL, &err) == 0);
     /* the nodes moved, not ranked again */
     CHECK(write_positions(dev, &pos, n, ext, &err) == 0);
     cn_error e = {0};
-    CHECK(cell_lists_build_ranked(&c, dev, &pos, NULL, NULL, &e) == CN_ERR_RUNTIME);
+    CHECK(cell_lists_build_ranked(&c, dev, &pos, NULL, NULL, NULL, NULL, &e) == CN_ERR_RUNTIME);
     /* the first difference is a node's cell: the nodes moved, and their ranks did not */
     CHECK(strstr(e.msg, "the ranked cell lists on device '") == e.msg);
     CHECK(strstr(e.msg, "' put node ") != NULL && strstr(e.msg, ", the counted ones in cell "));
@@ -422,7 +422,7 @@ static void check_ranked_choice(device_ctx *dev, cl_program prog)
     CHECK(c.ranked && c.k_ranked && c.rank.mem && c.rank_counts.mem);
     unsetenv(RANKED_HOOK);
     cn_error e = {0};
-    CHECK(cell_lists_build_ranked(&c, dev, NULL, NULL, NULL, &e) == CN_ERR_RUNTIME);
+    CHECK(cell_lists_build_ranked(&c, dev, NULL, NULL, NULL, NULL, NULL, &e) == CN_ERR_RUNTIME);
     CHECK(strstr(e.msg, "internal error") == e.msg);
     cell_lists other;
     CHECK(cell_lists_init(&other, dev, prog, &g, 100, &acc, &err) == 0);

@@ -586,7 +586,7 @@ static int copy_mobility(flood_model *m, flood_replica *from, flood_replica *r, 
         rc = flood_stamp_parts(m, r, err);
     if (!rc) {
         r->moved = from->moved;
-        r->ranked = -1; /* its ranks, if any, are of other positions */
+        r->ranked = r->twin = r->fused = -1; /* its ranks, if any, are of other positions */
     }
     return rc;
 }
@@ -626,7 +626,7 @@ int flood_catch_up(flood_model *m, flood_replica *r, int64_t w, int bin, cl_even
         /* without EVS (an untimed window, or nobody to hand them to) no events at all; from
          * the ranks of this window's step when it took them (every other case counts) */
         if (!filtered && r->ranked == w && r->moved == w)
-            rc = cell_lists_build_ranked(&r->cells, r->dev, &r->pos, evs, n_evs, err);
+            rc = flood_fuse_build(m, r, w, evs, n_evs, err);
         else
             rc = cell_lists_build(&r->cells, r->dev, &r->pos, filtered ? &r->held : NULL, evs,
                                   n_evs, err);
@@ -660,7 +660,8 @@ int flood_premove(flood_model *m, int64_t w, int timed, cn_error *err)
     for (int d = 0; d < m->n_rep && !rc; d++) {
         flood_replica *r = &m->rep[d];
         flood_premove_release(r);
-        if (!(holders & (1 << d)) || r->moved >= w)
+        /* (a step fused into this window's transmit moved it already: the lists remain) */
+        if (!(holders & (1 << d)) || (r->moved >= w && r->binned >= w))
             continue;
         /* window W's sets hand these events to the engine only when W is timed: otherwise
          * the launches go without (window_plan.timed_next) */

@@ -122,16 +122,19 @@ void flood_memory_estimate(flood_model *m, const device_ctx *dev, int64_t packet
                         (m->cap ? n * (16 + 8) : 0);
     add(out, "node tables", per_node, m->cap ? n * 16 : n * 8, 0);
     uint64_t cells = (uint64_t)m->grid.n_cells;
-    /* with the mobility step's ranks (flood_setup.c, ranked_lists): a rank per node and two
-     * halves of counts, where the device would take them */
+    /* with the mobility step's ranks (flood_setup.c, ranked_lists): a rank and a position in
+     * cell order per node and two halves of counts, where the device would take them */
     uint32_t ranked_most = 0;
     cn_error ignored = {0};
     int ranks = m->mobile && m->move_first == 0 && m->move_end == (int64_t)n &&
                 (parts == 1 || m->cap) &&
                 cell_lists_ranked_cells(dev, &ranked_most, NULL, &ignored) == 0 &&
                 cells <= ranked_most;
+    /* the array a step fused into the transmit moves (flood_fuse.c) */
+    if (ranks && parts == 1 && !m->cap && flood_fuse_possible(m, dev))
+        add(out, "next positions", n * 32, n * 32, 0);
     add(out, "cell lists", n * 8 + (2 * cells + 1) * 4 + scan_bytes(dev, cells + 1) +
-        scan_bytes(dev, n + 1) + (ranks ? n * 4 + 2 * (cells + 1) * 4 : 0),
+        scan_bytes(dev, n + 1) + (ranks ? n * (4 + 32) + 2 * (cells + 1) * 4 : 0),
         max_u64(n, cells + 1) * 4, 0);
     /* static: the neighbour lists (each device holds every partition's at most), with the
      * degrees they are built from */

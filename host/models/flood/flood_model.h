@@ -188,6 +188,13 @@ typedef struct flood_replica {
      * (m->rank_moves, cell_lists_build_ranked); -1 when the last step ranked none, or the
      * positions came from elsewhere since (a copy, a checkpoint) */
     int64_t ranked;
+    /* The next window's step fused into this window's transmit (m->fuse, flood_fuse.c):
+     * FUSE_CODE, its FLOOD_STEP (0: the program has no fused step); POS_NEXT, the array the
+     * fused step moves; TWIN, the window after whose cell lists POS_NEXT equals POS (-1:
+     * unknown); FUSED, the window whose step ran fused (-1: none) */
+    int fuse_code;
+    dbuf pos_next;
+    int64_t twin, fused;
     int64_t binned;         /* mobile: window whose cell lists it holds */
     /* With several partitions its cell lists hold only the nodes of the partitions it holds
      * (HELD): they are current for window BINNED only while its part_of and the placement
@@ -221,6 +228,8 @@ typedef struct flood_model {
      * (cells.ranked): one launch moves every node, and the lists hold every node (one
      * partition, or the cap's lists, flood_catch_up). */
     int rank_moves;
+    /* The next window's step runs inside the transmit launch (flood_fuse.c) */
+    int fuse;
     int64_t L;              /* window length = relay delay */
     /* The neighbour cap K (0: none; flood_cap.c). CAP_LIVE: the graph changes with the
      * window (qudg or mobile), so the thresholds are computed per window and the transmit
@@ -496,6 +505,31 @@ int flood_premove(flood_model *m, int64_t w, int timed, cn_error *err);
  * no set of the window claims them. */
 void flood_premove_claim(flood_replica *r, int64_t w, int bin, cl_event *evs, int *n_evs);
 void flood_premove_release(flood_replica *r);
+/* ---- the next window's step inside the transmit launch (flood_fuse.c) ----
+ * FLOOD_STEP for R's program (*CODE 0: none): from the test hook CLNETSIM_TEST_FUSE_STEP or
+ * the profile's [kernel] flood.transmit_mobile_step, on one device without node resources or
+ * a forwarding scheme. */
+int flood_fuse_code(flood_model *m, flood_replica *r, int *code, cn_error *err);
+/* Whether M's cell lists on DEV may come from the mobility step's ranks (the grid chosen):
+ * the programs then build the paths that read what ranked builds give (FLOOD_SORTED). */
+int flood_lists_may_rank(const flood_model *m, const device_ctx *dev);
+/* Whether a run of M on DEV could fuse (the memory estimate's question; errors: no). */
+int flood_fuse_possible(const flood_model *m, const device_ctx *dev);
+/* Once the lists and partitions are made: whether windows fuse (m->fuse), and its array. */
+int flood_fuse_setup(flood_model *m, cn_error *err);
+/* transmit_mobile's step arguments from index FIRST for window W, groups of LS items:
+ * *STEP_GROUPS groups that move the nodes to window W + 1 (0: no step, placeholders). */
+int flood_fuse_args(flood_model *m, flood_replica *r, int first, int64_t w, size_t ls,
+                    size_t *step_groups, cn_error *err);
+/* After a launch that stepped to window W + 1. */
+void flood_fuse_launched(flood_model *m, flood_replica *r, int64_t w);
+/* The ranked build of window W's cell lists, which also makes POS and POS_NEXT equal. */
+int flood_fuse_build(flood_model *m, flood_replica *r, int64_t w, cl_event *evs, int *n_evs,
+                     cn_error *err);
+/* transmit_mobile's argument indices: the fused step's (11 + the ranks'), then the flows' */
+#define TX_MOBILE_STEP_ARG 45
+#define TX_MOBILE_FLOW_ARG (TX_MOBILE_STEP_ARG + 11 + CELLS_RANK_NARGS)
+
 /* Whether a device's cell lists hold only the nodes of the partitions it holds (several
  * partitions, no cap); else they hold every node. */
 int flood_lists_filtered(const flood_model *m);

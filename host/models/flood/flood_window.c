@@ -427,7 +427,8 @@ static int enqueue_transmit(flood_model *m, uint32_t part, flood_replica *r, int
     const dbuf *fdeliv = m->flows ? &r->deliv : &r->spill;
     if (!rc)
         rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err,
-                                m->mobile ? 43 : 31, 5, KBUF(*ftime), KBUF(*froute),
+                                m->mobile ? TX_MOBILE_FLOW_ARG : 31, 5, KBUF(*ftime),
+                                KBUF(*froute),
                                 KBUF(*fdeliv), KARG(slots), KARG(parity));
     if (!rc && m->mobile) {
         /* the range and the cell grid as arguments, not from the parameter block
@@ -441,11 +442,15 @@ static int enqueue_transmit(flood_model *m, uint32_t part, flood_replica *r, int
         const dbuf *xbuf = xarea->mem ? xarea : &r->spill;
         cl_uint xcap = xarea->mem ? exchange_window_capacity(&m->xw, (int)(r - m->rep)) : 0;
         cl_uint xword = CTL_EXPORT + (cl_uint)(w & 1);
-        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 28, 15,
+        /* the lists' positions in cell order where the last build placed them */
+        cl_uint sorted = (cl_uint)r->cells.sorted_valid;
+        const dbuf *cpos = sorted ? &r->cells.sorted : &r->pos;
+        rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 28, 17,
                                 KBUF(r->pos), KARG(range2), KARG(g->side), KARG(g->nx),
                                 KARG(g->ny), KARG(g->nz), KBUF(r->cells.start),
                                 KBUF(r->cells.nodes), KARG(lo), KARG(hi), KARG(r->x_lo),
-                                KARG(r->x_hi), KBUF(*xbuf), KARG(xcap), KARG(xword));
+                                KARG(r->x_hi), KBUF(*xbuf), KARG(xcap), KARG(xword),
+                                KBUF(*cpos), KARG(sorted));
     } else if (!rc) {
         rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 28, 3,
                                 KBUF(m->offsets[part]), KBUF(m->neighbours[part]),
@@ -456,8 +461,13 @@ static int enqueue_transmit(flood_model *m, uint32_t part, flood_replica *r, int
      * and the distance threshold are in the parameter block */
     if (!rc && m->scheme_window)
         rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err,
-                                m->mobile ? 48 : 36, 3, KBUF(r->scheme_state), KBUF(r->pend),
+                                m->mobile ? TX_MOBILE_FLOW_ARG + 5 : 36, 3,
+                                KBUF(r->scheme_state), KBUF(r->pend),
                                 KARG(r->pend_cap));
+    /* the next window's step in the first groups of the launch, when it fuses */
+    size_t step_groups = 0;
+    if (!rc && m->mobile)
+        rc = flood_fuse_args(m, r, TX_MOBILE_STEP_ARG, w, ls, &step_groups, err);
     /* transmit_mobile's teams take TEAM items per entry (as many as divide the group) */
     size_t team = m->mobile && r->team > 1 ? (r->team < ls ? r->team : ls) : 1;
     size_t groups = (size_t)((m->entries_bound * team + ls - 1) / ls);
@@ -466,7 +476,10 @@ static int enqueue_transmit(flood_model *m, uint32_t part, flood_replica *r, int
     if (groups == 0) /* no entry, decisions only: the window's clearing still runs */
         groups = 1;
     if (!rc)
-        rc = enqueue_1d(d, r->k_transmit, name, groups * ls, ls, next_event(evs, n_evs), err);
+        rc = enqueue_1d(d, r->k_transmit, name, (step_groups + groups) * ls, ls,
+                        next_event(evs, n_evs), err);
+    if (!rc && step_groups)
+        flood_fuse_launched(m, r, w);
     return rc;
 }
 
