@@ -167,9 +167,14 @@ static const struct choice_range {
     /* cells up to which the cell lists are built from the ranks of the mobility step, 0:
      * never (host/engine/cell_lists.c); the bound is the test hook's, CELLS_RANKED_MAX */
     {"cells.ranked_cells", 0, 2147483647L},
+    /* 1: the next window's mobility step inside the transmit launch, 0: in its own
+     * (host/models/flood/flood_fuse.c) */
+    {"flood.transmit_mobile_step", 0, 1},
 };
 
-/* VALUE, all digits, within [LO, HI]. */
+/* VALUE, all digits, within [LO, HI]. The test in the loop only keeps V from overflowing:
+ * where HI is below a digit, (HI - digit) / 10 rounds up to 0 and lets that digit in, so HI
+ * is checked again at the end. */
 static int parse_whole(const char *value, long lo, long hi, long *out)
 {
     long v = 0;
@@ -180,7 +185,7 @@ static int parse_whole(const char *value, long lo, long hi, long *out)
             return -1;
         v = v * 10 + (*c - '0');
     }
-    if (v < lo)
+    if (v < lo || v > hi)
         return -1;
     *out = v;
     return 0;

@@ -237,7 +237,11 @@ static void test_listing(void)
 
 /* ---- profiles ---- */
 
-static void expect_profile(const char *platform, const char *vendor, const char *want)
+/* PLATFORM's profile is WANT, whose [kernel] flood.transmit_mobile_step (the next window's
+ * mobility step inside the transmit launch, host/models/flood/flood_fuse.c) is FUSE_STEP, or
+ * absent for -1. */
+static void expect_profile(const char *platform, const char *vendor, const char *want,
+                           long fuse_step)
 {
     device_entry e = synthetic(platform, vendor, "some device", CL_DEVICE_TYPE_GPU, NULL);
     platform_profile p;
@@ -251,6 +255,12 @@ static void expect_profile(const char *platform, const char *vendor, const char 
     CHECK(strstr(p.build_options, "-cl-fast-relaxed-math") == NULL);
     CHECK(strstr(p.build_options, "-cl-mad-enable") == NULL);
     CHECK(p.default_local_size >= 1);
+    if (platform_profile_choice(&p, "flood.transmit_mobile_step", -1) != fuse_step) {
+        test_failures++;
+        fprintf(stderr, "profile %s gives flood.transmit_mobile_step = %ld, expected %ld\n",
+                p.name, platform_profile_choice(&p, "flood.transmit_mobile_step", -1),
+                fuse_step);
+    }
     platform_profile_free(&p);
 }
 
@@ -268,14 +278,15 @@ static void expect_profile_error(const char *text, const char *part1, const char
 
 static void test_profiles(void)
 {
-    expect_profile("Portable Computing Language", "The pocl project", "pocl.ini");
-    expect_profile("NVIDIA CUDA", "NVIDIA Corporation", "nvidia.ini");
+    /* only NVIDIA's profile fuses the step (measured there); the others leave it out: 0 */
+    expect_profile("Portable Computing Language", "The pocl project", "pocl.ini", -1);
+    expect_profile("NVIDIA CUDA", "NVIDIA Corporation", "nvidia.ini", 1);
     expect_profile("AMD Accelerated Parallel Processing", "Advanced Micro Devices, Inc.",
-                   "amd.ini");
-    expect_profile("Intel(R) OpenCL Graphics", "Intel(R) Corporation", "intel.ini");
-    expect_profile("rusticl", "Mesa/X.org", "rusticl.ini");
-    expect_profile("Clover", "Mesa", "default.ini");
-    expect_profile("Some Future Platform", "Nobody", "default.ini");
+                   "amd.ini", -1);
+    expect_profile("Intel(R) OpenCL Graphics", "Intel(R) Corporation", "intel.ini", -1);
+    expect_profile("rusticl", "Mesa/X.org", "rusticl.ini", -1);
+    expect_profile("Clover", "Mesa", "default.ini", -1);
+    expect_profile("Some Future Platform", "Nobody", "default.ini", -1);
 
     device_entry pocl = synthetic("Portable Computing Language", "The pocl project", "cpu",
                                   CL_DEVICE_TYPE_CPU, NULL);
@@ -387,6 +398,16 @@ static void test_profiles(void)
     expect_profile_error("[work_group]\ndefault = 64\n[kernel]\ncells.ranked_cells = 2147483648\n",
                          "line 4: '2147483648' for 'cells.ranked_cells' is not a whole number "
                          "from 0 to 2147483647", NULL);
+    /* the fused mobility step is on or off: 0 is a value (its own launch), 2 none */
+    cells = "[work_group]\ndefault = 32\n[kernel]\nflood.transmit_mobile_step = 0\n";
+    CHECK_ERR(platform_profile_parse("fuse.ini", cells, &p, no_match, sizeof no_match, &err) ==
+                  0,
+              err);
+    CHECK(platform_profile_choice(&p, "flood.transmit_mobile_step", 9) == 0);
+    platform_profile_free(&p);
+    expect_profile_error("[work_group]\ndefault = 64\n[kernel]\nflood.transmit_mobile_step = 2\n",
+                         "line 4: '2' for 'flood.transmit_mobile_step' is not a whole number "
+                         "from 0 to 1", NULL);
     expect_profile_error("[kernel]\nflood.a = 2\nflood.a = 4\n", "line 3: 'flood.a' is given twice",
                          NULL);
     expect_profile_error("[kernel]\nf.a = 1\nf.b = 1\nf.c = 1\nf.d = 1\nf.e = 1\nf.f = 1\n"
