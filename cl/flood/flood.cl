@@ -2175,17 +2175,6 @@ inline int flood_one_slice(packet_walk *p, uint *quota, uint k, __global const u
 #define WALK_LEVELS 1u /* transmitting its levels */
 #define WALK_END 2u    /* adding its sums to the statistics row */
 
-
-/* transmit_mobile's fused mobility step (FLOOD_STEP; STEP_GROUPS 0: none, the arguments then
- * placeholders): the first STEP_GROUPS work-groups of the launch move nodes 0 .. STEP_N - 1
- * in STEP_POS to the window starting at STEP_T (number STEP_WINDOW) with the model's state,
- * and rank them for the cell lists (CELLS_RANK_PARAMS, cl/common/cells.clh). */
-#define TRANSMIT_STEP_ARGS                                                                  \
-    uint step_groups, __global long4 *step_pos, uint step_n, long step_T, uint step_window, \
-        __global const long *step_seg, uint step_nseg, __global long4 *step_waypoint,       \
-        __global long *step_speed, __global uint *step_leg, __global long *step_pause_end,  \
-        CELLS_RANK_PARAMS
-
 /* Traffic flows (FLOOD_FLOWS; placeholders without): packet K0 + q's (time lo, time hi,
  * source, destination) in TAB[TBASE + q], and its record (deliveries, their hops, the last
  * one's hop count) written to REC[4 (TBASE + q) ..]. */

@@ -41,12 +41,8 @@ static int fuse_wanted(const device_ctx *dev, int *out, cn_error *err)
         *out = v[0] == '1';
         return 0;
     }
-    long p = platform_profile_choice(&dev->profile, FUSE_KEY, 0);
-    if (p != 0 && p != 1)
-        return cn_fail(err, CN_ERR_RUNTIME,
-                       "platform profile %s: [kernel] " FUSE_KEY " = %ld is not 0 or 1",
-                       dev->profile.name, p);
-    *out = (int)p;
+    /* 0 or 1: the profile's reader bounds the key (device_profile.c) */
+    *out = platform_profile_choice(&dev->profile, FUSE_KEY, 0) == 1;
     return 0;
 }
 
