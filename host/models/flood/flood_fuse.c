@@ -75,11 +75,12 @@ int flood_fuse_possible(const flood_model *m, const device_ctx *dev)
 int flood_fuse_code(flood_model *m, flood_replica *r, int *code, cn_error *err)
 {
     *code = 0;
-    if (!fuse_fits(m, r->dev))
+    if (!m->mobile)
         return 0;
+    /* the hook is checked on every moving run, whether or not this one could fuse */
     int want = 0;
     int rc = fuse_wanted(r->dev, &want, err);
-    if (!rc && want)
+    if (!rc && want && fuse_fits(m, r->dev))
         *code = step_code(m);
     return rc;
 }
