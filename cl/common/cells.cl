@@ -43,6 +43,18 @@ __kernel void cell_scatter(uint n, __global const uint *cell_of, __global const 
     cell_nodes[cell_start[c] + atomic_dec(&cell_count[c]) - 1u] = i;
 }
 
+/* Inclusive scan of A[0 .. lsize) in local memory by the whole work-group, item LID's word
+ * in place (every item calls it, after a barrier that made A whole; it ends with one). */
+inline void group_scan_inclusive(__local uint *a, uint lid, uint lsize)
+{
+    for (uint off = 1; off < lsize; off <<= 1) {
+        uint add = lid >= off ? a[lid - off] : 0u;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        a[lid] += add;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
 /* The start of this item's run of an exclusive scan of the LEN words of A in local memory,
  * made by the whole work-group (every item calls it, after a barrier that made A whole): each
  * item sums its own run [*LO, *HI) of consecutive words, the group scans those sums
@@ -60,12 +72,7 @@ inline uint group_scan_runs(__local const uint *a, uint len, __local uint *sums,
         own += a[c];
     sums[lid] = own;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint off = 1; off < lsize; off <<= 1) {
-        uint add = lid >= off ? sums[lid - off] : 0u;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        sums[lid] += add;
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    group_scan_inclusive(sums, lid, lsize);
     return sums[lid] - own;
 }
 
@@ -181,12 +188,7 @@ __kernel void scan_blocks(__global const uint *in, uint n, uint len, __global ui
     uint v = gid < n ? in[gid] : 0u;
     tmp[lid] = v;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint off = 1; off < lsize; off <<= 1) {
-        uint add = lid >= off ? tmp[lid - off] : 0u;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        tmp[lid] += add;
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    group_scan_inclusive(tmp, lid, lsize);
     if (gid < len)
         out[gid] = tmp[lid] - v;
     if (lid == lsize - 1)

@@ -664,14 +664,19 @@ inline void fused_step(__global long4 *pos, uint i, __constant const flood_param
 
 /* ---- neighbour lists of static scenarios ---------------------------------------------- */
 
+/* The cells around position P, clipped to the grid: x0_ .. x1_, y0_ .. y1_, z0_ .. z1_ (the
+ * names the candidate loops below read). */
+#define CANDIDATE_CELLS(p)                                                                  \
+    uint cx_ = cell_axis((p).x, side, nx), cy_ = cell_axis((p).y, side, ny);                \
+    uint cz_ = cell_axis((p).z, side, nz);                                                  \
+    uint z0_ = cz_ > 0 ? cz_ - 1 : 0, z1_ = cz_ + 1 < nz ? cz_ + 1 : cz_;                   \
+    uint y0_ = cy_ > 0 ? cy_ - 1 : 0, y1_ = cy_ + 1 < ny ? cy_ + 1 : cy_;                   \
+    uint x0_ = cx_ > 0 ? cx_ - 1 : 0, x1_ = cx_ + 1 < nx ? cx_ + 1 : cx_
+
 /* Visits the nodes of the cells adjacent to position p (3x3 in 2-D, 3x3x3 in 3-D). */
 #define FOR_EACH_CANDIDATE(p, j, BODY)                                                      \
     do {                                                                                    \
-        uint cx_ = cell_axis((p).x, side, nx), cy_ = cell_axis((p).y, side, ny);            \
-        uint cz_ = cell_axis((p).z, side, nz);                                              \
-        uint z0_ = cz_ > 0 ? cz_ - 1 : 0, z1_ = cz_ + 1 < nz ? cz_ + 1 : cz_;               \
-        uint y0_ = cy_ > 0 ? cy_ - 1 : 0, y1_ = cy_ + 1 < ny ? cy_ + 1 : cy_;               \
-        uint x0_ = cx_ > 0 ? cx_ - 1 : 0, x1_ = cx_ + 1 < nx ? cx_ + 1 : cx_;               \
+        CANDIDATE_CELLS(p);                                                                 \
         for (uint z_ = z0_; z_ <= z1_; z_++)                                                \
             for (uint y_ = y0_; y_ <= y1_; y_++) {                                          \
                 uint row_ = (z_ * ny + y_) * nx;                                            \
@@ -700,11 +705,7 @@ inline void fused_step(__global long4 *pos, uint i, __constant const flood_param
  * that the loads overlap the handling (whose atomics keep the compiler from moving them). */
 #define FOR_EACH_CANDIDATE_SHARE(p, j, member, team, BODY)                                  \
     do {                                                                                    \
-        uint cx_ = cell_axis((p).x, side, nx), cy_ = cell_axis((p).y, side, ny);            \
-        uint cz_ = cell_axis((p).z, side, nz);                                              \
-        uint z0_ = cz_ > 0 ? cz_ - 1 : 0, z1_ = cz_ + 1 < nz ? cz_ + 1 : cz_;               \
-        uint y0_ = cy_ > 0 ? cy_ - 1 : 0, y1_ = cy_ + 1 < ny ? cy_ + 1 : cy_;               \
-        uint x0_ = cx_ > 0 ? cx_ - 1 : 0, x1_ = cx_ + 1 < nx ? cx_ + 1 : cx_;               \
+        CANDIDATE_CELLS(p);                                                                 \
         uint before_ = 0; /* the candidates of the rows before */                           \
         for (uint z_ = z0_; z_ <= z1_; z_++)                                                \
             for (uint y_ = y0_; y_ <= y1_; y_++) {                                          \
@@ -725,11 +726,7 @@ inline void fused_step(__global long4 *pos, uint i, __constant const flood_param
 #if FLOOD_SORTED
 #define FOR_EACH_CANDIDATE_SHARE_POS(p, j, pj, member, team, sorted, sorted_pos, pos, BODY)  \
     do {                                                                                    \
-        uint cx_ = cell_axis((p).x, side, nx), cy_ = cell_axis((p).y, side, ny);            \
-        uint cz_ = cell_axis((p).z, side, nz);                                              \
-        uint z0_ = cz_ > 0 ? cz_ - 1 : 0, z1_ = cz_ + 1 < nz ? cz_ + 1 : cz_;               \
-        uint y0_ = cy_ > 0 ? cy_ - 1 : 0, y1_ = cy_ + 1 < ny ? cy_ + 1 : cy_;               \
-        uint x0_ = cx_ > 0 ? cx_ - 1 : 0, x1_ = cx_ + 1 < nx ? cx_ + 1 : cx_;               \
+        CANDIDATE_CELLS(p);                                                                 \
         uint before_ = 0; /* the candidates of the rows before */                           \
         for (uint z_ = z0_; z_ <= z1_; z_++)                                                \
             for (uint y_ = y0_; y_ <= y1_; y_++) {                                          \

@@ -374,7 +374,8 @@ int cell_lists_rank_args(cell_lists *c, device_ctx *dev, cl_kernel k, karg_cache
     const cell_grid *g = &c->grid;
     /* without ranks the kernel reads none of its buffers: any buffer does */
     dbuf *rank = on ? &c->rank : &c->cell_of, *counts = on ? &c->rank_counts : &c->cell_of;
-    cl_uint cells = on ? g->n_cells : 0, half = (cl_uint)(c->ranked_moves & 1);
+    /* off: steady placeholders, which the argument cache does not set again */
+    cl_uint cells = on ? g->n_cells : 0, half = on ? (cl_uint)(c->ranked_moves & 1) : 0;
     return kernel_args_cached(dev, k, cache, name, err, first, CELLS_RANK_NARGS, KBUF(c->cell_of),
                               KBUF(*rank), KBUF(*counts), KARG(cells), KARG(half),
                               KARG(g->side), KARG(g->nx), KARG(g->ny), KARG(g->nz));

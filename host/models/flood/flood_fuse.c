@@ -103,7 +103,8 @@ static int step_args(flood_model *m, flood_replica *r, int first, int64_t w, int
                      cl_uint groups, cn_error *err)
 {
     const char *name = "flood.transmit_mobile";
-    int64_t next = w + 1;
+    /* without a step the window's values stay 0, so the cached arguments are not set again */
+    int64_t next = fuse ? w + 1 : 0;
     cl_long T = next * m->L;
     cl_uint window = (cl_uint)next, n = m->n, nseg = (cl_uint)m->n_segs;
     const dbuf *any = &r->pos;
