@@ -132,22 +132,21 @@ __kernel void rank_nodes(__global const long4 *pos, uint n, CELLS_RANK_PARAMS)
 }
 
 /* The lists from the ranks of one ranked launch (cl/common/cells.clh), whose counts are
- * COUNTS[PARITY * (N_CELLS + 1) ..] (N_CELLS + 1 words, the last 0): every work-group scans
+ * part PART of COUNTS (CELLS_RANK_PART_WORDS apart; its first N_CELLS + 1 words, the last 0): every work-group scans
  * them into STARTS (local, N_CELLS + 1 words; SUMS a word per item), group 0 writes them
  * out, and item i puts node i at its rank past its cell's start. One launch of at least N
  * items. The same outputs as the builds above: cell_of (written by the ranks), start
  * (start[n_cells] = the total) and the same set of nodes in every cell, in the order the
  * ranks' atomics served them. */
-__kernel void scatter_ranked(uint n, uint n_cells, __global const uint *counts, uint parity,
+__kernel void scatter_ranked(uint n, uint n_cells, __global const uint *counts, uint part,
                              __global const uint *cell_of, __global const uint *rank,
                              __global uint *cell_start, __global uint *cell_nodes,
                              __local uint *starts, __local uint *sums,
-                             __global const long4 *positions, __global long4 *copy_to,
-                             uint copy, __global long4 *sorted, uint sort)
+                             __global const long4 *positions, __global long4 *sorted)
 {
     uint lid = get_local_id(0), lsize = get_local_size(0);
     uint len = n_cells + 1u;
-    __global const uint *own = counts + parity * len;
+    __global const uint *own = counts + part * CELLS_RANK_PART_WORDS(n_cells);
     for (uint c = lid; c < len; c += lsize)
         starts[c] = own[c];
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -168,13 +167,9 @@ __kernel void scatter_ranked(uint n, uint n_cells, __global const uint *counts, 
         return;
     uint place = starts[cell_of[i]] + rank[i];
     cell_nodes[place] = i;
-    /* SORT: the node's position beside it, so that a reader of a cell's nodes reads their
+    /* the node's position beside it, so that a reader of a cell's nodes reads their
      * positions as one run (POSITIONS, where the ranking launch moved them) */
-    if (sort)
-        sorted[place] = positions[i];
-    /* COPY: the positions copied to the caller's other array of them (cell_lists_build_ranked) */
-    if (copy)
-        copy_to[i] = positions[i];
+    sorted[place] = positions[i];
 }
 
 /* Exclusive prefix sum, in three steps so that any length works on any device:

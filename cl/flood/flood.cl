@@ -753,6 +753,68 @@ inline void fused_step(__global long4 *pos, uint i, __constant const flood_param
     } while (0)
 #endif
 
+/* FOR_EACH_CANDIDATE_SHARE_POS over fixed cells (FLOOD_FIXED: the lists written by the
+ * ranking itself, cl/common/cells.clh; transmit_mobile's fx_ names): cell c's first
+ * min(count, fx_cap) nodes lie at slots c x fx_cap on of fx_nodes, their positions beside
+ * them in fx_pos. A row's (up to) three cells are read as one run of candidates, numbered on
+ * across the rows as in FOR_EACH_CANDIDATE_SHARE, with the same loads one candidate ahead;
+ * their counts are loaded together, before the run. A cell counted past the capacity also
+ * has the overflow slots whose fx_cell names it (fx_over of them, after all the cells'
+ * slots), which the team shares by their number. */
+#ifndef FLOOD_FIXED
+#define FLOOD_FIXED 0
+#endif
+#if FLOOD_FIXED
+/* Slot of candidate T of a row: the row's first cell holds candidates 0 .. M0 - 1 from slot
+ * B0 on, the second M0 .. M01 - 1 from B1 + M0, the third the rest from B2 + M01 (B1 and B2
+ * are their cells' first slots less the candidates before them, so each is one addition) */
+#define FIXED_ROW_SLOT(t, m0, m01, b0, b1, b2)                                              \
+    ((t) + ((t) < (m0) ? (b0) : (t) < (m01) ? (b1) : (b2)))
+#define FOR_EACH_CANDIDATE_FIXED(p, j, pj, member, team, BODY)                              \
+    do {                                                                                    \
+        CANDIDATE_CELLS(p);                                                                 \
+        uint before_ = 0; /* the candidates of the rows before */                           \
+        uint wide_ = x1_ - x0_; /* the row's cells past its first: 0 to 2 */                \
+        for (uint z_ = z0_; z_ <= z1_; z_++)                                                \
+            for (uint y_ = y0_; y_ <= y1_; y_++) {                                          \
+                uint c0_ = (z_ * ny + y_) * nx + x0_;                                       \
+                uint n0_ = fx_counts[c0_];                                                  \
+                uint n1_ = wide_ >= 1u ? fx_counts[c0_ + 1u] : 0u;                          \
+                uint n2_ = wide_ >= 2u ? fx_counts[c0_ + 2u] : 0u;                          \
+                uint m0_ = min(n0_, fx_cap), m01_ = m0_ + min(n1_, fx_cap);                 \
+                uint e_ = m01_ + min(n2_, fx_cap);                                          \
+                uint b0_ = c0_ * fx_cap, b1_ = b0_ + fx_cap - m0_;                          \
+                uint b2_ = b0_ + 2u * fx_cap - m01_;                                        \
+                uint t_ = ((member) - before_) & ((team) - 1u);                             \
+                uint jn_ = 0u;                                                              \
+                long4 pn_ = (long4)(0);                                                     \
+                if (t_ < e_) {                                                              \
+                    uint s_ = FIXED_ROW_SLOT(t_, m0_, m01_, b0_, b1_, b2_);                 \
+                    jn_ = fx_nodes[s_];                                                     \
+                    pn_ = fx_pos[s_];                                                       \
+                }                                                                           \
+                for (; t_ < e_; t_ += (team)) {                                             \
+                    uint j = jn_;                                                           \
+                    long4 pj = pn_;                                                         \
+                    if (t_ + (team) < e_) {                                                 \
+                        uint s_ = FIXED_ROW_SLOT(t_ + (team), m0_, m01_, b0_, b1_, b2_);    \
+                        jn_ = fx_nodes[s_];                                                 \
+                        pn_ = fx_pos[s_];                                                   \
+                    }                                                                       \
+                    BODY                                                                    \
+                }                                                                           \
+                before_ += e_;                                                              \
+                if (max(n0_, max(n1_, n2_)) > fx_cap)                                       \
+                    for (uint k_ = (member); k_ < fx_over; k_ += (team))                    \
+                        if (fx_cell[k_] - c0_ <= wide_) {                                   \
+                            uint j = fx_nodes[fx_cells_slots + k_];                         \
+                            long4 pj = fx_pos[fx_cells_slots + k_];                         \
+                            BODY                                                            \
+                        }                                                                   \
+            }                                                                               \
+    } while (0)
+#endif
+
 /* Whether node J receives in partition PART (every node does when there is one partition). */
 #define OWNED(j) (nparts <= 1u || part_of[(j)] == part)
 
@@ -1565,6 +1627,20 @@ __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, u
         return;
     }
 #endif
+#if FLOOD_FIXED
+    /* This window's lists: those of the ranking before the one the step takes (RANK_SEQ is
+     * the step's, whether or not this launch steps), in the other half of the fixed cells
+     * (cl/common/cells.clh). No work-item of the transmit reads POS: the step moves it. */
+    uint fx_seq = (rank_seq + 5u) % 6u, fx_half = fx_seq & 1u, fx_cap = fixed_cap;
+    uint fx_cells_slots = rank_cells * fixed_cap;
+    __global const uint *fx_counts =
+        (__global const uint *)rank_counts + (fx_seq % 3u) * CELLS_RANK_PART_WORDS(rank_cells);
+    uint fx_over = fx_counts[rank_cells + 1u];
+    __global const uint *fx_nodes = fixed_nodes + fx_half * (fx_cells_slots + fixed_n);
+    __global const long4 *fx_pos = fixed_pos + fx_half * (fx_cells_slots + fixed_n);
+    __global const uint *fx_cell = fixed_cell + fx_half * fixed_n;
+    __global const uint *fx_slot = fixed_slot + fx_half * fixed_n;
+#endif
     size_t skip = (size_t)step_groups * get_local_size(0);
     size_t gid = get_global_id(0) - skip, gsize = get_global_size(0) - skip;
     uint group = (uint)(get_group_id(0) - step_groups);
@@ -1585,7 +1661,11 @@ __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, u
     uint per_pass = lsize / team, stride = (uint)gsize / team;
 #define TX_MOBILE_ENTRY (first + (uint)get_local_id(0) / team)
 #define TX_MOBILE_LEAD (member == 0u)
-#if FLOOD_SORTED
+#if FLOOD_FIXED
+#define TX_MOBILE_CANDIDATES(p, j, BODY)                                                    \
+    FOR_EACH_CANDIDATE_FIXED(p, j, pj_, member, team, BODY)
+#define TX_MOBILE_PJ pj_
+#elif FLOOD_SORTED
 #define TX_MOBILE_CANDIDATES(p, j, BODY)                                                    \
     FOR_EACH_CANDIDATE_SHARE_POS(p, j, pj_, member, team, cell_sorted, cell_pos, pos, BODY)
 #define TX_MOBILE_PJ pj_
@@ -1597,15 +1677,24 @@ __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, u
     uint per_pass = lsize, stride = (uint)gsize;
 #define TX_MOBILE_ENTRY (first + (uint)get_local_id(0))
 #define TX_MOBILE_LEAD 1
+#if FLOOD_FIXED
+#define TX_MOBILE_CANDIDATES(p, j, BODY) FOR_EACH_CANDIDATE_FIXED(p, j, pj_, 0u, 1u, BODY)
+#define TX_MOBILE_PJ pj_
+#else
 #define TX_MOBILE_CANDIDATES(p, j, BODY) FOR_EACH_CANDIDATE(p, j, BODY)
 #define TX_MOBILE_PJ pos[j]
+#endif
 #endif
     for (uint first = group * per_pass; first < tw.count; first += stride) {
         tx_item it;
         if (tx_begin(&it, &tw, TX_MOBILE_ENTRY, TX_MOBILE_LEAD, l_n, in, seen, slot_packet,
                      slot_time, slot_route, part_of, part, nparts)) {
             uint i = it.i;
+#if FLOOD_FIXED
+            long4 p = fx_pos[fx_slot[i]];
+#else
             long4 p = pos[i];
+#endif
             uint deg = 0; /* this item's share of the degree: tx_end sums the group's */
             if (in_box(p, box_lo, box_hi)) {
                 /* .w is read only with several partitions: loading it with the coordinates

@@ -170,6 +170,8 @@ static const struct choice_range {
     /* 1: the next window's mobility step inside the transmit launch, 0: in its own
      * (host/models/flood/flood_fuse.c) */
     {"flood.transmit_mobile_step", 0, 1},
+    /* nodes up to which that step is fused (absent: any number) */
+    {"flood.transmit_mobile_step_nodes", 0, 2147483647L},
 };
 
 /* VALUE, all digits, within [LO, HI]. The test in the loop only keeps V from overflowing:

@@ -280,6 +280,12 @@ void cell_lists_free(cell_lists *c, dbuf_account *acc)
     dbuf_release(&c->rank, acc);
     dbuf_release(&c->rank_counts, acc);
     dbuf_release(&c->sorted, acc);
+    dbuf_release(&c->fixed_nodes, acc);
+    dbuf_release(&c->fixed_pos, acc);
+    dbuf_release(&c->fixed_cell, acc);
+    dbuf_release(&c->fixed_slot, acc);
+    if (c->k_rank)
+        clReleaseKernel(c->k_rank);
     scan_free(&c->scan, acc);
     if (c->k_count)
         clReleaseKernel(c->k_count);
@@ -321,6 +327,34 @@ int cell_lists_ranked_cells(const device_ctx *dev, uint32_t *out, int *check, cn
     return 0;
 }
 
+/* What every ranking needs: the ranks, the counts (all zero), the sorted positions, and the
+ * counted lists to CHECK against. C->ranked set once all are made. */
+static int ranks_alloc(cell_lists *c, device_ctx *dev, cl_program prog, int check,
+                       dbuf_account *acc, cn_error *err)
+{
+    uint32_t n_cells = c->grid.n_cells;
+    int rc = dbuf_alloc(dev, &c->rank, (size_t)c->n * 4, acc, "cell ranks", err);
+    size_t part = ((size_t)n_cells + 2) * 4;
+    if (!rc)
+        rc = dbuf_alloc(dev, &c->rank_counts, 3 * part, acc, "cell rank counts", err);
+    if (!rc)
+        rc = dbuf_alloc(dev, &c->sorted, (size_t)c->n * 32, acc, "cell positions", err);
+    /* every part zero: the first ranked launch counts in one and zeroes the next */
+    if (!rc)
+        rc = dbuf_zero(dev, &c->rank_counts, 0, 3 * part, err);
+    if (!rc && check) {
+        c->shadow = calloc(1, sizeof *c->shadow);
+        rc = c->shadow ? cell_lists_init(c->shadow, dev, prog, &c->grid, c->n, acc, err)
+                       : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    }
+    if (!rc) {
+        c->ranked = 1;
+        c->check = check;
+        c->ranked_moves = 0;
+    }
+    return rc;
+}
+
 int cell_lists_ranked_init(cell_lists *c, device_ctx *dev, cl_program prog, dbuf_account *acc,
                            cn_error *err)
 {
@@ -343,26 +377,7 @@ int cell_lists_ranked_init(cell_lists *c, device_ctx *dev, cl_program prog, dbuf
     }
     c->local_ranked = device_local_size_fit(dev, "cells.scatter_ranked", c->k_ranked, 0,
                                             one_group_local_args, &n_cells);
-    rc = dbuf_alloc(dev, &c->rank, (size_t)c->n * 4, acc, "cell ranks", err);
-    size_t half = ((size_t)n_cells + 1) * 4;
-    if (!rc)
-        rc = dbuf_alloc(dev, &c->rank_counts, 2 * half, acc, "cell rank counts", err);
-    if (!rc)
-        rc = dbuf_alloc(dev, &c->sorted, (size_t)c->n * 32, acc, "cell positions", err);
-    /* both halves zero: the first ranked launch counts in one and zeroes the other */
-    if (!rc)
-        rc = dbuf_zero(dev, &c->rank_counts, 0, 2 * half, err);
-    if (!rc && check) {
-        c->shadow = calloc(1, sizeof *c->shadow);
-        rc = c->shadow ? cell_lists_init(c->shadow, dev, prog, &c->grid, c->n, acc, err)
-                       : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
-    }
-    if (!rc) {
-        c->ranked = 1;
-        c->check = check;
-        c->ranked_moves = 0;
-    }
-    return rc;
+    return ranks_alloc(c, dev, prog, check, acc, err);
 }
 
 int cell_lists_rank_args(cell_lists *c, device_ctx *dev, cl_kernel k, karg_cache *cache,
@@ -374,11 +389,19 @@ int cell_lists_rank_args(cell_lists *c, device_ctx *dev, cl_kernel k, karg_cache
     const cell_grid *g = &c->grid;
     /* without ranks the kernel reads none of its buffers: any buffer does */
     dbuf *rank = on ? &c->rank : &c->cell_of, *counts = on ? &c->rank_counts : &c->cell_of;
+    int fixed = on && c->fixed_cap > 0;
+    dbuf *fnodes = fixed ? &c->fixed_nodes : &c->cell_of;
+    dbuf *fpos = fixed ? &c->fixed_pos : &c->cell_of;
+    dbuf *fcell = fixed ? &c->fixed_cell : &c->cell_of;
+    dbuf *fslot = fixed ? &c->fixed_slot : &c->cell_of;
     /* off: steady placeholders, which the argument cache does not set again */
-    cl_uint cells = on ? g->n_cells : 0, half = on ? (cl_uint)(c->ranked_moves & 1) : 0;
-    return kernel_args_cached(dev, k, cache, name, err, first, CELLS_RANK_NARGS, KBUF(c->cell_of),
-                              KBUF(*rank), KBUF(*counts), KARG(cells), KARG(half),
-                              KARG(g->side), KARG(g->nx), KARG(g->ny), KARG(g->nz));
+    cl_uint cells = on ? g->n_cells : 0, seq = on ? (cl_uint)(c->ranked_moves % 6) : 0;
+    cl_uint cap = fixed ? c->fixed_cap : 0, n = fixed ? c->n : 0;
+    return kernel_args_cached(dev, k, cache, name, err, first, CELLS_RANK_NARGS,
+                              KBUF(c->cell_of), KBUF(*rank), KBUF(*counts), KARG(cells),
+                              KARG(seq), KARG(g->side), KARG(g->nx), KARG(g->ny), KARG(g->nz),
+                              KBUF(*fnodes), KBUF(*fpos), KBUF(*fcell), KBUF(*fslot), KARG(cap),
+                              KARG(n));
 }
 
 void cell_lists_ranked_moved(cell_lists *c)
@@ -439,26 +462,22 @@ static int compare_lists(cell_lists *c, cell_lists *s, device_ctx *dev, cn_error
     return rc;
 }
 
-int cell_lists_build_ranked(cell_lists *c, device_ctx *dev, dbuf *pos, dbuf *copy_from,
-                            dbuf *copy_to, cl_event *evs, int *n_evs, cn_error *err)
+int cell_lists_build_ranked(cell_lists *c, device_ctx *dev, dbuf *pos, cl_event *evs,
+                            int *n_evs, cn_error *err)
 {
-    if (!c->ranked || c->ranked_moves == 0)
+    if (!c->ranked || !c->k_ranked || c->ranked_moves == 0)
         return cn_fail(err, CN_ERR_RUNTIME, "internal error: cell lists built from ranks that "
                        "no launch took");
     const cell_grid *g = &c->grid;
-    cl_uint n_cells = g->n_cells, half = (cl_uint)((c->ranked_moves - 1) & 1);
+    cl_uint n_cells = g->n_cells, part = (cl_uint)((c->ranked_moves - 1) % 3);
     int rc = kernel_args_cached(
         dev, c->k_ranked, &c->ranked_args, "cells.scatter_ranked", err, 0, 10, KARG(c->n),
-        KARG(n_cells), KBUF(c->rank_counts), KARG(half), KBUF(c->cell_of), KBUF(c->rank),
+        KARG(n_cells), KBUF(c->rank_counts), KARG(part), KBUF(c->cell_of), KBUF(c->rank),
         KBUF(c->start), KBUF(c->nodes), KLOCAL(((size_t)n_cells + 1) * 4),
         KLOCAL(c->local_ranked * 4));
-    /* without a copy the kernel never reads the arrays: any buffer will do */
-    cl_uint copy = copy_from && copy_to, sort = 1;
-    dbuf *from = copy ? copy_from : pos, *to = copy ? copy_to : &c->start;
     if (!rc)
         rc = kernel_args_cached(dev, c->k_ranked, &c->ranked_args, "cells.scatter_ranked", err,
-                                10, 5, KBUF(*from), KBUF(*to), KARG(copy), KBUF(c->sorted),
-                                KARG(sort));
+                                10, 2, KBUF(*pos), KBUF(c->sorted));
     if (!rc)
         rc = enqueue_1d(dev, c->k_ranked, "cells.scatter_ranked", c->n, c->local_ranked,
                         next_event(evs, n_evs), err);
@@ -469,4 +488,168 @@ int cell_lists_build_ranked(cell_lists *c, device_ctx *dev, dbuf *pos, dbuf *cop
     if (!rc && c->check)
         rc = compare_lists(c, c->shadow, dev, err);
     return rc;
+}
+
+/* ---- fixed cells ---- */
+
+#define FIXED_CAP_MAX 65536
+
+int cell_lists_fixed_capacity(uint32_t n, uint32_t n_cells, uint32_t *cap, cn_error *err)
+{
+    const char *v = getenv("CLNETSIM_TEST_CELLS_FIXED_CAP");
+    if (v && *v) {
+        if (hook_whole(v, FIXED_CAP_MAX, cap) || *cap == 0)
+            return cn_fail(err, CN_ERR_INPUT, "CLNETSIM_TEST_CELLS_FIXED_CAP='%s' is not a "
+                           "whole number from 1 to %d", v, FIXED_CAP_MAX);
+        return 0;
+    }
+    /* Moving nodes crowd some cells (random waypoint draws them to the middle of the area):
+     * eight times the mean (unused slots are never read), at most 128 slots a node; the rare
+     * fuller cell spills into the overflow slots, which every reader of that cell then
+     * searches, so that no result depends on the capacity. */
+    uint64_t mean = n_cells ? ((uint64_t)n + n_cells - 1) / n_cells : 1;
+    uint64_t most = n_cells ? 128 * (uint64_t)(n ? n : 1) / n_cells : 1;
+    uint32_t c = 32;
+    while (c < 4096 && c < 8 * mean && 2 * (uint64_t)c <= most)
+        c *= 2;
+    *cap = c;
+    return 0;
+}
+
+int cell_lists_fixed_init(cell_lists *c, device_ctx *dev, cl_program prog, uint32_t cap,
+                          dbuf_account *acc, cn_error *err)
+{
+    /* ranks even where the scatter's counts do not fit in local memory (cell_lists_ranked_
+     * init left C unranked): fixed cells need no scatter */
+    uint32_t most = 0;
+    int check = 0;
+    int rc = cell_lists_ranked_cells(dev, &most, &check, err);
+    if (!rc && !c->ranked)
+        rc = ranks_alloc(c, dev, prog, check, acc, err);
+    if (rc)
+        return rc;
+    /* both halves' slots indexed in 32 bits by the kernels, with room to spare */
+    uint64_t slots = (uint64_t)c->grid.n_cells * cap + c->n;
+    if (2 * slots >= (1ull << 31))
+        return cn_fail(err, CN_ERR_RUNTIME, "fixed cells of %u nodes in %u cells of %u would "
+                       "take %llu slots, more than 2^31", c->n, c->grid.n_cells, cap,
+                       (unsigned long long)(2 * slots));
+    rc = device_create_kernel(dev, prog, "cells.rank_nodes", &c->k_rank, err);
+    if (!rc)
+        rc = dbuf_alloc(dev, &c->fixed_nodes, (size_t)(2 * slots) * 4, acc, "fixed cell nodes",
+                        err);
+    if (!rc)
+        rc = dbuf_alloc(dev, &c->fixed_pos, (size_t)(2 * slots) * 32, acc,
+                        "fixed cell positions", err);
+    if (!rc)
+        rc = dbuf_alloc(dev, &c->fixed_cell, (size_t)2 * c->n * 4 + 4, acc,
+                        "fixed cell overflow", err);
+    if (!rc)
+        rc = dbuf_alloc(dev, &c->fixed_slot, (size_t)2 * c->n * 4 + 4, acc, "fixed cell slots",
+                        err);
+    if (!rc)
+        c->fixed_cap = cap;
+    return rc;
+}
+
+int cell_lists_rank_positions(cell_lists *c, device_ctx *dev, dbuf *pos, cl_event *evs,
+                              int *n_evs, cn_error *err)
+{
+    if (!c->k_rank)
+        return cn_fail(err, CN_ERR_RUNTIME, "internal error: positions ranked for lists without "
+                       "fixed cells");
+    int rc = kernel_args_cached(dev, c->k_rank, &c->rank_args, "cells.rank_nodes", err, 0, 2,
+                                KBUF(*pos), KARG(c->n));
+    if (!rc)
+        rc = cell_lists_rank_args(c, dev, c->k_rank, &c->rank_args, "cells.rank_nodes", 2, 1,
+                                  err);
+    /* every item zeroes a share of the next part of the counts: at least that many */
+    size_t items = (size_t)c->n > (size_t)c->grid.n_cells + 2 ? c->n : c->grid.n_cells + 2;
+    if (!rc)
+        rc = enqueue_1d(dev, c->k_rank, "cells.rank_nodes", items, 64,
+                        next_event(evs, n_evs), err);
+    if (!rc)
+        cell_lists_ranked_moved(c);
+    return rc;
+}
+
+/* The fixed lists of the last ranking against the counted lists SHADOW of the same
+ * positions: each cell's nodes, their positions (POS) and slots. */
+static int compare_fixed(cell_lists *c, device_ctx *dev, dbuf *pos, cn_error *err)
+{
+    cell_lists *s = c->shadow;
+    uint32_t n = c->n, cells = c->grid.n_cells, cap = c->fixed_cap;
+    uint64_t last = c->ranked_moves - 1;
+    size_t half = (size_t)(last & 1), part = (size_t)(last % 3);
+    size_t slots = (size_t)cells * cap + n, pw = (size_t)cells + 2;
+    uint32_t *counts = malloc(pw * 4), *of = malloc((size_t)n * 4 + 4);
+    uint32_t *nodes = malloc(slots * 4), *cell = malloc((size_t)n * 4 + 4);
+    uint32_t *slot = malloc((size_t)n * 4 + 4);
+    cl_long *fpos = malloc(slots * 32), *p = malloc((size_t)n * 32 + 32);
+    uint8_t *listed = calloc((size_t)n + 1, 1);
+    int rc = counts && of && nodes && cell && slot && fpos && p && listed
+                 ? 0
+                 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    if (!rc)
+        rc = dbuf_read(dev, &c->rank_counts, part * pw * 4, pw * 4, counts, 1, err);
+    if (!rc)
+        rc = dbuf_read(dev, &s->cell_of, 0, (size_t)n * 4, of, 1, err);
+    if (!rc)
+        rc = dbuf_read(dev, &c->fixed_nodes, half * slots * 4, slots * 4, nodes, 1, err);
+    if (!rc)
+        rc = dbuf_read(dev, &c->fixed_pos, half * slots * 32, slots * 32, fpos, 1, err);
+    if (!rc)
+        rc = dbuf_read(dev, &c->fixed_cell, half * n * 4, (size_t)n * 4, cell, 1, err);
+    if (!rc)
+        rc = dbuf_read(dev, &c->fixed_slot, half * n * 4, (size_t)n * 4, slot, 1, err);
+    if (!rc)
+        rc = dbuf_read(dev, pos, 0, (size_t)n * 32, p, 1, err);
+    uint32_t over = rc ? 0 : counts[cells + 1], seen = 0;
+    if (!rc && over > n)
+        rc = cn_fail(err, CN_ERR_RUNTIME, "the fixed cells on device '%s' hold %u nodes past "
+                     "their capacity, more than the %u nodes", dev->info.name, over, n);
+    /* every slot in use names a node of its cell, at its position, whose slot it is: each
+     * cell's first slots, then those past all the cells' (their cells noted beside) */
+    size_t total = rc ? 0 : (size_t)cells + over;
+    for (size_t t = 0; t < total && !rc; t++) {
+        uint32_t k = t < cells ? (uint32_t)t : 0, used = t < cells && counts[k] < cap ? counts[k] : cap;
+        size_t n_at = t < cells ? used : 1;
+        for (size_t q = 0; q < n_at && !rc; q++) {
+            size_t at = t < cells ? (size_t)k * cap + q : (size_t)cells * cap + (t - cells);
+            uint32_t want = t < cells ? k : cell[t - cells];
+            uint32_t i = nodes[at];
+            if (i >= n || of[i] != want || listed[i] || slot[i] != at ||
+                memcmp(&fpos[4 * at], &p[4 * (size_t)i], 32) != 0)
+                rc = cn_fail(err, CN_ERR_RUNTIME, "the fixed cells on device '%s' hold node "
+                             "%u in cell %u (slot %zu) where the counted lists do not",
+                             dev->info.name, i, want, at);
+            else
+                listed[i] = 1, seen++;
+        }
+    }
+    /* and each cell's count is its nodes' */
+    uint32_t *want = rc ? NULL : calloc((size_t)cells + 1, 4);
+    if (!rc && !want)
+        rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    for (uint32_t i = 0; i < n && !rc; i++)
+        want[of[i]]++;
+    for (uint32_t k = 0; k < cells && !rc; k++)
+        if (want[k] != counts[k])
+            rc = cn_fail(err, CN_ERR_RUNTIME, "the fixed cells on device '%s' count %u nodes in "
+                         "cell %u, the counted lists %u", dev->info.name, counts[k], k, want[k]);
+    if (!rc && seen != n)
+        rc = cn_fail(err, CN_ERR_RUNTIME, "the fixed cells on device '%s' hold %u of the %u "
+                     "nodes", dev->info.name, seen, n);
+    free(want);
+    free(counts), free(of), free(nodes), free(cell), free(slot), free(fpos), free(p);
+    free(listed);
+    return rc;
+}
+
+int cell_lists_fixed_check(cell_lists *c, device_ctx *dev, dbuf *pos, cn_error *err)
+{
+    if (!c->check || !c->fixed_cap || c->ranked_moves == 0)
+        return 0;
+    int rc = cell_lists_build(c->shadow, dev, pos, NULL, NULL, NULL, err);
+    return rc ? rc : compare_fixed(c, dev, pos, err);
 }

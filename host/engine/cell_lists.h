@@ -50,9 +50,9 @@ typedef struct cell_lists {
     size_t local_one;
     karg_cache one_args;
     /* RANKED: builds from the ranks a model's kernel takes as it moves the nodes
-     * (cell_lists_ranked_init; cl/common/cells.clh): RANK per node, and RANK_COUNTS, two
-     * halves of N_CELLS + 1 words; RANKED_MOVES launches ranked so far (the next one counts
-     * in half RANKED_MOVES % 2). CHECK: every ranked build is compared with a counted one,
+     * (cell_lists_ranked_init; cl/common/cells.clh): RANK per node, and RANK_COUNTS, three
+     * parts of N_CELLS + 2 words; RANKED_MOVES launches ranked so far (the next one counts
+     * in part RANKED_MOVES % 3). CHECK: every ranked build is compared with a counted one,
      * made in SHADOW (CLNETSIM_TEST_CELLS_RANKED=check). */
     int ranked, check;
     cl_kernel k_ranked;
@@ -65,6 +65,14 @@ typedef struct cell_lists {
     int sorted_valid;
     uint64_t ranked_moves;
     struct cell_lists *shadow;
+    /* FIXED_CAP > 0: fixed cells, the lists written by the ranking itself
+     * (cell_lists_fixed_init; cl/common/cells.clh), two halves each of FIXED_NODES and
+     * FIXED_POS (N_CELLS x FIXED_CAP + N slots), FIXED_CELL and FIXED_SLOT (N words). K_RANK
+     * ranks positions that no launch moved (cell_lists_rank_positions). */
+    uint32_t fixed_cap;
+    dbuf fixed_nodes, fixed_pos, fixed_cell, fixed_slot;
+    cl_kernel k_rank;
+    karg_cache rank_args;
 } cell_lists;
 
 /* The largest node count built in one work-group on DEV: the test hook
@@ -114,19 +122,46 @@ int cell_lists_ranked_init(cell_lists *c, device_ctx *dev, cl_program prog, dbuf
  * argument cache): with ON (C->ranked, and the launch moves every node of the lists) the
  * launch ranks them for the next ranked build, and the caller calls cell_lists_ranked_moved
  * once it is enqueued; without, the kernel ranks nothing. */
-#define CELLS_RANK_NARGS 9
+#define CELLS_RANK_NARGS 15
 int cell_lists_rank_args(cell_lists *c, device_ctx *dev, cl_kernel k, karg_cache *cache,
                          const char *name, int first, int on, cn_error *err);
 void cell_lists_ranked_moved(cell_lists *c);
 
 /* Builds the lists from the ranks of the last ranked launch, which must have moved every node
- * to the positions the lists are for (POS, which only the check reads). With COPY_FROM and
- * COPY_TO (long4 per node) the positions are read from COPY_FROM, where the ranking launch
- * moved them, and the same launch copies them to COPY_TO: a caller that keeps two arrays of
- * them makes them equal again (NULL, NULL: POS, no copy). The lists' SORTED array gets each
+ * to the positions the lists are for, POS (long4 per node). The lists' SORTED array gets each
  * node's position at its place in NODES. One profiling event to EVS as cell_lists_build
  * gives them (EVS NULL: none). */
-int cell_lists_build_ranked(cell_lists *c, device_ctx *dev, dbuf *pos, dbuf *copy_from,
-                            dbuf *copy_to, cl_event *evs, int *n_evs, cn_error *err);
+int cell_lists_build_ranked(cell_lists *c, device_ctx *dev, dbuf *pos, cl_event *evs,
+                            int *n_evs, cn_error *err);
+
+/* ---- fixed cells ----
+ * Lists with no build launch at all: every ranking (a move's, or cell_lists_rank_positions)
+ * also puts each node in a slot of its cell, up to CAP a cell, the others in slots past all
+ * the cells' (cl/common/cells.clh). A reader takes the lists of the last ranking from the
+ * CELLS_RANK_PARAMS of a launch that ranks next (cell_lists_rank_args), while that launch
+ * writes the other half. The counted and the scatter builds keep working beside them. */
+
+/* The capacity of a cell for N nodes in N_CELLS cells: the test hook
+ * CLNETSIM_TEST_CELLS_FIXED_CAP=N when set (a whole number from 1 to 65536), else eight times
+ * the mean, rounded up to a power of two, from 32 to 4096 and at most 128 slots a node. A bad
+ * hook value is a CN_ERR_INPUT sentence. */
+int cell_lists_fixed_capacity(uint32_t n, uint32_t n_cells, uint32_t *cap, cn_error *err);
+
+/* Makes ranked lists C (cell_lists_ranked_init done, C->ranked set) also fixed, of capacity
+ * CAP: every later ranking writes the lists. Refused (a CN_ERR_RUNTIME sentence) when the
+ * slots would pass 2^31. */
+int cell_lists_fixed_init(cell_lists *c, device_ctx *dev, cl_program prog, uint32_t cap,
+                          dbuf_account *acc, cn_error *err);
+
+/* A ranking of the nodes at POS with no move (cells.rank_nodes): with fixed cells, the lists
+ * of those positions. One profiling event to EVS as cell_lists_build gives them. */
+int cell_lists_rank_positions(cell_lists *c, device_ctx *dev, dbuf *pos, cl_event *evs,
+                              int *n_evs, cn_error *err);
+
+/* With CHECK (CLNETSIM_TEST_CELLS_RANKED=check): the fixed lists of the last ranking read
+ * back and compared with a counted build of POS, where that ranking put the nodes (each
+ * cell's nodes as a set, each node's position and slot). A CN_ERR_RUNTIME sentence naming the
+ * first difference; nothing without CHECK. Waits for the device. */
+int cell_lists_fixed_check(cell_lists *c, device_ctx *dev, dbuf *pos, cn_error *err);
 
 #endif

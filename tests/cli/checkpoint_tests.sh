@@ -42,7 +42,10 @@ roundtrip grid_walk 6 "$scn/small_grid_walk.ini"
 roundtrip groups 5 "$scn/small_groups.ini"
 roundtrip whole_grid 2 "$scn/grid_flood.ini"
 roundtrip flows 2 "$scn/small_flows.ini"
+# (one device: on two, small_qudg's whole packets take two batches and never reach a third)
+pocl_run=pthread pocl_resume=pthread
 roundtrip qudg_cap 3 "$scn/small_qudg.ini"
+pocl_run= pocl_resume=
 roundtrip areas 2 "$scn/areas6.ini"
 # forwarding schemes: nodes waiting for their decision carry their states over
 roundtrip counter_mobile 6 "$scn/small_mobile_counter.ini"

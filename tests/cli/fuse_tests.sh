@@ -6,9 +6,12 @@
 # (the hook asks for fusion, which needs ranks: none), ranked with the step in its own launch,
 # ranked and fused, and fused under the ranked check (every ranked build compared with a
 # counted one); all give the same determinism-contract members (json_compare), and
-# --kernel-times shows which launches moved the nodes: a fused run launches flood.move_* at
-# most twice (the step after window 0, whose lists are counted, and the one after the last
-# transmit launch), every other run as often as the counted one, at least once a window.
+# --kernel-times shows which launches moved the nodes and made the lists: a fused run
+# launches flood.move_* at most twice (the one after the last transmit launch, and one after
+# a window without a transmit), every other run as often as the counted one, at least once a
+# window; a fused run's lists are fixed cells, which its rankings write (a step's, or
+# cells.rank_nodes where no step moved the nodes), so it launches no cells.scatter_ranked
+# and, unchecked, no counted build either (cells.cell_count, cells.build_one_group).
 # Fused: every mobility model (random waypoint also with pauses that end in most windows),
 # mobility groups that move every node, traffic flows, groups of 2 items, a run one window
 # ahead of its read-back, timed windows one in 3. Not fused (and still the same): static nodes
@@ -25,7 +28,7 @@ export POCL_DEVICES="pthread pthread"
 unset CLNETSIM_TEST_FUSE_STEP CLNETSIM_TEST_CELLS_RANKED CLNETSIM_TEST_CELLS_ONE_GROUP \
     CLNETSIM_TEST_TEAM CLNETSIM_TEST_BREAK_KERNEL CLNETSIM_TEST_PROFILE_ENTRIES \
     CLNETSIM_TEST_RUN_AHEAD CLNETSIM_TEST_TIMING_EVERY CLNETSIM_TEST_MIGRATE_EVERY \
-    CLNETSIM_TEST_REPLAY_STEPS CLNETSIM_TEST_RAISE
+    CLNETSIM_TEST_REPLAY_STEPS CLNETSIM_TEST_RAISE CLNETSIM_TEST_CELLS_FIXED_CAP
 # the self-test's verdicts of this script's own, one folder per setting of the hooks (they
 # are not in the verdicts' cache key)
 export XDG_CACHE_HOME="$tmp/cache"
@@ -79,7 +82,9 @@ fuse_case() {
             --json "$tmp/$fc.$how.json"
         kept "${fc}_$how"
         if [ "$fuses" -eq 1 ]; then
-            expect "${fc}_${how}_ranked" test "$(launched "$tmp/out" 'cells\.scatter_ranked')" -gt 0
+            expect "${fc}_${how}_no_scatter" test "$(launched "$tmp/out" 'cells\.scatter_ranked')" -eq 0
+            [ "$how" = fused ] && expect "${fc}_fused_no_counted" test \
+                "$(launched "$tmp/out" 'cells\.(cell_count|build_one_group)')" -eq 0
             expect "${fc}_${how}_moves" test "$(moves "$tmp/out")" -le 2
         else
             expect "${fc}_${how}_not_fused" test "$(moves "$tmp/out")" -eq "$mc"
@@ -112,6 +117,12 @@ fuse_case flows 1 - "$scn/small_flows.ini" $mob --devices 0
 fuse_case mobile_wg2 1 - "$scn/small_mobile.ini" --devices 0 --work-group 2
 fuse_case walk_ahead 1 CLNETSIM_TEST_RUN_AHEAD=1 "$scn/small_random_walk.ini" --devices 0
 fuse_case mobile_timed 1 CLNETSIM_TEST_TIMING_EVERY=3 "$scn/small_mobile.ini" --devices 0
+# fixed cells of 1 and 2 nodes (small_mobile: 300 nodes in 75 cells): most nodes past the
+# capacity, in the overflow slots, which every reader of a full cell searches; teams of 8
+# share them
+fuse_case fixed_cap1 1 CLNETSIM_TEST_CELLS_FIXED_CAP=1 "$scn/small_mobile.ini" --devices 0
+fuse_case fixed_cap2_team 1 "CLNETSIM_TEST_CELLS_FIXED_CAP=2 CLNETSIM_TEST_TEAM=8" \
+    "$scn/small_mobile.ini" --devices 0
 
 # not fused: two devices (one partition: ranked on both), two partitions on one device
 # (filtered lists: counted; with a cap: ranked), a neighbour cap, a forwarding scheme, node
@@ -176,6 +187,18 @@ check ckpt_every 0 '' env $fused $ahead "$bin" run "$scn/small_mobile.ini" -q --
     --kernel-times --json "$tmp/every.json"
 expect ckpt_every_fused test "$(moves "$tmp/out")" -le 2
 check ckpt_every_same 0 '' "$compare" "$whole" "$tmp/every.json"
+
+# the ranks built wrong (node 0 in the next cell): the check of the fixed cells stops the
+# run with the node
+# shellcheck disable=SC2086
+check fixed_broken_checked 1 "^clnetsim: error: the fixed cells on device '.*' hold node 0 in cell [0-9]+ \(slot [0-9]+\) where the counted lists do not$" \
+    env $checked CLNETSIM_TEST_BREAK_KERNEL=cells.rank_nodes@0 XDG_CACHE_HOME="$tmp/cache.b" \
+    "$bin" run "$scn/small_mobile.ini" --devices 0 -q
+# the capacity hook takes a whole number from 1 to 65536, on every moving run
+for bad in 0 -1 65537 2x; do
+    check "fixed_cap_bad_$bad" 2 "^clnetsim: error: CLNETSIM_TEST_CELLS_FIXED_CAP='$bad' is not a whole number from 1 to 65536$" \
+        env CLNETSIM_TEST_CELLS_FIXED_CAP="$bad" "$bin" run "$scn/small_mobile.ini" --devices 0 -q
+done
 
 # the hook takes 0 or 1, nothing else
 for bad in 2 01 -1 yes; do

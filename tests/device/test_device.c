@@ -287,6 +287,16 @@ static void test_profiles(void)
     expect_profile("rusticl", "Mesa/X.org", "rusticl.ini", -1);
     expect_profile("Clover", "Mesa", "default.ini", -1);
     expect_profile("Some Future Platform", "Nobody", "default.ini", -1);
+    /* NVIDIA fuses the step up to 12 288 nodes (beyond, the fused kernel is the slower) */
+    {
+        device_entry nv = synthetic("NVIDIA CUDA", "NVIDIA Corporation", "some device",
+                                    CL_DEVICE_TYPE_GPU, NULL);
+        platform_profile q;
+        cn_error qerr = {0};
+        CHECK_ERR(platform_profile_load(&nv, &q, &qerr) == 0, qerr);
+        CHECK(platform_profile_choice(&q, "flood.transmit_mobile_step_nodes", -1) == 12288);
+        platform_profile_free(&q);
+    }
 
     device_entry pocl = synthetic("Portable Computing Language", "The pocl project", "cpu",
                                   CL_DEVICE_TYPE_CPU, NULL);
@@ -408,6 +418,17 @@ static void test_profiles(void)
     expect_profile_error("[work_group]\ndefault = 64\n[kernel]\nflood.transmit_mobile_step = 2\n",
                          "line 4: '2' for 'flood.transmit_mobile_step' is not a whole number "
                          "from 0 to 1", NULL);
+    /* the fused step's node limit: any whole number (0: never fused) */
+    cells = "[work_group]\ndefault = 32\n[kernel]\nflood.transmit_mobile_step_nodes = 0\n";
+    CHECK_ERR(platform_profile_parse("fuse.ini", cells, &p, no_match, sizeof no_match, &err) ==
+                  0,
+              err);
+    CHECK(platform_profile_choice(&p, "flood.transmit_mobile_step_nodes", 9) == 0);
+    platform_profile_free(&p);
+    expect_profile_error("[work_group]\ndefault = 64\n[kernel]\n"
+                         "flood.transmit_mobile_step_nodes = -1\n",
+                         "line 4: '-1' for 'flood.transmit_mobile_step_nodes' is not a whole "
+                         "number from 0 to 2147483647", NULL);
     expect_profile_error("[kernel]\nflood.a = 2\nflood.a = 4\n", "line 3: 'flood.a' is given twice",
                          NULL);
     expect_profile_error("[kernel]\nf.a = 1\nf.b = 1\nf.c = 1\nf.d = 1\nf.e = 1\nf.f = 1\n"

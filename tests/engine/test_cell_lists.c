@@ -12,7 +12,9 @@
  * alternate), two rank launches before one build (the last one counts), the check hook's
  * comparison, and the hook's values and the local-memory bound. CLNETSIM_TEST_BREAK_KERNEL=
  * cells.rank_nodes@0 builds the ranks wrong (node 0 in the next cell): the ranked checks
- * must then fail. Skipped (77) without a PoCL device. */
+ * must then fail. Fixed cells (the lists written by the rankings themselves) against counted
+ * builds, from one node to thousands, capacities of 1 to the default, and their capacity's
+ * choice and hook. Skipped (77) without a PoCL device. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -320,7 +322,7 @@ static void check_ranked_case(device_ctx *dev, cl_program prog, uint32_t n, int6
         CHECK(rank_launch(dev, k, &cache, &ranked, &pos, &err) == 0);
         cl_event evs[4];
         int n_evs = 0;
-        CHECK(cell_lists_build_ranked(&ranked, dev, &pos, NULL, NULL, evs, &n_evs, &err) == 0);
+        CHECK(cell_lists_build_ranked(&ranked, dev, &pos, evs, &n_evs, &err) == 0);
         CHECK(n_evs == 1 && evs[0] != NULL);
         for (int i = 0; i < n_evs; i++)
             if (evs[i])
@@ -361,11 +363,11 @@ static void check_ranked_hook(device_ctx *dev, cl_program prog)
     CHECK(device_create_kernel(dev, prog, "cells.rank_nodes", &k, &err) == 0);
     CHECK(write_positions(dev, &pos, n, ext, &err) == 0);
     CHECK(k && rank_launch(dev, k, &cache, &c, &pos, &err) == 0);
-    CHECK(cell_lists_build_ranked(&c, dev, &pos, NULL, NULL, NULL, NULL, &err) == 0);
+    CHECK(cell_lists_build_ranked(&c, dev, &pos, NULL, NULL, &err) == 0);
     /* the nodes moved, not ranked again */
     CHECK(write_positions(dev, &pos, n, ext, &err) == 0);
     cn_error e = {0};
-    CHECK(cell_lists_build_ranked(&c, dev, &pos, NULL, NULL, NULL, NULL, &e) == CN_ERR_RUNTIME);
+    CHECK(cell_lists_build_ranked(&c, dev, &pos, NULL, NULL, &e) == CN_ERR_RUNTIME);
     /* the first difference is a node's cell: the nodes moved, and their ranks did not */
     CHECK(strstr(e.msg, "the ranked cell lists on device '") == e.msg);
     CHECK(strstr(e.msg, "' put node ") != NULL && strstr(e.msg, ", the counted ones in cell "));
@@ -422,7 +424,7 @@ static void check_ranked_choice(device_ctx *dev, cl_program prog)
     CHECK(c.ranked && c.k_ranked && c.rank.mem && c.rank_counts.mem);
     unsetenv(RANKED_HOOK);
     cn_error e = {0};
-    CHECK(cell_lists_build_ranked(&c, dev, NULL, NULL, NULL, NULL, NULL, &e) == CN_ERR_RUNTIME);
+    CHECK(cell_lists_build_ranked(&c, dev, NULL, NULL, NULL, &e) == CN_ERR_RUNTIME);
     CHECK(strstr(e.msg, "internal error") == e.msg);
     cell_lists other;
     CHECK(cell_lists_init(&other, dev, prog, &g, 100, &acc, &err) == 0);
@@ -437,6 +439,109 @@ static void check_ranked_choice(device_ctx *dev, cl_program prog)
     if (k)
         clReleaseKernel(k);
     cell_lists_free(&other, &acc);
+    cell_lists_free(&c, &acc);
+    CHECK(acc.current == 0);
+}
+
+/* Fixed cells (cell_lists_fixed_init): N nodes in a box of EXTENT x EXTENT x EXTENT / 4 mm
+ * (0: every node in one cell), range RANGE, cells of CAP slots (0: cell_lists_fixed_capacity),
+ * ranked by cells.rank_nodes over five rounds of new positions (the third ranked twice) and
+ * each ranking's lists compared with a counted build (the check hook's comparison: each
+ * cell's nodes, positions and slots); then positions moved but not ranked, which the check
+ * must refuse. */
+static void check_fixed_case(device_ctx *dev, cl_program prog, uint32_t n, int64_t extent,
+                             int64_t range, uint32_t cap)
+{
+    cn_error err = {0};
+    dbuf_account acc = {0};
+    cell_grid g;
+    int64_t ext[3] = {extent, extent, extent / 4};
+    CHECK(cell_grid_choose(&g, ext, range, n, &err) == 0);
+    if (cap == 0)
+        CHECK(cell_lists_fixed_capacity(n, g.n_cells, &cap, &err) == 0);
+    printf("fixed n=%u extent=%lld range=%lld: %u cells of %u slots\n", n, (long long)extent,
+           (long long)range, g.n_cells, cap);
+    dbuf pos = {0};
+    CHECK(dbuf_alloc(dev, &pos, (size_t)n * 32, &acc, "positions", &err) == 0);
+    cell_lists c;
+    CHECK(cell_lists_init(&c, dev, prog, &g, n, &acc, &err) == 0);
+    setenv(RANKED_HOOK, "check", 1);
+    CHECK(cell_lists_fixed_init(&c, dev, prog, cap, &acc, &err) == 0);
+    unsetenv(RANKED_HOOK);
+    CHECK(c.ranked && c.check && c.fixed_cap == cap && c.k_rank && c.fixed_nodes.mem);
+    for (int round = 0; round < 5; round++) {
+        CHECK(write_positions(dev, &pos, n, ext, &err) == 0);
+        if (round == 2) {
+            CHECK(cell_lists_rank_positions(&c, dev, &pos, NULL, NULL, &err) == 0);
+            CHECK(write_positions(dev, &pos, n, ext, &err) == 0);
+        }
+        cl_event evs[1] = {NULL};
+        int n_evs = 0;
+        CHECK(cell_lists_rank_positions(&c, dev, &pos, evs, &n_evs, &err) == 0);
+        CHECK(n_evs == 1 && evs[0] != NULL);
+        if (evs[0])
+            clReleaseEvent(evs[0]);
+        int rc = cell_lists_fixed_check(&c, dev, &pos, &err);
+        if (rc)
+            fprintf(stderr, "fixed n=%u cap=%u round %d: %s\n", n, cap, round, err.msg);
+        CHECK(rc == 0);
+    }
+    /* the nodes moved, not ranked again: unless all stayed in their cells, refused */
+    if (extent > 0 && n > 1) {
+        CHECK(write_positions(dev, &pos, n, ext, &err) == 0);
+        cn_error e = {0};
+        CHECK(cell_lists_fixed_check(&c, dev, &pos, &e) == CN_ERR_RUNTIME);
+        CHECK(strstr(e.msg, "the fixed cells on device '") == e.msg);
+    }
+    cell_lists_free(&c, &acc);
+    dbuf_release(&pos, &acc);
+    CHECK(acc.current == 0);
+}
+
+/* The capacity's hook and its choice; fixed cells without the check compare nothing. */
+static void check_fixed_choice(device_ctx *dev, cl_program prog)
+{
+    cn_error err = {0};
+    uint32_t cap = 0;
+    unsetenv("CLNETSIM_TEST_CELLS_FIXED_CAP");
+    /* 4 800 nodes in 512 cells: 8 x 10 rounded up; 100 in 10 000: the floor of 32 */
+    CHECK(cell_lists_fixed_capacity(4800, 512, &cap, &err) == 0 && cap == 128);
+    CHECK(cell_lists_fixed_capacity(100, 10000, &cap, &err) == 0 && cap == 32);
+    /* 1 000 000 nodes in 1 000 cells: 8 000 a cell asked, 4 096 at most */
+    CHECK(cell_lists_fixed_capacity(1000000, 1000, &cap, &err) == 0 && cap == 4096);
+    /* 1 000 nodes in 10 cells: 800 asked, 128 slots a node allow 12 800 a cell: 1 024 */
+    CHECK(cell_lists_fixed_capacity(1000, 10, &cap, &err) == 0 && cap == 1024);
+    setenv("CLNETSIM_TEST_CELLS_FIXED_CAP", "3", 1);
+    CHECK(cell_lists_fixed_capacity(4800, 512, &cap, &err) == 0 && cap == 3);
+    const char *bad[] = {"0", "65537", "-1", "3x", " 3"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cn_error e = {0};
+        char want[160];
+        setenv("CLNETSIM_TEST_CELLS_FIXED_CAP", bad[i], 1);
+        snprintf(want, sizeof want, "CLNETSIM_TEST_CELLS_FIXED_CAP='%s' is not a whole number "
+                 "from 1 to 65536", bad[i]);
+        CHECK(cell_lists_fixed_capacity(4800, 512, &cap, &e) == CN_ERR_INPUT);
+        CHECK(strcmp(e.msg, want) == 0);
+    }
+    unsetenv("CLNETSIM_TEST_CELLS_FIXED_CAP");
+    /* no fixed cells: positions cannot be ranked; without the check, nothing compared */
+    dbuf_account acc = {0};
+    cell_grid g = {.side = 1000, .nx = 4, .ny = 4, .nz = 1, .n_cells = 16};
+    cell_lists c;
+    CHECK(cell_lists_init(&c, dev, prog, &g, 10, &acc, &err) == 0);
+    cn_error e = {0};
+    CHECK(cell_lists_rank_positions(&c, dev, &c.cell_of, NULL, NULL, &e) == CN_ERR_RUNTIME);
+    CHECK(strstr(e.msg, "internal error") == e.msg);
+    CHECK(cell_lists_fixed_init(&c, dev, prog, 4, &acc, &err) == 0 && !c.check);
+    CHECK(cell_lists_fixed_check(&c, dev, &c.cell_of, &err) == 0);
+    /* slots past 2^31 refused */
+    cell_lists big;
+    cell_grid gb = {.side = 1000, .nx = 1024, .ny = 1024, .nz = 1, .n_cells = 1048576};
+    CHECK(cell_lists_init(&big, dev, prog, &gb, 10, &acc, &err) == 0);
+    cn_error eb = {0};
+    CHECK(cell_lists_fixed_init(&big, dev, prog, 2048, &acc, &eb) == CN_ERR_RUNTIME);
+    CHECK(strstr(eb.msg, "more than 2^31") != NULL);
+    cell_lists_free(&big, &acc);
     cell_lists_free(&c, &acc);
     CHECK(acc.current == 0);
 }
@@ -490,6 +595,13 @@ int main(void)
     check_ranked_case(&dev, prog, 3000, 0, 100000, 2);
     for (size_t wg = 2; wg <= 256; wg *= 2)
         check_ranked_case(&dev, prog, 777, 500000, 10000, wg);
+    check_fixed_choice(&dev, prog);
+    check_fixed_case(&dev, prog, 1, 1000000, 100000, 0);
+    check_fixed_case(&dev, prog, 1000, 1000000, 30000, 0);
+    check_fixed_case(&dev, prog, 5000, 1600000, 40000, 0);
+    check_fixed_case(&dev, prog, 5000, 1600000, 40000, 1); /* most past the capacity */
+    check_fixed_case(&dev, prog, 3000, 0, 100000, 2);      /* every node in one cell */
+    check_fixed_case(&dev, prog, 777, 500000, 10000, 3);
     clReleaseProgram(prog);
     device_close(&dev);
     device_list_free(&list);

@@ -481,7 +481,7 @@ static int restore_replicas(flood_model *m, const ckpt_file *in, int64_t next,
             }
             flood_premove_release(r);
             r->moved = sv->moved;
-            r->ranked = r->twin = r->fused = -1; /* positions of the checkpoint, not of a step here */
+            r->ranked = -1; /* positions of the checkpoint, not of a step here */
         }
         if (!rc && s_len)
             rc = dbuf_write(r->dev, &r->scheme_state, 0, s_len, states, 1, err);

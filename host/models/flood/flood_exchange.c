@@ -586,7 +586,7 @@ static int copy_mobility(flood_model *m, flood_replica *from, flood_replica *r, 
         rc = flood_stamp_parts(m, r, err);
     if (!rc) {
         r->moved = from->moved;
-        r->ranked = r->twin = r->fused = -1; /* its ranks, if any, are of other positions */
+        r->ranked = -1; /* its ranks, if any, are of other positions */
     }
     return rc;
 }
@@ -625,8 +625,10 @@ int flood_catch_up(flood_model *m, flood_replica *r, int64_t w, int bin, cl_even
          (filtered && (r->bin_epoch != r->part_epoch || r->bin_placement != m->placement)))) {
         /* without EVS (an untimed window, or nobody to hand them to) no events at all; from
          * the ranks of this window's step when it took them (every other case counts) */
-        if (!filtered && r->ranked == w && r->moved == w)
-            rc = flood_fuse_build(m, r, w, evs, n_evs, err);
+        if (m->fuse && r == &m->rep[0])
+            rc = flood_fixed_bin(m, r, w, evs, n_evs, err);
+        else if (!filtered && r->ranked == w && r->moved == w)
+            rc = cell_lists_build_ranked(&r->cells, r->dev, &r->pos, evs, n_evs, err);
         else
             rc = cell_lists_build(&r->cells, r->dev, &r->pos, filtered ? &r->held : NULL, evs,
                                   n_evs, err);

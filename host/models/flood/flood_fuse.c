@@ -1,17 +1,19 @@
 /* The next window's mobility step fused into this window's transmit_mobile launch
- * (cl/flood/flood.cl, TRANSMIT_STEP_ARGS). A moving window on a GPU is a chain of launches
- * each too small to fill the device: the step (about 7 us on an H100 for mobile_flood), the
- * cell lists and the transmit (about 30 us, a fraction of the device busy). The step of window
- * w + 1 needs nothing from the transmit of window w, so the launch that transmits window w
- * gives its first work-groups to the step, which then runs beside the transmit instead of
- * after it; the cell lists of w + 1 follow in one launch (cells.scatter_ranked).
+ * (cl/flood/flood.cl, TRANSMIT_STEP_ARGS), and cell lists with no launch of their own. A
+ * moving window on a GPU is a chain of launches each too small to fill the device: the step
+ * (about 7 us on an H100 for mobile_flood), the cell lists and the transmit (about 30 us, a
+ * fraction of the device busy). The step of window w + 1 needs nothing from the transmit of
+ * window w, so the launch that transmits window w gives its first work-groups to it, which
+ * then runs beside the transmit instead of after it.
  *
- * The step must not write the positions that the transmit reads in the same launch, so it
- * moves a second array of them, POS_NEXT, which equals POS whenever a step starts: every
- * ranked build copies one into the other (cell_lists_build_ranked), POS to POS_NEXT after a
- * step of its own launch, POS_NEXT to POS after a fused one. A window is fused only when the
- * arrays are known equal (R->TWIN) and its lists came from that window's ranks; every other
- * window steps as before, and no result depends on which launch moved the nodes. */
+ * The lists are fixed cells (host/engine/cell_lists.h, cl/common/cells.clh): every ranking,
+ * the fused step's or any other, writes them, so that a window is one launch and its
+ * read-back. The transmit reads the nodes' positions only from the lists, never from POS,
+ * so the step moves POS in place: no work-item of the launch reads what another writes. A
+ * window fuses when its lists came from the ranking of its own positions; every other
+ * window steps in its own launch (which ranks as well), or ranks positions that no step
+ * moved (the first window, a checkpoint's), and no result depends on which launch moved or
+ * ranked the nodes. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,10 +31,12 @@ static int step_code(const flood_model *m)
                                                 : 2;
 }
 
-/* Whether R's device fuses: the test hook CLNETSIM_TEST_FUSE_STEP=0|1 when set, else the
- * platform profile's [kernel] flood.transmit_mobile_step (1 on NVIDIA, 0 elsewhere). */
+/* Whether a run of N nodes fuses on DEV: the test hook CLNETSIM_TEST_FUSE_STEP=0|1 when set
+ * (whatever N), else the platform profile's [kernel] flood.transmit_mobile_step (1 on NVIDIA,
+ * 0 elsewhere) up to its flood.transmit_mobile_step_nodes (absent: any N). */
 #define FUSE_KEY "flood.transmit_mobile_step"
-static int fuse_wanted(const device_ctx *dev, int *out, cn_error *err)
+#define FUSE_NODES_KEY "flood.transmit_mobile_step_nodes"
+static int fuse_wanted(const device_ctx *dev, uint32_t n, int *out, cn_error *err)
 {
     const char *v = getenv("CLNETSIM_TEST_FUSE_STEP");
     if (v && *v) {
@@ -41,8 +45,10 @@ static int fuse_wanted(const device_ctx *dev, int *out, cn_error *err)
         *out = v[0] == '1';
         return 0;
     }
-    /* 0 or 1: the profile's reader bounds the key (device_profile.c) */
-    *out = platform_profile_choice(&dev->profile, FUSE_KEY, 0) == 1;
+    /* 0 or 1, and a whole number: the profile's reader bounds the keys (device_profile.c) */
+    long most = platform_profile_choice(&dev->profile, FUSE_NODES_KEY, -1);
+    *out = platform_profile_choice(&dev->profile, FUSE_KEY, 0) == 1 &&
+           (most < 0 || (long)n <= most);
     return 0;
 }
 
@@ -69,7 +75,7 @@ int flood_fuse_possible(const flood_model *m, const device_ctx *dev)
 {
     int want = 0;
     cn_error ignored = {0};
-    return fuse_fits(m, dev) && fuse_wanted(dev, &want, &ignored) == 0 && want;
+    return fuse_fits(m, dev) && fuse_wanted(dev, m->n, &want, &ignored) == 0 && want;
 }
 
 int flood_fuse_code(flood_model *m, flood_replica *r, int *code, cn_error *err)
@@ -77,9 +83,12 @@ int flood_fuse_code(flood_model *m, flood_replica *r, int *code, cn_error *err)
     *code = 0;
     if (!m->mobile)
         return 0;
-    /* the hook is checked on every moving run, whether or not this one could fuse */
+    /* the hooks are checked on every moving run, whether or not this one could fuse */
     int want = 0;
-    int rc = fuse_wanted(r->dev, &want, err);
+    uint32_t cap = 0;
+    int rc = fuse_wanted(r->dev, m->n, &want, err);
+    if (!rc)
+        rc = cell_lists_fixed_capacity(m->n, 1, &cap, err);
     if (!rc && want && fuse_fits(m, r->dev))
         *code = step_code(m);
     return rc;
@@ -88,17 +97,24 @@ int flood_fuse_code(flood_model *m, flood_replica *r, int *code, cn_error *err)
 int flood_fuse_setup(flood_model *m, cn_error *err)
 {
     flood_replica *r = &m->rep[0];
-    m->fuse = r->fuse_code != 0 && m->rank_moves && r->cells.ranked && m->n_parts == 1 &&
-              !m->cap && !m->scheme_window;
-    r->twin = -1;
-    r->fused = -1;
+    m->fuse = r->fuse_code != 0 && m->rank_moves && m->n_parts == 1 && !m->cap &&
+              !m->scheme_window;
+    /* the program's transmit reads fixed cells (FLOOD_FIXED) wherever it was built to step */
+    if (r->fuse_code != 0 && !m->fuse)
+        return cn_fail(err, CN_ERR_RUNTIME, "internal error: transmit_mobile was built for a "
+                       "fused step that this run cannot take on device '%s'", r->dev->info.name);
     if (!m->fuse)
         return 0;
-    return dbuf_alloc(r->dev, &r->pos_next, (size_t)m->n * 32, &m->acc, "next positions", err);
+    uint32_t cap = 0;
+    int rc = cell_lists_fixed_capacity(m->n, m->grid.n_cells, &cap, err);
+    if (!rc)
+        rc = cell_lists_fixed_init(&r->cells, r->dev, r->prog, cap, &m->acc, err);
+    return rc;
 }
 
 /* transmit_mobile's step arguments from index FIRST: the step of window W + 1 when FUSE, else
- * placeholders and no step group (any buffer will do: the kernel reads none). */
+ * placeholders and no step group (any buffer will do: the kernel reads none). The ranks'
+ * arguments are real whenever the windows may fuse: the transmit reads its lists there. */
 static int step_args(flood_model *m, flood_replica *r, int first, int64_t w, int fuse,
                      cl_uint groups, cn_error *err)
 {
@@ -108,26 +124,24 @@ static int step_args(flood_model *m, flood_replica *r, int first, int64_t w, int
     cl_long T = next * m->L;
     cl_uint window = (cl_uint)next, n = m->n, nseg = (cl_uint)m->n_segs;
     const dbuf *any = &r->pos;
-    const dbuf *moved = fuse ? &r->pos_next : any;
     const dbuf *seg = m->n_moving > 1 && r->segtab.mem ? &r->segtab : any;
     const dbuf *wp = r->waypoint.mem ? &r->waypoint : any, *sp = r->speed.mem ? &r->speed : any;
     const dbuf *leg = r->leg.mem ? &r->leg : any, *pe = r->pause_end.mem ? &r->pause_end : any;
     int rc = kernel_args_cached(r->dev, r->k_transmit, &r->transmit_args, name, err, first, 11,
-                                KARG(groups), KBUF(*moved), KARG(n), KARG(T), KARG(window),
+                                KARG(groups), KBUF(r->pos), KARG(n), KARG(T), KARG(window),
                                 KBUF(*seg), KARG(nseg), KBUF(*wp), KBUF(*sp), KBUF(*leg),
                                 KBUF(*pe));
     if (!rc)
         rc = cell_lists_rank_args(&r->cells, r->dev, r->k_transmit, &r->transmit_args, name,
-                                  first + 11, fuse, err);
+                                  first + 11, m->fuse && r == &m->rep[0], err);
     return rc;
 }
 
 int flood_fuse_args(flood_model *m, flood_replica *r, int first, int64_t w, size_t ls,
                     size_t *step_groups, cn_error *err)
 {
-    /* this window's lists came from its own step's ranks, and the two arrays are equal */
-    int fuse = m->fuse && r == &m->rep[0] && r->moved == w && r->ranked == w &&
-               r->binned == w && r->twin == w;
+    /* this window's lists are the last ranking's, of this window's positions */
+    int fuse = m->fuse && r == &m->rep[0] && r->moved == w && r->ranked == w && r->binned == w;
     cl_uint groups = fuse ? (cl_uint)((m->n + ls - 1) / ls) : 0;
     *step_groups = groups;
     if (!m->mobile)
@@ -135,23 +149,26 @@ int flood_fuse_args(flood_model *m, flood_replica *r, int first, int64_t w, size
     return step_args(m, r, first, w, fuse, groups, err);
 }
 
-void flood_fuse_launched(flood_model *m, flood_replica *r, int64_t w)
+int flood_fuse_launched(flood_model *m, flood_replica *r, int64_t w, cn_error *err)
 {
     (void)m;
     cell_lists_ranked_moved(&r->cells);
-    r->moved = r->ranked = r->fused = w + 1;
+    r->moved = r->ranked = r->binned = w + 1;
+    /* CLNETSIM_TEST_CELLS_RANKED=check: the lists the step wrote, against a counted build */
+    return cell_lists_fixed_check(&r->cells, r->dev, &r->pos, err);
 }
 
-int flood_fuse_build(flood_model *m, flood_replica *r, int64_t w, cl_event *evs, int *n_evs,
-                     cn_error *err)
+int flood_fixed_bin(flood_model *m, flood_replica *r, int64_t w, cl_event *evs, int *n_evs,
+                    cn_error *err)
 {
-    dbuf *from = NULL, *to = NULL;
-    if (m->fuse && r == &m->rep[0]) {
-        /* after a fused step POS_NEXT holds the positions; else the step moved POS */
-        from = r->fused == w ? &r->pos_next : &r->pos;
-        to = r->fused == w ? &r->pos : &r->pos_next;
-    }
-    int rc = cell_lists_build_ranked(&r->cells, r->dev, &r->pos, from, to, evs, n_evs, err);
-    r->twin = !rc && from ? w : -1;
+    (void)m;
+    int rc = 0;
+    /* a step that ranked as it moved to W wrote the lists; else rank where the nodes are */
+    if (r->ranked != w || r->moved != w)
+        rc = cell_lists_rank_positions(&r->cells, r->dev, &r->pos, evs, n_evs, err);
+    if (!rc)
+        r->ranked = w;
+    if (!rc)
+        rc = cell_lists_fixed_check(&r->cells, r->dev, &r->pos, err);
     return rc;
 }

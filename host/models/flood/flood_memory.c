@@ -130,11 +130,18 @@ void flood_memory_estimate(flood_model *m, const device_ctx *dev, int64_t packet
                 (parts == 1 || m->cap) &&
                 cell_lists_ranked_cells(dev, &ranked_most, NULL, &ignored) == 0 &&
                 cells <= ranked_most;
-    /* the array a step fused into the transmit moves (flood_fuse.c) */
-    if (ranks && parts == 1 && !m->cap && flood_fuse_possible(m, dev))
-        add(out, "next positions", n * 32, n * 32, 0);
+    /* the fixed cells that a step fused into the transmit writes (flood_fuse.c): two halves
+     * of slots (a node and a position each) and two words per node each */
+    int fixed = flood_fuse_possible(m, dev);
+    if (fixed) {
+        uint32_t cap = 0;
+        if (cell_lists_fixed_capacity(m->n, m->grid.n_cells, &cap, &ignored) != 0)
+            cap = 1; /* a bad hook value: the run refuses it before any allocation */
+        uint64_t slots = cells * cap + n;
+        add(out, "fixed cells", 2 * slots * (4 + 32) + 2 * (2 * n * 4 + 4), 2 * slots * 32, 0);
+    }
     add(out, "cell lists", n * 8 + (2 * cells + 1) * 4 + scan_bytes(dev, cells + 1) +
-        scan_bytes(dev, n + 1) + (ranks ? n * (4 + 32) + 2 * (cells + 1) * 4 : 0),
+        scan_bytes(dev, n + 1) + (ranks || fixed ? n * (4 + 32) + 3 * (cells + 2) * 4 : 0),
         max_u64(n, cells + 1) * 4, 0);
     /* static: the neighbour lists (each device holds every partition's at most), with the
      * degrees they are built from */

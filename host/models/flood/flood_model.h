@@ -189,12 +189,8 @@ typedef struct flood_replica {
      * positions came from elsewhere since (a copy, a checkpoint) */
     int64_t ranked;
     /* The next window's step fused into this window's transmit (m->fuse, flood_fuse.c):
-     * FUSE_CODE, its FLOOD_STEP (0: the program has no fused step); POS_NEXT, the array the
-     * fused step moves; TWIN, the window after whose cell lists POS_NEXT equals POS (-1:
-     * unknown); FUSED, the window whose step ran fused (-1: none) */
+     * FUSE_CODE, its FLOOD_STEP (0: the program has no fused step, nor fixed cells) */
     int fuse_code;
-    dbuf pos_next;
-    int64_t twin, fused;
     int64_t binned;         /* mobile: window whose cell lists it holds */
     /* With several partitions its cell lists hold only the nodes of the partitions it holds
      * (HELD): they are current for window BINNED only while its part_of and the placement
@@ -515,17 +511,20 @@ int flood_fuse_code(flood_model *m, flood_replica *r, int *code, cn_error *err);
 int flood_lists_may_rank(const flood_model *m, const device_ctx *dev);
 /* Whether a run of M on DEV could fuse (the memory estimate's question; errors: no). */
 int flood_fuse_possible(const flood_model *m, const device_ctx *dev);
-/* Once the lists and partitions are made: whether windows fuse (m->fuse), and its array. */
+/* Once the lists and partitions are made: whether windows fuse (m->fuse), and the fixed
+ * cells they read. */
 int flood_fuse_setup(flood_model *m, cn_error *err);
 /* transmit_mobile's step arguments from index FIRST for window W, groups of LS items:
  * *STEP_GROUPS groups that move the nodes to window W + 1 (0: no step, placeholders). */
 int flood_fuse_args(flood_model *m, flood_replica *r, int first, int64_t w, size_t ls,
                     size_t *step_groups, cn_error *err);
-/* After a launch that stepped to window W + 1. */
-void flood_fuse_launched(flood_model *m, flood_replica *r, int64_t w);
-/* The ranked build of window W's cell lists, which also makes POS and POS_NEXT equal. */
-int flood_fuse_build(flood_model *m, flood_replica *r, int64_t w, cl_event *evs, int *n_evs,
-                     cn_error *err);
+/* After a launch that stepped to window W + 1 (its lists are made: CLNETSIM_TEST_CELLS_RANKED
+ * =check compares them with counted ones). */
+int flood_fuse_launched(flood_model *m, flood_replica *r, int64_t w, cn_error *err);
+/* Window W's fixed cells on R (m->fuse): none to make when its step ranked the nodes as it
+ * moved them there, else a ranking of the positions. */
+int flood_fixed_bin(flood_model *m, flood_replica *r, int64_t w, cl_event *evs, int *n_evs,
+                    cn_error *err);
 /* transmit_mobile's argument indices: the fused step's (11 + the ranks'), then the flows' */
 #define TX_MOBILE_STEP_ARG 45
 #define TX_MOBILE_FLOW_ARG (TX_MOBILE_STEP_ARG + 11 + CELLS_RANK_NARGS)

@@ -229,7 +229,7 @@ static int create_kernels(flood_model *m, flood_replica *r, cn_error *err)
         rc = flood_fuse_code(m, r, &r->fuse_code, err);
     if (!rc && r->fuse_code)
         snprintf(options + strlen(options), sizeof options - strlen(options),
-                 "%s-DFLOOD_STEP=%d", options[0] ? " " : "", r->fuse_code);
+                 "%s-DFLOOD_STEP=%d -DFLOOD_FIXED=1", options[0] ? " " : "", r->fuse_code);
     if (!rc)
         rc = device_build_program(r->dev, sources, m->resources ? 3 : 2, options, &r->prog,
                                   err);
@@ -391,7 +391,7 @@ static int place_nodes(flood_model *m, flood_replica *r, cn_error *err)
     if (!rc && m->n_moving > 1)
         rc = write_segment_table(m, r, err);
     r->moved = 0;
-    r->ranked = r->twin = r->fused = -1;
+    r->ranked = -1;
     r->pre_window = -1;
     return rc;
 }
@@ -1178,7 +1178,7 @@ static void destroy_replica(flood_model *m, flood_replica *r)
     flood_premove_release(r);
     flood_release_export_areas(r);
     dbuf_release(&r->params, NULL); /* (not counted: write_params) */
-    dbuf *bufs[] = {&r->pos, &r->pos_next, &r->waypoint, &r->speed, &r->leg, &r->pause_end, &r->segtab,
+    dbuf *bufs[] = {&r->pos, &r->waypoint, &r->speed, &r->leg, &r->pause_end, &r->segtab,
                     &r->part_of, &r->cap_thr, &r->node_drop, &r->slot_time,
                     &r->slot_route, &r->deliv, &r->scheme_state, &r->pend,
                     &r->seen, &r->spill, &r->slot_packet, &r->ctl, &r->desc,

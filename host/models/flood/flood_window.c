@@ -479,7 +479,7 @@ static int enqueue_transmit(flood_model *m, uint32_t part, flood_replica *r, int
         rc = enqueue_1d(d, r->k_transmit, name, (step_groups + groups) * ls, ls,
                         next_event(evs, n_evs), err);
     if (!rc && step_groups)
-        flood_fuse_launched(m, r, w);
+        rc = flood_fuse_launched(m, r, w, err);
     return rc;
 }
 
