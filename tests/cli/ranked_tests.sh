@@ -110,6 +110,13 @@ for bad in -1 12x 2147483648 Check; do
     check "hook_bad_$bad" 2 "^clnetsim: error: CLNETSIM_TEST_CELLS_RANKED='$bad' is neither a whole number from 0 to 2147483647 nor 'check'$" \
         env CLNETSIM_TEST_CELLS_RANKED="$bad" "$bin" run "$scn/small_mobile.ini" --devices 0 -q
 done
+# ... on static scenarios too (whole packets, and the window loop of two partitions), which
+# never rank
+for static in grid:"$scn/small_grid.ini" p2:"$scn/small_qudg.ini -s partition.count=2"; do
+    # shellcheck disable=SC2086
+    check "hook_bad_static_${static%%:*}" 2 "^clnetsim: error: CLNETSIM_TEST_CELLS_RANKED='12x' is neither a whole number from 0 to 2147483647 nor 'check'$" \
+        env CLNETSIM_TEST_CELLS_RANKED=12x "$bin" run ${static#*:} --devices 0 -q
+done
 
 # the ranks built wrong on device 0 (node 0 counted in the next cell): the check stops the
 # run with the node; without the check the lists are wrong and so are the results

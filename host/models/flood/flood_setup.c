@@ -1025,7 +1025,9 @@ static int ranked_lists(flood_model *m, cn_error *err)
 {
     m->rank_moves = m->mobile && m->move_first == 0 && m->move_end == (int64_t)m->n &&
                     !flood_lists_filtered(m);
-    int rc = 0;
+    /* the hook CLNETSIM_TEST_CELLS_RANKED is checked on every run, whether or not it ranks */
+    uint32_t most = 0;
+    int rc = m->n_rep > 0 ? cell_lists_ranked_cells(m->rep[0].dev, &most, NULL, err) : 0;
     for (int d = 0; d < m->n_rep && m->rank_moves && !rc; d++)
         rc = cell_lists_ranked_init(&m->rep[d].cells, m->rep[d].dev, m->rep[d].prog, &m->acc,
                                     err);
