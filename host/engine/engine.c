@@ -606,6 +606,7 @@ static int run_attempt(const model_ops *ops, const scenario *sc, device_ctx *con
             res->build_s += all[d]->build_s;
         res->wall_s = t2 - t1;
         host.wait_s = res->host.wait_s; /* the model's share, from its results */
+        host.read_backs = res->host.read_backs;
         res->host = host;
         snprintf(res->scenario_path, sizeof res->scenario_path, "%s", sc->path);
         describe_devices(&inj, all, n_all, live, n_live, res);

@@ -152,8 +152,8 @@ static void print_tail(const run_results *r, FILE *out)
             (unsigned long long)ij->decisions[2], (unsigned long long)ij->migrations,
             (unsigned long long)ij->switches, (unsigned long long)ij->exchanged_bytes);
     fprintf(out, "  \"host\": {\"plan_s\": %.6f, \"enqueue_s\": %.6f, \"end_window_s\": %.6f, "
-            "\"wait_s\": %.6f},\n", r->host.plan_s, r->host.enqueue_s, r->host.end_window_s,
-            r->host.wait_s);
+            "\"wait_s\": %.6f, \"read_backs\": %llu},\n", r->host.plan_s, r->host.enqueue_s,
+            r->host.end_window_s, r->host.wait_s, (unsigned long long)r->host.read_backs);
     fprintf(out, "  \"scenario\": ");
     json_print_string(out, r->scenario_path);
     fprintf(out, ",\n  \"version\": ");

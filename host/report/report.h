@@ -42,6 +42,7 @@ typedef struct host_report {
     double enqueue_s;       /* deciding and enqueuing event sets, migrations included */
     double end_window_s;    /* the models' ends of windows: read-backs and exchanges */
     double wait_s;          /* of which blocked waiting for devices (as the model reports) */
+    uint64_t read_backs;    /* the model's read-backs of window results (as it reports) */
 } host_report;
 
 #define REPORT_MAX_METRICS 24

@@ -5,7 +5,9 @@
 # (json_compare; with flows also the --packets rows) for every quick moving scenario, under a
 # neighbour cap, with flows, with tiny starting frontiers and one slot (every frontier then
 # grows to the relay bound, which must hold), with the partition moving between two devices,
-# stopped with and without a checkpoint (and resumed), and with --kernel-times. A dense case
+# stopped with and without a checkpoint (and resumed), and with --kernel-times; the default
+# deferring every other window's read-back to the next one's (flood_exchange.c), and every
+# window read back (CLNETSIM_TEST_READ_EVERY=1), and the hook's bad values. A dense case
 # (every node hears every other: a window's relays reach n - 1 per packet) is also checked
 # against the oracle, which no run-ahead can share a fault with.
 # Usage: mobile_ahead_tests.sh CLNETSIM SOURCE_DIR JSON_COMPARE FLOOD_ORACLE
@@ -17,7 +19,7 @@ export POCL_DEVICES="pthread"
 # the kernel-shape self-test, which would otherwise hide it by moving to groups of one item
 export XDG_CACHE_HOME="$tmp/cache"
 unset CLNETSIM_TEST_RUN_AHEAD CLNETSIM_TEST_FRONTIER_CAPACITY CLNETSIM_TEST_RELAY_BUFFER \
-    CLNETSIM_TEST_SLOTS CLNETSIM_TEST_RAISE
+    CLNETSIM_TEST_SLOTS CLNETSIM_TEST_RAISE CLNETSIM_TEST_READ_EVERY
 tiny="CLNETSIM_TEST_FRONTIER_CAPACITY=3 CLNETSIM_TEST_RELAY_BUFFER=1 CLNETSIM_TEST_SLOTS=1"
 
 kept() { # NAME: the last run left no kernel shape out
@@ -102,6 +104,32 @@ check ckpt_resumed 0 '' env CLNETSIM_TEST_RUN_AHEAD=1 "$bin" resume "$tmp/ck.ckp
     --json "$tmp/ck.resumed.json"
 expect ckpt_from_midway grep -Eq '"resumed_from_ns": [1-9]' "$tmp/ck.resumed.json"
 check ckpt_same 0 '' "$compare" "$tmp/ck.whole.json" "$tmp/ck.resumed.json"
+# every window read back, one ahead (CLNETSIM_TEST_READ_EVERY=1), against every other
+# window's read-back deferred to the next one's (the default; flood_exchange.c): the same
+# results, and the deferral seen in the read-backs the JSON counts
+reads() { # JSON: the host's read-backs
+    grep -o '"read_backs": [0-9]*' "$1" | grep -o '[0-9]*$'
+}
+windows() { # JSON: the run's windows
+    grep -o '"windows": [0-9]*' "$1" | grep -o '[0-9]*$'
+}
+ahead_case every_window "" CLNETSIM_TEST_READ_EVERY=1 "$scn/small_mobile.ini"
+expect every_window_reads test "$(reads "$tmp/every_window.1.json")" -ge \
+    "$(windows "$tmp/every_window.1.json")"
+ahead_case every_window_tiny "" "$tiny CLNETSIM_TEST_READ_EVERY=1" "$scn/small_random_walk.ini"
+expect deferred_reads test "$(($(reads "$tmp/small_mobile.1.json") * 2))" -le \
+    "$(($(windows "$tmp/small_mobile.1.json") + 4))"
+expect waiting_reads test "$(reads "$tmp/small_mobile.0.json")" -eq \
+    "$(windows "$tmp/small_mobile.0.json")"
+# not deferred: flows (their deliveries are read with each window): a read-back for every
+# window with transmissions (some have none)
+expect flows_reads test "$(($(reads "$tmp/flows.1.json") * 4))" -ge \
+    "$(($(windows "$tmp/flows.1.json") * 3))"
+for bad in 0 3 12 x; do
+    check "read_every_bad_$bad" 2 "^clnetsim: error: CLNETSIM_TEST_READ_EVERY='$bad' is not 1 or 2$" \
+        env CLNETSIM_TEST_READ_EVERY="$bad" "$bin" run "$scn/small_mobile.ini" --devices 0 -q
+done
+
 # stopped by SIGINT without a checkpoint: the windows run until then, either way
 for ra in 0 1; do
     check "stop_$ra" 130 '' env CLNETSIM_TEST_RUN_AHEAD=$ra CLNETSIM_TEST_RAISE=INT@10 "$bin" \
@@ -123,12 +151,19 @@ check times_waiting 0 'flood\.transmit_mobile +[0-9]+ launches' env CLNETSIM_TES
     "$bin" run "$scn/small_mobile.ini" -q --devices 0 --kernel-times --json "$tmp/kt0.json"
 cp "$tmp/out" "$tmp/kt0.out"
 check times_ahead 0 'flood\.transmit_mobile +[0-9]+ launches' env CLNETSIM_TEST_RUN_AHEAD=1 \
-    "$bin" run "$scn/small_mobile.ini" -q --devices 0 --kernel-times --json "$tmp/kt1.json"
+    CLNETSIM_TEST_READ_EVERY=1 "$bin" run "$scn/small_mobile.ini" -q --devices 0 \
+    --kernel-times --json "$tmp/kt1.json"
 cp "$tmp/out" "$tmp/kt1.out"
+check times_deferred 0 'flood\.transmit_mobile +[0-9]+ launches' env CLNETSIM_TEST_RUN_AHEAD=1 \
+    "$bin" run "$scn/small_mobile.ini" -q --devices 0 --kernel-times --json "$tmp/kt2.json"
+cp "$tmp/out" "$tmp/kt2.out"
 # run ahead, the window after the last transmission is enqueued before the read-back shows
-# that nothing is left: one launch more, whose items all find no entry
-k0=$(launches "$tmp/kt0.out") k1=$(launches "$tmp/kt1.out")
+# that nothing is left: one launch more, whose items all find no entry; two at most where
+# that window's read-back was deferred to the next one's
+k0=$(launches "$tmp/kt0.out") k1=$(launches "$tmp/kt1.out") k2=$(launches "$tmp/kt2.out")
 expect times_launches test "$k1" -eq "$((k0 + 1))"
+expect times_launches_deferred test "$k2" -ge "$((k0 + 1))" -a "$k2" -le "$((k0 + 2))"
+check times_deferred_same 0 '' "$compare" "$tmp/kt0.json" "$tmp/kt2.json"
 expect times_windows grep -Eq '"windows": [1-9]' "$tmp/kt1.json"
 check times_same 0 '' "$compare" "$tmp/kt0.json" "$tmp/kt1.json"
 finish mobile_ahead

@@ -107,12 +107,78 @@ int flood_make_room(void *ctx, int place, uint64_t total, cl_mem *area, cn_error
     return rc;
 }
 
+/* ---- Deferred read-backs ----
+ * On one device running ahead, a window's read-back sits on the kernels' queue between two
+ * launches, where it costs the device some 10 us more than a launch does (docs/benchmarks.md,
+ * "Where the rest of a fused window goes"). So every other window's read-back is deferred,
+ * and the next window's covers both: what the host needs of window w is still there after
+ * window w + 1. Its relay count is in the count word that window w + 2 clears (the rotation of
+ * three, prepare_transmit); a slot's liveness word holds the window after its packet's last
+ * relay, w + 1 or w + 2 for a packet that relayed in w (a packet born by w relays in w + 1
+ * only from the relays it made in w); the counters are totals. Only moving scenarios (their
+ * frontier bound needs no relay count, relays_bound) on one device, in one partition,
+ * without flows (whose delivery counts window w + 1 clears), a scheme in the window loop or
+ * node resources, and only windows whose relays were bounded within the next frontier. A
+ * deferred read-back is queued on its own (flood_undefer) before anything else could change
+ * what it reads: a transmit of another window, or the host needing the window now. No result
+ * depends on it: slots are freed a window later, and results never depend on the slots. */
+int flood_may_defer(const flood_model *m, int64_t w, int sized)
+{
+    return m->read_every == 2 && sized && m->mobile && m->n_rep == 1 && m->n_parts == 1 &&
+           !m->flows && !m->scheme_window && !m->resources && !m->export_pending &&
+           m->deferred < 0 && m->last_read == w - 1 && m->ran_mask == 1;
+}
+
+void flood_defer_readback(flood_model *m, int64_t w, cl_uint out_word, int out_buffer)
+{
+    m->deferred = w;
+    m->deferred_word = out_word;
+    m->deferred_buffer = (uint32_t)out_buffer;
+    m->deferred_capacity = m->rep[0].capacity[out_buffer];
+}
+
+static int queue_readback_on(flood_model *m, int64_t w, cl_uint out_word, int out_buffer,
+                             int overflow_safe, int mask, cn_error *err);
+
+int flood_undefer(flood_model *m, cn_error *err)
+{
+    if (m->deferred < 0)
+        return 0;
+    int64_t w = m->deferred;
+    m->deferred = -1;
+    return queue_readback_on(m, w, m->deferred_word, (int)m->deferred_buffer, 1, 1, err);
+}
+
 int flood_queue_readback(flood_model *m, int64_t w, cl_uint out_word, int out_buffer,
                          int overflow_safe, cn_error *err)
 {
+    return queue_readback_on(m, w, out_word, out_buffer, overflow_safe, m->ran_mask, err);
+}
+
+/* The read-back of window W on the replicas of MASK (with a deferred window W - 1 too). */
+static int queue_readback_on(flood_model *m, int64_t w, cl_uint out_word, int out_buffer,
+                             int overflow_safe, int mask, cn_error *err)
+{
+    /* a deferred read-back of another window than W - 1 goes on its own, first */
+    if (m->deferred >= 0 && m->deferred != w - 1) {
+        int rc = flood_undefer(m, err);
+        if (rc)
+            return rc;
+    }
     int idx = (m->rb_head + m->rb_count) % 2;
     struct flood_readback *rb = &m->rb[idx];
     rb->window = w;
+    rb->first = w;
+    rb->first_word = out_word;
+    rb->first_capacity = 0;
+    if (m->deferred == w - 1 && m->deferred >= 0) {
+        rb->first = m->deferred;
+        rb->first_word = m->deferred_word;
+        rb->first_capacity = m->deferred_capacity;
+        m->deferred = -1;
+    }
+    m->last_read = w;
+    m->read_backs++;
     rb->out_word = out_word;
     rb->out_buffer = (uint32_t)out_buffer;
     rb->overflow_safe = overflow_safe;
@@ -123,7 +189,7 @@ int flood_queue_readback(flood_model *m, int64_t w, cl_uint out_word, int out_bu
     int speculate = rb->exported && m->rb_count == 0;
     m->rb_count++; /* from here on, flood_destroy releases what was queued */
     for (int d = 0; d < m->n_rep; d++) {
-        if (!(m->ran_mask & (1 << d)))
+        if (!(mask & (1 << d)))
             continue;
         flood_replica *r = &m->rep[d];
         int k = rb->n_dev;
@@ -472,8 +538,43 @@ static int exchange_whole(flood_model *m, const struct flood_readback *rb,
     return rc;
 }
 
+/* Window RB->FIRST of a read-back that covers two windows (its read was deferred): applied
+ * from the words read after the next window, as flood_process_until applies a window's own
+ * (one replica, no spill, exchange, flows, scheme or resources: flood_may_defer). */
+static int process_first(flood_model *m, const struct flood_readback *rb, int idx,
+                         cn_error *err)
+{
+    int64_t w = rb->first;
+    flood_replica *r = &m->rep[rb->dev[0]];
+    const uint32_t *words = r->pinned_map + (size_t)idx * r->area;
+    uint32_t relays = words[rb->first_word];
+    if (relays > rb->first_capacity)
+        return cn_fail(err, CN_ERR_RUNTIME, "internal error: window %lld made %u relays, "
+                       "beyond its bound of %u", (long long)w, relays, rb->first_capacity);
+    /* alive in W: the last relay in W or in W + 1 (which only relays made in W feed) */
+    cl_uint stamp = (cl_uint)(w + 1);
+    for (uint32_t s = 0; s < m->slots; s++) {
+        uint32_t v = words[CTL_WORDS + s];
+        m->alive[s] = v == stamp || v == stamp + 1 ? stamp : 0;
+    }
+    int rc = retire_packets(m, w, m->alive, err);
+    if (rc)
+        return rc;
+    m->relays_mask = 1 << rb->dev[0];
+    m->relays_of[rb->dev[0]] = relays;
+    m->relays_known = relays;
+    m->processed = w;
+    return 0;
+}
+
 int flood_process_until(flood_model *m, int64_t w, cn_error *err)
 {
+    /* a window the host needs whose read-back was deferred: read it now */
+    if (m->deferred >= 0 && m->deferred <= w) {
+        int rc = flood_undefer(m, err);
+        if (rc)
+            return rc;
+    }
     while (m->rb_count > 0 && m->rb[m->rb_head].window <= w) {
         int idx = m->rb_head;
         struct flood_readback *rb = &m->rb[idx];
@@ -489,6 +590,8 @@ int flood_process_until(flood_model *m, int64_t w, cn_error *err)
         m->wait_s += wall_seconds() - t0;
         m->rb_head = (m->rb_head + 1) % 2;
         m->rb_count--;
+        if (!rc && rb->first < rb->window)
+            rc = process_first(m, rb, idx, err);
         if (rc)
             return rc;
         uint32_t relays[FLOOD_MAX_REPLICAS] = {0}, exports[FLOOD_MAX_REPLICAS] = {0};

@@ -299,6 +299,14 @@ typedef struct flood_model {
     uint32_t max_degree;    /* static: largest neighbour count */
     int loops_limited;      /* a device ends loops early (device_loop_limit) */
     int run_ahead_env;      /* CLNETSIM_TEST_RUN_AHEAD: -1 unset, 0 or 1 */
+    /* Reading back every other window (flood_exchange.c, "Deferred read-backs"): READ_EVERY
+     * 1 or 2 (CLNETSIM_TEST_READ_EVERY, default 2); DEFERRED the window whose read-back waits
+     * for the next window's (-1: none), with its out word and capacity; LAST_READ the last
+     * window a queued read-back covers */
+    int read_every;
+    uint64_t read_backs;    /* queued so far (the host report's read_backs) */
+    int64_t deferred, last_read;
+    uint32_t deferred_word, deferred_buffer, deferred_capacity;
     uint32_t replay_steps;  /* FLOOD_REPLAY_STEPS, or CLNETSIM_TEST_REPLAY_STEPS */
     uint64_t lag_budget;    /* largest frontier (entries) the bound may ask for */
     int64_t planned;        /* last window planned */
@@ -308,6 +316,11 @@ typedef struct flood_model {
     uint64_t entries_bound; /* bound on the entries of window `planned` */
     struct flood_readback {
         int64_t window;
+        /* FIRST: the first window it covers, WINDOW - 1 when the read of that window was
+         * deferred (m->deferred), else WINDOW; FIRST_WORD and FIRST_CAPACITY that window's
+         * out_word and out_capacity */
+        int64_t first;
+        uint32_t first_word, first_capacity;
         uint32_t out_word, out_buffer;
         int overflow_safe;  /* its relays were bounded within the next frontier */
         int exported;       /* export_border ran on every replica that ran the window */
@@ -463,7 +476,14 @@ int flood_traffic_results(flood_model *m, run_results *r, cn_error *err);
 const dbuf *flood_node_drop_buffer(const flood_replica *r);
 
 /* flood_exchange.c: read-backs, the exchange of relays between replicas, migrations */
-/* Queues the read-back of window W on every replica that ran it (m->ran_mask). */
+/* Whether window W's read-back may wait for the next window's (flood_exchange.c, "Deferred
+ * read-backs"); when it does, flood_defer_readback notes it instead of the read-back. */
+int flood_may_defer(const flood_model *m, int64_t w, int sized);
+void flood_defer_readback(flood_model *m, int64_t w, cl_uint out_word, int out_buffer);
+/* Queues the deferred read-back, if any, on its own. */
+int flood_undefer(flood_model *m, cn_error *err);
+/* Queues the read-back of window W on every replica that ran it (m->ran_mask), which also
+ * covers a deferred window W - 1. */
 int flood_queue_readback(flood_model *m, int64_t w, cl_uint out_word, int out_buffer,
                          int overflow_safe, cn_error *err);
 /* Applies the read-backs of every window up to W, oldest first: counters, retired slots,

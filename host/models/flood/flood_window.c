@@ -346,6 +346,10 @@ static int run_transmit(flood_model *m, const window_plan *plan, uint32_t part,
         p->spread = (holders & (holders - 1)) != 0;
         m->prep_window = w;
     }
+    /* a deferred read-back of another window than the last goes before this transmit
+     * changes what it reads */
+    if (!rc && m->deferred >= 0 && m->deferred != w - 1)
+        rc = flood_undefer(m, err);
     if (!rc)
         rc = flood_replica_ready(m, r, w, err);
     /* static qudg under a cap: the window's thresholds (mobile: with the cell lists) */
@@ -378,7 +382,9 @@ static int run_transmit(flood_model *m, const window_plan *plan, uint32_t part,
     /* a re-tiling due now goes before the read-back, which then carries its counts */
     if (!rc)
         rc = flood_retile_queue(m, w, 1, err);
-    if (!rc)
+    if (!rc && flood_may_defer(m, w, p->sized))
+        flood_defer_readback(m, w, p->out_word, nxt);
+    else if (!rc)
         rc = flood_queue_readback(m, w, p->out_word, nxt, p->sized, err);
     if (!rc)
         m->transmitted = 1;
@@ -543,8 +549,10 @@ static int flood_end_window(struct model_state *state, const window_plan *plan, 
     /* Run one window ahead only when one device ran this window and the next window's
      * frontiers are bounded within budget; otherwise read this one back now (and exchange
      * the relays when several devices ran it). */
-    int lag = m->transmitted && m->rb_count == 1 && m->rb[m->rb_head].overflow_safe &&
-              m->rb[m->rb_head].n_dev == 1 && can_run_ahead(m);
+    int lag = m->transmitted && can_run_ahead(m) &&
+              (m->deferred == w ? m->rb_count == 0 /* deferred: bounded, one device */
+                                : m->rb_count == 1 && m->rb[m->rb_head].overflow_safe &&
+                                      m->rb[m->rb_head].n_dev == 1);
     if (lag) {
         /* window W + 1's relays, as prepare_transmit will bound them once its new packets
          * hold their slots (a product past 2^64 is surely over the budget) */
@@ -637,6 +645,7 @@ static int flood_results(struct model_state *state, run_results *r, cn_error *er
     r->device_bytes = m->acc.peak;
     r->injector.exchanged_bytes = (uint64_t)m->exchanged;
     r->host.wait_s = m->wait_s;
+    r->host.read_backs = m->read_backs;
     return 0;
 }
 
