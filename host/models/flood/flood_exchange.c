@@ -159,19 +159,15 @@ int flood_queue_readback(flood_model *m, int64_t w, cl_uint out_word, int out_bu
 static int queue_readback_on(flood_model *m, int64_t w, cl_uint out_word, int out_buffer,
                              int overflow_safe, int mask, cn_error *err)
 {
-    /* a deferred read-back of another window than W - 1 goes on its own, first */
-    if (m->deferred >= 0 && m->deferred != w - 1) {
-        int rc = flood_undefer(m, err);
-        if (rc)
-            return rc;
-    }
+    /* (a deferred read-back of another window than W - 1 was queued on its own before
+     * window W's transmit: run_transmit) */
     int idx = (m->rb_head + m->rb_count) % 2;
     struct flood_readback *rb = &m->rb[idx];
     rb->window = w;
     rb->first = w;
     rb->first_word = out_word;
     rb->first_capacity = 0;
-    if (m->deferred == w - 1 && m->deferred >= 0) {
+    if (m->deferred >= 0) { /* W - 1 */
         rb->first = m->deferred;
         rb->first_word = m->deferred_word;
         rb->first_capacity = m->deferred_capacity;
