@@ -1161,7 +1161,7 @@ inline int receive(uint j, uint slot, uint k, long t, long tk, long h, const win
  * slot x n + node. The nodes left waiting by the last window's decisions come first, then
  * the first receptions of the window, appended as they happen; the window's decisions append
  * the nodes still waiting to the next window's list. Two halves of CAP items alternate by
- * window parity; their lengths are the control words CTL_PEND + (w % 3), rotated like
+ * window parity; their lengths are the control words CTL_PEND + (w % CTL_ROTATION), rotated like
  * CTL_COUNT (window w clears the word of w + 2). A pair is in a list at most once, so CAP =
  * slots x n always suffices: beyond it is a bug, reported through CTL_OVERFLOW. The host
  * keeps the lists only while a device runs window after window; otherwise scheme_decide

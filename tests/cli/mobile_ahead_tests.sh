@@ -6,8 +6,9 @@
 # neighbour cap, with flows, with tiny starting frontiers and one slot (every frontier then
 # grows to the relay bound, which must hold), with the partition moving between two devices,
 # stopped with and without a checkpoint (and resumed), and with --kernel-times; the default
-# deferring every other window's read-back to the next one's (flood_exchange.c), and every
-# window read back (CLNETSIM_TEST_READ_EVERY=1), and the hook's bad values. A dense case
+# deferring two windows' read-backs in a row to the next one's (flood_exchange.c), one
+# (CLNETSIM_TEST_READ_EVERY=2), every window read back (CLNETSIM_TEST_READ_EVERY=1), and the
+# hook's bad values. A dense case
 # (every node hears every other: a window's relays reach n - 1 per packet) is also checked
 # against the oracle, which no run-ahead can share a fault with.
 # Usage: mobile_ahead_tests.sh CLNETSIM SOURCE_DIR JSON_COMPARE FLOOD_ORACLE
@@ -104,9 +105,10 @@ check ckpt_resumed 0 '' env CLNETSIM_TEST_RUN_AHEAD=1 "$bin" resume "$tmp/ck.ckp
     --json "$tmp/ck.resumed.json"
 expect ckpt_from_midway grep -Eq '"resumed_from_ns": [1-9]' "$tmp/ck.resumed.json"
 check ckpt_same 0 '' "$compare" "$tmp/ck.whole.json" "$tmp/ck.resumed.json"
-# every window read back, one ahead (CLNETSIM_TEST_READ_EVERY=1), against every other
-# window's read-back deferred to the next one's (the default; flood_exchange.c): the same
-# results, and the deferral seen in the read-backs the JSON counts
+# every window read back, one ahead (CLNETSIM_TEST_READ_EVERY=1), every other window's
+# read-back deferred to the next one's (CLNETSIM_TEST_READ_EVERY=2) and two windows' in a row
+# (the default; flood_exchange.c): the same results, and the deferral seen in the read-backs
+# the JSON counts
 reads() { # JSON: the host's read-backs
     grep -o '"read_backs": [0-9]*' "$1" | grep -o '[0-9]*$'
 }
@@ -117,16 +119,25 @@ ahead_case every_window "" CLNETSIM_TEST_READ_EVERY=1 "$scn/small_mobile.ini"
 expect every_window_reads test "$(reads "$tmp/every_window.1.json")" -ge \
     "$(windows "$tmp/every_window.1.json")"
 ahead_case every_window_tiny "" "$tiny CLNETSIM_TEST_READ_EVERY=1" "$scn/small_random_walk.ini"
-expect deferred_reads test "$(($(reads "$tmp/small_mobile.1.json") * 2))" -le \
-    "$(($(windows "$tmp/small_mobile.1.json") + 4))"
+ahead_case every_second "" CLNETSIM_TEST_READ_EVERY=2 "$scn/small_mobile.ini"
+ahead_case every_second_tiny "" "$tiny CLNETSIM_TEST_READ_EVERY=2" "$scn/small_random_walk.ini"
+# shellcheck disable=SC2086
+ahead_case every_second_ref "" CLNETSIM_TEST_READ_EVERY=2 "$scn/mobile_flood.ini" $small_ref
+expect every_second_reads test "$(($(reads "$tmp/every_second.1.json") * 2))" -le \
+    "$(($(windows "$tmp/every_second.1.json") + 4))"
+expect every_second_deferred test "$(($(reads "$tmp/every_second.1.json") * 3))" -gt \
+    "$(($(windows "$tmp/every_second.1.json") + 6))"
+expect deferred_reads test "$(($(reads "$tmp/small_mobile.1.json") * 3))" -le \
+    "$(($(windows "$tmp/small_mobile.1.json") + 6))"
 expect waiting_reads test "$(reads "$tmp/small_mobile.0.json")" -eq \
     "$(windows "$tmp/small_mobile.0.json")"
 # not deferred: flows (their deliveries are read with each window): a read-back for every
 # window with transmissions (some have none)
 expect flows_reads test "$(($(reads "$tmp/flows.1.json") * 4))" -ge \
     "$(($(windows "$tmp/flows.1.json") * 3))"
-for bad in 0 3 12 x; do
-    check "read_every_bad_$bad" 2 "^clnetsim: error: CLNETSIM_TEST_READ_EVERY='$bad' is not 1 or 2$" \
+for bad in 0 4 12 x; do
+    check "read_every_bad_$bad" 2 \
+        "^clnetsim: error: CLNETSIM_TEST_READ_EVERY='$bad' is not 1, 2 or 3$" \
         env CLNETSIM_TEST_READ_EVERY="$bad" "$bin" run "$scn/small_mobile.ini" --devices 0 -q
 done
 
@@ -158,11 +169,11 @@ check times_deferred 0 'flood\.transmit_mobile +[0-9]+ launches' env CLNETSIM_TE
     "$bin" run "$scn/small_mobile.ini" -q --devices 0 --kernel-times --json "$tmp/kt2.json"
 cp "$tmp/out" "$tmp/kt2.out"
 # run ahead, the window after the last transmission is enqueued before the read-back shows
-# that nothing is left: one launch more, whose items all find no entry; two at most where
-# that window's read-back was deferred to the next one's
+# that nothing is left: one launch more, whose items all find no entry; three at most where
+# that window's read-back was deferred to a later one's
 k0=$(launches "$tmp/kt0.out") k1=$(launches "$tmp/kt1.out") k2=$(launches "$tmp/kt2.out")
 expect times_launches test "$k1" -eq "$((k0 + 1))"
-expect times_launches_deferred test "$k2" -ge "$((k0 + 1))" -a "$k2" -le "$((k0 + 2))"
+expect times_launches_deferred test "$k2" -ge "$((k0 + 1))" -a "$k2" -le "$((k0 + 3))"
 check times_deferred_same 0 '' "$compare" "$tmp/kt0.json" "$tmp/kt2.json"
 expect times_windows grep -Eq '"windows": [1-9]' "$tmp/kt1.json"
 check times_same 0 '' "$compare" "$tmp/kt0.json" "$tmp/kt1.json"

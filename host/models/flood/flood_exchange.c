@@ -110,31 +110,36 @@ int flood_make_room(void *ctx, int place, uint64_t total, cl_mem *area, cn_error
 /* ---- Deferred read-backs ----
  * On one device running ahead, a window's read-back sits on the kernels' queue between two
  * launches, where it costs the device some 10 us more than a launch does (docs/benchmarks.md,
- * "Where the rest of a fused window goes"). So every other window's read-back is deferred,
- * and the next window's covers both: what the host needs of window w is still there after
- * window w + 1. Its relay count is in the count word that window w + 2 clears (the rotation of
- * three, prepare_transmit); a slot's liveness word holds the window after its packet's last
- * relay, w + 1 or w + 2 for a packet that relayed in w (a packet born by w relays in w + 1
- * only from the relays it made in w); the counters are totals. Only moving scenarios (their
+ * "Where the rest of a fused window goes"). So the read-backs of up to K - 1 windows in a row
+ * are deferred (K = m->read_every), and the next window's covers them all: what the host needs
+ * of window w is still there after window w + K - 1. Its relay count is in the count word
+ * that window w + CTL_ROTATION - 1 clears (the rotation, prepare_transmit; K < CTL_ROTATION);
+ * a slot's liveness word holds the window after its packet's last relay, w + 1 .. R + 1 after
+ * window R for a packet that relayed in w (a packet born by w relays in w + 1 only from the
+ * relays it made in w, and so on); the counters are totals. Only moving scenarios (their
  * frontier bound needs no relay count, relays_bound) on one device, in one partition,
  * without flows (whose delivery counts window w + 1 clears), a scheme in the window loop or
- * node resources, and only windows whose relays were bounded within the next frontier. A
- * deferred read-back is queued on its own (flood_undefer) before anything else could change
- * what it reads: a transmit of another window, or the host needing the window now. No result
- * depends on it: slots are freed a window later, and results never depend on the slots. */
+ * node resources, and only windows whose relays were bounded within the next frontier. The
+ * deferred read-backs are queued as one (flood_undefer) before anything else could change
+ * what they read: a transmit of a window that does not follow them, or the host needing a
+ * window now. No result depends on it: slots are freed up to K - 1 windows later, and
+ * results never depend on the slots. */
 int flood_may_defer(const flood_model *m, int64_t w, int sized)
 {
-    return m->read_every == 2 && sized && m->mobile && m->n_rep == 1 && m->n_parts == 1 &&
-           !m->flows && !m->scheme_window && !m->resources && !m->export_pending &&
-           m->deferred < 0 && m->last_read == w - 1 && m->ran_mask == 1;
+    int follows = m->n_deferred == 0 ? m->last_read == w - 1
+                                     : m->deferred[m->n_deferred - 1].window == w - 1;
+    return m->n_deferred + 1 < m->read_every && sized && m->mobile && m->n_rep == 1 &&
+           m->n_parts == 1 && !m->flows && !m->scheme_window && !m->resources &&
+           !m->export_pending && follows && m->ran_mask == 1;
 }
 
 void flood_defer_readback(flood_model *m, int64_t w, cl_uint out_word, int out_buffer)
 {
-    m->deferred = w;
-    m->deferred_word = out_word;
-    m->deferred_buffer = (uint32_t)out_buffer;
-    m->deferred_capacity = m->rep[0].capacity[out_buffer];
+    struct flood_deferred *d = &m->deferred[m->n_deferred++];
+    d->window = w;
+    d->word = out_word;
+    d->buffer = (uint32_t)out_buffer;
+    d->capacity = m->rep[0].capacity[out_buffer];
 }
 
 static int queue_readback_on(flood_model *m, int64_t w, cl_uint out_word, int out_buffer,
@@ -142,11 +147,11 @@ static int queue_readback_on(flood_model *m, int64_t w, cl_uint out_word, int ou
 
 int flood_undefer(flood_model *m, cn_error *err)
 {
-    if (m->deferred < 0)
+    if (m->n_deferred == 0)
         return 0;
-    int64_t w = m->deferred;
-    m->deferred = -1;
-    return queue_readback_on(m, w, m->deferred_word, (int)m->deferred_buffer, 1, 1, err);
+    /* the last one's read-back, which covers those before it */
+    struct flood_deferred last = m->deferred[--m->n_deferred];
+    return queue_readback_on(m, last.window, last.word, (int)last.buffer, 1, 1, err);
 }
 
 int flood_queue_readback(flood_model *m, int64_t w, cl_uint out_word, int out_buffer,
@@ -155,24 +160,19 @@ int flood_queue_readback(flood_model *m, int64_t w, cl_uint out_word, int out_bu
     return queue_readback_on(m, w, out_word, out_buffer, overflow_safe, m->ran_mask, err);
 }
 
-/* The read-back of window W on the replicas of MASK (with a deferred window W - 1 too). */
+/* The read-back of window W on the replicas of MASK (with the deferred windows before it). */
 static int queue_readback_on(flood_model *m, int64_t w, cl_uint out_word, int out_buffer,
                              int overflow_safe, int mask, cn_error *err)
 {
-    /* (a deferred read-back of another window than W - 1 was queued on its own before
-     * window W's transmit: run_transmit) */
+    /* (deferred read-backs of windows that W does not follow were queued before window W's
+     * transmit: run_transmit) */
     int idx = (m->rb_head + m->rb_count) % 2;
     struct flood_readback *rb = &m->rb[idx];
     rb->window = w;
-    rb->first = w;
-    rb->first_word = out_word;
-    rb->first_capacity = 0;
-    if (m->deferred >= 0) { /* W - 1 */
-        rb->first = m->deferred;
-        rb->first_word = m->deferred_word;
-        rb->first_capacity = m->deferred_capacity;
-        m->deferred = -1;
-    }
+    rb->n_first = m->n_deferred;
+    for (int i = 0; i < m->n_deferred; i++)
+        rb->first[i] = m->deferred[i];
+    m->n_deferred = 0;
     m->last_read = w;
     m->read_backs++;
     rb->out_word = out_word;
@@ -534,24 +534,25 @@ static int exchange_whole(flood_model *m, const struct flood_readback *rb,
     return rc;
 }
 
-/* Window RB->FIRST of a read-back that covers two windows (its read was deferred): applied
- * from the words read after the next window, as flood_process_until applies a window's own
- * (one replica, no spill, exchange, flows, scheme or resources: flood_may_defer). */
-static int process_first(flood_model *m, const struct flood_readback *rb, int idx,
+/* Window RB->FIRST[I] of a read-back that covers several windows (its read was deferred):
+ * applied from the words read after window RB->WINDOW, as flood_process_until applies a
+ * window's own (one replica, no spill, exchange, flows, scheme or resources:
+ * flood_may_defer). */
+static int process_first(flood_model *m, const struct flood_readback *rb, int i, int idx,
                          cn_error *err)
 {
-    int64_t w = rb->first;
+    int64_t w = rb->first[i].window;
     flood_replica *r = &m->rep[rb->dev[0]];
     const uint32_t *words = r->pinned_map + (size_t)idx * r->area;
-    uint32_t relays = words[rb->first_word];
-    if (relays > rb->first_capacity)
+    uint32_t relays = words[rb->first[i].word];
+    if (relays > rb->first[i].capacity)
         return cn_fail(err, CN_ERR_RUNTIME, "internal error: window %lld made %u relays, "
-                       "beyond its bound of %u", (long long)w, relays, rb->first_capacity);
-    /* alive in W: the last relay in W or in W + 1 (which only relays made in W feed) */
-    cl_uint stamp = (cl_uint)(w + 1);
+                       "beyond its bound of %u", (long long)w, relays, rb->first[i].capacity);
+    /* alive in W: the last relay in W .. RB->WINDOW (which only relays made in W feed) */
+    cl_uint stamp = (cl_uint)(w + 1), span = (cl_uint)(rb->window - w);
     for (uint32_t s = 0; s < m->slots; s++) {
         uint32_t v = words[CTL_WORDS + s];
-        m->alive[s] = v == stamp || v == stamp + 1 ? stamp : 0;
+        m->alive[s] = v - stamp <= span ? stamp : 0; /* (stamps modulo 2^32) */
     }
     int rc = retire_packets(m, w, m->alive, err);
     if (rc)
@@ -566,7 +567,7 @@ static int process_first(flood_model *m, const struct flood_readback *rb, int id
 int flood_process_until(flood_model *m, int64_t w, cn_error *err)
 {
     /* a window the host needs whose read-back was deferred: read it now */
-    if (m->deferred >= 0 && m->deferred <= w) {
+    if (m->n_deferred > 0 && m->deferred[0].window <= w) {
         int rc = flood_undefer(m, err);
         if (rc)
             return rc;
@@ -586,8 +587,8 @@ int flood_process_until(flood_model *m, int64_t w, cn_error *err)
         m->wait_s += wall_seconds() - t0;
         m->rb_head = (m->rb_head + 1) % 2;
         m->rb_count--;
-        if (!rc && rb->first < rb->window)
-            rc = process_first(m, rb, idx, err);
+        for (int i = 0; i < rb->n_first && !rc; i++)
+            rc = process_first(m, rb, i, idx, err);
         if (rc)
             return rc;
         uint32_t relays[FLOOD_MAX_REPLICAS] = {0}, exports[FLOOD_MAX_REPLICAS] = {0};
@@ -879,11 +880,11 @@ static int sync_entries(flood_model *m, flood_replica *r, int64_t w, cn_error *e
                         m->entries, 1, err);
     int ran = m->planned == w && (m->ran_mask & (1 << (int)(r - m->rep)));
     /* the window's count word, the others clear (unless R ran the window already) */
-    cl_uint counts[3] = {0, 0, 0};
-    counts[w % 3] = count;
+    cl_uint counts[CTL_ROTATION] = {0};
+    counts[w % CTL_ROTATION] = count;
     if (!rc && ran)
-        rc = dbuf_write(r->dev, &r->ctl, (CTL_COUNT + (size_t)(w % 3)) * 4, 4, &counts[w % 3], 1,
-                        err);
+        rc = dbuf_write(r->dev, &r->ctl, (CTL_COUNT + (size_t)(w % CTL_ROTATION)) * 4, 4,
+                        &counts[w % CTL_ROTATION], 1, err);
     else if (!rc)
         rc = dbuf_write(r->dev, &r->ctl, CTL_COUNT * 4, sizeof counts, counts, 1, err);
     cl_uint *packets = rc ? NULL : malloc((size_t)m->slots * 4);

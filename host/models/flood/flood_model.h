@@ -37,6 +37,12 @@ typedef struct transmit_prep {
 } transmit_prep;
 
 #define FLOOD_MAX_REPLICAS 16 /* = ENGINE_MAX_DEVICES */
+/* Read-backs deferred (flood_exchange.c): window w's relay count lasts in its count word
+ * until window w + CTL_ROTATION - 1 runs, so a read-back covers up to CTL_ROTATION - 1
+ * windows, FLOOD_MAX_DEFER of them deferred; FLOOD_READ_EVERY the default K (measured in
+ * docs/benchmarks.md, "Read-backs every third window") */
+#define FLOOD_MAX_DEFER (CTL_ROTATION - 2)
+#define FLOOD_READ_EVERY 3
 #define FLOOD_MAX_CHUNKS 16    /* whole packets: chunks of a round (one per device) */
 /* A replica further behind than this many mobility steps copies another's state instead of
  * replaying the steps (flood_catch_up); CLNETSIM_TEST_REPLAY_STEPS overrides, for the tests. */
@@ -299,14 +305,19 @@ typedef struct flood_model {
     uint32_t max_degree;    /* static: largest neighbour count */
     int loops_limited;      /* a device ends loops early (device_loop_limit) */
     int run_ahead_env;      /* CLNETSIM_TEST_RUN_AHEAD: -1 unset, 0 or 1 */
-    /* Reading back every other window (flood_exchange.c, "Deferred read-backs"): READ_EVERY
-     * 1 or 2 (CLNETSIM_TEST_READ_EVERY, default 2); DEFERRED the window whose read-back waits
-     * for the next window's (-1: none), with its out word and capacity; LAST_READ the last
-     * window a queued read-back covers */
+    /* Reading back every K-th window (flood_exchange.c, "Deferred read-backs"): READ_EVERY
+     * K, 1 to FLOOD_MAX_DEFER + 1 (CLNETSIM_TEST_READ_EVERY, default FLOOD_READ_EVERY);
+     * DEFERRED[0 .. N_DEFERRED) the windows, consecutive, whose read-backs wait for a later
+     * window's, each with its out word and capacity; LAST_READ the last window a queued
+     * read-back covers */
     int read_every;
     uint64_t read_backs;    /* queued so far (the host report's read_backs) */
-    int64_t deferred, last_read;
-    uint32_t deferred_word, deferred_buffer, deferred_capacity;
+    int64_t last_read;
+    int n_deferred;
+    struct flood_deferred {
+        int64_t window;
+        uint32_t word, buffer, capacity;
+    } deferred[FLOOD_MAX_DEFER];
     uint32_t replay_steps;  /* FLOOD_REPLAY_STEPS, or CLNETSIM_TEST_REPLAY_STEPS */
     uint64_t lag_budget;    /* largest frontier (entries) the bound may ask for */
     int64_t planned;        /* last window planned */
@@ -316,11 +327,10 @@ typedef struct flood_model {
     uint64_t entries_bound; /* bound on the entries of window `planned` */
     struct flood_readback {
         int64_t window;
-        /* FIRST: the first window it covers, WINDOW - 1 when the read of that window was
-         * deferred (m->deferred), else WINDOW; FIRST_WORD and FIRST_CAPACITY that window's
-         * out_word and out_capacity */
-        int64_t first;
-        uint32_t first_word, first_capacity;
+        /* FIRST[0 .. N_FIRST): the windows before WINDOW that it covers, in order (their
+         * reads were deferred), with their out words and capacities */
+        int n_first;
+        struct flood_deferred first[FLOOD_MAX_DEFER];
         uint32_t out_word, out_buffer;
         int overflow_safe;  /* its relays were bounded within the next frontier */
         int exported;       /* export_border ran on every replica that ran the window */
@@ -476,14 +486,14 @@ int flood_traffic_results(flood_model *m, run_results *r, cn_error *err);
 const dbuf *flood_node_drop_buffer(const flood_replica *r);
 
 /* flood_exchange.c: read-backs, the exchange of relays between replicas, migrations */
-/* Whether window W's read-back may wait for the next window's (flood_exchange.c, "Deferred
+/* Whether window W's read-back may wait for a later window's (flood_exchange.c, "Deferred
  * read-backs"); when it does, flood_defer_readback notes it instead of the read-back. */
 int flood_may_defer(const flood_model *m, int64_t w, int sized);
 void flood_defer_readback(flood_model *m, int64_t w, cl_uint out_word, int out_buffer);
-/* Queues the deferred read-back, if any, on its own. */
+/* Queues the deferred read-backs, if any, as one read-back of the last of them. */
 int flood_undefer(flood_model *m, cn_error *err);
 /* Queues the read-back of window W on every replica that ran it (m->ran_mask), which also
- * covers a deferred window W - 1. */
+ * covers the deferred windows before it. */
 int flood_queue_readback(flood_model *m, int64_t w, cl_uint out_word, int out_buffer,
                          int overflow_safe, cn_error *err);
 /* Applies the read-backs of every window up to W, oldest first: counters, retired slots,

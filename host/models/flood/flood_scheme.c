@@ -72,7 +72,7 @@ int flood_scheme_prepare(flood_model *m, flood_replica *r, int64_t w, cn_error *
     r->pend_broken = 0;
     /* the lengths of this window's list, the next one's and the one after (in-order queue:
      * after every earlier use) */
-    static const cl_uint zero[3] = {0, 0, 0};
+    static const cl_uint zero[CTL_ROTATION] = {0};
     return dbuf_write(r->dev, &r->ctl, CTL_PEND * 4, sizeof zero, zero, 0, err);
 }
 

@@ -866,16 +866,18 @@ static int alloc_packets(flood_model *m, cn_error *err)
     const char *ra = getenv("CLNETSIM_TEST_RUN_AHEAD");
     if (ra && (ra[0] == '0' || ra[0] == '1') && ra[1] == '\0')
         m->run_ahead_env = ra[0] - '0';
-    /* every other window's read-back deferred to the next one's (flood_exchange.c);
-     * CLNETSIM_TEST_READ_EVERY=1 reads every window back */
+    /* the read-backs of up to FLOOD_READ_EVERY - 1 windows in a row deferred to the next
+     * one's (flood_exchange.c); CLNETSIM_TEST_READ_EVERY=K reads every K-th window back */
+    _Static_assert(FLOOD_MAX_DEFER == 2, "the message below names the values");
     const char *re = getenv("CLNETSIM_TEST_READ_EVERY");
-    m->read_every = 2;
+    m->read_every = FLOOD_READ_EVERY;
     if (re && *re) {
-        if (strcmp(re, "1") != 0 && strcmp(re, "2") != 0)
-            return cn_fail(err, CN_ERR_INPUT, "CLNETSIM_TEST_READ_EVERY='%s' is not 1 or 2", re);
+        if (re[1] != '\0' || re[0] < '1' || re[0] > '0' + FLOOD_MAX_DEFER + 1)
+            return cn_fail(err, CN_ERR_INPUT, "CLNETSIM_TEST_READ_EVERY='%s' is not 1, 2 or 3",
+                           re);
         m->read_every = re[0] - '0';
     }
-    m->deferred = -1;
+    m->n_deferred = 0;
     m->last_read = -1;
     m->planned = m->processed = -1;
     m->entries_window = -1;

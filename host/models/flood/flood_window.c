@@ -246,11 +246,11 @@ static int prepare_transmit(flood_model *m, const window_plan *plan, transmit_pr
     if (dlen <= 16 && dh)
         memcpy(&p->inline_desc, dh, (size_t)dlen * 4);
     int64_t w = plan->index;
-    p->in_word = CTL_COUNT + (cl_uint)(w % 3);
-    p->out_word = CTL_COUNT + (cl_uint)((w + 1) % 3);
-    p->clear_word = CTL_COUNT + (cl_uint)((w + 2) % 3);
-    p->pend_word = CTL_PEND + (cl_uint)(w % 3);
-    p->next_pend_word = CTL_PEND + (cl_uint)((w + 1) % 3);
+    p->in_word = CTL_COUNT + (cl_uint)(w % CTL_ROTATION);
+    p->out_word = CTL_COUNT + (cl_uint)((w + 1) % CTL_ROTATION);
+    p->clear_word = CTL_COUNT + (cl_uint)((w + 2) % CTL_ROTATION);
+    p->pend_word = CTL_PEND + (cl_uint)(w % CTL_ROTATION);
+    p->next_pend_word = CTL_PEND + (cl_uint)((w + 1) % CTL_ROTATION);
     p->stamp = (cl_uint)(w + 1);
     window_args_fill(&p->a, plan);
     return 0;
@@ -346,9 +346,9 @@ static int run_transmit(flood_model *m, const window_plan *plan, uint32_t part,
         p->spread = (holders & (holders - 1)) != 0;
         m->prep_window = w;
     }
-    /* a deferred read-back of another window than the last goes before this transmit
-     * changes what it reads */
-    if (!rc && m->deferred >= 0 && m->deferred != w - 1)
+    /* deferred read-backs of windows this one does not follow go before this transmit
+     * changes what they read */
+    if (!rc && m->n_deferred > 0 && m->deferred[m->n_deferred - 1].window != w - 1)
         rc = flood_undefer(m, err);
     if (!rc)
         rc = flood_replica_ready(m, r, w, err);
@@ -534,7 +534,12 @@ static int flood_end_window(struct model_state *state, const window_plan *plan, 
     int64_t w = plan->index;
     if (m->whole)
         return flood_packets_end(m, out, err);
-    int rc = flood_process_until(m, w - 1, err);
+    /* at most one window ahead of the host: window W - 1 applied, unless its read-back was
+     * deferred with W's (those before the deferred run are) */
+    int deferring = m->n_deferred > 0 && m->deferred[m->n_deferred - 1].window == w;
+    int64_t behind = deferring && m->deferred[0].window <= w - 1 ? m->deferred[0].window - 1
+                                                                  : w - 1;
+    int rc = flood_process_until(m, behind, err);
     /* mobile partitions follow their nodes: the new tiling is queued before the read-back is
      * waited for (with the last transmit set, or here in a window without one), and its
      * hand-over done after */
@@ -550,9 +555,9 @@ static int flood_end_window(struct model_state *state, const window_plan *plan, 
      * frontiers are bounded within budget; otherwise read this one back now (and exchange
      * the relays when several devices ran it). */
     int lag = m->transmitted && can_run_ahead(m) &&
-              (m->deferred == w ? m->rb_count == 0 /* deferred: bounded, one device */
-                                : m->rb_count == 1 && m->rb[m->rb_head].overflow_safe &&
-                                      m->rb[m->rb_head].n_dev == 1);
+              (deferring ? m->rb_count == 0 /* deferred: bounded, one device */
+                         : m->rb_count == 1 && m->rb[m->rb_head].overflow_safe &&
+                               m->rb[m->rb_head].n_dev == 1);
     if (lag) {
         /* window W + 1's relays, as prepare_transmit will bound them once its new packets
          * hold their slots (a product past 2^64 is surely over the budget) */
