@@ -303,8 +303,10 @@ void flood_reach_box(const flood_model *m, uint32_t part, int64_t w, int extra, 
  * the read-back, and resources were not proven to keep one relay per node and packet. */
 static int can_run_ahead(const flood_model *m)
 {
-    /* under a scheme the next window's work depends on decisions, not on a degree bound */
-    if (m->run_ahead_env == 0 || m->scheme_window)
+    /* Under a scheme the next window's relays come from decisions, which a degree bound
+     * does not bound; the nodes of the packets in flight do (a node relays a packet at most
+     * once), and that is the moving scenarios' bound (relays_bound) */
+    if (m->run_ahead_env == 0 || (m->scheme_window && !m->mobile))
         return 0;
     if (m->mobile && (m->n_parts != 1 || m->resources))
         return 0;
