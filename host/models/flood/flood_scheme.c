@@ -118,8 +118,8 @@ int flood_scheme_decide(flood_model *m, uint32_t part, flood_replica *r, int64_t
     if (groups > most)
         groups = most;
     if (!rc)
-        rc = enqueue_1d(d, r->k_decide, "flood.scheme_decide", groups * ls, ls, &evs[(*n_evs)++],
-                        err);
+        rc = enqueue_1d(d, r->k_decide, "flood.scheme_decide", groups * ls, ls,
+                        evs ? &evs[(*n_evs)++] : NULL, err);
     if (!rc)
         r->pend_ran = w;
     return rc;

@@ -502,10 +502,10 @@ static int flood_run_set(struct model_state *state, const window_plan *plan, con
     flood_replica *r = &m->rep[d];
     /* An untimed window's launches go without profiling events (window_plan.timed): none is
      * needed for order on the device's in-order queue, and the read-back and the waits
-     * between devices make their own. Node resources and schemes launch their kernels
-     * (flood_resources.c, flood_scheme.c) with events always: their windows stay timed, so
-     * that a set never hands back the events of only some of its kernels. */
-    cl_event *tev = plan->timed || m->resources || m->scheme_window ? evs : NULL;
+     * between devices make their own. Node resources launch their kernels
+     * (flood_resources.c) with events always: their windows stay timed, so that a set never
+     * hands back the events of only some of its kernels. */
+    cl_event *tev = plan->timed || m->resources ? evs : NULL;
     switch (set->kind) {
     case FLOOD_MOVE: /* queued at the end of the last window, or done now */
         flood_premove_claim(r, plan->index, 0, evs, n_evs);
