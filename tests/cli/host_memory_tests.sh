@@ -3,7 +3,7 @@
 # the memory check adds them up and compares the sum with the host's available memory
 # (docs/when-things-go-wrong.md, "Memory, before anything is allocated"). The test hook
 # CLNETSIM_TEST_HOST_MEMORY sets what the host has: 256 KiB hold small_mobile.ini's replica on
-# one device (124.1 KiB) but not its two replicas on two (170.9 KiB each).
+# one device (124.1 KiB) but not its two replicas on two (171.0 KiB each).
 # host_memory_tests.sh CLNETSIM SOURCE_DIR
 set -u
 bin=$1 scn=$2/scenarios
@@ -27,7 +27,7 @@ rc=$?
 dev=$(sed -n 's/.*{"name": "\([^"]*\)", "platform".*/\1/p' "$tmp/one.json" | head -n 1)
 [ -n "$dev" ] || fail "one_device: no device name in the JSON"
 
-want="clnetsim: error: $scn/small_mobile.ini needs about 170.9 KiB on each of devices 0 '$dev' and 1 '$dev', whose memory is the host's: 341.9 KiB in all, and the host has 256.0 KiB available; use fewer of these devices, a smaller scenario or a machine with more memory"
+want="clnetsim: error: $scn/small_mobile.ini needs about 171.0 KiB on each of devices 0 '$dev' and 1 '$dev', whose memory is the host's: 341.9 KiB in all, and the host has 256.0 KiB available; use fewer of these devices, a smaller scenario or a machine with more memory"
 for policy in stop continue; do
     env CLNETSIM_TEST_HOST_MEMORY=256K POCL_DEVICES="pthread pthread" "$bin" run -d 0,1 \
         "$scn/small_mobile.ini" -s devices.on_failure=$policy -q --json "$tmp/w/r.json" \

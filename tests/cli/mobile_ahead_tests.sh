@@ -3,14 +3,14 @@
 # CLNETSIM_TEST_RUN_AHEAD=1 on PoCL) against each window read back before the next
 # (CLNETSIM_TEST_RUN_AHEAD=0), on one device: the same determinism-contract members
 # (json_compare; with flows also the --packets rows) for every quick moving scenario, under a
-# neighbour cap, with flows, with tiny starting frontiers and one slot (every frontier then
-# grows to the relay bound, which must hold), with the partition moving between two devices,
-# stopped with and without a checkpoint (and resumed), and with --kernel-times; the default
-# deferring two windows' read-backs in a row to the next one's (flood_exchange.c), one
-# (CLNETSIM_TEST_READ_EVERY=2), every window read back (CLNETSIM_TEST_READ_EVERY=1), and the
-# hook's bad values. A dense case
-# (every node hears every other: a window's relays reach n - 1 per packet) is also checked
-# against the oracle, which no run-ahead can share a fault with.
+# neighbour cap, under the counter and distance schemes, with flows, with tiny starting
+# frontiers and one slot (every frontier then grows to the relay bound, which must hold), with
+# the partition moving between two devices, stopped with and without a checkpoint (and
+# resumed), and with --kernel-times; the default deferring two windows' read-backs in a row to
+# the next one's (flood_exchange.c), one (CLNETSIM_TEST_READ_EVERY=2), every window read back
+# (CLNETSIM_TEST_READ_EVERY=1), and the hook's bad values. A dense case (every node hears
+# every other: a window's relays reach n - 1 per packet) is also checked against the oracle,
+# which no run-ahead can share a fault with.
 # Usage: mobile_ahead_tests.sh CLNETSIM SOURCE_DIR JSON_COMPARE FLOOD_ORACLE
 bin=$1 src=$2 compare=$3 oracle=$4
 scn=$src/scenarios
@@ -59,6 +59,13 @@ small_ref="$small_ref -s traffic.packets=40"
 ahead_case mobile_flood_small "" "" "$scn/mobile_flood.ini" $small_ref
 # shellcheck disable=SC2086
 ahead_case mobile_flood_small_tiny "" "$tiny" "$scn/mobile_flood.ini" $small_ref
+# the distance scheme among moving nodes (the counter's is small_mobile_counter above): the
+# decisions' relays bounded by the packets' nodes, as without a scheme
+dist="-s flood.scheme=distance -s flood.distance_threshold=60"
+# shellcheck disable=SC2086
+ahead_case distance "" "" "$scn/small_mobile_counter.ini" $dist
+# shellcheck disable=SC2086
+ahead_case distance_tiny "" "$tiny" "$scn/small_mobile_counter.ini" $dist
 # a neighbour cap (udg: the lists capped per window; qudg: thresholds per window)
 ahead_case cap_udg "" "$tiny" "$scn/small_mobile.ini" -s connectivity.max_neighbors=6
 ahead_case cap_qudg "" "$tiny" "$scn/small_mobile.ini" -s connectivity.model=qudg \
@@ -176,5 +183,14 @@ expect times_launches test "$k1" -eq "$((k0 + 1))"
 expect times_launches_deferred test "$k2" -ge "$((k0 + 1))" -a "$k2" -le "$((k0 + 3))"
 check times_deferred_same 0 '' "$compare" "$tmp/kt0.json" "$tmp/kt2.json"
 expect times_windows grep -Eq '"windows": [1-9]' "$tmp/kt1.json"
+# under a scheme too: run ahead, one decision launch more, and the same results
+for ra in 0 1; do
+    check "times_scheme_$ra" 0 'flood\.scheme_decide +[0-9]+ launches' \
+        env CLNETSIM_TEST_RUN_AHEAD=$ra "$bin" run "$scn/small_mobile_counter.ini" -q \
+        --devices 0 --kernel-times --json "$tmp/kts$ra.json"
+    grep -E '^ +flood\.scheme_decide ' "$tmp/out" | awk '{print $2}' > "$tmp/kts$ra.n"
+done
+expect times_scheme_launches test "$(cat "$tmp/kts1.n")" -eq "$(($(cat "$tmp/kts0.n") + 1))"
+check times_scheme_same 0 '' "$compare" "$tmp/kts0.json" "$tmp/kts1.json"
 check times_same 0 '' "$compare" "$tmp/kt0.json" "$tmp/kt1.json"
 finish mobile_ahead

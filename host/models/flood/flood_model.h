@@ -188,7 +188,7 @@ typedef struct flood_replica {
     cl_event pre_move_ev, pre_bin_ev[5]; /* cell lists (3 at most), the cap's thresholds */
     int n_pre_bin;
 
-    int64_t counts_clean;   /* window whose three count words are known to be right */
+    int64_t counts_clean;   /* window whose count words are known to be right */
     int64_t moved;          /* mobile: window whose positions it holds */
     /* mobile: the window whose step, the last one here, ranked every node for the cell lists
      * (m->rank_moves, cell_lists_build_ranked); -1 when the last step ranked none, or the
