@@ -1,6 +1,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "version.h"
 #include "cli/cli.h"
@@ -9,6 +10,7 @@
 #include "common/error.h"
 #include "config/config.h"
 #include "device/device.h"
+#include "dist/dist.h"
 
 static void print_version(FILE *out)
 {
@@ -86,7 +88,84 @@ static int cmd_keys(int argc, char **argv)
     return CN_OK;
 }
 
+static int cli_main_one(int argc, char **argv);
+
+/* `devices` under several MPI ranks: each rank's listing, headed by the rank and its machine,
+ * printed by rank 0 in rank order (a rank that cannot list its devices stops them all, its
+ * error printed once). */
+static int devices_of_ranks(void)
+{
+    cn_error err = {0};
+    device_list list = {0};
+    char *text = NULL, *all = NULL;
+    size_t len = 0;
+    int rc = device_enumerate(&list, &err);
+    FILE *f = rc ? NULL : open_memstream(&text, &len);
+    if (!rc && !f)
+        rc = cn_fail(&err, CN_ERR_RUNTIME, "cannot make the listing of rank %d's devices",
+                     dist_rank());
+    if (f) {
+        char host[256] = "";
+        if (gethostname(host, sizeof host - 1) != 0)
+            snprintf(host, sizeof host, "?");
+        fprintf(f, "rank %d of %d (local rank %d of %d on %s):\n", dist_rank(), dist_size(),
+                dist_local_rank(), dist_local_size(), host);
+        device_print_listing(&list, f);
+        if (fclose(f) != 0)
+            rc = cn_fail(&err, CN_ERR_RUNTIME, "cannot make the listing of rank %d's devices",
+                         dist_rank());
+    }
+    device_list_free(&list);
+    rc = dist_agree(rc, &err);
+    if (!rc)
+        rc = dist_agree(dist_gather_text(text ? text : "", &all, &err), &err);
+    free(text);
+    if (rc) {
+        if (dist_rank() == 0)
+            fprintf(stderr, "clnetsim: error: %s\n", err.msg);
+        return rc;
+    }
+    if (all)
+        fputs(all, stdout);
+    free(all);
+    return CN_OK;
+}
+
+/* A command under several MPI ranks: rank 0 alone prints help, versions and the keys; every
+ * rank lists its devices; nothing runs a scenario over several ranks yet, and each command that
+ * would is refused before any rank touches a file or a device (issue 28's next steps). */
+static int cli_main_ranks(int argc, char **argv)
+{
+    const char *cmd = argv[1];
+    static const char *const single[] = {"-h", "--help", "help", "-V", "--version", "version",
+                                         "keys"};
+    for (size_t i = 0; i < sizeof single / sizeof single[0]; i++)
+        if (!strcmp(cmd, single[i])) {
+            if (dist_rank() == 0)
+                return cli_main_one(argc, argv);
+            return CN_OK;
+        }
+    if (!strcmp(cmd, "devices") && argc == 2)
+        return devices_of_ranks();
+    if (dist_rank() == 0) {
+        char shown[1024];
+        fprintf(stderr, "clnetsim: error: '%s' was started as %d MPI ranks, and no scenario runs "
+                "over several ranks yet: start it as one process (docs/user-guide.md, "
+                "\"Several processes\")\n", cn_escape(cmd, shown, sizeof shown), dist_size());
+    }
+    return CN_ERR_INPUT;
+}
+
 int cli_main(int argc, char **argv)
+{
+    if (dist_size() == 1)
+        return cli_main_one(argc, argv);
+    if (argc < 2) /* the usage, once */
+        return dist_rank() == 0 ? cli_main_one(argc, argv) : CN_ERR_INPUT;
+    return cli_main_ranks(argc, argv);
+}
+
+static int cli_main_one(int argc, char **argv)
 {
     if (argc < 2) {
         print_usage(stderr);

@@ -6,6 +6,7 @@
 #include "cli/cli.h"
 #include "cli/cli_args.h"
 #include "common/error.h"
+#include "dist/dist.h"
 
 /* Standard output is flushed and closed here, once for every command: a write that failed
  * (a full disk under a redirect, /dev/full) would otherwise end in status 0 with the output
@@ -32,5 +33,15 @@ int main(int argc, char **argv)
      * leaving its temporary file behind; ignored, the write fails with EFBIG instead and the
      * output code reports it and removes the temporary file. */
     signal(SIGXFSZ, SIG_IGN);
-    return close_stdout(cli_main(argc, argv));
+    /* MPI first, when a launcher started the process (dist.h): it may take its own arguments
+     * off the command line */
+    cn_error err = {0};
+    if (dist_init(&argc, &argv, &err) != 0) {
+        fprintf(stderr, "clnetsim: error: %s\n", err.msg);
+        dist_finalize();
+        return close_stdout(err.code);
+    }
+    int rc = cli_main(argc, argv);
+    dist_finalize();
+    return close_stdout(rc);
 }

@@ -1,0 +1,307 @@
+/* The run's processes: MPI's ranks, or the stand-in of one (dist.h). */
+#include "dist/dist.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef CLNETSIM_HAVE_MPI
+#include <mpi.h>
+#endif
+
+static int world_rank = 0, world_size = 1, node_rank = 0, node_size = 1, started = 0;
+static char library[160] = "none";
+
+#ifdef CLNETSIM_HAVE_MPI
+/* Whether an MPI launcher started this process: the variables Open MPI's mpirun, MPICH's
+ * Hydra and PMI or PMIx launchers (srun) give every process they start. Without one the
+ * process stays single: MPI_Init would make it a singleton of one rank anyway, at a cost. */
+static int launched(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMI_RANK",
+                                       "PMIX_RANK", "MPI_LOCALNRANKS"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        if (getenv(vars[i]))
+            return 1;
+    return 0;
+}
+
+static int mpi_check(int rc, const char *call, cn_error *err)
+{
+    if (rc == MPI_SUCCESS)
+        return 0;
+    char text[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS || len <= 0)
+        snprintf(text, sizeof text, "MPI error %d", rc);
+    return cn_fail(err, CN_ERR_RUNTIME, "%s failed on MPI rank %d of %d: %s", call, world_rank,
+                   world_size, text);
+}
+
+static MPI_Op mpi_op(dist_op op)
+{
+    return op == DIST_SUM ? MPI_SUM : op == DIST_MIN ? MPI_MIN : MPI_MAX;
+}
+#endif
+
+int dist_init(int *argc, char ***argv, cn_error *err)
+{
+#ifdef CLNETSIM_HAVE_MPI
+    if (!launched())
+        return 0;
+    int provided = 0;
+    /* only the main thread calls MPI */
+    int rc = MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+    if (rc != MPI_SUCCESS)
+        return cn_fail(err, CN_ERR_RUNTIME, "MPI_Init_thread failed (error %d): MPI could not "
+                       "start this process", rc);
+    started = 1;
+    rc = mpi_check(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN),
+                   "MPI_Comm_set_errhandler", err);
+    if (!rc)
+        rc = mpi_check(MPI_Comm_rank(MPI_COMM_WORLD, &world_rank), "MPI_Comm_rank", err);
+    if (!rc)
+        rc = mpi_check(MPI_Comm_size(MPI_COMM_WORLD, &world_size), "MPI_Comm_size", err);
+    /* the ranks of this machine: those that can share memory */
+    MPI_Comm local = MPI_COMM_NULL;
+    if (!rc)
+        rc = mpi_check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world_rank,
+                                           MPI_INFO_NULL, &local),
+                       "MPI_Comm_split_type", err);
+    if (!rc)
+        rc = mpi_check(MPI_Comm_rank(local, &node_rank), "MPI_Comm_rank", err);
+    if (!rc)
+        rc = mpi_check(MPI_Comm_size(local, &node_size), "MPI_Comm_size", err);
+    if (local != MPI_COMM_NULL && !rc)
+        rc = mpi_check(MPI_Comm_free(&local), "MPI_Comm_free", err);
+    char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int len = 0;
+    if (!rc)
+        rc = mpi_check(MPI_Get_library_version(version, &len), "MPI_Get_library_version", err);
+    if (!rc) { /* its first line */
+        version[strcspn(version, "\r\n")] = '\0';
+        snprintf(library, sizeof library, "%s", version);
+    }
+    return rc;
+#else
+    (void)argc;
+    (void)argv;
+    (void)err;
+    return 0;
+#endif
+}
+
+void dist_finalize(void)
+{
+#ifdef CLNETSIM_HAVE_MPI
+    if (started)
+        MPI_Finalize();
+    started = 0;
+#endif
+}
+
+void dist_abort(int code)
+{
+#ifdef CLNETSIM_HAVE_MPI
+    if (started)
+        MPI_Abort(MPI_COMM_WORLD, code);
+#endif
+    exit(code);
+}
+
+int dist_rank(void)
+{
+    return world_rank;
+}
+
+int dist_size(void)
+{
+    return world_size;
+}
+
+int dist_local_rank(void)
+{
+    return node_rank;
+}
+
+int dist_local_size(void)
+{
+    return node_size;
+}
+
+int dist_is_mpi(void)
+{
+    return started;
+}
+
+const char *dist_library(void)
+{
+    return library;
+}
+
+int dist_allreduce_u64(uint64_t *v, int n, dist_op op, cn_error *err)
+{
+#ifdef CLNETSIM_HAVE_MPI
+    if (started && world_size > 1)
+        return mpi_check(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_UINT64_T, mpi_op(op),
+                                       MPI_COMM_WORLD),
+                         "MPI_Allreduce", err);
+#endif
+    (void)v;
+    (void)n;
+    (void)op;
+    (void)err;
+    return 0;
+}
+
+int dist_allreduce_i64(int64_t *v, int n, dist_op op, cn_error *err)
+{
+#ifdef CLNETSIM_HAVE_MPI
+    if (started && world_size > 1)
+        return mpi_check(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, mpi_op(op),
+                                       MPI_COMM_WORLD),
+                         "MPI_Allreduce", err);
+#endif
+    (void)v;
+    (void)n;
+    (void)op;
+    (void)err;
+    return 0;
+}
+
+int dist_bcast(void *buf, size_t bytes, int root, cn_error *err)
+{
+#ifdef CLNETSIM_HAVE_MPI
+    if (started && world_size > 1) {
+        /* in pieces that an int counts */
+        for (size_t at = 0; at < bytes;) {
+            size_t piece = bytes - at < (size_t)1 << 30 ? bytes - at : (size_t)1 << 30;
+            int rc = mpi_check(MPI_Bcast((char *)buf + at, (int)piece, MPI_BYTE, root,
+                                         MPI_COMM_WORLD),
+                               "MPI_Bcast", err);
+            if (rc)
+                return rc;
+            at += piece;
+        }
+        return 0;
+    }
+#endif
+    (void)buf;
+    (void)bytes;
+    (void)root;
+    (void)err;
+    return 0;
+}
+
+int dist_allgather(const void *send, void *recv, size_t bytes, cn_error *err)
+{
+#ifdef CLNETSIM_HAVE_MPI
+    if (started && world_size > 1) {
+        if (bytes > INT_MAX)
+            return cn_fail(err, CN_ERR_RUNTIME, "internal error: %zu bytes per rank to gather, "
+                           "more than MPI_Allgather counts", bytes);
+        return mpi_check(MPI_Allgather(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE,
+                                       MPI_COMM_WORLD),
+                         "MPI_Allgather", err);
+    }
+#endif
+    (void)err;
+    memmove(recv, send, bytes);
+    return 0;
+}
+
+int dist_gather_text(const char *text, char **all, cn_error *err)
+{
+    *all = NULL;
+    size_t len = strlen(text);
+#ifdef CLNETSIM_HAVE_MPI
+    if (started && world_size > 1) {
+        if (len > INT_MAX / (size_t)world_size)
+            return cn_fail(err, CN_ERR_RUNTIME, "rank %d has %zu bytes of text to gather, more "
+                           "than MPI_Gatherv counts", world_rank, len);
+        int mine = (int)len, *lens = NULL, *at = NULL;
+        char *out = NULL;
+        int rc = 0;
+        if (world_rank == 0) {
+            lens = calloc((size_t)world_size, sizeof *lens);
+            at = calloc((size_t)world_size, sizeof *at);
+            if (!lens || !at)
+                rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the ranks' text");
+        }
+        /* every rank takes part in both collectives, whatever happened on rank 0 */
+        int rc2 = mpi_check(MPI_Gather(&mine, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD),
+                            "MPI_Gather", err);
+        rc = rc ? rc : rc2;
+        size_t total = 0;
+        if (world_rank == 0 && !rc) {
+            for (int r = 0; r < world_size; r++) {
+                at[r] = (int)total;
+                total += (size_t)lens[r];
+            }
+            out = malloc(total + 1);
+            if (!out)
+                rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the ranks' text");
+        }
+        /* a rank 0 without room still receives nothing: counts of zero */
+        if (world_rank == 0 && rc && lens)
+            memset(lens, 0, (size_t)world_size * sizeof *lens);
+        rc2 = mpi_check(MPI_Gatherv(text, mine, MPI_CHAR, out, lens, at, MPI_CHAR, 0,
+                                    MPI_COMM_WORLD),
+                        "MPI_Gatherv", err);
+        rc = rc ? rc : rc2;
+        free(lens);
+        free(at);
+        if (out && !rc) {
+            out[total] = '\0';
+            *all = out;
+        } else {
+            free(out);
+        }
+        return rc;
+    }
+#endif
+    *all = malloc(len + 1);
+    if (!*all)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the ranks' text");
+    memcpy(*all, text, len + 1);
+    return 0;
+}
+
+int dist_agree(int rc, cn_error *err)
+{
+    if (world_size == 1)
+        return rc;
+    /* the lowest failing rank, or world_size when none failed */
+    int64_t first = rc ? world_rank : world_size;
+    cn_error own = {0};
+    int crc = dist_allreduce_i64(&first, 1, DIST_MIN, &own);
+    if (crc) {
+        cn_error_clear(err);
+        *err = own;
+        return crc;
+    }
+    if (first == world_size)
+        return 0;
+    struct {
+        int32_t code;
+        char msg[sizeof err->msg];
+    } what = {0, ""};
+    if (first == world_rank) {
+        what.code = err->code ? err->code : rc;
+        snprintf(what.msg, sizeof what.msg, "%s", err->msg);
+    }
+    crc = dist_bcast(&what, sizeof what, (int)first, &own);
+    if (crc) {
+        cn_error_clear(err);
+        *err = own;
+        return crc;
+    }
+    if (first != world_rank) {
+        cn_error_clear(err);
+        err->code = what.code;
+    }
+    snprintf(err->msg, sizeof err->msg, "MPI rank %d of %d: %s", (int)first, world_size,
+             what.msg);
+    return what.code;
+}

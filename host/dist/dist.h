@@ -1,0 +1,58 @@
+/* The run's processes (docs/architecture.md, "Distributed runs"): the ranks of MPI when the
+ * binary was built with it (CMake option CLNETSIM_MPI) and a launcher (mpirun, mpiexec, srun)
+ * started the process, otherwise this process alone. Everything above this layer asks for the
+ * rank, the number of ranks and the collective operations here, and never calls MPI itself;
+ * with one process the operations are the identity, so that a single-process run behaves and
+ * costs as if MPI did not exist.
+ *
+ * Every MPI call is checked (MPI_ERRORS_RETURN on the world communicator): a failure becomes
+ * one sentence naming the call and the rank. A collective whose ranks disagree on an error
+ * goes through dist_agree, which hands every rank the first failing rank's sentence. */
+#ifndef CLNETSIM_DIST_H
+#define CLNETSIM_DIST_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+
+/* Starts MPI when the process was launched by an MPI launcher and the build has MPI; else
+ * (and for a launcher's single process) the stand-in of one rank. Takes the command line's
+ * ARGC and ARGV as MPI_Init does. Call once, before anything else. */
+int dist_init(int *argc, char ***argv, cn_error *err);
+/* Ends MPI, if started; the last call of the process. */
+void dist_finalize(void);
+/* Ends every rank at once with status CODE (a rank that cannot go on while others wait in a
+ * collective); with one process, exit(CODE). */
+void dist_abort(int code) __attribute__((noreturn));
+
+int dist_rank(void);        /* 0 .. dist_size() - 1 */
+int dist_size(void);        /* the run's ranks, 1 without MPI */
+/* The rank among those of its machine, and how many share the machine (the node-local GPU of
+ * a rank is its local rank's) */
+int dist_local_rank(void);
+int dist_local_size(void);
+/* Whether MPI was started (0: the single-process stand-in) */
+int dist_is_mpi(void);
+/* The MPI library's version line ("Open MPI v4.1.4, ..."), or "none" */
+const char *dist_library(void);
+
+typedef enum dist_op { DIST_SUM, DIST_MIN, DIST_MAX } dist_op;
+/* V[0 .. N) on every rank becomes the reduction OP of every rank's V, on every rank (sums
+ * wrap modulo 2^64, as the counters' integer sums do: the order cannot matter). */
+int dist_allreduce_u64(uint64_t *v, int n, dist_op op, cn_error *err);
+int dist_allreduce_i64(int64_t *v, int n, dist_op op, cn_error *err);
+/* BYTES of BUF from rank ROOT to every rank. */
+int dist_bcast(void *buf, size_t bytes, int root, cn_error *err);
+/* Every rank's BYTES of SEND, in rank order, into RECV (dist_size() x BYTES) on every rank. */
+int dist_allgather(const void *send, void *recv, size_t bytes, cn_error *err);
+
+/* Collective: rank 0 receives every rank's TEXT (a C string), in rank order, as one string
+ * in *ALL (malloc'ed; the caller frees it); the other ranks get *ALL = NULL. */
+int dist_gather_text(const char *text, char **all, cn_error *err);
+
+/* Collective: whether any rank failed (RC non-zero), and if one did, the lowest failing
+ * rank's error in ERR on every rank (its code and sentence, which names that rank when there
+ * are several). Returns that error's code, 0 when every rank succeeded. */
+int dist_agree(int rc, cn_error *err);
+
+#endif

@@ -1,0 +1,139 @@
+/* The run's processes (host/dist/dist.h), on every rank of a launch or alone: the ranks and
+ * the machine's, each reduction, the broadcast, the gathers and the agreement on an error,
+ * against what every rank can compute for itself. Usage: test_dist RANKS MPI (the number of
+ * ranks expected, and 1 when MPI must have started, 0 for the stand-in). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dist/dist.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                                                       \
+    do {                                                                                       \
+        if (!(cond)) {                                                                         \
+            fprintf(stderr, "rank %d: FAIL %s:%d: ", dist_rank(), __FILE__, __LINE__);        \
+            fprintf(stderr, __VA_ARGS__);                                                      \
+            fputc('\n', stderr);                                                               \
+            failures++;                                                                        \
+        }                                                                                      \
+    } while (0)
+
+int main(int argc, char **argv)
+{
+    cn_error err = {0};
+    if (dist_init(&argc, &argv, &err) != 0) {
+        fprintf(stderr, "test_dist: %s\n", err.msg);
+        return 1;
+    }
+    if (argc != 3) {
+        fprintf(stderr, "usage: test_dist RANKS MPI\n");
+        dist_finalize();
+        return 2;
+    }
+    int want = atoi(argv[1]), mpi = atoi(argv[2]);
+    int r = dist_rank(), n = dist_size();
+    CHECK(n == want, "%d ranks, expected %d", n, want);
+    CHECK(dist_is_mpi() == mpi, "MPI started: %d, expected %d", dist_is_mpi(), mpi);
+    CHECK(r >= 0 && r < n, "rank %d of %d", r, n);
+    /* one machine: the machine's ranks are the world's */
+    CHECK(dist_local_size() == n && dist_local_rank() == r, "local rank %d of %d",
+          dist_local_rank(), dist_local_size());
+    CHECK(strcmp(dist_library(), "none") != 0 || !mpi, "library '%s'", dist_library());
+
+    uint64_t u[3] = {(uint64_t)r + 1, (uint64_t)r + 1, UINT64_MAX};
+    int rc = dist_allreduce_u64(u, 3, DIST_SUM, &err);
+    CHECK(!rc && u[0] == (uint64_t)n * (n + 1) / 2 && u[1] == u[0], "sum %llu (%s)",
+          (unsigned long long)u[0], err.msg);
+    /* n times 2^64 - 1, modulo 2^64 */
+    CHECK(!rc && u[2] == (uint64_t)0 - (uint64_t)n, "wrapped sum %llu",
+          (unsigned long long)u[2]);
+    uint64_t lo = (uint64_t)r + 7, hi = (uint64_t)r + 7;
+    rc = dist_allreduce_u64(&lo, 1, DIST_MIN, &err) || dist_allreduce_u64(&hi, 1, DIST_MAX, &err);
+    CHECK(!rc && lo == 7 && hi == (uint64_t)n + 6, "min %llu max %llu", (unsigned long long)lo,
+          (unsigned long long)hi);
+    int64_t s[2] = {-(int64_t)r - 1, INT64_MIN + r};
+    rc = dist_allreduce_i64(s, 2, DIST_MIN, &err);
+    CHECK(!rc && s[0] == -(int64_t)n && s[1] == INT64_MIN, "i64 min %lld %lld", (long long)s[0],
+          (long long)s[1]);
+    int64_t m = r % 2 ? -(int64_t)r : (int64_t)r * 1000;
+    rc = dist_allreduce_i64(&m, 1, DIST_MAX, &err);
+    CHECK(!rc && m == (int64_t)((n - 1) / 2 * 2) * 1000, "i64 max %lld", (long long)m);
+
+    /* 3 MiB from the last rank, and a byte pattern each rank can check */
+    size_t big = (size_t)3 << 20;
+    unsigned char *b = malloc(big);
+    CHECK(b != NULL, "no memory");
+    if (b) {
+        for (size_t i = 0; i < big; i++)
+            b[i] = r == n - 1 ? (unsigned char)(i * 31 + 7) : 0;
+        rc = dist_bcast(b, big, n - 1, &err);
+        size_t bad = 0;
+        for (size_t i = 0; i < big; i++)
+            bad += b[i] != (unsigned char)(i * 31 + 7);
+        CHECK(!rc && bad == 0, "broadcast: %zu bytes differ (%s)", bad, err.msg);
+        free(b);
+    }
+
+    uint64_t mine = 0x1000 + (uint64_t)r, *all = calloc((size_t)n, sizeof *all);
+    CHECK(all != NULL, "no memory");
+    if (all) {
+        rc = dist_allgather(&mine, all, sizeof mine, &err);
+        for (int k = 0; k < n; k++)
+            CHECK(!rc && all[k] == 0x1000 + (uint64_t)k, "allgather[%d] %llu", k,
+                  (unsigned long long)all[k]);
+        free(all);
+    }
+
+    char text[32], *joined = NULL, expect[1024] = "";
+    snprintf(text, sizeof text, "<%d%s>", r, r == 1 ? "" : "...");
+    rc = dist_gather_text(text, &joined, &err);
+    for (int k = 0; k < n; k++) {
+        char one[32];
+        snprintf(one, sizeof one, "<%d%s>", k, k == 1 ? "" : "...");
+        strncat(expect, one, sizeof expect - strlen(expect) - 1);
+    }
+    if (r == 0)
+        CHECK(!rc && joined && !strcmp(joined, expect), "gathered '%s', expected '%s'",
+              joined ? joined : "(null)", expect);
+    else
+        CHECK(!rc && joined == NULL, "a rank other than 0 got text");
+    free(joined);
+
+    /* the agreement: nobody failed; then the last rank (and the first, which the last's
+     * lower rank number loses to) */
+    cn_error e = {0};
+    CHECK(dist_agree(0, &e) == 0 && e.code == 0, "agreed on an error nobody had");
+    cn_error f = {0};
+    int last = r == n - 1;
+    if (last)
+        cn_fail(&f, 3, "the last rank failed");
+    rc = dist_agree(last ? 3 : 0, &f);
+    char want_msg[128];
+    if (n > 1)
+        snprintf(want_msg, sizeof want_msg, "MPI rank %d of %d: the last rank failed", n - 1, n);
+    else
+        snprintf(want_msg, sizeof want_msg, "the last rank failed");
+    CHECK(rc == 3 && f.code == 3 && !strcmp(f.msg, want_msg), "agreed %d '%s'", rc, f.msg);
+    cn_error g = {0};
+    if (r == 0 || last)
+        cn_fail(&g, r == 0 ? 4 : 5, "rank %d failed", r);
+    rc = dist_agree(r == 0 || last ? g.code : 0, &g);
+    if (n > 1)
+        snprintf(want_msg, sizeof want_msg, "MPI rank 0 of %d: rank 0 failed", n);
+    else
+        snprintf(want_msg, sizeof want_msg, "rank 0 failed");
+    CHECK(rc == 4 && g.code == 4 && !strcmp(g.msg, want_msg), "agreed %d '%s'", rc, g.msg);
+
+    /* every rank's verdict, so that one failing rank fails the test everywhere */
+    uint64_t bad = (uint64_t)failures;
+    if (dist_allreduce_u64(&bad, 1, DIST_SUM, &err) != 0)
+        bad = 1;
+    if (r == 0)
+        printf("test_dist: %d rank(s), MPI %s: %s\n", n, dist_is_mpi() ? dist_library() : "no",
+               bad ? "FAILED" : "ok");
+    dist_finalize();
+    return bad ? 1 : 0;
+}
