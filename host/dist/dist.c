@@ -11,7 +11,7 @@
 #endif
 
 static int world_rank = 0, world_size = 1, node_rank = 0, node_size = 1, started = 0;
-static char library[160] = "none";
+static char library[256] = "none";
 
 #ifdef CLNETSIM_HAVE_MPI
 /* Whether an MPI launcher started this process: the variables Open MPI's mpirun, MPICH's
@@ -79,9 +79,12 @@ int dist_init(int *argc, char ***argv, cn_error *err)
     int len = 0;
     if (!rc)
         rc = mpi_check(MPI_Get_library_version(version, &len), "MPI_Get_library_version", err);
-    if (!rc) { /* its first line */
-        version[strcspn(version, "\r\n")] = '\0';
-        snprintf(library, sizeof library, "%s", version);
+    if (!rc) { /* its first line, as much as fits */
+        size_t n = strcspn(version, "\r\n");
+        if (n > sizeof library - 1)
+            n = sizeof library - 1;
+        memcpy(library, version, n);
+        library[n] = '\0';
     }
     return rc;
 #else
@@ -301,7 +304,15 @@ int dist_agree(int rc, cn_error *err)
         cn_error_clear(err);
         err->code = what.code;
     }
-    snprintf(err->msg, sizeof err->msg, "MPI rank %d of %d: %s", (int)first, world_size,
-             what.msg);
+    /* "MPI rank R of S: " and as much of the sentence as fits after it */
+    char prefix[64];
+    int p = snprintf(prefix, sizeof prefix, "MPI rank %d of %d: ", (int)first, world_size);
+    size_t pl = p > 0 && (size_t)p < sizeof prefix ? (size_t)p : 0;
+    size_t ml = strnlen(what.msg, sizeof what.msg);
+    if (ml > sizeof err->msg - 1 - pl)
+        ml = sizeof err->msg - 1 - pl;
+    memcpy(err->msg, prefix, pl);
+    memcpy(err->msg + pl, what.msg, ml);
+    err->msg[pl + ml] = '\0';
     return what.code;
 }
