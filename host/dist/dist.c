@@ -143,34 +143,31 @@ const char *dist_library(void)
     return library;
 }
 
-int dist_allreduce_u64(uint64_t *v, int n, dist_op op, cn_error *err)
+/* V[0 .. N) reduced in place over every rank, as unsigned or signed 64-bit integers */
+static int allreduce64(void *v, int n, int is_signed, dist_op op, cn_error *err)
 {
 #ifdef CLNETSIM_HAVE_MPI
     if (started && world_size > 1)
-        return mpi_check(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_UINT64_T, mpi_op(op),
-                                       MPI_COMM_WORLD),
+        return mpi_check(MPI_Allreduce(MPI_IN_PLACE, v, n, is_signed ? MPI_INT64_T : MPI_UINT64_T,
+                                       mpi_op(op), MPI_COMM_WORLD),
                          "MPI_Allreduce", err);
 #endif
     (void)v;
     (void)n;
+    (void)is_signed;
     (void)op;
     (void)err;
     return 0;
 }
 
+int dist_allreduce_u64(uint64_t *v, int n, dist_op op, cn_error *err)
+{
+    return allreduce64(v, n, 0, op, err);
+}
+
 int dist_allreduce_i64(int64_t *v, int n, dist_op op, cn_error *err)
 {
-#ifdef CLNETSIM_HAVE_MPI
-    if (started && world_size > 1)
-        return mpi_check(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, mpi_op(op),
-                                       MPI_COMM_WORLD),
-                         "MPI_Allreduce", err);
-#endif
-    (void)v;
-    (void)n;
-    (void)op;
-    (void)err;
-    return 0;
+    return allreduce64(v, n, 1, op, err);
 }
 
 int dist_bcast(void *buf, size_t bytes, int root, cn_error *err)
