@@ -132,8 +132,8 @@ static int devices_of_ranks(void)
 }
 
 /* A command under several MPI ranks: rank 0 alone prints help, versions and the keys; every
- * rank lists its devices; nothing runs a scenario over several ranks yet, and each command that
- * would is refused before any rank touches a file or a device (issue 28's next steps). */
+ * rank lists its devices; `run` runs the scenario over the ranks (cli_run.c); the other
+ * commands that run scenarios are refused before any rank touches a file or a device. */
 static int cli_main_ranks(int argc, char **argv)
 {
     const char *cmd = argv[1];
@@ -147,9 +147,11 @@ static int cli_main_ranks(int argc, char **argv)
         }
     if (!strcmp(cmd, "devices") && argc == 2)
         return devices_of_ranks();
+    if (!strcmp(cmd, "run"))
+        return cli_main_one(argc, argv);
     if (dist_rank() == 0) {
         char shown[1024];
-        fprintf(stderr, "clnetsim: error: '%s' was started as %d MPI ranks, and no scenario runs "
+        fprintf(stderr, "clnetsim: error: '%s' was started as %d MPI ranks, and only 'run' runs "
                 "over several ranks yet: start it as one process (docs/user-guide.md, "
                 "\"Several processes\")\n", cn_escape(cmd, shown, sizeof shown), dist_size());
     }

@@ -8,6 +8,7 @@
 #include "cli/cli_run.h"
 #include "config/config.h"
 #include "device/device.h"
+#include "dist/dist.h"
 #include "engine/checkpoint.h"
 #include "engine/engine.h"
 #include "report/report.h"
@@ -66,7 +67,8 @@ static void print_run_usage(FILE *out)
             "  -d, --devices SPEC           devices to use: cpu, gpu, all, indices from\n"
             "                               `clnetsim devices` (0,2), or\n"
             "                               platform-text:device-text (default: the GPUs,\n"
-            "                               else every device); one run uses them all\n"
+            "                               else every device); one run uses them all;\n"
+            "                               under MPI, SPEC@local: this rank's share\n"
             "  -j, --json FILE              write the results as JSON (atomically)\n"
             "      --packets FILE.csv       one row per packet: flow, packet, source,\n"
             "                               created_ns, delivered, latency_ns, hops\n"
@@ -132,8 +134,11 @@ static void catch_stop_signals(void)
 
 static const char *command_name = "run";
 
+/* Under several MPI ranks every rank reads the same command line, and rank 0 alone speaks. */
 static int usage_error(const char *fmt, const char *arg)
 {
+    if (dist_rank() != 0)
+        return CN_ERR_INPUT;
     char shown[1024];
     fprintf(stderr, "clnetsim %s: ", command_name);
     fprintf(stderr, fmt, cn_escape(arg, shown, sizeof shown));
@@ -173,7 +178,9 @@ static int parse_run_args(int argc, char **argv, run_args *ra, int resume)
         const char *a = argv[i];
         const char *v;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            if (resume)
+            if (dist_rank() != 0)
+                ;
+            else if (resume)
                 print_resume_usage(stdout);
             else
                 print_run_usage(stdout);
@@ -244,10 +251,53 @@ static int parse_run_args(int argc, char **argv, run_args *ra, int resume)
     return checkpoint_period(ra, every, clock);
 }
 
+/* Under several ranks the error is the agreed one (dist_agree), the same on every rank:
+ * rank 0 prints it. */
 static int fail(const cn_error *err)
 {
-    fprintf(stderr, "clnetsim: error: %s\n", err->msg);
+    if (dist_rank() == 0)
+        fprintf(stderr, "clnetsim: error: %s\n", err->msg);
     return err->code ? err->code : CN_ERR_RUNTIME;
+}
+
+/* A 64-bit FNV-1a hash of TEXT */
+static uint64_t text_hash(const char *text)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++)
+        h = (h ^ *c) * 1099511628211ull;
+    return h;
+}
+
+/* Several ranks: what a run over them does not do yet, refused on every rank alike, and the
+ * scenario every rank read, which must be one (the same file on every machine). */
+static int ranks_can_run(const run_args *ra, const scenario *sc, const model_ops *ops,
+                         cn_error *err)
+{
+    if (dist_size() == 1)
+        return 0;
+    const char *what = ra->checkpoint ? "--checkpoint" : ra->trace_inject ? "--trace-inject"
+                                                                            : NULL;
+    if (ops && !ops->end_ranks)
+        return cn_fail(err, CN_ERR_INPUT, "the %s model does not run over several MPI ranks "
+                       "yet (the phold model does): start it as one process (docs/user-guide.md, "
+                       "\"Several processes\")", sc->model);
+    if (what)
+        return cn_fail(err, CN_ERR_INPUT, "%s is not available in runs over several MPI ranks "
+                       "yet: start the run as one process to use it", what);
+    char *text = config_dump_string(sc);
+    if (!text)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    uint64_t h = text_hash(text);
+    free(text);
+    int64_t v[2] = {(int64_t)(h >> 1), -(int64_t)(h >> 1)};
+    const dist_op how[2] = {DIST_MIN, DIST_MIN};
+    int rc = dist_allreduce_each(v, how, 2, err);
+    if (!rc && v[0] != -v[1])
+        rc = cn_fail(err, CN_ERR_INPUT, "the MPI ranks read different scenarios from '%s' "
+                     "(each rank reads the file, with its -s overrides, on its own machine): "
+                     "give every rank the same one", ra->scenario);
+    return rc;
 }
 
 /* `resume`: the checkpoint CK read and checked, and the scenario it holds into SC. */
@@ -316,7 +366,9 @@ static int run_or_resume(int argc, char **argv, int resume)
     if (rc)
         return rc < 0 ? CN_OK : rc;
     cn_error err = {0};
-    if (check_distinct(&ra, &err) != 0)
+    /* several ranks: each rank checks its own files, and all of them learn of any failure
+     * (dist_agree) at each step where one rank alone could fail */
+    if (dist_agree(check_distinct(&ra, &err), &err) != 0)
         return fail(&err);
     scenario *sc = calloc(1, sizeof *sc);
     ckpt_file ck = {0};
@@ -324,13 +376,15 @@ static int run_or_resume(int argc, char **argv, int resume)
         return CN_ERR_RUNTIME;
     rc = resume ? load_checkpoint(&ra, &ck, sc, &err)
                 : config_load(ra.scenario, ra.overrides, ra.n_overrides, sc, &err);
+    rc = dist_agree(rc, &err);
     if (rc != 0) {
         ckpt_close(&ck);
         free(sc);
         return fail(&err);
     }
     if (ra.dump_config) {
-        config_dump(sc, stdout);
+        if (dist_rank() == 0)
+            config_dump(sc, stdout);
         ckpt_close(&ck);
         free(sc);
         return CN_OK;
@@ -344,6 +398,9 @@ static int run_or_resume(int argc, char **argv, int resume)
     if (!rc && ra.packets && !(ops && (ops->features & MODEL_PACKET_ROWS)))
         rc = cn_fail(&err, CN_ERR_INPUT, "--packets: the %s model has no packets (only the "
                      "flood model writes per-packet rows)", sc->model);
+    rc = dist_agree(rc, &err);
+    if (!rc)
+        rc = ranks_can_run(&ra, sc, ops, &err);
     if (rc) {
         free(text);
         ckpt_close(&ck);
@@ -352,7 +409,9 @@ static int run_or_resume(int argc, char **argv, int resume)
     }
     catch_stop_signals(); /* before the temporary output files exist */
     json_output json = {0}, csv = {0};
-    if (ra.json && json_output_open(&json, ra.json, &err) != 0) {
+    /* rank 0 writes the outputs */
+    int writer = dist_rank() == 0;
+    if (dist_agree(writer && ra.json ? json_output_open(&json, ra.json, &err) : 0, &err) != 0) {
         free(text);
         ckpt_close(&ck);
         free(sc);
@@ -360,7 +419,9 @@ static int run_or_resume(int argc, char **argv, int resume)
     }
     /* per-packet records (docs/models.md, "Traffic"): the CSV is written only once the run
      * has succeeded, like the JSON */
-    if (ra.packets && output_file_open(&csv, ra.packets, "packets CSV", &err) != 0) {
+    if (dist_agree(writer && ra.packets ? output_file_open(&csv, ra.packets, "packets CSV", &err)
+                                        : 0,
+                   &err) != 0) {
         json_output_abort(&json);
         free(text);
         ckpt_close(&ck);
@@ -384,12 +445,18 @@ static int run_or_resume(int argc, char **argv, int resume)
     int checks = CLI_CHECK_PHILOX | (shapes ? CLI_CHECK_SHAPES : 0);
     rc = res && devs ? cli_open_devices(ra.devices, ra.work_group, ENGINE_MAX_DEVICES, &list,
                                          devs, &n_open, checks, shapes, &ops, shapes,
-                                         ra.quiet ? NULL : stderr, drop, &err)
+                                         ra.quiet || !writer ? NULL : stderr, drop, &err)
                      : cn_fail(&err, CN_ERR_RUNTIME, "out of memory");
+    for (int d = 0; d < n_open && ra.kernel_times && !rc; d++)
+        rc = device_kernel_timer_start(&devs[d], &err);
+    /* a rank that cannot reach its devices stops every rank, with its sentence */
+    rc = dist_agree(rc, &err);
+    if (!res || !devs) /* failed above: the agreement cannot have cleared that */
+        rc = rc ? rc : CN_ERR_RUNTIME;
     if (rc == 0) {
-        engine_options opt = {.progress = !ra.quiet,
+        engine_options opt = {.progress = !ra.quiet && writer,
                               .trace_path = ra.trace_inject,
-                              .show_feedback = ra.show_feedback ? stdout : NULL,
+                              .show_feedback = ra.show_feedback && writer ? stdout : NULL,
                               .stop = &stop_signal,
                               .log = stderr,
                               .checkpoint = ra.checkpoint,
@@ -401,14 +468,10 @@ static int run_or_resume(int argc, char **argv, int resume)
         device_ctx *ptrs[ENGINE_MAX_DEVICES];
         for (int d = 0; d < n_open; d++)
             ptrs[d] = &devs[d];
-        /* (after the devices' work-group search, which has a timer of its own) */
-        for (int d = 0; d < n_open && ra.kernel_times && !rc; d++)
-            rc = device_kernel_timer_start(&devs[d], &err);
-        if (!rc)
-            rc = engine_run(sc, ptrs, n_open, &opt, res, &err);
+        rc = engine_run(sc, ptrs, n_open, &opt, res, &err);
     }
     /* both files are written and synced before either is renamed into place */
-    if (rc == 0 && ra.packets) {
+    if (rc == 0 && ra.packets && writer) {
         errno = 0;
         if (report_print_records(res, csv.file) && errno == ENOMEM)
             rc = cn_fail(&err, CN_ERR_RUNTIME, "cannot write the %s '%s': out of memory",
@@ -416,7 +479,7 @@ static int run_or_resume(int argc, char **argv, int resume)
         else
             rc = output_file_finish(&csv, &err);
     }
-    if (rc == 0 && ra.json) {
+    if (rc == 0 && ra.json && writer) {
         report_print_json(res, json.file);
         rc = output_file_finish(&json, &err);
     }
@@ -428,11 +491,11 @@ static int run_or_resume(int argc, char **argv, int resume)
     json_output_abort(&csv);
     if (res)
         results_free_records(res);
-    if (rc == 0 && !ra.quiet)
+    if (rc == 0 && !ra.quiet && writer)
         report_print_summary(res, stdout);
     int stopped = rc == 0 && res->interrupted ? res->stop_signal : 0;
     for (int d = 0; d < n_open; d++) {
-        if (rc == 0 && ra.kernel_times)
+        if (rc == 0 && ra.kernel_times && writer)
             device_kernel_timer_print(&devs[d], stderr);
         device_kernel_timer_stop(&devs[d]);
         device_close(&devs[d]);

@@ -74,6 +74,14 @@ void device_print_listing(const device_list *list, FILE *out);
  * into the listing, returns the number selected (> 0) or a negative value with ERR set
  * (CN_ERR_INPUT) when nothing usable matches. */
 int device_select(const device_list *list, const char *spec, int *indices, int max, cn_error *err);
+/* SPEC ending in "@local" ("gpu@local", "0,1@local"): of the devices the rest selects, the
+ * share of this process among the MPI ranks of its machine (dist_local_rank), as
+ * device_select_share gives it: one GPU per rank on a machine with as many GPUs as ranks.
+ * device_select applies it; this is the rule alone. With N selected devices, in order, and
+ * LOCAL_SIZE ranks on the machine: when N >= LOCAL_SIZE, rank LOCAL gets the contiguous run
+ * [LOCAL N / LOCAL_SIZE, (LOCAL + 1) N / LOCAL_SIZE); otherwise device LOCAL mod N (ranks
+ * share devices). Narrows INDICES in place and returns the count kept (>= 1 when N >= 1). */
+int device_select_share(int *indices, int n, int local, int local_size);
 
 /* Per-platform tuning profile (an embedded platforms/NAME.ini file). */
 #define PLATFORM_MAX_CHOICES 8

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist/dist.h"
 #include "device/device.h"
 
 #define FAIL_ENV "CLNETSIM_TEST_FAIL"
@@ -59,6 +60,10 @@ void device_fault_arm(device_ctx *dev, int ordinal)
     dev->fault.enqueue_at = dev->fault.lost_at = -1;
     dev->fault.window = -1; /* set-up launches come before the first window */
     const char *v = getenv(FAIL_ENV);
+    /* CLNETSIM_TEST_RANK=R: the hooks act on MPI rank R only (a rank that fails alone) */
+    const char *only = getenv("CLNETSIM_TEST_RANK");
+    if (only && *only && strtol(only, NULL, 10) != dist_rank())
+        v = NULL;
     while (v && *v) {
         const char *end = strchr(v, ',');
         size_t len = end ? (size_t)(end - v) : strlen(v);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "device/device_internal.h"
+#include "dist/dist.h"
 
 typedef struct selection {
     int *indices;
@@ -223,7 +224,47 @@ static int select_default(const device_list *list, selection *s, cn_error *err)
     return -1;
 }
 
+int device_select_share(int *indices, int n, int local, int local_size)
+{
+    if (n <= 0 || local_size <= 1)
+        return n;
+    if (n < local_size) {
+        indices[0] = indices[local % n];
+        return 1;
+    }
+    int first = (int)((int64_t)local * n / local_size);
+    int end = (int)((int64_t)(local + 1) * n / local_size);
+    memmove(indices, indices + first, (size_t)(end - first) * sizeof *indices);
+    return end - first;
+}
+
+static int select_spec(const device_list *list, const char *spec, int *indices, int max,
+                       cn_error *err);
+
 int device_select(const device_list *list, const char *spec, int *indices, int max, cn_error *err)
+{
+    static const char suffix[] = "@local";
+    size_t len = spec ? strlen(spec) : 0, sl = sizeof suffix - 1;
+    while (len > 0 && isspace((unsigned char)spec[len - 1]))
+        len--;
+    if (len < sl || strncmp(spec + len - sl, suffix, sl) != 0 || len - sl >= 512)
+        return select_spec(list, spec, indices, max, err);
+    char rest[512];
+    memcpy(rest, spec, len - sl);
+    rest[len - sl] = '\0';
+    int all[64];
+    int n = select_spec(list, rest, all, (int)(sizeof all / sizeof all[0]), err);
+    if (n <= 0)
+        return n;
+    n = device_select_share(all, n, dist_local_rank(), dist_local_size());
+    if (n > max)
+        n = max;
+    memcpy(indices, all, (size_t)n * sizeof *indices);
+    return n;
+}
+
+static int select_spec(const device_list *list, const char *spec, int *indices, int max,
+                       cn_error *err)
 {
     char text[512];
     if (max <= 0) {

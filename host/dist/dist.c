@@ -313,3 +313,190 @@ int dist_agree(int rc, cn_error *err)
     err->msg[pl + ml] = '\0';
     return what.code;
 }
+
+int dist_range_rank(uint64_t i, uint64_t n)
+{
+    return n ? (int)(i * (uint64_t)world_size / n) : 0;
+}
+
+uint64_t dist_range_first(int rank, uint64_t n)
+{
+    return ((uint64_t)rank * n + (uint64_t)world_size - 1) / (uint64_t)world_size;
+}
+
+#ifdef CLNETSIM_HAVE_MPI
+static int64_t combine_one(dist_op op, int64_t a, int64_t b)
+{
+    if (op == DIST_SUM)
+        return (int64_t)((uint64_t)a + (uint64_t)b);
+    if (op == DIST_MIN)
+        return a < b ? a : b;
+    return a > b ? a : b;
+}
+
+/* The user operation of dist_allreduce_each: the buffer is pairs (operation, value), so that
+ * one MPI_Op reduces each value by its own operation. */
+static void each_op(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    const int64_t *a = in;
+    int64_t *b = inout;
+    for (int i = 0; i + 1 < *len; i += 2)
+        b[i + 1] = combine_one((dist_op)a[i], a[i + 1], b[i + 1]);
+}
+#endif
+
+int dist_allreduce_each(int64_t *v, const dist_op *ops, int n, cn_error *err)
+{
+#ifdef CLNETSIM_HAVE_MPI
+    if (started && world_size > 1) {
+        enum { MOST = 32 };
+        if (n > MOST)
+            return cn_fail(err, CN_ERR_RUNTIME, "internal error: %d values in one agreement, "
+                           "more than %d", n, MOST);
+        int64_t pairs[2 * MOST];
+        for (int i = 0; i < n; i++) {
+            pairs[2 * i] = ops[i];
+            pairs[2 * i + 1] = v[i];
+        }
+        MPI_Op op = MPI_OP_NULL;
+        int rc = mpi_check(MPI_Op_create(each_op, 1, &op), "MPI_Op_create", err);
+        if (!rc)
+            rc = mpi_check(MPI_Allreduce(MPI_IN_PLACE, pairs, 2 * n, MPI_INT64_T, op,
+                                         MPI_COMM_WORLD),
+                           "MPI_Allreduce", err);
+        if (op != MPI_OP_NULL)
+            MPI_Op_free(&op);
+        for (int i = 0; i < n && !rc; i++)
+            v[i] = pairs[2 * i + 1];
+        return rc;
+    }
+#endif
+    (void)v;
+    (void)ops;
+    (void)n;
+    (void)err;
+    return 0;
+}
+
+#ifdef CLNETSIM_HAVE_MPI
+/* The counts' marker of a rank that failed before an exchange. */
+#define FAILED_MARK UINT64_MAX
+
+/* What dist_alltoallv does once the counts are known and nobody failed: the units. */
+static int alltoall_units(const void *send, const uint64_t *send_n, size_t unit, void **recv,
+                          size_t *recv_cap, const uint64_t *recv_n, cn_error *err)
+{
+    int R = world_size;
+    int *sc = calloc((size_t)R, sizeof *sc), *sd = calloc((size_t)R, sizeof *sd);
+    int *rcn = calloc((size_t)R, sizeof *rcn), *rd = calloc((size_t)R, sizeof *rd);
+    uint64_t total = 0, sent = 0;
+    for (int r = 0; r < R; r++) {
+        total += recv_n[r];
+        sent += send_n[r];
+    }
+    int rc = sc && sd && rcn && rd ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    /* the counts and displacements are ints of units: checked before the counts went out */
+    for (int r = 0, s_at = 0, r_at = 0; r < R && !rc; r++) {
+        sc[r] = (int)send_n[r];
+        sd[r] = s_at;
+        s_at += sc[r];
+        rcn[r] = (int)recv_n[r];
+        rd[r] = r_at;
+        r_at += rcn[r];
+    }
+    if (!rc && total * unit > *recv_cap) {
+        void *grown = realloc(*recv, total * unit);
+        if (!grown)
+            rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for %llu records from other "
+                         "MPI ranks", (unsigned long long)total);
+        else
+            *recv = grown, *recv_cap = total * unit;
+    }
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = mpi_check(MPI_Type_contiguous((int)unit, MPI_BYTE, &type), "MPI_Type_contiguous",
+                       err);
+    if (!rc)
+        rc = mpi_check(MPI_Type_commit(&type), "MPI_Type_commit", err);
+    if (rc) {
+        /* the others wait in the exchange: it cannot go on without this rank */
+        fprintf(stderr, "clnetsim: error: %s\n", err->msg);
+        dist_abort(CN_ERR_RUNTIME);
+    }
+    rc = mpi_check(MPI_Alltoallv(sent ? send : (const void *)&sent, sc, sd, type,
+                                 total ? *recv : (void *)&total, rcn, rd, type, MPI_COMM_WORLD),
+                   "MPI_Alltoallv", err);
+    MPI_Type_free(&type);
+    free(sc);
+    free(sd);
+    free(rcn);
+    free(rd);
+    return rc;
+}
+#endif
+
+int dist_alltoallv(const void *send, const uint64_t *send_n, size_t unit, void **recv,
+                   size_t *recv_cap, uint64_t *recv_n, int failed, cn_error *err)
+{
+#ifdef CLNETSIM_HAVE_MPI
+    if (started && world_size > 1) {
+        int R = world_size;
+        uint64_t *counts = malloc((size_t)R * sizeof *counts);
+        if (!counts) {
+            fprintf(stderr, "clnetsim: error: MPI rank %d of %d: out of host memory\n",
+                    world_rank, R);
+            dist_abort(CN_ERR_RUNTIME);
+        }
+        /* a rank whose units an int cannot count fails here, before the others are told */
+        uint64_t all = 0;
+        for (int r = 0; r < R && !failed; r++)
+            all += send_n[r];
+        if (!failed && (all > INT_MAX || unit > INT_MAX))
+            failed = cn_fail(err, CN_ERR_RUNTIME, "MPI rank %d has %llu records of %zu bytes "
+                             "to send in one window, more than MPI_Alltoallv counts (2^31 - 1)",
+                             world_rank, (unsigned long long)all, unit);
+        for (int r = 0; r < R; r++)
+            counts[r] = failed ? FAILED_MARK : send_n[r];
+        int rc = mpi_check(MPI_Alltoall(MPI_IN_PLACE, 1, MPI_UINT64_T, counts, 1, MPI_UINT64_T,
+                                        MPI_COMM_WORLD),
+                           "MPI_Alltoall", err);
+        int peer = 0;
+        uint64_t total = 0;
+        for (int r = 0; r < R && !rc; r++) {
+            peer |= counts[r] == FAILED_MARK;
+            recv_n[r] = counts[r] == FAILED_MARK ? 0 : counts[r];
+            total += recv_n[r];
+        }
+        free(counts);
+        if (rc)
+            return rc;
+        if (failed)
+            return failed;
+        if (peer)
+            return DIST_PEER_FAILED;
+        if (total > INT_MAX) { /* every sender checked its own total, not the receivers' */
+            fprintf(stderr, "clnetsim: error: MPI rank %d of %d receives %llu records in one "
+                    "window, more than MPI_Alltoallv counts (2^31 - 1)\n", world_rank, R,
+                    (unsigned long long)total);
+            dist_abort(CN_ERR_RUNTIME);
+        }
+        return alltoall_units(send, send_n, unit, recv, recv_cap, recv_n, err);
+    }
+#endif
+    /* one process: what it sends itself */
+    if (failed)
+        return failed;
+    uint64_t n = send_n[0];
+    if (n * unit > *recv_cap) {
+        void *grown = realloc(*recv, n * unit);
+        if (!grown)
+            return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+        *recv = grown;
+        *recv_cap = n * unit;
+    }
+    if (n)
+        memcpy(*recv, send, n * unit);
+    recv_n[0] = n;
+    return 0;
+}

@@ -46,6 +46,32 @@ int dist_bcast(void *buf, size_t bytes, int root, cn_error *err);
 /* Every rank's BYTES of SEND, in rank order, into RECV (dist_size() x BYTES) on every rank. */
 int dist_allgather(const void *send, void *recv, size_t bytes, cn_error *err);
 
+/* One reduction of N values, each by its own operation OPS[I], in place on every rank: the
+ * window's agreement in one collective (the least next time, the greatest stop signal, the
+ * sum of events ...). Sums wrap modulo 2^64. */
+int dist_allreduce_each(int64_t *v, const dist_op *ops, int n, cn_error *err);
+
+/* Returned (with ERR untouched) by a collective that carries failures, when another rank
+ * said it failed and this one did not: the caller stops and the agreement that follows
+ * (dist_agree) hands out the failing rank's sentence. */
+#define DIST_PEER_FAILED 64
+
+/* Collective: every rank sends each rank R SEND_N[R] units of UNIT bytes, the units of rank
+ * 0 first in SEND, then those of rank 1, ... (its own too, which it receives back), and
+ * receives what every rank sent it, in rank order, into *RECV (grown as needed; *RECV_CAP
+ * its bytes; the caller frees it), RECV_N[R] units from rank R. FAILED non-zero: this rank
+ * failed before the exchange; it sends nothing and every rank returns DIST_PEER_FAILED but
+ * this one, which returns FAILED. The counts travel first (with the failures), then the
+ * units, in one all-to-all each. */
+int dist_alltoallv(const void *send, const uint64_t *send_n, size_t unit, void **recv,
+                   size_t *recv_cap, uint64_t *recv_n, int failed, cn_error *err);
+
+/* Contiguous ranges: the rank that holds item I of N when the items are cut into
+ * dist_size() ranges of nearly equal length in rank order (rank r holds [first(r),
+ * first(r + 1))), and the first item of rank R. */
+int dist_range_rank(uint64_t i, uint64_t n);
+uint64_t dist_range_first(int rank, uint64_t n);
+
 /* Collective: rank 0 receives every rank's TEXT (a C string), in rank order, as one string
  * in *ALL (malloc'ed; the caller frees it); the other ranks get *ALL = NULL. */
 int dist_gather_text(const char *text, char **all, cn_error *err);

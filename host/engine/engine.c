@@ -4,8 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist/dist.h"
 #include "engine/engine.h"
 #include "engine/plan_order.h"
+#include "engine/rank_step.h"
 
 /* Fills RES's devices: every device of ALL (the run's), those of LIVE (the injector's
  * devices, in its order) with what the injector counted, the others with nothing; failed
@@ -290,12 +292,16 @@ static int timing_every(int64_t *every, cn_error *err)
     return 0;
 }
 
-/* Test hook: CLNETSIM_TEST_RAISE=INT@N (or TERM@N, HUP@N) raises that signal once N windows
- * (or batches) are done, so that tests stop a run at a known point through the real
- * signal handler. Returns the window count, -1 when unset or malformed; *SIG the signal. */
+/* Test hook: CLNETSIM_TEST_RAISE=INT@N (or TERM@N, HUP@N, KILL@N) raises that signal once N
+ * windows (or batches) are done, so that tests stop a run at a known point through the real
+ * signal handler (or kill it: a rank that dies). With CLNETSIM_TEST_RANK=R only MPI rank R
+ * raises it. Returns the window count, -1 when unset or malformed; *SIG the signal. */
 static int64_t test_raise_point(int *sig)
 {
     const char *v = getenv("CLNETSIM_TEST_RAISE");
+    const char *only = getenv("CLNETSIM_TEST_RANK");
+    if (only && *only && strtol(only, NULL, 10) != dist_rank())
+        return -1;
     const char *at = v ? strchr(v, '@') : NULL;
     /* strtoll, as sscanf's %lld has undefined behaviour on a number out of range */
     long long n = at ? strtoll(at + 1, NULL, 10) : 0;
@@ -304,6 +310,7 @@ static int64_t test_raise_point(int *sig)
     *sig = !strncmp(v, "INT@", 4)    ? SIGINT
            : !strncmp(v, "TERM@", 5) ? SIGTERM
            : !strncmp(v, "HUP@", 4)  ? SIGHUP
+           : !strncmp(v, "KILL@", 5) ? SIGKILL
                                      : 0;
     return *sig ? (int64_t)n : -1;
 }
@@ -315,6 +322,8 @@ typedef struct run_start {
                                * than 0) */
     int64_t windows_done;     /* windows (or batches) run before it, then so far */
     uint64_t batch_done;      /* batches: what the last one said they covered */
+    int stop_signal;          /* the signal that stopped the run (several ranks: agreed) */
+    rank_agreement ranks;     /* several ranks: what they agreed on last */
     sim_time_ns next_sim;     /* a checkpoint is due once this simulated time is reached */
     double next_wall;         /* or this wall time (wall_seconds) */
     int64_t written;          /* checkpoints written */
@@ -384,7 +393,9 @@ static int run_windows(const model_ops *ops, struct model_state *m, injector *in
     progress_init(&prog, opt->progress);
     int64_t w = st->window;
     int64_t *windows_done = &st->windows_done;
-    int batches = st->sync == ENGINE_SYNC_BATCHES;
+    int batches = st->sync == ENGINE_SYNC_BATCHES, event = st->sync == ENGINE_SYNC_EVENT;
+    int ranks = rank_several();
+    window_outcome out;
     int raise_sig = 0;
     /* only in runs that can be stopped: not in the device self-test's and tuner's */
     int64_t raise_at = opt->stop ? test_raise_point(&raise_sig) : -1;
@@ -402,7 +413,7 @@ static int run_windows(const model_ops *ops, struct model_state *m, injector *in
         plan->index = *window = w;
         /* event-driven windows begin at the least pending time (the model may end one
          * earlier than begin + L: at its duration); a batch is no slice of time */
-        plan->begin = st->sync == ENGINE_SYNC_EVENT ? ops->next_begin(m) : batches ? 0 : w * L;
+        plan->begin = event ? (ranks ? st->ranks.begin : ops->next_begin(m)) : batches ? 0 : w * L;
         plan->end = batches ? 0 : plan->begin + L;
         plan->n_sets = 0;
         plan->timed = step_timed(&timing, inj, timing.step);
@@ -412,8 +423,11 @@ static int run_windows(const model_ops *ops, struct model_state *m, injector *in
             device_fault_window(devs[d], w);
         double t_plan = wall_seconds();
         if ((rc = ops->plan_window(m, plan, err)) != 0 ||
-            (rc = plan_order_check(&order, plan, err)) != 0)
+            (rc = plan_order_check(&order, plan, err)) != 0) {
+            if (ranks) /* the others learn of it in the window's collectives */
+                rc = rank_end_window(ops, m, plan, rc, 0, event, &out, &st->ranks, err);
             break;
+        }
         /* the injector places each partition once for all its sets of the window */
         for (int s = 0; s < plan->n_sets; s++) {
             const event_set *set = &plan->sets[s];
@@ -422,11 +436,12 @@ static int run_windows(const model_ops *ops, struct model_state *m, injector *in
         }
         if (inject_window_plan(inj, w, sets, plan->n_sets) != 0) {
             rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the injector");
+            if (ranks)
+                rc = rank_end_window(ops, m, plan, rc, 0, event, &out, &st->ranks, err);
             break;
         }
         double t_sets = wall_seconds();
         host->plan_s += t_sets - t_plan;
-        window_outcome out;
         /* A device that fails while others are left may be left out (go_on_without): its
          * set runs again elsewhere, and what it ran of the window is appended to the plan,
          * run, and the window ended again. */
@@ -452,6 +467,11 @@ static int run_windows(const model_ops *ops, struct model_state *m, injector *in
                 break;
             rc = 0; /* the sets appended to the plan run next */
         }
+        /* several ranks: their records, then the run's outcome of the window, on every rank
+         * (a stop signal caught by any rank stops them all at this boundary) */
+        if (ranks)
+            rc = rank_end_window(ops, m, plan, rc, opt->stop ? (int)*opt->stop : 0, event, &out,
+                                 &st->ranks, err);
         if (rc == 0 && out.drained)
             inject_settle(inj);
         if (rc != 0)
@@ -468,7 +488,9 @@ static int run_windows(const model_ops *ops, struct model_state *m, injector *in
         if (*windows_done == raise_at)
             raise(raise_sig);
         int64_t next = out.next_window > w ? out.next_window : w + 1;
-        int stop = opt->stop && *opt->stop;
+        int stop = ranks ? st->ranks.stop : opt->stop ? (int)*opt->stop : 0;
+        if (stop)
+            st->stop_signal = stop;
         /* a stopped run leaves a checkpoint too, so that it can be resumed */
         if (opt->checkpoint && (checkpoint_due(opt, st, reached) || stop)) {
             rc = write_checkpoint(ops, m, sc, opt, next, *windows_done, reached, err);
@@ -495,6 +517,9 @@ static int start_point(const model_ops *ops, struct model_state *m, const scenar
                        cn_error *err)
 {
     int can = ops->save && ops->restore && ops->can_checkpoint && ops->check_checkpoint;
+    if ((opt->checkpoint || opt->resume) && rank_several())
+        return cn_fail(err, CN_ERR_INPUT, "checkpoints of runs over several MPI ranks are not "
+                       "written or resumed yet: start the run as one process to use them");
     if (opt->checkpoint && !can)
         return cn_fail(err, CN_ERR_INPUT, "model '%s' cannot write checkpoints", ops->name);
     if (opt->checkpoint && ops->can_checkpoint(m, err) != 0)
@@ -570,6 +595,10 @@ static int run_attempt(const model_ops *ops, const scenario *sc, device_ctx *con
     run_start st = {.sync = sync};
     if (rc == 0)
         rc = start_point(ops, m, sc, opt, &st, res, err);
+    /* several ranks: every rank's set-up agreed on, and the first window's begin */
+    if (rank_several())
+        rc = rank_agree_start(rc, rc == 0 && sync == ENGINE_SYNC_EVENT ? ops->next_begin(m) : 0,
+                              &st.ranks, err);
     if (rc == 0) {
         *failed_in = st.window;
         rc = run_windows(ops, m, &inj, live, sc, opt, &rec, fifo, &host, &st, &stopped_at,
@@ -578,9 +607,11 @@ static int run_attempt(const model_ops *ops, const scenario *sc, device_ctx *con
     res->checkpoints = st.written;
     if (rc == 0 && stopped_at >= 0) { /* the model may state the reached time more exactly */
         res->interrupted = 1;
-        res->stop_signal = (int)*opt->stop;
+        res->stop_signal = st.stop_signal;
         res->reached_ns = stopped_at;
     }
+    /* the windows' agreements leave every rank with the same status here */
+    int ran = rc == 0;
     if (rc == 0)
         rc = ops->results(m, res, err);
     double t2 = wall_seconds();
@@ -618,6 +649,9 @@ static int run_attempt(const model_ops *ops, const scenario *sc, device_ctx *con
                      ops->batch_unit ? ops->batch_unit : "units");
         }
     }
+    /* the run's results from every rank's (with one process: checked) */
+    if (ran)
+        rc = rank_combine_results(rc, res, &st.ranks, err);
     inject_free(&inj);
     return rc;
 }
@@ -637,21 +671,31 @@ int engine_run(const scenario *sc, device_ctx *const *devs, int n_devs,
     int64_t every; /* a bad test hook stops the run before any device is used */
     if (timing_every(&every, err) != 0)
         return err->code;
+    if (rank_several() && !ops->end_ranks)
+        return cn_fail(err, CN_ERR_INPUT, "the %s model does not run over several MPI ranks "
+                       "yet: start it as one process", ops->name);
     device_ctx *live[ENGINE_MAX_DEVICES];
     int n_live = 0;
     for (int d = 0; d < n_devs; d++)
         if (!devs[d]->failed)
             live[n_live++] = devs[d];
-    if (n_live == 0)
-        return cn_fail(err, CN_ERR_RUNTIME, "every selected device has failed");
+    int rc = n_live ? 0 : cn_fail(err, CN_ERR_RUNTIME, "every selected device has failed");
+    /* several ranks: one that cannot start stops them all before the model's collectives */
+    if (rank_several())
+        rc = dist_agree(rc, err);
+    if (rc)
+        return rc;
     for (;;) {
         int64_t failed_in = -1;
-        int rc = run_attempt(ops, sc, devs, n_devs, live, n_live, opt, res, &failed_in, err);
+        rc = run_attempt(ops, sc, devs, n_devs, live, n_live, opt, res, &failed_in, err);
         int d = rc ? failed_device(err, live, n_live) : -1;
         int others = 0; /* devices left besides D (the attempt may have left some out) */
         for (int i = 0; i < n_live; i++)
             others += i != d && !live[i]->failed;
-        if (rc == 0 || d < 0 || others == 0 || sc->on_failure != ON_FAILURE_CONTINUE)
+        /* several ranks: the others would have to start again too (not done: the run
+         * ends, and the checkpoint, if any, resumes) */
+        if (rc == 0 || d < 0 || others == 0 || sc->on_failure != ON_FAILURE_CONTINUE ||
+            rank_several())
             return rc;
         /* the model could not go on without the device in place (it held state no other
          * device has): the run starts again on the others, whose results are the same */

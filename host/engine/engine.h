@@ -220,6 +220,17 @@ typedef struct model_ops {
     /* Reads back the few bytes that size the next window and says what comes next. */
     int (*end_window)(struct model_state *m, const window_plan *plan, window_outcome *out,
                       cn_error *err);
+    /* Several MPI ranks (docs/architecture.md, "Several ranks"): the model holds the
+     * partitions that the rule of contiguous ranges gives its rank (dist_range_rank), and
+     * end_window leaves the records for other ranks' partitions in its exchange. The engine
+     * then calls END_RANKS on every rank, once per window, also on a rank where the window
+     * failed (FAILED non-zero: it only takes part), which carries those records in the
+     * exchange's one collective (exchange_flush) and finishes the window with what arrived:
+     * OUT as end_window's, of this rank's partitions (next_begin too); the engine agrees on
+     * the run's. Returns FAILED, DIST_PEER_FAILED when another rank failed, or an error.
+     * NULL: the model does not run over several ranks. */
+    int (*end_ranks)(struct model_state *m, const window_plan *plan, int failed,
+                     window_outcome *out, cn_error *err);
     /* Checkpoints (engine/checkpoint.h). CAN_CHECKPOINT: 0 when SAVE will work for this
      * model, else an error saying what it does not support (asked before the first window).
      * SAVE appends the model's complete state at the boundary before window NEXT (every

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist/dist.h"
 #include "engine/exchange.h"
 
 uint64_t exchange_device_bytes(size_t record_bytes, uint32_t capacity, uint32_t n_parts)
@@ -48,10 +49,16 @@ int exchange_init(exchange *ex, const exchange_config *cfg, device_ctx *const *d
     ex->cfg = *cfg;
     ex->n_devs = n_devs;
     ex->acc = acc;
+    int ranks = cfg->rank && dist_size() > 1;
     ex->router = (exchange_router){.record_bytes = cfg->record_bytes, .span = cfg->span,
                                    .n_parts = cfg->n_parts, .n_places = n_devs,
-                                   .home = cfg->home, .model = cfg->model};
-    int rc = exchange_local_transport(&ex->transport, cfg->record_bytes, n_devs, err);
+                                   .home = cfg->home, .model = cfg->model,
+                                   .rank = ranks ? cfg->rank : NULL, .my_rank = dist_rank(),
+                                   .n_ranks = dist_size()};
+    if (!ranks)
+        ex->router.my_rank = 0;
+    int rc = ranks ? exchange_rank_transport(&ex->transport, cfg->record_bytes, n_devs, err)
+                   : exchange_local_transport(&ex->transport, cfg->record_bytes, n_devs, err);
     unsigned char *here = rc ? NULL : calloc(cfg->n_parts ? cfg->n_parts : 1, 1);
     if (!rc && !here)
         rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
@@ -94,6 +101,8 @@ void exchange_release(exchange *ex)
 
 int exchange_single_home(const exchange *ex)
 {
+    if (ex->router.rank)
+        return 0; /* partitions live on other ranks */
     int first = ex->cfg.n_parts ? ex->cfg.home(ex->cfg.model, 0) : 0;
     for (uint32_t p = 1; p < ex->cfg.n_parts; p++)
         if (ex->cfg.home(ex->cfg.model, (int)p) != first)
@@ -294,4 +303,40 @@ int exchange_settle(exchange *ex, cn_error *err)
         }
     }
     return rc;
+}
+
+int exchange_flush(exchange *ex, int failed, cn_error *err)
+{
+    if (!ex->transport.flush)
+        return failed;
+    exchange_batch in;
+    int rc = ex->transport.flush(ex->transport.self, failed, &in, err);
+    if (rc)
+        return rc;
+    /* every arrival is for a partition of this rank: the router posts it to its device
+     * (an arrival for another rank would go out again and wander) */
+    const exchange_router *r = &ex->router;
+    for (size_t i = 0; i < in.n && rc == 0; i++) {
+        uint32_t p = in.dest[i] / r->span;
+        if (p >= r->n_parts || r->rank(r->model, (int)p) != r->my_rank)
+            rc = cn_fail(err, CN_ERR_RUNTIME, "internal error: a record arrived at MPI rank "
+                         "%d for destination %u, not one of its partitions", r->my_rank,
+                         in.dest[i]);
+    }
+    if (!rc)
+        rc = exchange_route(&ex->router, in.dest, in.rec, in.n, &ex->transport, err);
+    for (int i = 0; i < ex->n_devs && rc == 0; i++) {
+        const uint32_t *dest;
+        const void *rec;
+        size_t n;
+        rc = ex->transport.collect(ex->transport.self, i, &dest, &rec, &n, err);
+        if (!rc && n)
+            rc = fill_inbox(ex, i, dest, rec, n, err);
+    }
+    return rc;
+}
+
+uint64_t exchange_rank_bytes(const exchange *ex)
+{
+    return ex->transport.sent_bytes ? ex->transport.sent_bytes(ex->transport.self) : 0;
 }

@@ -48,6 +48,9 @@ typedef struct exchange_config {
     uint32_t n_parts, span;     /* destination word D names partition D / span */
     uint32_t capacity;          /* outbox records per device at the start */
     exchange_home_fn home;      /* model_ops.partition_home */
+    /* Several MPI ranks: the rank that holds a partition (its records go there through the
+     * rank transport and exchange_flush). NULL: every partition is this process's. */
+    exchange_home_fn rank;
     const struct model_state *model;
     exchange_consumer consumer;
 } exchange_config;
@@ -101,6 +104,15 @@ int exchange_needs_more(const exchange *ex);
  * records delivered again after the model made room, exports carried to their devices and
  * consumed there, stalled producers run again on a grown outbox. Waits for the devices. */
 int exchange_settle(exchange *ex, cn_error *err);
+/* Several ranks, once per window after exchange_settle, on every rank: sends the records
+ * settle routed to other ranks and delivers what they sent to this rank's devices as
+ * settle does (deferred records included), waiting for them. FAILED non-zero: this rank
+ * failed earlier in the window; it takes part, sending nothing (exchange_transport.flush).
+ * Returns FAILED, DIST_PEER_FAILED when another rank failed, or an error. With one rank:
+ * FAILED, nothing done. */
+int exchange_flush(exchange *ex, int failed, cn_error *err);
+/* Bytes of records (and their words) this rank sent to other ranks. */
+uint64_t exchange_rank_bytes(const exchange *ex);
 /* Zeroes DEV's control block for the next window (ordered before its launches). */
 int exchange_reset(exchange *ex, int dev, cn_error *err);
 /* PARTITION now lives on device TO instead of FROM. */

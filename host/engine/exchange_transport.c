@@ -192,10 +192,16 @@ int exchange_local_transport(exchange_transport *t, size_t record_bytes, int n_p
     return 0;
 }
 
+/* The router's places: this rank's, then one per rank when partitions live on several */
+static size_t router_places(const exchange_router *r)
+{
+    return (size_t)r->n_places + (r->rank ? (size_t)r->n_ranks : 0);
+}
+
 static int router_grow(exchange_router *r, size_t n, cn_error *err)
 {
     if (!r->count) {
-        r->count = calloc((size_t)r->n_places + 1, sizeof *r->count);
+        r->count = calloc(router_places(r) + 1, sizeof *r->count);
         if (!r->count)
             return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
     }
@@ -211,22 +217,27 @@ int exchange_route(exchange_router *r, const uint32_t *dest, const void *rec, si
     int rc = router_grow(r, n, err);
     if (rc)
         return rc;
-    memset(r->count, 0, ((size_t)r->n_places + 1) * sizeof *r->count);
+    size_t places = router_places(r);
+    memset(r->count, 0, (places + 1) * sizeof *r->count);
     for (size_t i = 0; i < n; i++) {
         uint32_t p = dest[i] / r->span;
         if (p >= r->n_parts)
             return cn_fail(err, CN_ERR_RUNTIME, "internal error: a record between devices "
                            "names destination %u, beyond the %u partitions", dest[i],
                            r->n_parts);
-        int place = r->home(r->model, (int)p);
-        if (place < 0 || place >= r->n_places)
+        int rank = r->rank ? r->rank(r->model, (int)p) : r->my_rank;
+        if (rank < 0 || rank >= (r->rank ? r->n_ranks : r->my_rank + 1))
+            return cn_fail(err, CN_ERR_RUNTIME, "internal error: partition %u lives on MPI "
+                           "rank %d, not one of the %d", p, rank, r->n_ranks);
+        int place = rank != r->my_rank ? r->n_places + rank : r->home(r->model, (int)p);
+        if (rank == r->my_rank && (place < 0 || place >= r->n_places))
             return cn_fail(err, CN_ERR_RUNTIME, "internal error: partition %u lives at place "
                            "%d, not one of the %d", p, place, r->n_places);
         r->place[i] = place;
         r->count[place + 1]++;
     }
     /* a stable counting sort: each place's records keep their order */
-    for (int k = 0; k < r->n_places; k++)
+    for (size_t k = 0; k < places; k++)
         r->count[k + 1] += r->count[k];
     const unsigned char *src = rec;
     for (size_t i = 0; i < n; i++) {
@@ -235,10 +246,10 @@ int exchange_route(exchange_router *r, const uint32_t *dest, const void *rec, si
         memcpy(r->rec + at * r->record_bytes, src + i * r->record_bytes, r->record_bytes);
     }
     /* count[k] is now the end of place k's records, count[k - 1] their start */
-    for (int k = 0; k < r->n_places && rc == 0; k++) {
+    for (size_t k = 0; k < places && rc == 0; k++) {
         size_t from = k ? r->count[k - 1] : 0, to = r->count[k];
         if (to > from)
-            rc = t->post(t->self, k, r->dest + from, r->rec + from * r->record_bytes,
+            rc = t->post(t->self, (int)k, r->dest + from, r->rec + from * r->record_bytes,
                          to - from, err);
     }
     return rc;

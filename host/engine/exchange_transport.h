@@ -17,7 +17,14 @@
  * the places' writes to their devices read it directly. An MPI transport sends such a batch
  * once to each other rank whose places are in the set (in that rank's bundle), and that rank
  * hands the one copy it received to each of its places in the set; the set then names
- * (rank, device) places and needs more than 32 bits. */
+ * (rank, device) places and needs more than 32 bits.
+ *
+ * Over several MPI ranks (exchange_rank_transport) the places of this rank are its devices,
+ * 0 .. n - 1, and place n + r stands for rank r: the router posts there the records whose
+ * partition lives on rank r (exchange_config.rank), which the transport bundles per rank.
+ * Once per window the exchange calls flush, a collective: every rank's bundles go out in one
+ * all-to-all and what the other ranks sent comes back as one batch, which the exchange routes
+ * to this rank's devices. Sets of places stay within one rank. */
 #ifndef CLNETSIM_EXCHANGE_TRANSPORT_H
 #define CLNETSIM_EXCHANGE_TRANSPORT_H
 #include <stddef.h>
@@ -57,6 +64,14 @@ typedef struct exchange_transport {
      * the array is valid until the next post_set or collect_sets. */
     int (*collect_sets)(void *self, int to, const exchange_batch **batches,
                         size_t *n_batches, cn_error *err);
+    /* Several ranks: sends what was posted for other ranks' places (bundled per rank) and
+     * hands out in *ARRIVED what every rank posted for this one, in rank order, valid until
+     * the next flush; collective. FAILED non-zero: this rank failed before the window's
+     * exchange; it takes part, sending nothing, and gets FAILED back, the others
+     * DIST_PEER_FAILED (dist.h). NULL: one process, nothing to flush. */
+    int (*flush)(void *self, int failed, exchange_batch *arrived, cn_error *err);
+    /* Bytes of records (and their words) sent to other ranks so far; NULL: none */
+    uint64_t (*sent_bytes)(void *self);
     void (*destroy)(void *self);
 } exchange_transport;
 
@@ -77,6 +92,11 @@ int exchange_records_reserve(uint32_t **dest, unsigned char **rec, int **place, 
 int exchange_local_transport(exchange_transport *t, size_t record_bytes, int n_places,
                              cn_error *err);
 
+/* The in-process transport between N_LOCAL places of this rank, with a bundle for each of
+ * the run's dist_size() ranks at places N_LOCAL + r (above). */
+int exchange_rank_transport(exchange_transport *t, size_t record_bytes, int n_local,
+                            cn_error *err);
+
 /* The place that holds a partition now: model_ops.partition_home. */
 typedef int (*exchange_home_fn)(const struct model_state *m, int partition);
 
@@ -88,13 +108,17 @@ typedef struct exchange_router {
     uint32_t span, n_parts;
     int n_places;
     exchange_home_fn home;
+    /* Several ranks: the rank that holds a partition; one not this rank's goes to place
+     * N_PLACES + its rank. NULL: every partition is this rank's. */
+    exchange_home_fn rank;
+    int my_rank, n_ranks;
     const struct model_state *model;
     /* scratch, grown as needed */
     uint32_t *dest;
     unsigned char *rec;
     int *place;
     size_t cap;
-    size_t *count;          /* [n_places + 1] */
+    size_t *count;          /* [n_places + n_ranks + 1] */
 } exchange_router;
 
 /* Posts the N records (DEST, REC) to T: one post per place that receives any, the places in

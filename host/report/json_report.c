@@ -136,6 +136,8 @@ static void print_tail(const run_results *r, FILE *out)
                 (unsigned long long)d->event_sets, (unsigned long long)d->timed_sets,
                 (unsigned long long)d->events, d->busy_s, d->share,
                 (unsigned long long)d->bytes_moved);
+        if (r->ranks.count > 1) /* several MPI ranks: whose device it is */
+            fprintf(out, ", \"rank\": %d", d->rank);
         if (d->failed) { /* left out under [devices] on_failure = continue */
             fprintf(out, ", \"failed\": true, \"error\": ");
             json_print_string(out, d->failure);
@@ -151,6 +153,10 @@ static void print_tail(const run_results *r, FILE *out)
             (unsigned long long)ij->decisions[0], (unsigned long long)ij->decisions[1],
             (unsigned long long)ij->decisions[2], (unsigned long long)ij->migrations,
             (unsigned long long)ij->switches, (unsigned long long)ij->exchanged_bytes);
+    if (r->ranks.count > 1) /* docs/user-guide.md, "Several processes" */
+        fprintf(out, "  \"ranks\": {\"count\": %d, \"sent_bytes\": %llu, \"exchange_s\": %.6f, "
+                "\"agree_s\": %.6f},\n", r->ranks.count,
+                (unsigned long long)r->ranks.sent_bytes, r->ranks.exchange_s, r->ranks.agree_s);
     fprintf(out, "  \"host\": {\"plan_s\": %.6f, \"enqueue_s\": %.6f, \"end_window_s\": %.6f, "
             "\"wait_s\": %.6f, \"read_backs\": %llu},\n", r->host.plan_s, r->host.enqueue_s,
             r->host.end_window_s, r->host.wait_s, (unsigned long long)r->host.read_backs);

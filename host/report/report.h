@@ -25,6 +25,7 @@ typedef struct device_report {
     /* the run went on without it ([devices] on_failure = continue): its error's first line */
     int failed;
     char failure[512];
+    int rank;               /* the MPI rank whose device it is (0 with one process) */
 } device_report;
 
 /* What the injector did (docs/injector.md). */
@@ -45,6 +46,15 @@ typedef struct host_report {
     uint64_t read_backs;    /* the model's read-backs of window results (as it reports) */
 } host_report;
 
+/* A run over several MPI ranks (docs/user-guide.md, "Several processes"): the records
+ * between ranks and the time the ranks spent exchanging them and agreeing. */
+typedef struct ranks_report {
+    int count;              /* ranks; 1: one process (nothing written) */
+    uint64_t sent_bytes;    /* records (and their words) sent between ranks, all ranks */
+    double exchange_s;      /* the longest any rank spent in the windows' exchanges, */
+    double agree_s;         /* and in their agreements (waiting for the slowest rank) */
+} ranks_report;
+
 #define REPORT_MAX_METRICS 24
 #define REPORT_MAX_ROWS 16
 #define REPORT_MAX_COLUMNS 8
@@ -62,6 +72,10 @@ typedef struct run_results {
         const char *name;    /* a string literal: the declaration's */
         wide_int value;      /* METRIC_LOSS: unused, derived when written */
         int set;             /* present in this run (an optional metric only once set) */
+        /* how it combines over MPI ranks: 0, set whole (results_set: the same on every rank,
+         * rank 0's is taken); 1, this process's partial value (results_reduce), combined
+         * by the declared reduction; 2, partial, but no part of this process had one */
+        int partial;
     } metrics[REPORT_MAX_METRICS];
     /* the rows of DECLARED's table (the flood's flows), in order; none: no table member */
     int n_rows;
@@ -94,6 +108,7 @@ typedef struct run_results {
     device_report devices[REPORT_MAX_DEVICES];
     inject_report injector;
     host_report host;
+    ranks_report ranks;
     char scenario_path[1024];
     /* a run stopped by a signal at a window boundary (docs/when-things-go-wrong.md): the
      * counters are those of the simulation up to REACHED_NS, and the JSON says
@@ -126,11 +141,12 @@ int results_set(run_results *r, const char *name, wide_int v);
 /* Sets metric NAME to the combination of its N partial values PARTS (one per device,
  * partition or work-group, in any order) by its declared reduction (metric_combine): a model
  * hands the core what each of its parts counted and the core reduces, so that every model's
- * results combine by the same rules, and a reduction over MPI ranks will apply the same
- * function to the ranks' values. A METRIC_I64 result outside the signed 64-bit range (more
+ * results combine by the same rules, and the reduction over MPI ranks (engine/rank_step.h)
+ * applies the same function to the ranks' values. N 0: this process holds no part (a rank
+ * without partitions); the ranks' reduction then leaves it out. A METRIC_I64 result outside the signed 64-bit range (more
  * events than any run makes: docs/when-things-go-wrong.md, "Overflow audit") is an error
- * rather than a wrapped number. Returns 0, or CN_ERR_RUNTIME with ERR set (N < 1 or an
- * undeclared NAME: a model's mistake). */
+ * rather than a wrapped number. Returns 0, or CN_ERR_RUNTIME with ERR set (an undeclared
+ * NAME: a model's mistake). */
 int results_reduce(run_results *r, const char *name, const wide_int *parts, size_t n,
                    cn_error *err);
 /* Appends an undeclared metric (DECLARED NULL; ignored beyond REPORT_MAX_METRICS), or sets a

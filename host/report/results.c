@@ -14,7 +14,7 @@ void results_declare(run_results *r, const metric_set *set)
     r->n_metrics = set->n_metrics < REPORT_MAX_METRICS ? set->n_metrics : REPORT_MAX_METRICS;
     for (int i = 0; i < r->n_metrics; i++)
         r->metrics[i] = (struct result_metric){set->metrics[i].name, 0,
-                                               !set->metrics[i].optional};
+                                               !set->metrics[i].optional, 0};
     r->n_rows = 0;
 }
 
@@ -24,6 +24,7 @@ int results_set(run_results *r, const char *name, wide_int v)
         if (strcmp(r->metrics[i].name, name) == 0) {
             r->metrics[i].value = v;
             r->metrics[i].set = 1;
+            r->metrics[i].partial = 0;
             return 0;
         }
     return -1;
@@ -35,9 +36,15 @@ int results_reduce(run_results *r, const char *name, const wide_int *parts, size
     int i = 0;
     while (i < r->n_metrics && strcmp(r->metrics[i].name, name) != 0)
         i++;
-    if (i == r->n_metrics || n < 1)
-        return cn_fail(err, CN_ERR_RUNTIME, "internal error: %s of metric %s to reduce",
-                       n < 1 ? "no partial values" : "no declaration", name);
+    if (i == r->n_metrics)
+        return cn_fail(err, CN_ERR_RUNTIME, "internal error: no declaration of metric %s to "
+                       "reduce", name);
+    if (n == 0) { /* no part here: the other ranks' values make it */
+        r->metrics[i].value = 0;
+        r->metrics[i].set = 1;
+        r->metrics[i].partial = 2;
+        return 0;
+    }
     const model_metric *m = results_metric(r, i);
     wide_int v = parts[0];
     for (size_t k = 1; k < n; k++)
@@ -49,6 +56,7 @@ int results_reduce(run_results *r, const char *name, const wide_int *parts, size
     }
     r->metrics[i].value = v;
     r->metrics[i].set = 1;
+    r->metrics[i].partial = 1;
     return 0;
 }
 
@@ -57,7 +65,7 @@ void results_add_metric(run_results *r, const char *name, uint64_t value)
     if (r->declared)
         (void)results_set(r, name, (wide_int)value);
     else if (r->n_metrics < REPORT_MAX_METRICS)
-        r->metrics[r->n_metrics++] = (struct result_metric){name, (wide_int)value, 1};
+        r->metrics[r->n_metrics++] = (struct result_metric){name, (wide_int)value, 1, 0};
 }
 
 const model_metric *results_metric(const run_results *r, int i)

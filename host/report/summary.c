@@ -61,7 +61,12 @@ void report_print_summary(const run_results *r, FILE *out)
             r->wall_s > 0 ? (double)events / r->wall_s : 0.0);
     for (int i = 0; i < r->n_devices; i++) {
         const device_report *d = &r->devices[i];
-        fprintf(out, "device       %s (%s, %s): %llu event sets, %.1f%% of the events, busy "
+        if (r->ranks.count > 1)
+            fprintf(out, "device       rank %d: %s (%s, %s): %llu event sets, %.1f%% of the "
+                    "events, busy %.3f s", d->rank, d->name, d->platform, d->type,
+                    (unsigned long long)d->event_sets, 100.0 * d->share, d->busy_s);
+        else
+            fprintf(out, "device       %s (%s, %s): %llu event sets, %.1f%% of the events, busy "
                 "%.3f s", d->name, d->platform, d->type, (unsigned long long)d->event_sets,
                 100.0 * d->share, d->busy_s);
         /* untimed sets count at the injector's estimate (docs/user-guide.md) */
@@ -79,6 +84,11 @@ void report_print_summary(const run_results *r, FILE *out)
                 (unsigned long long)ij->decisions[2], (unsigned long long)ij->migrations,
                 (double)ij->exchanged_bytes / (1024.0 * 1024.0));
     }
+    if (r->ranks.count > 1)
+        fprintf(out, "ranks        %d MPI ranks: %.1f MiB of records between them, at most "
+                "%.3f s exchanging and %.3f s agreeing on one rank\n", r->ranks.count,
+                (double)r->ranks.sent_bytes / (1024.0 * 1024.0), r->ranks.exchange_s,
+                r->ranks.agree_s);
     fprintf(out, "memory       %.1f MiB on the devices\n",
             (double)r->device_bytes / (1024.0 * 1024.0));
 }

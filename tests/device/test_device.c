@@ -133,6 +133,29 @@ static void test_select(void)
     expect_selection(m, "gpu", 16, (int[]){0, 4, -1});
     expect_selection(m, "GPU", 16, (int[]){0, 4, -1});
     expect_selection(m, "cpu", 16, (int[]){1, 2, -1});
+    /* @local: one process is the only rank of its machine, and keeps the whole selection */
+    expect_selection(m, "gpu@local", 16, (int[]){0, 4, -1});
+    expect_selection(m, " 1,2@local ", 16, (int[]){1, 2, -1});
+    expect_select_error(m, "tpu@local", "tpu", NULL);
+    /* the shares of the ranks of a machine: contiguous runs, or devices shared round */
+    int four[4], kept;
+    for (int local = 0; local < 2; local++) {
+        int ids[4] = {10, 11, 12, 13};
+        kept = device_select_share(ids, 4, local, 2);
+        CHECK(kept == 2 && ids[0] == 10 + 2 * local && ids[1] == 11 + 2 * local);
+    }
+    for (int local = 0; local < 3; local++) {
+        int ids[2] = {7, 9};
+        kept = device_select_share(ids, 2, local, 3);
+        CHECK(kept == 1 && ids[0] == (local % 2 ? 9 : 7));
+    }
+    four[0] = 5;
+    CHECK(device_select_share(four, 1, 0, 1) == 1 && four[0] == 5);
+    for (int local = 0; local < 3; local++) { /* 4 over 3 ranks: 1, 1, 2 */
+        int ids[4] = {0, 1, 2, 3};
+        kept = device_select_share(ids, 4, local, 3);
+        CHECK(kept == (local == 2 ? 2 : 1) && ids[0] == local);
+    }
     expect_selection(m, "all", 16, (int[]){0, 1, 2, 4, -1});
     expect_selection(m, "all", 2, (int[]){0, 1, -1});
     expect_selection(m, "2,0", 16, (int[]){2, 0, -1});

@@ -30,7 +30,8 @@ expect devices_in_order sh -c "grep -o '^rank [0-9] of 3' '$tmp/out' | tr '\n' '
     grep -qx 'rank 0 of 3;rank 1 of 3;rank 2 of 3;'"
 expect devices_listed test "$(grep -c 'device.*usable' "$tmp/out")" -eq 3
 
-want="^clnetsim: error: 'run' was started as 2 MPI ranks, and no scenario runs over several ranks yet: start it as one process \\(docs/user-guide.md, \"Several processes\"\\)\$"
+# a model that does not run over ranks yet, refused once, before any output is written
+want="^clnetsim: error: the flood model does not run over several MPI ranks yet \\(the phold model does\\): start it as one process \\(docs/user-guide.md, \"Several processes\"\\)\$"
 # shellcheck disable=SC2086
 check run_refused 2 "$want" $launch -np 2 "$bin" run "$src/scenarios/small_grid.ini" \
     --json "$tmp/no.json"
@@ -38,7 +39,7 @@ expect run_refused_once test "$(grep -c '^clnetsim: error' "$tmp/out")" -eq 1
 expect run_wrote_nothing test ! -e "$tmp/no.json"
 for cmd in resume bench selftest tune; do
     # shellcheck disable=SC2086
-    check "${cmd}_refused" 2 "^clnetsim: error: '$cmd' was started as 3 MPI ranks" \
+    check "${cmd}_refused" 2 "^clnetsim: error: '$cmd' was started as 3 MPI ranks, and only 'run' runs over several ranks yet" \
         $launch -np 3 "$bin" "$cmd"
 done
 # one rank under the launcher runs as ever
@@ -47,4 +48,92 @@ check one_rank 0 '' $launch -np 1 "$bin" run "$src/scenarios/small_grid.ini" -q 
     --json "$tmp/one.json"
 check alone 0 '' "$bin" run "$src/scenarios/small_grid.ini" -q --json "$tmp/alone.json"
 check one_rank_same 0 "" "$compare" "$tmp/one.json" "$tmp/alone.json"
+# PHOLD over ranks (docs/user-guide.md, "Several processes"): every contract member equal to
+# the run of one process, for 1 to 4 ranks, one or two devices per rank, every policy
+export POCL_DEVICES="pthread pthread"
+phold="$src/scenarios/small_phold.ini"
+check phold_alone 0 '' "$bin" run "$phold" -q -d 0 --json "$tmp/alone.json"
+for n in 1 2 3 4; do
+    for devs in 0 all; do
+        for policy in hybrid rapid advanced static; do
+            # the policies on two devices per rank; one device leaves the injector no choice
+            [ "$devs" = 0 ] && [ "$policy" != hybrid ] && continue
+            name="phold_${n}_ranks_${devs}_$policy"
+            # shellcheck disable=SC2086
+            check "$name" 0 '' $launch -np "$n" "$bin" run "$phold" -q -d "$devs" \
+                -s inject.policy="$policy" --json "$tmp/ranks.json"
+            check "${name}_same" 0 '' "$compare" "$tmp/alone.json" "$tmp/ranks.json"
+        done
+    done
+done
+expect phold_ranks_counted grep -q '"ranks": {"count": 4, "sent_bytes": [1-9]' "$tmp/ranks.json"
+expect phold_devices_of_ranks grep -q '"rank": 3' "$tmp/ranks.json"
+# each rank its share of its machine's devices (@local): two devices, two ranks, one each
+# shellcheck disable=SC2086
+check phold_local_devices 0 '' $launch -np 2 "$bin" run "$phold" -q -d all@local \
+    --json "$tmp/local.json"
+check phold_local_devices_same 0 '' "$compare" "$tmp/alone.json" "$tmp/local.json"
+expect phold_local_one_each test "$(grep -c '"rank": [01]' "$tmp/local.json")" -eq 2
+# the summary, printed once, names the ranks
+# shellcheck disable=SC2086
+check phold_summary 0 '^ranks        3 MPI ranks: ' $launch -np 3 "$bin" run "$phold" -d 0
+expect phold_summary_once test "$(grep -c '^events ' "$tmp/out")" -eq 1
+# ranks that hold no partition (2 LPs, 4 ranks), every event remote, the LPs' slots and the
+# outbox grown from tiny starts, odd sizes
+for case in "phold.lps=2" "phold.remote=1" "phold.lps=37 phold.population=3" \
+    "CLNETSIM_TEST_PHOLD_SLOTS=9 CLNETSIM_TEST_PHOLD_OUTBOX=16"; do
+    sets="" hooks=""
+    for item in $case; do
+        case $item in
+        CLNETSIM_*) hooks="$hooks $item" ;;
+        *) sets="$sets -s $item" ;;
+        esac
+    done
+    name=phold_$(echo "$case" | tr -c 'a-zA-Z0-9\n' '_')
+    # shellcheck disable=SC2086
+    check "${name}_alone" 0 '' env $hooks "$bin" run "$phold" -q -d 0 $sets --json "$tmp/a.json"
+    # shellcheck disable=SC2086
+    check "${name}_ranks" 0 '' env $hooks $launch -np 4 "$bin" run "$phold" -q -d all $sets \
+        --json "$tmp/b.json"
+    check "${name}_same" 0 '' "$compare" "$tmp/a.json" "$tmp/b.json"
+done
+
+# a stop signal caught by one rank stops every rank at the next window boundary, with the
+# results of the run so far: those of one process stopped there
+# shellcheck disable=SC2086
+check phold_stop_one_rank 143 '' env CLNETSIM_TEST_RANK=1 CLNETSIM_TEST_RAISE=TERM@5 \
+    $launch -np 3 "$bin" run "$phold" -q --json "$tmp/stopped3.json"
+check phold_stop_alone 143 '' env CLNETSIM_TEST_RAISE=TERM@6 "$bin" run "$phold" -q \
+    --json "$tmp/stopped1.json"
+check phold_stop_same 0 '' "$compare" "$tmp/stopped1.json" "$tmp/stopped3.json"
+expect phold_stop_incomplete grep -q '"complete": false' "$tmp/stopped3.json"
+
+# a device failing on one rank ends the run on every rank with that rank's sentence, printed
+# once, and no output
+want="^clnetsim: error: MPI rank 1 of 3: clEnqueueNDRangeKernel\\(phold.execute, "
+# shellcheck disable=SC2086
+check phold_rank_fails 1 "$want" env CLNETSIM_TEST_RANK=1 CLNETSIM_TEST_FAIL=enqueue@0:5 \
+    $launch -np 3 "$bin" run "$phold" -q -d all --json "$tmp/failed.json"
+expect phold_rank_fails_once test "$(grep -c '^clnetsim: error' "$tmp/out")" -eq 1
+expect phold_rank_fails_no_output test ! -e "$tmp/failed.json"
+# a rank that dies: the launcher ends the others and says which one (Open MPI's words), and
+# the output is not written
+# shellcheck disable=SC2086
+check phold_rank_killed 137 'process rank 1 .* exited on signal 9' env CLNETSIM_TEST_RANK=1 \
+    CLNETSIM_TEST_RAISE=KILL@5 timeout -k 10 120 $launch -np 3 "$bin" run "$phold" -q \
+    --json "$tmp/killed.json"
+expect phold_rank_killed_no_output test ! -e "$tmp/killed.json"
+
+# ranks that read different scenarios (one file per machine that differs), and what runs
+# over ranks do not do yet: refused on every rank, once
+sed 's/^seed = 1$/seed = 2/' "$phold" > "$tmp/other.ini"
+# shellcheck disable=SC2086
+check phold_different_scenarios 2 'the MPI ranks read different scenarios from' \
+    $launch -np 1 "$bin" run "$phold" -q : -np 1 "$bin" run "$tmp/other.ini" -q
+expect phold_different_once test "$(grep -c '^clnetsim: error' "$tmp/out")" -eq 1
+for opt in "--checkpoint $tmp/c.ckpt" "--trace-inject $tmp/t.csv"; do
+    # shellcheck disable=SC2086
+    check "phold_refused_${opt%% *}" 2 "^clnetsim: error: ${opt%% *} is not available in runs over several MPI ranks yet" \
+        $launch -np 2 "$bin" run "$phold" -q $opt
+done
 finish dist

@@ -127,6 +127,65 @@ int main(int argc, char **argv)
         snprintf(want_msg, sizeof want_msg, "rank 0 failed");
     CHECK(rc == 4 && g.code == 4 && !strcmp(g.msg, want_msg), "agreed %d '%s'", rc, g.msg);
 
+    /* one reduction, each value by its own operation */
+    int64_t each[4] = {r, r, (int64_t)r + 1, INT64_MAX - r};
+    const dist_op how[4] = {DIST_MIN, DIST_MAX, DIST_SUM, DIST_SUM};
+    rc = dist_allreduce_each(each, how, 4, &err);
+    CHECK(!rc && each[0] == 0 && each[1] == n - 1 && each[2] == (int64_t)n * (n + 1) / 2,
+          "each: %lld %lld %lld", (long long)each[0], (long long)each[1], (long long)each[2]);
+    uint64_t wrap = 0; /* the sum of INT64_MAX - k, modulo 2^64 */
+    for (int k = 0; k < n; k++)
+        wrap += (uint64_t)INT64_MAX - (uint64_t)k;
+    CHECK(!rc && (uint64_t)each[3] == wrap, "each: wrapped sum %lld", (long long)each[3]);
+
+    /* contiguous ranges: every item in exactly one rank's range, in rank order */
+    for (uint64_t items = 0; items < 11; items++)
+        for (uint64_t i = 0; i < items; i++) {
+            int owner = dist_range_rank(i, items);
+            CHECK(owner >= 0 && owner < n && dist_range_first(owner, items) <= i &&
+                      i < dist_range_first(owner + 1, items),
+                  "item %llu of %llu on rank %d", (unsigned long long)i,
+                  (unsigned long long)items, owner);
+        }
+    CHECK(dist_range_first(0, 10) == 0 && dist_range_first(n, 10) == 10, "range ends");
+
+    /* the all-to-all: rank r sends rank k (r + k) % 3 units of 6 bytes naming (r, k, j) */
+    uint64_t *send_n = calloc((size_t)n, sizeof *send_n), *recv_n = calloc((size_t)n, 8);
+    unsigned char *out = malloc((size_t)n * 2 * 6 + 1);
+    void *in = NULL;
+    size_t in_cap = 0, at = 0;
+    CHECK(send_n && recv_n && out, "no memory");
+    if (send_n && recv_n && out) {
+        for (int k = 0; k < n; k++) {
+            send_n[k] = (uint64_t)((r + k) % 3);
+            for (uint64_t j = 0; j < send_n[k]; j++, at += 6)
+                memcpy(out + at, (unsigned char[6]){(unsigned char)r, (unsigned char)k,
+                                                    (unsigned char)j, 0xa5, 0x5a, 0x11},
+                       6);
+        }
+        rc = dist_alltoallv(out, send_n, 6, &in, &in_cap, recv_n, 0, &err);
+        const unsigned char *p = in;
+        for (int k = 0; k < n && !rc; k++) {
+            CHECK(recv_n[k] == (uint64_t)((k + r) % 3), "from %d: %llu units", k,
+                  (unsigned long long)recv_n[k]);
+            for (uint64_t j = 0; j < recv_n[k]; j++, p += 6)
+                CHECK(p[0] == k && p[1] == r && p[2] == j && p[3] == 0xa5 && p[5] == 0x11,
+                      "from %d: unit %llu is (%d, %d, %d)", k, (unsigned long long)j, p[0],
+                      p[1], p[2]);
+        }
+        CHECK(rc == 0, "alltoallv: %s", err.msg);
+        /* a rank that failed before the exchange: it gets its own status back, the others
+         * DIST_PEER_FAILED, and nothing is exchanged */
+        cn_error h = {0};
+        rc = dist_alltoallv(out, send_n, 6, &in, &in_cap, recv_n, last ? 7 : 0, &h);
+        CHECK(rc == (last ? 7 : n > 1 ? DIST_PEER_FAILED : 0), "failed exchange: %d", rc);
+        CHECK(h.code == 0, "failed exchange set an error: %s", h.msg);
+    }
+    free(send_n);
+    free(recv_n);
+    free(out);
+    free(in);
+
     /* every rank's verdict, so that one failing rank fails the test everywhere */
     uint64_t bad = (uint64_t)failures;
     if (dist_allreduce_u64(&bad, 1, DIST_SUM, &err) != 0)

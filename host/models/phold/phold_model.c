@@ -73,7 +73,7 @@ int phold_results(struct model_state *m, run_results *res, cn_error *err)
     if (!part)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
     int rc = 0;
-    for (uint32_t p = 0; p < pm->n_parts && rc == 0; p++) {
+    for (uint32_t p = pm->p_lo; p < pm->p_hi && rc == 0; p++) {
         phold_device *d = &pm->dev[pm->home[p]];
         cl_uint first, n = lps_of(pm, p, &first), P = pm->part_lps, blk = pm->block[p];
         cl_uint base = (cl_uint)phold_group_at(pm, p);
@@ -112,10 +112,13 @@ int phold_results(struct model_state *m, run_results *res, cn_error *err)
     wide_int *values = malloc(sizeof *values * (groups ? groups : 1));
     if (!values)
         rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    /* the groups of this rank's partitions (all of them with one process; none on a rank
+     * that holds no partition, whose metrics then count for nothing over the ranks) */
+    uint64_t g0 = pm->group_base[pm->p_lo], g1 = pm->group_base[pm->p_hi];
     for (size_t i = 0; i < sizeof words / sizeof words[0] && rc == 0; i++) {
-        for (uint64_t g = 0; g < groups; g++)
-            values[g] = (wide_int)part[RES_WORDS * g + (uint64_t)words[i].word];
-        rc = results_reduce(res, words[i].name, values, (size_t)groups, err);
+        for (uint64_t g = g0; g < g1; g++)
+            values[g - g0] = (wide_int)part[RES_WORDS * g + (uint64_t)words[i].word];
+        rc = results_reduce(res, words[i].name, values, (size_t)(g1 - g0), err);
     }
     free(values);
     free(part);
@@ -127,6 +130,7 @@ int phold_results(struct model_state *m, run_results *res, cn_error *err)
     res->device_bytes = pm->peak_bytes;
     res->host.wait_s = pm->wait_s;
     res->injector.exchanged_bytes = pm->ex.moved_bytes;
+    res->ranks.sent_bytes = exchange_rank_bytes(&pm->ex);
     return 0;
 }
 
@@ -217,6 +221,7 @@ const model_ops phold_model_ops = {
     .partition_bytes = phold_partition_bytes,
     .migrate = phold_migrate,
     .end_window = phold_end_window,
+    .end_ranks = phold_end_ranks,
     .can_checkpoint = phold_can_checkpoint,
     .check_checkpoint = phold_checkpoint_check,
     .save = phold_save,

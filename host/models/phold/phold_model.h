@@ -58,7 +58,12 @@ typedef struct phold_model {
     int n_devs;
     phold_device dev[ENGINE_MAX_DEVICES];
     uint32_t n_parts, part_lps;
-    int *home;              /* [n_parts]: index into dev[] */
+    /* Over several MPI ranks each holds the contiguous range [p_lo, p_hi) of the partitions
+     * (dist_range_rank): RANK_OF says whose each is, and HOME is -1 for another rank's. With
+     * one process the range is every partition. */
+    uint32_t p_lo, p_hi;
+    int *rank_of;           /* [n_parts] */
+    int *home;              /* [n_parts]: index into dev[], -1: another rank's */
     uint32_t *block;        /* [n_parts]: the block of its home holding each partition */
     uint32_t block_groups;  /* reduction groups of a block: part_lps / reduce_local, up */
     uint32_t *group_base;   /* [n_parts + 1]: first group of each partition (min, results) */
@@ -119,6 +124,10 @@ int phold_take_block(phold_model *pm, phold_device *d, uint32_t p, uint32_t *blo
 void phold_give_block(phold_model *pm, phold_device *d, uint32_t block);
 
 /* phold_window.c */
+/* Several ranks: after end_window, the records for other ranks' partitions go out and what
+ * they sent is delivered (exchange_flush), then the least pending time is taken. */
+int phold_end_ranks(struct model_state *m, const window_plan *plan, int failed,
+                    window_outcome *out, cn_error *err);
 /* Sets up the core exchange for the model's remote events (records of a uint4 event, the
  * destination word its LP) with PHOLD's consumer: the delivery into slots. */
 int phold_exchange_init(phold_model *pm, uint32_t capacity, cn_error *err);

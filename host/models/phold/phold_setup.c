@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cl/phold/phold_layout.clh"
+#include "dist/dist.h"
 #include "models/phold/phold.h"
 #include "models/phold/phold_model.h"
 
@@ -107,7 +108,7 @@ static uint64_t device_bytes(const phold_model *pm, const phold_device *d, uint6
 static uint64_t held_lps(const phold_model *pm, const phold_device *d)
 {
     uint64_t n = 0;
-    for (uint32_t p = 0; p < pm->n_parts; p++)
+    for (uint32_t p = pm->p_lo; p < pm->p_hi; p++)
         if (&pm->dev[pm->home[p]] == d)
             n += pm->N - p * pm->part_lps < pm->part_lps ? pm->N - p * pm->part_lps
                                                          : pm->part_lps;
@@ -204,7 +205,7 @@ int phold_grow_slots(phold_model *pm, phold_device *d, uint32_t c_new, cn_error 
 {
     int rc = 0;
     cl_uint c_old = d->slots_per_lp;
-    for (uint32_t p = 0; p < pm->n_parts && rc == 0; p++) {
+    for (uint32_t p = pm->p_lo; p < pm->p_hi && rc == 0; p++) {
         if (&pm->dev[pm->home[p]] != d)
             continue;
         cl_ulong at = phold_lp_at(pm, p);
@@ -322,14 +323,14 @@ static int set_up_device(phold_model *pm, phold_device *d, const int64_t *exp_ta
     if (!rc && !map)
         rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
     for (uint32_t p = 0; p < pm->n_parts && rc == 0; p++)
-        map[p] = &pm->dev[pm->home[p]] == d ? pm->block[p] : UINT32_MAX;
+        map[p] = pm->home[p] == (int)(d - pm->dev) ? pm->block[p] : UINT32_MAX;
     if (!rc) /* blocking: MAP is freed next */
         rc = dbuf_write(dev, &d->block_map, 0, 4 * (size_t)pm->n_parts, map, 1, err);
     free(map);
     cl_uint2 key = {{(cl_uint)pm->sc.seed, (cl_uint)(pm->sc.seed >> 32)}};
     cl_uint E = pm->E, P = pm->part_lps, C = d->slots_per_lp;
     cl_long A = pm->lookahead;
-    for (uint32_t p = 0; p < pm->n_parts && rc == 0; p++) {
+    for (uint32_t p = pm->p_lo; p < pm->p_hi && rc == 0; p++) {
         if (&pm->dev[pm->home[p]] != d)
             continue;
         cl_uint first = p * pm->part_lps, blk = pm->block[p];
@@ -348,10 +349,11 @@ static int set_up_device(phold_model *pm, phold_device *d, const int64_t *exp_ta
     return rc;
 }
 
-/* Partitions: [partition] partitions, else four per device; ranges of equal length. */
-static int make_partitions(phold_model *pm, int n_devs, cn_error *err)
+/* Partitions: [partition] partitions, else four per device of the run (ALL_DEVS, every
+ * rank's); ranges of equal length, contiguous runs of them per rank, then per device. */
+static int make_partitions(phold_model *pm, int n_devs, uint64_t all_devs, cn_error *err)
 {
-    uint64_t want = pm->sc.partitions > 0 ? (uint64_t)pm->sc.partitions : 4 * (uint64_t)n_devs;
+    uint64_t want = pm->sc.partitions > 0 ? (uint64_t)pm->sc.partitions : 4 * all_devs;
     if (want > pm->N)
         want = pm->N;
     if (want > 4096)
@@ -363,14 +365,23 @@ static int make_partitions(phold_model *pm, int n_devs, cn_error *err)
     pm->block = calloc(pm->n_parts, sizeof *pm->block);
     pm->group_base = calloc(pm->n_parts + 1, sizeof *pm->group_base);
     pm->part_min = calloc(pm->n_parts, sizeof *pm->part_min);
+    pm->rank_of = calloc(pm->n_parts, sizeof *pm->rank_of);
     for (int i = 0; i < n_devs; i++)
         if (!(pm->dev[i].taken = calloc(pm->n_parts, 1)))
             return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
-    if (!pm->home || !pm->block || !pm->group_base || !pm->part_min)
+    if (!pm->home || !pm->block || !pm->group_base || !pm->part_min || !pm->rank_of)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
-    /* contiguous runs of partitions per device, each in a block of its own */
+    pm->p_lo = (uint32_t)dist_range_first(dist_rank(), pm->n_parts);
+    pm->p_hi = (uint32_t)dist_range_first(dist_rank() + 1, pm->n_parts);
     for (uint32_t p = 0; p < pm->n_parts; p++) {
-        phold_device *d = &pm->dev[p * (uint64_t)n_devs / pm->n_parts];
+        pm->rank_of[p] = dist_range_rank(p, pm->n_parts);
+        pm->home[p] = -1;
+        pm->part_min[p] = INT64_MAX; /* another rank's: never planned here */
+    }
+    /* contiguous runs of this rank's partitions per device, each in a block of its own */
+    uint64_t n_local = pm->p_hi - pm->p_lo;
+    for (uint32_t p = pm->p_lo; p < pm->p_hi; p++) {
+        phold_device *d = &pm->dev[(p - pm->p_lo) * (uint64_t)n_devs / n_local];
         pm->home[p] = (int)(d - pm->dev);
         pm->block[p] = d->n_blocks;
         d->taken[d->n_blocks++] = 1;
@@ -424,7 +435,12 @@ int phold_create(struct model_state **out, const scenario *sc, device_ctx *const
     pm->T = sc->duration_ns;
     pm->remote_thr = ph->remote_threshold;
     pm->n_devs = n_devs;
-    int rc = make_partitions(pm, n_devs, err);
+    /* the partitions' count is the run's, whatever the ranks: every rank's devices count
+     * (a collective: every rank comes here, past the same checks of the same scenario) */
+    uint64_t all_devs = (uint64_t)n_devs;
+    int rc = dist_allreduce_u64(&all_devs, 1, DIST_SUM, err);
+    if (!rc)
+        rc = make_partitions(pm, n_devs, all_devs, err);
     uint32_t out_cap = first_outbox((uint64_t)pm->N * pm->E);
     for (int i = 0; i < n_devs && rc == 0; i++) {
         pm->dev[i].dev = devs[i];
@@ -485,6 +501,7 @@ void phold_destroy(struct model_state *m)
     free(pm->block);
     free(pm->group_base);
     free(pm->part_min);
+    free(pm->rank_of);
     free(pm->group_min_host);
     free(pm);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cl/phold/phold_layout.clh"
+#include "dist/dist.h"
 #include "models/phold/phold.h"
 #include "models/phold/phold_model.h"
 
@@ -41,7 +42,7 @@ int phold_plan_window(struct model_state *m, window_plan *plan, cn_error *err)
     plan->end = pm->tend;
     for (int i = 0; i < pm->n_devs; i++)
         pm->dev[i].ran = 0;
-    for (uint32_t p = 0; p < pm->n_parts; p++)
+    for (uint32_t p = pm->p_lo; p < pm->p_hi; p++)
         if (pm->part_min[p] < pm->tend)
             plan->sets[plan->n_sets++] = (event_set){PHOLD_EXECUTE, (int)p, part_size(pm, p)};
     return 0;
@@ -133,7 +134,7 @@ static int redo(void *ctx, int dev, cn_error *err)
     phold_model *pm = ctx;
     phold_device *d = &pm->dev[dev];
     int rc = 0;
-    for (uint32_t p = 0; p < pm->n_parts && rc == 0; p++)
+    for (uint32_t p = pm->p_lo; p < pm->p_hi && rc == 0; p++)
         if (&pm->dev[pm->home[p]] == d && pm->part_min[p] < pm->tend)
             rc = launch_execute(pm, d, p, NULL, err);
     return rc;
@@ -149,6 +150,12 @@ static int check_words(void *ctx, int dev, const uint32_t *words, cn_error *err)
     return 0;
 }
 
+/* The rank that holds partition P (exchange_config.rank). */
+static int partition_rank(const struct model_state *m, int p)
+{
+    return phold_of_c(m)->rank_of[p];
+}
+
 int phold_exchange_init(phold_model *pm, uint32_t capacity, cn_error *err)
 {
     device_ctx *devs[ENGINE_MAX_DEVICES];
@@ -160,11 +167,28 @@ int phold_exchange_init(phold_model *pm, uint32_t capacity, cn_error *err)
         .span = pm->part_lps,
         .capacity = capacity,
         .home = phold_model_ops.partition_home,
+        .rank = partition_rank,
         .model = (const struct model_state *)(const void *)pm,
         .consumer = {pm, consume, make_room, redo, check_words},
     };
     pm->ex_ready = 1; /* released on destroy, however far it got */
     return exchange_init(&pm->ex, &cfg, devs, pm->n_devs, &pm->acc, err);
+}
+
+/* What the engine learns at the end of a window (with several ranks, of this rank's
+ * partitions: the engine agrees on the run's). */
+static int window_done(phold_model *pm, const window_plan *plan, window_outcome *out)
+{
+    pm->windows++;
+    if (pm->acc.peak > pm->peak_bytes)
+        pm->peak_bytes = pm->acc.peak;
+    memset(out, 0, sizeof *out);
+    out->finished = pm->next_begin >= pm->T;
+    out->events = pm->executed;
+    out->next_window = plan->index + 1;
+    out->estimated_end = pm->T;
+    out->drained = 1;
+    return 0;
 }
 
 int phold_end_window(struct model_state *m, const window_plan *plan, window_outcome *out,
@@ -179,8 +203,9 @@ int phold_end_window(struct model_state *m, const window_plan *plan, window_outc
             rc = exchange_deliver(ex, i, err);
     /* The usual window needs nothing more than the delivery: the least times are computed
      * with it, and the host waits once. With several devices holding partitions records may
-     * cross, so the minimum waits for the exchange. */
-    int alone = exchange_single_home(ex);
+     * cross, so the minimum waits for the exchange; with several ranks it waits for
+     * phold_end_ranks, after the records between ranks. */
+    int alone = exchange_single_home(ex), ranks = dist_size() > 1;
     if (!rc && alone)
         rc = phold_enqueue_minimum(pm, err);
     double t0 = wall_seconds();
@@ -190,7 +215,7 @@ int phold_end_window(struct model_state *m, const window_plan *plan, window_outc
     int more = !alone || exchange_needs_more(ex);
     if (!rc && more) {
         rc = exchange_settle(ex, err);
-        if (!rc)
+        if (!rc && !ranks)
             rc = phold_enqueue_minimum(pm, err);
         t0 = wall_seconds();
         for (int i = 0; i < pm->n_devs && rc == 0; i++)
@@ -198,27 +223,30 @@ int phold_end_window(struct model_state *m, const window_plan *plan, window_outc
         pm->wait_s += wall_seconds() - t0;
     }
     /* the control words start the next window at zero (ordered before its launches) */
-    for (int i = 0; i < pm->n_devs && rc == 0; i++)
+    for (int i = 0; i < pm->n_devs && rc == 0 && !ranks; i++)
         if (pm->dev[i].ran || more)
             rc = exchange_reset(ex, i, err);
-    if (!rc)
+    if (!rc && !ranks)
         phold_collect_minimum(pm);
-    pm->windows++;
-    if (pm->acc.peak > pm->peak_bytes)
-        pm->peak_bytes = pm->acc.peak;
-    memset(out, 0, sizeof *out);
-    out->finished = pm->next_begin >= pm->T;
-    out->events = pm->executed;
-    out->next_window = plan->index + 1;
-    out->estimated_end = pm->T;
-    out->drained = 1;
-    return rc;
+    return rc || ranks ? rc : window_done(pm, plan, out);
+}
+
+int phold_end_ranks(struct model_state *m, const window_plan *plan, int failed,
+                    window_outcome *out, cn_error *err)
+{
+    phold_model *pm = phold_of(m);
+    int rc = exchange_flush(&pm->ex, failed, err);
+    if (!rc)
+        rc = phold_find_minimum(pm, err);
+    for (int i = 0; i < pm->n_devs && rc == 0; i++)
+        rc = exchange_reset(&pm->ex, i, err);
+    return rc ? rc : window_done(pm, plan, out);
 }
 
 int phold_enqueue_minimum(phold_model *pm, cn_error *err)
 {
     int rc = 0;
-    for (uint32_t p = 0; p < pm->n_parts && rc == 0; p++) {
+    for (uint32_t p = pm->p_lo; p < pm->p_hi && rc == 0; p++) {
         phold_device *d = &pm->dev[pm->home[p]];
         cl_uint n = part_size(pm, p), P = pm->part_lps, blk = pm->block[p];
         cl_uint C = d->slots_per_lp, base = (cl_uint)phold_group_at(pm, p);
@@ -240,7 +268,7 @@ void phold_collect_minimum(phold_model *pm)
 {
     pm->next_begin = INT64_MAX;
     pm->executed = 0;
-    for (uint32_t p = 0; p < pm->n_parts; p++) {
+    for (uint32_t p = pm->p_lo; p < pm->p_hi; p++) {
         int64_t mn = INT64_MAX;
         for (uint32_t g = pm->group_base[p]; g < pm->group_base[p + 1]; g++) {
             if (pm->group_min_host[2 * g] < mn)
