@@ -313,18 +313,11 @@ int exchange_flush(exchange *ex, int failed, cn_error *err)
     int rc = ex->transport.flush(ex->transport.self, failed, &in, err);
     if (rc)
         return rc;
-    /* every arrival is for a partition of this rank: the router posts it to its device
-     * (an arrival for another rank would go out again and wander) */
-    const exchange_router *r = &ex->router;
-    for (size_t i = 0; i < in.n && rc == 0; i++) {
-        uint32_t p = in.dest[i] / r->span;
-        if (p >= r->n_parts || r->rank(r->model, (int)p) != r->my_rank)
-            rc = cn_fail(err, CN_ERR_RUNTIME, "internal error: a record arrived at MPI rank "
-                         "%d for destination %u, not one of its partitions", r->my_rank,
-                         in.dest[i]);
-    }
-    if (!rc)
-        rc = exchange_route(&ex->router, in.dest, in.rec, in.n, &ex->transport, err);
+    /* every arrival is for a partition of this rank: the router posts it to its device (one
+     * for another rank, which would go out again and wander, is an error) */
+    ex->router.local_only = 1;
+    rc = exchange_route(&ex->router, in.dest, in.rec, in.n, &ex->transport, err);
+    ex->router.local_only = 0;
     for (int i = 0; i < ex->n_devs && rc == 0; i++) {
         const uint32_t *dest;
         const void *rec;

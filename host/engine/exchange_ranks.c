@@ -7,21 +7,26 @@
 #include "dist/dist.h"
 #include "engine/exchange_transport.h"
 
-/* A bundle travels as units of a destination word followed by its record: one array, one
- * count per rank. */
+/* A bundle travels as N units of a destination word and a record, laid out as the N words
+ * and then the N records (one count per rank, in units, and bulk copies only). */
+typedef struct rank_bundle {
+    uint32_t *dest;
+    unsigned char *rec;
+    size_t cap;                 /* records both hold */
+} rank_bundle;
+
 typedef struct rank_transport {
     exchange_transport local;   /* this rank's places */
     size_t record_bytes, unit;
     int n_local, n_ranks;
-    unsigned char *out;         /* the bundles of this window, rank after rank */
+    rank_bundle *bundle;        /* [n_ranks]: what this window sends each rank */
+    uint64_t *out_n;            /* [n_ranks]: records of each bundle */
+    unsigned char *out;         /* the bundles, rank after rank, for the all-to-all */
     size_t out_cap;
-    uint64_t *out_n;            /* [n_ranks]: units of each bundle */
-    unsigned char **bundle;     /* [n_ranks]: each rank's units, until flush packs them */
-    size_t *bundle_cap;         /* [n_ranks], bytes */
     void *in;                   /* what arrived at the last flush */
     size_t in_cap;
     uint64_t *in_n;             /* [n_ranks] */
-    uint32_t *arrived_dest;     /* the arrivals, split into words and records */
+    uint32_t *arrived_dest;     /* the arrivals, as one batch */
     unsigned char *arrived_rec;
     size_t arrived_cap;
     uint64_t sent;              /* bytes sent to other ranks */
@@ -37,24 +42,14 @@ static int rank_post(void *self, int to, const uint32_t *dest, const void *rec, 
     if (r >= rt->n_ranks)
         return cn_fail(err, CN_ERR_RUNTIME, "internal error: records posted for place %d of %d "
                        "and %d ranks", to, rt->n_local, rt->n_ranks);
-    size_t need = (size_t)(rt->out_n[r] + n) * rt->unit;
-    if (need > rt->bundle_cap[r]) {
-        size_t cap = rt->bundle_cap[r] ? rt->bundle_cap[r] : 4096 * rt->unit;
-        while (cap < need)
-            cap *= 2;
-        unsigned char *grown = realloc(rt->bundle[r], cap);
-        if (!grown)
-            return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the records to MPI "
-                           "rank %d", r);
-        rt->bundle[r] = grown;
-        rt->bundle_cap[r] = cap;
-    }
-    unsigned char *at = rt->bundle[r] + rt->out_n[r] * rt->unit;
-    const unsigned char *src = rec;
-    for (size_t i = 0; i < n; i++, at += rt->unit) {
-        memcpy(at, &dest[i], 4);
-        memcpy(at + 4, src + i * rt->record_bytes, rt->record_bytes);
-    }
+    rank_bundle *b = &rt->bundle[r];
+    size_t have = (size_t)rt->out_n[r];
+    int rc = exchange_records_reserve(&b->dest, &b->rec, NULL, &b->cap, have + n,
+                                      rt->record_bytes, 4096, err);
+    if (rc)
+        return rc;
+    memcpy(b->dest + have, dest, n * sizeof *dest);
+    memcpy(b->rec + have * rt->record_bytes, rec, n * rt->record_bytes);
     rt->out_n[r] += n;
     return 0;
 }
@@ -94,12 +89,14 @@ static int pack(rank_transport *rt, cn_error *err)
         rt->out = grown;
         rt->out_cap = total;
     }
-    size_t at = 0;
+    unsigned char *at = rt->out;
     for (int r = 0; r < rt->n_ranks; r++) {
-        size_t bytes = (size_t)rt->out_n[r] * rt->unit;
-        if (bytes)
-            memcpy(rt->out + at, rt->bundle[r], bytes);
-        at += bytes;
+        size_t n = (size_t)rt->out_n[r];
+        if (n == 0)
+            continue;
+        memcpy(at, rt->bundle[r].dest, 4 * n);
+        memcpy(at + 4 * n, rt->bundle[r].rec, n * rt->record_bytes);
+        at += n * rt->unit;
     }
     return 0;
 }
@@ -124,10 +121,16 @@ static int rank_flush(void *self, int failed, exchange_batch *arrived, cn_error 
         n += rt->in_n[r];
     rc = exchange_records_reserve(&rt->arrived_dest, &rt->arrived_rec, NULL, &rt->arrived_cap,
                                   n, rt->record_bytes, 1024, err);
-    const unsigned char *at = rt->in;
-    for (size_t i = 0; i < n && rc == 0; i++, at += rt->unit) {
-        memcpy(&rt->arrived_dest[i], at, 4);
-        memcpy(rt->arrived_rec + i * rt->record_bytes, at + 4, rt->record_bytes);
+    const unsigned char *seg = rt->in;
+    size_t at = 0;
+    for (int r = 0; r < rt->n_ranks && rc == 0; r++) {
+        size_t k = (size_t)rt->in_n[r];
+        if (k == 0)
+            continue;
+        memcpy(rt->arrived_dest + at, seg, 4 * k);
+        memcpy(rt->arrived_rec + at * rt->record_bytes, seg + 4 * k, k * rt->record_bytes);
+        seg += k * rt->unit;
+        at += k;
     }
     if (rc == 0)
         *arrived = (exchange_batch){-1, rt->arrived_dest, rt->arrived_rec, n};
@@ -146,10 +149,11 @@ static void rank_destroy(void *self)
         return;
     if (rt->local.destroy)
         rt->local.destroy(rt->local.self);
-    for (int r = 0; rt->bundle && r < rt->n_ranks; r++)
-        free(rt->bundle[r]);
+    for (int r = 0; rt->bundle && r < rt->n_ranks; r++) {
+        free(rt->bundle[r].dest);
+        free(rt->bundle[r].rec);
+    }
     free(rt->bundle);
-    free(rt->bundle_cap);
     free(rt->out);
     free(rt->out_n);
     free(rt->in);
@@ -176,8 +180,7 @@ int exchange_rank_transport(exchange_transport *t, size_t record_bytes, int n_lo
     rt->out_n = calloc(R, sizeof *rt->out_n);
     rt->in_n = calloc(R, sizeof *rt->in_n);
     rt->bundle = calloc(R, sizeof *rt->bundle);
-    rt->bundle_cap = calloc(R, sizeof *rt->bundle_cap);
-    if (!rt->out_n || !rt->in_n || !rt->bundle || !rt->bundle_cap)
+    if (!rt->out_n || !rt->in_n || !rt->bundle)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
     int rc = exchange_local_transport(&rt->local, record_bytes, n_local, err);
     if (rc)

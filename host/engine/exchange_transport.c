@@ -209,48 +209,108 @@ static int router_grow(exchange_router *r, size_t n, cn_error *err)
                                     1024, err);
 }
 
+/* Each partition's place now (homes change with migrations): one call of the model's
+ * functions per partition and route, none per record. */
+static int place_table(exchange_router *r, cn_error *err)
+{
+    if (!r->place_of) {
+        r->place_of = malloc((r->n_parts ? r->n_parts : 1) * sizeof *r->place_of);
+        if (!r->place_of)
+            return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    }
+    for (uint32_t p = 0; p < r->n_parts; p++) {
+        int rank = r->rank ? r->rank(r->model, (int)p) : r->my_rank;
+        if (rank < 0 || rank >= (r->rank ? r->n_ranks : r->my_rank + 1)) {
+            r->place_of[p] = -1 - rank; /* named in the error if a record goes there */
+            continue;
+        }
+        r->place_of[p] = rank != r->my_rank ? r->n_places + rank : r->home(r->model, (int)p);
+        if (rank == r->my_rank && (r->place_of[p] < 0 || r->place_of[p] >= r->n_places))
+            r->place_of[p] = INT32_MIN;
+        else if (rank != r->my_rank && r->local_only)
+            r->place_of[p] = INT32_MIN + 1;
+    }
+    return 0;
+}
+
+static int bad_partition(const exchange_router *r, uint32_t p, cn_error *err)
+{
+    int v = r->place_of[p];
+    if (v == INT32_MIN + 1)
+        return cn_fail(err, CN_ERR_RUNTIME, "internal error: a record arrived at MPI rank %d for "
+                       "partition %u, of rank %d", r->my_rank, p, r->rank(r->model, (int)p));
+    if (v == INT32_MIN)
+        return cn_fail(err, CN_ERR_RUNTIME, "internal error: partition %u lives at place %d, "
+                       "not one of the %d", p, r->home(r->model, (int)p), r->n_places);
+    return cn_fail(err, CN_ERR_RUNTIME, "internal error: partition %u lives on MPI rank %d, not "
+                   "one of the %d", p, -1 - v, r->n_ranks);
+}
+
+/* Copies record I of SRC to slot AT of DST: the common sizes as constants, which the
+ * compiler turns into moves rather than calls. */
+static inline void copy_record(unsigned char *dst, size_t at, const unsigned char *src, size_t i,
+                               size_t rb)
+{
+    if (rb == 16)
+        memcpy(dst + at * 16, src + i * 16, 16);
+    else if (rb == 8)
+        memcpy(dst + at * 8, src + i * 8, 8);
+    else
+        memcpy(dst + at * rb, src + i * rb, rb);
+}
+
 int exchange_route(exchange_router *r, const uint32_t *dest, const void *rec, size_t n,
                    exchange_transport *t, cn_error *err)
 {
     if (n == 0)
         return 0;
     int rc = router_grow(r, n, err);
+    if (!rc)
+        rc = place_table(r, err);
     if (rc)
         return rc;
     size_t places = router_places(r);
     memset(r->count, 0, (places + 1) * sizeof *r->count);
+    /* dest / span by a multiplication: exact for every 32-bit dest (Lemire, Kaser and
+     * Kurz, "Faster remainder by direct computation", 2019) */
+    uint64_t magic = UINT64_MAX / (r->span ? r->span : 1) + 1;
+    uint32_t last_p = UINT32_MAX;
+    int place = 0;
     for (size_t i = 0; i < n; i++) {
-        uint32_t p = dest[i] / r->span;
-        if (p >= r->n_parts)
-            return cn_fail(err, CN_ERR_RUNTIME, "internal error: a record between devices "
-                           "names destination %u, beyond the %u partitions", dest[i],
-                           r->n_parts);
-        int rank = r->rank ? r->rank(r->model, (int)p) : r->my_rank;
-        if (rank < 0 || rank >= (r->rank ? r->n_ranks : r->my_rank + 1))
-            return cn_fail(err, CN_ERR_RUNTIME, "internal error: partition %u lives on MPI "
-                           "rank %d, not one of the %d", p, rank, r->n_ranks);
-        int place = rank != r->my_rank ? r->n_places + rank : r->home(r->model, (int)p);
-        if (rank == r->my_rank && (place < 0 || place >= r->n_places))
-            return cn_fail(err, CN_ERR_RUNTIME, "internal error: partition %u lives at place "
-                           "%d, not one of the %d", p, place, r->n_places);
+        uint32_t p = r->span == 1 ? dest[i]
+                                  : (uint32_t)(((unsigned __int128)magic * dest[i]) >> 64);
+        if (p != last_p) { /* neighbouring records often share a partition */
+            if (p >= r->n_parts)
+                return cn_fail(err, CN_ERR_RUNTIME, "internal error: a record between "
+                               "devices names destination %u, beyond the %u partitions",
+                               dest[i], r->n_parts);
+            place = r->place_of[p];
+            if (place < 0)
+                return bad_partition(r, p, err);
+            last_p = p;
+        }
         r->place[i] = place;
         r->count[place + 1]++;
     }
+    /* every record for one place: posted as it is, in its order */
+    for (size_t k = 0; k < places; k++)
+        if (r->count[k + 1] == n)
+            return t->post(t->self, (int)k, dest, rec, n, err);
     /* a stable counting sort: each place's records keep their order */
     for (size_t k = 0; k < places; k++)
         r->count[k + 1] += r->count[k];
     const unsigned char *src = rec;
+    size_t rb = r->record_bytes;
     for (size_t i = 0; i < n; i++) {
         size_t at = r->count[r->place[i]]++;
         r->dest[at] = dest[i];
-        memcpy(r->rec + at * r->record_bytes, src + i * r->record_bytes, r->record_bytes);
+        copy_record(r->rec, at, src, i, rb);
     }
     /* count[k] is now the end of place k's records, count[k - 1] their start */
     for (size_t k = 0; k < places && rc == 0; k++) {
         size_t from = k ? r->count[k - 1] : 0, to = r->count[k];
         if (to > from)
-            rc = t->post(t->self, (int)k, r->dest + from, r->rec + from * r->record_bytes,
-                         to - from, err);
+            rc = t->post(t->self, (int)k, r->dest + from, r->rec + from * rb, to - from, err);
     }
     return rc;
 }
@@ -272,6 +332,8 @@ void exchange_router_free(exchange_router *r)
     free(r->rec);
     free(r->place);
     free(r->count);
+    free(r->place_of);
+    r->place_of = NULL;
     r->dest = NULL;
     r->rec = NULL;
     r->place = NULL;

@@ -112,6 +112,9 @@ typedef struct exchange_router {
      * N_PLACES + its rank. NULL: every partition is this rank's. */
     exchange_home_fn rank;
     int my_rank, n_ranks;
+    /* 1: every record must be for a partition of this rank (what arrived from the others):
+     * one for another rank is an internal error rather than sent on */
+    int local_only;
     const struct model_state *model;
     /* scratch, grown as needed */
     uint32_t *dest;
@@ -119,6 +122,7 @@ typedef struct exchange_router {
     int *place;
     size_t cap;
     size_t *count;          /* [n_places + n_ranks + 1] */
+    int *place_of;          /* [n_parts]: each partition's place, worked out per route */
 } exchange_router;
 
 /* Posts the N records (DEST, REC) to T: one post per place that receives any, the places in
