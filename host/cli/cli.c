@@ -147,12 +147,12 @@ static int cli_main_ranks(int argc, char **argv)
         }
     if (!strcmp(cmd, "devices") && argc == 2)
         return devices_of_ranks();
-    if (!strcmp(cmd, "run"))
+    if (!strcmp(cmd, "run") || !strcmp(cmd, "resume"))
         return cli_main_one(argc, argv);
     if (dist_rank() == 0) {
         char shown[1024];
-        fprintf(stderr, "clnetsim: error: '%s' was started as %d MPI ranks, and only 'run' runs "
-                "over several ranks yet: start it as one process (docs/user-guide.md, "
+        fprintf(stderr, "clnetsim: error: '%s' was started as %d MPI ranks, and only 'run' and "
+                "'resume' run over several ranks yet: start it as one process (docs/user-guide.md, "
                 "\"Several processes\")\n", cn_escape(cmd, shown, sizeof shown), dist_size());
     }
     return CN_ERR_INPUT;

@@ -276,8 +276,7 @@ static int ranks_can_run(const run_args *ra, const scenario *sc, const model_ops
 {
     if (dist_size() == 1)
         return 0;
-    const char *what = ra->checkpoint ? "--checkpoint" : ra->trace_inject ? "--trace-inject"
-                                                                            : NULL;
+    const char *what = ra->trace_inject ? "--trace-inject" : NULL;
     if (ops && !ops->end_ranks)
         return cn_fail(err, CN_ERR_INPUT, "the %s model does not run over several MPI ranks "
                        "yet (the phold model does): start it as one process (docs/user-guide.md, "

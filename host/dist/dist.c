@@ -268,6 +268,20 @@ int dist_gather_text(const char *text, char **all, cn_error *err)
     return 0;
 }
 
+/* Whether MSG begins "MPI rank R of S: " with this run's S: a sentence agreed on before. */
+static int agreed_before(const char *msg)
+{
+    static const char head[] = "MPI rank ";
+    if (strncmp(msg, head, sizeof head - 1) != 0)
+        return 0;
+    char *end;
+    (void)strtol(msg + sizeof head - 1, &end, 10);
+    if (strncmp(end, " of ", 4) != 0)
+        return 0;
+    long size = strtol(end + 4, &end, 10);
+    return size == world_size && end[0] == ':' && end[1] == ' ';
+}
+
 int dist_agree(int rc, cn_error *err)
 {
     if (world_size == 1)
@@ -301,10 +315,13 @@ int dist_agree(int rc, cn_error *err)
         cn_error_clear(err);
         err->code = what.code;
     }
-    /* "MPI rank R of S: " and as much of the sentence as fits after it */
+    /* "MPI rank R of S: " and as much of the sentence as fits after it; a sentence agreed on
+     * before (an agreement inside a step that failed) has its rank already */
     char prefix[64];
     int p = snprintf(prefix, sizeof prefix, "MPI rank %d of %d: ", (int)first, world_size);
     size_t pl = p > 0 && (size_t)p < sizeof prefix ? (size_t)p : 0;
+    if (agreed_before(what.msg))
+        pl = 0;
     size_t ml = strnlen(what.msg, sizeof what.msg);
     if (ml > sizeof err->msg - 1 - pl)
         ml = sizeof err->msg - 1 - pl;
@@ -498,5 +515,72 @@ int dist_alltoallv(const void *send, const uint64_t *send_n, size_t unit, void *
     if (n)
         memcpy(*recv, send, n * unit);
     recv_n[0] = n;
+    return 0;
+}
+
+int dist_gatherv(const void *send, uint64_t n, size_t unit, void **all, uint64_t *total,
+                 cn_error *err)
+{
+    *all = NULL;
+    *total = n;
+#ifdef CLNETSIM_HAVE_MPI
+    if (started && world_size > 1) {
+        int R = world_size;
+        uint64_t *counts = malloc((size_t)R * sizeof *counts);
+        int *rc_n = malloc((size_t)R * sizeof *rc_n), *at = malloc((size_t)R * sizeof *at);
+        if (!counts || !rc_n || !at) { /* the others wait in the gather */
+            fprintf(stderr, "clnetsim: error: MPI rank %d of %d: out of host memory\n",
+                    world_rank, R);
+            dist_abort(CN_ERR_RUNTIME);
+        }
+        /* every rank learns every count, so that all refuse alike what MPI cannot count */
+        int rc = mpi_check(MPI_Allgather(&n, 1, MPI_UINT64_T, counts, 1, MPI_UINT64_T,
+                                         MPI_COMM_WORLD),
+                           "MPI_Allgather", err);
+        uint64_t sum = 0;
+        for (int r = 0; r < R && !rc; r++)
+            sum += counts[r];
+        if (!rc && (sum > INT_MAX || unit > INT_MAX))
+            rc = cn_fail(err, CN_ERR_RUNTIME, "%llu records of %zu bytes to gather on MPI rank "
+                         "0, more than MPI_Gatherv counts (2^31 - 1)", (unsigned long long)sum,
+                         unit);
+        for (int r = 0, k = 0; r < R && !rc; r++) {
+            rc_n[r] = (int)counts[r];
+            at[r] = k;
+            k += rc_n[r];
+        }
+        if (!rc && world_rank == 0 && !(*all = malloc(sum * unit > 0 ? sum * unit : 1))) {
+            fprintf(stderr, "clnetsim: error: MPI rank 0 of %d: out of host memory for %llu "
+                    "bytes gathered from the ranks\n", R, (unsigned long long)sum * unit);
+            dist_abort(CN_ERR_RUNTIME);
+        }
+        MPI_Datatype type = MPI_DATATYPE_NULL;
+        if (!rc)
+            rc = mpi_check(MPI_Type_contiguous((int)unit, MPI_BYTE, &type), "MPI_Type_contiguous",
+                           err);
+        if (!rc)
+            rc = mpi_check(MPI_Type_commit(&type), "MPI_Type_commit", err);
+        if (!rc)
+            rc = mpi_check(MPI_Gatherv(n ? send : (const void *)&sum, (int)n, type, *all, rc_n,
+                                       at, type, 0, MPI_COMM_WORLD),
+                           "MPI_Gatherv", err);
+        if (type != MPI_DATATYPE_NULL)
+            MPI_Type_free(&type);
+        free(counts);
+        free(rc_n);
+        free(at);
+        *total = sum;
+        if (rc) {
+            free(*all);
+            *all = NULL;
+        }
+        return rc;
+    }
+#endif
+    *all = malloc(n * unit > 0 ? n * unit : 1);
+    if (!*all)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    if (n)
+        memcpy(*all, send, n * unit);
     return 0;
 }

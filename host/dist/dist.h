@@ -66,6 +66,12 @@ int dist_allreduce_each(int64_t *v, const dist_op *ops, int n, cn_error *err);
 int dist_alltoallv(const void *send, const uint64_t *send_n, size_t unit, void **recv,
                    size_t *recv_cap, uint64_t *recv_n, int failed, cn_error *err);
 
+/* Collective: rank 0 receives every rank's N units of UNIT bytes from SEND, in rank order,
+ * into *ALL (malloc'ed, the caller frees it; NULL elsewhere), *TOTAL units in all. With one
+ * process, a copy. An error (the same on every rank) when the units pass what MPI counts. */
+int dist_gatherv(const void *send, uint64_t n, size_t unit, void **all, uint64_t *total,
+                 cn_error *err);
+
 /* Contiguous ranges: the rank that holds item I of N when the items are cut into
  * dist_size() ranges of nearly equal length in rank order (rank r holds [first(r),
  * first(r + 1))), and the first item of rank R. */

@@ -344,9 +344,13 @@ static int write_checkpoint(const model_ops *ops, struct model_state *m, const s
     ckpt_put_i64(&b, CKPT_NEXT, next);
     ckpt_put_i64(&b, CKPT_DONE, done);
     ckpt_put_i64(&b, CKPT_REACHED, reached);
+    /* several ranks: each saves its part, the model puts the parts together on rank 0,
+     * which writes the one file; every rank learns whether that worked */
     int rc = ops->save(m, next, &b, err);
-    if (!rc)
+    if (!rc && dist_rank() == 0)
         rc = ckpt_write(opt->checkpoint, &b, err);
+    if (rank_several())
+        rc = dist_agree(rc, err);
     ckpt_buf_free(&b);
     return rc;
 }
@@ -492,7 +496,18 @@ static int run_windows(const model_ops *ops, struct model_state *m, injector *in
         if (stop)
             st->stop_signal = stop;
         /* a stopped run leaves a checkpoint too, so that it can be resumed */
-        if (opt->checkpoint && (checkpoint_due(opt, st, reached) || stop)) {
+        int due = opt->checkpoint && checkpoint_due(opt, st, reached);
+        if (opt->checkpoint && ranks && opt->checkpoint_wall_s > 0) {
+            /* each rank's clock: one that says it is time decides for all */
+            int64_t any = due;
+            const dist_op most = DIST_MAX;
+            if ((rc = dist_allreduce_each(&any, &most, 1, err)) != 0)
+                break;
+            if (any && !due)
+                st->next_wall = wall_seconds() + opt->checkpoint_wall_s;
+            due = any != 0;
+        }
+        if (opt->checkpoint && (due || stop)) {
             rc = write_checkpoint(ops, m, sc, opt, next, *windows_done, reached, err);
             if (rc)
                 break;
@@ -517,9 +532,6 @@ static int start_point(const model_ops *ops, struct model_state *m, const scenar
                        cn_error *err)
 {
     int can = ops->save && ops->restore && ops->can_checkpoint && ops->check_checkpoint;
-    if ((opt->checkpoint || opt->resume) && rank_several())
-        return cn_fail(err, CN_ERR_INPUT, "checkpoints of runs over several MPI ranks are not "
-                       "written or resumed yet: start the run as one process to use them");
     if (opt->checkpoint && !can)
         return cn_fail(err, CN_ERR_INPUT, "model '%s' cannot write checkpoints", ops->name);
     if (opt->checkpoint && ops->can_checkpoint(m, err) != 0)

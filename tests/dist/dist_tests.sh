@@ -37,9 +37,9 @@ check run_refused 2 "$want" $launch -np 2 "$bin" run "$src/scenarios/small_grid.
     --json "$tmp/no.json"
 expect run_refused_once test "$(grep -c '^clnetsim: error' "$tmp/out")" -eq 1
 expect run_wrote_nothing test ! -e "$tmp/no.json"
-for cmd in resume bench selftest tune; do
+for cmd in bench selftest tune; do
     # shellcheck disable=SC2086
-    check "${cmd}_refused" 2 "^clnetsim: error: '$cmd' was started as 3 MPI ranks, and only 'run' runs over several ranks yet" \
+    check "${cmd}_refused" 2 "^clnetsim: error: '$cmd' was started as 3 MPI ranks, and only 'run' and 'resume' run over several ranks yet" \
         $launch -np 3 "$bin" "$cmd"
 done
 # one rank under the launcher runs as ever
@@ -131,9 +131,39 @@ sed 's/^seed = 1$/seed = 2/' "$phold" > "$tmp/other.ini"
 check phold_different_scenarios 2 'the MPI ranks read different scenarios from' \
     $launch -np 1 "$bin" run "$phold" -q : -np 1 "$bin" run "$tmp/other.ini" -q
 expect phold_different_once test "$(grep -c '^clnetsim: error' "$tmp/out")" -eq 1
-for opt in "--checkpoint $tmp/c.ckpt" "--trace-inject $tmp/t.csv"; do
+# shellcheck disable=SC2086
+check phold_refused_trace 2 "^clnetsim: error: --trace-inject is not available in runs over several MPI ranks yet" \
+    $launch -np 2 "$bin" run "$phold" -q --trace-inject "$tmp/t.csv"
+
+# checkpoints: one file for the whole run, written by rank 0, the same bytes as one process's
+# at the same window (a signal on rank 1 after 69 windows stops every rank after 70), and
+# resumed on any number of ranks (or alone) to the results of the run never stopped
+full="$tmp/alone.json"
+# shellcheck disable=SC2086
+check ckpt_ranks_stop 130 '' env CLNETSIM_TEST_RANK=1 CLNETSIM_TEST_RAISE=INT@69 \
+    $launch -np 3 "$bin" run "$phold" -q -d all --checkpoint "$tmp/r3.ckpt"
+check ckpt_alone_stop 130 '' env CLNETSIM_TEST_RAISE=INT@70 "$bin" run "$phold" -q \
+    --checkpoint "$tmp/r1.ckpt"
+expect ckpt_same_bytes cmp -s "$tmp/r1.ckpt" "$tmp/r3.ckpt"
+for n in 1 2 4; do
     # shellcheck disable=SC2086
-    check "phold_refused_${opt%% *}" 2 "^clnetsim: error: ${opt%% *} is not available in runs over several MPI ranks yet" \
-        $launch -np 2 "$bin" run "$phold" -q $opt
+    check "ckpt_resume_$n" 0 '' $launch -np "$n" "$bin" resume "$tmp/r3.ckpt" -q -d all \
+        --json "$tmp/resumed.json"
+    check "ckpt_resume_${n}_same" 0 '' "$compare" "$full" "$tmp/resumed.json"
 done
+check ckpt_resume_alone 0 '' "$bin" resume "$tmp/r3.ckpt" -q --json "$tmp/resumed.json"
+check ckpt_resume_alone_same 0 '' "$compare" "$full" "$tmp/resumed.json"
+# periodic checkpoints (simulated time): the last one the same bytes as one process's
+# shellcheck disable=SC2086
+check ckpt_every_ranks 0 '' $launch -np 3 "$bin" run "$phold" -q --checkpoint "$tmp/e3.ckpt" \
+    --checkpoint-every 7
+check ckpt_every_alone 0 '' "$bin" run "$phold" -q --checkpoint "$tmp/e1.ckpt" \
+    --checkpoint-every 7
+expect ckpt_every_same_bytes cmp -s "$tmp/e1.ckpt" "$tmp/e3.ckpt"
+# wall-clock checkpoints: the ranks agree on each (every window here), the results unchanged
+# shellcheck disable=SC2086
+check ckpt_wall_ranks 0 '' $launch -np 2 "$bin" run "$phold" -q --checkpoint "$tmp/w.ckpt" \
+    --checkpoint-every 0.000001 --checkpoint-clock wall --json "$tmp/wall.json"
+check ckpt_wall_same 0 '' "$compare" "$full" "$tmp/wall.json"
+expect ckpt_wall_written grep -q '"checkpoints": [1-9][0-9]' "$tmp/wall.json"
 finish dist

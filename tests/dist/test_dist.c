@@ -127,6 +127,15 @@ int main(int argc, char **argv)
         snprintf(want_msg, sizeof want_msg, "rank 0 failed");
     CHECK(rc == 4 && g.code == 4 && !strcmp(g.msg, want_msg), "agreed %d '%s'", rc, g.msg);
 
+    /* a sentence agreed on before keeps its one rank prefix */
+    if (n > 1) {
+        cn_error a = {0};
+        cn_fail(&a, 6, "MPI rank %d of %d: agreed inside", n - 1, n);
+        rc = dist_agree(6, &a);
+        snprintf(want_msg, sizeof want_msg, "MPI rank %d of %d: agreed inside", n - 1, n);
+        CHECK(rc == 6 && !strcmp(a.msg, want_msg), "agreed twice: '%s'", a.msg);
+    }
+
     /* one reduction, each value by its own operation */
     int64_t each[4] = {r, r, (int64_t)r + 1, INT64_MAX - r};
     const dist_op how[4] = {DIST_MIN, DIST_MAX, DIST_SUM, DIST_SUM};

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "cl/phold/phold_layout.clh"
+#include "dist/dist.h"
 #include "models/phold/phold.h"
 #include "models/phold/phold_model.h"
 
@@ -78,21 +79,36 @@ int phold_can_checkpoint(const struct model_state *m, cn_error *err)
 
 /* ---- save -------------------------------------------------------------------------------- */
 
-/* Partition P's LPs from the device holding it (their counts CNT read already): statistics
- * into STATS (row s at s * N), and their events into EV, LP I's at EV + AT[I], in key order. */
-static int save_partition(phold_model *pm, uint32_t p, const uint32_t *cnt, uint64_t *stats,
-                          const uint64_t *at, ckpt_event *ev, cn_error *err)
+/* This rank's LPs, [LO, LO + N): where a rank's partitions begin and end, in LPs. */
+typedef struct lp_range {
+    uint32_t lo, n;
+} lp_range;
+
+static lp_range rank_lps(const phold_model *pm, int rank)
+{
+    uint64_t p0 = dist_range_first(rank, pm->n_parts), p1 = dist_range_first(rank + 1, pm->n_parts);
+    uint64_t lo = p0 * pm->part_lps, hi = p1 * pm->part_lps;
+    lo = lo < pm->N ? lo : pm->N;
+    hi = hi < pm->N ? hi : pm->N;
+    return (lp_range){(uint32_t)lo, (uint32_t)(hi - lo)};
+}
+
+/* Partition P's LPs from the device holding it (the counts of this rank's LPs, R, read into
+ * CNT already; entry I - R.lo is LP I's): statistics into STATS (row s at s * R.n), and their
+ * events into EV, LP I's at EV + AT[I - R.lo], in key order. */
+static int save_partition(phold_model *pm, uint32_t p, lp_range r, const uint32_t *cnt,
+                          uint64_t *stats, const uint64_t *at, ckpt_event *ev, cn_error *err)
 {
     phold_device *d = &pm->dev[pm->home[p]];
-    uint32_t first, n = part_lps(pm, p, &first);
+    uint32_t first, n = part_lps(pm, p, &first), k = first - r.lo;
     int rc = 0;
     for (int s = 0; s < PHOLD_CKPT_STATS && rc == 0; s++)
         rc = dbuf_read(d->dev, &d->stats, 8 * phold_stat_at(pm, p, (uint32_t)s), 8 * (size_t)n,
-                       stats + (size_t)s * pm->N + first, 1, err);
+                       stats + (size_t)s * r.n + k, 1, err);
     if (rc)
         return rc;
     uint32_t rows = 0; /* the rows of P's block some LP of P uses */
-    for (uint32_t i = first; i < first + n; i++)
+    for (uint32_t i = k; i < k + n; i++)
         rows = cnt[i] > rows ? cnt[i] : rows;
     if (rows > d->slots_per_lp)
         return cn_fail(err, CN_ERR_RUNTIME, "internal error: a phold LP counts %u events in %u "
@@ -107,14 +123,93 @@ static int save_partition(phold_model *pm, uint32_t p, const uint32_t *cnt, uint
         if (!rc)
             rc = dbuf_read(d->dev, &d->slot_os, off, 8 * (size_t)n, os, 1, err);
         for (uint32_t g = 0; g < n && rc == 0; g++)
-            if (q < cnt[first + g])
-                ev[at[first + g] + q] = (ckpt_event){t[g], os[2 * g], os[2 * g + 1]};
+            if (q < cnt[k + g])
+                ev[at[k + g] + q] = (ckpt_event){t[g], os[2 * g], os[2 * g + 1]};
     }
     free(t);
     free(os);
-    for (uint32_t i = first; i < first + n && rc == 0; i++)
+    for (uint32_t i = k; i < k + n && rc == 0; i++)
         qsort(ev + at[i], cnt[i], sizeof *ev, key_qsort);
     return rc;
+}
+
+/* This rank's LPs R saved: their counts CNT, statistics STATS (rows of R.n) and events EV
+ * (*N_EV), or an error. */
+static int save_local(phold_model *pm, lp_range r, uint32_t **cnt, uint64_t **stats,
+                      ckpt_event **ev, uint64_t *n_ev, cn_error *err)
+{
+    size_t n = r.n ? r.n : 1;
+    /* zeroed: the partitions cover every LP of the range, which the analysers cannot tell */
+    *cnt = calloc(n, 4);
+    *stats = calloc((size_t)PHOLD_CKPT_STATS * n, 8);
+    uint64_t *at = calloc(n + 1, 8);
+    *ev = NULL;
+    *n_ev = 0;
+    int rc = *cnt && *stats && at ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory for "
+                                                "a checkpoint");
+    /* the counts first: they place each LP's events */
+    for (uint32_t p = pm->p_lo; p < pm->p_hi && rc == 0; p++) {
+        phold_device *d = &pm->dev[pm->home[p]];
+        uint32_t first, k = part_lps(pm, p, &first);
+        rc = dbuf_read(d->dev, &d->cnt, 4 * phold_lp_at(pm, p), 4 * (size_t)k,
+                       *cnt + (first - r.lo), 1, err);
+    }
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < r.n && rc == 0; i++) {
+        at[i] = sum;
+        sum += (*cnt)[i];
+    }
+    /* (the ranks' LPs share the population: rank 0 checks the sum of all) */
+    if (!rc && sum > (uint64_t)pm->N * pm->E)
+        rc = cn_fail(err, CN_ERR_RUNTIME, "internal error: %u phold LPs hold %llu pending "
+                     "events, more than lps x population", r.n, (unsigned long long)sum);
+    if (!rc && !(*ev = calloc(sum ? sum : 1, sizeof **ev)))
+        rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for a checkpoint");
+    for (uint32_t p = pm->p_lo; p < pm->p_hi && rc == 0; p++)
+        rc = save_partition(pm, p, r, *cnt, *stats, at, *ev, err);
+    free(at);
+    *n_ev = sum;
+    return rc;
+}
+
+/* Several ranks: every rank's LPs on rank 0, in LP order (the ranks hold consecutive
+ * ranges): counts, events, and the statistics rows put together from each rank's rows. */
+static int gather_ranks(phold_model *pm, lp_range r, uint32_t **cnt, uint64_t **stats,
+                        ckpt_event **ev, uint64_t *n_ev, cn_error *err)
+{
+    void *all_cnt = NULL, *all_ev = NULL, *all_stats = NULL;
+    uint64_t got = 0, got_ev = 0, got_st = 0;
+    int rc = dist_gatherv(*cnt, r.n, 4, &all_cnt, &got, err);
+    if (!rc)
+        rc = dist_gatherv(*ev, *n_ev, sizeof **ev, &all_ev, &got_ev, err);
+    if (!rc)
+        rc = dist_gatherv(*stats, (uint64_t)PHOLD_CKPT_STATS * r.n, 8, &all_stats, &got_st, err);
+    free(*cnt);
+    free(*stats);
+    free(*ev);
+    *cnt = all_cnt;
+    *ev = all_ev;
+    *n_ev = got_ev;
+    *stats = NULL;
+    if (rc || dist_rank() != 0) {
+        free(all_stats);
+        return rc;
+    }
+    /* rank k's block is its rows of its LPs: row s of LP i goes to s * N + i */
+    uint64_t *rows = malloc(8 * (size_t)PHOLD_CKPT_STATS * pm->N);
+    if (!rows) {
+        free(all_stats);
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for a checkpoint");
+    }
+    const uint64_t *src = all_stats;
+    for (int k = 0; k < dist_size(); k++) {
+        lp_range q = rank_lps(pm, k);
+        for (int s = 0; s < PHOLD_CKPT_STATS; s++, src += q.n)
+            memcpy(rows + (size_t)s * pm->N + q.lo, src, 8 * (size_t)q.n);
+    }
+    free(all_stats);
+    *stats = rows;
+    return 0;
 }
 
 int phold_save(struct model_state *m, int64_t next, ckpt_buf *out, cn_error *err)
@@ -122,33 +217,20 @@ int phold_save(struct model_state *m, int64_t next, ckpt_buf *out, cn_error *err
     phold_model *pm = phold_of(m);
     (void)next;
     uint64_t total = (uint64_t)pm->N * pm->E; /* PHOLD's population never changes */
-    /* zeroed: the partitions cover every LP, which the analysers cannot tell */
-    uint32_t *cnt = calloc(pm->N, 4);
-    uint64_t *stats = calloc((size_t)PHOLD_CKPT_STATS * pm->N, 8);
-    uint64_t *at = calloc((size_t)pm->N + 1, 8);
-    ckpt_event *ev = calloc(total ? total : 1, sizeof *ev);
-    int rc = cnt && stats && at && ev
-                 ? 0
-                 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory for a checkpoint");
-    /* the counts first: they place each LP's events */
-    for (uint32_t p = 0; p < pm->n_parts && rc == 0; p++) {
-        phold_device *d = &pm->dev[pm->home[p]];
-        uint32_t first, n = part_lps(pm, p, &first);
-        rc = dbuf_read(d->dev, &d->cnt, 4 * phold_lp_at(pm, p), 4 * (size_t)n, cnt + first, 1,
-                       err);
-    }
-    uint64_t sum = 0;
-    for (uint32_t i = 0; i < pm->N && rc == 0; i++) {
-        at[i] = sum;
-        sum += cnt[i];
-    }
-    if (!rc && sum != total)
+    lp_range r = rank_lps(pm, dist_rank());
+    uint32_t *cnt = NULL;
+    uint64_t *stats = NULL, n_ev = 0;
+    ckpt_event *ev = NULL;
+    int rc = save_local(pm, r, &cnt, &stats, &ev, &n_ev, err);
+    /* several ranks: each saved its own LPs; rank 0 puts them together (a rank that failed
+     * stops them all first, with its sentence) */
+    if (dist_size() > 1 && (rc = dist_agree(rc, err)) == 0)
+        rc = gather_ranks(pm, r, &cnt, &stats, &ev, &n_ev, err);
+    if (!rc && dist_rank() == 0 && n_ev != total)
         rc = cn_fail(err, CN_ERR_RUNTIME, "internal error: the phold LPs hold %llu pending "
-                     "events, not lps x population = %llu", (unsigned long long)sum,
+                     "events, not lps x population = %llu", (unsigned long long)n_ev,
                      (unsigned long long)total);
-    for (uint32_t p = 0; p < pm->n_parts && rc == 0; p++)
-        rc = save_partition(pm, p, cnt, stats, at, ev, err);
-    if (!rc) {
+    if (!rc && dist_rank() == 0) {
         ckpt_shape shape = {pm->N, pm->E, (uint64_t)pm->windows};
         ckpt_put(out, T_SHAPE, &shape, sizeof shape);
         ckpt_put(out, T_COUNTS, cnt, 4 * (size_t)pm->N);
@@ -157,7 +239,6 @@ int phold_save(struct model_state *m, int64_t next, ckpt_buf *out, cn_error *err
     }
     free(cnt);
     free(stats);
-    free(at);
     free(ev);
     return rc;
 }
@@ -332,7 +413,7 @@ int phold_checkpoint_check(const ckpt_file *in, const scenario *sc, cn_error *er
 static uint32_t slots_needed(const phold_model *pm, const phold_device *d, const uint32_t *cnt)
 {
     uint32_t most = 0;
-    for (uint32_t p = 0; p < pm->n_parts; p++) {
+    for (uint32_t p = pm->p_lo; p < pm->p_hi; p++) {
         if (&pm->dev[pm->home[p]] != d)
             continue;
         uint32_t first, n = part_lps(pm, p, &first);
@@ -436,7 +517,7 @@ int phold_restore(struct model_state *m, int64_t next, const ckpt_file *in, cn_e
     }
     if (!rc && pm->acc.peak > pm->peak_bytes)
         pm->peak_bytes = pm->acc.peak;
-    for (uint32_t p = 0; p < pm->n_parts && rc == 0; p++)
+    for (uint32_t p = pm->p_lo; p < pm->p_hi && rc == 0; p++) /* this rank's */
         rc = restore_partition(pm, p, cnt, stats, at, ev, err);
     free(cnt);
     free(stats);
