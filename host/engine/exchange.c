@@ -309,14 +309,27 @@ int exchange_flush(exchange *ex, int failed, cn_error *err)
 {
     if (!ex->transport.flush)
         return failed;
-    exchange_batch in;
-    int rc = ex->transport.flush(ex->transport.self, failed, &in, err);
+    const exchange_batch *in;
+    size_t n_in = 0;
+    int rc = ex->transport.flush(ex->transport.self, failed, &in, &n_in, err);
     if (rc)
+        return rc;
+    /* one device: every arrival is for it, written to its inbox from where MPI put it (its
+     * delivery exports nothing, unless a record is for no partition of this rank) */
+    for (size_t b = 0; b < n_in && rc == 0 && ex->n_devs == 1; b++) {
+        rc = fill_inbox(ex, 0, in[b].dest, in[b].rec, in[b].n, err);
+        if (!rc && ex->dev[0].words[XCH_EXPORT] > 0)
+            rc = cn_fail(err, CN_ERR_RUNTIME, "internal error: records arrived at MPI rank %d "
+                         "from rank %d for partitions it does not hold", ex->router.my_rank,
+                         in[b].from);
+    }
+    if (ex->n_devs == 1)
         return rc;
     /* every arrival is for a partition of this rank: the router posts it to its device (one
      * for another rank, which would go out again and wander, is an error) */
     ex->router.local_only = 1;
-    rc = exchange_route(&ex->router, in.dest, in.rec, in.n, &ex->transport, err);
+    for (size_t b = 0; b < n_in && rc == 0; b++)
+        rc = exchange_route(&ex->router, in[b].dest, in[b].rec, in[b].n, &ex->transport, err);
     ex->router.local_only = 0;
     for (int i = 0; i < ex->n_devs && rc == 0; i++) {
         const uint32_t *dest;

@@ -1,14 +1,15 @@
 /* The transport of the core's exchange over several MPI ranks (exchange_transport.h): this
  * rank's places through the in-process transport, and one bundle per rank, sent once per
- * window in one all-to-all (dist_alltoallv). */
+ * window (dist_alltoall_pairs: the counts in one all-to-all, then each bundle's words and
+ * records straight from where they lie). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "dist/dist.h"
 #include "engine/exchange_transport.h"
 
-/* A bundle travels as N units of a destination word and a record, laid out as the N words
- * and then the N records (one count per rank, in units, and bulk copies only). */
+/* A bundle is N destination words and N records, in two arrays; it arrives as the N words
+ * followed by the N records, in the segment of its rank. */
 typedef struct rank_bundle {
     uint32_t *dest;
     unsigned char *rec;
@@ -21,14 +22,11 @@ typedef struct rank_transport {
     int n_local, n_ranks;
     rank_bundle *bundle;        /* [n_ranks]: what this window sends each rank */
     uint64_t *out_n;            /* [n_ranks]: records of each bundle */
-    unsigned char *out;         /* the bundles, rank after rank, for the all-to-all */
-    size_t out_cap;
+    const void **send_dest, **send_rec; /* [n_ranks]: the bundles' arrays, for the exchange */
     void *in;                   /* what arrived at the last flush */
     size_t in_cap;
     uint64_t *in_n;             /* [n_ranks] */
-    uint32_t *arrived_dest;     /* the arrivals, as one batch */
-    unsigned char *arrived_rec;
-    size_t arrived_cap;
+    exchange_batch *arrived;    /* [n_ranks]: the arrivals, a batch per rank that sent any */
     uint64_t sent;              /* bytes sent to other ranks */
 } rank_transport;
 
@@ -75,66 +73,36 @@ static int rank_collect_sets(void *self, int to, const exchange_batch **batches,
     return rt->local.collect_sets(rt->local.self, to, batches, n_batches, err);
 }
 
-/* The bundles, rank after rank, in one array for the all-to-all. */
-static int pack(rank_transport *rt, cn_error *err)
-{
-    size_t total = 0;
-    for (int r = 0; r < rt->n_ranks; r++)
-        total += (size_t)rt->out_n[r] * rt->unit;
-    if (total > rt->out_cap) {
-        unsigned char *grown = realloc(rt->out, total);
-        if (!grown)
-            return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the records to other "
-                           "MPI ranks");
-        rt->out = grown;
-        rt->out_cap = total;
-    }
-    unsigned char *at = rt->out;
-    for (int r = 0; r < rt->n_ranks; r++) {
-        size_t n = (size_t)rt->out_n[r];
-        if (n == 0)
-            continue;
-        memcpy(at, rt->bundle[r].dest, 4 * n);
-        memcpy(at + 4 * n, rt->bundle[r].rec, n * rt->record_bytes);
-        at += n * rt->unit;
-    }
-    return 0;
-}
-
-static int rank_flush(void *self, int failed, exchange_batch *arrived, cn_error *err)
+static int rank_flush(void *self, int failed, const exchange_batch **arrived,
+                      size_t *n_arrived, cn_error *err)
 {
     rank_transport *rt = self;
-    memset(arrived, 0, sizeof *arrived);
-    arrived->from = -1;
-    if (!failed)
-        failed = pack(rt, err);
-    int rc = dist_alltoallv(rt->out, rt->out_n, rt->unit, &rt->in, &rt->in_cap, rt->in_n,
-                            failed, err);
+    *arrived = rt->arrived;
+    *n_arrived = 0;
+    for (int r = 0; r < rt->n_ranks; r++) {
+        rt->send_dest[r] = rt->bundle[r].dest;
+        rt->send_rec[r] = rt->bundle[r].rec;
+    }
+    int rc = dist_alltoall_pairs(rt->send_dest, rt->send_rec, rt->out_n, 4, rt->record_bytes,
+                                 &rt->in, &rt->in_cap, rt->in_n, failed, err);
     for (int r = 0; r < rt->n_ranks; r++)
         if (r != dist_rank())
             rt->sent += rt->out_n[r] * rt->unit;
     memset(rt->out_n, 0, (size_t)rt->n_ranks * sizeof *rt->out_n);
     if (rc)
         return rc;
-    size_t n = 0;
-    for (int r = 0; r < rt->n_ranks; r++)
-        n += rt->in_n[r];
-    rc = exchange_records_reserve(&rt->arrived_dest, &rt->arrived_rec, NULL, &rt->arrived_cap,
-                                  n, rt->record_bytes, 1024, err);
+    /* each rank's segment is its words, then its records: handed out where they lie (the
+     * segments are whole units, so the words stay 4-byte aligned) */
     const unsigned char *seg = rt->in;
-    size_t at = 0;
-    for (int r = 0; r < rt->n_ranks && rc == 0; r++) {
+    for (int r = 0; r < rt->n_ranks; r++) {
         size_t k = (size_t)rt->in_n[r];
         if (k == 0)
             continue;
-        memcpy(rt->arrived_dest + at, seg, 4 * k);
-        memcpy(rt->arrived_rec + at * rt->record_bytes, seg + 4 * k, k * rt->record_bytes);
+        rt->arrived[(*n_arrived)++] =
+            (exchange_batch){r, (const uint32_t *)(const void *)seg, seg + 4 * k, k};
         seg += k * rt->unit;
-        at += k;
     }
-    if (rc == 0)
-        *arrived = (exchange_batch){-1, rt->arrived_dest, rt->arrived_rec, n};
-    return rc;
+    return 0;
 }
 
 static uint64_t rank_sent_bytes(void *self)
@@ -154,12 +122,12 @@ static void rank_destroy(void *self)
         free(rt->bundle[r].rec);
     }
     free(rt->bundle);
-    free(rt->out);
+    free(rt->send_dest);
+    free(rt->send_rec);
     free(rt->out_n);
     free(rt->in);
     free(rt->in_n);
-    free(rt->arrived_dest);
-    free(rt->arrived_rec);
+    free(rt->arrived);
     free(rt);
 }
 
@@ -180,7 +148,11 @@ int exchange_rank_transport(exchange_transport *t, size_t record_bytes, int n_lo
     rt->out_n = calloc(R, sizeof *rt->out_n);
     rt->in_n = calloc(R, sizeof *rt->in_n);
     rt->bundle = calloc(R, sizeof *rt->bundle);
-    if (!rt->out_n || !rt->in_n || !rt->bundle)
+    rt->arrived = calloc(R, sizeof *rt->arrived);
+    rt->send_dest = calloc(R, sizeof *rt->send_dest);
+    rt->send_rec = calloc(R, sizeof *rt->send_rec);
+    if (!rt->out_n || !rt->in_n || !rt->bundle || !rt->arrived || !rt->send_dest ||
+        !rt->send_rec)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
     int rc = exchange_local_transport(&rt->local, record_bytes, n_local, err);
     if (rc)

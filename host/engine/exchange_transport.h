@@ -22,9 +22,10 @@
  * Over several MPI ranks (exchange_rank_transport) the places of this rank are its devices,
  * 0 .. n - 1, and place n + r stands for rank r: the router posts there the records whose
  * partition lives on rank r (exchange_config.rank), which the transport bundles per rank.
- * Once per window the exchange calls flush, a collective: every rank's bundles go out in one
- * all-to-all and what the other ranks sent comes back as one batch, which the exchange routes
- * to this rank's devices. Sets of places stay within one rank. */
+ * Once per window the exchange calls flush, a collective: the bundles' counts go out in one
+ * all-to-all, then each bundle as it lies (dist_alltoall_pairs), and what the other ranks
+ * sent comes back as a batch per rank, which the exchange writes to this rank's device (one
+ * device) or routes to its devices. Sets of places stay within one rank. */
 #ifndef CLNETSIM_EXCHANGE_TRANSPORT_H
 #define CLNETSIM_EXCHANGE_TRANSPORT_H
 #include <stddef.h>
@@ -65,11 +66,14 @@ typedef struct exchange_transport {
     int (*collect_sets)(void *self, int to, const exchange_batch **batches,
                         size_t *n_batches, cn_error *err);
     /* Several ranks: sends what was posted for other ranks' places (bundled per rank) and
-     * hands out in *ARRIVED what every rank posted for this one, in rank order, valid until
-     * the next flush; collective. FAILED non-zero: this rank failed before the window's
-     * exchange; it takes part, sending nothing, and gets FAILED back, the others
-     * DIST_PEER_FAILED (dist.h). NULL: one process, nothing to flush. */
-    int (*flush)(void *self, int failed, exchange_batch *arrived, cn_error *err);
+     * hands out in *ARRIVED what the ranks posted for this one, a batch per rank that sent
+     * any (FROM: its rank), in rank order, *N_ARRIVED of them, valid until the next flush;
+     * collective. The batches point into what MPI received: no copy. FAILED non-zero: this
+     * rank failed before the window's exchange; it takes part, sending nothing, and gets
+     * FAILED back, the others DIST_PEER_FAILED (dist.h). NULL: one process, nothing to
+     * flush. */
+    int (*flush)(void *self, int failed, const exchange_batch **arrived, size_t *n_arrived,
+                 cn_error *err);
     /* Bytes of records (and their words) sent to other ranks so far; NULL: none */
     uint64_t (*sent_bytes)(void *self);
     void (*destroy)(void *self);

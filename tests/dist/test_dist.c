@@ -158,41 +158,56 @@ int main(int argc, char **argv)
         }
     CHECK(dist_range_first(0, 10) == 0 && dist_range_first(n, 10) == 10, "range ends");
 
-    /* the all-to-all: rank r sends rank k (r + k) % 3 units of 6 bytes naming (r, k, j) */
+    /* the exchange of bundles: rank r sends rank k (r + k) % 3 pairs, a 4-byte word naming
+     * (r, k, j) and an 8-byte record naming it again, from two arrays per rank */
     uint64_t *send_n = calloc((size_t)n, sizeof *send_n), *recv_n = calloc((size_t)n, 8);
-    unsigned char *out = malloc((size_t)n * 2 * 6 + 1);
+    uint32_t *words = calloc((size_t)n * 2, 4);
+    uint64_t *recs = calloc((size_t)n * 2, 8);
+    const void **pa = calloc((size_t)n, sizeof *pa), **pb = calloc((size_t)n, sizeof *pb);
     void *in = NULL;
-    size_t in_cap = 0, at = 0;
-    CHECK(send_n && recv_n && out, "no memory");
-    if (send_n && recv_n && out) {
+    size_t in_cap = 0;
+    CHECK(send_n && recv_n && words && recs && pa && pb, "no memory");
+    if (send_n && recv_n && words && recs && pa && pb) {
         for (int k = 0; k < n; k++) {
             send_n[k] = (uint64_t)((r + k) % 3);
-            for (uint64_t j = 0; j < send_n[k]; j++, at += 6)
-                memcpy(out + at, (unsigned char[6]){(unsigned char)r, (unsigned char)k,
-                                                    (unsigned char)j, 0xa5, 0x5a, 0x11},
-                       6);
+            pa[k] = words + 2 * k;
+            pb[k] = recs + 2 * k;
+            for (uint64_t j = 0; j < send_n[k]; j++) {
+                words[2 * k + j] = (uint32_t)(r << 16 | k << 8 | (int)j);
+                recs[2 * k + j] = 0xa55a000000000000ull | (uint64_t)words[2 * k + j];
+            }
         }
-        rc = dist_alltoallv(out, send_n, 6, &in, &in_cap, recv_n, 0, &err);
-        const unsigned char *p = in;
+        rc = dist_alltoall_pairs(pa, pb, send_n, 4, 8, &in, &in_cap, recv_n, 0, &err);
+        const unsigned char *seg = in;
         for (int k = 0; k < n && !rc; k++) {
-            CHECK(recv_n[k] == (uint64_t)((k + r) % 3), "from %d: %llu units", k,
-                  (unsigned long long)recv_n[k]);
-            for (uint64_t j = 0; j < recv_n[k]; j++, p += 6)
-                CHECK(p[0] == k && p[1] == r && p[2] == j && p[3] == 0xa5 && p[5] == 0x11,
-                      "from %d: unit %llu is (%d, %d, %d)", k, (unsigned long long)j, p[0],
-                      p[1], p[2]);
+            uint64_t c = recv_n[k];
+            CHECK(c == (uint64_t)((k + r) % 3), "from %d: %llu units", k, (unsigned long long)c);
+            for (uint64_t j = 0; j < c; j++) {
+                uint32_t w;
+                uint64_t v;
+                memcpy(&w, seg + 4 * j, 4);
+                memcpy(&v, seg + 4 * c + 8 * j, 8);
+                uint32_t want_w = (uint32_t)(k << 16 | r << 8 | (int)j);
+                CHECK(w == want_w && v == (0xa55a000000000000ull | want_w),
+                      "from %d: pair %llu is %x, %llx", k, (unsigned long long)j, w,
+                      (unsigned long long)v);
+            }
+            seg += 12 * c;
         }
-        CHECK(rc == 0, "alltoallv: %s", err.msg);
+        CHECK(rc == 0, "exchange: %s", err.msg);
         /* a rank that failed before the exchange: it gets its own status back, the others
          * DIST_PEER_FAILED, and nothing is exchanged */
         cn_error h = {0};
-        rc = dist_alltoallv(out, send_n, 6, &in, &in_cap, recv_n, last ? 7 : 0, &h);
+        rc = dist_alltoall_pairs(pa, pb, send_n, 4, 8, &in, &in_cap, recv_n, last ? 7 : 0, &h);
         CHECK(rc == (last ? 7 : n > 1 ? DIST_PEER_FAILED : 0), "failed exchange: %d", rc);
         CHECK(h.code == 0, "failed exchange set an error: %s", h.msg);
     }
+    free(words);
+    free(recs);
+    free(pa);
+    free(pb);
     free(send_n);
     free(recv_n);
-    free(out);
     free(in);
 
     /* every rank's verdict, so that one failing rank fails the test everywhere */
