@@ -269,6 +269,23 @@ static uint64_t text_hash(const char *text)
     return h;
 }
 
+/* --trace-inject's file for this rank: PATH itself with one process; over several ranks each
+ * rank's decisions go to a file of its own, PATH with ".rank-R" before its ".csv" (or after
+ * it when it has none): trace.csv -> trace.rank-1.csv. */
+static int rank_trace_path(const char *path, char *out, size_t cap, cn_error *err)
+{
+    size_t len = strlen(path), stem = len;
+    if (len >= 4 && strcmp(path + len - 4, ".csv") == 0)
+        stem = len - 4;
+    int n = dist_size() == 1
+                ? snprintf(out, cap, "%s", path)
+                : snprintf(out, cap, "%.*s.rank-%d%s", (int)stem, path, dist_rank(), path + stem);
+    if (n < 0 || (size_t)n >= cap)
+        return cn_fail(err, CN_ERR_INPUT, "--trace-inject '%s': the file name is too long",
+                       path);
+    return 0;
+}
+
 /* Several ranks: what a run over them does not do yet, refused on every rank alike, and the
  * scenario every rank read, which must be one (the same file on every machine). */
 static int ranks_can_run(const run_args *ra, const scenario *sc, const model_ops *ops,
@@ -276,14 +293,10 @@ static int ranks_can_run(const run_args *ra, const scenario *sc, const model_ops
 {
     if (dist_size() == 1)
         return 0;
-    const char *what = ra->trace_inject ? "--trace-inject" : NULL;
     if (ops && !ops->end_ranks)
         return cn_fail(err, CN_ERR_INPUT, "the %s model does not run over several MPI ranks "
                        "yet (the phold model does): start it as one process (docs/user-guide.md, "
                        "\"Several processes\")", sc->model);
-    if (what)
-        return cn_fail(err, CN_ERR_INPUT, "%s is not available in runs over several MPI ranks "
-                       "yet: start the run as one process to use it", what);
     char *text = config_dump_string(sc);
     if (!text)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
@@ -397,6 +410,9 @@ static int run_or_resume(int argc, char **argv, int resume)
     if (!rc && ra.packets && !(ops && (ops->features & MODEL_PACKET_ROWS)))
         rc = cn_fail(&err, CN_ERR_INPUT, "--packets: the %s model has no packets (only the "
                      "flood model writes per-packet rows)", sc->model);
+    char trace_path[4096] = "";
+    if (!rc && ra.trace_inject)
+        rc = rank_trace_path(ra.trace_inject, trace_path, sizeof trace_path, &err);
     rc = dist_agree(rc, &err);
     if (!rc)
         rc = ranks_can_run(&ra, sc, ops, &err);
@@ -454,7 +470,7 @@ static int run_or_resume(int argc, char **argv, int resume)
         rc = rc ? rc : CN_ERR_RUNTIME;
     if (rc == 0) {
         engine_options opt = {.progress = !ra.quiet && writer,
-                              .trace_path = ra.trace_inject,
+                              .trace_path = ra.trace_inject ? trace_path : NULL,
                               .show_feedback = ra.show_feedback && writer ? stdout : NULL,
                               .stop = &stop_signal,
                               .log = stderr,

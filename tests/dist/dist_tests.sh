@@ -131,9 +131,16 @@ sed 's/^seed = 1$/seed = 2/' "$phold" > "$tmp/other.ini"
 check phold_different_scenarios 2 'the MPI ranks read different scenarios from' \
     $launch -np 1 "$bin" run "$phold" -q : -np 1 "$bin" run "$tmp/other.ini" -q
 expect phold_different_once test "$(grep -c '^clnetsim: error' "$tmp/out")" -eq 1
+# --trace-inject: each rank's decisions in a file of its own, the partitions by their numbers
+# in the run (rank 1 of 2 holds the upper half), the results unchanged
 # shellcheck disable=SC2086
-check phold_refused_trace 2 "^clnetsim: error: --trace-inject is not available in runs over several MPI ranks yet" \
-    $launch -np 2 "$bin" run "$phold" -q --trace-inject "$tmp/t.csv"
+check phold_trace_ranks 0 '' $launch -np 2 "$bin" run "$phold" -q -d all \
+    --trace-inject "$tmp/t.csv" --json "$tmp/traced.json"
+check phold_trace_same 0 '' "$compare" "$tmp/alone.json" "$tmp/traced.json"
+expect phold_trace_rank0 grep -q '^window,kind,partition,' "$tmp/t.rank-0.csv"
+expect phold_trace_rank1_upper sh -c "tail -n +2 '$tmp/t.rank-1.csv' | cut -d, -f3 | sort -un |
+    head -n 1 | grep -qx 8"
+expect phold_trace_no_shared_file test ! -e "$tmp/t.csv"
 
 # checkpoints: one file for the whole run, written by rank 0, the same bytes as one process's
 # at the same window (a signal on rank 1 after 69 windows stops every rank after 70), and
