@@ -240,7 +240,11 @@ static int carry(exchange *ex, cn_error *err)
     if (total == 0)
         return 0;
     size_t rb = ex->cfg.record_bytes, at = 0;
-    int rc = grow_stage(ex, total, err);
+    /* the stage and the router's arrays are written again below: a bundle for another rank
+     * that references them from an earlier carry of this window takes a copy first */
+    int rc = ex->transport.keep ? ex->transport.keep(ex->transport.self, err) : 0;
+    if (!rc)
+        rc = grow_stage(ex, total, err);
     for (int i = 0; i < ex->n_devs && rc == 0; i++) {
         exchange_device *d = &ex->dev[i];
         uint32_t n = d->words[XCH_EXPORT];

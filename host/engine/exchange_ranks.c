@@ -14,6 +14,11 @@ typedef struct rank_bundle {
     uint32_t *dest;
     unsigned char *rec;
     size_t cap;                 /* records both hold */
+    /* the poster's records, referenced rather than copied (exchange_transport.keep): the
+     * bundle's N records are these while BORROWED */
+    const uint32_t *lent_dest;
+    const void *lent_rec;
+    int borrowed;
 } rank_bundle;
 
 typedef struct rank_transport {
@@ -30,6 +35,21 @@ typedef struct rank_transport {
     uint64_t sent;              /* bytes sent to other ranks */
 } rank_transport;
 
+/* B's N referenced records copied into its own arrays (nothing when it references none). */
+static int keep_one(rank_transport *rt, rank_bundle *b, size_t n, cn_error *err)
+{
+    if (!b->borrowed)
+        return 0;
+    int rc = exchange_records_reserve(&b->dest, &b->rec, NULL, &b->cap, n, rt->record_bytes,
+                                      4096, err);
+    if (rc)
+        return rc;
+    memcpy(b->dest, b->lent_dest, n * sizeof *b->dest);
+    memcpy(b->rec, b->lent_rec, n * rt->record_bytes);
+    b->borrowed = 0;
+    return 0;
+}
+
 static int rank_post(void *self, int to, const uint32_t *dest, const void *rec, size_t n,
                      cn_error *err)
 {
@@ -42,7 +62,16 @@ static int rank_post(void *self, int to, const uint32_t *dest, const void *rec, 
                        "and %d ranks", to, rt->n_local, rt->n_ranks);
     rank_bundle *b = &rt->bundle[r];
     size_t have = (size_t)rt->out_n[r];
-    int rc = exchange_records_reserve(&b->dest, &b->rec, NULL, &b->cap, have + n,
+    if (have == 0 && n > 0) { /* referenced, sent from where it lies */
+        b->lent_dest = dest;
+        b->lent_rec = rec;
+        b->borrowed = 1;
+        rt->out_n[r] = n;
+        return 0;
+    }
+    int rc = keep_one(rt, b, have, err); /* a second post: the first one copied */
+    if (!rc)
+        rc = exchange_records_reserve(&b->dest, &b->rec, NULL, &b->cap, have + n,
                                       rt->record_bytes, 4096, err);
     if (rc)
         return rc;
@@ -50,6 +79,15 @@ static int rank_post(void *self, int to, const uint32_t *dest, const void *rec, 
     memcpy(b->rec + have * rt->record_bytes, rec, n * rt->record_bytes);
     rt->out_n[r] += n;
     return 0;
+}
+
+static int rank_keep(void *self, cn_error *err)
+{
+    rank_transport *rt = self;
+    int rc = 0;
+    for (int r = 0; r < rt->n_ranks && rc == 0; r++)
+        rc = keep_one(rt, &rt->bundle[r], (size_t)rt->out_n[r], err);
+    return rc;
 }
 
 static int rank_collect(void *self, int to, const uint32_t **dest, const void **rec, size_t *n,
@@ -80,8 +118,9 @@ static int rank_flush(void *self, int failed, const exchange_batch **arrived,
     *arrived = rt->arrived;
     *n_arrived = 0;
     for (int r = 0; r < rt->n_ranks; r++) {
-        rt->send_dest[r] = rt->bundle[r].dest;
-        rt->send_rec[r] = rt->bundle[r].rec;
+        const rank_bundle *b = &rt->bundle[r];
+        rt->send_dest[r] = b->borrowed ? (const void *)b->lent_dest : (const void *)b->dest;
+        rt->send_rec[r] = b->borrowed ? b->lent_rec : (const void *)b->rec;
     }
     int rc = dist_alltoall_pairs(rt->send_dest, rt->send_rec, rt->out_n, 4, rt->record_bytes,
                                  &rt->in, &rt->in_cap, rt->in_n, failed, err);
@@ -89,6 +128,8 @@ static int rank_flush(void *self, int failed, const exchange_batch **arrived,
         if (r != dist_rank())
             rt->sent += rt->out_n[r] * rt->unit;
     memset(rt->out_n, 0, (size_t)rt->n_ranks * sizeof *rt->out_n);
+    for (int r = 0; r < rt->n_ranks; r++)
+        rt->bundle[r].borrowed = 0;
     if (rc)
         return rc;
     /* each rank's segment is its words, then its records: handed out where they lie (the
@@ -162,6 +203,7 @@ int exchange_rank_transport(exchange_transport *t, size_t record_bytes, int n_lo
     t->post_set = rank_post_set;
     t->collect_sets = rank_collect_sets;
     t->flush = rank_flush;
+    t->keep = rank_keep;
     t->sent_bytes = rank_sent_bytes;
     return 0;
 }

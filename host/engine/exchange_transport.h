@@ -74,6 +74,11 @@ typedef struct exchange_transport {
      * flush. */
     int (*flush)(void *self, int failed, const exchange_batch **arrived, size_t *n_arrived,
                  cn_error *err);
+    /* Several ranks: a post for another rank's place whose bundle is empty keeps a reference
+     * to DEST and REC instead of copying them (the window's exports, sent from where they
+     * were read), until flush or KEEP; the poster leaves them unchanged until then, or calls
+     * KEEP first, which copies what is referenced. NULL: posts copy. */
+    int (*keep)(void *self, cn_error *err);
     /* Bytes of records (and their words) sent to other ranks so far; NULL: none */
     uint64_t (*sent_bytes)(void *self);
     void (*destroy)(void *self);
