@@ -39,6 +39,20 @@ static int mpi_check(int rc, const char *call, cn_error *err)
                    world_size, text);
 }
 
+/* A committed datatype of UNIT contiguous bytes, so that counts and displacements count
+ * records rather than bytes (an int of records goes 2^31 records far). */
+static int unit_type(size_t unit, MPI_Datatype *type, cn_error *err)
+{
+    if (unit > INT_MAX)
+        return cn_fail(err, CN_ERR_RUNTIME, "internal error: records of %zu bytes, more than "
+                       "MPI counts", unit);
+    int rc = mpi_check(MPI_Type_contiguous((int)unit, MPI_BYTE, type), "MPI_Type_contiguous",
+                       err);
+    if (!rc)
+        rc = mpi_check(MPI_Type_commit(type), "MPI_Type_commit", err);
+    return rc;
+}
+
 static MPI_Op mpi_op(dist_op op)
 {
     return op == DIST_SUM ? MPI_SUM : op == DIST_MIN ? MPI_MIN : MPI_MAX;
@@ -214,57 +228,18 @@ int dist_allgather(const void *send, void *recv, size_t bytes, cn_error *err)
 int dist_gather_text(const char *text, char **all, cn_error *err)
 {
     *all = NULL;
-    size_t len = strlen(text);
-#ifdef CLNETSIM_HAVE_MPI
-    if (started && world_size > 1) {
-        if (len > INT_MAX / (size_t)world_size)
-            return cn_fail(err, CN_ERR_RUNTIME, "rank %d has %zu bytes of text to gather, more "
-                           "than MPI_Gatherv counts", world_rank, len);
-        int mine = (int)len, *lens = NULL, *at = NULL;
-        char *out = NULL;
-        int rc = 0;
-        if (world_rank == 0) {
-            lens = calloc((size_t)world_size, sizeof *lens);
-            at = calloc((size_t)world_size, sizeof *at);
-            if (!lens || !at)
-                rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the ranks' text");
-        }
-        /* every rank takes part in both collectives, whatever happened on rank 0 */
-        int rc2 = mpi_check(MPI_Gather(&mine, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD),
-                            "MPI_Gather", err);
-        rc = rc ? rc : rc2;
-        size_t total = 0;
-        if (world_rank == 0 && !rc) {
-            for (int r = 0; r < world_size; r++) {
-                at[r] = (int)total;
-                total += (size_t)lens[r];
-            }
-            out = malloc(total + 1);
-            if (!out)
-                rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the ranks' text");
-        }
-        /* a rank 0 without room still receives nothing: counts of zero */
-        if (world_rank == 0 && rc && lens)
-            memset(lens, 0, (size_t)world_size * sizeof *lens);
-        rc2 = mpi_check(MPI_Gatherv(text, mine, MPI_CHAR, out, lens, at, MPI_CHAR, 0,
-                                    MPI_COMM_WORLD),
-                        "MPI_Gatherv", err);
-        rc = rc ? rc : rc2;
-        free(lens);
-        free(at);
-        if (out && !rc) {
-            out[total] = '\0';
-            *all = out;
-        } else {
-            free(out);
-        }
+    void *bytes = NULL;
+    uint64_t total = 0;
+    int rc = dist_gatherv(text, strlen(text), 1, &bytes, &total, err);
+    if (rc || !bytes)
         return rc;
-    }
-#endif
-    *all = malloc(len + 1);
-    if (!*all)
+    char *joined = realloc(bytes, total + 1);
+    if (!joined) {
+        free(bytes);
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the ranks' text");
-    memcpy(*all, text, len + 1);
+    }
+    joined[total] = '\0';
+    *all = joined;
     return 0;
 }
 
@@ -437,10 +412,7 @@ int dist_gatherv(const void *send, uint64_t n, size_t unit, void **all, uint64_t
         }
         MPI_Datatype type = MPI_DATATYPE_NULL;
         if (!rc)
-            rc = mpi_check(MPI_Type_contiguous((int)unit, MPI_BYTE, &type), "MPI_Type_contiguous",
-                           err);
-        if (!rc)
-            rc = mpi_check(MPI_Type_commit(&type), "MPI_Type_commit", err);
+            rc = unit_type(unit, &type, err);
         if (!rc)
             rc = mpi_check(MPI_Gatherv(n ? send : (const void *)&sum, (int)n, type, *all, rc_n,
                                        at, type, 0, MPI_COMM_WORLD),
@@ -548,15 +520,9 @@ int dist_alltoall_pairs(const void *const *a, const void *const *b, const uint64
         rc = grow_recv(recv, recv_cap, total * unit, err);
         MPI_Datatype ta = MPI_DATATYPE_NULL, tb = MPI_DATATYPE_NULL;
         if (!rc)
-            rc = mpi_check(MPI_Type_contiguous((int)a_unit, MPI_BYTE, &ta), "MPI_Type_contiguous",
-                           err);
+            rc = unit_type(a_unit, &ta, err);
         if (!rc)
-            rc = mpi_check(MPI_Type_commit(&ta), "MPI_Type_commit", err);
-        if (!rc)
-            rc = mpi_check(MPI_Type_contiguous((int)b_unit, MPI_BYTE, &tb), "MPI_Type_contiguous",
-                           err);
-        if (!rc)
-            rc = mpi_check(MPI_Type_commit(&tb), "MPI_Type_commit", err);
+            rc = unit_type(b_unit, &tb, err);
         MPI_Request *req = rc ? NULL : malloc(4 * (size_t)R * sizeof(MPI_Request));
         for (int i = 0; req && i < 4 * R; i++)
             req[i] = MPI_REQUEST_NULL;
@@ -596,8 +562,10 @@ int dist_alltoall_pairs(const void *const *a, const void *const *b, const uint64
         int wrc = mpi_check(MPI_Waitall(k, req, MPI_STATUSES_IGNORE), "MPI_Waitall", err);
         rc = rc ? rc : wrc;
         free(req);
-        MPI_Type_free(&ta);
-        MPI_Type_free(&tb);
+        if (ta != MPI_DATATYPE_NULL)
+            MPI_Type_free(&ta);
+        if (tb != MPI_DATATYPE_NULL)
+            MPI_Type_free(&tb);
         return rc;
     }
 #endif

@@ -230,6 +230,21 @@ static int fill_inbox(exchange *ex, int dev, const uint32_t *dest, const unsigne
     return rc;
 }
 
+/* What the router posted for each device, written into its inbox and consumed there. */
+static int fill_collected(exchange *ex, cn_error *err)
+{
+    int rc = 0;
+    for (int i = 0; i < ex->n_devs && rc == 0; i++) {
+        const uint32_t *dest;
+        const void *rec;
+        size_t n;
+        rc = ex->transport.collect(ex->transport.self, i, &dest, &rec, &n, err);
+        if (!rc && n)
+            rc = fill_inbox(ex, i, dest, rec, n, err);
+    }
+    return rc;
+}
+
 /* Carries every device's exports to the devices that hold their partitions: read to the
  * host, routed through the transport, collected per device into its inbox. */
 static int carry(exchange *ex, cn_error *err)
@@ -260,15 +275,7 @@ static int carry(exchange *ex, cn_error *err)
         rc = exchange_route(&ex->router, ex->stage_dest, ex->stage_rec, total, &ex->transport,
                             err);
     ex->moved_bytes += (rb + 4) * (uint64_t)total;
-    for (int i = 0; i < ex->n_devs && rc == 0; i++) {
-        const uint32_t *dest;
-        const void *rec;
-        size_t n;
-        rc = ex->transport.collect(ex->transport.self, i, &dest, &rec, &n, err);
-        if (!rc && n)
-            rc = fill_inbox(ex, i, dest, rec, n, err);
-    }
-    return rc;
+    return rc ? rc : fill_collected(ex, err);
 }
 
 /* Runs DEV's stopped producers again on an outbox twice as large. */
@@ -335,15 +342,7 @@ int exchange_flush(exchange *ex, int failed, cn_error *err)
     for (size_t b = 0; b < n_in && rc == 0; b++)
         rc = exchange_route(&ex->router, in[b].dest, in[b].rec, in[b].n, &ex->transport, err);
     ex->router.local_only = 0;
-    for (int i = 0; i < ex->n_devs && rc == 0; i++) {
-        const uint32_t *dest;
-        const void *rec;
-        size_t n;
-        rc = ex->transport.collect(ex->transport.self, i, &dest, &rec, &n, err);
-        if (!rc && n)
-            rc = fill_inbox(ex, i, dest, rec, n, err);
-    }
-    return rc;
+    return rc ? rc : fill_collected(ex, err);
 }
 
 uint64_t exchange_rank_bytes(const exchange *ex)

@@ -40,14 +40,11 @@ static int keep_one(rank_transport *rt, rank_bundle *b, size_t n, cn_error *err)
 {
     if (!b->borrowed)
         return 0;
-    int rc = exchange_records_reserve(&b->dest, &b->rec, NULL, &b->cap, n, rt->record_bytes,
-                                      4096, err);
-    if (rc)
-        return rc;
-    memcpy(b->dest, b->lent_dest, n * sizeof *b->dest);
-    memcpy(b->rec, b->lent_rec, n * rt->record_bytes);
-    b->borrowed = 0;
-    return 0;
+    int rc = exchange_records_append(&b->dest, &b->rec, &b->cap, 0, b->lent_dest, b->lent_rec,
+                                     n, rt->record_bytes, 4096, err);
+    if (!rc)
+        b->borrowed = 0;
+    return rc;
 }
 
 static int rank_post(void *self, int to, const uint32_t *dest, const void *rec, size_t n,
@@ -71,14 +68,11 @@ static int rank_post(void *self, int to, const uint32_t *dest, const void *rec, 
     }
     int rc = keep_one(rt, b, have, err); /* a second post: the first one copied */
     if (!rc)
-        rc = exchange_records_reserve(&b->dest, &b->rec, NULL, &b->cap, have + n,
-                                      rt->record_bytes, 4096, err);
-    if (rc)
-        return rc;
-    memcpy(b->dest + have, dest, n * sizeof *dest);
-    memcpy(b->rec + have * rt->record_bytes, rec, n * rt->record_bytes);
-    rt->out_n[r] += n;
-    return 0;
+        rc = exchange_records_append(&b->dest, &b->rec, &b->cap, have, dest, rec, n,
+                                     rt->record_bytes, 4096, err);
+    if (!rc)
+        rt->out_n[r] += n;
+    return rc;
 }
 
 static int rank_keep(void *self, cn_error *err)

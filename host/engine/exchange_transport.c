@@ -57,6 +57,19 @@ int exchange_records_reserve(uint32_t **dest, unsigned char **rec, int **place, 
     return 0;
 }
 
+int exchange_records_append(uint32_t **dest_arr, unsigned char **rec_arr, size_t *cap,
+                            size_t have, const uint32_t *dest, const void *rec, size_t n,
+                            size_t record_bytes, size_t first, cn_error *err)
+{
+    int rc = exchange_records_reserve(dest_arr, rec_arr, NULL, cap, have + n, record_bytes,
+                                      first, err);
+    if (rc || n == 0)
+        return rc;
+    memcpy(*dest_arr + have, dest, n * sizeof *dest);
+    memcpy(*rec_arr + have * record_bytes, rec, n * record_bytes);
+    return 0;
+}
+
 static int local_post(void *self, int to, const uint32_t *dest, const void *rec, size_t n,
                       cn_error *err)
 {
@@ -65,16 +78,11 @@ static int local_post(void *self, int to, const uint32_t *dest, const void *rec,
         return cn_fail(err, CN_ERR_RUNTIME, "internal error: records posted for place %d of "
                        "%d", to, lt->n_places);
     local_place *p = &lt->place[to];
-    int rc = exchange_records_reserve(&p->dest, &p->rec, NULL, &p->cap, p->n + n,
-                                      lt->record_bytes, 1024, err);
-    if (rc)
-        return rc;
-    if (n) {
-        memcpy(p->dest + p->n, dest, n * sizeof *dest);
-        memcpy(p->rec + p->n * lt->record_bytes, rec, n * lt->record_bytes);
-    }
-    p->n += n;
-    return 0;
+    int rc = exchange_records_append(&p->dest, &p->rec, &p->cap, p->n, dest, rec, n,
+                                     lt->record_bytes, 1024, err);
+    if (!rc)
+        p->n += n;
+    return rc;
 }
 
 static int local_collect(void *self, int to, const uint32_t **dest, const void **rec,

@@ -97,6 +97,12 @@ uint64_t exchange_place_after(const exchange_batch *batches, size_t n_batches, u
 int exchange_records_reserve(uint32_t **dest, unsigned char **rec, int **place, size_t *cap,
                              size_t need, size_t record_bytes, size_t first, cn_error *err);
 
+/* Appends N records (DEST, REC) after the HAVE that *DEST_ARR and *REC_ARR hold (room as
+ * exchange_records_reserve makes it, from FIRST). */
+int exchange_records_append(uint32_t **dest_arr, unsigned char **rec_arr, size_t *cap,
+                            size_t have, const uint32_t *dest, const void *rec, size_t n,
+                            size_t record_bytes, size_t first, cn_error *err);
+
 /* The in-process transport between N_PLACES places, for records of RECORD_BYTES. */
 int exchange_local_transport(exchange_transport *t, size_t record_bytes, int n_places,
                              cn_error *err);

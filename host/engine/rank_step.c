@@ -18,6 +18,23 @@ static int agreed_failure(int own_real, int rc, cn_error *err)
     return code ? code : CN_ERR_RUNTIME;
 }
 
+/* One agreement: V reduced by HOW (N values, V[0] whether any rank failed), timed into AG.
+ * REAL: this rank's failure RC is its own. Returns 0, or the agreed error (or MPI's). */
+static int agree(int64_t *v, const dist_op *how, int n, int real, int rc, rank_agreement *ag,
+                 cn_error *err)
+{
+    cn_error own = {0};
+    double t0 = wall_seconds();
+    int crc = dist_allreduce_each(v, how, n, &own);
+    ag->agree_s += wall_seconds() - t0;
+    if (crc) {
+        cn_error_clear(err);
+        *err = own;
+        return crc;
+    }
+    return v[0] ? agreed_failure(real, rc, err) : 0;
+}
+
 int rank_agree_start(int rc, sim_time_ns begin, rank_agreement *ag, cn_error *err)
 {
     memset(ag, 0, sizeof *ag);
@@ -26,19 +43,10 @@ int rank_agree_start(int rc, sim_time_ns begin, rank_agreement *ag, cn_error *er
         return rc;
     int64_t v[2] = {rc != 0, rc ? INT64_MAX : begin};
     const dist_op ops[2] = {DIST_MAX, DIST_MIN};
-    cn_error own = {0};
-    double t0 = wall_seconds();
-    int crc = dist_allreduce_each(v, ops, 2, &own);
-    ag->agree_s += wall_seconds() - t0;
-    if (crc) {
-        cn_error_clear(err);
-        *err = own;
-        return crc;
-    }
-    if (v[0])
-        return agreed_failure(rc != 0, rc, err);
-    ag->begin = v[1];
-    return 0;
+    int arc = agree(v, ops, 2, rc != 0, rc, ag, err);
+    if (!arc)
+        ag->begin = v[1];
+    return arc;
 }
 
 int rank_end_window(const model_ops *ops, struct model_state *m, const window_plan *plan,
@@ -53,22 +61,14 @@ int rank_end_window(const model_ops *ops, struct model_state *m, const window_pl
     int real = rc != 0 || (r2 != 0 && r2 != DIST_PEER_FAILED);
     if (rc == 0)
         rc = r2;
-    double t1 = wall_seconds();
-    ag->exchange_s += t1 - t0;
+    ag->exchange_s += wall_seconds() - t0;
     int64_t v[6] = {real, stop, !mine.finished,
                     event_sync && !rc ? ops->next_begin(m) : INT64_MAX, (int64_t)mine.events,
                     mine.next_window > plan->index ? mine.next_window : plan->index + 1};
     const dist_op how[6] = {DIST_MAX, DIST_MAX, DIST_MAX, DIST_MIN, DIST_SUM, DIST_MIN};
-    cn_error own = {0};
-    int crc = dist_allreduce_each(v, how, 6, &own);
-    ag->agree_s += wall_seconds() - t1;
-    if (crc) {
-        cn_error_clear(err);
-        *err = own;
-        return crc;
-    }
-    if (v[0])
-        return agreed_failure(real, rc, err);
+    int arc = agree(v, how, 6, real, rc, ag, err);
+    if (arc)
+        return arc;
     *out = mine;
     ag->stop = (int)v[1];
     out->finished = v[2] == 0;
@@ -139,11 +139,9 @@ static int combine_metric(run_results *res, int i, const rank_share *all, int n,
     if (!have)
         return cn_fail(err, CN_ERR_RUNTIME, "internal error: no partial values of metric %s to "
                        "reduce", name);
-    if (m->kind == METRIC_I64 && (v > (wide_int)INT64_MAX || v < (wide_int)INT64_MIN)) {
-        char text[WIDE_TEXT];
-        return cn_fail(err, CN_ERR_RUNTIME, "the %s counter reached %s, beyond 2^63 - 1: the "
-                       "run's results cannot be reported", name, wide_format(v, text));
-    }
+    int rc = results_fits(m, name, v, err);
+    if (rc)
+        return rc;
     res->metrics[i].value = v;
     res->metrics[i].partial = 1;
     return 0;

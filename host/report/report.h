@@ -149,6 +149,10 @@ int results_set(run_results *r, const char *name, wide_int v);
  * NAME: a model's mistake). */
 int results_reduce(run_results *r, const char *name, const wide_int *parts, size_t n,
                    cn_error *err);
+/* 0 when V, a combined value of metric M (NAME), can be reported: a METRIC_I64 beyond the
+ * signed 64-bit range is CN_ERR_RUNTIME with ERR set (results_reduce, and the combination
+ * over ranks, check their sums so). */
+int results_fits(const model_metric *m, const char *name, wide_int v, cn_error *err);
 /* Appends an undeclared metric (DECLARED NULL; ignored beyond REPORT_MAX_METRICS), or sets a
  * declared one. */
 void results_add_metric(run_results *r, const char *name, uint64_t value);

@@ -49,14 +49,22 @@ int results_reduce(run_results *r, const char *name, const wide_int *parts, size
     wide_int v = parts[0];
     for (size_t k = 1; k < n; k++)
         v = metric_combine(m, v, parts[k]);
+    int rc = results_fits(m, name, v, err);
+    if (rc)
+        return rc;
+    r->metrics[i].value = v;
+    r->metrics[i].set = 1;
+    r->metrics[i].partial = 1;
+    return 0;
+}
+
+int results_fits(const model_metric *m, const char *name, wide_int v, cn_error *err)
+{
     if (m->kind == METRIC_I64 && (v > (wide_int)INT64_MAX || v < (wide_int)INT64_MIN)) {
         char text[WIDE_TEXT];
         return cn_fail(err, CN_ERR_RUNTIME, "the %s counter reached %s, beyond 2^63 - 1: the "
                        "run's results cannot be reported", name, wide_format(v, text));
     }
-    r->metrics[i].value = v;
-    r->metrics[i].set = 1;
-    r->metrics[i].partial = 1;
     return 0;
 }
 
