@@ -295,7 +295,7 @@ static int ranks_can_run(const run_args *ra, const scenario *sc, const model_ops
         return 0;
     if (ops && !ops->end_ranks)
         return cn_fail(err, CN_ERR_INPUT, "the %s model does not run over several MPI ranks "
-                       "yet (the phold model does): start it as one process (docs/user-guide.md, "
+                       "yet: start it as one process (docs/user-guide.md, "
                        "\"Several processes\")", sc->model);
     char *text = config_dump_string(sc);
     if (!text)

@@ -438,6 +438,52 @@ int dist_gatherv(const void *send, uint64_t n, size_t unit, void **all, uint64_t
     return 0;
 }
 
+int dist_allgatherv(const void *send, const uint64_t *counts, size_t unit, void *recv,
+                    cn_error *err)
+{
+#ifdef CLNETSIM_HAVE_MPI
+    if (started && world_size > 1) {
+        int R = world_size;
+        int *n = malloc((size_t)R * sizeof *n), *at = malloc((size_t)R * sizeof *at);
+        if (!n || !at) { /* the others wait in the gather */
+            fprintf(stderr, "clnetsim: error: MPI rank %d of %d: out of host memory\n",
+                    world_rank, R);
+            dist_abort(CN_ERR_RUNTIME);
+        }
+        uint64_t sum = 0;
+        for (int r = 0; r < R; r++)
+            sum += counts[r];
+        int rc = 0;
+        if (sum > INT_MAX || unit > INT_MAX)
+            rc = cn_fail(err, CN_ERR_RUNTIME, "%llu records of %zu bytes to gather on every MPI "
+                         "rank, more than MPI_Allgatherv counts (2^31 - 1)",
+                         (unsigned long long)sum, unit);
+        for (int r = 0, k = 0; r < R && !rc; r++) {
+            n[r] = (int)counts[r];
+            at[r] = k;
+            k += n[r];
+        }
+        MPI_Datatype type = MPI_DATATYPE_NULL;
+        if (!rc)
+            rc = unit_type(unit, &type, err);
+        if (!rc)
+            rc = mpi_check(MPI_Allgatherv(n[world_rank] ? send : (const void *)&sum,
+                                          n[world_rank], type, recv, n, at, type,
+                                          MPI_COMM_WORLD),
+                           "MPI_Allgatherv", err);
+        if (type != MPI_DATATYPE_NULL)
+            MPI_Type_free(&type);
+        free(n);
+        free(at);
+        return rc;
+    }
+#endif
+    (void)err;
+    if (counts[0])
+        memcpy(recv, send, counts[0] * unit);
+    return 0;
+}
+
 #ifdef CLNETSIM_HAVE_MPI
 /* The counts of an exchange, with failures: every rank tells every rank how many units it
  * sends it (FAILED_MARK: it failed). Returns FAILED, DIST_PEER_FAILED, an error, or 0 with

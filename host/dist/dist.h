@@ -74,6 +74,13 @@ int dist_alltoall_pairs(const void *const *a, const void *const *b, const uint64
 int dist_gatherv(const void *send, uint64_t n, size_t unit, void **all, uint64_t *total,
                  cn_error *err);
 
+/* Collective: every rank receives every rank's COUNTS[R] units of UNIT bytes, in rank order,
+ * into RECV (room for their sum); this rank's come from SEND. Every rank passes the same
+ * COUNTS. With one process, a copy. An error (the same on every rank) when the units pass
+ * what MPI counts. */
+int dist_allgatherv(const void *send, const uint64_t *counts, size_t unit, void *recv,
+                    cn_error *err);
+
 /* Contiguous ranges: the rank that holds item I of N when the items are cut into
  * dist_size() ranges of nearly equal length in rank order (rank r holds [first(r),
  * first(r + 1))), and the first item of rank R. */

@@ -30,10 +30,11 @@ expect devices_in_order sh -c "grep -o '^rank [0-9] of 3' '$tmp/out' | tr '\n' '
     grep -qx 'rank 0 of 3;rank 1 of 3;rank 2 of 3;'"
 expect devices_listed test "$(grep -c 'device.*usable' "$tmp/out")" -eq 3
 
-# a model that does not run over ranks yet, refused once, before any output is written
-want="^clnetsim: error: the flood model does not run over several MPI ranks yet \\(the phold model does\\): start it as one process \\(docs/user-guide.md, \"Several processes\"\\)\$"
+# what does not run over ranks yet (the flood's window loop: moving nodes here), refused with
+# one sentence, printed once, and no output written
+want="^clnetsim: error: MPI rank 0 of 2: this flood scenario runs in the window loop \\(moving nodes, .*does not run over several MPI ranks yet; only static scenarios flooded as whole packets do: start it as one process"
 # shellcheck disable=SC2086
-check run_refused 2 "$want" $launch -np 2 "$bin" run "$src/scenarios/small_grid.ini" \
+check run_refused 2 "$want" $launch -np 2 "$bin" run "$src/scenarios/small_mobile.ini" \
     --json "$tmp/no.json"
 expect run_refused_once test "$(grep -c '^clnetsim: error' "$tmp/out")" -eq 1
 expect run_wrote_nothing test ! -e "$tmp/no.json"
@@ -97,6 +98,53 @@ for case in "phold.lps=2" "phold.remote=1" "phold.lps=37 phold.population=3" \
         --json "$tmp/b.json"
     check "${name}_same" 0 '' "$compare" "$tmp/a.json" "$tmp/b.json"
 done
+
+# The flood over ranks (static scenarios, whole packets: each rank floods its share of every
+# round): every contract member equal to one process's, for 1 to 4 ranks, one or two devices
+# per rank, every policy; forwarding schemes, a neighbour cap, a qudg graph; traffic flows
+# with their per-packet rows (which cross ranks once a round), the same bytes
+grid="$src/scenarios/small_grid.ini"
+check flood_alone 0 '' "$bin" run "$grid" -q -d 0 --json "$tmp/grid.json"
+for n in 1 2 3 4; do
+    for devs in 0 all; do
+        for policy in hybrid rapid advanced static; do
+            [ "$devs" = 0 ] && [ "$policy" != hybrid ] && continue
+            name="flood_${n}_ranks_${devs}_$policy"
+            # shellcheck disable=SC2086
+            check "$name" 0 '' $launch -np "$n" "$bin" run "$grid" -q -d "$devs" \
+                -s inject.policy="$policy" --json "$tmp/ranks.json"
+            check "${name}_same" 0 '' "$compare" "$tmp/grid.json" "$tmp/ranks.json"
+        done
+    done
+done
+expect flood_ranks_counted grep -q '"ranks": {"count": 4,' "$tmp/ranks.json"
+for sc in small_counter small_distance small_max_neighbors small_qudg small_flows; do
+    check "flood_${sc}_alone" 0 '' "$bin" run "$src/scenarios/$sc.ini" -q --json "$tmp/a.json" \
+        --packets "$tmp/a.csv"
+    # shellcheck disable=SC2086
+    check "flood_${sc}_ranks" 0 '' $launch -np 3 "$bin" run "$src/scenarios/$sc.ini" -q -d all \
+        --json "$tmp/b.json" --packets "$tmp/b.csv"
+    check "flood_${sc}_same" 0 '' "$compare" "$tmp/a.json" "$tmp/b.json"
+    expect "flood_${sc}_rows_same" cmp -s "$tmp/a.csv" "$tmp/b.csv"
+done
+expect flood_flows_table grep -q '{"name": "alarm", "generated": 4, "deliverable": 1596' "$tmp/b.json"
+# a stop on one rank: a checkpoint of the whole run, resumed on 1, 2 or 4 ranks (or alone)
+# to the results and rows of the run never stopped
+flows="$src/scenarios/small_flows.ini"
+# shellcheck disable=SC2086
+check flood_ckpt_stop 130 '' env CLNETSIM_TEST_RANK=1 CLNETSIM_TEST_RAISE=INT@3 \
+    $launch -np 3 "$bin" run "$flows" -q -d all --checkpoint "$tmp/f3.ckpt" \
+    --packets "$tmp/stopped.csv" --json "$tmp/stopped.json"
+expect flood_ckpt_incomplete grep -q '"complete": false' "$tmp/stopped.json"
+for n in 1 2 4; do
+    # shellcheck disable=SC2086
+    check "flood_ckpt_resume_$n" 0 '' $launch -np "$n" "$bin" resume "$tmp/f3.ckpt" -q -d all \
+        --json "$tmp/resumed.json" --packets "$tmp/resumed.csv"
+    check "flood_ckpt_resume_${n}_same" 0 '' "$compare" "$tmp/a.json" "$tmp/resumed.json"
+    expect "flood_ckpt_resume_${n}_rows" cmp -s "$tmp/a.csv" "$tmp/resumed.csv"
+done
+check flood_ckpt_resume_alone 0 '' "$bin" resume "$tmp/f3.ckpt" -q --json "$tmp/resumed.json"
+check flood_ckpt_resume_alone_same 0 '' "$compare" "$tmp/a.json" "$tmp/resumed.json"
 
 # a stop signal caught by one rank stops every rank at the next window boundary, with the
 # results of the run so far: those of one process stopped there

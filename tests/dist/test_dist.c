@@ -87,6 +87,26 @@ int main(int argc, char **argv)
         free(all);
     }
 
+    /* allgatherv: rank k sends k + 1 units of 3 bytes (rank 1 none), k * 10 + j each */
+    uint64_t *cnt = calloc((size_t)n, sizeof *cnt), sum = 0;
+    CHECK(cnt != NULL, "no memory");
+    for (int k = 0; cnt && k < n; k++)
+        sum += cnt[k] = k == 1 ? 0 : (uint64_t)k + 1;
+    unsigned char *got = cnt ? calloc(sum * 3 + 1, 1) : NULL, own[3 * 8];
+    for (int j = 0; j < 3 * 8; j++)
+        own[j] = (unsigned char)(r * 10 + j / 3);
+    if (got) {
+        rc = dist_allgatherv(own, cnt, 3, got, &err);
+        uint64_t at = 0;
+        for (int k = 0; k < n; k++)
+            for (uint64_t j = 0; j < 3 * cnt[k]; j++, at++)
+                CHECK(!rc && got[at] == (unsigned char)(k * 10 + (int)(j / 3)),
+                      "allgatherv from rank %d byte %llu: %u", k, (unsigned long long)j,
+                      got[at]);
+    }
+    free(got);
+    free(cnt);
+
     char text[32], *joined = NULL, expect[1024] = "";
     snprintf(text, sizeof text, "<%d%s>", r, r == 1 ? "" : "...");
     rc = dist_gather_text(text, &joined, &err);

@@ -302,8 +302,8 @@ int flood_save(struct model_state *state, int64_t next, ckpt_buf *out, cn_error 
         counters[2 * i + 1] = (uint64_t)(v >> 64);
     }
     ckpt_put(out, T_COUNTERS, counters, sizeof counters);
-    if (m->whole)
-        flood_packets_save(m, out);
+    if (m->whole && (rc = flood_packets_save(m, out, err)) != 0)
+        return rc;
     flood_shape shape = shape_of(m);
     ckpt_put(out, T_SHAPE, &shape, sizeof shape);
     ckpt_put(out, T_SCALARS, &sv, sizeof sv);

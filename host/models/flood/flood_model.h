@@ -259,6 +259,19 @@ typedef struct flood_model {
     /* traffic flows: the round's first packet and number, its table (4 words a packet, as
      * the kernels read it) and each packet's flow; the records read back */
     int64_t pk_round_k0, pk_rounds;
+    /* Several MPI ranks (flood_ranks.c): each round's packets are shared out between the
+     * ranks by their weights (RANK_WEIGHT, one per rank, agreed at every round's end: each
+     * rank's measured packets per second); this rank floods packets [PK_SHARE_K0,
+     * + PK_SHARE_N) of the round, from PK_SHARE_T0 (wall clock) on; its own speed so far
+     * (RANK_RATE, 0: not measured yet), the latest transmission of every rank's packets
+     * (RANK_END, -1: none) and the outcome of this rank's round (RANK_OUT, for end_ranks) */
+    uint64_t *rank_weight;
+    uint64_t *share_at;     /* every rank's share of the round under way: [at[r], at[r + 1]) */
+    int share_open;         /* a round was shared out and not yet ended over the ranks */
+    int64_t pk_share_k0, pk_share_n;
+    double pk_share_t0, rank_rate;
+    int64_t rank_end;
+    window_outcome rank_out;
     int scheme;             /* a forwarding scheme: counter or distance */
     /* ... run by the window loop (flood_scheme.c; else by flood_packets_scheme): its slots
      * whose packets wait for decisions without relaying (from the last window read back), and
@@ -677,15 +690,32 @@ int flood_packets_plan(flood_model *m, window_plan *plan);
 int flood_packets_run(flood_model *m, flood_replica *r, int chunk, cl_event *evs, int *n_evs,
                       cn_error *err);
 int flood_packets_end(flood_model *m, window_outcome *out, cn_error *err);
-void flood_packets_results(const flood_model *m, run_results *r);
+int flood_packets_results(const flood_model *m, run_results *r, cn_error *err);
+/* The latest transmission of this process's packets so far (-1: none). */
+int64_t flood_packets_last(const flood_model *m);
+/* Traffic flows over several ranks: every rank's records of the round (COUNTS[r] packets
+ * each, in rank order) to every rank, which adds them to the flows' sums and the packet
+ * records as one process does (a collective). */
+int flood_packets_share_records(flood_model *m, const uint64_t *counts, cn_error *err);
 /* A run stopped by a signal (R->interrupted): GENERATED counts the packets run so far and,
  * with whole packets, REACHED_NS becomes the creation time of the first packet not run. */
 void flood_interrupted_results(flood_model *m, run_results *r);
 void flood_packets_free(flood_model *m);
 /* Checkpoints of whole packets (flood_checkpoint.c): the results summed over every replica's
  * rows, and the same sums put back as replica 0's. */
-void flood_packets_save(const flood_model *m, ckpt_buf *out);
+int flood_packets_save(const flood_model *m, ckpt_buf *out, cn_error *err);
 int flood_packets_restore(flood_model *m, const ckpt_file *in, cn_error *err);
+
+/* flood_ranks.c: the flood over several MPI ranks (whole packets). FLOOD_RANKS_CHECK refuses
+ * what does not run over ranks yet (the window loop, traffic flows); FLOOD_RANKS_SHARE gives
+ * this rank's share [*FIRST, + *N) of a round of COUNT packets from K0; flood_end_ranks is
+ * model_ops.end_ranks. */
+int flood_ranks_init(flood_model *m, cn_error *err);
+int flood_ranks_check(const flood_model *m, cn_error *err);
+void flood_ranks_share(flood_model *m, int64_t k0, uint64_t count, int64_t *first, uint64_t *n);
+void flood_ranks_measured(flood_model *m);
+int flood_end_ranks(struct model_state *state, const window_plan *plan, int failed,
+                    window_outcome *out, cn_error *err);
 
 /* flood_checkpoint.c: model_ops.can_checkpoint, save and restore */
 int flood_can_checkpoint(const struct model_state *state, cn_error *err);

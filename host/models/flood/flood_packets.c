@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "cl/flood/flood_layout.clh"
+#include "dist/dist.h"
 #include "models/flood/flood_ckpt_format.h"
 #include "models/flood/flood_model.h"
 
@@ -385,7 +386,10 @@ int flood_packets_setup(flood_model *m, cn_error *err)
     if (groups < 1)
         groups = 1;
     uint64_t per_round = ((uint64_t)m->pk_total + PACKET_ROUNDS - 1) / PACKET_ROUNDS;
-    per_round = (per_round + groups - 1) / groups * groups;
+    /* over several ranks the rounds are the run's, the same on every rank: the shares of
+     * the ranks' devices differ, and the coordinator's shares move (flood_ranks.c) */
+    if (dist_size() == 1)
+        per_round = (per_round + groups - 1) / groups * groups;
     m->pk_round = per_round ? per_round : groups;
     m->pk_next = 0;
     m->pk_rounds = 0;
@@ -420,6 +424,7 @@ int flood_packets_plan(flood_model *m, window_plan *plan)
     uint64_t count = (uint64_t)(m->pk_total - m->pk_next);
     if (count > m->pk_round)
         count = m->pk_round;
+    uint64_t round = count;
     m->pk_round_k0 = m->pk_next;
     m->pk_rounds++;
     /* traffic flows: the round's departures, in packet id order, as the kernels read them */
@@ -435,8 +440,11 @@ int flood_packets_plan(flood_model *m, window_plan *plan)
         e[3] = dep.destination;
         m->pk_flow_host[q] = dep.flow;
     }
-    /* the round's packets in consecutive chunks of (nearly) equal counts */
+    /* the round's packets in consecutive chunks of (nearly) equal counts; over several
+     * ranks those of this rank's share of the round (flood_ranks.c) */
     int64_t k = m->pk_next;
+    if (dist_size() > 1)
+        flood_ranks_share(m, m->pk_next, count, &k, &count);
     for (int c = 0; c < m->pk_chunks; c++) {
         uint64_t n_c = count / (uint64_t)m->pk_chunks + ((uint64_t)c < count % (uint64_t)m->pk_chunks);
         m->pk_k0[c] = k;
@@ -449,7 +457,7 @@ int flood_packets_plan(flood_model *m, window_plan *plan)
         s->partition = c;
         s->multiplicity = n_c * m->n;
     }
-    m->pk_next = k;
+    m->pk_next = m->pk_round_k0 + (int64_t)round;
     return 0;
 }
 
@@ -582,6 +590,21 @@ static int round_records(flood_model *m, cn_error *err)
     return rc;
 }
 
+int flood_packets_share_records(flood_model *m, const uint64_t *counts, cn_error *err)
+{
+    size_t unit = PACKET_REC * sizeof *m->pk_rec_host;
+    uint64_t n = (uint64_t)(m->pk_next - m->pk_round_k0);
+    size_t own = (size_t)(m->pk_share_k0 - m->pk_round_k0);
+    int64_t *all = malloc(n ? (size_t)n * unit : 1);
+    if (!all)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for a round's packet records");
+    int rc = dist_allgatherv(m->pk_rec_host + PACKET_REC * own, counts, unit, all, err);
+    if (!rc && n)
+        memcpy(m->pk_rec_host, all, (size_t)n * unit);
+    free(all);
+    return rc ? rc : round_records(m, err);
+}
+
 /* A row's 128-bit member: low 64 bits at LO, high at HI. */
 static unsigned __int128 row_wide(const int64_t *row, int lo, int hi)
 {
@@ -634,8 +657,11 @@ int flood_packets_end(flood_model *m, window_outcome *out, cn_error *err)
         if (m->rep[d].pk_ran)
             memcpy(m->rep[d].pk_stats, m->rep[d].pk_read,
                    (size_t)m->rep[d].pk_groups * PS_ROW * sizeof *m->rep[d].pk_read);
-    if (m->flows && (rc = round_records(m, err)) != 0)
+    /* (several ranks: the records of the others' shares come in end_ranks) */
+    if (m->flows && dist_size() == 1 && (rc = round_records(m, err)) != 0)
         return rc;
+    if (dist_size() > 1)
+        flood_ranks_measured(m);
     int64_t s[PS_ROW];
     sum_rows(m, s);
     out->drained = 1;
@@ -656,18 +682,32 @@ int flood_packets_end(flood_model *m, window_outcome *out, cn_error *err)
     return 0;
 }
 
-void flood_packets_results(const flood_model *m, run_results *r)
+int64_t flood_packets_last(const flood_model *m)
 {
     int64_t s[PS_ROW];
     sum_rows(m, s);
-    results_set(r, "transmissions", s[PS_TX]);
-    results_set(r, "receptions", s[PS_RX]);
-    results_set(r, "first_receptions", s[PS_FIRST]);
-    results_set(r, "delivered", s[PS_DELIVERED]);
-    results_set(r, "hops_sum", (wide_int)row_wide(s, PS_HOPS, PS_HOPS_HI));
-    results_set(r, "latency_sum_ns", (wide_int)row_wide(s, PS_LATENCY, PS_LATENCY_HI));
-    r->end_time_ns = s[PS_END] >= 0 ? s[PS_END] : 0;
-    r->windows = s[PS_END] >= 0 ? s[PS_END] / m->L + 1 : 0;
+    return s[PS_END];
+}
+
+int flood_packets_results(const flood_model *m, run_results *r, cn_error *err)
+{
+    int64_t s[PS_ROW];
+    sum_rows(m, s);
+    /* over several ranks these sums are this rank's packets' (partial values, which the
+     * ranks' combination adds), and the end is every rank's (flood_end_ranks) */
+    int ranks = dist_size() > 1;
+    const char *names[] = {"transmissions", "receptions", "first_receptions", "delivered",
+                           "hops_sum", "latency_sum_ns"};
+    wide_int v[] = {s[PS_TX], s[PS_RX], s[PS_FIRST], s[PS_DELIVERED],
+                    (wide_int)row_wide(s, PS_HOPS, PS_HOPS_HI),
+                    (wide_int)row_wide(s, PS_LATENCY, PS_LATENCY_HI)};
+    int rc = 0;
+    for (size_t i = 0; i < sizeof v / sizeof v[0] && !rc; i++)
+        rc = ranks ? results_reduce(r, names[i], &v[i], 1, err) : results_set(r, names[i], v[i]);
+    int64_t end = ranks ? m->rank_end : s[PS_END];
+    r->end_time_ns = end >= 0 ? end : 0;
+    r->windows = end >= 0 ? end / m->L + 1 : 0;
+    return rc;
 }
 
 void flood_interrupted_results(flood_model *m, run_results *r)
@@ -747,11 +787,40 @@ int flood_device_lost(struct model_state *state, device_ctx *dev, window_plan *p
 /* ---- checkpoints (flood_checkpoint.c) --------------------------------------------------- */
 
 
-void flood_packets_save(const flood_model *m, ckpt_buf *out)
+int flood_packets_save(const flood_model *m, ckpt_buf *out, cn_error *err)
 {
     int64_t s[PS_ROW];
     sum_rows(m, s);
-    ckpt_put(out, T_ROWS, s, sizeof s);
+    if (dist_size() == 1) {
+        ckpt_put(out, T_ROWS, s, sizeof s);
+        return 0;
+    }
+    /* several ranks: every rank's sums, added on rank 0, which writes the file */
+    void *all = NULL;
+    uint64_t got = 0;
+    int rc = dist_gatherv(s, PS_ROW, sizeof *s, &all, &got, err);
+    if (!rc && dist_rank() == 0) {
+        const int64_t *rows = all;
+        int64_t t[PS_ROW];
+        memset(t, 0, sizeof t);
+        t[PS_END] = -1;
+        unsigned __int128 hops = 0, latency = 0;
+        for (uint64_t at = 0; at + PS_ROW <= got; at += PS_ROW) {
+            for (int c = PS_TX; c <= PS_DELIVERED; c++)
+                t[c] += rows[at + (uint64_t)c];
+            hops += row_wide(rows + at, PS_HOPS, PS_HOPS_HI);
+            latency += row_wide(rows + at, PS_LATENCY, PS_LATENCY_HI);
+            if (rows[at + PS_END] > t[PS_END])
+                t[PS_END] = rows[at + PS_END];
+        }
+        t[PS_HOPS] = (int64_t)(uint64_t)hops;
+        t[PS_HOPS_HI] = (int64_t)(uint64_t)(hops >> 64);
+        t[PS_LATENCY] = (int64_t)(uint64_t)latency;
+        t[PS_LATENCY_HI] = (int64_t)(uint64_t)(latency >> 64);
+        ckpt_put(out, T_ROWS, t, sizeof t);
+    }
+    free(all);
+    return rc;
 }
 
 /* Replica 0's first row holds the sums; every other row stays as set-up made it (zero, no
@@ -760,7 +829,9 @@ int flood_packets_restore(flood_model *m, const ckpt_file *in, cn_error *err)
 {
     int64_t s[PS_ROW];
     int rc = ckpt_get(in, T_ROWS, s, sizeof s, err);
-    if (rc)
+    /* several ranks: rank 0 holds the sums, as one process would (every rank adds its own
+     * packets' to its rows, and the results add the ranks') */
+    if (rc || dist_rank() != 0)
         return rc;
     flood_replica *r = &m->rep[0];
     memcpy(r->pk_stats, s, sizeof s);

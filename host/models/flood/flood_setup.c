@@ -1181,6 +1181,10 @@ int flood_create(struct model_state **out, const scenario *scn, device_ctx *cons
         rc = flood_resources_setup(m, err);
     if (!rc && (m->whole = flood_packets_wanted(m)) != 0)
         rc = flood_packets_setup(m, err);
+    if (!rc)
+        rc = flood_ranks_check(m, err);
+    if (!rc)
+        rc = flood_ranks_init(m, err);
     for (int d = 0; d < n_devs && !rc; d++)
         rc = cl_check(clFinish(m->rep[d].dev->queue), "clFinish", m->rep[d].dev->info.name,
                       err);
@@ -1238,6 +1242,8 @@ void flood_destroy(struct model_state *state)
     free(m->offsets);
     free(m->neighbours);
     free(m->home);
+    free(m->rank_weight);
+    free(m->share_at);
     free(m->part_host);
     free(m->box);
     partition_cuts_free(&m->cuts);

@@ -534,8 +534,11 @@ static int flood_end_window(struct model_state *state, const window_plan *plan, 
     flood_model *m = flood_of(state);
     const flood_values *sc = flood_values_of(&m->sc);
     int64_t w = plan->index;
-    if (m->whole)
-        return flood_packets_end(m, out, err);
+    if (m->whole) { /* kept for end_ranks, which hands it back over several ranks */
+        int rc = flood_packets_end(m, out, err);
+        m->rank_out = *out;
+        return rc;
+    }
     /* at most one window ahead of the host: window W - 1 applied, unless its read-back was
      * deferred with W's (those before the deferred run are) */
     int deferring = m->n_deferred > 0 && m->deferred[m->n_deferred - 1].window == w;
@@ -632,8 +635,8 @@ static int flood_results(struct model_state *state, run_results *r, cn_error *er
         return rc;
     r->end_time_ns = m->any_tx ? m->end_time : 0;
     r->windows = m->any_tx ? m->end_time / m->L + 1 : 0;
-    if (m->whole)
-        flood_packets_results(m, r);
+    if (m->whole && (rc = flood_packets_results(m, r, err)) != 0)
+        return rc;
     if (r->interrupted)
         flood_interrupted_results(m, r);
     if ((rc = flood_traffic_results(m, r, err)) != 0)
@@ -821,6 +824,7 @@ const model_ops flood_model_ops = {
     .save = flood_save,
     .restore = flood_restore,
     .end_window = flood_end_window,
+    .end_ranks = flood_end_ranks,
     .results = flood_results,
     .destroy = flood_destroy,
 };
