@@ -611,6 +611,8 @@ static int run_attempt(const model_ops *ops, const scenario *sc, device_ctx *con
     if (rank_several())
         rc = rank_agree_start(rc, rc == 0 && sync == ENGINE_SYNC_EVENT ? ops->next_begin(m) : 0,
                               &st.ranks, err);
+    if (rc == 0 && rank_several() && ops->start_ranks)
+        rc = ops->start_ranks(m, err);
     if (rc == 0) {
         *failed_in = st.window;
         rc = run_windows(ops, m, &inj, live, sc, opt, &rec, fifo, &host, &st, &stopped_at,

@@ -231,6 +231,11 @@ typedef struct model_ops {
      * NULL: the model does not run over several ranks. */
     int (*end_ranks)(struct model_state *m, const window_plan *plan, int failed,
                      window_outcome *out, cn_error *err);
+    /* Several ranks, before the first window, once every rank's set-up succeeded: the
+     * model's own agreements (a collective on every rank; the flood: the work-groups of
+     * every rank, which size its rounds). Returns 0 or the error agreed by every rank.
+     * NULL: none. */
+    int (*start_ranks)(struct model_state *m, cn_error *err);
     /* Checkpoints (engine/checkpoint.h). CAN_CHECKPOINT: 0 when SAVE will work for this
      * model, else an error saying what it does not support (asked before the first window).
      * SAVE appends the model's complete state at the boundary before window NEXT (every

@@ -259,6 +259,7 @@ typedef struct flood_model {
     /* traffic flows: the round's first packet and number, its table (4 words a packet, as
      * the kernels read it) and each packet's flow; the records read back */
     int64_t pk_round_k0, pk_rounds;
+    uint64_t pk_groups;     /* work-groups of the chunks' devices together */
     /* Several MPI ranks (flood_ranks.c): each round's packets are shared out between the
      * ranks by their weights (RANK_WEIGHT, one per rank, agreed at every round's end: each
      * rank's measured packets per second); this rank floods packets [PK_SHARE_K0,
@@ -686,6 +687,11 @@ int64_t flood_packets_count(flood_model *m, cn_error *err);
 uint64_t flood_packets_groups(const flood_model *m, const device_ctx *d, int64_t packets);
 uint64_t flood_packets_group_bytes(const flood_model *m);
 int flood_packets_setup(flood_model *m, cn_error *err);
+/* Rounds of about an eighth of the packets, each a whole multiple of GROUPS (the
+ * work-groups of the chunks' devices; over several ranks every rank's together): a launch
+ * lasts as long as its slowest packet, so a round fills the devices), with the tables of a
+ * round's packets (traffic flows) sized for them. */
+int flood_packets_size_rounds(flood_model *m, uint64_t groups, cn_error *err);
 int flood_packets_plan(flood_model *m, window_plan *plan);
 int flood_packets_run(flood_model *m, flood_replica *r, int chunk, cl_event *evs, int *n_evs,
                       cn_error *err);
@@ -716,6 +722,7 @@ void flood_ranks_share(flood_model *m, int64_t k0, uint64_t count, int64_t *firs
 void flood_ranks_measured(flood_model *m);
 int flood_end_ranks(struct model_state *state, const window_plan *plan, int failed,
                     window_outcome *out, cn_error *err);
+int flood_start_ranks(struct model_state *state, cn_error *err);
 
 /* flood_checkpoint.c: model_ops.can_checkpoint, save and restore */
 int flood_can_checkpoint(const struct model_state *state, cn_error *err);

@@ -385,25 +385,32 @@ int flood_packets_setup(flood_model *m, cn_error *err)
         groups += m->rep[m->pk_home[c]].pk_groups;
     if (groups < 1)
         groups = 1;
-    uint64_t per_round = ((uint64_t)m->pk_total + PACKET_ROUNDS - 1) / PACKET_ROUNDS;
-    /* over several ranks the rounds are the run's, the same on every rank: the shares of
-     * the ranks' devices differ, and the coordinator's shares move (flood_ranks.c) */
-    if (dist_size() == 1)
-        per_round = (per_round + groups - 1) / groups * groups;
-    m->pk_round = per_round ? per_round : groups;
+    m->pk_groups = groups;
     m->pk_next = 0;
     m->pk_rounds = 0;
-    /* traffic flows: a round's packets and records (one-entry placeholders without) */
+    return flood_packets_size_rounds(m, groups, err);
+}
+
+/* Traffic flows: a round's packets and records (one-entry placeholders without), on every
+ * device and on the host, for rounds of m->pk_round packets. */
+static int round_tables(flood_model *m, cn_error *err)
+{
+    int rc = 0;
     size_t tab = m->flows ? (size_t)m->pk_round : 1;
     for (int d = 0; d < m->n_rep && !rc; d++) {
         flood_replica *r = &m->rep[d];
         r->pk_tab_round = -1;
+        dbuf_release(&r->pk_tab, &m->acc);
+        dbuf_release(&r->pk_rec, &m->acc);
         rc = dbuf_alloc(r->dev, &r->pk_tab, tab * 16, &m->acc, "round packets", err);
         if (!rc)
             rc = dbuf_alloc(r->dev, &r->pk_rec, tab * PACKET_REC * 8, &m->acc,
                             "packet records", err);
     }
     if (!rc && m->flows) {
+        free(m->pk_tab_host);
+        free(m->pk_flow_host);
+        free(m->pk_rec_host);
         m->pk_tab_host = malloc(tab * 16);
         m->pk_flow_host = malloc(tab * 4);
         m->pk_rec_host = malloc(tab * PACKET_REC * 8);
@@ -411,6 +418,14 @@ int flood_packets_setup(flood_model *m, cn_error *err)
             rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for a round of packets");
     }
     return rc;
+}
+
+int flood_packets_size_rounds(flood_model *m, uint64_t groups, cn_error *err)
+{
+    uint64_t per_round = ((uint64_t)m->pk_total + PACKET_ROUNDS - 1) / PACKET_ROUNDS;
+    per_round = (per_round + groups - 1) / groups * groups;
+    m->pk_round = per_round ? per_round : groups;
+    return round_tables(m, err);
 }
 
 int flood_packets_plan(flood_model *m, window_plan *plan)

@@ -11,7 +11,8 @@
  * The coordinator's rule (CMW's, one level above the injector): a rank's share of a round is
  * proportional to its weight, the packets per second it flooded so far (measured from its
  * round's plan to its rows read back, halved into the last estimate each round), agreed at
- * every round's end. The first round is shared equally. Shares change the work's placement,
+ * every round's end. The first round is shared by the ranks' work-groups (flood_start_ranks),
+ * which also size the rounds: a whole multiple of every rank's groups together. Shares change the work's placement,
  * never the results (sums of integers, and a maximum). The weights travel as integers, and
  * every rank computes the shares from the same integers, so that no two ranks can disagree
  * about a boundary through floating point. */
@@ -78,6 +79,29 @@ void flood_ranks_measured(flood_model *m)
         return;
     double rate = (double)m->pk_share_n / dt;
     m->rank_rate = m->rank_rate > 0 ? (m->rank_rate + rate) / 2 : rate;
+}
+
+int flood_start_ranks(struct model_state *state, cn_error *err)
+{
+    flood_model *m = flood_of(state);
+    if (!m->whole)
+        return 0;
+    /* every rank's work-groups: the rounds fill every rank's devices, and the first round
+     * is shared by them (a rank's capacity before anything is measured) */
+    int ranks = dist_size();
+    uint64_t mine = m->pk_groups, *all = malloc((size_t)ranks * sizeof *all);
+    if (!all) /* the others wait in the gather: no way back */
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    int rc = dist_allgather(&mine, all, sizeof mine, err);
+    uint64_t sum = 0;
+    for (int r = 0; r < ranks && !rc; r++) {
+        m->rank_weight[r] = all[r] ? all[r] : 1;
+        sum += m->rank_weight[r];
+    }
+    free(all);
+    if (!rc)
+        rc = flood_packets_size_rounds(m, sum, err);
+    return dist_agree(rc, err);
 }
 
 /* What a rank tells the others at a round's end. */

@@ -825,6 +825,7 @@ const model_ops flood_model_ops = {
     .restore = flood_restore,
     .end_window = flood_end_window,
     .end_ranks = flood_end_ranks,
+    .start_ranks = flood_start_ranks,
     .results = flood_results,
     .destroy = flood_destroy,
 };
