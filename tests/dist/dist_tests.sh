@@ -118,6 +118,22 @@ for n in 1 2 3 4; do
     done
 done
 expect flood_ranks_counted grep -q '"ranks": {"count": 4,' "$tmp/ranks.json"
+# the coordinator's rule: a rank that measures itself 20 times slower gets a small share of
+# the later rounds (equal rounds would give each rank half the events), the results unchanged
+# shellcheck disable=SC2086
+check flood_slow_rank 0 '' env CLNETSIM_TEST_RANK=1 CLNETSIM_TEST_RANK_SLOWER=20 \
+    $launch -np 2 "$bin" run "$grid" -q -d 0 -s traffic.packets=400 --json "$tmp/slow.json"
+check flood_fair 0 '' $launch -np 2 "$bin" run "$grid" -q -d 0 -s traffic.packets=400 \
+    --json "$tmp/fair.json"
+check flood_slow_rank_same 0 '' "$compare" "$tmp/fair.json" "$tmp/slow.json"
+# the events of the devices of rank R in a report
+rank_events() {
+    grep "\"rank\": $2}" "$1" | sed 's/.*"events": \([0-9]*\),.*/\1/' | awk '{s += $1} END {print s + 0}'
+}
+expect flood_slow_rank_less test "$(($(rank_events "$tmp/slow.json" 1) * 3))" -lt \
+    "$(rank_events "$tmp/slow.json" 0)"
+expect flood_fair_even test "$(($(rank_events "$tmp/fair.json" 1) * 3))" -gt \
+    "$(rank_events "$tmp/fair.json" 0)"
 for sc in small_counter small_distance small_max_neighbors small_qudg small_flows; do
     check "flood_${sc}_alone" 0 '' "$bin" run "$src/scenarios/$sc.ini" -q --json "$tmp/a.json" \
         --packets "$tmp/a.csv"

@@ -271,6 +271,7 @@ typedef struct flood_model {
     int share_open;         /* a round was shared out and not yet ended over the ranks */
     int64_t pk_share_k0, pk_share_n;
     double pk_share_t0, rank_rate;
+    double rank_slower;     /* CLNETSIM_TEST_RANK_SLOWER (flood_ranks.c), else 1 */
     int64_t rank_end;
     window_outcome rank_out;
     int scheme;             /* a forwarding scheme: counter or distance */

@@ -22,10 +22,25 @@
 #include "dist/dist.h"
 #include "models/flood/flood_model.h"
 
+/* Test hook: CLNETSIM_TEST_RANK_SLOWER=F (a whole number from 1 to 1000) makes the rank
+ * named by CLNETSIM_TEST_RANK measure its rounds F times longer than they took, as a rank F
+ * times slower would, so that tests see the shares follow the measured speeds. */
+static double test_slower(void)
+{
+    const char *v = getenv("CLNETSIM_TEST_RANK_SLOWER");
+    const char *only = getenv("CLNETSIM_TEST_RANK");
+    if (!v || !*v || !only || !*only || strtol(only, NULL, 10) != dist_rank())
+        return 1;
+    char *end;
+    long f = strtol(v, &end, 10);
+    return *end == '\0' && f >= 1 && f <= 1000 ? (double)f : 1;
+}
+
 int flood_ranks_init(flood_model *m, cn_error *err)
 {
     m->rank_end = -1;
     m->rank_rate = 0;
+    m->rank_slower = test_slower();
     m->rank_weight = malloc((size_t)dist_size() * sizeof *m->rank_weight);
     m->share_at = malloc(((size_t)dist_size() + 1) * sizeof *m->share_at);
     if (!m->rank_weight || !m->share_at)
@@ -74,7 +89,7 @@ void flood_ranks_share(flood_model *m, int64_t k0, uint64_t count, int64_t *firs
 
 void flood_ranks_measured(flood_model *m)
 {
-    double dt = wall_seconds() - m->pk_share_t0;
+    double dt = (wall_seconds() - m->pk_share_t0) * m->rank_slower;
     if (m->pk_share_n <= 0 || dt <= 0)
         return;
     double rate = (double)m->pk_share_n / dt;
