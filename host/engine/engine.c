@@ -227,7 +227,9 @@ static int make_injector(injector *inj, const model_ops *ops, struct model_state
         .hold = (int)sc->hold,
         .threshold = (uint64_t)sc->threshold,
         .busy = (int)sc->busy,
-        .can_migrate = ops->migrate != NULL,
+        /* several ranks: a partition stays on its device (moving one needs what the
+         * others hold of it on this rank only; not built over ranks yet) */
+        .can_migrate = ops->migrate != NULL && !rank_several(),
         .calibration_share = sc->calibration_share,
         .batches = sync == ENGINE_SYNC_BATCHES,
     };

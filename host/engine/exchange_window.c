@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist/dist.h"
 #include "engine/exchange_window.h"
 #include "report/report.h"
 
@@ -90,8 +91,29 @@ void exchange_window_drop(exchange_window *xw, int place)
     p->dev = NULL;
 }
 
+/* The writes from the other ranks' records, waited for before their buffer is reused. */
+static int remote_quiet(exchange_window *xw, cn_error *err)
+{
+    int rc = 0;
+    for (int i = 0; i < xw->n_rwrites; i++) {
+        if (!rc)
+            rc = cl_check(clWaitForEvents(1, &xw->rwrites[i]),
+                          "clWaitForEvents(records between ranks)", "a device of this rank",
+                          err);
+        clReleaseEvent(xw->rwrites[i]);
+    }
+    xw->n_rwrites = 0;
+    return rc;
+}
+
 void exchange_window_release(exchange_window *xw)
 {
+    cn_error ignored = {0};
+    (void)remote_quiet(xw, &ignored);
+    free(xw->rbuf);
+    free(xw->sbuf);
+    xw->rbuf = xw->sbuf = NULL;
+    xw->rbuf_cap = xw->sbuf_cap = 0;
     for (int i = 0; i < xw->n_places; i++)
         exchange_window_drop(xw, i);
     if (xw->transport.destroy)
@@ -196,23 +218,136 @@ static int deliver_after(exchange_window *xw, int64_t w, int place, uint32_t own
     if (rc)
         return rc;
     uint64_t total = exchange_place_after(b, nb, own, at);
+    /* then the other ranks' (several ranks), after them */
+    uint64_t rat[64];
+    for (size_t i = 0; i < xw->n_remote; i++) {
+        rat[i] = total;
+        total += xw->remote[i].n;
+    }
     cl_mem area = NULL;
     rc = xw->sink.make_room(xw->sink.ctx, place, total, &area, err);
-    for (size_t i = 0; i < nb && !rc; i++) {
-        /* the write reads the origin's stage: its event guards the stage's reuse */
-        exchange_stage *s = &xw->place[b[i].from].stage[w & 1];
-        cl_int st = clEnqueueWriteBuffer(p->dev->queue, area, CL_FALSE,
-                                         (size_t)at[i] * xw->record_bytes,
-                                         b[i].n * xw->record_bytes, b[i].rec, 0, NULL,
-                                         &s->writes[s->n_writes]);
+    for (size_t i = 0; i < nb + xw->n_remote && !rc; i++) {
+        const exchange_batch *bi = i < nb ? &b[i] : &xw->remote[i - nb];
+        size_t to = (size_t)(i < nb ? at[i] : rat[i - nb]);
+        /* the write reads the origin's stage (or the ranks' buffer): its event guards the
+         * reuse */
+        cl_event *ev;
+        if (i < nb) {
+            exchange_stage *s = &xw->place[bi->from].stage[w & 1];
+            ev = &s->writes[s->n_writes];
+        } else {
+            ev = &xw->rwrites[xw->n_rwrites];
+        }
+        cl_int st = clEnqueueWriteBuffer(p->dev->queue, area, CL_FALSE, to * xw->record_bytes,
+                                         bi->n * xw->record_bytes, bi->rec, 0, NULL, ev);
         if (st != CL_SUCCESS)
             rc = cl_check(st, "clEnqueueWriteBuffer(records between devices)",
                           p->dev->info.name, err);
+        else if (i < nb)
+            xw->place[bi->from].stage[w & 1].n_writes++;
         else
-            s->n_writes++;
+            xw->n_rwrites++;
     }
     if (!rc)
         *arrived = (uint32_t)(total - own);
+    return rc;
+}
+
+/* Every record of window W that SET's places exported on the host (read_rest, waited for). */
+static int read_all(exchange_window *xw, int64_t w, uint32_t set, const uint32_t *count,
+                    cn_error *err)
+{
+    int rc = 0;
+    uint32_t waits = 0;
+    /* what is not on the host yet: every read queued first, so that the devices copy at the
+     * same time */
+    for (int k = 0; k < xw->n_places && !rc; k++) {
+        int queued = 0;
+        if ((set >> k) & 1u)
+            rc = read_rest(xw, w, k, count[k], &queued, err);
+        waits |= (uint32_t)queued << k;
+    }
+    double t0 = wall_seconds();
+    for (int k = 0; k < xw->n_places && !rc; k++)
+        if ((waits >> k) & 1u)
+            rc = cl_check(clFinish(xw->place[k].dev->queue), "clFinish(records between devices)",
+                          xw->place[k].dev->info.name, err);
+    xw->wait_s += wall_seconds() - t0;
+    return rc;
+}
+
+/* Room for BYTES in *BUF of *CAP bytes, its content not kept. */
+static int room(unsigned char **buf, size_t *cap, size_t bytes, cn_error *err)
+{
+    if (bytes <= *cap && *buf)
+        return 0;
+    size_t want = bytes + bytes / 2 + 1;
+    free(*buf);
+    *buf = malloc(want);
+    *cap = *buf ? want : 0;
+    return *buf ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory for %zu bytes of "
+                              "records between ranks", bytes);
+}
+
+int exchange_window_carry_ranks(exchange_window *xw, int64_t w, uint32_t set,
+                                const uint32_t *count, const uint32_t *own, uint32_t *arrived,
+                                cn_error *err)
+{
+    int ranks = dist_size(), me = dist_rank();
+    if (ranks > 64)
+        return cn_fail(err, CN_ERR_RUNTIME, "the flood's window loop runs over at most 64 MPI "
+                       "ranks, not %d", ranks);
+    int rc = remote_quiet(xw, err);
+    if (!rc)
+        rc = read_all(xw, w, set, count, err);
+    /* this rank's records, its places' in order, and every rank's count (a failure here
+     * still takes part: its count says so, and every rank fails alike) */
+    uint64_t mine = 0;
+    for (int k = 0; k < xw->n_places; k++)
+        if ((set >> k) & 1u)
+            mine += count[k];
+    if (!rc)
+        rc = room(&xw->sbuf, &xw->sbuf_cap, (size_t)mine * xw->record_bytes, err);
+    uint64_t n[64], said = rc ? UINT64_MAX : mine;
+    int crc = dist_allgather(&said, n, sizeof said, err);
+    if (crc)
+        return crc;
+    for (int r = 0; r < ranks; r++)
+        if (n[r] == UINT64_MAX)
+            return rc ? rc : DIST_PEER_FAILED;
+    size_t at = 0;
+    for (int k = 0; k < xw->n_places; k++)
+        if ((set >> k) & 1u) {
+            size_t b = (size_t)count[k] * xw->record_bytes;
+            if (b)
+                memcpy(xw->sbuf + at, xw->place[k].stage[w & 1].map, b);
+            at += b;
+        }
+    uint64_t sum = 0;
+    for (int r = 0; r < ranks; r++)
+        sum += n[r];
+    rc = room(&xw->rbuf, &xw->rbuf_cap, (size_t)sum * xw->record_bytes, err);
+    if (rc) /* the others wait in the gather: no way back */
+        return rc;
+    rc = dist_allgatherv(xw->sbuf, n, xw->record_bytes, xw->rbuf, err);
+    xw->n_remote = 0;
+    size_t off = 0;
+    for (int r = 0; r < ranks && !rc; r++) {
+        if (r != me && n[r] > 0)
+            xw->remote[xw->n_remote++] = (exchange_batch){-1, NULL,
+                                                          xw->rbuf + off * xw->record_bytes,
+                                                          (size_t)n[r]};
+        off += (size_t)n[r];
+    }
+    xw->sent_records += mine;
+    for (int k = 0; k < xw->n_places && !rc; k++)
+        if ((set >> k) & 1u)
+            rc = xw->transport.post_set(xw->transport.self, k, set, NULL,
+                                        xw->place[k].stage[w & 1].map, count[k], err);
+    for (int k = 0; k < xw->n_places && !rc; k++)
+        if ((set >> k) & 1u)
+            rc = deliver_after(xw, w, k, own[k], &arrived[k], err);
+    xw->n_remote = 0;
     return rc;
 }
 

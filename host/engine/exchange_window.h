@@ -69,6 +69,18 @@ typedef struct exchange_window {
      * both K under CLNETSIM_TEST_EXCHANGE_GUESS=K, so that the tests read the rest after the
      * count and grow stages that hold records. */
     uint32_t guess_limit, stage_slack;
+    /* Several MPI ranks (exchange_window_carry_ranks): the records every rank sent in the
+     * last carry (RBUF, RBUF_CAP bytes), the batches of the other ranks in it, and the
+     * writes from it still queued (waited for before RBUF is reused). */
+    unsigned char *rbuf;
+    size_t rbuf_cap;
+    unsigned char *sbuf;
+    size_t sbuf_cap;
+    exchange_batch remote[64];
+    size_t n_remote;
+    int n_rwrites;
+    cl_event rwrites[ENGINE_MAX_DEVICES * 64];
+    uint64_t sent_records;      /* this rank's records sent to the others, in all */
 } exchange_window;
 
 /* The exchange between the N places DEVS (a NULL entry is no place), for records of
@@ -100,5 +112,12 @@ int exchange_window_post(exchange_window *xw, int64_t w, int place, uint32_t bou
  * order; nothing else waits for them. */
 int exchange_window_carry(exchange_window *xw, int64_t w, uint32_t set, const uint32_t *count,
                           const uint32_t *own, uint32_t *arrived, cn_error *err);
+
+/* The same over several MPI ranks (a collective: every rank calls it for the same window,
+ * SET 0 on a rank none of whose places ran it): each place of SET gets the others' records
+ * of SET and every other rank's records of its places, after its own. Up to 64 ranks. */
+int exchange_window_carry_ranks(exchange_window *xw, int64_t w, uint32_t set,
+                                const uint32_t *count, const uint32_t *own, uint32_t *arrived,
+                                cn_error *err);
 
 #endif

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "cl/flood/flood_layout.clh"
+#include "dist/dist.h"
 #include "models/flood/flood_model.h"
 
 static uint64_t min_u64(uint64_t a, uint64_t b)
@@ -452,8 +453,8 @@ int flood_export_border(flood_model *m, int64_t w, cl_uint out_word, int b, cn_e
  * with the counters already) and writes it after their own relays; their number goes to each
  * one's next transmit launches as an argument (n_import), not into its count word: one write
  * less per device and window. */
-static int exchange_border(flood_model *m, const struct flood_readback *rb,
-                           const uint32_t *relays, const uint32_t *sent, cn_error *err)
+int flood_exchange_border(flood_model *m, const struct flood_readback *rb,
+                          const uint32_t *relays, const uint32_t *sent, cn_error *err)
 {
     uint32_t set = 0, count[FLOOD_MAX_REPLICAS] = {0}, own[FLOOD_MAX_REPLICAS] = {0};
     uint32_t arrived[FLOOD_MAX_REPLICAS] = {0};
@@ -467,7 +468,9 @@ static int exchange_border(flood_model *m, const struct flood_readback *rb,
     }
     m->xw_buffer = (int)rb->out_buffer;
     double waited = m->xw.wait_s;
-    int rc = exchange_window_carry(&m->xw, rb->window, set, count, own, arrived, err);
+    int rc = dist_size() > 1
+                 ? exchange_window_carry_ranks(&m->xw, rb->window, set, count, own, arrived, err)
+                 : exchange_window_carry(&m->xw, rb->window, set, count, own, arrived, err);
     m->wait_s += m->xw.wait_s - waited;
     for (int k = 0; k < rb->n_dev && !rc; k++) {
         flood_replica *r = &m->rep[rb->dev[k]];
@@ -484,8 +487,8 @@ static int exchange_border(flood_model *m, const struct flood_readback *rb,
  * a border passed its area, or not every replica exported): replica RB->dev[k] made
  * RELAYS[k] relays at the start of its frontier RB->out_buffer, and sends all of them, read
  * into m->entries; each replica gets the others' after its own (n_import, as above). */
-static int exchange_whole(flood_model *m, const struct flood_readback *rb,
-                          const uint32_t *relays, cn_error *err)
+int flood_exchange_whole(flood_model *m, const struct flood_readback *rb,
+                         const uint32_t *relays, const uint64_t *rank_totals, cn_error *err)
 {
     int b = (int)rb->out_buffer;
     uint64_t at[FLOOD_MAX_REPLICAS] = {0}, total = 0;
@@ -493,38 +496,64 @@ static int exchange_whole(flood_model *m, const struct flood_readback *rb,
         at[k] = total;
         total += relays[k];
     }
+    /* several ranks: every rank's relays in rank order, this rank's from BASE on */
+    int ranks = rank_totals ? dist_size() : 1, me = rank_totals ? dist_rank() : 0;
+    uint64_t base = 0, all = rank_totals ? 0 : total;
+    for (int q = 0; q < ranks && rank_totals; q++) {
+        base += q < me ? rank_totals[q] : 0;
+        all += rank_totals[q];
+    }
     size_t ew = entry_words(m);
-    int rc = reserve_entries(m, total, err);
+    int rc = reserve_entries(m, all, err);
     /* every read queued first, so that the devices copy at the same time */
     for (int k = 0; k < rb->n_dev && !rc; k++)
         rc = dbuf_read(m->rep[rb->dev[k]].dev, &m->rep[rb->dev[k]].frontier[b], 0,
-                       (size_t)relays[k] * m->entry_bytes, m->entries + ew * at[k], 0, err);
+                       (size_t)relays[k] * m->entry_bytes, m->entries + ew * (base + at[k]), 0,
+                       err);
     double t0 = wall_seconds();
     for (int k = 0; k < rb->n_dev && !rc; k++)
         rc = cl_check(clFinish(m->rep[rb->dev[k]].dev->queue), "clFinish(relay exchange)",
                       m->rep[rb->dev[k]].dev->info.name, err);
     m->wait_s += wall_seconds() - t0;
+    if (!rc && rank_totals) { /* the ranks' relays to every rank */
+        uint32_t *gathered = malloc(all ? (size_t)all * m->entry_bytes : 1);
+        if (!gathered) /* the others wait in the gather: no way back */
+            return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for %llu relays",
+                           (unsigned long long)all);
+        rc = dist_allgatherv(m->entries + ew * base, rank_totals, m->entry_bytes, gathered, err);
+        m->rank_sent += total * m->entry_bytes;
+        if (!rc && all)
+            memcpy(m->entries, gathered, (size_t)all * m->entry_bytes);
+        free(gathered);
+    }
     for (int k = 0; k < rb->n_dev && !rc; k++) {
         flood_replica *r = &m->rep[rb->dev[k]];
-        uint64_t count = relays[k] + (total - relays[k]);
+        uint64_t count = all;
         if (count > 0xffffffffu)
             return cn_fail(err, CN_ERR_RUNTIME, "more than 2^32 transmissions in one window");
-        r->n_import = (cl_uint)(total - relays[k]);
+        r->n_import = (cl_uint)(all - relays[k]);
         r->import_window = rb->window + 1;
         rc = flood_ensure_frontier(m, r, b, count, err);
-        /* the others' relays in replica order after its own; m->entries stays untouched
-         * until the writes complete (m->entries_writers) */
-        uint64_t offset = relays[k];
-        for (int j = 0; j < rb->n_dev && !rc; j++) {
-            if (j == k || relays[j] == 0)
-                continue;
-            cl_int st = clEnqueueWriteBuffer(r->dev->queue, r->frontier[b].mem, CL_FALSE,
-                                             (size_t)offset * m->entry_bytes,
-                                             (size_t)relays[j] * m->entry_bytes,
-                                             m->entries + ew * at[j], 0, NULL, NULL);
-            if (st != CL_SUCCESS)
-                rc = cl_check(st, "clEnqueueWriteBuffer(relay exchange)", r->dev->info.name, err);
-            offset += relays[j];
+        /* the others' relays in replica order after its own, then the other ranks' in rank
+         * order; m->entries stays untouched until the writes complete (m->entries_writers) */
+        uint64_t offset = relays[k], from = 0;
+        for (int q = 0; q < ranks && !rc; q++) {
+            uint64_t n_q = rank_totals ? rank_totals[q] : total;
+            for (int j = 0; j < (q == me ? rb->n_dev : 1) && !rc; j++) {
+                uint64_t src = q == me ? base + at[j] : from;
+                uint64_t n = q == me ? relays[j] : n_q;
+                if ((q == me && j == k) || n == 0)
+                    continue;
+                cl_int st = clEnqueueWriteBuffer(r->dev->queue, r->frontier[b].mem, CL_FALSE,
+                                                 (size_t)offset * m->entry_bytes,
+                                                 (size_t)n * m->entry_bytes,
+                                                 m->entries + ew * src, 0, NULL, NULL);
+                if (st != CL_SUCCESS)
+                    rc = cl_check(st, "clEnqueueWriteBuffer(relay exchange)", r->dev->info.name,
+                                  err);
+                offset += n;
+            }
+            from += n_q;
         }
         m->entries_writers |= 1 << rb->dev[k];
         m->exchanged += (int64_t)total * m->entry_bytes; /* what it sent, the others' in */
@@ -564,6 +593,107 @@ static int process_first(flood_model *m, const struct flood_readback *rb, int i,
     return 0;
 }
 
+/* Waits for the read-back at the head of the queue and takes it off (*IDX: its area), with
+ * the windows before it that it covers applied. */
+int flood_readback_wait(flood_model *m, int *idx, cn_error *err)
+{
+    *idx = m->rb_head;
+    struct flood_readback *rb = &m->rb[*idx];
+    int rc = 0;
+    double t0 = wall_seconds();
+    for (int k = 0; k < rb->n_dev; k++) {
+        if (!rc)
+            rc = cl_check(clWaitForEvents(1, &rb->ev[k]), "clWaitForEvents(window counters)",
+                          m->rep[rb->dev[k]].dev->info.name, err);
+        clReleaseEvent(rb->ev[k]);
+        rb->ev[k] = NULL;
+    }
+    m->wait_s += wall_seconds() - t0;
+    m->rb_head = (m->rb_head + 1) % 2;
+    m->rb_count--;
+    for (int i = 0; i < rb->n_first && !rc; i++)
+        rc = process_first(m, rb, i, *idx, err);
+    return rc;
+}
+
+int flood_readback_collect(flood_model *m, const struct flood_readback *rb, int idx,
+                           flood_window_counts *c, cn_error *err)
+{
+    memset(c, 0, sizeof *c);
+    int rc = 0;
+    cl_uint stamp = (cl_uint)(rb->window + 1);
+    memset(m->alive, 0, (size_t)m->slots * sizeof *m->alive);
+    for (int k = 0; k < rb->n_dev; k++) {
+        flood_replica *r = &m->rep[rb->dev[k]];
+        const uint32_t *words = r->pinned_map + (size_t)idx * r->area;
+        if (words[CTL_OVERFLOW] & CTL_WRAPPED)
+            return cn_fail(err, CN_ERR_RUNTIME, "window %lld made 2^32 relays or more on "
+                           "device '%s', more than one window's count holds; use more "
+                           "devices or partitions", (long long)rb->window, r->dev->info.name);
+        if (words[CTL_OVERFLOW])
+            return cn_fail(err, CN_ERR_RUNTIME, "internal error: window %lld reserved more "
+                           "frontier than it was given on device '%s'",
+                           (long long)rb->window, r->dev->info.name);
+        c->relays[k] = words[rb->out_word];
+        c->exports[k] = words[CTL_EXPORT + (rb->window & 1)];
+        /* more than the exported area holds: the whole frontier goes instead */
+        if (c->exports[k] > exchange_window_capacity(&m->xw, rb->dev[k]))
+            c->unsent = 1;
+        if (c->relays[k] > rb->out_capacity[k]) {
+            c->spilled = 1;
+            if (rb->window != m->planned)
+                return cn_fail(err, CN_ERR_RUNTIME, "internal error: window %lld made %u "
+                               "relays, beyond its bound of %u", (long long)rb->window,
+                               c->relays[k], rb->out_capacity[k]);
+            if ((rc = gather_spill(m, r, (int)rb->out_buffer, c->relays[k], err)) != 0)
+                return rc;
+        }
+        memcpy(r->counters, words, sizeof r->counters);
+        /* the window's deliveries per slot, after the liveness words (several ranks: every
+         * rank's, added after the agreement, flood_ranks.c) */
+        if (m->flows && m->p_hi - m->p_lo == m->n_parts)
+            flood_add_deliveries(m, rb->window, words + CTL_WORDS + m->slots);
+        flood_merge_alive(m, stamp, words + CTL_WORDS);
+        c->total += c->relays[k];
+    }
+    if (c->total > 0xffffffffu)
+        return cn_fail(err, CN_ERR_RUNTIME, "more than 2^32 transmissions in one window");
+    return 0;
+}
+
+void flood_merge_alive(flood_model *m, cl_uint stamp, const uint32_t *live)
+{
+    /* a relay anywhere wins over a mark (transmitted, or waiting for decisions); resources
+     * under a scheme gather marks in one partition, hence one device */
+    cl_uint mark = m->resources ? stamp ^ RES_TX_MARK : stamp ^ SCHEME_WAIT_MARK;
+    for (uint32_t s = 0; s < m->slots; s++) {
+        if (m->resources && m->scheme_window) {
+            if (((live[s] ^ stamp) & ~(cl_uint)SLOT_MARKS) == 0)
+                m->alive[s] = live[s];
+        } else if (live[s] == stamp)
+            m->alive[s] = stamp;
+        else if ((m->resources || m->scheme_window) && live[s] == mark &&
+                 m->alive[s] != stamp)
+            m->alive[s] = mark;
+    }
+}
+
+int flood_readback_apply(flood_model *m, const struct flood_readback *rb,
+                         const flood_window_counts *c, uint64_t total, cn_error *err)
+{
+    m->relays_mask = 0;
+    for (int k = 0; k < rb->n_dev; k++) {
+        m->relays_mask |= 1 << rb->dev[k];
+        m->relays_of[rb->dev[k]] = c->relays[k];
+    }
+    int rc = retire_packets(m, rb->window, m->alive, err);
+    if (rc)
+        return rc;
+    m->relays_known = (uint32_t)total;
+    m->processed = rb->window;
+    return 0;
+}
+
 int flood_process_until(flood_model *m, int64_t w, cn_error *err)
 {
     /* a window the host needs whose read-back was deferred: read it now */
@@ -573,88 +703,20 @@ int flood_process_until(flood_model *m, int64_t w, cn_error *err)
             return rc;
     }
     while (m->rb_count > 0 && m->rb[m->rb_head].window <= w) {
-        int idx = m->rb_head;
-        struct flood_readback *rb = &m->rb[idx];
-        int rc = 0;
-        double t0 = wall_seconds();
-        for (int k = 0; k < rb->n_dev; k++) {
-            if (!rc)
-                rc = cl_check(clWaitForEvents(1, &rb->ev[k]), "clWaitForEvents(window counters)",
-                              m->rep[rb->dev[k]].dev->info.name, err);
-            clReleaseEvent(rb->ev[k]);
-            rb->ev[k] = NULL;
-        }
-        m->wait_s += wall_seconds() - t0;
-        m->rb_head = (m->rb_head + 1) % 2;
-        m->rb_count--;
-        for (int i = 0; i < rb->n_first && !rc; i++)
-            rc = process_first(m, rb, i, idx, err);
+        int idx;
+        int rc = flood_readback_wait(m, &idx, err);
+        const struct flood_readback *rb = &m->rb[idx];
+        flood_window_counts c;
+        if (!rc)
+            rc = flood_readback_collect(m, rb, idx, &c, err);
+        if (!rc && rb->n_dev > 1)
+            rc = rb->exported && !c.spilled && !c.unsent
+                     ? flood_exchange_border(m, rb, c.relays, c.exports, err)
+                     : flood_exchange_whole(m, rb, c.relays, NULL, err);
+        if (!rc)
+            rc = flood_readback_apply(m, rb, &c, c.total, err);
         if (rc)
             return rc;
-        uint32_t relays[FLOOD_MAX_REPLICAS] = {0}, exports[FLOOD_MAX_REPLICAS] = {0};
-        uint64_t total = 0;
-        int spilled = 0, unsent = 0;
-        cl_uint stamp = (cl_uint)(rb->window + 1);
-        memset(m->alive, 0, (size_t)m->slots * sizeof *m->alive);
-        for (int k = 0; k < rb->n_dev; k++) {
-            flood_replica *r = &m->rep[rb->dev[k]];
-            const uint32_t *words = r->pinned_map + (size_t)idx * r->area;
-            if (words[CTL_OVERFLOW] & CTL_WRAPPED)
-                return cn_fail(err, CN_ERR_RUNTIME, "window %lld made 2^32 relays or more on "
-                               "device '%s', more than one window's count holds; use more "
-                               "devices or partitions", (long long)rb->window, r->dev->info.name);
-            if (words[CTL_OVERFLOW])
-                return cn_fail(err, CN_ERR_RUNTIME, "internal error: window %lld reserved more "
-                               "frontier than it was given on device '%s'",
-                               (long long)rb->window, r->dev->info.name);
-            relays[k] = words[rb->out_word];
-            exports[k] = words[CTL_EXPORT + (rb->window & 1)];
-            /* more than the exported area holds: the whole frontier goes instead */
-            if (exports[k] > exchange_window_capacity(&m->xw, rb->dev[k]))
-                unsent = 1;
-            if (relays[k] > rb->out_capacity[k]) {
-                spilled = 1;
-                if (rb->window != m->planned)
-                    return cn_fail(err, CN_ERR_RUNTIME, "internal error: window %lld made %u "
-                                   "relays, beyond its bound of %u", (long long)rb->window,
-                                   relays[k], rb->out_capacity[k]);
-                if ((rc = gather_spill(m, r, (int)rb->out_buffer, relays[k], err)) != 0)
-                    return rc;
-            }
-            memcpy(r->counters, words, sizeof r->counters);
-            if (m->flows) /* the window's deliveries per slot, after the liveness words */
-                flood_add_deliveries(m, rb->window, words + CTL_WORDS + m->slots);
-            /* a relay anywhere wins over a mark (transmitted, or waiting for decisions);
-             * resources under a scheme gather marks in one partition, hence one device */
-            cl_uint mark = m->resources ? stamp ^ RES_TX_MARK : stamp ^ SCHEME_WAIT_MARK;
-            for (uint32_t s = 0; s < m->slots; s++) {
-                if (m->resources && m->scheme_window) {
-                    if (((words[CTL_WORDS + s] ^ stamp) & ~(cl_uint)SLOT_MARKS) == 0)
-                        m->alive[s] = words[CTL_WORDS + s];
-                } else if (words[CTL_WORDS + s] == stamp)
-                    m->alive[s] = stamp;
-                else if ((m->resources || m->scheme_window) && words[CTL_WORDS + s] == mark &&
-                         m->alive[s] != stamp)
-                    m->alive[s] = mark;
-            }
-            total += relays[k];
-        }
-        if (total > 0xffffffffu)
-            return cn_fail(err, CN_ERR_RUNTIME, "more than 2^32 transmissions in one window");
-        if (rb->n_dev > 1)
-            rc = rb->exported && !spilled && !unsent ? exchange_border(m, rb, relays, exports, err)
-                                                     : exchange_whole(m, rb, relays, err);
-        if (rc)
-            return rc;
-        m->relays_mask = 0;
-        for (int k = 0; k < rb->n_dev; k++) {
-            m->relays_mask |= 1 << rb->dev[k];
-            m->relays_of[rb->dev[k]] = relays[k];
-        }
-        if ((rc = retire_packets(m, rb->window, m->alive, err)) != 0)
-            return rc;
-        m->relays_known = (uint32_t)total;
-        m->processed = rb->window;
     }
     /* Windows without transmissions have nothing to read back. */
     if (m->rb_count == 0 && m->processed < w && w <= m->planned)

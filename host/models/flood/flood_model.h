@@ -273,6 +273,7 @@ typedef struct flood_model {
     double pk_share_t0, rank_rate;
     double rank_slower;     /* CLNETSIM_TEST_RANK_SLOWER (flood_ranks.c), else 1 */
     int64_t rank_end;
+    uint64_t rank_sent;     /* bytes of relays this rank sent to the others (whole windows) */
     window_outcome rank_out;
     int scheme;             /* a forwarding scheme: counter or distance */
     /* ... run by the window loop (flood_scheme.c; else by flood_packets_scheme): its slots
@@ -291,7 +292,12 @@ typedef struct flood_model {
      * built once on its home: for every transmitter, its neighbours in the partition. */
     uint32_t n_parts;
     uint16_t *part_host;    /* part_of on the host (NULL with one partition) */
-    int *home;              /* replica holding each partition */
+    int *home;              /* replica holding each partition (-1: another rank's) */
+    /* Several MPI ranks, the window loop (flood_ranks.c): this rank holds partitions
+     * [P_LO, P_HI) (dist_range_first), the others' home -1; ALL_REPS the devices of every
+     * rank, ALL_MIXED whether CPUs and GPUs are among them (both decide the count) */
+    uint32_t p_lo, p_hi;
+    int all_reps, all_mixed;
     int64_t placement;      /* counts the changes of HOME (migrations) */
     int64_t (*box)[2][3];   /* static: each partition's nodes' bounding box (lo, hi) */
     /* Mobile: partitions are tiles of the plane (partition_cuts), and every RETILE windows
@@ -514,6 +520,26 @@ int flood_queue_readback(flood_model *m, int64_t w, cl_uint out_word, int out_bu
 /* Applies the read-backs of every window up to W, oldest first: counters, retired slots,
  * spilled relays, and with several replicas the exchange of their relays. */
 int flood_process_until(flood_model *m, int64_t w, cn_error *err);
+/* The pieces of flood_process_until, which a run over several ranks puts its agreement
+ * between (flood_ranks.c): what a read-back says before the exchange (COLLECT: the relays and
+ * exports of each replica that ran the window, m->alive merged over them), the exchange
+ * itself (BORDER or WHOLE; RANK_TOTALS, each rank's relays, over several ranks, else NULL),
+ * and the window applied with TOTAL relays in all (APPLY). */
+typedef struct flood_window_counts {
+    uint32_t relays[FLOOD_MAX_REPLICAS], exports[FLOOD_MAX_REPLICAS];
+    uint64_t total;
+    int spilled, unsent;
+} flood_window_counts;
+int flood_readback_wait(flood_model *m, int *idx, cn_error *err);
+int flood_readback_collect(flood_model *m, const struct flood_readback *rb, int idx,
+                           flood_window_counts *c, cn_error *err);
+void flood_merge_alive(flood_model *m, cl_uint stamp, const uint32_t *live);
+int flood_exchange_border(flood_model *m, const struct flood_readback *rb,
+                          const uint32_t *relays, const uint32_t *sent, cn_error *err);
+int flood_exchange_whole(flood_model *m, const struct flood_readback *rb,
+                         const uint32_t *relays, const uint64_t *rank_totals, cn_error *err);
+int flood_readback_apply(flood_model *m, const struct flood_readback *rb,
+                         const flood_window_counts *c, uint64_t total, cn_error *err);
 /* Releases m->entries (pinned or plain). */
 void flood_release_entries(flood_model *m);
 /* Releases R's records area, once the writes from it are done. */
@@ -724,6 +750,10 @@ void flood_ranks_measured(flood_model *m);
 int flood_end_ranks(struct model_state *state, const window_plan *plan, int failed,
                     window_outcome *out, cn_error *err);
 int flood_start_ranks(struct model_state *state, cn_error *err);
+/* flood_window.c: the window's outcome once its read-back is applied (end_window, or
+ * end_ranks over several ranks). */
+int flood_window_done(flood_model *m, const window_plan *plan, window_outcome *out,
+                      cn_error *err);
 
 /* flood_checkpoint.c: model_ops.can_checkpoint, save and restore */
 int flood_can_checkpoint(const struct model_state *state, cn_error *err);

@@ -54,12 +54,23 @@ int flood_ranks_check(const flood_model *m, cn_error *err)
 {
     if (dist_size() == 1)
         return 0;
-    if (!m->whole)
-        return cn_fail(err, CN_ERR_INPUT, "this flood scenario runs in the window loop (moving "
-                       "nodes, node resources, a neighbour cap on a qudg graph, or [partition] "
-                       "count above 1), which does not run over several MPI ranks yet; only "
-                       "static scenarios flooded as whole packets do: start it as one process "
+    if (m->whole)
+        return 0;
+    if (m->mobile && m->n_parts > 1 && m->retile > 0)
+        return cn_fail(err, CN_ERR_INPUT, "the flood's window loop does not re-tile moving "
+                       "nodes over several MPI ranks yet: set [partition] retile = 0 (-s "
+                       "partition.retile=0: each partition keeps the tile it starts with, "
+                       "which its nodes may leave), or start this scenario as one process "
                        "(docs/user-guide.md, \"Several processes\")");
+    /* (node resources keep one partition: one rank would hold it all) */
+    if (m->resources)
+        return cn_fail(err, CN_ERR_INPUT, "the flood's node resources do not run over several "
+                       "MPI ranks yet: start this scenario as one process (docs/user-guide.md, "
+                       "\"Several processes\")");
+    if (m->n_parts < (uint32_t)dist_size())
+        return cn_fail(err, CN_ERR_INPUT, "[partition] count = %u is below the %d MPI ranks: "
+                       "every rank needs a partition of the window loop", m->n_parts,
+                       dist_size());
     return 0;
 }
 
@@ -122,11 +133,149 @@ int flood_start_ranks(struct model_state *state, cn_error *err)
 /* What a rank tells the others at a round's end. */
 enum { SAY_FAILED, SAY_LAST, SAY_WEIGHT, SAY_WORDS };
 
+/* ---- the window loop over several ranks ----
+ * Each rank runs its own partitions' transmit sets (its replicas hold every node's position
+ * and cell lists, as every device does), and its replicas export the relays that a partition
+ * held elsewhere may hear, as with several devices. At the window's end every rank reads its
+ * window back (end_window), then here: one all-gather of what each rank says of the window
+ * (failure, whether it transmitted, its relays, whether its borders can go) and of its
+ * slots' liveness merged over its replicas; then the borders (or, when any rank's cannot go,
+ * every relay) to every other replica of every rank (exchange_window_carry_ranks,
+ * flood_exchange_whole); then the window applied with the run's relays and liveness, the
+ * same on every rank, so that every rank plans the same next window. */
+enum { LOOP_FAILED, LOOP_RAN, LOOP_RELAYS, LOOP_WHOLE, LOOP_SLOTS, LOOP_DEVS, LOOP_WORDS };
+
+/* Traffic flows: every replica's deliveries of window RB->window on every rank (N_DEVS[r]
+ * replicas of rank r), added in rank order and replica order, as one process adds its
+ * replicas'. */
+static int add_ranks_deliveries(flood_model *m, const struct flood_readback *rb, int idx,
+                                const uint64_t *n_devs, cn_error *err)
+{
+    int ranks = dist_size();
+    size_t unit = (size_t)m->slots * flood_deliv_words(m) * 4;
+    uint64_t all = 0;
+    for (int r = 0; r < ranks; r++)
+        all += n_devs[r];
+    uint32_t *mine = malloc(rb->n_dev ? (size_t)rb->n_dev * unit : 1);
+    uint32_t *got = malloc(all ? (size_t)all * unit : 1);
+    if (!mine || !got) { /* the others wait in the gather: no way back */
+        free(mine);
+        free(got);
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the window's deliveries");
+    }
+    for (int k = 0; k < rb->n_dev; k++) {
+        const flood_replica *r = &m->rep[rb->dev[k]];
+        memcpy((unsigned char *)mine + (size_t)k * unit,
+               r->pinned_map + (size_t)idx * r->area + CTL_WORDS + m->slots, unit);
+    }
+    int rc = dist_allgatherv(mine, n_devs, unit, got, err);
+    for (uint64_t k = 0; k < all && !rc; k++)
+        flood_add_deliveries(m, rb->window,
+                             (const uint32_t *)(const void *)((unsigned char *)got + k * unit));
+    free(mine);
+    free(got);
+    return rc;
+}
+
+static int loop_end_ranks(flood_model *m, const window_plan *plan, int failed,
+                          window_outcome *out, cn_error *err)
+{
+    int64_t w = plan->index;
+    int ranks = dist_size();
+    int rc = failed, idx = 0, ran = 0;
+    flood_window_counts c;
+    memset(&c, 0, sizeof c);
+    if (!rc && m->rb_count > 0) {
+        if (m->rb_count != 1 || m->rb[m->rb_head].window != w)
+            rc = cn_fail(err, CN_ERR_RUNTIME, "internal error: window %lld ended over the ranks "
+                         "with %d read-backs queued", (long long)w, m->rb_count);
+        if (!rc)
+            rc = flood_readback_wait(m, &idx, err);
+        if (!rc)
+            rc = flood_readback_collect(m, &m->rb[idx], idx, &c, err);
+        ran = 1;
+    }
+    const struct flood_readback *rb = &m->rb[idx];
+    int64_t mine[LOOP_WORDS] = {rc != 0, ran, (int64_t)c.total,
+                                ran && !(rb->exported && !c.spilled && !c.unsent),
+                                (int64_t)m->slots, ran ? m->rb[idx].n_dev : 0};
+    int64_t *all = malloc((size_t)ranks * sizeof mine);
+    if (!all) /* the others wait in the gather: no way back */
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    int crc = dist_allgather(mine, all, sizeof mine, err);
+    if (crc) {
+        free(all);
+        return crc;
+    }
+    int any_failed = 0, any_ran = 0, whole = 0, slots_differ = 0;
+    uint64_t total = 0, *totals = calloc(2 * (size_t)ranks, sizeof *totals);
+    for (int r = 0; r < ranks; r++) {
+        const int64_t *a = all + (size_t)r * LOOP_WORDS;
+        if (totals)
+            totals[ranks + r] = (uint64_t)a[LOOP_DEVS];
+        any_failed |= a[LOOP_FAILED] != 0;
+        any_ran |= a[LOOP_RAN] != 0;
+        whole |= a[LOOP_WHOLE] != 0;
+        slots_differ |= a[LOOP_SLOTS] != (int64_t)m->slots;
+        if (totals)
+            totals[r] = (uint64_t)a[LOOP_RELAYS];
+        total += (uint64_t)a[LOOP_RELAYS];
+    }
+    free(all);
+    if (rc || any_failed || !totals) {
+        free(totals);
+        return rc ? rc : any_failed ? DIST_PEER_FAILED
+                                    : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    }
+    /* every rank plans the same windows from the same agreements: all ran it, or none */
+    if (any_ran && !ran)
+        rc = cn_fail(err, CN_ERR_RUNTIME, "internal error: window %lld ran on another rank and "
+                     "not on rank %d", (long long)w, dist_rank());
+    if (!rc && slots_differ)
+        rc = cn_fail(err, CN_ERR_RUNTIME, "internal error: the ranks hold different packet "
+                     "slots after window %lld", (long long)w);
+    if (!rc && total > 0xffffffffu)
+        rc = cn_fail(err, CN_ERR_RUNTIME, "more than 2^32 transmissions in one window");
+    if (rc || !any_ran) {
+        free(totals);
+        if (rc) /* (every rank finds the same) */
+            return rc;
+        /* Windows without transmissions have nothing to read back. */
+        if (m->processed < w && w <= m->planned)
+            m->relays_known = 0, m->processed = w;
+        out->drained = 0;
+        return flood_window_done(m, plan, out, err);
+    }
+    /* the slots' liveness over every rank, merged as over replicas */
+    uint32_t *live = malloc((size_t)ranks * m->slots * sizeof *live);
+    if (!live) {
+        free(totals);
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    }
+    rc = dist_allgather(m->alive, live, (size_t)m->slots * sizeof *live, err);
+    for (int r = 0; r < ranks && !rc; r++)
+        flood_merge_alive(m, (cl_uint)(w + 1), live + (size_t)r * m->slots);
+    free(live);
+    if (!rc && m->flows)
+        rc = add_ranks_deliveries(m, rb, idx, totals + ranks, err);
+    if (!rc)
+        rc = whole ? flood_exchange_whole(m, rb, c.relays, totals, err)
+                   : flood_exchange_border(m, rb, c.relays, c.exports, err);
+    free(totals);
+    if (!rc)
+        rc = flood_readback_apply(m, rb, &c, total, err);
+    if (rc)
+        return rc;
+    out->drained = m->transmitted;
+    return flood_window_done(m, plan, out, err);
+}
+
 int flood_end_ranks(struct model_state *state, const window_plan *plan, int failed,
                     window_outcome *out, cn_error *err)
 {
     flood_model *m = flood_of(state);
-    (void)plan;
+    if (!m->whole)
+        return loop_end_ranks(m, plan, failed, out, err);
     int ranks = dist_size();
     /* packets per second, from 1 to 2^40 (0: not measured, a rank whose share was empty),
      * so that a round's count times their sum stays within 128 bits */

@@ -7,6 +7,7 @@
 #include "cl/flood/flood_layout.clh"
 #include "engine/partition.h"
 #include "models/flood/flood_memory.h"
+#include "dist/dist.h"
 #include "models/flood/flood_model.h"
 
 static uint32_t env_u32(const char *name, uint32_t fallback)
@@ -57,7 +58,8 @@ int flood_holders(const flood_model *m)
 {
     int mask = 0;
     for (uint32_t q = 0; q < m->n_parts; q++)
-        mask |= 1 << m->home[q];
+        if (m->home[q] >= 0)
+            mask |= 1 << m->home[q];
     return mask;
 }
 
@@ -260,7 +262,8 @@ static int create_kernels(flood_model *m, flood_replica *r, cn_error *err)
                                                transmit_local_args, m);
     if (!rc)
         rc = make_kernel(r, "flood.gather_spill", &r->k_gather, &r->ls_gather, err);
-    if (!rc && m->n_rep > 1)
+    /* (several devices, or ranks: borders to export) */
+    if (!rc && (m->n_rep > 1 || dist_size() > 1))
         rc = make_kernel(r, "flood.export_border", &r->k_export, &r->ls_export, err);
     if (!rc && m->mobile)
         rc = make_kernel(r, "flood.retile", &r->k_retile, &r->ls_retile, err);
@@ -525,11 +528,14 @@ static int make_partitions(flood_model *m, cn_error *err)
      * GPU is usually several times slower, and an equal split would leave the GPU waiting
      * for it: there the run keeps one partition, which the injector places on the device it
      * measures fastest (docs/injector.md). */
-    int mixed = 0;
-    for (int d = 1; d < m->n_rep; d++)
-        mixed |= m->rep[d].cpu != m->rep[0].cpu;
+    int ranks = dist_size();
     m->n_parts = m->sc.partitions > 0 ? (uint32_t)m->sc.partitions
-                                      : partition_default_count(m->n, mixed ? 1 : m->n_rep);
+                                      : partition_default_count(m->n, m->all_mixed ? 1
+                                                                                   : m->all_reps);
+    /* several ranks: a partition for each at least (the window loop; whole packets keep
+     * one, which every rank holds) */
+    if (ranks > 1 && m->sc.partitions == 0 && m->n_parts < (uint32_t)ranks)
+        m->n_parts = (uint32_t)ranks;
     /* Static scenarios flood whole packets, spread over the devices by packet, not by space
      * (flood_packets.c): one partition, unless the scenario asks for more. Node resources
      * are decided in one partition (the configuration refuses more). */
@@ -554,8 +560,16 @@ static int make_partitions(flood_model *m, cn_error *err)
         for (int d = 0; d < m->n_rep; d++)
             if (m->rep[d].cpu == pass)
                 order[n_order++] = d;
+    /* several ranks: this rank's contiguous range of them (whole packets: every rank holds
+     * the one partition) */
+    int spread = ranks > 1 && m->n_parts > 1;
+    m->p_lo = spread ? (uint32_t)dist_range_first(dist_rank(), m->n_parts) : 0;
+    m->p_hi = spread ? (uint32_t)dist_range_first(dist_rank() + 1, m->n_parts) : m->n_parts;
+    uint64_t n_local = m->p_hi - m->p_lo;
     for (uint32_t p = 0; p < m->n_parts; p++)
-        m->home[p] = order[(uint64_t)p * (uint64_t)m->n_rep / m->n_parts];
+        m->home[p] = p < m->p_lo || p >= m->p_hi
+                         ? -1
+                         : order[(uint64_t)(p - m->p_lo) * (uint64_t)m->n_rep / n_local];
     int rc = 0;
     if (m->n_parts == 1) { /* kernels never read it */
         for (int d = 0; d < m->n_rep && !rc; d++)
@@ -1069,7 +1083,7 @@ static int build_static_lists(flood_model *m, cn_error *err)
     uint32_t *deg = calloc(m->n, sizeof *deg);
     if (!rc && !deg)
         rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for %u degrees", m->n);
-    for (uint32_t p = 0; !rc && p < m->n_parts; p++)
+    for (uint32_t p = m->p_lo; !rc && p < m->p_hi; p++)
         rc = flood_build_csr(m, &m->rep[m->home[p]], p, &m->offsets[p], &m->neighbours[p], deg,
                              err);
     for (uint32_t i = 0; !rc && i < m->n; i++)
@@ -1091,10 +1105,24 @@ int flood_create(struct model_state **out, const scenario *scn, device_ctx *cons
         return cn_fail(err, CN_ERR_INPUT, "the flood model runs on 1 to %d devices, not %d",
                        FLOOD_MAX_REPLICAS, n_devs);
     m->n_rep = n_devs;
+    int has_cpu = 0, has_gpu = 0;
     for (int d = 0; d < n_devs; d++) {
         m->rep[d].dev = devs[d];
         m->rep[d].cpu = (devs[d]->info.type & CL_DEVICE_TYPE_CPU) != 0;
+        has_cpu |= m->rep[d].cpu;
+        has_gpu |= !m->rep[d].cpu;
     }
+    /* the partitions' count is the run's, whatever the ranks: every rank's devices count
+     * (a collective: every rank comes here, past the same checks of the same scenario) */
+    int64_t all[3] = {n_devs, has_cpu, has_gpu};
+    if (dist_size() > 1) {
+        const dist_op how[3] = {DIST_SUM, DIST_MAX, DIST_MAX};
+        int arc = dist_allreduce_each(all, how, 3, err);
+        if (arc)
+            return arc;
+    }
+    m->all_reps = (int)all[0];
+    m->all_mixed = all[1] && all[2];
     m->dev = devs[0];
     int64_t n = flood_node_count(sc);
     if (n < 1 || n > (int64_t)0x7fffffff)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cl/flood/flood_layout.clh"
+#include "dist/dist.h"
 #include "models/flood/flood_ckpt_format.h"
 #include "models/flood/flood_metrics.h"
 #include "models/flood/flood_model.h"
@@ -52,7 +53,10 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
 static uint64_t relays_bound(const flood_model *m, uint64_t entries, uint64_t in_flight)
 {
     uint64_t by_nodes = in_flight * m->n; /* both below 2^32 */
-    return m->mobile ? by_nodes : min_u64(entries * m->max_degree, by_nodes);
+    /* (over several ranks max_degree is of this rank's partitions only) */
+    return m->mobile || m->p_hi - m->p_lo < m->n_parts ? by_nodes
+                                                        : min_u64(entries * m->max_degree,
+                                                                  by_nodes);
 }
 
 /* Slots whose packets may still relay: those neither free nor retired (a slot is freed or
@@ -99,7 +103,7 @@ static void first_partitions(const flood_model *m, int *first)
 {
     for (int d = 0; d < m->n_rep; d++)
         first[d] = -1;
-    for (uint32_t p = m->n_parts; p-- > 0;)
+    for (uint32_t p = m->p_hi; p-- > m->p_lo;)
         first[m->home[p]] = (int)p;
 }
 
@@ -136,9 +140,10 @@ static int flood_plan(struct model_state *state, window_plan *plan, cn_error *er
                 add_set(plan, FLOOD_BIN, first[d], m->n);
     /* Per partition: the transmissions whose receptions in the partition it handles. */
     uint32_t held[FLOOD_MAX_REPLICAS] = {0};
-    for (uint32_t p = 0; p < m->n_parts; p++)
+    for (uint32_t p = m->p_lo; p < m->p_hi; p++)
         held[m->home[p]]++;
-    for (uint32_t p = 0; p < m->n_parts; p++) {
+    /* (several ranks: this rank's partitions) */
+    for (uint32_t p = m->p_lo; p < m->p_hi; p++) {
         if (plan->n_sets == ENGINE_MAX_SETS)
             return cn_fail(err, CN_ERR_INPUT, "%u partitions make more than the %d event sets "
                            "a window can hold; use fewer partitions", m->n_parts,
@@ -306,7 +311,7 @@ static int can_run_ahead(const flood_model *m)
     /* Under a scheme the next window's relays come from decisions, which a degree bound
      * does not bound; the nodes of the packets in flight do (a node relays a packet at most
      * once), and that is the moving scenarios' bound (relays_bound) */
-    if (m->run_ahead_env == 0 || (m->scheme_window && !m->mobile))
+    if (m->run_ahead_env == 0 || (m->scheme_window && !m->mobile) || dist_size() > 1)
         return 0;
     if (m->mobile && (m->n_parts != 1 || m->resources))
         return 0;
@@ -345,7 +350,8 @@ static int run_transmit(flood_model *m, const window_plan *plan, uint32_t part,
          * window is read back, before the next one is enqueued. */
         p->sized = can_run_ahead(m) && p->relays_bound <= m->lag_budget;
         int holders = flood_holders(m);
-        p->spread = (holders & (holders - 1)) != 0;
+        /* several ranks: partitions elsewhere whatever this rank holds */
+        p->spread = (holders & (holders - 1)) != 0 || m->p_hi - m->p_lo < m->n_parts;
         m->prep_window = w;
     }
     /* deferred read-backs of windows this one does not follow go before this transmit
@@ -376,10 +382,10 @@ static int run_transmit(flood_model *m, const window_plan *plan, uint32_t part,
     m->ran_mask |= 1 << (int)(r - m->rep);
     if (m->mobile)
         r->exports_clean = w + 1;
-    if (part + 1 < m->n_parts)
+    if (part + 1 < m->p_hi)
         return 0;
-    /* several devices ran the window: each exports what the others may need */
-    if (m->ran_mask & (m->ran_mask - 1))
+    /* several devices ran the window (or ranks): each exports what the others may need */
+    if ((m->ran_mask & (m->ran_mask - 1)) || m->p_hi - m->p_lo < m->n_parts)
         rc = flood_export_border(m, w, p->out_word, nxt, err);
     /* a re-tiling due now goes before the read-back, which then carries its counts */
     if (!rc)
@@ -532,7 +538,6 @@ static int flood_end_window(struct model_state *state, const window_plan *plan, 
                             cn_error *err)
 {
     flood_model *m = flood_of(state);
-    const flood_values *sc = flood_values_of(&m->sc);
     int64_t w = plan->index;
     if (m->whole) { /* kept for end_ranks, which hands it back over several ranks */
         int rc = flood_packets_end(m, out, err);
@@ -575,12 +580,23 @@ static int flood_end_window(struct model_state *state, const window_plan *plan, 
             relays = UINT64_MAX;
         lag = relays <= m->lag_budget;
     }
-    if (!lag && (rc = flood_process_until(m, w, err)) != 0)
+    /* several ranks: the window's read-back is applied in end_ranks, after the agreement */
+    int ranks = m->p_hi - m->p_lo < m->n_parts;
+    if (!lag && !ranks && (rc = flood_process_until(m, w, err)) != 0)
         return rc;
     /* each device's read-back follows its sets of the window in its queue: all have finished
      * (the next window's mobility step, queued since, is not a set yet) */
     out->drained = m->transmitted && !lag;
-    if ((rc = flood_retile_finish(m, w, err)) != 0)
+    return ranks ? 0 : flood_window_done(m, plan, out, err);
+}
+
+int flood_window_done(flood_model *m, const window_plan *plan, window_outcome *out,
+                      cn_error *err)
+{
+    const flood_values *sc = flood_values_of(&m->sc);
+    int64_t w = plan->index;
+    int rc = flood_retile_finish(m, w, err);
+    if (rc)
         return rc;
 
     int64_t next_time = 0;
@@ -654,6 +670,8 @@ static int flood_results(struct model_state *state, run_results *r, cn_error *er
                       (uint64_t)results_i64(r, "receptions");
     r->device_bytes = m->acc.peak;
     r->injector.exchanged_bytes = (uint64_t)m->exchanged;
+    /* several ranks: the relays this rank sent to the others (borders and whole windows) */
+    r->ranks.sent_bytes = m->rank_sent + m->xw.sent_records * m->entry_bytes;
     r->host.wait_s = m->wait_s;
     r->host.read_backs = m->read_backs;
     return 0;
