@@ -219,7 +219,7 @@ static int deliver_after(exchange_window *xw, int64_t w, int place, uint32_t own
         return rc;
     uint64_t total = exchange_place_after(b, nb, own, at);
     /* then the other ranks' (several ranks), after them */
-    uint64_t rat[64];
+    uint64_t rat[64] = {0};
     for (size_t i = 0; i < xw->n_remote; i++) {
         rat[i] = total;
         total += xw->remote[i].n;
