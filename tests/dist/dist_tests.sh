@@ -30,11 +30,11 @@ expect devices_in_order sh -c "grep -o '^rank [0-9] of 3' '$tmp/out' | tr '\n' '
     grep -qx 'rank 0 of 3;rank 1 of 3;rank 2 of 3;'"
 expect devices_listed test "$(grep -c 'device.*usable' "$tmp/out")" -eq 3
 
-# what does not run over ranks yet (the re-tiling of moving nodes, on by default), refused
-# with one sentence, printed once, and no output written
-want="^clnetsim: error: MPI rank 0 of 2: the flood's window loop does not re-tile moving nodes over several MPI ranks yet: set \\[partition\\] retile = 0 "
+# what does not run over ranks yet (node resources), refused with one sentence, printed
+# once, and no output written
+want="^clnetsim: error: MPI rank 0 of 2: the flood's node resources do not run over several MPI ranks yet: start this scenario as one process"
 # shellcheck disable=SC2086
-check run_refused 2 "$want" $launch -np 2 "$bin" run "$src/scenarios/small_mobile.ini" \
+check run_refused 2 "$want" $launch -np 2 "$bin" run "$src/scenarios/small_energy.ini" \
     --json "$tmp/no.json"
 expect run_refused_once test "$(grep -c '^clnetsim: error' "$tmp/out")" -eq 1
 expect run_wrote_nothing test ! -e "$tmp/no.json"
@@ -145,12 +145,14 @@ for sc in small_counter small_distance small_max_neighbors small_qudg small_flow
 done
 expect flood_flows_table grep -q '{"name": "alarm", "generated": 4, "deliverable": 1596' "$tmp/b.json"
 # The flood's window loop over ranks (each rank its range of the partitions, the borders
-# between ranks carried every window): moving nodes (tiles fixed: retile = 0), static
-# partitions, a forwarding scheme, a neighbour cap, traffic flows with per-packet rows, and
-# the paths of a spilled frontier (every relay to every rank) and of exports read after the
-# count; 1 to 4 ranks, one or two devices per rank, every policy
+# between ranks carried every window): moving nodes (re-tiled every 8 windows), static
+# partitions, a forwarding scheme, a neighbour cap, traffic flows with per-packet rows, the
+# re-tiling (nodes joining another rank's partition take their seen bits there), and the
+# paths of a spilled frontier (every relay to every rank), of exports read after the count
+# and of moved-node records read after theirs; 1 to 4 ranks, one or two devices per rank,
+# every policy
 mobile="$src/scenarios/small_mobile.ini"
-check loop_alone 0 '' "$bin" run "$mobile" -q -d 0 -s partition.retile=0 --json "$tmp/loop.json"
+check loop_alone 0 '' "$bin" run "$mobile" -q -d 0 --json "$tmp/loop.json"
 for n in 1 2 3 4; do
     for devs in 0 all; do
         for policy in hybrid rapid advanced static; do
@@ -158,14 +160,16 @@ for n in 1 2 3 4; do
             name="loop_${n}_ranks_${devs}_$policy"
             # shellcheck disable=SC2086
             check "$name" 0 '' $launch -np "$n" "$bin" run "$mobile" -q -d "$devs" \
-                -s partition.retile=0 -s inject.policy="$policy" --json "$tmp/ranks.json"
+                -s inject.policy="$policy" --json "$tmp/ranks.json"
             check "${name}_same" 0 '' "$compare" "$tmp/loop.json" "$tmp/ranks.json"
         done
     done
 done
 expect loop_ranks_sent grep -q '"ranks": {"count": 4, "sent_bytes": [1-9]' "$tmp/ranks.json"
 for case in "small_grid.ini -s partition.count=4" \
-    "small_mobile_counter.ini -s partition.retile=0" \
+    "small_mobile_counter.ini -s partition.retile=3" \
+    "small_random_walk.ini -s partition.retile=2" \
+    "CLNETSIM_TEST_RECORDS=1 small_groups.ini -s partition.retile=2" \
     "small_qudg.ini -s connectivity.max_neighbors=5 -s partition.count=3" \
     "small_flows.ini -s partition.count=4" "small_mobile.ini -s partition.retile=0" \
     "CLNETSIM_TEST_FRONTIER_CAPACITY=4 small_mobile.ini -s partition.retile=0" \
@@ -192,24 +196,21 @@ done
 # process stopped there
 # shellcheck disable=SC2086
 check loop_stop_one_rank 143 '' env CLNETSIM_TEST_RANK=1 CLNETSIM_TEST_RAISE=TERM@5 \
-    $launch -np 3 "$bin" run "$mobile" -q -s partition.retile=0 --json "$tmp/stopped3.json"
+    $launch -np 3 "$bin" run "$mobile" -q --json "$tmp/stopped3.json"
 check loop_stop_alone 143 '' env CLNETSIM_TEST_RAISE=TERM@6 "$bin" run "$mobile" -q \
-    -s partition.retile=0 --json "$tmp/stopped1.json"
+    --json "$tmp/stopped1.json"
 check loop_stop_same 0 '' "$compare" "$tmp/stopped1.json" "$tmp/stopped3.json"
 # a device failing on one rank: that rank's sentence, once, and no output
 want="^clnetsim: error: MPI rank 1 of 3: clEnqueueNDRangeKernel\\(flood.transmit_mobile, "
 # shellcheck disable=SC2086
 check loop_rank_fails 1 "$want" env CLNETSIM_TEST_RANK=1 CLNETSIM_TEST_FAIL=enqueue@0:5 \
-    $launch -np 3 "$bin" run "$mobile" -q -d all -s partition.retile=0 --json "$tmp/failed.json"
+    $launch -np 3 "$bin" run "$mobile" -q -d all --json "$tmp/failed.json"
 expect loop_rank_fails_once test "$(grep -c '^clnetsim: error' "$tmp/out")" -eq 1
 expect loop_rank_fails_no_output test ! -e "$tmp/failed.json"
-# what the window loop does not do over ranks yet: node resources, checkpoints
-# shellcheck disable=SC2086
-check loop_resources_refused 2 "^clnetsim: error: MPI rank 0 of 2: the flood's node resources do not run over several MPI ranks yet" \
-    $launch -np 2 "$bin" run "$src/scenarios/small_energy.ini" -q
+# what the window loop does not do over ranks yet: checkpoints
 # shellcheck disable=SC2086
 check loop_checkpoint_refused 2 "^clnetsim: error: MPI rank 0 of 2: checkpoints of the flood's window loop over several MPI ranks are not built yet" \
-    $launch -np 2 "$bin" run "$mobile" -q -s partition.retile=0 --checkpoint "$tmp/no.ckpt"
+    $launch -np 2 "$bin" run "$mobile" -q --checkpoint "$tmp/no.ckpt"
 expect loop_checkpoint_none test ! -e "$tmp/no.ckpt"
 
 # a stop on one rank: a checkpoint of the whole run, resumed on 1, 2 or 4 ranks (or alone)

@@ -274,6 +274,7 @@ typedef struct flood_model {
     double rank_slower;     /* CLNETSIM_TEST_RANK_SLOWER (flood_ranks.c), else 1 */
     int64_t rank_end;
     uint64_t rank_sent;     /* bytes of relays this rank sent to the others (whole windows) */
+    unsigned char *rank_records; /* the other ranks' moved-node records of the last re-tiling */
     window_outcome rank_out;
     int scheme;             /* a forwarding scheme: counter or distance */
     /* ... run by the window loop (flood_scheme.c; else by flood_packets_scheme): its slots

@@ -56,12 +56,6 @@ int flood_ranks_check(const flood_model *m, cn_error *err)
         return 0;
     if (m->whole)
         return 0;
-    if (m->mobile && m->n_parts > 1 && m->retile > 0)
-        return cn_fail(err, CN_ERR_INPUT, "the flood's window loop does not re-tile moving "
-                       "nodes over several MPI ranks yet: set [partition] retile = 0 (-s "
-                       "partition.retile=0: each partition keeps the tile it starts with, "
-                       "which its nodes may leave), or start this scenario as one process "
-                       "(docs/user-guide.md, \"Several processes\")");
     /* (node resources keep one partition: one rank would hold it all) */
     if (m->resources)
         return cn_fail(err, CN_ERR_INPUT, "the flood's node resources do not run over several "

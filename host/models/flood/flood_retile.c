@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cl/flood/flood_layout.clh"
+#include "dist/dist.h"
 #include "models/flood/flood_model.h"
 
 static int retiles(const flood_model *m)
@@ -138,6 +139,12 @@ static uint32_t record_entries(const flood_model *m, uint64_t n)
     return e < 0xffffffffu ? (uint32_t)e : 0xffffffffu;
 }
 
+/* Several MPI ranks: partitions held on other ranks, which nodes may join. */
+static int ranks_spread(const flood_model *m)
+{
+    return m->p_hi - m->p_lo < m->n_parts;
+}
+
 int flood_retile_queue(flood_model *m, int64_t w, int before_readback, cn_error *err)
 {
     if (m->retile_queued == w)
@@ -156,6 +163,8 @@ int flood_retile_queue(flood_model *m, int64_t w, int before_readback, cn_error 
             m->rep[d].held_host[q] = m->home[q] == d;
         n_holders += (m->retile_mask >> d) & 1;
     }
+    /* nodes can leave for another device, or (several ranks) another rank's partition */
+    int hand = n_holders > 1 || ranks_spread(m);
     /* window W's positions and partitions, as every holder has them (all of them first:
      * one that lacks the partitions takes them from another) */
     for (int d = 0; d < m->n_rep && !rc; d++)
@@ -181,12 +190,12 @@ int flood_retile_queue(flood_model *m, int64_t w, int before_readback, cn_error 
         if (!rc)
             rc = enqueue_1d(r->dev, r->k_retile, "flood.retile", m->n, r->ls_retile, NULL, err);
         /* with one holder no node can leave for another device */
-        if (!rc && n_holders > 1)
+        if (!rc && hand)
             rc = gather(m, r, err);
         /* read with the counters: as many records as last time and as many again, rarely
          * too few (the rest is read once their number is known) */
         r->rarea_spec = 0;
-        if (!rc && n_holders > 1 && before_readback) {
+        if (!rc && hand && before_readback) {
             uint64_t guess =
                 m->record_test ? m->record_test : 2 * (uint64_t)r->last_retile + 256;
             if (guess > r->record_cap)
@@ -208,11 +217,73 @@ int flood_retile_queue(flood_model *m, int64_t w, int before_readback, cn_error 
         if (!rc)
             r->part_epoch = flood_epoch(m, w + 1);
     }
-    if (n_holders <= 1)
+    if (!hand)
         m->retile_mask = 0; /* nothing to hand over */
     /* the read-back that follows covers every holder: it ran the window */
-    if (before_readback && n_holders > 1 && (m->retile_mask & ~m->ran_mask) == 0)
+    if (before_readback && hand && (m->retile_mask & ~m->ran_mask) == 0)
         m->retile_in_rb = w;
+    return rc;
+}
+
+/* Several ranks: this rank's records of the nodes leaving its holders (COUNT[d] each, in
+ * their areas) to every other rank, and the other ranks' records, in rank order, into
+ * m->rank_records (*REMOTE of them). FAILED: this rank failed before; it only takes part. */
+static int ranks_records(flood_model *m, int mask, const uint32_t *count, cl_uint rec,
+                         int failed, uint64_t *remote, cn_error *err)
+{
+    int ranks = dist_size(), me = dist_rank();
+    size_t unit = (size_t)rec * 4;
+    uint64_t mine = 0;
+    for (int d = 0; d < m->n_rep; d++)
+        if (mask & (1 << d))
+            mine += count[d];
+    uint64_t *n = malloc((size_t)ranks * sizeof *n), said = failed ? UINT64_MAX : mine;
+    if (!n) /* the others wait in the gather: no way back */
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    int rc = dist_allgather(&said, n, sizeof said, err);
+    uint64_t all = 0;
+    int any_failed = 0;
+    for (int r = 0; r < ranks && !rc; r++) {
+        any_failed |= n[r] == UINT64_MAX;
+        all += n[r] == UINT64_MAX ? 0 : n[r];
+    }
+    if (rc || any_failed) {
+        free(n);
+        return rc ? rc : failed ? failed : DIST_PEER_FAILED;
+    }
+    unsigned char *send = malloc(mine ? (size_t)mine * unit : 1);
+    unsigned char *got = malloc(all ? (size_t)all * unit : 1);
+    if (!send || !got) {
+        free(n);
+        free(send);
+        free(got);
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for %llu moved node records",
+                       (unsigned long long)all);
+    }
+    size_t at = 0;
+    for (int d = 0; d < m->n_rep; d++)
+        if ((mask & (1 << d)) && count[d]) {
+            memcpy(send + at, m->rep[d].rarea.map, (size_t)count[d] * unit);
+            at += (size_t)count[d] * unit;
+        }
+    rc = dist_allgatherv(send, n, unit, got, err);
+    /* the others' in rank order, this rank's left out */
+    free(m->rank_records);
+    m->rank_records = got;
+    *remote = 0;
+    size_t from = 0, to = 0;
+    for (int r = 0; r < ranks && !rc; r++) {
+        size_t b = (size_t)n[r] * unit;
+        if (r != me) {
+            memmove(got + to, got + from, b);
+            to += b;
+            *remote += n[r];
+        }
+        from += b;
+    }
+    m->rank_sent += mine * unit;
+    free(send);
+    free(n);
     return rc;
 }
 
@@ -266,14 +337,19 @@ int flood_retile_finish(flood_model *m, int64_t w, cn_error *err)
                            (uint8_t *)r->rarea.map + (size_t)have * rec * 4, 1, err);
     }
     m->wait_s += wall_seconds() - t0;
-    if (rc || total == 0)
+    /* several ranks: every rank's records to every rank (a collective, as every rank
+     * re-tiles at the same windows and holds partitions) */
+    uint64_t remote = 0;
+    if (ranks_spread(m))
+        rc = ranks_records(m, mask, count, rec, rc, &remote, err);
+    if (rc || total + remote == 0)
         return rc;
     /* each holder gets every other holder's records and keeps those of its partitions; the
      * writes go straight from the pinned areas, without blocking (the areas stay untouched
      * until the next re-tiling, which waits for them first) */
     for (int d = 0; d < m->n_rep && !rc; d++) {
         flood_replica *r = &m->rep[d];
-        uint64_t others = total - count[d];
+        uint64_t others = total - count[d] + remote;
         if (!(mask & (1 << d)) || others == 0)
             continue;
         size_t bytes = (size_t)others * rec * 4;
@@ -297,6 +373,10 @@ int flood_retile_finish(flood_model *m, int64_t w, cn_error *err)
                 a->n_writes++;
             at += n_bytes;
         }
+        /* the other ranks' (blocking: their buffer is reused at the next re-tiling) */
+        if (!rc && remote)
+            rc = dbuf_write(r->dev, &r->records, at, (size_t)remote * rec * 4, m->rank_records,
+                            1, err);
         cl_uint n_in = (cl_uint)others, sw = state_words(m);
         if (!rc)
             rc = kernel_args(r->dev, r->k_scatter_moved, "flood.scatter_moved", err, 10,

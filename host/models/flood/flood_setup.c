@@ -1271,6 +1271,7 @@ void flood_destroy(struct model_state *state)
     free(m->neighbours);
     free(m->home);
     free(m->rank_weight);
+    free(m->rank_records);
     free(m->share_at);
     free(m->part_host);
     free(m->box);
