@@ -342,6 +342,9 @@ static int load_checkpoint(const run_args *ra, ckpt_file *ck, scenario *sc, cn_e
         return cn_fail(err, CN_ERR_INPUT, "cannot resume from '%s': the scenario it holds is "
                        "refused: %s", ra->scenario, why.msg);
     sc->record_packets = records != 0;
+    const model_ops *ops = model_find(sc->model);
+    if (ops && ops->resume_scenario && (rc = ops->resume_scenario(ck, sc, err)) != 0)
+        return rc;
     if (ra->packets && !records)
         return cn_fail(err, CN_ERR_INPUT, "cannot write --packets '%s': the run saved in '%s' "
                        "kept no per-packet rows (it ran without --packets); resume it without "

@@ -246,6 +246,11 @@ typedef struct model_ops {
      * RESTORE, which may then trust the file's counts. NULL: the model has no checkpoints. */
     int (*can_checkpoint)(const struct model_state *m, cn_error *err);
     int (*check_checkpoint)(const ckpt_file *in, const scenario *sc, cn_error *err);
+    /* Before the model of a resumed run is created: what its scenario SC takes from the
+     * checkpoint IN (the flood: the window loop's partition count, when the scenario leaves
+     * it to the devices, so that the run resumes on any number of devices or MPI ranks).
+     * NULL: nothing. */
+    int (*resume_scenario)(const ckpt_file *in, scenario *sc, cn_error *err);
     int (*save)(struct model_state *m, int64_t next, ckpt_buf *out, cn_error *err);
     int (*restore)(struct model_state *m, int64_t next, const ckpt_file *in, cn_error *err);
     /* Final counters (the determinism-contract members) and device memory in use. */

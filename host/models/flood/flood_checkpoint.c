@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "cl/flood/flood_layout.clh"
+#include "dist/dist.h"
 #include "models/flood/flood_ckpt_format.h"
 #include "models/flood/flood_model.h"
 
@@ -68,12 +69,8 @@ static flood_shape shape_of(const flood_model *m)
 int flood_can_checkpoint(const struct model_state *state, cn_error *err)
 {
     const flood_model *m = flood_const_of(state);
-    /* several ranks: whole packets sum the ranks' rows (flood_packets_save); the window
-     * loop's state (seen bits, frontiers) is spread over the ranks' partitions */
-    if (!m->whole && m->p_hi - m->p_lo < m->n_parts)
-        return cn_fail(err, CN_ERR_INPUT, "checkpoints of the flood's window loop over several "
-                       "MPI ranks are not built yet: run this scenario without --checkpoint, "
-                       "or as one process");
+    (void)m;
+    (void)err;
     return 0;
 }
 
@@ -171,6 +168,21 @@ static int read_merged(flood_model *m, const node_data *d, uint8_t **out, cn_err
                 d->keep(m, j, one, merged);
     }
     free(one);
+    /* several ranks: each rank's nodes from it (the others' are zero in its copy), put
+     * together on rank 0 (a collective; the other ranks' copies are not used) */
+    if (m->p_hi - m->p_lo < m->n_parts) {
+        void *all = NULL;
+        uint64_t got = 0;
+        int grc = dist_gatherv(merged ? merged : (uint8_t *)&got, merged ? 1 : 0, size, &all,
+                               &got, err);
+        rc = rc ? rc : grc;
+        for (uint64_t r = 1; !rc && merged && all && r < got; r++) {
+            const uint8_t *b = (const uint8_t *)all + r * size;
+            for (size_t i = 0; i < size; i++)
+                merged[i] |= b[i];
+        }
+        free(all);
+    }
     if (rc) {
         free(merged);
         merged = NULL;
@@ -283,6 +295,27 @@ static int save_window_loop(flood_model *m, int64_t next, flood_scalars *sv, ckp
     return rc;
 }
 
+/* COUNTERS (N_COUNTERS 128-bit values, low then high) summed over the ranks on rank 0. */
+static int sum_counters_over_ranks(uint64_t *counters, cn_error *err)
+{
+    void *all = NULL;
+    uint64_t got = 0;
+    int rc = dist_gatherv(counters, 2 * N_COUNTERS, sizeof *counters, &all, &got, err);
+    if (!rc && all) {
+        const uint64_t *a = all;
+        for (int i = 0; i < N_COUNTERS; i++) {
+            unsigned __int128 v = 0;
+            for (uint64_t at = 0; at + 2 * N_COUNTERS <= got; at += 2 * N_COUNTERS)
+                v += (unsigned __int128)a[at + 2 * (uint64_t)i] |
+                     (unsigned __int128)a[at + 2 * (uint64_t)i + 1] << 64;
+            counters[2 * i] = (uint64_t)v;
+            counters[2 * i + 1] = (uint64_t)(v >> 64);
+        }
+    }
+    free(all);
+    return rc;
+}
+
 int flood_save(struct model_state *state, int64_t next, ckpt_buf *out, cn_error *err)
 {
     flood_model *m = flood_of(state);
@@ -305,6 +338,10 @@ int flood_save(struct model_state *state, int64_t next, ckpt_buf *out, cn_error 
         counters[2 * i] = (uint64_t)v;
         counters[2 * i + 1] = (uint64_t)(v >> 64);
     }
+    /* several ranks (the window loop): every rank's sums, added on rank 0 */
+    if (!m->whole && m->p_hi - m->p_lo < m->n_parts &&
+        (rc = sum_counters_over_ranks(counters, err)) != 0)
+        return rc;
     ckpt_put(out, T_COUNTERS, counters, sizeof counters);
     if (m->whole && (rc = flood_packets_save(m, out, err)) != 0)
         return rc;
@@ -331,6 +368,17 @@ int flood_save(struct model_state *state, int64_t next, ckpt_buf *out, cn_error 
 }
 
 /* ---- restore ----------------------------------------------------------------------------- */
+
+int flood_resume_scenario(const ckpt_file *in, scenario *sc, cn_error *err)
+{
+    /* the window loop's partitions as the run had them (its tiles, its nodes' bits): a count
+     * the scenario leaves to the devices was that of the devices (and ranks) of the run */
+    flood_shape shape;
+    int rc = ckpt_get(in, T_SHAPE, &shape, sizeof shape, err);
+    if (!rc && !shape.whole && (shape.parts > 1 || shape.mobile) && sc->partitions == 0)
+        sc->partitions = shape.parts;
+    return rc;
+}
 
 /* A list of slot numbers (T_FREE, T_DIRTY) into LIST, *N of them; every one below SLOTS. */
 static int get_slot_list(const ckpt_file *in, uint32_t tag, uint32_t slots, uint32_t *list,
@@ -511,7 +559,9 @@ static int restore_counters(flood_model *m, const ckpt_file *in, cn_error *err)
 {
     uint64_t counters[2 * N_COUNTERS];
     int rc = ckpt_get(in, T_COUNTERS, counters, sizeof counters, err);
-    if (rc || m->whole)
+    /* several ranks: rank 0 holds the sums, as one process would (every rank adds its own
+     * partitions' counts, and the results add the ranks') */
+    if (rc || m->whole || dist_rank() != 0)
         return rc;
     flood_replica *r = &m->rep[0];
     for (int i = 0; i < N_COUNTERS; i++) {

@@ -53,7 +53,9 @@ static int check_shape(const ckpt_file *in, const scenario *scn, const flood_sha
     if (s->whole > 1 || s->mobile != (uint32_t)mobile)
         return ckpt_refuse(in, err, T, "moving nodes %u, whole packets %u: not a run of this "
                            "scenario", s->mobile, s->whole);
-    if (s->flows != (uint32_t)(sc->n_flows > 0) || s->records != (uint32_t)scn->record_packets)
+    /* (per-packet records run the flows' paths too: flood_traffic_setup) */
+    if (s->flows != (uint32_t)(sc->n_flows > 0 || scn->record_packets) ||
+        s->records != (uint32_t)scn->record_packets)
         return ckpt_refuse(in, err, T, "flows %u, packet records %u: not a run of this "
                            "scenario", s->flows, s->records);
     if (s->resources != (uint32_t)flood_has_resources(sc) ||

@@ -887,8 +887,53 @@ static int gather_relays(flood_model *m, int64_t w, uint32_t count, cn_error *er
     return rc;
 }
 
+/* Several ranks: window W - 1's relays of this rank's replicas, then every rank's, in rank
+ * order, into m->entries on every rank (a collective). */
+static int gather_relays_ranks(flood_model *m, int64_t w, uint32_t count, cn_error *err)
+{
+    int ranks = dist_size();
+    uint64_t mine = 0, *n = malloc((size_t)ranks * sizeof *n);
+    for (int d = 0; d < m->n_rep; d++)
+        if (m->relays_mask & (1 << d))
+            mine += m->relays_of[d];
+    uint32_t *own = malloc(mine ? (size_t)mine * m->entry_bytes : 1);
+    if (!n || !own) { /* the others wait in the gather: no way back */
+        free(n);
+        free(own);
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for a checkpoint");
+    }
+    int rc = dist_allgather(&mine, n, sizeof mine, err);
+    uint64_t all = 0;
+    for (int r = 0; r < ranks && !rc; r++)
+        all += n[r];
+    if (!rc && all != count)
+        rc = cn_fail(err, CN_ERR_RUNTIME, "internal error: the ranks hold %llu of the %u "
+                     "transmissions of window %lld", (unsigned long long)all, count,
+                     (long long)w);
+    uint64_t at = 0;
+    for (int d = 0; d < m->n_rep && !rc; d++) {
+        if (!(m->relays_mask & (1 << d)) || m->relays_of[d] == 0)
+            continue;
+        rc = dbuf_read(m->rep[d].dev, &m->rep[d].frontier[m->cur], 0,
+                       (size_t)m->relays_of[d] * m->entry_bytes, own + entry_words(m) * at, 1,
+                       err);
+        at += m->relays_of[d];
+    }
+    if (!rc)
+        rc = reserve_entries(m, all, err);
+    if (!rc) /* (every rank's count agreed: each makes the same call) */
+        rc = dist_allgatherv(own, n, m->entry_bytes, m->entries, err);
+    if (!rc)
+        m->entries_window = w;
+    free(n);
+    free(own);
+    return rc;
+}
+
 int flood_gather_entries(flood_model *m, int64_t w, uint32_t count, cn_error *err)
 {
+    if (m->p_hi - m->p_lo < m->n_parts) /* several ranks: every rank takes part */
+        return count == 0 || m->entries_window == w ? 0 : gather_relays_ranks(m, w, count, err);
     if (count == 0 || m->entries_window == w)
         return 0;
     return gather_relays(m, w, count, err);

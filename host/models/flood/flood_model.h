@@ -760,6 +760,7 @@ int flood_window_done(flood_model *m, const window_plan *plan, window_outcome *o
 int flood_can_checkpoint(const struct model_state *state, cn_error *err);
 int flood_save(struct model_state *state, int64_t next, ckpt_buf *out, cn_error *err);
 int flood_restore(struct model_state *state, int64_t next, const ckpt_file *in, cn_error *err);
+int flood_resume_scenario(const ckpt_file *in, scenario *sc, cn_error *err);
 /* model_ops.device_lost: with whole packets, the chunks of the round under way that DEV ran
  * are appended to PLAN and DEV is left out; the window loop cannot go on in place (its
  * partitions' seen bits live only on their home). */

@@ -63,8 +63,8 @@ int flood_ranks_check(const flood_model *m, cn_error *err)
                        "\"Several processes\")");
     if (m->n_parts < (uint32_t)dist_size())
         return cn_fail(err, CN_ERR_INPUT, "[partition] count = %u is below the %d MPI ranks: "
-                       "every rank needs a partition of the window loop", m->n_parts,
-                       dist_size());
+                       "every rank needs a partition of the window loop (a resumed run keeps "
+                       "its checkpoint's count)", m->n_parts, dist_size());
     return 0;
 }
 

@@ -841,6 +841,7 @@ const model_ops flood_model_ops = {
     .check_checkpoint = flood_checkpoint_check,
     .save = flood_save,
     .restore = flood_restore,
+    .resume_scenario = flood_resume_scenario,
     .end_window = flood_end_window,
     .end_ranks = flood_end_ranks,
     .start_ranks = flood_start_ranks,
