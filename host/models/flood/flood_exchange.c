@@ -707,6 +707,7 @@ int flood_process_until(flood_model *m, int64_t w, cn_error *err)
         int rc = flood_readback_wait(m, &idx, err);
         const struct flood_readback *rb = &m->rb[idx];
         flood_window_counts c;
+        memset(&c, 0, sizeof c);
         if (!rc)
             rc = flood_readback_collect(m, rb, idx, &c, err);
         if (!rc && rb->n_dev > 1)
