@@ -243,6 +243,16 @@ expect loop_ckpt_rows_rows cmp -s "$tmp/loopfull.csv" "$tmp/lres.csv"
 check loop_ckpt_one_part_ranks 2 "count = 1 is below the 2 MPI ranks: every rank needs a partition" \
     $launch -np 2 "$bin" resume "$tmp/l1.ckpt" -q
 
+# a device lost on rank 1 of 2 under [devices] on_failure = continue (whole packets): that
+# rank's other device runs its chunks, the results unchanged and the device marked failed
+check flood_lost_alone 0 '' "$bin" run "$grid" -q -s traffic.packets=200 --json "$tmp/g200.json"
+# shellcheck disable=SC2086
+check flood_lost_on_rank 0 'device 1 .* failed in window 2 and is left out' env \
+    CLNETSIM_TEST_RANK=1 CLNETSIM_TEST_FAIL=lost@1:2 $launch -np 2 "$bin" run "$grid" -q -d all \
+    -s traffic.packets=200 -s devices.on_failure=continue --json "$tmp/lost.json"
+check flood_lost_same 0 '' "$compare" "$tmp/g200.json" "$tmp/lost.json"
+expect flood_lost_marked grep -q '"failed": true' "$tmp/lost.json"
+
 # a stop on one rank: a checkpoint of the whole run, resumed on 1, 2 or 4 ranks (or alone)
 # to the results and rows of the run never stopped
 flows="$src/scenarios/small_flows.ini"
