@@ -232,9 +232,8 @@ typedef struct model_ops {
     int (*end_ranks)(struct model_state *m, const window_plan *plan, int failed,
                      window_outcome *out, cn_error *err);
     /* Several ranks, before the first window, once every rank's set-up succeeded: the
-     * model's own agreements (a collective on every rank; the flood: the work-groups of
-     * every rank, which size its rounds). Returns 0 or the error agreed by every rank.
-     * NULL: none. */
+     * model's own agreements (a collective on every rank: what every rank has, which its
+     * batches may depend on). Returns 0 or the error agreed by every rank. NULL: none. */
     int (*start_ranks)(struct model_state *m, cn_error *err);
     /* Checkpoints (engine/checkpoint.h). CAN_CHECKPOINT: 0 when SAVE will work for this
      * model, else an error saying what it does not support (asked before the first window).
@@ -247,9 +246,8 @@ typedef struct model_ops {
     int (*can_checkpoint)(const struct model_state *m, cn_error *err);
     int (*check_checkpoint)(const ckpt_file *in, const scenario *sc, cn_error *err);
     /* Before the model of a resumed run is created: what its scenario SC takes from the
-     * checkpoint IN (the flood: the window loop's partition count, when the scenario leaves
-     * it to the devices, so that the run resumes on any number of devices or MPI ranks).
-     * NULL: nothing. */
+     * checkpoint IN (a partition count the scenario left to the devices, so that the run
+     * resumes on any number of devices or MPI ranks). NULL: nothing. */
     int (*resume_scenario)(const ckpt_file *in, scenario *sc, cn_error *err);
     int (*save)(struct model_state *m, int64_t next, ckpt_buf *out, cn_error *err);
     int (*restore)(struct model_state *m, int64_t next, const ckpt_file *in, cn_error *err);

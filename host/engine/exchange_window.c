@@ -276,6 +276,22 @@ static int read_all(exchange_window *xw, int64_t w, uint32_t set, const uint32_t
     return rc;
 }
 
+/* Each place of SET posts its records for the others of SET, then writes what it collects
+ * (and the other ranks' batches, xw->remote) after its own. */
+static int post_and_deliver(exchange_window *xw, int64_t w, uint32_t set, const uint32_t *count,
+                            const uint32_t *own, uint32_t *arrived, cn_error *err)
+{
+    int rc = 0;
+    for (int k = 0; k < xw->n_places && !rc; k++)
+        if ((set >> k) & 1u)
+            rc = xw->transport.post_set(xw->transport.self, k, set, NULL,
+                                        xw->place[k].stage[w & 1].map, count[k], err);
+    for (int k = 0; k < xw->n_places && !rc; k++)
+        if ((set >> k) & 1u)
+            rc = deliver_after(xw, w, k, own[k], &arrived[k], err);
+    return rc;
+}
+
 /* Room for BYTES in *BUF of *CAP bytes, its content not kept. */
 static int room(unsigned char **buf, size_t *cap, size_t bytes, cn_error *err)
 {
@@ -295,8 +311,8 @@ int exchange_window_carry_ranks(exchange_window *xw, int64_t w, uint32_t set,
 {
     int ranks = dist_size(), me = dist_rank();
     if (ranks > 64)
-        return cn_fail(err, CN_ERR_RUNTIME, "the flood's window loop runs over at most 64 MPI "
-                       "ranks, not %d", ranks);
+        return cn_fail(err, CN_ERR_RUNTIME, "records for sets of places are carried between at "
+                       "most 64 MPI ranks, not %d", ranks);
     int rc = remote_quiet(xw, err);
     if (!rc)
         rc = read_all(xw, w, set, count, err);
@@ -340,13 +356,8 @@ int exchange_window_carry_ranks(exchange_window *xw, int64_t w, uint32_t set,
         off += (size_t)n[r];
     }
     xw->sent_records += mine;
-    for (int k = 0; k < xw->n_places && !rc; k++)
-        if ((set >> k) & 1u)
-            rc = xw->transport.post_set(xw->transport.self, k, set, NULL,
-                                        xw->place[k].stage[w & 1].map, count[k], err);
-    for (int k = 0; k < xw->n_places && !rc; k++)
-        if ((set >> k) & 1u)
-            rc = deliver_after(xw, w, k, own[k], &arrived[k], err);
+    if (!rc)
+        rc = post_and_deliver(xw, w, set, count, own, arrived, err);
     xw->n_remote = 0;
     return rc;
 }
@@ -354,28 +365,6 @@ int exchange_window_carry_ranks(exchange_window *xw, int64_t w, uint32_t set,
 int exchange_window_carry(exchange_window *xw, int64_t w, uint32_t set, const uint32_t *count,
                           const uint32_t *own, uint32_t *arrived, cn_error *err)
 {
-    int rc = 0;
-    uint32_t waits = 0;
-    /* what is not on the host yet: every read queued first, so that the devices copy at the
-     * same time */
-    for (int k = 0; k < xw->n_places && !rc; k++) {
-        int queued = 0;
-        if ((set >> k) & 1u)
-            rc = read_rest(xw, w, k, count[k], &queued, err);
-        waits |= (uint32_t)queued << k;
-    }
-    double t0 = wall_seconds();
-    for (int k = 0; k < xw->n_places && !rc; k++)
-        if ((waits >> k) & 1u)
-            rc = cl_check(clFinish(xw->place[k].dev->queue), "clFinish(records between devices)",
-                          xw->place[k].dev->info.name, err);
-    xw->wait_s += wall_seconds() - t0;
-    for (int k = 0; k < xw->n_places && !rc; k++)
-        if ((set >> k) & 1u)
-            rc = xw->transport.post_set(xw->transport.self, k, set, NULL,
-                                        xw->place[k].stage[w & 1].map, count[k], err);
-    for (int k = 0; k < xw->n_places && !rc; k++)
-        if ((set >> k) & 1u)
-            rc = deliver_after(xw, w, k, own[k], &arrived[k], err);
-    return rc;
+    int rc = read_all(xw, w, set, count, err);
+    return rc ? rc : post_and_deliver(xw, w, set, count, own, arrived, err);
 }

@@ -12,6 +12,48 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 launch="mpirun --bind-to none"
 
+# 1 to 4 ranks, one or two devices per rank, every policy of the injector on two (one
+# device leaves it no choice): every run's contract members equal to REFERENCE's. Usage:
+# ranks_matrix PREFIX REFERENCE SCENARIO [SETTINGS...]; leaves the last run in $tmp/ranks.json
+ranks_matrix() {
+    prefix=$1 reference=$2 scenario=$3
+    shift 3
+    for n in 1 2 3 4; do
+        for devs in 0 all; do
+            for policy in hybrid rapid advanced static; do
+                [ "$devs" = 0 ] && [ "$policy" != hybrid ] && continue
+                name="${prefix}_${n}_ranks_${devs}_$policy"
+                # shellcheck disable=SC2086
+                check "$name" 0 '' $launch -np "$n" "$bin" run "$scenario" "$@" -q -d "$devs" \
+                    -s inject.policy="$policy" --json "$tmp/ranks.json"
+                check "${name}_same" 0 '' "$compare" "$reference" "$tmp/ranks.json"
+            done
+        done
+    done
+}
+
+# One process and 3 ranks with every device: the same contract members and --packets rows.
+# Usage: rows_case NAME STEM CASE, CASE the scenario file's name in scenarios/ with its
+# settings and test hooks (CLNETSIM_...=...) in any order; the runs in $tmp/STEM.{a,b}.*
+rows_case() {
+    tc=$1 stem=$2 hooks="" sc="" sets=""
+    for item in $3; do
+        case $item in
+        CLNETSIM_*) hooks="$hooks $item" ;;
+        *.ini) sc="$src/scenarios/$item" ;;
+        *) sets="$sets $item" ;;
+        esac
+    done
+    # shellcheck disable=SC2086
+    check "${tc}_alone" 0 '' env $hooks "$bin" run "$sc" $sets -q --json "$tmp/$stem.a.json" \
+        --packets "$tmp/$stem.a.csv"
+    # shellcheck disable=SC2086
+    check "${tc}_ranks" 0 '' env $hooks $launch -np 3 "$bin" run "$sc" $sets -q -d all \
+        --json "$tmp/$stem.b.json" --packets "$tmp/$stem.b.csv"
+    check "${tc}_same" 0 '' "$compare" "$tmp/$stem.a.json" "$tmp/$stem.b.json"
+    expect "${tc}_rows_same" cmp -s "$tmp/$stem.a.csv" "$tmp/$stem.b.csv"
+}
+
 check unit_alone 0 'test_dist: 1 rank\(s\), MPI no: ok' "$unit" 1 0
 for n in 1 2 3 4; do
     # shellcheck disable=SC2086
@@ -54,19 +96,7 @@ check one_rank_same 0 "" "$compare" "$tmp/one.json" "$tmp/alone.json"
 export POCL_DEVICES="pthread pthread"
 phold="$src/scenarios/small_phold.ini"
 check phold_alone 0 '' "$bin" run "$phold" -q -d 0 --json "$tmp/alone.json"
-for n in 1 2 3 4; do
-    for devs in 0 all; do
-        for policy in hybrid rapid advanced static; do
-            # the policies on two devices per rank; one device leaves the injector no choice
-            [ "$devs" = 0 ] && [ "$policy" != hybrid ] && continue
-            name="phold_${n}_ranks_${devs}_$policy"
-            # shellcheck disable=SC2086
-            check "$name" 0 '' $launch -np "$n" "$bin" run "$phold" -q -d "$devs" \
-                -s inject.policy="$policy" --json "$tmp/ranks.json"
-            check "${name}_same" 0 '' "$compare" "$tmp/alone.json" "$tmp/ranks.json"
-        done
-    done
-done
+ranks_matrix phold "$tmp/alone.json" "$phold"
 expect phold_ranks_counted grep -q '"ranks": {"count": 4, "sent_bytes": [1-9]' "$tmp/ranks.json"
 expect phold_devices_of_ranks grep -q '"rank": 3' "$tmp/ranks.json"
 # each rank its share of its machine's devices (@local): two devices, two ranks, one each
@@ -105,18 +135,7 @@ done
 # with their per-packet rows (which cross ranks once a round), the same bytes
 grid="$src/scenarios/small_grid.ini"
 check flood_alone 0 '' "$bin" run "$grid" -q -d 0 --json "$tmp/grid.json"
-for n in 1 2 3 4; do
-    for devs in 0 all; do
-        for policy in hybrid rapid advanced static; do
-            [ "$devs" = 0 ] && [ "$policy" != hybrid ] && continue
-            name="flood_${n}_ranks_${devs}_$policy"
-            # shellcheck disable=SC2086
-            check "$name" 0 '' $launch -np "$n" "$bin" run "$grid" -q -d "$devs" \
-                -s inject.policy="$policy" --json "$tmp/ranks.json"
-            check "${name}_same" 0 '' "$compare" "$tmp/grid.json" "$tmp/ranks.json"
-        done
-    done
-done
+ranks_matrix flood "$tmp/grid.json" "$grid"
 expect flood_ranks_counted grep -q '"ranks": {"count": 4,' "$tmp/ranks.json"
 # the coordinator's rule: a rank that measures itself 20 times slower gets a small share of
 # the later rounds (equal rounds would give each rank half the events), the results unchanged
@@ -135,15 +154,10 @@ expect flood_slow_rank_less test "$(($(rank_events "$tmp/slow.json" 1) * 3))" -l
 expect flood_fair_even test "$(($(rank_events "$tmp/fair.json" 1) * 3))" -gt \
     "$(rank_events "$tmp/fair.json" 0)"
 for sc in small_counter small_distance small_max_neighbors small_qudg small_flows; do
-    check "flood_${sc}_alone" 0 '' "$bin" run "$src/scenarios/$sc.ini" -q --json "$tmp/a.json" \
-        --packets "$tmp/a.csv"
-    # shellcheck disable=SC2086
-    check "flood_${sc}_ranks" 0 '' $launch -np 3 "$bin" run "$src/scenarios/$sc.ini" -q -d all \
-        --json "$tmp/b.json" --packets "$tmp/b.csv"
-    check "flood_${sc}_same" 0 '' "$compare" "$tmp/a.json" "$tmp/b.json"
-    expect "flood_${sc}_rows_same" cmp -s "$tmp/a.csv" "$tmp/b.csv"
+    rows_case "flood_$sc" "$sc" "$sc.ini"
 done
-expect flood_flows_table grep -q '{"name": "alarm", "generated": 4, "deliverable": 1596' "$tmp/b.json"
+expect flood_flows_table grep -q '{"name": "alarm", "generated": 4, "deliverable": 1596' \
+    "$tmp/small_flows.b.json"
 # The flood's window loop over ranks (each rank its range of the partitions, the borders
 # between ranks carried every window): moving nodes (re-tiled every 8 windows), static
 # partitions, a forwarding scheme, a neighbour cap, traffic flows with per-packet rows, the
@@ -153,18 +167,7 @@ expect flood_flows_table grep -q '{"name": "alarm", "generated": 4, "deliverable
 # every policy
 mobile="$src/scenarios/small_mobile.ini"
 check loop_alone 0 '' "$bin" run "$mobile" -q -d 0 --json "$tmp/loop.json"
-for n in 1 2 3 4; do
-    for devs in 0 all; do
-        for policy in hybrid rapid advanced static; do
-            [ "$devs" = 0 ] && [ "$policy" != hybrid ] && continue
-            name="loop_${n}_ranks_${devs}_$policy"
-            # shellcheck disable=SC2086
-            check "$name" 0 '' $launch -np "$n" "$bin" run "$mobile" -q -d "$devs" \
-                -s inject.policy="$policy" --json "$tmp/ranks.json"
-            check "${name}_same" 0 '' "$compare" "$tmp/loop.json" "$tmp/ranks.json"
-        done
-    done
-done
+ranks_matrix loop "$tmp/loop.json" "$mobile"
 expect loop_ranks_sent grep -q '"ranks": {"count": 4, "sent_bytes": [1-9]' "$tmp/ranks.json"
 for case in "small_grid.ini -s partition.count=4" \
     "small_mobile_counter.ini -s partition.retile=3" \
@@ -174,23 +177,7 @@ for case in "small_grid.ini -s partition.count=4" \
     "small_flows.ini -s partition.count=4" "small_mobile.ini -s partition.retile=0" \
     "CLNETSIM_TEST_FRONTIER_CAPACITY=4 small_mobile.ini -s partition.retile=0" \
     "CLNETSIM_TEST_EXCHANGE_GUESS=1 small_random_walk.ini -s partition.retile=0"; do
-    hooks="" sc="" sets=""
-    for item in $case; do
-        case $item in
-        CLNETSIM_*) hooks="$hooks $item" ;;
-        *.ini) sc="$src/scenarios/$item" ;;
-        *) sets="$sets $item" ;;
-        esac
-    done
-    name=loop_$(echo "$case" | tr -c 'a-zA-Z0-9\n' '_')
-    # shellcheck disable=SC2086
-    check "${name}_alone" 0 '' env $hooks "$bin" run "$sc" $sets -q --json "$tmp/la.json" \
-        --packets "$tmp/la.csv"
-    # shellcheck disable=SC2086
-    check "${name}_ranks" 0 '' env $hooks $launch -np 3 "$bin" run "$sc" $sets -q -d all \
-        --json "$tmp/lb.json" --packets "$tmp/lb.csv"
-    check "${name}_same" 0 '' "$compare" "$tmp/la.json" "$tmp/lb.json"
-    expect "${name}_rows_same" cmp -s "$tmp/la.csv" "$tmp/lb.csv"
+    rows_case "loop_$(echo "$case" | tr -c 'a-zA-Z0-9\n' '_')" loopcase "$case"
 done
 # a stop on one rank: every rank stops after the next window, with the results of one
 # process stopped there
@@ -265,11 +252,11 @@ for n in 1 2 4; do
     # shellcheck disable=SC2086
     check "flood_ckpt_resume_$n" 0 '' $launch -np "$n" "$bin" resume "$tmp/f3.ckpt" -q -d all \
         --json "$tmp/resumed.json" --packets "$tmp/resumed.csv"
-    check "flood_ckpt_resume_${n}_same" 0 '' "$compare" "$tmp/a.json" "$tmp/resumed.json"
-    expect "flood_ckpt_resume_${n}_rows" cmp -s "$tmp/a.csv" "$tmp/resumed.csv"
+    check "flood_ckpt_resume_${n}_same" 0 '' "$compare" "$tmp/small_flows.a.json" "$tmp/resumed.json"
+    expect "flood_ckpt_resume_${n}_rows" cmp -s "$tmp/small_flows.a.csv" "$tmp/resumed.csv"
 done
 check flood_ckpt_resume_alone 0 '' "$bin" resume "$tmp/f3.ckpt" -q --json "$tmp/resumed.json"
-check flood_ckpt_resume_alone_same 0 '' "$compare" "$tmp/a.json" "$tmp/resumed.json"
+check flood_ckpt_resume_alone_same 0 '' "$compare" "$tmp/small_flows.a.json" "$tmp/resumed.json"
 
 # a stop signal caught by one rank stops every rank at the next window boundary, with the
 # results of the run so far: those of one process stopped there

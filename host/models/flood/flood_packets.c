@@ -626,6 +626,26 @@ static unsigned __int128 row_wide(const int64_t *row, int lo, int hi)
     return (unsigned __int128)(uint64_t)row[lo] | (unsigned __int128)(uint64_t)row[hi] << 64;
 }
 
+/* The N rows at ROWS added into the row OUT (its counters summed, the hop and latency sums
+ * in 128 bits, the latest transmission the greatest). */
+static void add_rows(int64_t out[PS_ROW], const int64_t *rows, size_t n)
+{
+    unsigned __int128 hops = row_wide(out, PS_HOPS, PS_HOPS_HI);
+    unsigned __int128 latency = row_wide(out, PS_LATENCY, PS_LATENCY_HI);
+    for (size_t at = 0; at < n * PS_ROW; at += PS_ROW) {
+        for (int c = PS_TX; c <= PS_DELIVERED; c++)
+            out[c] += rows[at + (size_t)c];
+        hops += row_wide(rows + at, PS_HOPS, PS_HOPS_HI);
+        latency += row_wide(rows + at, PS_LATENCY, PS_LATENCY_HI);
+        if (rows[at + PS_END] > out[PS_END])
+            out[PS_END] = rows[at + PS_END];
+    }
+    out[PS_HOPS] = (int64_t)(uint64_t)hops;
+    out[PS_HOPS_HI] = (int64_t)(uint64_t)(hops >> 64);
+    out[PS_LATENCY] = (int64_t)(uint64_t)latency;
+    out[PS_LATENCY_HI] = (int64_t)(uint64_t)(latency >> 64);
+}
+
 /* Sums of every replica's rows, as a row: counters in OUT[PS_TX .. PS_LATENCY] (the hop and
  * latency sums in 128 bits with PS_HOPS_HI and PS_LATENCY_HI), the latest transmission in
  * OUT[PS_END] (-1: none). The event counts stay below 2^63 (docs/when-things-go-wrong.md). */
@@ -633,22 +653,8 @@ static void sum_rows(const flood_model *m, int64_t out[PS_ROW])
 {
     memset(out, 0, PS_ROW * sizeof *out);
     out[PS_END] = -1;
-    unsigned __int128 hops = 0, latency = 0;
-    for (int d = 0; d < m->n_rep; d++) {
-        const int64_t *rows = m->rep[d].pk_stats;
-        for (size_t at = 0; at < (size_t)m->rep[d].pk_groups * PS_ROW; at += PS_ROW) {
-            for (int c = PS_TX; c <= PS_DELIVERED; c++)
-                out[c] += rows[at + (size_t)c];
-            hops += row_wide(rows + at, PS_HOPS, PS_HOPS_HI);
-            latency += row_wide(rows + at, PS_LATENCY, PS_LATENCY_HI);
-            if (rows[at + PS_END] > out[PS_END])
-                out[PS_END] = rows[at + PS_END];
-        }
-    }
-    out[PS_HOPS] = (int64_t)(uint64_t)hops;
-    out[PS_HOPS_HI] = (int64_t)(uint64_t)(hops >> 64);
-    out[PS_LATENCY] = (int64_t)(uint64_t)latency;
-    out[PS_LATENCY_HI] = (int64_t)(uint64_t)(latency >> 64);
+    for (int d = 0; d < m->n_rep; d++)
+        add_rows(out, m->rep[d].pk_stats, m->rep[d].pk_groups);
 }
 
 int flood_packets_end(flood_model *m, window_outcome *out, cn_error *err)
@@ -815,23 +821,10 @@ int flood_packets_save(const flood_model *m, ckpt_buf *out, cn_error *err)
     uint64_t got = 0;
     int rc = dist_gatherv(s, PS_ROW, sizeof *s, &all, &got, err);
     if (!rc && dist_rank() == 0) {
-        const int64_t *rows = all;
         int64_t t[PS_ROW];
         memset(t, 0, sizeof t);
         t[PS_END] = -1;
-        unsigned __int128 hops = 0, latency = 0;
-        for (uint64_t at = 0; at + PS_ROW <= got; at += PS_ROW) {
-            for (int c = PS_TX; c <= PS_DELIVERED; c++)
-                t[c] += rows[at + (uint64_t)c];
-            hops += row_wide(rows + at, PS_HOPS, PS_HOPS_HI);
-            latency += row_wide(rows + at, PS_LATENCY, PS_LATENCY_HI);
-            if (rows[at + PS_END] > t[PS_END])
-                t[PS_END] = rows[at + PS_END];
-        }
-        t[PS_HOPS] = (int64_t)(uint64_t)hops;
-        t[PS_HOPS_HI] = (int64_t)(uint64_t)(hops >> 64);
-        t[PS_LATENCY] = (int64_t)(uint64_t)latency;
-        t[PS_LATENCY_HI] = (int64_t)(uint64_t)(latency >> 64);
+        add_rows(t, all, (size_t)(got / PS_ROW));
         ckpt_put(out, T_ROWS, t, sizeof t);
     }
     free(all);
