@@ -233,7 +233,7 @@ __kernel void phold_execute(uint first, uint n, uint P, uint blk, uint C, long t
 }
 
 /* PHOLD's consumer of the core's exchange: delivers the outbox's records (or the inbox's the
- * core filled in its place; their number: xch_count). A record for an LP of a partition this
+ * core filled in its place), from xch_first to xch_count. A record for an LP of a partition this
  * device holds takes a slot of that LP (in the partition's block, BLOCK_MAP); one that finds the LP's slots full goes to the
  * deferred area (the host grows the slots and the core delivers it again); one for an LP held
  * elsewhere goes to the export area (the core carries it there). Slot order is the order of
@@ -249,7 +249,7 @@ __kernel void phold_deliver(__global uint *ctl, uint out_cap, __global const uin
 {
     uint total = xch_count(ctl, out_cap);
     uint step = (uint)get_global_size(0);
-    for (uint o = (uint)get_global_id(0); o < total; o += step) {
+    for (uint o = xch_first(ctl) + (uint)get_global_id(0); o < total; o += step) {
         uint d = out_dest[o];
         uint4 e = out_ev[o];
         if (!xch_here(here, d, part_lps)) {
@@ -266,6 +266,9 @@ __kernel void phold_deliver(__global uint *ctl, uint out_cap, __global const uin
             slot_t[at] = ev_time(e);
             slot_os[at] = e.zw;
         } else {
+            /* the count goes back to C: partitions that run after a segment's delivery
+             * (the exchange's streaming) read it before the slots grow */
+            atomic_dec(&cnt[b * part_lps + l]);
             uint x = xch_defer_slot(ctl);
             def_ev[x] = e;
             def_dest[x] = d;

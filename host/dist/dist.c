@@ -1,5 +1,6 @@
 /* The run's processes: MPI's ranks, or the stand-in of one (dist.h). */
 #include "dist/dist.h"
+#include "dist/dist_mpi.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -51,6 +52,16 @@ static int unit_type(size_t unit, MPI_Datatype *type, cn_error *err)
     if (!rc)
         rc = mpi_check(MPI_Type_commit(type), "MPI_Type_commit", err);
     return rc;
+}
+
+int dist_mpi_check(int rc, const char *call, cn_error *err)
+{
+    return mpi_check(rc, call, err);
+}
+
+int dist_unit_type(size_t unit, MPI_Datatype *type, cn_error *err)
+{
+    return unit_type(unit, type, err);
 }
 
 static MPI_Op mpi_op(dist_op op)
@@ -371,9 +382,6 @@ int dist_allreduce_each(int64_t *v, const dist_op *ops, int n, cn_error *err)
     return 0;
 }
 
-/* The counts' marker of a rank that failed before an exchange. */
-#define FAILED_MARK UINT64_MAX
-
 int dist_gatherv(const void *send, uint64_t n, size_t unit, void **all, uint64_t *total,
                  cn_error *err)
 {
@@ -484,144 +492,3 @@ int dist_allgatherv(const void *send, const uint64_t *counts, size_t unit, void 
     return 0;
 }
 
-#ifdef CLNETSIM_HAVE_MPI
-/* The counts of an exchange, with failures: every rank tells every rank how many units it
- * sends it (FAILED_MARK: it failed). Returns FAILED, DIST_PEER_FAILED, an error, or 0 with
- * RECV_N and *TOTAL set. */
-static int exchange_counts(const uint64_t *send_n, uint64_t *recv_n, uint64_t *total,
-                           int failed, cn_error *err)
-{
-    int R = world_size;
-    uint64_t *counts = malloc((size_t)R * sizeof *counts);
-    if (!counts) {
-        fprintf(stderr, "clnetsim: error: MPI rank %d of %d: out of host memory\n", world_rank,
-                R);
-        dist_abort(CN_ERR_RUNTIME);
-    }
-    uint64_t all = 0;
-    for (int r = 0; r < R && !failed; r++)
-        all += send_n[r];
-    if (!failed && all > INT_MAX)
-        failed = cn_fail(err, CN_ERR_RUNTIME, "MPI rank %d has %llu records to send in one "
-                         "window, more than MPI counts (2^31 - 1)", world_rank,
-                         (unsigned long long)all);
-    for (int r = 0; r < R; r++)
-        counts[r] = failed ? FAILED_MARK : send_n[r];
-    int rc = mpi_check(MPI_Alltoall(MPI_IN_PLACE, 1, MPI_UINT64_T, counts, 1, MPI_UINT64_T,
-                                    MPI_COMM_WORLD),
-                       "MPI_Alltoall", err);
-    int peer = 0;
-    *total = 0;
-    for (int r = 0; r < R && !rc; r++) {
-        peer |= counts[r] == FAILED_MARK;
-        recv_n[r] = counts[r] == FAILED_MARK ? 0 : counts[r];
-        *total += recv_n[r];
-    }
-    free(counts);
-    if (rc || failed)
-        return rc ? rc : failed;
-    if (peer)
-        return DIST_PEER_FAILED;
-    if (*total > INT_MAX) { /* every sender checked its own total, not the receivers' */
-        fprintf(stderr, "clnetsim: error: MPI rank %d of %d receives %llu records in one "
-                "window, more than MPI counts (2^31 - 1)\n", world_rank, R,
-                (unsigned long long)*total);
-        dist_abort(CN_ERR_RUNTIME);
-    }
-    return 0;
-}
-#endif
-
-/* Grows *BUF to BYTES; a rank that cannot stops them all (the others wait for it). */
-static int grow_recv(void **buf, size_t *cap, size_t bytes, cn_error *err)
-{
-    if (bytes <= *cap)
-        return 0;
-    void *grown = realloc(*buf, bytes);
-    if (!grown) {
-        if (world_size > 1) {
-            fprintf(stderr, "clnetsim: error: MPI rank %d of %d: out of host memory for %zu "
-                    "bytes from other ranks\n", world_rank, world_size, bytes);
-            dist_abort(CN_ERR_RUNTIME);
-        }
-        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
-    }
-    *buf = grown;
-    *cap = bytes;
-    return 0;
-}
-
-int dist_alltoall_pairs(const void *const *a, const void *const *b, const uint64_t *n,
-                        size_t a_unit, size_t b_unit, void **recv, size_t *recv_cap,
-                        uint64_t *recv_n, int failed, cn_error *err)
-{
-    size_t unit = a_unit + b_unit;
-#ifdef CLNETSIM_HAVE_MPI
-    if (started && world_size > 1) {
-        int R = world_size;
-        uint64_t total = 0;
-        int rc = exchange_counts(n, recv_n, &total, failed, err);
-        if (rc)
-            return rc;
-        rc = grow_recv(recv, recv_cap, total * unit, err);
-        MPI_Datatype ta = MPI_DATATYPE_NULL, tb = MPI_DATATYPE_NULL;
-        if (!rc)
-            rc = unit_type(a_unit, &ta, err);
-        if (!rc)
-            rc = unit_type(b_unit, &tb, err);
-        MPI_Request *req = rc ? NULL : malloc(4 * (size_t)R * sizeof(MPI_Request));
-        for (int i = 0; req && i < 4 * R; i++)
-            req[i] = MPI_REQUEST_NULL;
-        if (rc || !req) {
-            fprintf(stderr, "clnetsim: error: MPI rank %d of %d: %s\n", world_rank, R,
-                    rc ? err->msg : "out of host memory");
-            dist_abort(CN_ERR_RUNTIME);
-        }
-        int k = 0;
-        unsigned char *seg = *recv;
-        for (int r = 0; r < R && !rc; r++) { /* the receives first, then the sends */
-            int c = (int)recv_n[r];
-            if (c == 0)
-                continue;
-            if (r == world_rank) { /* its own: copied */
-                memcpy(seg, a[r], (size_t)c * a_unit);
-                memcpy(seg + (size_t)c * a_unit, b[r], (size_t)c * b_unit);
-            } else {
-                rc = mpi_check(MPI_Irecv(seg, c, ta, r, 1, MPI_COMM_WORLD, &req[k++]),
-                               "MPI_Irecv", err);
-                if (!rc)
-                    rc = mpi_check(MPI_Irecv(seg + (size_t)c * a_unit, c, tb, r, 2,
-                                             MPI_COMM_WORLD, &req[k++]),
-                                   "MPI_Irecv", err);
-            }
-            seg += (size_t)c * unit;
-        }
-        for (int r = 0; r < R && !rc; r++) {
-            if (r == world_rank || n[r] == 0)
-                continue;
-            rc = mpi_check(MPI_Isend(a[r], (int)n[r], ta, r, 1, MPI_COMM_WORLD, &req[k++]),
-                           "MPI_Isend", err);
-            if (!rc)
-                rc = mpi_check(MPI_Isend(b[r], (int)n[r], tb, r, 2, MPI_COMM_WORLD, &req[k++]),
-                               "MPI_Isend", err);
-        }
-        int wrc = mpi_check(MPI_Waitall(k, req, MPI_STATUSES_IGNORE), "MPI_Waitall", err);
-        rc = rc ? rc : wrc;
-        free(req);
-        if (ta != MPI_DATATYPE_NULL)
-            MPI_Type_free(&ta);
-        if (tb != MPI_DATATYPE_NULL)
-            MPI_Type_free(&tb);
-        return rc;
-    }
-#endif
-    if (failed)
-        return failed;
-    recv_n[0] = n[0];
-    int rc = grow_recv(recv, recv_cap, n[0] * unit, err);
-    if (!rc && n[0]) {
-        memcpy(*recv, a[0], n[0] * a_unit);
-        memcpy((unsigned char *)*recv + n[0] * a_unit, b[0], n[0] * b_unit);
-    }
-    return rc;
-}

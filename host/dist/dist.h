@@ -56,18 +56,6 @@ int dist_allreduce_each(int64_t *v, const dist_op *ops, int n, cn_error *err);
  * (dist_agree) hands out the failing rank's sentence. */
 #define DIST_PEER_FAILED 64
 
-/* Collective, the exchange of bundles between every pair of ranks: every rank sends rank R
- * the N[R] units of A_UNIT bytes at A[R] and as many of B_UNIT bytes at B[R] (NULL when N[R]
- * is 0: its own too, which it gets back), and receives into *RECV (grown as needed; *RECV_CAP
- * its bytes; the caller frees it), in rank order, each rank's segment as its A units then its
- * B units, RECV_N[R] of each from rank R. The counts travel first in one all-to-all, with the
- * failures; then every bundle in messages of its own, all in flight at once (no packing).
- * FAILED non-zero: this rank failed before the exchange; it sends nothing, and every rank
- * returns DIST_PEER_FAILED but this one, which returns FAILED. */
-int dist_alltoall_pairs(const void *const *a, const void *const *b, const uint64_t *n,
-                        size_t a_unit, size_t b_unit, void **recv, size_t *recv_cap,
-                        uint64_t *recv_n, int failed, cn_error *err);
-
 /* Collective: rank 0 receives every rank's N units of UNIT bytes from SEND, in rank order,
  * into *ALL (malloc'ed, the caller frees it; NULL elsewhere), *TOTAL units in all. With one
  * process, a copy. An error (the same on every rank) when the units pass what MPI counts. */

@@ -4,6 +4,10 @@
 
 #include "dist/dist.h"
 #include "engine/exchange.h"
+#include "dist/dist_stream.h"
+
+static void *pinned_alloc(void *ctx, size_t bytes, void **handle);
+static void pinned_release(void *ctx, void *handle, void *area);
 
 uint64_t exchange_device_bytes(size_t record_bytes, uint32_t capacity, uint32_t n_parts)
 {
@@ -57,8 +61,13 @@ int exchange_init(exchange *ex, const exchange_config *cfg, device_ctx *const *d
                                    .n_ranks = dist_size()};
     if (!ranks)
         ex->router.my_rank = 0;
-    int rc = ranks ? exchange_rank_transport(&ex->transport, cfg->record_bytes, n_devs, err)
+    dist_host_memory pinned = {n_devs > 0 ? devs[0] : NULL, pinned_alloc, pinned_release};
+    int rc = ranks ? exchange_rank_transport(&ex->transport, cfg->record_bytes, n_devs, &pinned,
+                                             err)
                    : exchange_local_transport(&ex->transport, cfg->record_bytes, n_devs, err);
+    /* the test hook CLNETSIM_TEST_NO_STREAM=1 keeps every export for the window's end */
+    const char *no_stream = getenv("CLNETSIM_TEST_NO_STREAM");
+    ex->streaming = ranks && !(no_stream && strcmp(no_stream, "1") == 0);
     unsigned char *here = rc ? NULL : calloc(cfg->n_parts ? cfg->n_parts : 1, 1);
     if (!rc && !here)
         rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
@@ -76,21 +85,50 @@ int exchange_init(exchange *ex, const exchange_config *cfg, device_ctx *const *d
             rc = dbuf_write(d->dev, &d->here, 0, cfg->n_parts, here, 1, err);
         if (!rc)
             rc = dbuf_zero(d->dev, &d->ctl, 0, d->ctl.bytes, err);
+        if (!rc && ex->streaming) {
+            cl_int st;
+            d->copy_queue = clCreateCommandQueue(d->dev->context, d->dev->info.id, 0, &st);
+            rc = cl_check(st, "clCreateCommandQueue", d->dev->info.name, err);
+        }
     }
     free(here);
     return rc;
 }
 
+static void release_stream_areas(exchange_device *d)
+{
+    if (d->sdest)
+        host_area_free(d->dev, d->sdest_mem, d->sdest);
+    if (d->srec)
+        host_area_free(d->dev, d->srec_mem, d->srec);
+    d->sdest = NULL;
+    d->srec = NULL;
+    d->scap = 0;
+}
+
 void exchange_release(exchange *ex)
 {
+    for (size_t i = 0; i < ex->n_segs; i++)
+        clReleaseEvent(ex->segs[i]->ev);
+    for (size_t i = 0; i < ex->cap_segs; i++)
+        free(ex->segs[i]);
+    free(ex->segs);
+    ex->segs = NULL;
+    ex->n_segs = ex->cap_segs = 0;
     for (int i = 0; i < ex->n_devs; i++) {
         release_areas(ex, &ex->dev[i]);
         dbuf_release(&ex->dev[i].ctl, ex->acc);
         dbuf_release(&ex->dev[i].here, ex->acc);
     }
-    if (ex->transport.destroy)
+    if (ex->transport.destroy) /* completes what it still sends from the stream areas */
         ex->transport.destroy(ex->transport.self);
     ex->transport.destroy = NULL;
+    for (int i = 0; i < ex->n_devs; i++) {
+        release_stream_areas(&ex->dev[i]);
+        if (ex->dev[i].copy_queue)
+            clReleaseCommandQueue(ex->dev[i].copy_queue);
+        ex->dev[i].copy_queue = NULL;
+    }
     exchange_router_free(&ex->router);
     free(ex->stage_dest);
     free(ex->stage_rec);
@@ -127,16 +165,21 @@ int exchange_deliver(exchange *ex, int dev, cn_error *err)
 
 int exchange_needs_more(const exchange *ex)
 {
-    for (int i = 0; i < ex->n_devs; i++)
-        for (int w = XCH_DEFER; w < XCH_WORDS; w++)
-            if (ex->dev[i].words[w])
+    for (int i = 0; i < ex->n_devs; i++) {
+        const uint32_t *w = ex->dev[i].words;
+        if (w[XCH_DEFER] || w[XCH_EXPORT] || w[XCH_STALLED])
+            return 1;
+        for (int m = XCH_MODEL; m < XCH_WORDS; m++)
+            if (w[m])
                 return 1;
+    }
     return 0;
 }
 
 int exchange_reset(exchange *ex, int dev, cn_error *err)
 {
     exchange_device *d = &ex->dev[dev];
+    d->taken = 0;
     return dbuf_zero(d->dev, &d->ctl, 0, d->ctl.bytes, err);
 }
 
@@ -186,6 +229,7 @@ static int settle_deferred(exchange *ex, int dev, cn_error *err)
         }
         if (!rc) {
             d->words[XCH_OUT] = n;
+            d->words[XCH_FROM] = 0;
             d->words[XCH_DEFER] = 0;
             rc = write_words(d, err);
         }
@@ -221,7 +265,9 @@ static int fill_inbox(exchange *ex, int dev, const uint32_t *dest, const unsigne
         if (!rc)
             rc = dbuf_write(d->dev, &d->out_dest, 0, 4 * (size_t)chunk, dest + off, 0, err);
         d->words[XCH_OUT] = chunk;
+        d->words[XCH_FROM] = 0;
         d->words[XCH_EXPORT] = 0;
+        d->taken = 0;
         if (!rc)
             rc = write_words(d, err);
         if (!rc)
@@ -250,8 +296,8 @@ static int fill_collected(exchange *ex, cn_error *err)
 static int carry(exchange *ex, cn_error *err)
 {
     size_t total = 0;
-    for (int i = 0; i < ex->n_devs; i++)
-        total += ex->dev[i].words[XCH_EXPORT];
+    for (int i = 0; i < ex->n_devs; i++) /* those streamed already are on their way */
+        total += ex->dev[i].words[XCH_EXPORT] - ex->dev[i].taken;
     if (total == 0)
         return 0;
     size_t rb = ex->cfg.record_bytes, at = 0;
@@ -262,13 +308,15 @@ static int carry(exchange *ex, cn_error *err)
         rc = grow_stage(ex, total, err);
     for (int i = 0; i < ex->n_devs && rc == 0; i++) {
         exchange_device *d = &ex->dev[i];
-        uint32_t n = d->words[XCH_EXPORT];
+        uint32_t first = d->taken, n = d->words[XCH_EXPORT] - first;
+        d->words[XCH_EXPORT] = 0;
+        d->taken = 0;
         if (n == 0)
             continue;
-        rc = dbuf_read(d->dev, &d->x_rec, 0, rb * n, ex->stage_rec + rb * at, 0, err);
+        rc = dbuf_read(d->dev, &d->x_rec, rb * first, rb * n, ex->stage_rec + rb * at, 0, err);
         if (!rc)
-            rc = dbuf_read(d->dev, &d->x_dest, 0, 4 * (size_t)n, ex->stage_dest + at, 1, err);
-        d->words[XCH_EXPORT] = 0;
+            rc = dbuf_read(d->dev, &d->x_dest, 4 * (size_t)first, 4 * (size_t)n,
+                           ex->stage_dest + at, 1, err);
         at += n;
     }
     if (!rc)
@@ -288,6 +336,7 @@ static int redo_stalled(exchange *ex, int dev, cn_error *err)
         rc = alloc_areas(ex, d, exchange_grown_capacity(d->cap), err);
     }
     memset(d->words, 0, sizeof d->words);
+    d->taken = 0;
     if (!rc)
         rc = write_words(d, err);
     if (!rc)
@@ -331,8 +380,7 @@ int exchange_flush(exchange *ex, int failed, cn_error *err)
         rc = fill_inbox(ex, 0, in[b].dest, in[b].rec, in[b].n, err);
         if (!rc && ex->dev[0].words[XCH_EXPORT] > 0)
             rc = cn_fail(err, CN_ERR_RUNTIME, "internal error: records arrived at MPI rank %d "
-                         "from rank %d for partitions it does not hold", ex->router.my_rank,
-                         in[b].from);
+                         "for partitions it does not hold", ex->router.my_rank);
     }
     if (ex->n_devs == 1)
         return rc;
@@ -343,6 +391,154 @@ int exchange_flush(exchange *ex, int failed, cn_error *err)
         rc = exchange_route(&ex->router, in[b].dest, in[b].rec, in[b].n, &ex->transport, err);
     ex->router.local_only = 0;
     return rc ? rc : fill_collected(ex, err);
+}
+
+/* The arrivals from other ranks in pinned memory of the rank's first device (dist_stream) */
+static void *pinned_alloc(void *ctx, size_t bytes, void **handle)
+{
+    cl_mem mem = NULL;
+    void *area = host_area_alloc(ctx, bytes, &mem);
+    *handle = mem;
+    return area;
+}
+
+static void pinned_release(void *ctx, void *handle, void *area)
+{
+    host_area_free(ctx, handle, area);
+}
+
+int exchange_segment(exchange *ex, int dev, cn_error *err)
+{
+    if (!ex->streaming)
+        return 0;
+    exchange_device *d = &ex->dev[dev];
+    if (ex->n_segs == ex->cap_segs) {
+        size_t cap = ex->cap_segs ? 2 * ex->cap_segs : 16;
+        exchange_segment_rec **grown = realloc(ex->segs, cap * sizeof(exchange_segment_rec *));
+        if (!grown)
+            return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+        ex->segs = grown;
+        for (size_t i = ex->cap_segs; i < cap; i++)
+            ex->segs[i] = NULL;
+        ex->cap_segs = cap;
+    }
+    exchange_segment_rec *sg = ex->segs[ex->n_segs];
+    if (!sg) /* each record stays where it is: its words are being read into */
+        sg = ex->segs[ex->n_segs] = calloc(1, sizeof *sg);
+    if (!sg)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    int rc = ex->cfg.consumer.consume(ex->cfg.consumer.ctx, dev, err);
+    /* the next segment starts where this one's records end */
+    cl_int st = rc ? CL_SUCCESS
+                   : clEnqueueCopyBuffer(d->dev->queue, d->ctl.mem, d->ctl.mem, 4 * XCH_OUT,
+                                         4 * XCH_FROM, 4, 0, NULL, NULL);
+    if (!rc)
+        rc = cl_check(st, "clEnqueueCopyBuffer", d->dev->info.name, err);
+    if (!rc) {
+        st = clEnqueueReadBuffer(d->dev->queue, d->ctl.mem, CL_FALSE, 0, sizeof sg->words,
+                                 sg->words, 0, NULL, &sg->ev);
+        rc = cl_check(st, "clEnqueueReadBuffer", d->dev->info.name, err);
+    }
+    if (!rc) {
+        sg->dev = dev;
+        ex->n_segs++;
+    }
+    return rc;
+}
+
+/* Pinned host arrays for DEV's streamed exports: as many records as its export area holds
+ * (no send reads them when they change: the window's sends completed at its end). */
+static int stream_areas(exchange_device *d, size_t record_bytes, cn_error *err)
+{
+    if (d->scap >= d->cap)
+        return 0;
+    release_stream_areas(d);
+    d->sdest = host_area_alloc(d->dev, 4 * (size_t)d->cap, &d->sdest_mem);
+    d->srec = host_area_alloc(d->dev, record_bytes * d->cap, &d->srec_mem);
+    if (!d->sdest || !d->srec)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the records to other "
+                       "ranks of device '%s'", d->dev->info.name);
+    d->scap = d->cap;
+    return 0;
+}
+
+
+/* Waits for EV while MPI moves what is in flight: MPI progresses transfers only inside its
+ * calls, so a plain wait would leave them all to the window's end. */
+static int wait_polling(exchange *ex, cl_event ev, const device_ctx *dev, cn_error *err)
+{
+    for (;;) {
+        cl_int status = CL_COMPLETE;
+        cl_int st = clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
+                                   &status, NULL);
+        if (st != CL_SUCCESS)
+            return cl_check(st, "clGetEventInfo", dev->info.name, err);
+        if (status < 0)
+            return device_fail(err, dev->info.name, CN_ERR_RUNTIME, "a command of the exchange "
+                               "failed on device '%s' (status %d)", dev->info.name, status);
+        if (status == CL_COMPLETE)
+            return 0;
+        int rc = ex->transport.poll(ex->transport.self, err);
+        if (rc)
+            return rc;
+    }
+}
+
+/* Reads DEV's exports from the last taken up to UPTO beside its work, and routes them: those
+ * for other ranks go out at once, from the stream areas (never written again this window). */
+static int stream_exports(exchange *ex, int dev, uint32_t upto, cn_error *err)
+{
+    exchange_device *d = &ex->dev[dev];
+    if (upto > d->cap)
+        upto = d->cap;
+    if (upto <= d->taken)
+        return 0;
+    size_t rb = ex->cfg.record_bytes, first = d->taken, n = upto - first;
+    cl_event done = NULL;
+    cl_int st = clEnqueueReadBuffer(d->copy_queue, d->x_dest.mem, CL_FALSE, 4 * first, 4 * n,
+                                    d->sdest + first, 0, NULL, NULL);
+    if (st == CL_SUCCESS)
+        st = clEnqueueReadBuffer(d->copy_queue, d->x_rec.mem, CL_FALSE, rb * first, rb * n,
+                                 d->srec + rb * first, 0, NULL, &done);
+    if (st == CL_SUCCESS)
+        st = clFlush(d->copy_queue);
+    int rc = cl_check(st, "clEnqueueReadBuffer", d->dev->info.name, err);
+    if (!rc)
+        rc = wait_polling(ex, done, d->dev, err);
+    if (done)
+        clReleaseEvent(done);
+    d->taken = upto;
+    ex->moved_bytes += (rb + 4) * (uint64_t)n;
+    return rc ? rc : exchange_route_in_place(&ex->router, dev, d->sdest + first,
+                                             d->srec + rb * first, n, &ex->transport, err);
+}
+
+int exchange_stream(exchange *ex, cn_error *err)
+{
+    if (!ex->streaming)
+        return 0;
+    int rc = 0;
+    for (int i = 0; i < ex->n_devs && rc == 0; i++)
+        rc = stream_areas(&ex->dev[i], ex->cfg.record_bytes, err);
+    if (!rc)
+        rc = ex->transport.stream(ex->transport.self, 1, err);
+    for (int i = 0; i < ex->n_devs && rc == 0; i++)
+        rc = cl_check(clFlush(ex->dev[i].dev->queue), "clFlush", ex->dev[i].dev->info.name,
+                      err);
+    for (size_t i = 0; i < ex->n_segs; i++) {
+        exchange_segment_rec *sg = ex->segs[i];
+        exchange_device *d = &ex->dev[sg->dev];
+        if (!rc)
+            rc = wait_polling(ex, sg->ev, d->dev, err);
+        clReleaseEvent(sg->ev);
+        if (!rc)
+            rc = stream_exports(ex, sg->dev, sg->words[XCH_EXPORT], err);
+        if (!rc)
+            rc = ex->transport.poll(ex->transport.self, err);
+    }
+    ex->n_segs = 0;
+    int off = ex->transport.stream(ex->transport.self, 0, err);
+    return rc ? rc : off;
 }
 
 uint64_t exchange_rank_bytes(const exchange *ex)

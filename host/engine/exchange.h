@@ -64,7 +64,24 @@ typedef struct exchange_device {
     dbuf x_rec, x_dest;         /* exported records */
     uint32_t cap;               /* records each of the three areas holds */
     uint32_t words[XCH_WORDS];  /* the control block as last read back */
+    /* Streaming (exchange_stream): the exports read so far this window, the queue that reads
+     * them beside the device's work, and the pinned host arrays they are read into (SCAP
+     * records), from which they are sent */
+    uint32_t taken;
+    cl_command_queue copy_queue;
+    uint32_t *sdest;
+    unsigned char *srec;
+    cl_mem sdest_mem, srec_mem;
+    uint32_t scap;
 } exchange_device;
+
+/* A segment of a device's outbox, consumed while its later sets still run: the control block
+ * as its consumer left it, read back with EV. */
+typedef struct exchange_segment_rec {
+    int dev;
+    cl_event ev;
+    uint32_t words[XCH_WORDS];
+} exchange_segment_rec;
 
 typedef struct exchange {
     exchange_config cfg;
@@ -77,6 +94,11 @@ typedef struct exchange {
     unsigned char *stage_rec;
     size_t stage_cap;
     uint64_t moved_bytes;       /* bytes of records (and their words) carried between devices */
+    /* Several ranks: each set's records for other ranks go out as soon as its device made
+     * them (exchange_segment), not all at the window's end */
+    int streaming;
+    exchange_segment_rec **segs;
+    size_t n_segs, cap_segs;
 } exchange;
 
 /* Bytes one device holds for the exchange with CAPACITY records of RECORD_BYTES, for a memory
@@ -97,6 +119,17 @@ int exchange_single_home(const exchange *ex);
 void exchange_clear_words(exchange *ex);
 /* Enqueues DEV's consuming kernel and the read of its control block (no wait). */
 int exchange_deliver(exchange *ex, int dev, cn_error *err);
+/* Several ranks, after each producing set the model enqueues on DEV: consumes the outbox's
+ * records made since the last segment (records for this device go to their slots at once,
+ * the others to the export area) and reads the control block back, without waiting; no-op
+ * unless the exchange streams. Records consumed early must not change the sets that run
+ * after them (PHOLD: their times are past the window's end). */
+int exchange_segment(exchange *ex, int dev, cn_error *err);
+/* Several ranks, at the window's end once every set was enqueued: as each segment completes,
+ * reads its exports (pinned memory, a queue of their own beside the device's work) and sends
+ * those for other ranks at once (the rank transport's stream); takes in what the other ranks
+ * sent meanwhile. No-op unless the exchange streams. */
+int exchange_stream(exchange *ex, cn_error *err);
 /* Whether the control blocks read back (once the devices are done) ask for exchange_settle:
  * deferred, exported or stalled records, or a model word set. */
 int exchange_needs_more(const exchange *ex);

@@ -1,11 +1,13 @@
 /* The transport of the core's exchange over several MPI ranks (exchange_transport.h): this
- * rank's places through the in-process transport, and one bundle per rank, sent once per
- * window (dist_alltoall_pairs: the counts in one all-to-all, then each bundle's words and
- * records straight from where they lie). */
+ * rank's places through the in-process transport, and the records for other ranks through a
+ * stream of bundles (dist/dist_stream.h): sent at once while the exchange streams (the
+ * window's exports as the devices make them), else one bundle per rank at the window's end,
+ * sent from where it lies. What arrives lands in pinned host memory. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "dist/dist.h"
+#include "dist/dist_stream.h"
 #include "engine/exchange_transport.h"
 
 /* A bundle is N destination words and N records, in two arrays; it arrives as the N words
@@ -25,13 +27,11 @@ typedef struct rank_transport {
     exchange_transport local;   /* this rank's places */
     size_t record_bytes, unit;
     int n_local, n_ranks;
-    rank_bundle *bundle;        /* [n_ranks]: what this window sends each rank */
+    rank_bundle *bundle;        /* [n_ranks]: what this window sends each rank at its end */
     uint64_t *out_n;            /* [n_ranks]: records of each bundle */
-    const void **send_dest, **send_rec; /* [n_ranks]: the bundles' arrays, for the exchange */
-    void *in;                   /* what arrived at the last flush */
-    size_t in_cap;
-    uint64_t *in_n;             /* [n_ranks] */
-    exchange_batch *arrived;    /* [n_ranks]: the arrivals, a batch per rank that sent any */
+    dist_stream *stream;
+    int streaming;              /* posts for other ranks go out at once */
+    exchange_batch arrived;     /* what arrived at the last flush */
     uint64_t sent;              /* bytes sent to other ranks */
 } rank_transport;
 
@@ -57,6 +57,10 @@ static int rank_post(void *self, int to, const uint32_t *dest, const void *rec, 
     if (r >= rt->n_ranks)
         return cn_fail(err, CN_ERR_RUNTIME, "internal error: records posted for place %d of %d "
                        "and %d ranks", to, rt->n_local, rt->n_ranks);
+    if (rt->streaming) {
+        rt->sent += n * rt->unit;
+        return dist_stream_send(rt->stream, r, dest, rec, n, err);
+    }
     rank_bundle *b = &rt->bundle[r];
     size_t have = (size_t)rt->out_n[r];
     if (have == 0 && n > 0) { /* referenced, sent from where it lies */
@@ -105,38 +109,45 @@ static int rank_collect_sets(void *self, int to, const exchange_batch **batches,
     return rt->local.collect_sets(rt->local.self, to, batches, n_batches, err);
 }
 
+static int rank_stream(void *self, int on, cn_error *err)
+{
+    rank_transport *rt = self;
+    rt->streaming = on;
+    return on ? 0 : dist_stream_poll(rt->stream, err);
+}
+
+static int rank_poll(void *self, cn_error *err)
+{
+    return dist_stream_poll(((rank_transport *)self)->stream, err);
+}
+
 static int rank_flush(void *self, int failed, const exchange_batch **arrived,
                       size_t *n_arrived, cn_error *err)
 {
     rank_transport *rt = self;
-    *arrived = rt->arrived;
+    int rc = 0;
+    *arrived = &rt->arrived;
     *n_arrived = 0;
-    for (int r = 0; r < rt->n_ranks; r++) {
+    /* the bundles posted outside the stream go out as they lie (unchanged until the end) */
+    for (int r = 0; r < rt->n_ranks && rc == 0 && !failed; r++) {
         const rank_bundle *b = &rt->bundle[r];
-        rt->send_dest[r] = b->borrowed ? (const void *)b->lent_dest : (const void *)b->dest;
-        rt->send_rec[r] = b->borrowed ? b->lent_rec : (const void *)b->rec;
+        if (rt->out_n[r] == 0 || r == dist_rank())
+            continue;
+        rc = dist_stream_send(rt->stream, r, b->borrowed ? (const void *)b->lent_dest : b->dest,
+                              b->borrowed ? b->lent_rec : b->rec, rt->out_n[r], err);
+        rt->sent += rt->out_n[r] * rt->unit;
     }
-    int rc = dist_alltoall_pairs(rt->send_dest, rt->send_rec, rt->out_n, 4, rt->record_bytes,
-                                 &rt->in, &rt->in_cap, rt->in_n, failed, err);
-    for (int r = 0; r < rt->n_ranks; r++)
-        if (r != dist_rank())
-            rt->sent += rt->out_n[r] * rt->unit;
+    int end = dist_stream_end(rt->stream, rc ? rc : failed, err);
     memset(rt->out_n, 0, (size_t)rt->n_ranks * sizeof *rt->out_n);
     for (int r = 0; r < rt->n_ranks; r++)
         rt->bundle[r].borrowed = 0;
-    if (rc)
-        return rc;
-    /* each rank's segment is its words, then its records: handed out where they lie (the
-     * segments are whole units, so the words stay 4-byte aligned) */
-    const unsigned char *seg = rt->in;
-    for (int r = 0; r < rt->n_ranks; r++) {
-        size_t k = (size_t)rt->in_n[r];
-        if (k == 0)
-            continue;
-        rt->arrived[(*n_arrived)++] =
-            (exchange_batch){r, (const uint32_t *)(const void *)seg, seg + 4 * k, k};
-        seg += k * rt->unit;
-    }
+    if (rc || end)
+        return rc ? rc : end;
+    /* every rank's records in one batch, where MPI put them */
+    const void *dest, *rec;
+    uint64_t k = dist_stream_arrived(rt->stream, &dest, &rec);
+    rt->arrived = (exchange_batch){-1, dest, rec, (size_t)k};
+    *n_arrived = k ? 1 : 0;
     return 0;
 }
 
@@ -157,17 +168,13 @@ static void rank_destroy(void *self)
         free(rt->bundle[r].rec);
     }
     free(rt->bundle);
-    free(rt->send_dest);
-    free(rt->send_rec);
     free(rt->out_n);
-    free(rt->in);
-    free(rt->in_n);
-    free(rt->arrived);
+    dist_stream_destroy(rt->stream);
     free(rt);
 }
 
 int exchange_rank_transport(exchange_transport *t, size_t record_bytes, int n_local,
-                            cn_error *err)
+                            const dist_host_memory *arrivals, cn_error *err)
 {
     memset(t, 0, sizeof *t);
     rank_transport *rt = calloc(1, sizeof *rt);
@@ -181,15 +188,12 @@ int exchange_rank_transport(exchange_transport *t, size_t record_bytes, int n_lo
     rt->n_ranks = dist_size();
     size_t R = (size_t)rt->n_ranks;
     rt->out_n = calloc(R, sizeof *rt->out_n);
-    rt->in_n = calloc(R, sizeof *rt->in_n);
     rt->bundle = calloc(R, sizeof *rt->bundle);
-    rt->arrived = calloc(R, sizeof *rt->arrived);
-    rt->send_dest = calloc(R, sizeof *rt->send_dest);
-    rt->send_rec = calloc(R, sizeof *rt->send_rec);
-    if (!rt->out_n || !rt->in_n || !rt->bundle || !rt->arrived || !rt->send_dest ||
-        !rt->send_rec)
+    if (!rt->out_n || !rt->bundle)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
-    int rc = exchange_local_transport(&rt->local, record_bytes, n_local, err);
+    int rc = dist_stream_create(&rt->stream, 4, record_bytes, arrivals, err);
+    if (!rc)
+        rc = exchange_local_transport(&rt->local, record_bytes, n_local, err);
     if (rc)
         return rc;
     t->post = rank_post;
@@ -198,6 +202,8 @@ int exchange_rank_transport(exchange_transport *t, size_t record_bytes, int n_lo
     t->collect_sets = rank_collect_sets;
     t->flush = rank_flush;
     t->keep = rank_keep;
+    t->stream = rank_stream;
+    t->poll = rank_poll;
     t->sent_bytes = rank_sent_bytes;
     return 0;
 }

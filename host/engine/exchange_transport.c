@@ -267,8 +267,26 @@ static inline void copy_record(unsigned char *dst, size_t at, const unsigned cha
         memcpy(dst + at * rb, src + i * rb, rb);
 }
 
-int exchange_route(exchange_router *r, const uint32_t *dest, const void *rec, size_t n,
-                   exchange_transport *t, cn_error *err)
+/* exchange_route and exchange_route_in_place: IO_DEST and IO_REC non-NULL (DEST and REC,
+ * writable), the records are put in place order where they lie and posted from there. */
+/* The one place every partition lives at but those at FROM, or -1 when there are several. */
+static int single_place_but(const exchange_router *r, int from)
+{
+    int only = -1;
+    for (uint32_t p = 0; p < r->n_parts; p++) {
+        int v = r->place_of[p];
+        if (v == from)
+            continue;
+        if (v < 0 || (only >= 0 && v != only))
+            return -1;
+        only = v;
+    }
+    return only;
+}
+
+static int route(exchange_router *r, const uint32_t *dest, const void *rec, size_t n,
+                 exchange_transport *t, uint32_t *io_dest, void *io_rec, int from,
+                 cn_error *err)
 {
     if (n == 0)
         return 0;
@@ -277,6 +295,11 @@ int exchange_route(exchange_router *r, const uint32_t *dest, const void *rec, si
         rc = place_table(r, err);
     if (rc)
         return rc;
+    /* records from place FROM are for partitions elsewhere: when those all live at one place
+     * (two ranks of one device each), that is where they go, without a look at each */
+    int only = from >= 0 ? single_place_but(r, from) : -1;
+    if (only >= 0)
+        return t->post(t->self, only, dest, rec, n, err);
     size_t places = router_places(r);
     memset(r->count, 0, (places + 1) * sizeof *r->count);
     /* dest / span by a multiplication: exact for every 32-bit dest (Lemire, Kaser and
@@ -314,13 +337,34 @@ int exchange_route(exchange_router *r, const uint32_t *dest, const void *rec, si
         r->dest[at] = dest[i];
         copy_record(r->rec, at, src, i, rb);
     }
+    const uint32_t *sorted_dest = r->dest;
+    const unsigned char *sorted_rec = r->rec;
+    if (io_dest) { /* back where they came from, in their new order */
+        memcpy(io_dest, r->dest, n * sizeof *io_dest);
+        memcpy(io_rec, r->rec, n * rb);
+        sorted_dest = io_dest;
+        sorted_rec = io_rec;
+    }
     /* count[k] is now the end of place k's records, count[k - 1] their start */
     for (size_t k = 0; k < places && rc == 0; k++) {
-        size_t from = k ? r->count[k - 1] : 0, to = r->count[k];
-        if (to > from)
-            rc = t->post(t->self, (int)k, r->dest + from, r->rec + from * rb, to - from, err);
+        size_t start = k ? r->count[k - 1] : 0, end = r->count[k];
+        if (end > start)
+            rc = t->post(t->self, (int)k, sorted_dest + start, sorted_rec + start * rb,
+                         end - start, err);
     }
     return rc;
+}
+
+int exchange_route(exchange_router *r, const uint32_t *dest, const void *rec, size_t n,
+                   exchange_transport *t, cn_error *err)
+{
+    return route(r, dest, rec, n, t, NULL, NULL, -1, err);
+}
+
+int exchange_route_in_place(exchange_router *r, int from, uint32_t *dest, void *rec, size_t n,
+                            exchange_transport *t, cn_error *err)
+{
+    return route(r, dest, rec, n, t, dest, rec, from, err);
 }
 
 uint64_t exchange_place_after(const exchange_batch *batches, size_t n_batches, uint64_t own,

@@ -21,10 +21,11 @@
  *
  * Over several MPI ranks (exchange_rank_transport) the places of this rank are its devices,
  * 0 .. n - 1, and place n + r stands for rank r: the router posts there the records whose
- * partition lives on rank r (exchange_config.rank), which the transport bundles per rank.
- * Once per window the exchange calls flush, a collective: the bundles' counts go out in one
- * all-to-all, then each bundle as it lies (dist_alltoall_pairs), and what the other ranks
- * sent comes back as a batch per rank, which the exchange writes to this rank's device (one
+ * partition lives on rank r (exchange_config.rank). While the exchange streams (stream on),
+ * such a post goes out at once; otherwise the transport bundles it per rank until the
+ * window's end. Once per window the exchange calls flush, a collective: the bundles go out as
+ * they lie, every rank learns how many bundles each other sent it (dist_stream_end), and what
+ * they sent comes back as one batch, which the exchange writes to this rank's device (one
  * device) or routes to its devices. Sets of places stay within one rank. */
 #ifndef CLNETSIM_EXCHANGE_TRANSPORT_H
 #define CLNETSIM_EXCHANGE_TRANSPORT_H
@@ -32,6 +33,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "dist/dist_stream.h"
 
 struct model_state;
 
@@ -79,6 +81,11 @@ typedef struct exchange_transport {
      * were read), until flush or KEEP; the poster leaves them unchanged until then, or calls
      * KEEP first, which copies what is referenced. NULL: posts copy. */
     int (*keep)(void *self, cn_error *err);
+    /* Several ranks: ON 1, posts for other ranks' places go out at once (not bundled), and
+     * their records stay unchanged until flush; ON 0 ends that. NULL: never. */
+    int (*stream)(void *self, int on, cn_error *err);
+    /* Several ranks: takes in what other ranks sent so far (no wait); NULL: nothing to do. */
+    int (*poll)(void *self, cn_error *err);
     /* Bytes of records (and their words) sent to other ranks so far; NULL: none */
     uint64_t (*sent_bytes)(void *self);
     void (*destroy)(void *self);
@@ -110,7 +117,7 @@ int exchange_local_transport(exchange_transport *t, size_t record_bytes, int n_p
 /* The in-process transport between N_LOCAL places of this rank, with a bundle for each of
  * the run's dist_size() ranks at places N_LOCAL + r (above). */
 int exchange_rank_transport(exchange_transport *t, size_t record_bytes, int n_local,
-                            cn_error *err);
+                            const dist_host_memory *arrivals, cn_error *err);
 
 /* The place that holds a partition now: model_ops.partition_home. */
 typedef int (*exchange_home_fn)(const struct model_state *m, int partition);
@@ -146,6 +153,13 @@ typedef struct exchange_router {
  * posted). */
 int exchange_route(exchange_router *r, const uint32_t *dest, const void *rec, size_t n,
                    exchange_transport *t, cn_error *err);
+/* exchange_route, for the records that place FROM exported (none is for a partition that
+ * lives there) and that must stay where they are until the posts are done with them (the
+ * stream's sends): the N records are put in place order within DEST and REC themselves, and
+ * each place's post is a part of them. When every partition not at FROM lives at one place,
+ * they all go there without a look at each (a rank of one device among two). */
+int exchange_route_in_place(exchange_router *r, int from, uint32_t *dest, void *rec, size_t n,
+                            exchange_transport *t, cn_error *err);
 void exchange_router_free(exchange_router *r);
 
 #endif

@@ -8,8 +8,23 @@
 #include <string.h>
 
 #include "dist/dist.h"
+#include "dist/dist_stream.h"
 
 static int failures;
+
+static void *plain_alloc(void *ctx, size_t bytes, void **handle)
+{
+    (void)ctx;
+    *handle = NULL;
+    return malloc(bytes);
+}
+
+static void plain_release(void *ctx, void *handle, void *area)
+{
+    (void)ctx;
+    (void)handle;
+    free(area);
+}
 
 #define CHECK(cond, ...)                                                                       \
     do {                                                                                       \
@@ -178,57 +193,69 @@ int main(int argc, char **argv)
         }
     CHECK(dist_range_first(0, 10) == 0 && dist_range_first(n, 10) == 10, "range ends");
 
-    /* the exchange of bundles: rank r sends rank k (r + k) % 3 pairs, a 4-byte word naming
-     * (r, k, j) and an 8-byte record naming it again, from two arrays per rank */
-    uint64_t *send_n = calloc((size_t)n, sizeof *send_n), *recv_n = calloc((size_t)n, 8);
-    uint32_t *words = calloc((size_t)n * 2, 4);
-    uint64_t *recs = calloc((size_t)n * 2, 8);
-    const void **pa = calloc((size_t)n, sizeof *pa), **pb = calloc((size_t)n, sizeof *pb);
-    void *in = NULL;
-    size_t in_cap = 0;
-    CHECK(send_n && recv_n && words && recs && pa && pb, "no memory");
-    if (send_n && recv_n && words && recs && pa && pb) {
-        for (int k = 0; k < n; k++) {
-            send_n[k] = (uint64_t)((r + k) % 3);
-            pa[k] = words + 2 * k;
-            pb[k] = recs + 2 * k;
-            for (uint64_t j = 0; j < send_n[k]; j++) {
-                words[2 * k + j] = (uint32_t)(r << 16 | k << 8 | (int)j);
-                recs[2 * k + j] = 0xa55a000000000000ull | (uint64_t)words[2 * k + j];
+    /* streams of bundles: rank r sends rank k (k != r) (r + k) % 3 bundles, bundle j of j + 1
+     * pairs: a 4-byte word naming (r, k, j, i) and an 8-byte record naming it again, some
+     * taken in by a poll before the window's end, the rest by dist_stream_end */
+    dist_host_memory mem = {NULL, plain_alloc, plain_release};
+    dist_stream *st = NULL;
+    rc = dist_stream_create(&st, 4, 8, &mem, &err);
+    CHECK(rc == 0, "stream: %s", err.msg);
+    uint32_t *words = calloc((size_t)n * 6, 4);
+    uint64_t *recs = calloc((size_t)n * 6, 8);
+    CHECK(words && recs, "no memory");
+    for (int round = 0; round < 2 && rc == 0 && words && recs; round++) {
+        for (int k = 0; k < n && rc == 0; k++) {
+            if (k == r)
+                continue;
+            for (int j = 0; j < (r + k) % 3 && rc == 0; j++) {
+                uint32_t *w = words + 6 * k + j; /* bundle 0: [0], bundle 1: [1, 2] */
+                uint64_t *v = recs + (w - words);
+                for (int i = 0; i <= j; i++) {
+                    w[i] = (uint32_t)(round << 28 | r << 16 | k << 8 | j << 4 | i);
+                    v[i] = 0xa55a000000000000ull | w[i];
+                }
+                rc = dist_stream_send(st, k, w, v, (uint64_t)j + 1, &err);
             }
         }
-        rc = dist_alltoall_pairs(pa, pb, send_n, 4, 8, &in, &in_cap, recv_n, 0, &err);
-        const unsigned char *seg = in;
-        for (int k = 0; k < n && !rc; k++) {
-            uint64_t c = recv_n[k];
-            CHECK(c == (uint64_t)((k + r) % 3), "from %d: %llu units", k, (unsigned long long)c);
-            for (uint64_t j = 0; j < c; j++) {
-                uint32_t w;
-                uint64_t v;
-                memcpy(&w, seg + 4 * j, 4);
-                memcpy(&v, seg + 4 * c + 8 * j, 8);
-                uint32_t want_w = (uint32_t)(k << 16 | r << 8 | (int)j);
-                CHECK(w == want_w && v == (0xa55a000000000000ull | want_w),
-                      "from %d: pair %llu is %x, %llx", k, (unsigned long long)j, w,
-                      (unsigned long long)v);
-            }
-            seg += 12 * c;
-        }
-        CHECK(rc == 0, "exchange: %s", err.msg);
-        /* a rank that failed before the exchange: it gets its own status back, the others
-         * DIST_PEER_FAILED, and nothing is exchanged */
+        if (rc == 0)
+            rc = dist_stream_poll(st, &err);
+        /* the last rank fails in the second round, after sending */
+        int failed = round == 1 && last ? 7 : 0;
         cn_error h = {0};
-        rc = dist_alltoall_pairs(pa, pb, send_n, 4, 8, &in, &in_cap, recv_n, last ? 7 : 0, &h);
-        CHECK(rc == (last ? 7 : n > 1 ? DIST_PEER_FAILED : 0), "failed exchange: %d", rc);
-        CHECK(h.code == 0, "failed exchange set an error: %s", h.msg);
+        int ec = rc ? rc : dist_stream_end(st, failed, &h);
+        if (round == 1) {
+            CHECK(ec == (last ? 7 : n > 1 ? DIST_PEER_FAILED : 0), "failed stream: %d", ec);
+            CHECK(h.code == 0, "failed stream set an error: %s", h.msg);
+            break;
+        }
+        CHECK(ec == 0, "stream end: %s", h.msg);
+        const void *pa, *pb;
+        uint64_t n_got = dist_stream_arrived(st, &pa, &pb), n_want = 0;
+        int seen[64][4][4] = {{{0}}};
+        for (int k = 0; k < n; k++)
+            if (k != r)
+                for (int j = 0; j < (r + k) % 3; j++)
+                    n_want += (uint64_t)j + 1;
+        CHECK(n_got == n_want, "arrived %llu records, n_want %llu", (unsigned long long)n_got,
+              (unsigned long long)n_want);
+        for (uint64_t x = 0; x < n_got && ec == 0; x++) {
+            uint32_t w;
+            uint64_t v;
+            memcpy(&w, (const unsigned char *)pa + 4 * x, 4);
+            memcpy(&v, (const unsigned char *)pb + 8 * x, 8);
+            int from = (int)(w >> 16 & 0xfff), to = (int)(w >> 8 & 0xff);
+            int j = (int)(w >> 4 & 0xf), i = (int)(w & 0xf);
+            int ok = v == (0xa55a000000000000ull | w) && (w >> 28) == 0 && to == r &&
+                     from < n && from < 64 && from != r && j < (r + from) % 3 && i <= j;
+            CHECK(ok && !seen[from][j][i], "arrival %llu is %x, %llx", (unsigned long long)x,
+                  w, (unsigned long long)v);
+            if (ok)
+                seen[from][j][i] = 1;
+        }
     }
+    dist_stream_destroy(st);
     free(words);
     free(recs);
-    free(pa);
-    free(pb);
-    free(send_n);
-    free(recv_n);
-    free(in);
 
     /* every rank's verdict, so that one failing rank fails the test everywhere */
     uint64_t bad = (uint64_t)failures;

@@ -130,6 +130,82 @@ static void test_routing(void)
     t.destroy(t.self);
 }
 
+/* A transport that remembers each post's place and arrays (exchange_route_in_place). */
+typedef struct post_log {
+    int to[8];
+    const uint32_t *dest[8];
+    const void *rec[8];
+    size_t n[8];
+    int posts;
+} post_log;
+
+static int log_post(void *self, int to, const uint32_t *dest, const void *rec, size_t n,
+                    cn_error *err)
+{
+    post_log *l = self;
+    (void)err;
+    if (l->posts < 8) {
+        l->to[l->posts] = to;
+        l->dest[l->posts] = dest;
+        l->rec[l->posts] = rec;
+        l->n[l->posts] = n;
+    }
+    l->posts++;
+    return 0;
+}
+
+/* Records that must stay where they lie: put in place order within their own arrays, each
+ * place's post a part of them in the batch's order; records from a place whose foreign
+ * partitions all live at one place go there whole, as they lie. */
+static void test_routing_in_place(void)
+{
+    fake_model fm = {{0, 0, 1, 2, 2, 1}};
+    exchange_router r = router_of(&fm);
+    post_log log = {0};
+    exchange_transport t = {.self = &log, .post = log_post};
+    cn_error err = {0};
+    enum { N = 300 };
+    uint32_t dest[N], dest0[N];
+    rec4 rec[N], rec0[N];
+    make_batch(dest, rec, N);
+    memcpy(dest0, dest, sizeof dest);
+    memcpy(rec0, rec, sizeof rec);
+    /* from place 0, whose partitions 0 and 1 the batch also names (a test, not an export) */
+    CHECK(exchange_route_in_place(&r, 0, dest, rec, N, &t, &err) == 0);
+    CHECK_I64(log.posts, PLACES);
+    size_t at = 0;
+    for (int k = 0; k < log.posts && k < PLACES; k++) {
+        CHECK_I64(log.to[k], k);
+        CHECK(log.dest[k] == dest + at && log.rec[k] == (const void *)(rec + at));
+        uint32_t last = 0;
+        for (size_t j = at; j < at + log.n[k] && j < N; j++) {
+            uint32_t i = rec[j].w[0];
+            CHECK(i < N && (j == at || i > last));
+            if (i >= N)
+                break;
+            last = i;
+            CHECK_U64(dest[j], dest0[i]);
+            CHECK(memcmp(&rec[j], &rec0[i], sizeof(rec4)) == 0);
+            CHECK_I64(fm.home[dest[j] / SPAN], k);
+        }
+        at += log.n[k];
+    }
+    CHECK_U64(at, N);
+
+    /* partitions 2 .. 5 all at place 1: a batch from place 0 goes there as it lies */
+    fake_model two = {{0, 0, 1, 1, 1, 1}};
+    r.model = (const struct model_state *)(const void *)&two;
+    log.posts = 0;
+    uint32_t d2[4] = {25, 31, 47, 59};
+    rec4 r2[4] = {{{0}}};
+    CHECK(exchange_route_in_place(&r, 0, d2, r2, 4, &t, &err) == 0);
+    CHECK_I64(log.posts, 1);
+    CHECK(log.to[0] == 1 && log.dest[0] == d2 && log.rec[0] == (const void *)r2 &&
+          log.n[0] == 4);
+    CHECK_I64(err.code, 0);
+    exchange_router_free(&r);
+}
+
 /* A batch with one bad record is refused with its message, and nothing of it is posted. */
 static void refused(fake_model *fm, uint32_t bad_dest, const char *want)
 {
@@ -273,6 +349,7 @@ static void test_growth(void)
 int main(void)
 {
     test_routing();
+    test_routing_in_place();
     test_refusals();
     test_sets();
     test_growth();

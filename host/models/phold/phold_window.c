@@ -87,6 +87,10 @@ int phold_run_set(struct model_state *m, const window_plan *plan, const event_se
     int rc = launch_execute(pm, d, p, &evs[0], err);
     *n_evs = rc ? 0 : 1;
     d->sets++;
+    /* over several ranks the set's records for other ranks leave as soon as it is done (its
+     * records for this device take their slots at once: their times are past the window) */
+    if (!rc)
+        rc = exchange_segment(&pm->ex, (int)(d - pm->dev), err);
     return rc;
 }
 
@@ -208,6 +212,8 @@ int phold_end_window(struct model_state *m, const window_plan *plan, window_outc
     int alone = exchange_single_home(ex), ranks = dist_size() > 1;
     if (!rc && alone)
         rc = phold_enqueue_minimum(pm, err);
+    if (!rc)
+        rc = exchange_stream(ex, err);
     double t0 = wall_seconds();
     for (int i = 0; i < pm->n_devs && rc == 0; i++)
         rc = finish(&pm->dev[i], err);
