@@ -65,9 +65,11 @@ int exchange_init(exchange *ex, const exchange_config *cfg, device_ctx *const *d
     int rc = ranks ? exchange_rank_transport(&ex->transport, cfg->record_bytes, n_devs, &pinned,
                                              err)
                    : exchange_local_transport(&ex->transport, cfg->record_bytes, n_devs, err);
-    /* the test hook CLNETSIM_TEST_NO_STREAM=1 keeps every export for the window's end */
+    /* Streams on ranks of one device (two devices in one process streaming their exports to
+     * each other stalled once on two GPUs, cause not found: they exchange at the window's
+     * end); the test hook CLNETSIM_TEST_NO_STREAM=1 keeps every export for the window's end */
     const char *no_stream = getenv("CLNETSIM_TEST_NO_STREAM");
-    ex->streaming = ranks && !(no_stream && strcmp(no_stream, "1") == 0);
+    ex->streaming = ranks && n_devs == 1 && !(no_stream && strcmp(no_stream, "1") == 0);
     unsigned char *here = rc ? NULL : calloc(cfg->n_parts ? cfg->n_parts : 1, 1);
     if (!rc && !here)
         rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
@@ -446,19 +448,24 @@ int exchange_segment(exchange *ex, int dev, cn_error *err)
     return rc;
 }
 
-/* Pinned host arrays for DEV's streamed exports: as many records as its export area holds
- * (no send reads them when they change: the window's sends completed at its end). */
+/* Pinned host arrays for DEV's streamed exports, at a window's start (no send or collect
+ * reads them then): a quarter more than the most a window exported so far (SWANT), never
+ * more than its export area holds. Pinning is slow (the export area can hold hundreds of
+ * megabytes), so they follow what the windows need; a window that exports more than they
+ * hold leaves the rest to the window's end (exchange_settle carries it). */
 static int stream_areas(exchange_device *d, size_t record_bytes, cn_error *err)
 {
-    if (d->scap >= d->cap)
+    if (d->scap >= d->swant || d->scap >= d->cap)
         return 0;
+    uint64_t want = (uint64_t)d->swant + d->swant / 4;
+    uint32_t cap = want < 4096 ? 4096 : want > d->cap ? d->cap : (uint32_t)want;
     release_stream_areas(d);
-    d->sdest = host_area_alloc(d->dev, 4 * (size_t)d->cap, &d->sdest_mem);
-    d->srec = host_area_alloc(d->dev, record_bytes * d->cap, &d->srec_mem);
+    d->sdest = host_area_alloc(d->dev, 4 * (size_t)cap, &d->sdest_mem);
+    d->srec = host_area_alloc(d->dev, record_bytes * cap, &d->srec_mem);
     if (!d->sdest || !d->srec)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the records to other "
                        "ranks of device '%s'", d->dev->info.name);
-    d->scap = d->cap;
+    d->scap = cap;
     return 0;
 }
 
@@ -489,8 +496,10 @@ static int wait_polling(exchange *ex, cl_event ev, const device_ctx *dev, cn_err
 static int stream_exports(exchange *ex, int dev, uint32_t upto, cn_error *err)
 {
     exchange_device *d = &ex->dev[dev];
-    if (upto > d->cap)
-        upto = d->cap;
+    if (upto > d->swant)
+        d->swant = upto;
+    if (upto > d->scap) /* the rest at the window's end */
+        upto = d->scap;
     if (upto <= d->taken)
         return 0;
     size_t rb = ex->cfg.record_bytes, first = d->taken, n = upto - first;

@@ -66,13 +66,13 @@ typedef struct exchange_device {
     uint32_t words[XCH_WORDS];  /* the control block as last read back */
     /* Streaming (exchange_stream): the exports read so far this window, the queue that reads
      * them beside the device's work, and the pinned host arrays they are read into (SCAP
-     * records), from which they are sent */
+     * records), from which they are sent; SWANT: the most exports a window had */
     uint32_t taken;
     cl_command_queue copy_queue;
     uint32_t *sdest;
     unsigned char *srec;
     cl_mem sdest_mem, srec_mem;
-    uint32_t scap;
+    uint32_t scap, swant;
 } exchange_device;
 
 /* A segment of a device's outbox, consumed while its later sets still run: the control block

@@ -109,28 +109,38 @@ expect phold_local_one_each test "$(grep -c '"rank": [01]' "$tmp/local.json")" -
 # shellcheck disable=SC2086
 check phold_summary 0 '^ranks        3 MPI ranks: ' $launch -np 3 "$bin" run "$phold" -d 0
 expect phold_summary_once test "$(grep -c '^events ' "$tmp/out")" -eq 1
-# ranks that hold no partition (2 LPs, 4 ranks), every event remote, the LPs' slots and the
-# outbox grown from tiny starts, odd sizes; slots that fill while the window's first
-# partitions stream their records (delivered before the later partitions run: their counts
-# must stay within their slots), and every export left for the window's end
-for case in "phold.lps=2" "phold.remote=1" "phold.lps=37 phold.population=3" \
-    "CLNETSIM_TEST_PHOLD_SLOTS=9 CLNETSIM_TEST_PHOLD_OUTBOX=16" \
-    "phold.remote=1 CLNETSIM_TEST_PHOLD_SLOTS=9" \
-    "CLNETSIM_TEST_NO_STREAM=1 CLNETSIM_TEST_PHOLD_OUTBOX=16"; do
+# phold_case PREFIX RANKS DEVICES CASE: one process on device 0 against RANKS ranks on
+# DEVICES, with CASE's keys (section.key=value, set with -s) and hooks (CLNETSIM_*=value)
+phold_case() {
     sets="" hooks=""
-    for item in $case; do
+    for item in $4; do
         case $item in
         CLNETSIM_*) hooks="$hooks $item" ;;
         *) sets="$sets -s $item" ;;
         esac
     done
-    name=phold_$(echo "$case" | tr -c 'a-zA-Z0-9\n' '_')
+    name=$1_$(echo "$4" | tr -c 'a-zA-Z0-9\n' '_')
     # shellcheck disable=SC2086
     check "${name}_alone" 0 '' env $hooks "$bin" run "$phold" -q -d 0 $sets --json "$tmp/a.json"
     # shellcheck disable=SC2086
-    check "${name}_ranks" 0 '' env $hooks $launch -np 4 "$bin" run "$phold" -q -d all $sets \
+    check "${name}_ranks" 0 '' env $hooks $launch -np "$2" "$bin" run "$phold" -q -d "$3" $sets \
         --json "$tmp/b.json"
     check "${name}_same" 0 '' "$compare" "$tmp/a.json" "$tmp/b.json"
+}
+# ranks that hold no partition (2 LPs, 4 ranks), every event remote, the LPs' slots and the
+# outbox grown from tiny starts, odd sizes (ranks of two devices: the exchange at the window's
+# end)
+for case in "phold.lps=2" "phold.remote=1" "phold.lps=37 phold.population=3" \
+    "CLNETSIM_TEST_PHOLD_SLOTS=9 CLNETSIM_TEST_PHOLD_OUTBOX=16"; do
+    phold_case phold 4 all "$case"
+done
+# ranks of one device stream their exports while their later partitions run: slots that fill
+# meanwhile (the records delivered before those partitions run: their counts must stay within
+# their slots), a tiny outbox, and the same without streaming
+for case in "phold.remote=1 CLNETSIM_TEST_PHOLD_SLOTS=9" \
+    "CLNETSIM_TEST_PHOLD_SLOTS=9 CLNETSIM_TEST_PHOLD_OUTBOX=16" \
+    "CLNETSIM_TEST_NO_STREAM=1 CLNETSIM_TEST_PHOLD_OUTBOX=16"; do
+    phold_case phold_stream 3 0 "$case"
 done
 
 # The flood over ranks (static scenarios, whole packets: each rank floods its share of every
