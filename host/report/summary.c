@@ -84,11 +84,21 @@ void report_print_summary(const run_results *r, FILE *out)
                 (unsigned long long)ij->decisions[2], (unsigned long long)ij->migrations,
                 (double)ij->exchanged_bytes / (1024.0 * 1024.0));
     }
-    if (r->ranks.count > 1)
+    if (r->ranks.count > 1) {
         fprintf(out, "ranks        %d MPI ranks: %.1f MiB of records between them, at most "
                 "%.3f s exchanging and %.3f s agreeing on one rank\n", r->ranks.count,
                 (double)r->ranks.sent_bytes / (1024.0 * 1024.0), r->ranks.exchange_s,
                 r->ranks.agree_s);
+        /* per window (or round of whole packets): what a model of the cost at more ranks
+         * starts from (docs/benchmarks.md) */
+        int64_t steps = r->batched ? r->batches : r->windows;
+        if (steps > 0)
+            fprintf(out, "             a %s: %.3f MiB sent by a rank on average, at most %.3f ms "
+                    "exchanging\n", r->batched ? "round" : "window",
+                    (double)r->ranks.sent_bytes / (1024.0 * 1024.0) / r->ranks.count /
+                        (double)steps,
+                    r->ranks.exchange_s * 1e3 / (double)steps);
+    }
     fprintf(out, "memory       %.1f MiB on the devices\n",
             (double)r->device_bytes / (1024.0 * 1024.0));
 }

@@ -109,6 +109,7 @@ expect phold_local_one_each test "$(grep -c '"rank": [01]' "$tmp/local.json")" -
 # shellcheck disable=SC2086
 check phold_summary 0 '^ranks        3 MPI ranks: ' $launch -np 3 "$bin" run "$phold" -d 0
 expect phold_summary_once test "$(grep -c '^events ' "$tmp/out")" -eq 1
+expect phold_summary_per_window grep -Eq '^ +a window: [0-9.]+ MiB sent by a rank on average, at most [0-9.]+ ms exchanging$' "$tmp/out"
 # phold_case PREFIX RANKS DEVICES CASE: one process on device 0 against RANKS ranks on
 # DEVICES, with CASE's keys (section.key=value, set with -s) and hooks (CLNETSIM_*=value)
 phold_case() {
