@@ -271,7 +271,7 @@ typedef struct flood_model {
     int share_open;         /* a round was shared out and not yet ended over the ranks */
     int64_t pk_share_k0, pk_share_n;
     double pk_share_t0, rank_rate;
-    double rank_slower;     /* CLNETSIM_TEST_RANK_SLOWER (flood_ranks.c), else 1 */
+    double rank_slower;     /* CLNETSIM_TEST_RANK_SLOWER (flood_ranks.c), else 0 */
     int64_t rank_end;
     uint64_t rank_sent;     /* bytes of relays this rank sent to the others (whole windows) */
     unsigned char *rank_records; /* the other ranks' moved-node records of the last re-tiling */

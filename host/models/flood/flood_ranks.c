@@ -22,18 +22,21 @@
 #include "dist/dist.h"
 #include "models/flood/flood_model.h"
 
-/* Test hook: CLNETSIM_TEST_RANK_SLOWER=F (a whole number from 1 to 1000) makes the rank
- * named by CLNETSIM_TEST_RANK measure its rounds F times longer than they took, as a rank F
- * times slower would, so that tests see the shares follow the measured speeds. */
+/* Test hook: CLNETSIM_TEST_RANK_SLOWER=F (a whole number from 1 to 1000) makes every rank
+ * measure a microsecond a packet instead of the wall clock, and the rank named by
+ * CLNETSIM_TEST_RANK F microseconds, as a rank F times slower would: tests see the shares
+ * follow the measured speeds, whatever else the machine runs meanwhile. 0: off. */
 static double test_slower(void)
 {
     const char *v = getenv("CLNETSIM_TEST_RANK_SLOWER");
-    const char *only = getenv("CLNETSIM_TEST_RANK");
-    if (!v || !*v || !only || !*only || strtol(only, NULL, 10) != dist_rank())
-        return 1;
+    if (!v || !*v)
+        return 0;
     char *end;
     long f = strtol(v, &end, 10);
-    return *end == '\0' && f >= 1 && f <= 1000 ? (double)f : 1;
+    if (*end != '\0' || f < 1 || f > 1000)
+        return 0;
+    const char *only = getenv("CLNETSIM_TEST_RANK");
+    return only && *only && strtol(only, NULL, 10) == dist_rank() ? (double)f : 1;
 }
 
 int flood_ranks_init(flood_model *m, cn_error *err)
@@ -94,7 +97,8 @@ void flood_ranks_share(flood_model *m, int64_t k0, uint64_t count, int64_t *firs
 
 void flood_ranks_measured(flood_model *m)
 {
-    double dt = (wall_seconds() - m->pk_share_t0) * m->rank_slower;
+    double dt = m->rank_slower > 0 ? (double)m->pk_share_n * 1e-6 * m->rank_slower
+                                   : wall_seconds() - m->pk_share_t0;
     if (m->pk_share_n <= 0 || dt <= 0)
         return;
     double rate = (double)m->pk_share_n / dt;
