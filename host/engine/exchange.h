@@ -123,7 +123,7 @@ int exchange_deliver(exchange *ex, int dev, cn_error *err);
  * records made since the last segment (records for this device go to their slots at once,
  * the others to the export area) and reads the control block back, without waiting; no-op
  * unless the exchange streams. Records consumed early must not change the sets that run
- * after them (PHOLD: their times are past the window's end). */
+ * after them (a model whose records always fall past the window's end). */
 int exchange_segment(exchange *ex, int dev, cn_error *err);
 /* Several ranks, at the window's end once every set was enqueued: as each segment completes,
  * reads its exports (pinned memory, a queue of their own beside the device's work) and sends
