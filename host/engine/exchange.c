@@ -200,9 +200,11 @@ static int finish(exchange_device *d, cn_error *err)
     return cl_check(clFinish(d->dev->queue), "clFinish", d->dev->info.name, err);
 }
 
+/* Not blocking: WORDS change next after a wait for the device, or a read of the control
+ * block into them queued after the write. */
 static int write_words(exchange_device *d, cn_error *err)
 {
-    return dbuf_write(d->dev, &d->ctl, 0, sizeof d->words, d->words, 1, err);
+    return dbuf_write(d->dev, &d->ctl, 0, sizeof d->words, d->words, 0, err);
 }
 
 static int deliver_and_wait(exchange *ex, int dev, cn_error *err)
@@ -254,9 +256,10 @@ static int grow_stage(exchange *ex, size_t need, cn_error *err)
 }
 
 /* Writes the records collected for DEV into its inbox (in chunks of its capacity) and has the
- * model consume each chunk there, deferred records included. */
+ * model consume each chunk there, deferred records included. LATER: the last chunk's
+ * consumption is only enqueued, its words read back (exchange_settle_arrivals settles it). */
 static int fill_inbox(exchange *ex, int dev, const uint32_t *dest, const unsigned char *rec,
-                      size_t n, cn_error *err)
+                      size_t n, int later, cn_error *err)
 {
     exchange_device *d = &ex->dev[dev];
     size_t rb = ex->cfg.record_bytes;
@@ -272,8 +275,12 @@ static int fill_inbox(exchange *ex, int dev, const uint32_t *dest, const unsigne
         d->taken = 0;
         if (!rc)
             rc = write_words(d, err);
-        if (!rc)
+        if (!rc && later && off + chunk == n) {
+            rc = exchange_deliver(ex, dev, err);
+            d->unsettled = 1;
+        } else if (!rc) {
             rc = deliver_and_settle(ex, dev, err);
+        }
     }
     return rc;
 }
@@ -288,7 +295,7 @@ static int fill_collected(exchange *ex, cn_error *err)
         size_t n;
         rc = ex->transport.collect(ex->transport.self, i, &dest, &rec, &n, err);
         if (!rc && n)
-            rc = fill_inbox(ex, i, dest, rec, n, err);
+            rc = fill_inbox(ex, i, dest, rec, n, 0, err);
     }
     return rc;
 }
@@ -376,14 +383,10 @@ int exchange_flush(exchange *ex, int failed, cn_error *err)
     int rc = ex->transport.flush(ex->transport.self, failed, &in, &n_in, err);
     if (rc)
         return rc;
-    /* one device: every arrival is for it, written to its inbox from where MPI put it (its
-     * delivery exports nothing, unless a record is for no partition of this rank) */
-    for (size_t b = 0; b < n_in && rc == 0 && ex->n_devs == 1; b++) {
-        rc = fill_inbox(ex, 0, in[b].dest, in[b].rec, in[b].n, err);
-        if (!rc && ex->dev[0].words[XCH_EXPORT] > 0)
-            rc = cn_fail(err, CN_ERR_RUNTIME, "internal error: records arrived at MPI rank %d "
-                         "for partitions it does not hold", ex->router.my_rank);
-    }
+    /* one device: every arrival is for it, written to its inbox from where MPI put it, the
+     * last chunk's delivery left for exchange_settle_arrivals to check and settle */
+    for (size_t b = 0; b < n_in && rc == 0 && ex->n_devs == 1; b++)
+        rc = fill_inbox(ex, 0, in[b].dest, in[b].rec, in[b].n, b + 1 == n_in, err);
     if (ex->n_devs == 1)
         return rc;
     /* every arrival is for a partition of this rank: the router posts it to its device (one
@@ -393,6 +396,28 @@ int exchange_flush(exchange *ex, int failed, cn_error *err)
         rc = exchange_route(&ex->router, in[b].dest, in[b].rec, in[b].n, &ex->transport, err);
     ex->router.local_only = 0;
     return rc ? rc : fill_collected(ex, err);
+}
+
+int exchange_settle_arrivals(exchange *ex, int *settled, cn_error *err)
+{
+    int rc = 0;
+    *settled = 0;
+    for (int i = 0; i < ex->n_devs && rc == 0; i++) {
+        exchange_device *d = &ex->dev[i];
+        if (!d->unsettled)
+            continue;
+        d->unsettled = 0;
+        rc = finish(d, err);
+        /* a record for no partition of this rank would go out again and wander */
+        if (!rc && d->words[XCH_EXPORT] > 0)
+            rc = cn_fail(err, CN_ERR_RUNTIME, "internal error: records arrived at MPI rank %d "
+                         "for partitions it does not hold", ex->router.my_rank);
+        if (!rc && d->words[XCH_DEFER] > 0)
+            *settled = 1;
+        if (!rc)
+            rc = settle_deferred(ex, i, err);
+    }
+    return rc;
 }
 
 /* The arrivals from other ranks in pinned memory of the rank's first device (dist_stream) */

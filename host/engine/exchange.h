@@ -64,6 +64,7 @@ typedef struct exchange_device {
     dbuf x_rec, x_dest;         /* exported records */
     uint32_t cap;               /* records each of the three areas holds */
     uint32_t words[XCH_WORDS];  /* the control block as last read back */
+    int unsettled;              /* a delivery of arrivals enqueued, not yet checked */
     /* Streaming (exchange_stream): the exports read so far this window, the queue that reads
      * them beside the device's work, and the pinned host arrays they are read into (SCAP
      * records), from which they are sent; SWANT: the most exports a window had */
@@ -139,11 +140,17 @@ int exchange_needs_more(const exchange *ex);
 int exchange_settle(exchange *ex, cn_error *err);
 /* Several ranks, once per window after exchange_settle, on every rank: sends the records
  * settle routed to other ranks and delivers what they sent to this rank's devices as
- * settle does (deferred records included), waiting for them. FAILED non-zero: this rank
+ * settle does (deferred records included), waiting for them (a rank of one device: see
+ * exchange_settle_arrivals, which must follow). FAILED non-zero: this rank
  * failed earlier in the window; it takes part, sending nothing (exchange_transport.flush).
  * Returns FAILED, DIST_PEER_FAILED when another rank failed, or an error. With one rank:
  * FAILED, nothing done. */
 int exchange_flush(exchange *ex, int failed, cn_error *err);
+/* After exchange_flush on a rank of one device, whose last delivery of arrivals it only
+ * enqueued (so that the model can queue what reads the delivered records behind it, and wait
+ * once): waits for it and settles what it deferred. *SETTLED: whether records were deferred
+ * (what the model read was before them). */
+int exchange_settle_arrivals(exchange *ex, int *settled, cn_error *err);
 /* Bytes of records (and their words) this rank sent to other ranks. */
 uint64_t exchange_rank_bytes(const exchange *ex);
 /* Zeroes DEV's control block for the next window (ordered before its launches). */

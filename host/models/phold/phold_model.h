@@ -69,7 +69,8 @@ typedef struct phold_model {
     uint32_t *group_base;   /* [n_parts + 1]: first group of each partition (min, results) */
     size_t reduce_local;    /* work-group size of phold_min and phold_results everywhere */
     int64_t *part_min;      /* [n_parts]: least pending time, after each window */
-    int64_t *group_min_host; /* [2 * n_groups], as group_min */
+    int64_t *group_min_host; /* [2 * n_groups], as group_min (host_area_alloc of dev[0]) */
+    cl_mem group_min_mem;
     uint64_t executed;      /* events executed so far, for the progress line */
     int64_t next_begin;     /* the least pending time of all: the next window's begin */
     int64_t tend;           /* the window under way ends here: min(begin + A, T) */

@@ -408,7 +408,11 @@ static int make_groups(phold_model *pm, cn_error *err)
         g += (n + pm->reduce_local - 1) / pm->reduce_local;
     }
     pm->group_base[pm->n_parts] = (uint32_t)g;
-    pm->group_min_host = calloc(2 * (g ? g : 1), sizeof *pm->group_min_host);
+    /* pinned: read back every window */
+    size_t bytes = 2 * (g ? g : 1) * sizeof *pm->group_min_host;
+    pm->group_min_host = host_area_alloc(pm->dev[0].dev, bytes, &pm->group_min_mem);
+    if (pm->group_min_host)
+        memset(pm->group_min_host, 0, bytes);
     if (!pm->group_min_host)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
     return 0;
@@ -483,6 +487,8 @@ void phold_destroy(struct model_state *m)
             clFinish(pm->dev[i].dev->queue);
     if (pm->ex_ready)
         exchange_release(&pm->ex);
+    if (pm->group_min_host)
+        host_area_free(pm->dev[0].dev, pm->group_min_mem, pm->group_min_host);
     for (int i = 0; i < pm->n_devs; i++) {
         phold_device *d = &pm->dev[i];
         dbuf *bufs[] = {&d->exp_table, &d->exp_base,  &d->exp_off,   &d->cnt,
@@ -502,6 +508,5 @@ void phold_destroy(struct model_state *m)
     free(pm->group_base);
     free(pm->part_min);
     free(pm->rank_of);
-    free(pm->group_min_host);
     free(pm);
 }

@@ -48,10 +48,12 @@ int phold_plan_window(struct model_state *m, window_plan *plan, cn_error *err)
     return 0;
 }
 
-static int launch_execute(phold_model *pm, phold_device *d, uint32_t p, cl_event *ev,
-                          cn_error *err)
+/* Runs the window on the LPs FROM .. TO - 1 of partition P (offsets within it). */
+static int launch_execute(phold_model *pm, phold_device *d, uint32_t p, uint32_t from,
+                          uint32_t to, cl_event *ev, cn_error *err)
 {
-    cl_uint first = part_first(pm, p), n = part_size(pm, p), N = pm->N, E = pm->E;
+    /* the kernel's LP g of the block is global id g, FROM .. TO - 1 here; it stops at N */
+    cl_uint first = part_first(pm, p), n = to, N = pm->N, E = pm->E;
     cl_uint P = pm->part_lps, blk = pm->block[p], C = d->slots_per_lp;
     exchange_device *x = &pm->ex.dev[d - pm->dev];
     cl_uint cap = x->cap;
@@ -68,29 +70,44 @@ static int launch_execute(phold_model *pm, phold_device *d, uint32_t p, cl_event
         rc = kernel_args_from(d->dev, k, "phold.execute", err, 20, 2, KBUF(d->exp_base),
                               KBUF(d->exp_off));
     if (!rc)
-        rc = enqueue_1d(d->dev, k, phold_kernel_profile_name(PK_EXECUTE), n,
-                        d->local[PK_EXECUTE], ev, err);
+        rc = enqueue_1d_from(d->dev, k, phold_kernel_profile_name(PK_EXECUTE), from, to - from,
+                             d->local[PK_EXECUTE], ev, err);
     d->ran = 1;
     return rc;
 }
+
+/* Over several ranks a launch's records for other ranks leave as soon as it is done (its
+ * records for this device take their slots at once: their times are past the window). What a
+ * device's last launch exports waits for nothing else to leave, and the other ranks wait for
+ * it: the window's last partition runs in slices, so that it is a slice's. */
+enum { LAST_SLICES = 4 };
+_Static_assert(LAST_SLICES <= ENGINE_MAX_SET_EVENTS, "a slice's event is the set's");
 
 int phold_run_set(struct model_state *m, const window_plan *plan, const event_set *set,
                   device_ctx *dev, cl_event *evs, int *n_evs, cn_error *err)
 {
     phold_model *pm = phold_of(m);
-    (void)plan;
     phold_device *d = device_of(pm, dev);
     uint32_t p = (uint32_t)set->partition;
+    *n_evs = 0;
     if (!d || &pm->dev[pm->home[p]] != d)
         return cn_fail(err, CN_ERR_RUNTIME, "internal error: phold partition %u is not held by "
                        "device '%s'", p, dev->info.name);
-    int rc = launch_execute(pm, d, p, &evs[0], err);
-    *n_evs = rc ? 0 : 1;
+    uint64_t n = part_size(pm, p);
+    int slices = pm->ex.streaming && set == &plan->sets[plan->n_sets - 1] ? LAST_SLICES : 1;
+    int rc = 0;
+    for (int s = 0; s < slices && rc == 0; s++) {
+        uint32_t from = (uint32_t)(n * (uint64_t)s / (uint64_t)slices);
+        uint32_t to = (uint32_t)(n * (uint64_t)(s + 1) / (uint64_t)slices);
+        if (from == to)
+            continue;
+        rc = launch_execute(pm, d, p, from, to, &evs[*n_evs], err);
+        if (!rc)
+            ++*n_evs;
+        if (!rc)
+            rc = exchange_segment(&pm->ex, (int)(d - pm->dev), err);
+    }
     d->sets++;
-    /* over several ranks the set's records for other ranks leave as soon as it is done (its
-     * records for this device take their slots at once: their times are past the window) */
-    if (!rc)
-        rc = exchange_segment(&pm->ex, (int)(d - pm->dev), err);
     return rc;
 }
 
@@ -140,7 +157,7 @@ static int redo(void *ctx, int dev, cn_error *err)
     int rc = 0;
     for (uint32_t p = pm->p_lo; p < pm->p_hi && rc == 0; p++)
         if (&pm->dev[pm->home[p]] == d && pm->part_min[p] < pm->tend)
-            rc = launch_execute(pm, d, p, NULL, err);
+            rc = launch_execute(pm, d, p, 0, part_size(pm, p), NULL, err);
     return rc;
 }
 
@@ -241,9 +258,21 @@ int phold_end_ranks(struct model_state *m, const window_plan *plan, int failed,
                     window_outcome *out, cn_error *err)
 {
     phold_model *pm = phold_of(m);
-    int rc = exchange_flush(&pm->ex, failed, err);
+    int rc = exchange_flush(&pm->ex, failed, err), settled = 0;
+    /* the least times are computed behind the arrivals' delivery, with one wait for both,
+     * and again if records were deferred past it */
     if (!rc)
+        rc = phold_enqueue_minimum(pm, err);
+    double t0 = wall_seconds();
+    for (int i = 0; i < pm->n_devs && rc == 0; i++)
+        rc = finish(&pm->dev[i], err);
+    pm->wait_s += wall_seconds() - t0;
+    if (!rc)
+        rc = exchange_settle_arrivals(&pm->ex, &settled, err);
+    if (!rc && settled)
         rc = phold_find_minimum(pm, err);
+    else if (!rc)
+        phold_collect_minimum(pm);
     for (int i = 0; i < pm->n_devs && rc == 0; i++)
         rc = exchange_reset(&pm->ex, i, err);
     return rc ? rc : window_done(pm, plan, out);
