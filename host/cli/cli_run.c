@@ -9,6 +9,7 @@
 #include "config/config.h"
 #include "device/device.h"
 #include "dist/dist.h"
+#include "dist/dist_cores.h"
 #include "engine/checkpoint.h"
 #include "engine/engine.h"
 #include "report/report.h"
@@ -32,6 +33,7 @@ typedef struct run_args {
     int64_t checkpoint_every_ns;   /* --checkpoint-every, simulated time */
     double checkpoint_wall_s;      /* --checkpoint-every with --checkpoint-clock wall */
     int resume;                    /* `clnetsim resume`: SCENARIO is the checkpoint */
+    int gpu_rank_cores;            /* --gpu-rank-cores: cores kept for each GPU rank */
 } run_args;
 
 #define CHECKPOINT_USAGE                                                                    \
@@ -48,6 +50,8 @@ typedef struct run_args {
     "      --show-feedback          print the injector's feedback table at the end\n"        \
     "      --kernel-times           print each kernel's device time (profiling events) at\n" \
     "                               the end, per device, on standard error\n"               \
+    "      --gpu-rank-cores N       under MPI: cores kept for each rank of GPUs, off which\n" \
+    "                               the CPU ranks of its machine stay (default 1, 0: none)\n" \
     CHECKPOINT_USAGE                                                                        \
     "  -h, --help                   this text\n"
 #define EXIT_USAGE                                                                          \
@@ -171,6 +175,7 @@ static int checkpoint_period(run_args *ra, const char *every, const char *clock)
 static int parse_run_args(int argc, char **argv, run_args *ra, int resume)
 {
     memset(ra, 0, sizeof *ra);
+    ra->gpu_rank_cores = 1;
     ra->resume = resume;
     command_name = resume ? "resume" : "run";
     const char *every = NULL, *clock = NULL;
@@ -236,6 +241,15 @@ static int parse_run_args(int argc, char **argv, run_args *ra, int resume)
             ra->show_feedback = 1;
         } else if (!strcmp(a, "--kernel-times")) {
             ra->kernel_times = 1;
+        } else if (cli_is_opt(a, NULL, "--gpu-rank-cores")) {
+            if (!(v = cli_option_value(argc, argv, &i, "--gpu-rank-cores")))
+                return usage_error("%s needs a number of cores", a);
+            char *end;
+            unsigned long n = strtoul(v, &end, 10);
+            if (*end || !*v || v[0] == '-' || n > 1024)
+                return usage_error("--gpu-rank-cores '%s' must be a number of cores from 0 to "
+                                   "1024", v);
+            ra->gpu_rank_cores = (int)n;
         } else if (a[0] == '-' && a[1] != '\0') {
             return usage_error("unknown option '%s'", a);
         } else if (!ra->scenario) {
@@ -249,6 +263,26 @@ static int parse_run_args(int argc, char **argv, run_args *ra, int resume)
     if (!ra->scenario)
         return usage_error("%s", resume ? "needs a checkpoint file" : "needs a scenario file");
     return checkpoint_period(ra, every, clock);
+}
+
+/* Whether this rank drives a GPU or another accelerator (the test hook
+ * CLNETSIM_TEST_GPU_RANKS=R[,R...] makes those ranks count as such, on machines without). */
+static int rank_drives_gpu(const device_ctx *devs, int n)
+{
+    const char *hook = getenv("CLNETSIM_TEST_GPU_RANKS");
+    for (const char *p = hook; p && *p;) {
+        char *end;
+        long r = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        if (r == dist_rank())
+            return 1;
+        p = *end == ',' ? end + 1 : end;
+    }
+    for (int d = 0; d < n; d++)
+        if (devs[d].info.type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR))
+            return 1;
+    return 0;
 }
 
 /* Under several ranks the error is the agreed one (dist_agree), the same on every rank:
@@ -471,6 +505,11 @@ static int run_or_resume(int argc, char **argv, int resume)
     rc = dist_agree(rc, &err);
     if (!res || !devs) /* failed above: the agreement cannot have cleared that */
         rc = rc ? rc : CN_ERR_RUNTIME;
+    /* several ranks: the CPU ranks off the cores the GPU ranks of their machine keep */
+    char cores[64] = "";
+    if (rc == 0 && dist_size() > 1)
+        rc = dist_cores_place(rank_drives_gpu(devs, n_open), ra.gpu_rank_cores, cores,
+                              sizeof cores, &err);
     if (rc == 0) {
         engine_options opt = {.progress = !ra.quiet && writer,
                               .trace_path = ra.trace_inject ? trace_path : NULL,
@@ -482,7 +521,8 @@ static int run_or_resume(int argc, char **argv, int resume)
                               .checkpoint_wall_s = ra.checkpoint_wall_s,
                               .scenario_text = text,
                               .resume = resume ? &ck : NULL,
-                              .setup_started = setup_started};
+                              .setup_started = setup_started,
+                              .rank_cores = cores[0] ? cores : NULL};
         device_ctx *ptrs[ENGINE_MAX_DEVICES];
         for (int d = 0; d < n_open; d++)
             ptrs[d] = &devs[d];

@@ -12,6 +12,7 @@
 #endif
 
 static int world_rank = 0, world_size = 1, node_rank = 0, node_size = 1, started = 0;
+static int node_leader = 0; /* the lowest world rank of this machine */
 static char library[256] = "none";
 
 #ifdef CLNETSIM_HAVE_MPI
@@ -98,6 +99,9 @@ int dist_init(int *argc, char ***argv, cn_error *err)
         rc = mpi_check(MPI_Comm_rank(local, &node_rank), "MPI_Comm_rank", err);
     if (!rc)
         rc = mpi_check(MPI_Comm_size(local, &node_size), "MPI_Comm_size", err);
+    if (!rc)
+        rc = mpi_check(MPI_Allreduce(&world_rank, &node_leader, 1, MPI_INT, MPI_MIN, local),
+                       "MPI_Allreduce", err);
     if (local != MPI_COMM_NULL && !rc)
         rc = mpi_check(MPI_Comm_free(&local), "MPI_Comm_free", err);
     char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
@@ -156,6 +160,11 @@ int dist_local_rank(void)
 int dist_local_size(void)
 {
     return node_size;
+}
+
+int dist_node(void)
+{
+    return node_leader;
 }
 
 int dist_is_mpi(void)

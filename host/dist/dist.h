@@ -31,6 +31,9 @@ int dist_size(void);        /* the run's ranks, 1 without MPI */
  * a rank is its local rank's) */
 int dist_local_rank(void);
 int dist_local_size(void);
+/* The machine of this rank, the same for the ranks that share it: the lowest world rank
+ * among them (0 with one process) */
+int dist_node(void);
 /* Whether MPI was started (0: the single-process stand-in) */
 int dist_is_mpi(void);
 /* The MPI library's version line ("Open MPI v4.1.4, ..."), or "none" */

@@ -657,6 +657,9 @@ static int run_attempt(const model_ops *ops, const scenario *sc, device_ctx *con
         res->host = host;
         snprintf(res->scenario_path, sizeof res->scenario_path, "%s", sc->path);
         describe_devices(&inj, all, n_all, live, n_live, res);
+        for (int d = 0; d < res->n_devices && opt->rank_cores; d++)
+            snprintf(res->devices[d].cores, sizeof res->devices[d].cores, "%s",
+                     opt->rank_cores);
         if (sync == ENGINE_SYNC_BATCHES) { /* the summary's and JSON's words for the steps */
             res->batched = 1;
             res->batches = st.windows_done;

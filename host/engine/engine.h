@@ -285,6 +285,9 @@ typedef struct engine_options {
     /* wall_seconds() when the set-up began (the devices' opening, self-test and kernel builds
      * come before engine_run); 0: when engine_run creates the model. */
     double setup_started;
+    /* Several ranks: the cores this rank's threads may run on (dist_cores_place), reported
+     * with its devices. NULL: not reported. */
+    const char *rank_cores;
 } engine_options;
 
 /* The engine's own records of a checkpoint (CKPT_SCENARIO, CKPT_NEXT, ...): checkpoint.h. */

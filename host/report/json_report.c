@@ -136,8 +136,13 @@ static void print_tail(const run_results *r, FILE *out)
                 (unsigned long long)d->event_sets, (unsigned long long)d->timed_sets,
                 (unsigned long long)d->events, d->busy_s, d->share,
                 (unsigned long long)d->bytes_moved);
-        if (r->ranks.count > 1) /* several MPI ranks: whose device it is */
+        if (r->ranks.count > 1) { /* several MPI ranks: whose device it is, on which cores */
             fprintf(out, ", \"rank\": %d", d->rank);
+            if (d->cores[0]) {
+                fprintf(out, ", \"cores\": ");
+                json_print_string(out, d->cores);
+            }
+        }
         if (d->failed) { /* left out under [devices] on_failure = continue */
             fprintf(out, ", \"failed\": true, \"error\": ");
             json_print_string(out, d->failure);

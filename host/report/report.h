@@ -26,6 +26,7 @@ typedef struct device_report {
     int failed;
     char failure[512];
     int rank;               /* the MPI rank whose device it is (0 with one process) */
+    char cores[64];         /* several ranks: the cores its rank ran on ("0-3,8"), or "" */
 } device_report;
 
 /* What the injector did (docs/injector.md). */

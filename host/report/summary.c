@@ -62,8 +62,9 @@ void report_print_summary(const run_results *r, FILE *out)
     for (int i = 0; i < r->n_devices; i++) {
         const device_report *d = &r->devices[i];
         if (r->ranks.count > 1)
-            fprintf(out, "device       rank %d: %s (%s, %s): %llu event sets, %.1f%% of the "
-                    "events, busy %.3f s", d->rank, d->name, d->platform, d->type,
+            fprintf(out, "device       rank %d%s%s%s: %s (%s, %s): %llu event sets, %.1f%% of "
+                    "the events, busy %.3f s", d->rank, d->cores[0] ? " (cores " : "",
+                    d->cores, d->cores[0] ? ")" : "", d->name, d->platform, d->type,
                     (unsigned long long)d->event_sets, 100.0 * d->share, d->busy_s);
         else
             fprintf(out, "device       %s (%s, %s): %llu event sets, %.1f%% of the events, busy "

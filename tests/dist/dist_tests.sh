@@ -110,6 +110,26 @@ expect phold_local_one_each test "$(grep -c '"rank": [01]' "$tmp/local.json")" -
 check phold_summary 0 '^ranks        3 MPI ranks: ' $launch -np 3 "$bin" run "$phold" -d 0
 expect phold_summary_once test "$(grep -c '^events ' "$tmp/out")" -eq 1
 expect phold_summary_per_window grep -Eq '^ +a window: [0-9.]+ MiB sent by a rank on average, at most [0-9.]+ ms exchanging$' "$tmp/out"
+# the CPU ranks of a machine stay off the cores its GPU ranks keep (--gpu-rank-cores; the hook
+# makes ranks count as GPU ranks here): every thread of each rank on the cores an oracle of the
+# rule gives (tests/dist/cores_oracle.py), the results unchanged; no core left for the CPU
+# ranks (they keep what they had); none kept
+for spec in "2 0 1" "3 1 1" "4 0,2 1" "3 1 0" "2 1 2"; do
+    # shellcheck disable=SC2086
+    set -- $spec
+    name="cores_$1_ranks_gpu_$(echo "$2" | tr ',' '_')_keep_$3"
+    # shellcheck disable=SC2086
+    check "$name" 0 '' env CLNETSIM_TEST_GPU_RANKS="$2" $launch -np "$1" "$bin" run "$phold" \
+        -q -d 0 --gpu-rank-cores "$3" --json "$tmp/cores.json"
+    check "${name}_same" 0 '' "$compare" "$tmp/alone.json" "$tmp/cores.json"
+    check "${name}_rule" 0 '^cores as expected' python3 "$src/tests/dist/cores_oracle.py" \
+        "$tmp/cores.json" "$1" "$2" "$3"
+done
+# shellcheck disable=SC2086
+check cores_summary 0 '^device       rank 1 \(cores [0-9,-]+\): ' env CLNETSIM_TEST_GPU_RANKS=0 \
+    $launch -np 2 "$bin" run "$phold" -d 0
+check cores_bad 2 "^clnetsim run: --gpu-rank-cores 'x' must be a number of cores from 0 to 1024" \
+    "$bin" run "$phold" --gpu-rank-cores x
 # phold_case PREFIX RANKS DEVICES CASE: one process on device 0 against RANKS ranks on
 # DEVICES, with CASE's keys (section.key=value, set with -s) and hooks (CLNETSIM_*=value)
 phold_case() {
@@ -164,7 +184,7 @@ check flood_fair 0 '' env CLNETSIM_TEST_RANK=1 CLNETSIM_TEST_RANK_SLOWER=1 \
 check flood_slow_rank_same 0 '' "$compare" "$tmp/fair.json" "$tmp/slow.json"
 # the events of the devices of rank R in a report
 rank_events() {
-    grep "\"rank\": $2}" "$1" | sed 's/.*"events": \([0-9]*\),.*/\1/' | awk '{s += $1} END {print s + 0}'
+    grep -E "\"rank\": $2[,}]" "$1" | sed 's/.*"events": \([0-9]*\),.*/\1/' | awk '{s += $1} END {print s + 0}'
 }
 expect flood_slow_rank_less test "$(($(rank_events "$tmp/slow.json" 1) * 3))" -lt \
     "$(rank_events "$tmp/slow.json" 0)"
