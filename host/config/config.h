@@ -53,6 +53,7 @@ typedef struct scenario {
     /* [partition] */
     int64_t partitions;       /* partitions; 0: chosen from the model's size and the devices */
     int64_t retile;           /* mobile: windows between re-tilings; 0: never */
+    int64_t rebalance;        /* over ranks: windows between the coordinator's looks; 0: never */
 
     /* [inject]: where event sets run; never changes a result */
     int policy;               /* enum policy_kind */

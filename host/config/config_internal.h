@@ -24,6 +24,7 @@ enum core_key_id {
     K_DURATION,
     K_PARTITIONS,
     K_RETILE,
+    K_REBALANCE,
     K_POLICY,
     K_HISTORY,
     K_HOLD,

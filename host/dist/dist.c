@@ -167,6 +167,19 @@ int dist_node(void)
     return node_leader;
 }
 
+int dist_test_slower(void)
+{
+    const char *v = getenv("CLNETSIM_TEST_RANK_SLOWER");
+    if (!v || !*v)
+        return 0;
+    char *end;
+    long f = strtol(v, &end, 10);
+    if (*end != '\0' || f < 1 || f > 1000)
+        return 0;
+    const char *only = getenv("CLNETSIM_TEST_RANK");
+    return only && *only && strtol(only, NULL, 10) == world_rank ? (int)f : 1;
+}
+
 int dist_is_mpi(void)
 {
     return started;
@@ -243,6 +256,55 @@ int dist_allgather(const void *send, void *recv, size_t bytes, cn_error *err)
     (void)err;
     memmove(recv, send, bytes);
     return 0;
+}
+
+int dist_transfer(const dist_piece *out, int n_out, const dist_piece *in, int n_in,
+                  cn_error *err)
+{
+    if (n_out == 0 && n_in == 0)
+        return 0;
+#ifdef CLNETSIM_HAVE_MPI
+    if (started && world_size > 1) {
+        enum { TAG_TRANSFER = 31 };
+        const uint64_t part = (uint64_t)1 << 30;
+        size_t n_req = 0;
+        for (int i = 0; i < n_out; i++)
+            n_req += (size_t)((out[i].bytes + part - 1) / part);
+        for (int i = 0; i < n_in; i++)
+            n_req += (size_t)((in[i].bytes + part - 1) / part);
+        MPI_Request *req = malloc((n_req ? n_req : 1) * sizeof(MPI_Request));
+        if (!req)
+            return cn_fail(err, CN_ERR_RUNTIME, "out of host memory for MPI requests");
+        size_t k = 0;
+        int rc = 0;
+        for (int dir = 0; dir < 2 && rc == 0; dir++) { /* the receives first, then the sends */
+            const dist_piece *list = dir ? out : in;
+            for (int i = 0; i < (dir ? n_out : n_in) && rc == 0; i++)
+                for (uint64_t at = 0; at < list[i].bytes && rc == 0; at += part) {
+                    uint64_t left = list[i].bytes - at;
+                    int n = (int)(left < part ? left : part);
+                    char *buf = (char *)list[i].buf + at;
+                    rc = dir ? mpi_check(MPI_Isend(buf, n, MPI_BYTE, list[i].rank, TAG_TRANSFER,
+                                                   MPI_COMM_WORLD, &req[k]),
+                                         "MPI_Isend", err)
+                             : mpi_check(MPI_Irecv(buf, n, MPI_BYTE, list[i].rank, TAG_TRANSFER,
+                                                   MPI_COMM_WORLD, &req[k]),
+                                         "MPI_Irecv", err);
+                    k += rc == 0;
+                }
+        }
+        /* what was started completes, even after a failure (its buffers are the caller's) */
+        int wrc = k ? mpi_check(MPI_Waitall((int)k, req, MPI_STATUSES_IGNORE), "MPI_Waitall",
+                                err)
+                    : 0;
+        free(req);
+        return rc ? rc : wrc;
+    }
+#endif
+    (void)out;
+    (void)in;
+    return cn_fail(err, CN_ERR_RUNTIME, "internal error: bytes to move between MPI ranks in a "
+                   "run of one process");
 }
 
 int dist_gather_text(const char *text, char **all, cn_error *err)

@@ -34,6 +34,12 @@ int dist_local_size(void);
 /* The machine of this rank, the same for the ranks that share it: the lowest world rank
  * among them (0 with one process) */
 int dist_node(void);
+/* Test hook CLNETSIM_TEST_RANK_SLOWER=F (a whole number from 1 to 1000): the factor by which
+ * this rank measures itself slower than the others, instead of reading the clock: F on the
+ * rank CLNETSIM_TEST_RANK names, 1 on the others; 0 when the hook is off. The coordinators
+ * (the flood's whole packets, PHOLD's) then see shares follow set speeds, whatever else the
+ * machine runs meanwhile. */
+int dist_test_slower(void);
 /* Whether MPI was started (0: the single-process stand-in) */
 int dist_is_mpi(void);
 /* The MPI library's version line ("Open MPI v4.1.4, ..."), or "none" */
@@ -77,6 +83,20 @@ int dist_allgatherv(const void *send, const uint64_t *counts, size_t unit, void 
  * first(r + 1))), and the first item of rank R. */
 int dist_range_rank(uint64_t i, uint64_t n);
 uint64_t dist_range_first(int rank, uint64_t n);
+
+/* A run of bytes to or from one rank (dist_transfer). */
+typedef struct dist_piece {
+    int rank;
+    void *buf;              /* read for a send, written for a receive */
+    uint64_t bytes;
+} dist_piece;
+
+/* Point to point: OUT's N_OUT pieces sent to their ranks and IN's N_IN received from theirs,
+ * each piece of the size its sender sends (the pieces between two ranks taken in the order
+ * they are passed), moved in parts of at most 1 GiB; returns once all are done. Every rank
+ * passes the pieces the others expect of it (one with nothing to move passes none). */
+int dist_transfer(const dist_piece *out, int n_out, const dist_piece *in, int n_in,
+                  cn_error *err);
 
 /* Collective: rank 0 receives every rank's TEXT (a C string), in rank order, as one string
  * in *ALL (malloc'ed; the caller frees it); the other ranks get *ALL = NULL. */

@@ -480,6 +480,13 @@ static int run_windows(const model_ops *ops, struct model_state *m, injector *in
                                  &st->ranks, err);
         if (rc == 0 && out.drained)
             inject_settle(inj);
+        /* several ranks: a partition another rank handed this one (the model's coordinator)
+         * lives where the model put it */
+        for (int p = 0; ranks && rc == 0 && p < inj->n_partitions; p++) {
+            int h = ops->partition_home(m, p);
+            if (h >= 0)
+                inject_set_home(inj, p, h);
+        }
         if (rc != 0)
             break;
         ++*windows_done;

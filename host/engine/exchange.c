@@ -195,6 +195,13 @@ int exchange_move_home(exchange *ex, int partition, int from, int to, cn_error *
     return rc;
 }
 
+int exchange_partition_here(exchange *ex, int partition, int dev, int here, cn_error *err)
+{
+    unsigned char v = here != 0;
+    /* blocking: the byte lives on this stack */
+    return dbuf_write(ex->dev[dev].dev, &ex->dev[dev].here, (size_t)partition, 1, &v, 1, err);
+}
+
 static int finish(exchange_device *d, cn_error *err)
 {
     return cl_check(clFinish(d->dev->queue), "clFinish", d->dev->info.name, err);

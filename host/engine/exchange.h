@@ -157,5 +157,8 @@ uint64_t exchange_rank_bytes(const exchange *ex);
 int exchange_reset(exchange *ex, int dev, cn_error *err);
 /* PARTITION now lives on device TO instead of FROM. */
 int exchange_move_home(exchange *ex, int partition, int from, int to, cn_error *err);
+/* Partition PARTITION lives on device DEV (HERE 1) or left it (0): another rank handed it to
+ * this one, or this one to another. */
+int exchange_partition_here(exchange *ex, int partition, int dev, int here, cn_error *err);
 
 #endif

@@ -403,6 +403,13 @@ int inject_device_lost(injector *inj, int device)
     return 0;
 }
 
+void inject_set_home(injector *inj, int partition, int device)
+{
+    if (partition >= 0 && partition < inj->n_partitions && device >= 0 &&
+        device < inj->n_devices && !inj->lost[device])
+        inj->home[partition] = device;
+}
+
 /* Takes back what R added to its device's backlog. */
 static void release_backlog(injector *inj, pending_decision *r)
 {

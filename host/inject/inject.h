@@ -176,6 +176,9 @@ void inject_enqueued(injector *inj, const inject_decision *d, uint64_t multiplic
  * the device that runs them. Returns 0, or -1 when no other device is live (nothing
  * changes). */
 int inject_device_lost(injector *inj, int device);
+/* Partition P lives on DEVICE now, moved there from outside the injector (over several MPI
+ * ranks, from another rank: the model says where it put it). A lost device is never one. */
+void inject_set_home(injector *inj, int partition, int device);
 /* The devices not lost. */
 int inject_live_devices(const injector *inj);
 /* The set of decision ID finished after SECONDS of device time. */

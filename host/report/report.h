@@ -54,6 +54,7 @@ typedef struct ranks_report {
     uint64_t sent_bytes;    /* records (and their words) sent between ranks, all ranks */
     double exchange_s;      /* the longest any rank spent in the windows' exchanges, */
     double agree_s;         /* and in their agreements (waiting for the slowest rank) */
+    uint64_t moves;         /* partitions the coordinator moved between ranks */
 } ranks_report;
 
 #define REPORT_MAX_METRICS 24

@@ -99,6 +99,9 @@ void report_print_summary(const run_results *r, FILE *out)
                     (double)r->ranks.sent_bytes / (1024.0 * 1024.0) / r->ranks.count /
                         (double)steps,
                     r->ranks.exchange_s * 1e3 / (double)steps);
+        if (r->ranks.moves > 0)
+            fprintf(out, "             %llu partitions moved between ranks by their measured "
+                    "times\n", (unsigned long long)r->ranks.moves);
     }
     fprintf(out, "memory       %.1f MiB on the devices\n",
             (double)r->device_bytes / (1024.0 * 1024.0));

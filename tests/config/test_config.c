@@ -1918,7 +1918,7 @@ static void test_phold_dump(void)
                  "\n[simulation]\nmodel = phold\nseed = 1\nduration = 20\n"
                  "\n[phold]\nlps = 1000\npopulation = 8\nremote = 0.25\nlookahead = 0.1\n"
                  "mean = 0.9\n"
-                 "\n[partition]\ncount = 0\nretile = 8\n"
+                 "\n[partition]\ncount = 0\nretile = 8\nrebalance = 16\n"
                  "\n[inject]\npolicy = hybrid\nhistory = 32\nhold = 16\nthreshold = 0\nbusy = 4\n"
                  "calibration_share = 0.05\n"
                  "\n[devices]\non_failure = stop\n",
@@ -2031,7 +2031,7 @@ static void test_reference(void)
     int rows = 0;
     for (char *line = strstr(buf, "\n| "); line; line = strstr(line + 1, "\n| "))
         rows++;
-    CHECK_I64(rows, 71); /* 3 tables' headers + 68 keys */
+    CHECK_I64(rows, 72); /* 3 tables' headers + 69 keys */
     CHECK(strstr(buf, "| devices | on_failure | choice | stop, continue | stop |") != NULL);
     CHECK(strstr(buf, "| mobility.group NAME | nodes | id ranges | first-last, ..., ids < nodes | "
                       "(required) |"));

@@ -110,6 +110,56 @@ expect phold_local_one_each test "$(grep -c '"rank": [01]' "$tmp/local.json")" -
 check phold_summary 0 '^ranks        3 MPI ranks: ' $launch -np 3 "$bin" run "$phold" -d 0
 expect phold_summary_once test "$(grep -c '^events ' "$tmp/out")" -eq 1
 expect phold_summary_per_window grep -Eq '^ +a window: [0-9.]+ MiB sent by a rank on average, at most [0-9.]+ ms exchanging$' "$tmp/out"
+# the coordinator (docs/architecture.md, "Several ranks"): a rank measured slower (the hook:
+# a microsecond for each LP a rank holds a window, F for rank R) hands partitions to its
+# neighbours; the moves those of an oracle of the rule (tests/dist/balance_oracle.py), the
+# results unchanged, 2 to 4 ranks of one or two devices; a rank 40 times slower, several
+# partitions at a look; ranks equally fast move none
+for spec in "3 1 7 2 16 0" "2 0 7 2 16 all" "4 2 5 3 24 all" "4 3 3 4 16 0" "2 1 40 4 32 0" \
+    "3 1 1 2 16 0"; do
+    # shellcheck disable=SC2086
+    set -- $spec
+    name="balance_$1_ranks_slow_$2_x$3_every_$4_parts_$5_$6"
+    # shellcheck disable=SC2086
+    check "$name" 0 '' env CLNETSIM_TEST_RANK="$2" CLNETSIM_TEST_RANK_SLOWER="$3" $launch \
+        -np "$1" "$bin" run "$phold" -q -d "$6" -s partition.count="$5" \
+        -s partition.rebalance="$4" --json "$tmp/balance.json"
+    check "${name}_same" 0 '' "$compare" "$tmp/alone.json" "$tmp/balance.json"
+    check "${name}_rule" 0 '^moves as expected' python3 "$src/tests/dist/balance_oracle.py" \
+        "$tmp/balance.json" "$1" "$2" "$3" "$4" "$5" 1000
+done
+# shellcheck disable=SC2086
+check balance_summary 0 '^ +6 partitions moved between ranks by their measured times$' \
+    env CLNETSIM_TEST_RANK=0 CLNETSIM_TEST_RANK_SLOWER=7 $launch -np 2 "$bin" run "$phold" \
+    -d 0 -s partition.count=16 -s partition.rebalance=2
+# by the wall clock, a look every window: whatever moves, the same results
+# shellcheck disable=SC2086
+check balance_clock 0 '' $launch -np 3 "$bin" run "$phold" -q -d all -s partition.count=12 \
+    -s partition.rebalance=1 --json "$tmp/balance.json"
+check balance_clock_same 0 '' "$compare" "$tmp/alone.json" "$tmp/balance.json"
+# checkpoints after moves: the bytes of one process's, resumed on 1, 2 and 4 ranks
+sets="-s partition.count=16 -s partition.rebalance=2"
+# shellcheck disable=SC2086
+check balance_ckpt_alone 0 '' "$bin" run "$phold" -q $sets --checkpoint "$tmp/b1.ckpt" \
+    --checkpoint-every 7 --json "$tmp/balance_full.json"
+# shellcheck disable=SC2086
+check balance_ckpt_ranks 0 '' env CLNETSIM_TEST_RANK=1 CLNETSIM_TEST_RANK_SLOWER=7 $launch \
+    -np 3 "$bin" run "$phold" -q -d 0 $sets --checkpoint "$tmp/b3.ckpt" --checkpoint-every 7 \
+    --json "$tmp/balance.json"
+expect balance_ckpt_moved grep -q '"moves": [1-9]' "$tmp/balance.json"
+expect balance_ckpt_same_bytes cmp -s "$tmp/b1.ckpt" "$tmp/b3.ckpt"
+for n in 1 2 4; do
+    # shellcheck disable=SC2086
+    check "balance_resume_$n" 0 '' env CLNETSIM_TEST_RANK=0 CLNETSIM_TEST_RANK_SLOWER=3 \
+        $launch -np "$n" "$bin" resume "$tmp/b3.ckpt" -q -d all --json "$tmp/resumed.json"
+    check "balance_resume_${n}_same" 0 '' "$compare" "$tmp/balance_full.json" "$tmp/resumed.json"
+done
+# a rank failing in a window the coordinator looks at: every rank stops with its sentence
+want="^clnetsim: error: MPI rank 1 of 3: clEnqueueNDRangeKernel\\(phold.execute, "
+# shellcheck disable=SC2086
+check balance_rank_fails 1 "$want" env CLNETSIM_TEST_RANK=1 CLNETSIM_TEST_FAIL=enqueue@0:5 \
+    $launch -np 3 "$bin" run "$phold" -q -d all -s partition.rebalance=6 --json "$tmp/failed.json"
+expect balance_rank_fails_no_output test ! -e "$tmp/failed.json"
 # the CPU ranks of a machine stay off the cores its GPU ranks keep (--gpu-rank-cores; the hook
 # makes ranks count as GPU ranks here): every thread of each rank on the cores an oracle of the
 # rule gives (tests/dist/cores_oracle.py), the results unchanged; no core left for the CPU
@@ -329,10 +379,11 @@ check phold_different_scenarios 2 'the MPI ranks read different scenarios from' 
     $launch -np 1 "$bin" run "$phold" -q : -np 1 "$bin" run "$tmp/other.ini" -q
 expect phold_different_once test "$(grep -c '^clnetsim: error' "$tmp/out")" -eq 1
 # --trace-inject: each rank's decisions in a file of its own, the partitions by their numbers
-# in the run (rank 1 of 2 holds the upper half), the results unchanged
+# in the run (rank 1 of 2 holds the upper half: the coordinator moves none), the results
+# unchanged
 # shellcheck disable=SC2086
 check phold_trace_ranks 0 '' $launch -np 2 "$bin" run "$phold" -q -d all \
-    --trace-inject "$tmp/t.csv" --json "$tmp/traced.json"
+    -s partition.rebalance=0 --trace-inject "$tmp/t.csv" --json "$tmp/traced.json"
 check phold_trace_same 0 '' "$compare" "$tmp/alone.json" "$tmp/traced.json"
 expect phold_trace_rank0 grep -q '^window,kind,partition,' "$tmp/t.rank-0.csv"
 expect phold_trace_rank1_upper sh -c "tail -n +2 '$tmp/t.rank-1.csv' | cut -d, -f3 | sort -un |

@@ -22,28 +22,11 @@
 #include "dist/dist.h"
 #include "models/flood/flood_model.h"
 
-/* Test hook: CLNETSIM_TEST_RANK_SLOWER=F (a whole number from 1 to 1000) makes every rank
- * measure a microsecond a packet instead of the wall clock, and the rank named by
- * CLNETSIM_TEST_RANK F microseconds, as a rank F times slower would: tests see the shares
- * follow the measured speeds, whatever else the machine runs meanwhile. 0: off. */
-static double test_slower(void)
-{
-    const char *v = getenv("CLNETSIM_TEST_RANK_SLOWER");
-    if (!v || !*v)
-        return 0;
-    char *end;
-    long f = strtol(v, &end, 10);
-    if (*end != '\0' || f < 1 || f > 1000)
-        return 0;
-    const char *only = getenv("CLNETSIM_TEST_RANK");
-    return only && *only && strtol(only, NULL, 10) == dist_rank() ? (double)f : 1;
-}
-
 int flood_ranks_init(flood_model *m, cn_error *err)
 {
     m->rank_end = -1;
     m->rank_rate = 0;
-    m->rank_slower = test_slower();
+    m->rank_slower = (double)dist_test_slower(); /* test hook, 0: the clock */
     m->rank_weight = malloc((size_t)dist_size() * sizeof *m->rank_weight);
     m->share_at = malloc(((size_t)dist_size() + 1) * sizeof *m->share_at);
     if (!m->rank_weight || !m->share_at)

@@ -79,14 +79,15 @@ int phold_can_checkpoint(const struct model_state *m, cn_error *err)
 
 /* ---- save -------------------------------------------------------------------------------- */
 
-/* This rank's LPs, [LO, LO + N): where a rank's partitions begin and end, in LPs. */
+/* Rank RANK's LPs, [LO, LO + N): where its partitions begin and end now (the coordinator
+ * moves them), in LPs. */
 typedef struct lp_range {
     uint32_t lo, n;
 } lp_range;
 
 static lp_range rank_lps(const phold_model *pm, int rank)
 {
-    uint64_t p0 = dist_range_first(rank, pm->n_parts), p1 = dist_range_first(rank + 1, pm->n_parts);
+    uint64_t p0 = pm->rank_first[rank], p1 = pm->rank_first[rank + 1];
     uint64_t lo = p0 * pm->part_lps, hi = p1 * pm->part_lps;
     lo = lo < pm->N ? lo : pm->N;
     hi = hi < pm->N ? hi : pm->N;

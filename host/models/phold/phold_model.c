@@ -131,7 +131,78 @@ int phold_results(struct model_state *m, run_results *res, cn_error *err)
     res->host.wait_s = pm->wait_s;
     res->injector.exchanged_bytes = pm->ex.moved_bytes;
     res->ranks.sent_bytes = exchange_rank_bytes(&pm->ex);
+    res->ranks.moves = pm->rank_moves;
     return 0;
+}
+
+int phold_block_read(phold_model *pm, uint32_t p, phold_blob *blob, cn_error *err)
+{
+    uint32_t first, n = lps_of(pm, p, &first);
+    phold_device *a = &pm->dev[pm->home[p]];
+    size_t P = pm->part_lps;
+    memset(blob, 0, sizeof *blob);
+    blob->n = n;
+    blob->stat_bytes = 8 * STAT_WORDS * P;
+    uint32_t *cnt = malloc(4 * P);
+    int rc = cnt ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    if (!rc) /* blocking: the rows in use are known from the counts */
+        rc = dbuf_read(a->dev, &a->cnt, 4 * phold_lp_at(pm, p), 4 * (size_t)n, cnt, 1, err);
+    for (uint32_t i = 0; i < n && rc == 0; i++) /* the first rows of the block: those in use */
+        blob->rows = cnt[i] > blob->rows ? cnt[i] : blob->rows;
+    blob->row_bytes = 8 * P * blob->rows;
+    blob->bytes = 4 * P + blob->stat_bytes + 2 * blob->row_bytes;
+    blob->data = rc ? NULL : malloc(blob->bytes);
+    if (!rc && !blob->data)
+        rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for phold partition %u", p);
+    unsigned char *at = blob->data;
+    if (!rc) {
+        memcpy(at, cnt, 4 * (size_t)n);
+        rc = dbuf_read(a->dev, &a->stats, 8 * phold_stat_at(pm, p, 0), blob->stat_bytes,
+                       at + 4 * P, 0, err);
+    }
+    size_t slot = 8 * phold_slot_at(pm, p, 0);
+    at += 4 * P + blob->stat_bytes;
+    if (!rc && blob->rows)
+        rc = dbuf_read(a->dev, &a->slot_t, slot, blob->row_bytes, at, 0, err);
+    if (!rc && blob->rows) /* blocking: the caller reads the blob next */
+        rc = dbuf_read(a->dev, &a->slot_os, slot, blob->row_bytes, at + blob->row_bytes, 1,
+                       err);
+    free(cnt);
+    return rc;
+}
+
+int phold_block_write(phold_model *pm, uint32_t p, int to, const phold_blob *blob,
+                      cn_error *err)
+{
+    phold_device *b = &pm->dev[to];
+    size_t P = pm->part_lps;
+    uint32_t blk = 0;
+    int rc = phold_take_block(pm, b, p, &blk, err);
+    uint32_t c_new = b->slots_per_lp;
+    while (c_new < blob->rows)
+        c_new *= 2;
+    if (!rc && c_new != b->slots_per_lp)
+        rc = phold_grow_slots(pm, b, c_new, err);
+    const unsigned char *at = blob->data + 4 * P + blob->stat_bytes;
+    size_t slot = 8 * (size_t)blk * b->slots_per_lp * P;
+    if (!rc && blob->rows)
+        rc = dbuf_write(b->dev, &b->slot_t, slot, blob->row_bytes, at, 0, err);
+    if (!rc && blob->rows)
+        rc = dbuf_write(b->dev, &b->slot_os, slot, blob->row_bytes, at + blob->row_bytes, 0,
+                        err);
+    if (!rc)
+        rc = dbuf_write(b->dev, &b->cnt, 4 * (size_t)blk * P, 4 * (size_t)blob->n, blob->data,
+                        0, err);
+    if (!rc) /* blocking: the blob is freed next */
+        rc = dbuf_write(b->dev, &b->stats, (size_t)blk * blob->stat_bytes, blob->stat_bytes,
+                        blob->data + 4 * P, 1, err);
+    if (!rc) {
+        pm->home[p] = to;
+        pm->block[p] = blk;
+    }
+    if (pm->acc.peak > pm->peak_bytes)
+        pm->peak_bytes = pm->acc.peak;
+    return rc;
 }
 
 /* Moves partition P's block (counts, statistics, and the rows of slots in use) to a block of
@@ -140,63 +211,24 @@ int phold_results(struct model_state *m, run_results *res, cn_error *err)
 int phold_migrate(struct model_state *m, int partition, int to, uint64_t *bytes, cn_error *err)
 {
     phold_model *pm = phold_of(m);
-    uint32_t p = (uint32_t)partition, first, n = lps_of(pm, p, &first);
-    phold_device *a = &pm->dev[pm->home[p]], *b = &pm->dev[to];
+    uint32_t p = (uint32_t)partition;
+    int from = pm->home[p];
+    uint32_t old = pm->block[p];
     *bytes = 0;
-    if (a == b)
+    if (from == to)
         return 0;
-    size_t P = pm->part_lps, stat_bytes = 8 * STAT_WORDS * P;
-    uint32_t *cnt = malloc(4 * P);
-    uint64_t *stats = malloc(stat_bytes);
-    int rc = cnt && stats ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    phold_blob blob;
+    int rc = phold_block_read(pm, p, &blob, err);
     if (!rc)
-        rc = dbuf_read(a->dev, &a->cnt, 4 * phold_lp_at(pm, p), 4 * (size_t)n, cnt, 0, err);
+        rc = phold_block_write(pm, p, to, &blob, err);
     if (!rc)
-        rc = dbuf_read(a->dev, &a->stats, 8 * phold_stat_at(pm, p, 0), stat_bytes, stats, 1,
-                       err);
-    uint32_t rows = 0; /* the first rows of the block: those some LP of P uses */
-    for (uint32_t i = 0; i < n && rc == 0; i++)
-        rows = cnt[i] > rows ? cnt[i] : rows;
-    size_t row_bytes = 8 * P * rows;
-    uint8_t *tw = rc ? NULL : malloc(2 * (row_bytes ? row_bytes : 1)); /* times, then (o, s) */
-    if (!rc && !tw)
-        rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
-    size_t at = 8 * phold_slot_at(pm, p, 0);
-    if (!rc && rows)
-        rc = dbuf_read(a->dev, &a->slot_t, at, row_bytes, tw, 0, err);
-    if (!rc && rows)
-        rc = dbuf_read(a->dev, &a->slot_os, at, row_bytes, tw + row_bytes, 1, err);
-    uint32_t blk = 0, old = pm->block[p];
-    if (!rc)
-        rc = phold_take_block(pm, b, p, &blk, err);
-    uint32_t c_new = b->slots_per_lp;
-    while (c_new < rows)
-        c_new *= 2;
-    if (!rc && c_new != b->slots_per_lp)
-        rc = phold_grow_slots(pm, b, c_new, err);
-    at = 8 * (size_t)blk * b->slots_per_lp * P;
-    if (!rc && rows)
-        rc = dbuf_write(b->dev, &b->slot_t, at, row_bytes, tw, 0, err);
-    if (!rc && rows)
-        rc = dbuf_write(b->dev, &b->slot_os, at, row_bytes, tw + row_bytes, 0, err);
-    if (!rc)
-        rc = dbuf_write(b->dev, &b->cnt, 4 * (size_t)blk * P, 4 * (size_t)n, cnt, 0, err);
-    if (!rc) /* blocking: the host areas are freed next */
-        rc = dbuf_write(b->dev, &b->stats, (size_t)blk * stat_bytes, stat_bytes, stats, 1, err);
-    if (!rc)
-        rc = exchange_move_home(&pm->ex, (int)p, pm->home[p], to, err);
-    free(cnt);
-    free(stats);
-    free(tw);
+        rc = exchange_move_home(&pm->ex, (int)p, from, to, err);
+    free(blob.data);
     if (rc)
         return rc;
-    phold_give_block(pm, a, old);
-    pm->home[p] = to;
-    pm->block[p] = blk;
-    *bytes = 4 * (uint64_t)n + stat_bytes + 2 * (uint64_t)row_bytes;
+    phold_give_block(pm, &pm->dev[from], old);
+    *bytes = 4 * (uint64_t)blob.n + blob.stat_bytes + 2 * (uint64_t)blob.row_bytes;
     pm->migrated += *bytes;
-    if (pm->acc.peak > pm->peak_bytes)
-        pm->peak_bytes = pm->acc.peak;
     return 0;
 }
 

@@ -63,6 +63,13 @@ typedef struct phold_model {
      * one process the range is every partition. */
     uint32_t p_lo, p_hi;
     int *rank_of;           /* [n_parts] */
+    /* [ranks + 1]: rank r holds partitions [rank_first[r], rank_first[r + 1]), the same on
+     * every rank; the coordinator (phold_balance.c) moves the boundaries */
+    uint32_t *rank_first;
+    double plan_t;          /* when this window's plan began (wall clock) */
+    double busy_s;          /* this rank's own work since the coordinator last looked */
+    int64_t busy_windows;   /* windows it counts */
+    uint64_t rank_moves;    /* partitions moved between ranks */
     int *home;              /* [n_parts]: index into dev[], -1: another rank's */
     uint32_t *block;        /* [n_parts]: the block of its home holding each partition */
     uint32_t block_groups;  /* reduction groups of a block: part_lps / reduce_local, up */
@@ -144,6 +151,26 @@ void phold_collect_minimum(phold_model *pm);
 int phold_find_minimum(phold_model *pm, cn_error *err);
 int phold_results(struct model_state *m, run_results *res, cn_error *err);
 int phold_migrate(struct model_state *m, int partition, int to, uint64_t *bytes, cn_error *err);
+/* A partition's block in host memory: DATA holds the counts (4 P bytes, N of them used), the
+ * statistics (STAT_BYTES), then the first ROWS rows of event times and of (origin, serial)
+ * (ROW_BYTES each), BYTES in all. */
+typedef struct phold_blob {
+    uint32_t n, rows;
+    size_t stat_bytes, row_bytes, bytes;
+    unsigned char *data;
+} phold_blob;
+/* Partition P's block read from its home into BLOB (DATA malloc'ed: the caller frees it). */
+int phold_block_read(phold_model *pm, uint32_t p, phold_blob *blob, cn_error *err);
+/* BLOB written into a block of device TO taken for partition P (slots grown to hold its
+ * rows), which becomes P's home and block; the old block is the caller's to give up. */
+int phold_block_write(phold_model *pm, uint32_t p, int to, const phold_blob *blob,
+                      cn_error *err);
+
+/* phold_balance.c */
+/* Several ranks, at the end of end_ranks on every rank: every [partition] rebalance windows,
+ * the coordinator's look at the ranks' times, and the partitions it moves between them. RC:
+ * this rank's error so far (then nothing moves, on any rank). */
+int phold_balance(phold_model *pm, int rc, cn_error *err);
 
 /* phold_checkpoint.c: model_ops' checkpoint operations (engine.h) */
 int phold_can_checkpoint(const struct model_state *m, cn_error *err);

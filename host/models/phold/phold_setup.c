@@ -366,11 +366,15 @@ static int make_partitions(phold_model *pm, int n_devs, uint64_t all_devs, cn_er
     pm->group_base = calloc(pm->n_parts + 1, sizeof *pm->group_base);
     pm->part_min = calloc(pm->n_parts, sizeof *pm->part_min);
     pm->rank_of = calloc(pm->n_parts, sizeof *pm->rank_of);
+    pm->rank_first = calloc((size_t)dist_size() + 1, sizeof *pm->rank_first);
     for (int i = 0; i < n_devs; i++)
         if (!(pm->dev[i].taken = calloc(pm->n_parts, 1)))
             return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
-    if (!pm->home || !pm->block || !pm->group_base || !pm->part_min || !pm->rank_of)
+    if (!pm->home || !pm->block || !pm->group_base || !pm->part_min || !pm->rank_of ||
+        !pm->rank_first)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    for (int r = 0; r <= dist_size(); r++)
+        pm->rank_first[r] = (uint32_t)dist_range_first(r, pm->n_parts);
     pm->p_lo = (uint32_t)dist_range_first(dist_rank(), pm->n_parts);
     pm->p_hi = (uint32_t)dist_range_first(dist_rank() + 1, pm->n_parts);
     for (uint32_t p = 0; p < pm->n_parts; p++) {
@@ -508,5 +512,6 @@ void phold_destroy(struct model_state *m)
     free(pm->group_base);
     free(pm->part_min);
     free(pm->rank_of);
+    free(pm->rank_first);
     free(pm);
 }

@@ -38,6 +38,7 @@ int phold_plan_window(struct model_state *m, window_plan *plan, cn_error *err)
 {
     phold_model *pm = phold_of(m);
     (void)err;
+    pm->plan_t = wall_seconds();
     pm->tend = plan->begin + pm->lookahead < pm->T ? plan->begin + pm->lookahead : pm->T;
     plan->end = pm->tend;
     for (int i = 0; i < pm->n_devs; i++)
@@ -251,6 +252,8 @@ int phold_end_window(struct model_state *m, const window_plan *plan, window_outc
             rc = exchange_reset(ex, i, err);
     if (!rc && !ranks)
         phold_collect_minimum(pm);
+    /* this rank's own work (the coordinator's measure): the waits for others come after */
+    pm->busy_s += wall_seconds() - pm->plan_t;
     return rc || ranks ? rc : window_done(pm, plan, out);
 }
 
@@ -275,6 +278,8 @@ int phold_end_ranks(struct model_state *m, const window_plan *plan, int failed,
         phold_collect_minimum(pm);
     for (int i = 0; i < pm->n_devs && rc == 0; i++)
         rc = exchange_reset(&pm->ex, i, err);
+    /* every rank, whatever failed: the coordinator's look is a collective */
+    rc = phold_balance(pm, rc, err);
     return rc ? rc : window_done(pm, plan, out);
 }
 
