@@ -1,4 +1,5 @@
 /* The core's exchange of records between partitions on different devices (exchange.h). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -506,7 +507,19 @@ static int stream_areas(exchange_device *d, size_t record_bytes, cn_error *err)
  * calls, so a plain wait would leave them all to the window's end. */
 static int wait_polling(exchange *ex, cl_event ev, const device_ctx *dev, cn_error *err)
 {
+    /* a wait that lasts a minute says so once, naming the rank and device (a run that stalls
+     * tells where: this rank's device, not the other ranks); the test hook
+     * CLNETSIM_TEST_WAIT_WARN=S says so after S seconds */
+    const char *hook = getenv("CLNETSIM_TEST_WAIT_WARN");
+    double t0 = wall_seconds(), warn_at = t0 + (hook && *hook ? strtod(hook, NULL) : 60);
     for (;;) {
+        double now = wall_seconds();
+        if (now > warn_at) {
+            fprintf(stderr, "clnetsim: warning: MPI rank %d has waited %.0f s for device '%s' "
+                    "(a partition's work or its exports' read), still waiting\n",
+                    dist_rank(), now - t0, dev->info.name);
+            warn_at = INFINITY;
+        }
         cl_int status = CL_COMPLETE;
         cl_int st = clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
                                    &status, NULL);

@@ -180,6 +180,13 @@ check cores_summary 0 '^device       rank 1 \(cores [0-9,-]+\): ' env CLNETSIM_T
     $launch -np 2 "$bin" run "$phold" -d 0
 check cores_bad 2 "^clnetsim run: --gpu-rank-cores 'x' must be a number of cores from 0 to 1024" \
     "$bin" run "$phold" --gpu-rank-cores x
+# a wait for a rank's device that lasts says so, naming the rank and the device (the hook
+# shortens the minute to nothing); the results unchanged
+# shellcheck disable=SC2086
+check phold_wait_warning 0 "^clnetsim: warning: MPI rank 1 has waited [0-9]+ s for device '" \
+    env CLNETSIM_TEST_WAIT_WARN=0 $launch -np 2 "$bin" run "$phold" -q -d 0 \
+    --json "$tmp/waited.json"
+check phold_wait_warning_same 0 '' "$compare" "$tmp/alone.json" "$tmp/waited.json"
 # phold_case PREFIX RANKS DEVICES CASE: one process on device 0 against RANKS ranks on
 # DEVICES, with CASE's keys (section.key=value, set with -s) and hooks (CLNETSIM_*=value)
 phold_case() {
