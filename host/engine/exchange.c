@@ -71,6 +71,9 @@ int exchange_init(exchange *ex, const exchange_config *cfg, device_ctx *const *d
      * end); the test hook CLNETSIM_TEST_NO_STREAM=1 keeps every export for the window's end */
     const char *no_stream = getenv("CLNETSIM_TEST_NO_STREAM");
     ex->streaming = ranks && n_devs == 1 && !(no_stream && strcmp(no_stream, "1") == 0);
+    /* a minute; the test hook CLNETSIM_TEST_WAIT_WARN=S: S seconds */
+    const char *warn = getenv("CLNETSIM_TEST_WAIT_WARN");
+    ex->wait_warn_s = warn && *warn ? strtod(warn, NULL) : 60;
     unsigned char *here = rc ? NULL : calloc(cfg->n_parts ? cfg->n_parts : 1, 1);
     if (!rc && !here)
         rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
@@ -507,11 +510,9 @@ static int stream_areas(exchange_device *d, size_t record_bytes, cn_error *err)
  * calls, so a plain wait would leave them all to the window's end. */
 static int wait_polling(exchange *ex, cl_event ev, const device_ctx *dev, cn_error *err)
 {
-    /* a wait that lasts a minute says so once, naming the rank and device (a run that stalls
-     * tells where: this rank's device, not the other ranks); the test hook
-     * CLNETSIM_TEST_WAIT_WARN=S says so after S seconds */
-    const char *hook = getenv("CLNETSIM_TEST_WAIT_WARN");
-    double t0 = wall_seconds(), warn_at = t0 + (hook && *hook ? strtod(hook, NULL) : 60);
+    /* a wait that lasts (exchange.wait_warn_s) says so once, naming the rank and device (a
+     * run that stalls tells where: this rank's device, not the other ranks) */
+    double t0 = wall_seconds(), warn_at = t0 + ex->wait_warn_s;
     for (;;) {
         double now = wall_seconds();
         if (now > warn_at) {

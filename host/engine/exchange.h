@@ -100,6 +100,7 @@ typedef struct exchange {
     int streaming;
     exchange_segment_rec **segs;
     size_t n_segs, cap_segs;
+    double wait_warn_s;         /* a wait for a device this long says so on stderr */
 } exchange;
 
 /* Bytes one device holds for the exchange with CAPACITY records of RECORD_BYTES, for a memory

@@ -28,10 +28,16 @@ static phold_device *device_of(phold_model *pm, const device_ctx *dev)
     return NULL;
 }
 
-static int finish(phold_device *d, cn_error *err)
+/* Waits for every device (when RC is 0), the wait counted in wait_s; returns RC or the
+ * first failure. */
+static int wait_devices(phold_model *pm, int rc, cn_error *err)
 {
-    cl_int st = clFinish(d->dev->queue);
-    return cl_check(st, "clFinish", d->dev->info.name, err);
+    double t0 = wall_seconds();
+    for (int i = 0; i < pm->n_devs && rc == 0; i++)
+        rc = cl_check(clFinish(pm->dev[i].dev->queue), "clFinish", pm->dev[i].dev->info.name,
+                      err);
+    pm->wait_s += wall_seconds() - t0;
+    return rc;
 }
 
 int phold_plan_window(struct model_state *m, window_plan *plan, cn_error *err)
@@ -232,19 +238,13 @@ int phold_end_window(struct model_state *m, const window_plan *plan, window_outc
         rc = phold_enqueue_minimum(pm, err);
     if (!rc)
         rc = exchange_stream(ex, err);
-    double t0 = wall_seconds();
-    for (int i = 0; i < pm->n_devs && rc == 0; i++)
-        rc = finish(&pm->dev[i], err);
-    pm->wait_s += wall_seconds() - t0;
+    rc = wait_devices(pm, rc, err);
     int more = !alone || exchange_needs_more(ex);
     if (!rc && more) {
         rc = exchange_settle(ex, err);
         if (!rc && !ranks)
             rc = phold_enqueue_minimum(pm, err);
-        t0 = wall_seconds();
-        for (int i = 0; i < pm->n_devs && rc == 0; i++)
-            rc = finish(&pm->dev[i], err);
-        pm->wait_s += wall_seconds() - t0;
+        rc = wait_devices(pm, rc, err);
     }
     /* the control words start the next window at zero (ordered before its launches) */
     for (int i = 0; i < pm->n_devs && rc == 0 && !ranks; i++)
@@ -266,10 +266,7 @@ int phold_end_ranks(struct model_state *m, const window_plan *plan, int failed,
      * and again if records were deferred past it */
     if (!rc)
         rc = phold_enqueue_minimum(pm, err);
-    double t0 = wall_seconds();
-    for (int i = 0; i < pm->n_devs && rc == 0; i++)
-        rc = finish(&pm->dev[i], err);
-    pm->wait_s += wall_seconds() - t0;
+    rc = wait_devices(pm, rc, err);
     if (!rc)
         rc = exchange_settle_arrivals(&pm->ex, &settled, err);
     if (!rc && settled)
@@ -324,10 +321,7 @@ void phold_collect_minimum(phold_model *pm)
 int phold_find_minimum(phold_model *pm, cn_error *err)
 {
     int rc = phold_enqueue_minimum(pm, err);
-    double t0 = wall_seconds();
-    for (int i = 0; i < pm->n_devs && rc == 0; i++)
-        rc = finish(&pm->dev[i], err);
-    pm->wait_s += wall_seconds() - t0;
+    rc = wait_devices(pm, rc, err);
     if (!rc)
         phold_collect_minimum(pm);
     return rc;
