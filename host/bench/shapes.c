@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "bench/bench.h"
+#include "dist/dist.h"
 #include "engine/engine.h"
 
 #define MAX_CASES 32
@@ -424,9 +425,9 @@ int shapes_ensure(device_ctx *dev, const model_ops *model, FILE *log, FILE *warn
         if (!rep)
             return cn_fail(err, CN_ERR_RUNTIME, "out of memory");
         if (log)
-            fprintf(log, "clnetsim: self-testing every kernel shape of the %s model on device "
-                    "%d (%s), once: work-groups of %s\n", model->name, dev->ordinal,
-                    dev->info.name, key);
+            fprintf(log, "clnetsim: %sself-testing every kernel shape of the %s model on "
+                    "device %d (%s), once: work-groups of %s\n", dist_who(), model->name,
+                    dev->info.index, dev->info.name, key);
         if (shapes_test(dev, model, rep, NULL) != 0) {
             int rc = cn_fail(err, CN_ERR_RUNTIME, "%s", rep->detail);
             free(rep);

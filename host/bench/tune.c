@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "bench/bench.h"
+#include "dist/dist.h"
 #include "engine/engine.h"
 
 /* A kernel's time; a kernel sized as one with others (model_shapes.tune_joined: the
@@ -85,9 +86,9 @@ static int measure(device_ctx *dev, const model_shapes *ms, int repeat, int only
             return 0;
         }
         if (log)
-            fprintf(log, "clnetsim: measuring work-group sizes on device %d (%s), once: the %s "
-                    "model's kernels without an entry in platform profile '%s'\n",
-                    dev->info.index, dev->info.name, rep->model, dev->profile.name);
+            fprintf(log, "clnetsim: %smeasuring work-group sizes on device %d (%s), once: the "
+                    "%s model's kernels without an entry in platform profile '%s'\n",
+                    dist_who(), dev->info.index, dev->info.name, rep->model, dev->profile.name);
     }
     for (int z = 0; rc == 0 && z < rep->n_sizes; z++) {
         dev->local_size_override = rep->sizes[z];
@@ -264,6 +265,13 @@ int tune_ensure(device_ctx *dev, const model_ops *model, FILE *log, cn_error *er
     tune_report *rep = calloc(1, sizeof *rep);
     if (!rep)
         return cn_fail(err, CN_ERR_RUNTIME, "out of memory");
+    /* Said before the builds: a CPU device with a cold kernel cache builds for a minute or
+     * more, silently otherwise (and over ranks the other ranks wait for it meanwhile). */
+    if (log)
+        fprintf(log, "clnetsim: %spreparing device %d (%s) for the %s model, once: building its "
+                "kernels%s\n", dist_who(), dev->info.index, dev->info.name, model->name,
+                dev->info.type & CL_DEVICE_TYPE_CPU ? " (a CPU device without a kernel cache: "
+                                                      "a minute or more)" : "");
     int rc = tune_measure(dev, model, 2, 1, rep, log, err);
     tune_report_free(rep);
     free(rep);

@@ -497,7 +497,7 @@ static int run_or_resume(int argc, char **argv, int resume)
     int checks = CLI_CHECK_PHILOX | (shapes ? CLI_CHECK_SHAPES : 0);
     rc = res && devs ? cli_open_devices(ra.devices, ra.work_group, ENGINE_MAX_DEVICES, &list,
                                          devs, &n_open, checks, shapes, &ops, shapes,
-                                         ra.quiet || !writer ? NULL : stderr, drop, &err)
+                                         ra.quiet ? NULL : stderr, drop, &err)
                      : cn_fail(&err, CN_ERR_RUNTIME, "out of memory");
     for (int d = 0; d < n_open && ra.kernel_times && !rc; d++)
         rc = device_kernel_timer_start(&devs[d], &err);

@@ -180,6 +180,15 @@ int dist_test_slower(void)
     return only && *only && strtol(only, NULL, 10) == world_rank ? (int)f : 1;
 }
 
+const char *dist_who(void)
+{
+    static char who[32];
+    if (world_size <= 1)
+        return "";
+    snprintf(who, sizeof who, "MPI rank %d: ", world_rank);
+    return who;
+}
+
 int dist_is_mpi(void)
 {
     return started;

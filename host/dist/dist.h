@@ -40,6 +40,9 @@ int dist_node(void);
  * (the flood's whole packets, PHOLD's) then see shares follow set speeds, whatever else the
  * machine runs meanwhile. */
 int dist_test_slower(void);
+/* What a rank's own lines on stderr begin with, after "clnetsim: ": "MPI rank R: " when the
+ * run has several ranks (each reports on its own devices), else "" */
+const char *dist_who(void);
 /* Whether MPI was started (0: the single-process stand-in) */
 int dist_is_mpi(void);
 /* The MPI library's version line ("Open MPI v4.1.4, ..."), or "none" */

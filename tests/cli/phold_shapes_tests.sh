@@ -21,11 +21,12 @@ cache=$tmp/cache/clnetsim
 # a healthy device: tested once, the verdicts cached under the model's name, nothing bad
 check phold_first_use 0 "self-testing every kernel shape of the phold model on device 0 .*work-groups of 256$" \
     "$bin" run "$small" -d 0 --json "$tmp/first.json"
+expect phold_first_use_says_preparing grep -Eq '^clnetsim: preparing device 0 \(.*\) for the phold model, once: building its kernels \(a CPU device' "$tmp/out"
 expect phold_first_use_equals_oracle "$cmp" "$tmp/want.json" "$tmp/first.json"
 expect phold_cache_names_model grep -lq '^model = phold$' "$cache"/shapes-*.ini
 expect phold_cache_no_bad [ -z "$(sed -n '/^\[bad\]$/,$p' "$cache"/shapes-*.ini | grep -v '^\[bad\]$' | grep -v '^;')" ]
 check phold_second_use 0 '' "$bin" run "$small" -d 0 --json "$tmp/second.json"
-expect phold_second_use_silent [ "$(grep -c 'self-testing' "$tmp/out")" -eq 0 ]
+expect phold_second_use_silent [ "$(grep -c 'self-testing\|preparing' "$tmp/out")" -eq 0 ]
 # the flood's verdicts are its own: a flood run on the same cache tests the flood's kernels
 check flood_after_phold 0 "self-testing every kernel shape of the flood model on device 0" \
     "$bin" run "$src/scenarios/small_grid.ini" -d 0 --json "$tmp/flood.json"

@@ -187,6 +187,14 @@ check phold_wait_warning 0 "^clnetsim: warning: MPI rank 1 has waited [0-9]+ s f
     env CLNETSIM_TEST_WAIT_WARN=0 $launch -np 2 "$bin" run "$phold" -q -d 0 \
     --json "$tmp/waited.json"
 check phold_wait_warning_same 0 '' "$compare" "$tmp/alone.json" "$tmp/waited.json"
+# a first use on an empty cache: every rank says which device it prepares (the others wait
+# for it meanwhile), and the results are the same
+check phold_first_use_ranks 0 '' env XDG_CACHE_HOME="$tmp/cold" $launch -x XDG_CACHE_HOME \
+    -np 2 "$bin" run "$phold" -d 0 --json "$tmp/cold.json"
+for r in 0 1; do
+    expect "phold_first_use_rank_${r}_says" grep -Eq "^clnetsim: MPI rank $r: preparing device 0 \(.*\) for the phold model, once: building its kernels \(a CPU device" "$tmp/out"
+done
+check phold_first_use_ranks_same 0 '' "$compare" "$tmp/alone.json" "$tmp/cold.json"
 # phold_case PREFIX RANKS DEVICES CASE: one process on device 0 against RANKS ranks on
 # DEVICES, with CASE's keys (section.key=value, set with -s) and hooks (CLNETSIM_*=value)
 phold_case() {
