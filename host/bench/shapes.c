@@ -119,7 +119,10 @@ static int run_case(device_ctx *dev, shape_state *st, int c, size_t size, char *
     engine_options eo = {0};
     device_ctx *ptr = dev;
     cn_error err = {0};
+    /* this device's own run: over several ranks, the others take no part (dist.h) */
+    dist_alone_begin();
     int rc = engine_run(st->sc[c], &ptr, 1, &eo, res, &err);
+    dist_alone_end();
     dev->local_size_override = saved_override;
     dev->n_bad = saved_bad;
     int out = 0;

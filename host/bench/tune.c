@@ -50,8 +50,11 @@ static int run_scenarios(device_ctx *dev, scenario *scs, int n, cn_error *err)
     engine_options eo = {0};
     device_ctx *ptr = dev;
     int rc = 0;
+    /* this device's own runs: over several ranks, the others take no part (dist.h) */
+    dist_alone_begin();
     for (int s = 0; rc == 0 && s < n; s++)
         rc = engine_run(&scs[s], &ptr, 1, &eo, res, err);
+    dist_alone_end();
     free(res);
     return rc;
 }

@@ -41,12 +41,13 @@ const config_key config_core_keys[K_CORE_COUNT] = {
                   "Results never depend on it."},
     [K_REBALANCE] = {"partition", "rebalance", KT_INT, FIELD(rebalance), 0, 1000000, 0,
                      "windows", NULL, "16",
-                     "PHOLD over several MPI ranks: every this many windows the ranks compare "
-                     "the time each took for its partitions, and each boundary between "
-                     "neighbouring ranks moves half the way toward shares in proportion to "
-                     "their speeds (at least one partition; none while the slowest rank is "
-                     "within an eighth of the mean). 0 keeps the first shares. Results never "
-                     "depend on it."},
+                     "PHOLD, and the flood's window loop when the ranks mix CPU and GPU "
+                     "devices, over several MPI ranks: every this many windows (the flood's: "
+                     "that transmitted) the ranks compare the time each took for its "
+                     "partitions, and each boundary between neighbouring ranks moves half the "
+                     "way toward shares in proportion to their speeds (at least one "
+                     "partition; none while the slowest rank is within an eighth of the "
+                     "mean). 0 keeps the first shares. Results never depend on it."},
     [K_POLICY] = {"inject", "policy", KT_CHOICE, FIELD(policy), 0, 0, 0, NULL, policy_choices,
                   "hybrid",
                   "Which device runs each event set: static (partitions stay where placed), "
@@ -321,7 +322,7 @@ void config_print_reference(FILE *out)
             "sets one of their keys (in the file or with `-s`) is refused.\n\n"
             "## Core sections\n\n"
             "`[partition] retile` concerns mobile flood scenarios only, `[partition] "
-            "rebalance` PHOLD over several MPI ranks.\n\n");
+            "rebalance` runs over several MPI ranks.\n\n");
     print_reference_table(out, NULL);
     for (int g = 0; g < config_group_count(); g++) {
         const model_config *group = config_group_at(g);

@@ -142,6 +142,23 @@ void dist_abort(int code)
     exit(code);
 }
 
+/* dist_alone_begin: the world's rank and size kept while the process is alone */
+static int alone_depth = 0, kept_rank = 0, kept_size = 1;
+
+void dist_alone_begin(void)
+{
+    if (alone_depth++ == 0) {
+        kept_rank = world_rank, kept_size = world_size;
+        world_rank = 0, world_size = 1;
+    }
+}
+
+void dist_alone_end(void)
+{
+    if (alone_depth > 0 && --alone_depth == 0)
+        world_rank = kept_rank, world_size = kept_size;
+}
+
 int dist_rank(void)
 {
     return world_rank;

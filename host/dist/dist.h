@@ -43,6 +43,12 @@ int dist_test_slower(void);
 /* What a rank's own lines on stderr begin with, after "clnetsim: ": "MPI rank R: " when the
  * run has several ranks (each reports on its own devices), else "" */
 const char *dist_who(void);
+/* A scope in which this process is alone: dist_rank() is 0, dist_size() 1 and every
+ * collective a no-op, until the matching dist_alone_end(). For what one rank runs by itself
+ * while the others wait, a device's first-use self-test and tuning (their runs would
+ * otherwise enter the model's collectives, which the other ranks are not in). Nests. */
+void dist_alone_begin(void);
+void dist_alone_end(void);
 /* Whether MPI was started (0: the single-process stand-in) */
 int dist_is_mpi(void);
 /* The MPI library's version line ("Open MPI v4.1.4, ..."), or "none" */

@@ -85,7 +85,7 @@ typedef struct rank_share {
     int32_t partial[REPORT_MAX_METRICS];
     wide_int value[REPORT_MAX_METRICS];
     uint64_t model_events, device_bytes, exchanged, sent, migrations, switches, decisions[4];
-    uint64_t moves;
+    uint64_t moves, looks;
     double exchange_s, agree_s;
     device_report devices[REPORT_MAX_DEVICES];
 } rank_share;
@@ -104,6 +104,7 @@ static void share_of(const run_results *res, const rank_agreement *ag, int rc, r
     s->exchanged = res->injector.exchanged_bytes;
     s->sent = res->ranks.sent_bytes;
     s->moves = res->ranks.moves;
+    s->looks = res->ranks.looks;
     s->migrations = res->injector.migrations;
     s->switches = res->injector.switches;
     memcpy(s->decisions, res->injector.decisions, sizeof s->decisions);
@@ -172,8 +173,10 @@ static int combine(run_results *res, const rank_share *all, int n, cn_error *err
         for (int p = 0; p < 4; p++)
             res->injector.decisions[p] += s->decisions[p];
         res->ranks.sent_bytes += s->sent;
-        if (s->moves > res->ranks.moves) /* every rank counts every move */
+        if (s->moves > res->ranks.moves) /* every rank counts every move, and look */
             res->ranks.moves = s->moves;
+        if (s->looks > res->ranks.looks)
+            res->ranks.looks = s->looks;
         if (s->exchange_s > res->ranks.exchange_s)
             res->ranks.exchange_s = s->exchange_s;
         if (s->agree_s > res->ranks.agree_s)

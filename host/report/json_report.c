@@ -160,9 +160,9 @@ static void print_tail(const run_results *r, FILE *out)
             (unsigned long long)ij->switches, (unsigned long long)ij->exchanged_bytes);
     if (r->ranks.count > 1) /* docs/user-guide.md, "Several processes" */
         fprintf(out, "  \"ranks\": {\"count\": %d, \"sent_bytes\": %llu, \"exchange_s\": %.6f, "
-                "\"agree_s\": %.6f, \"moves\": %llu},\n", r->ranks.count,
+                "\"agree_s\": %.6f, \"moves\": %llu, \"looks\": %llu},\n", r->ranks.count,
                 (unsigned long long)r->ranks.sent_bytes, r->ranks.exchange_s, r->ranks.agree_s,
-                (unsigned long long)r->ranks.moves);
+                (unsigned long long)r->ranks.moves, (unsigned long long)r->ranks.looks);
     fprintf(out, "  \"host\": {\"plan_s\": %.6f, \"enqueue_s\": %.6f, \"end_window_s\": %.6f, "
             "\"wait_s\": %.6f, \"read_backs\": %llu},\n", r->host.plan_s, r->host.enqueue_s,
             r->host.end_window_s, r->host.wait_s, (unsigned long long)r->host.read_backs);

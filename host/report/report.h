@@ -55,6 +55,7 @@ typedef struct ranks_report {
     double exchange_s;      /* the longest any rank spent in the windows' exchanges, */
     double agree_s;         /* and in their agreements (waiting for the slowest rank) */
     uint64_t moves;         /* partitions the coordinator moved between ranks */
+    uint64_t looks;         /* times it compared the ranks' busy times */
 } ranks_report;
 
 #define REPORT_MAX_METRICS 24

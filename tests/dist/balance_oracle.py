@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""The partitions PHOLD's coordinator moves between ranks (the JSON's "ranks": {"moves"}),
+"""The partitions a coordinator moves between ranks (the JSON's "ranks": {"moves"}),
 computed here on its own from the rule of docs/architecture.md ("Several ranks") for runs
-measured by the test hook CLNETSIM_TEST_RANK_SLOWER=F with CLNETSIM_TEST_RANK=SLOW: every
-rank takes a microsecond for each LP it holds each window, rank SLOW F microseconds.
+measured by the test hook CLNETSIM_TEST_RANK_SLOWER=F with CLNETSIM_TEST_RANK=SLOW. PHOLD's:
+every rank takes a microsecond for each LP it holds each window, rank SLOW F microseconds,
+and looks every REBALANCE windows. The flood's window loop (LPS given as "flood"): a
+millisecond for each partition held each window that transmitted, F on rank SLOW, and as
+many looks as the JSON's "ranks": {"looks"} (every REBALANCE windows that transmitted).
 
-Usage: balance_oracle.py RUN.json RANKS SLOW F REBALANCE PARTITIONS LPS"""
+Usage: balance_oracle.py RUN.json RANKS SLOW F REBALANCE PARTITIONS LPS|flood"""
 import json
 import sys
 
@@ -15,10 +18,13 @@ def first_of(rank, ranks, n):
 
 
 def look(first, ranks, lps, part_lps, slow, factor, windows):
-    """One look of the coordinator: the new boundaries."""
+    """One look of the coordinator: the new boundaries (LPS None: the flood's partitions)."""
     held = [first[r + 1] - first[r] for r in range(ranks)]
     busy = []
     for r in range(ranks):
+        if lps is None:
+            busy.append(held[r] * windows * 1000000 * (factor if r == slow else 1))
+            continue
         lo, hi = min(first[r] * part_lps, lps), min(first[r + 1] * part_lps, lps)
         busy.append((hi - lo) * windows * 1000 * (factor if r == slow else 1))
     w = [0] * ranks
@@ -52,15 +58,27 @@ def look(first, ranks, lps, part_lps, slow, factor, windows):
 
 def main():
     path = sys.argv[1]
-    ranks, slow, factor, every, parts, lps = (int(a) for a in sys.argv[2:8])
+    ranks, slow, factor, every, parts = (int(a) for a in sys.argv[2:7])
+    flood = sys.argv[7] == "flood"
     with open(path, encoding="utf-8") as f:
         run = json.load(f)
     windows = run["metrics"]["windows"] if "metrics" in run else run["windows"]
-    part_lps = (lps + parts - 1) // parts
-    parts = (lps + part_lps - 1) // part_lps
+    looks = run["ranks"]["looks"]
+    if flood:
+        lps = part_lps = None
+    else:
+        lps = int(sys.argv[7])
+        part_lps = (lps + parts - 1) // parts
+        parts = (lps + part_lps - 1) // part_lps
+        if looks != windows // every:
+            print("the coordinator looked %d times, the rule %d" % (looks, windows // every))
+            return 1
+    if looks < 1:
+        print("the coordinator never looked")
+        return 1
     first = [first_of(r, ranks, parts) for r in range(ranks + 1)]
     moves = 0
-    for _ in range(windows // every):
+    for _ in range(looks):
         nxt = look(first, ranks, lps, part_lps, slow, factor, every)
         moves += sum(abs(nxt[k] - first[k]) for k in range(1, ranks))
         first = nxt

@@ -296,6 +296,79 @@ check loop_rank_fails 1 "$want" env CLNETSIM_TEST_RANK=1 CLNETSIM_TEST_FAIL=enqu
     $launch -np 3 "$bin" run "$mobile" -q -d all --json "$tmp/failed.json"
 expect loop_rank_fails_once test "$(grep -c '^clnetsim: error' "$tmp/out")" -eq 1
 expect loop_rank_fails_no_output test ! -e "$tmp/failed.json"
+# a moving flood that one process would run with the next window's step fused into the
+# transmit (the hooks stand for NVIDIA's profile): over ranks the window loop holds a
+# partition a rank, and fuses nothing (it once stopped with an internal error)
+# shellcheck disable=SC2086
+check loop_fuse_ranks 0 '' env CLNETSIM_TEST_CELLS_RANKED=4096 CLNETSIM_TEST_FUSE_STEP=1 \
+    $launch -np 2 "$bin" run "$mobile" -q -d 0 --json "$tmp/fused.json"
+check loop_fuse_ranks_same 0 '' "$compare" "$tmp/loop.json" "$tmp/fused.json"
+# a first use on one rank only (its cache empty, the other's filled): its self-test and tuning
+# run the flood by itself, outside the ranks' collectives, while the other rank waits (they
+# once entered the model's collectives alone and hung the run)
+# shellcheck disable=SC2086
+check loop_first_use_one_rank 0 '^clnetsim: MPI rank 0: preparing device 0 ' timeout -k 10 600 \
+    $launch -np 1 -x XDG_CACHE_HOME="$tmp/cold1" "$bin" run "$mobile" -d 0 \
+    -s partition.count=4 --json "$tmp/cold1.json" : -np 1 "$bin" run "$mobile" -d 0 \
+    -s partition.count=4 --json "$tmp/cold1.json"
+check loop_first_use_one_rank_same 0 '' "$compare" "$tmp/loop.json" "$tmp/cold1.json"
+# the window loop's coordinator (flood_balance.c): a rank measured slower (the hook: a
+# millisecond for each partition a rank holds a window that transmitted, F for rank R) hands
+# partitions to its neighbours, their nodes' seen bits, scheme states and static lists going
+# with them; the moves those of the rule's oracle (tests/dist/balance_oracle.py), the results
+# and rows those of one process: moving and static nodes, a scheme, traffic flows, a
+# neighbour cap, a re-tiling at every look, 2 to 4 ranks of one or two devices
+for spec in "2 1 40 2 8 all small_mobile.ini" "3 0 7 1 12 0 small_qudg.ini" \
+    "4 3 5 2 16 all small_distance.ini" "2 0 7 3 8 0 small_flows.ini" \
+    "3 1 7 1 12 all small_mobile_counter.ini -s partition.retile=1" \
+    "2 1 9 2 10 all small_max_neighbors.ini" "3 2 40 1 9 0 small_random_walk.ini"; do
+    # shellcheck disable=SC2086
+    set -- $spec
+    np=$1 slow=$2 f=$3 every=$4 parts=$5 devs=$6 sc="$src/scenarios/$7"
+    name="loop_balance_${np}_ranks_slow_${slow}_x${f}_every_${every}_parts_${parts}_${devs}_$(echo "$7" | tr -c 'a-zA-Z0-9\n' '_')"
+    shift 7
+    check "${name}_alone" 0 '' "$bin" run "$sc" "$@" -q -d 0 --json "$tmp/lb1.json" \
+        --packets "$tmp/lb1.csv"
+    # shellcheck disable=SC2086
+    check "$name" 0 '' env CLNETSIM_TEST_RANK="$slow" CLNETSIM_TEST_RANK_SLOWER="$f" $launch \
+        -np "$np" "$bin" run "$sc" "$@" -q -d "$devs" -s partition.count="$parts" \
+        -s partition.rebalance="$every" --json "$tmp/lb.json" --packets "$tmp/lb.csv"
+    check "${name}_same" 0 '' "$compare" "$tmp/lb1.json" "$tmp/lb.json"
+    expect "${name}_rows" cmp -s "$tmp/lb1.csv" "$tmp/lb.csv"
+    check "${name}_rule" 0 '^moves as expected: [1-9]' python3 "$src/tests/dist/balance_oracle.py" \
+        "$tmp/lb.json" "$np" "$slow" "$f" "$every" "$parts" flood
+done
+# by the wall clock, ranks of one kind of device: the window loop's coordinator never looks
+# shellcheck disable=SC2086
+check loop_balance_clock 0 '' $launch -np 3 "$bin" run "$mobile" -q -d all \
+    -s partition.count=12 -s partition.rebalance=1 --json "$tmp/lb.json"
+check loop_balance_clock_same 0 '' "$compare" "$tmp/loop.json" "$tmp/lb.json"
+expect loop_balance_clock_no_look grep -q '"moves": 0, "looks": 0' "$tmp/lb.json"
+# a checkpoint after moves, resumed on 1, 2 and 4 ranks to the results and rows of the run
+# never stopped (its relays are in the ranks' order, not one process's: other bytes)
+lbsets="-s partition.count=8 -s partition.rebalance=1"
+# shellcheck disable=SC2086
+check loop_balance_ckpt_alone 0 '' "$bin" run "$mobile" -q $lbsets --json "$tmp/lbfull.json" \
+    --packets "$tmp/lbfull.csv"
+# shellcheck disable=SC2086
+check loop_balance_ckpt_ranks 0 '' env CLNETSIM_TEST_RANK=1 CLNETSIM_TEST_RANK_SLOWER=9 \
+    $launch -np 3 "$bin" run "$mobile" -q -d all $lbsets --checkpoint "$tmp/lb3.ckpt" \
+    --checkpoint-every 11 --json "$tmp/lb.json" --packets "$tmp/lb.csv"
+expect loop_balance_ckpt_moved grep -q '"moves": [1-9]' "$tmp/lb.json"
+for n in 1 2 4; do
+    # shellcheck disable=SC2086
+    check "loop_balance_resume_$n" 0 '' env CLNETSIM_TEST_RANK=0 CLNETSIM_TEST_RANK_SLOWER=5 \
+        $launch -np "$n" "$bin" resume "$tmp/lb3.ckpt" -q -d all --json "$tmp/lbres.json" \
+        --packets "$tmp/lbres.csv"
+    check "loop_balance_resume_${n}_same" 0 '' "$compare" "$tmp/lbfull.json" "$tmp/lbres.json"
+    expect "loop_balance_resume_${n}_rows" cmp -s "$tmp/lbfull.csv" "$tmp/lbres.csv"
+done
+# a rank failing in a window the coordinator looks at: every rank stops with its sentence
+want="^clnetsim: error: MPI rank 1 of 3: clEnqueueNDRangeKernel\\(flood.transmit_mobile, "
+# shellcheck disable=SC2086
+check loop_balance_rank_fails 1 "$want" env CLNETSIM_TEST_RANK=1 CLNETSIM_TEST_FAIL=enqueue@0:5 \
+    $launch -np 3 "$bin" run "$mobile" -q -d all -s partition.rebalance=2 --json "$tmp/lbf.json"
+expect loop_balance_rank_fails_no_output test ! -e "$tmp/lbf.json"
 # checkpoints of the window loop: a stop on rank 1 of 3 writes one file (every rank's seen
 # bits, counters and relays put together on rank 0), resumed on 1 or 2 ranks (or alone) to
 # the results and rows of the run never stopped; the resumed run keeps the checkpoint's 3

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist/dist.h"
 #include "models/flood/flood_model.h"
 
 /* FLOOD_STEP's code of the window's step kernel (flood_setup.c's choice of kernel). */
@@ -62,13 +63,14 @@ int flood_lists_may_rank(const flood_model *m, const device_ctx *dev)
            m->grid.n_cells <= most;
 }
 
-/* Lists from ranks in one partition without a cap, one device (the step of w + 1 then surely
- * runs where window w transmits), no node resources and no forwarding scheme (their kernels
- * read the positions). */
+/* Lists from ranks in one partition without a cap, one device and one process (the step of
+ * w + 1 then surely runs where window w transmits; over several ranks the window loop has a
+ * partition a rank at least), no node resources and no forwarding scheme (their kernels read
+ * the positions). */
 static int fuse_fits(const flood_model *m, const device_ctx *dev)
 {
     return flood_lists_may_rank(m, dev) && m->sc.partitions <= 1 && !m->cap && m->n_rep == 1 &&
-           !m->resources && !m->scheme;
+           dist_size() == 1 && !m->resources && !m->scheme;
 }
 
 int flood_fuse_possible(const flood_model *m, const device_ctx *dev)

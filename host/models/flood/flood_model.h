@@ -299,6 +299,14 @@ typedef struct flood_model {
      * rank, ALL_MIXED whether CPUs and GPUs are among them (both decide the count) */
     uint32_t p_lo, p_hi;
     int all_reps, all_mixed;
+    /* The coordinator (flood_balance.c): every rank's range, [RANK_FIRST[r], RANK_FIRST[r +
+     * 1]) (NULL with one rank); this rank's busy time since the last look (BUSY_S over
+     * BUSY_WINDOWS windows that transmitted; BUSY_T0 the current window's plan) and the
+     * partitions moved between ranks so far */
+    uint32_t *rank_first;
+    double busy_s, busy_t0;
+    int64_t busy_windows;
+    uint64_t ranks_moved, ranks_looks;
     int64_t placement;      /* counts the changes of HOME (migrations) */
     int64_t (*box)[2][3];   /* static: each partition's nodes' bounding box (lo, hi) */
     /* Mobile: partitions are tiles of the plane (partition_cuts), and every RETILE windows
@@ -636,6 +644,17 @@ int flood_retile_setup(flood_model *m, cn_error *err);
 int flood_retile_queue(flood_model *m, int64_t w, int before_readback, cn_error *err);
 int flood_retile_finish(flood_model *m, int64_t w, cn_error *err);
 /* PART_HOST as of window W's tiling, read from a replica that holds it when needed. */
+/* The re-tiling's records of nodes (flood_retile.c) serve the coordinator's moves between
+ * ranks too (flood_balance.c): CAN says whether the run has their kernels and buffers (a
+ * moving scenario re-tiled); a record is RECORD_BYTES; GATHER reads the records of the N
+ * NODES from replica R into OUT (between windows); SCATTER makes R's nodes of the partitions
+ * it holds (its PART_OF and HELD current) take theirs from N RECORDS. */
+int flood_records_can(const flood_model *m);
+size_t flood_record_bytes(const flood_model *m);
+int flood_records_gather(flood_model *m, flood_replica *r, const uint32_t *nodes, uint32_t n,
+                         void *out, cn_error *err);
+int flood_records_scatter(flood_model *m, flood_replica *r, const void *records, uint32_t n,
+                          cn_error *err);
 int flood_part_host_current(flood_model *m, int64_t w, cn_error *err);
 /* Replica R's part_of as of window W's tiling. */
 int flood_part_of_current(flood_model *m, flood_replica *r, int64_t w, cn_error *err);
@@ -745,6 +764,19 @@ int flood_packets_restore(flood_model *m, const ckpt_file *in, cn_error *err);
  * this rank's share [*FIRST, + *N) of a round of COUNT packets from K0; flood_end_ranks is
  * model_ops.end_ranks. */
 int flood_ranks_init(flood_model *m, cn_error *err);
+/* flood_balance.c: the coordinator of the window loop over ranks. INIT makes RANK_FIRST
+ * (after the partitions); RAN counts a window that transmitted into the busy time (from its
+ * plan, BUSY_T0); LOOK_DUE says whether this window's end looks; BUSY_NS is what this rank
+ * says then; PLAN computes the ranges NEXT from every rank's LOOK, and whether any
+ * partition moves; CARRY moves them at window W's end (a collective of the ranks involved,
+ * after W's relays went whole to every rank), stopping every rank if this one fails. */
+int flood_balance_init(flood_model *m, cn_error *err);
+void flood_balance_ran(flood_model *m);
+int flood_balance_look_due(const flood_model *m);
+int64_t flood_balance_busy_ns(const flood_model *m);
+struct rank_look;
+int flood_balance_plan(flood_model *m, const struct rank_look *look, uint32_t *next);
+int flood_balance_carry(flood_model *m, const uint32_t *next, int64_t w, cn_error *err);
 int flood_ranks_check(const flood_model *m, cn_error *err);
 void flood_ranks_share(flood_model *m, int64_t k0, uint64_t count, int64_t *first, uint64_t *n);
 void flood_ranks_measured(flood_model *m);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "dist/dist.h"
+#include "engine/rank_shares.h"
 #include "models/flood/flood_model.h"
 
 int flood_ranks_init(flood_model *m, cn_error *err)
@@ -124,7 +125,8 @@ enum { SAY_FAILED, SAY_LAST, SAY_WEIGHT, SAY_WORDS };
  * every relay) to every other replica of every rank (exchange_window_carry_ranks,
  * flood_exchange_whole); then the window applied with the run's relays and liveness, the
  * same on every rank, so that every rank plans the same next window. */
-enum { LOOP_FAILED, LOOP_RAN, LOOP_RELAYS, LOOP_WHOLE, LOOP_SLOTS, LOOP_DEVS, LOOP_WORDS };
+enum { LOOP_FAILED, LOOP_RAN, LOOP_RELAYS, LOOP_WHOLE, LOOP_SLOTS, LOOP_DEVS, LOOP_BUSY,
+       LOOP_HELD, LOOP_WORDS };
 
 /* Traffic flows: every replica's deliveries of window RB->window on every rank (N_DEVS[r]
  * replicas of rank r), added in rank order and replica order, as one process adds its
@@ -175,20 +177,33 @@ static int loop_end_ranks(flood_model *m, const window_plan *plan, int failed,
         if (!rc)
             rc = flood_readback_collect(m, &m->rb[idx], idx, &c, err);
         ran = 1;
+        flood_balance_ran(m);
     }
     const struct flood_readback *rb = &m->rb[idx];
+    /* the coordinator looks at this window's end (every rank alike: all ran it, or none) */
+    int look = ran && flood_balance_look_due(m);
     int64_t mine[LOOP_WORDS] = {rc != 0, ran, (int64_t)c.total,
                                 ran && !(rb->exported && !c.spilled && !c.unsent),
-                                (int64_t)m->slots, ran ? m->rb[idx].n_dev : 0};
+                                (int64_t)m->slots, ran ? m->rb[idx].n_dev : 0,
+                                look ? flood_balance_busy_ns(m) : 0,
+                                (int64_t)(m->p_hi - m->p_lo)};
     int64_t *all = malloc((size_t)ranks * sizeof mine);
-    if (!all) /* the others wait in the gather: no way back */
+    rank_look *looks = calloc((size_t)ranks, sizeof *looks);
+    uint32_t *next = malloc(((size_t)ranks + 1) * sizeof *next);
+    if (!all || !looks || !next) { /* the others wait in the gather: no way back */
+        free(all);
+        free(looks);
+        free(next);
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    }
     int crc = dist_allgather(mine, all, sizeof mine, err);
     if (crc) {
         free(all);
+        free(looks);
+        free(next);
         return crc;
     }
-    int any_failed = 0, any_ran = 0, whole = 0, slots_differ = 0;
+    int any_failed = 0, any_ran = 0, all_ran = 1, whole = 0, slots_differ = 0;
     uint64_t total = 0, *totals = calloc(2 * (size_t)ranks, sizeof *totals);
     for (int r = 0; r < ranks; r++) {
         const int64_t *a = all + (size_t)r * LOOP_WORDS;
@@ -196,14 +211,25 @@ static int loop_end_ranks(flood_model *m, const window_plan *plan, int failed,
             totals[ranks + r] = (uint64_t)a[LOOP_DEVS];
         any_failed |= a[LOOP_FAILED] != 0;
         any_ran |= a[LOOP_RAN] != 0;
+        all_ran &= a[LOOP_RAN] != 0;
         whole |= a[LOOP_WHOLE] != 0;
         slots_differ |= a[LOOP_SLOTS] != (int64_t)m->slots;
         if (totals)
             totals[r] = (uint64_t)a[LOOP_RELAYS];
         total += (uint64_t)a[LOOP_RELAYS];
+        looks[r] = (rank_look){a[LOOP_FAILED], a[LOOP_BUSY], a[LOOP_HELD]};
     }
     free(all);
+    /* partitions about to move: this window's relays go whole to every rank, so that a rank
+     * taking a partition has all its nodes hear next */
+    int moving = look && all_ran && !any_failed && flood_balance_plan(m, looks, next);
+    free(looks);
+    whole |= moving;
+    if (!moving)
+        free(next);
     if (rc || any_failed || !totals) {
+        if (moving) /* (out of host memory for the totals: no rank moves, each fails) */
+            free(next);
         free(totals);
         return rc ? rc : any_failed ? DIST_PEER_FAILED
                                     : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
@@ -218,6 +244,8 @@ static int loop_end_ranks(flood_model *m, const window_plan *plan, int failed,
     if (!rc && total > 0xffffffffu)
         rc = cn_fail(err, CN_ERR_RUNTIME, "more than 2^32 transmissions in one window");
     if (rc || !any_ran) {
+        if (moving) /* (every rank finds the same, and none moves) */
+            free(next);
         free(totals);
         if (rc) /* (every rank finds the same) */
             return rc;
@@ -245,10 +273,19 @@ static int loop_end_ranks(flood_model *m, const window_plan *plan, int failed,
     free(totals);
     if (!rc)
         rc = flood_readback_apply(m, rb, &c, total, err);
-    if (rc)
-        return rc;
-    out->drained = m->transmitted;
-    return flood_window_done(m, plan, out, err);
+    if (!rc) {
+        out->drained = m->transmitted;
+        rc = flood_window_done(m, plan, out, err);
+    }
+    /* the coordinator's moves, once the window is applied and its re-tiling done (a rank
+     * that failed above stops every rank there: the others wait for its partitions) */
+    if (moving) {
+        if (rc)
+            rank_shares_stop(err);
+        rc = flood_balance_carry(m, next, w, err);
+        free(next);
+    }
+    return rc;
 }
 
 int flood_end_ranks(struct model_state *state, const window_plan *plan, int failed,

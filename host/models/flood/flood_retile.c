@@ -393,6 +393,63 @@ int flood_retile_finish(flood_model *m, int64_t w, cn_error *err)
     return rc;
 }
 
+int flood_records_can(const flood_model *m)
+{
+    return retiles(m);
+}
+
+size_t flood_record_bytes(const flood_model *m)
+{
+    return (size_t)record_words(m) * 4;
+}
+
+int flood_records_gather(flood_model *m, flood_replica *r, const uint32_t *nodes, uint32_t n,
+                         void *out, cn_error *err)
+{
+    if (n == 0)
+        return 0;
+    cl_uint count = n;
+    /* the list and its count where a re-tiling puts them (between windows both are free: the
+     * next re-tiling clears the count first) */
+    int rc = dbuf_write(r->dev, &r->leaving, 0, (size_t)n * 4, nodes, 1, err);
+    if (!rc)
+        rc = dbuf_write(r->dev, &r->ctl, CTL_RETILE * 4, 4, &count, 1, err);
+    if (!rc && n > r->record_cap)
+        r->record_cap = n;
+    if (!rc)
+        rc = gather(m, r, err);
+    if (!rc)
+        rc = dbuf_read(r->dev, &r->records, 0, (size_t)n * flood_record_bytes(m), out, 1, err);
+    return rc;
+}
+
+int flood_records_scatter(flood_model *m, flood_replica *r, const void *records, uint32_t n,
+                          cn_error *err)
+{
+    if (n == 0)
+        return 0;
+    size_t bytes = (size_t)n * flood_record_bytes(m);
+    cl_uint rec = (cl_uint)record_words(m), sw = state_words(m);
+    int rc = 0;
+    if (bytes > r->records.bytes) {
+        dbuf_release(&r->records, &m->acc);
+        rc = dbuf_alloc(r->dev, &r->records, bytes, &m->acc, "moved node records", err);
+        r->record_cap = n;
+    }
+    if (!rc)
+        rc = dbuf_write(r->dev, &r->records, 0, bytes, records, 1, err);
+    if (!rc)
+        rc = kernel_args(r->dev, r->k_scatter_moved, "flood.scatter_moved", err, 10,
+                         KBUF(r->records), KARG(n), KARG(rec), KBUF(r->part_of), KBUF(r->held),
+                         KBUF(r->seen), KBUF(r->params), KARG(m->slots),
+                         KBUF(*flood_scheme_state_buffer(r)), KARG(sw));
+    if (!rc)
+        rc = enqueue_1d(r->dev, r->k_scatter_moved, "flood.scatter_moved", n, r->ls_retile, NULL,
+                        err);
+    r->pend_broken = 1; /* its pending lists lack the arrivals' waiting nodes */
+    return rc;
+}
+
 int flood_part_host_current(flood_model *m, int64_t w, cn_error *err)
 {
     int64_t e = flood_epoch(m, w);

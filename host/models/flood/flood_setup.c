@@ -565,6 +565,11 @@ static int make_partitions(flood_model *m, cn_error *err)
     int spread = ranks > 1 && m->n_parts > 1;
     m->p_lo = spread ? (uint32_t)dist_range_first(dist_rank(), m->n_parts) : 0;
     m->p_hi = spread ? (uint32_t)dist_range_first(dist_rank() + 1, m->n_parts) : m->n_parts;
+    if (spread) { /* every rank's range, which the coordinator moves (flood_balance.c) */
+        int rc = flood_balance_init(m, err);
+        if (rc)
+            return rc;
+    }
     uint64_t n_local = m->p_hi - m->p_lo;
     for (uint32_t p = 0; p < m->n_parts; p++)
         m->home[p] = p < m->p_lo || p >= m->p_hi
@@ -1271,6 +1276,7 @@ void flood_destroy(struct model_state *state)
     free(m->neighbours);
     free(m->home);
     free(m->rank_weight);
+    free(m->rank_first);
     free(m->rank_records);
     free(m->share_at);
     free(m->part_host);

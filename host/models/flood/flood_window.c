@@ -114,6 +114,7 @@ static int flood_plan(struct model_state *state, window_plan *plan, cn_error *er
         return flood_packets_plan(m, plan);
     m->transmitted = 0;
     m->ran_mask = 0;
+    m->busy_t0 = wall_seconds(); /* several ranks: the coordinator's busy time */
     m->export_pending = 0;
     /* After a jump over idle windows nothing was in flight: they count as read back. */
     if (m->rb_count == 0 && m->processed < plan->index - 1)
@@ -672,6 +673,8 @@ static int flood_results(struct model_state *state, run_results *r, cn_error *er
     r->injector.exchanged_bytes = (uint64_t)m->exchanged;
     /* several ranks: the relays this rank sent to the others (borders and whole windows) */
     r->ranks.sent_bytes = m->rank_sent + m->xw.sent_records * m->entry_bytes;
+    r->ranks.moves = m->ranks_moved;
+    r->ranks.looks = m->ranks_looks;
     r->host.wait_s = m->wait_s;
     r->host.read_backs = m->read_backs;
     return 0;

@@ -132,6 +132,7 @@ int phold_results(struct model_state *m, run_results *res, cn_error *err)
     res->injector.exchanged_bytes = pm->ex.moved_bytes;
     res->ranks.sent_bytes = exchange_rank_bytes(&pm->ex);
     res->ranks.moves = pm->rank_moves;
+    res->ranks.looks = pm->rank_looks;
     return 0;
 }
 

@@ -70,6 +70,7 @@ typedef struct phold_model {
     double busy_s;          /* this rank's own work since the coordinator last looked */
     int64_t busy_windows;   /* windows it counts */
     uint64_t rank_moves;    /* partitions moved between ranks */
+    uint64_t rank_looks;    /* the coordinator's looks */
     int *home;              /* [n_parts]: index into dev[], -1: another rank's */
     uint32_t *block;        /* [n_parts]: the block of its home holding each partition */
     uint32_t block_groups;  /* reduction groups of a block: part_lps / reduce_local, up */
