@@ -54,6 +54,22 @@ rows_case() {
     expect "${tc}_rows_same" cmp -s "$tmp/$stem.a.csv" "$tmp/$stem.b.csv"
 }
 
+# A checkpoint resumed on 1, 2 and 4 ranks with every device, and alone: the contract members
+# and --packets rows of the run never stopped. Usage: resumes PREFIX CKPT FULL_JSON FULL_CSV
+resumes() {
+    for n in 1 2 4; do
+        # shellcheck disable=SC2086
+        check "$1_resume_$n" 0 '' $launch -np "$n" "$bin" resume "$2" -q -d all \
+            --json "$tmp/resumed.json" --packets "$tmp/resumed.csv"
+        check "$1_resume_${n}_same" 0 '' "$compare" "$3" "$tmp/resumed.json"
+        expect "$1_resume_${n}_rows" cmp -s "$4" "$tmp/resumed.csv"
+    done
+    check "$1_resume_alone" 0 '' "$bin" resume "$2" -q --json "$tmp/resumed.json" \
+        --packets "$tmp/resumed.csv"
+    check "$1_resume_alone_same" 0 '' "$compare" "$3" "$tmp/resumed.json"
+    expect "$1_resume_alone_rows" cmp -s "$4" "$tmp/resumed.csv"
+}
+
 check unit_alone 0 'test_dist: 1 rank\(s\), MPI no: ok' "$unit" 1 0
 for n in 1 2 3 4; do
     # shellcheck disable=SC2086
@@ -72,12 +88,12 @@ expect devices_in_order sh -c "grep -o '^rank [0-9] of 3' '$tmp/out' | tr '\n' '
     grep -qx 'rank 0 of 3;rank 1 of 3;rank 2 of 3;'"
 expect devices_listed test "$(grep -c 'device.*usable' "$tmp/out")" -eq 3
 
-# what does not run over ranks yet (node resources), refused with one sentence, printed
+# a scenario refused on every rank (a key its section does not have): one sentence, printed
 # once, and no output written
-want="^clnetsim: error: MPI rank 0 of 2: the flood's node resources do not run over several MPI ranks yet: start this scenario as one process"
+want="^clnetsim: error: MPI rank 0 of 2: -s argument 'resources.nope=1': \\[resources\\] unknown key 'nope'"
 # shellcheck disable=SC2086
 check run_refused 2 "$want" $launch -np 2 "$bin" run "$src/scenarios/small_energy.ini" \
-    --json "$tmp/no.json"
+    -s resources.nope=1 --json "$tmp/no.json"
 expect run_refused_once test "$(grep -c '^clnetsim: error' "$tmp/out")" -eq 1
 expect run_wrote_nothing test ! -e "$tmp/no.json"
 for cmd in bench selftest tune; do
@@ -389,12 +405,15 @@ done
 check loop_ckpt_resume_alone 0 '' "$bin" resume "$tmp/l3.ckpt" -q --json "$tmp/lres.json" \
     --packets "$tmp/lres.csv"
 check loop_ckpt_resume_alone_same 0 '' "$compare" "$loopfull" "$tmp/lres.json"
+# 4 ranks for its 3 partitions: the last rank holds none, and takes part in every window
 # shellcheck disable=SC2086
-check loop_ckpt_too_many_ranks 2 "count = 3 is below the 4 MPI ranks: every rank needs a partition" \
-    $launch -np 4 "$bin" resume "$tmp/l3.ckpt" -q
+check loop_ckpt_resume_4 0 '' $launch -np 4 "$bin" resume "$tmp/l3.ckpt" -q -d all \
+    --json "$tmp/lres.json" --packets "$tmp/lres.csv"
+check loop_ckpt_resume_4_same 0 '' "$compare" "$loopfull" "$tmp/lres.json"
+expect loop_ckpt_resume_4_rows cmp -s "$tmp/loopfull.csv" "$tmp/lres.csv"
 # one process's checkpoint of a moving flood with --packets resumes with them (the check of
-# the file took the rows for traffic flows the scenario does not have); its one partition
-# cannot be shared by 2 ranks
+# the file took the rows for traffic flows the scenario does not have), alone and on 2 ranks
+# (its one partition on rank 0)
 check loop_ckpt_rows_alone 130 '' env CLNETSIM_TEST_RAISE=INT@9 "$bin" run "$mobile" -q \
     --checkpoint "$tmp/l1.ckpt" --packets "$tmp/l1stop.csv"
 check loop_ckpt_rows_resume 0 '' "$bin" resume "$tmp/l1.ckpt" -q --json "$tmp/lres.json" \
@@ -402,8 +421,51 @@ check loop_ckpt_rows_resume 0 '' "$bin" resume "$tmp/l1.ckpt" -q --json "$tmp/lr
 check loop_ckpt_rows_same 0 '' "$compare" "$loopfull" "$tmp/lres.json"
 expect loop_ckpt_rows_rows cmp -s "$tmp/loopfull.csv" "$tmp/lres.csv"
 # shellcheck disable=SC2086
-check loop_ckpt_one_part_ranks 2 "count = 1 is below the 2 MPI ranks: every rank needs a partition" \
-    $launch -np 2 "$bin" resume "$tmp/l1.ckpt" -q
+check loop_ckpt_one_part_ranks 0 '' $launch -np 2 "$bin" resume "$tmp/l1.ckpt" -q \
+    --json "$tmp/lres.json" --packets "$tmp/lres.csv"
+check loop_ckpt_one_part_ranks_same 0 '' "$compare" "$loopfull" "$tmp/lres.json"
+expect loop_ckpt_one_part_ranks_rows cmp -s "$tmp/loopfull.csv" "$tmp/lres.csv"
+
+# fewer partitions than ranks (docs/user-guide.md, "Several processes"): the ranks after the
+# holders hold none, plan no set, and apply every window's relays as the others do. Node
+# resources decide in one partition: every contract member of small_energy (energy, deaths)
+# and small_capacity (copies refused) equal to one process's for 1 to 4 ranks, one or two
+# devices per rank, every policy; under a scheme, with traffic flows' rows, and activity
+# areas (one partition too); a moving flood of 3 partitions on 4 ranks re-tiled every other
+# window, a static one of 2 on 4; a checkpoint of node resources taken on 3 ranks resumed
+# on 1, 2 and 4 (and alone)
+check res_energy_alone 0 '' "$bin" run "$src/scenarios/small_energy.ini" -q -d 0 \
+    --json "$tmp/energy.json"
+ranks_matrix res_energy "$tmp/energy.json" "$src/scenarios/small_energy.ini"
+expect res_energy_died grep -q '"dead_nodes": 99,' "$tmp/ranks.json"
+check res_capacity_alone 0 '' "$bin" run "$src/scenarios/small_capacity.ini" -q -d 0 \
+    --json "$tmp/capacity.json"
+ranks_matrix res_capacity "$tmp/capacity.json" "$src/scenarios/small_capacity.ini"
+expect res_capacity_refused grep -q '"capacity_drops": 139619,' "$tmp/ranks.json"
+for case in "small_energy.ini -s flood.scheme=counter -s flood.counter_threshold=2 -s flood.assessment_delay=2" \
+    "small_flows.ini -s resources.rx_capacity=3" "areas6.ini" \
+    "small_mobile.ini -s partition.count=1"; do
+    rows_case "few_$(echo "$case" | tr -c 'a-zA-Z0-9\n' '_')" fewcase "$case"
+done
+check few_mobile_alone 0 '' "$bin" run "$mobile" -q -s partition.retile=2 --json "$tmp/few1.json" \
+    --packets "$tmp/few1.csv"
+# shellcheck disable=SC2086
+check few_mobile_3_on_4 0 '' $launch -np 4 "$bin" run "$mobile" -q -d all -s partition.count=3 \
+    -s partition.retile=2 --json "$tmp/few.json" --packets "$tmp/few.csv"
+check few_mobile_3_on_4_same 0 '' "$compare" "$tmp/few1.json" "$tmp/few.json"
+expect few_mobile_3_on_4_rows cmp -s "$tmp/few1.csv" "$tmp/few.csv"
+check few_static_alone 0 '' "$bin" run "$grid" -q -s partition.count=2 --json "$tmp/few1.json"
+# shellcheck disable=SC2086
+check few_static_2_on_4 0 '' $launch -np 4 "$bin" run "$grid" -q -d all -s partition.count=2 \
+    --json "$tmp/few.json"
+check few_static_2_on_4_same 0 '' "$compare" "$tmp/few1.json" "$tmp/few.json"
+check res_ckpt_full 0 '' "$bin" run "$src/scenarios/small_energy.ini" -q --json "$tmp/efull.json" \
+    --packets "$tmp/efull.csv"
+# shellcheck disable=SC2086
+check res_ckpt_stop 130 '' env CLNETSIM_TEST_RANK=1 CLNETSIM_TEST_RAISE=INT@40 \
+    $launch -np 3 "$bin" run "$src/scenarios/small_energy.ini" -q -d all \
+    --checkpoint "$tmp/e3.ckpt" --packets "$tmp/estop.csv"
+resumes res_ckpt "$tmp/e3.ckpt" "$tmp/efull.json" "$tmp/efull.csv"
 
 # a device lost on rank 1 of 2 under [devices] on_failure = continue (whole packets): that
 # rank's other device runs its chunks, the results unchanged and the device marked failed
@@ -423,15 +485,7 @@ check flood_ckpt_stop 130 '' env CLNETSIM_TEST_RANK=1 CLNETSIM_TEST_RAISE=INT@3 
     $launch -np 3 "$bin" run "$flows" -q -d all --checkpoint "$tmp/f3.ckpt" \
     --packets "$tmp/stopped.csv" --json "$tmp/stopped.json"
 expect flood_ckpt_incomplete grep -q '"complete": false' "$tmp/stopped.json"
-for n in 1 2 4; do
-    # shellcheck disable=SC2086
-    check "flood_ckpt_resume_$n" 0 '' $launch -np "$n" "$bin" resume "$tmp/f3.ckpt" -q -d all \
-        --json "$tmp/resumed.json" --packets "$tmp/resumed.csv"
-    check "flood_ckpt_resume_${n}_same" 0 '' "$compare" "$tmp/small_flows.a.json" "$tmp/resumed.json"
-    expect "flood_ckpt_resume_${n}_rows" cmp -s "$tmp/small_flows.a.csv" "$tmp/resumed.csv"
-done
-check flood_ckpt_resume_alone 0 '' "$bin" resume "$tmp/f3.ckpt" -q --json "$tmp/resumed.json"
-check flood_ckpt_resume_alone_same 0 '' "$compare" "$tmp/small_flows.a.json" "$tmp/resumed.json"
+resumes flood_ckpt "$tmp/f3.ckpt" "$tmp/small_flows.a.json" "$tmp/small_flows.a.csv"
 
 # a stop signal caught by one rank stops every rank at the next window boundary, with the
 # results of the run so far: those of one process stopped there

@@ -45,7 +45,10 @@ int flood_balance_look_due(const flood_model *m)
      * a rank takes), or under the test hook: between devices of one kind the flood's load,
      * which moves with its packets, rules the busy times, and chasing it cost more than it
      * saved (docs/benchmarks.md) */
+    /* (fewer partitions than ranks: every holder holds one, which it keeps, so nothing can
+     * move) */
     return dist_size() > 1 && !m->whole && m->rank_first && m->sc.rebalance > 0 &&
+           m->n_parts >= (uint32_t)dist_size() &&
            (m->all_mixed || dist_test_slower()) && m->busy_windows >= m->sc.rebalance;
 }
 

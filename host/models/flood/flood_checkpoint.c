@@ -170,7 +170,7 @@ static int read_merged(flood_model *m, const node_data *d, uint8_t **out, cn_err
     free(one);
     /* several ranks: each rank's nodes from it (the others' are zero in its copy), put
      * together on rank 0 (a collective; the other ranks' copies are not used) */
-    if (m->p_hi - m->p_lo < m->n_parts) {
+    if (m->ranked) {
         void *all = NULL;
         uint64_t got = 0;
         int grc = dist_gatherv(merged ? merged : (uint8_t *)&got, merged ? 1 : 0, size, &all,
@@ -213,22 +213,44 @@ static int save_node_data(flood_model *m, ckpt_buf *out, cn_error *err)
     return rc;
 }
 
+static dbuf *energy_buffer(flood_replica *r)
+{
+    return &r->res.energy;
+}
+
+static dbuf *death_buffer(flood_replica *r)
+{
+    return &r->res.death;
+}
+
+/* A 64-bit value per node. */
+static void keep_node_long(const flood_model *m, uint32_t j, const uint8_t *one,
+                           uint8_t *merged)
+{
+    (void)m;
+    memcpy(merged + (size_t)j * 8, one + (size_t)j * 8, 8);
+}
+
+/* Each node's energy and death time, from the replica holding the one partition (over
+ * several ranks, from the rank holding it: read_merged). */
 static int save_resources(flood_model *m, ckpt_buf *out, cn_error *err)
 {
-    flood_replica *r = &m->rep[m->home[0]]; /* one partition holds every node */
-    size_t bytes = (size_t)m->n * 8;
-    int64_t *host = malloc(bytes ? bytes : 8);
-    int rc = host ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory for a checkpoint");
+    node_data energy = {energy_buffer, keep_node_long, (size_t)m->n * 8};
+    node_data death = {death_buffer, keep_node_long, (size_t)m->n * 8};
+    uint8_t *merged = NULL;
+    int rc = read_merged(m, &energy, &merged, err);
     if (!rc)
-        rc = dbuf_read(r->dev, &r->res.energy, 0, bytes, host, 1, err);
-    if (!rc)
-        ckpt_put(out, T_ENERGY, host, bytes);
-    if (!rc)
-        rc = dbuf_read(r->dev, &r->res.death, 0, bytes, host, 1, err);
-    if (!rc)
-        ckpt_put(out, T_DEATH, host, bytes);
-    free(host);
-    return rc;
+        ckpt_put(out, T_ENERGY, merged, energy.bytes);
+    free(merged);
+    merged = NULL;
+    /* (a collective over several ranks: every rank takes part, failed or not) */
+    cn_error second = {0};
+    int rc2 = read_merged(m, &death, &merged, rc ? &second : err);
+    cn_error_clear(&second);
+    if (!rc && !rc2)
+        ckpt_put(out, T_DEATH, merged, death.bytes);
+    free(merged);
+    return rc ? rc : rc2;
 }
 
 /* With flows: each slot's source, destination, flow and its packet's sums so far. */
@@ -339,7 +361,7 @@ int flood_save(struct model_state *state, int64_t next, ckpt_buf *out, cn_error 
         counters[2 * i + 1] = (uint64_t)(v >> 64);
     }
     /* several ranks (the window loop): every rank's sums, added on rank 0 */
-    if (!m->whole && m->p_hi - m->p_lo < m->n_parts &&
+    if (m->ranked &&
         (rc = sum_counters_over_ranks(counters, err)) != 0)
         return rc;
     ckpt_put(out, T_COUNTERS, counters, sizeof counters);

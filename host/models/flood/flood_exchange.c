@@ -651,7 +651,7 @@ int flood_readback_collect(flood_model *m, const struct flood_readback *rb, int 
         memcpy(r->counters, words, sizeof r->counters);
         /* the window's deliveries per slot, after the liveness words (several ranks: every
          * rank's, added after the agreement, flood_ranks.c) */
-        if (m->flows && m->p_hi - m->p_lo == m->n_parts)
+        if (m->flows && !m->ranked)
             flood_add_deliveries(m, rb->window, words + CTL_WORDS + m->slots);
         flood_merge_alive(m, stamp, words + CTL_WORDS);
         c->total += c->relays[k];
@@ -933,7 +933,7 @@ static int gather_relays_ranks(flood_model *m, int64_t w, uint32_t count, cn_err
 
 int flood_gather_entries(flood_model *m, int64_t w, uint32_t count, cn_error *err)
 {
-    if (m->p_hi - m->p_lo < m->n_parts) /* several ranks: every rank takes part */
+    if (m->ranked) /* several ranks: every rank takes part */
         return count == 0 || m->entries_window == w ? 0 : gather_relays_ranks(m, w, count, err);
     if (count == 0 || m->entries_window == w)
         return 0;

@@ -295,9 +295,12 @@ typedef struct flood_model {
     uint16_t *part_host;    /* part_of on the host (NULL with one partition) */
     int *home;              /* replica holding each partition (-1: another rank's) */
     /* Several MPI ranks, the window loop (flood_ranks.c): this rank holds partitions
-     * [P_LO, P_HI) (dist_range_first), the others' home -1; ALL_REPS the devices of every
-     * rank, ALL_MIXED whether CPUs and GPUs are among them (both decide the count) */
+     * [P_LO, P_HI) (dist_range_first; none when there are fewer partitions than ranks), the
+     * others' home -1; RANKED whether this is such a run (set before anything is planned);
+     * ALL_REPS the devices of every rank, ALL_MIXED whether CPUs and GPUs are among them
+     * (both decide the count) */
     uint32_t p_lo, p_hi;
+    int ranked;
     int all_reps, all_mixed;
     /* The coordinator (flood_balance.c): every rank's range, [RANK_FIRST[r], RANK_FIRST[r +
      * 1]) (NULL with one rank); this rank's busy time since the last look (BUSY_S over
@@ -777,7 +780,6 @@ int64_t flood_balance_busy_ns(const flood_model *m);
 struct rank_look;
 int flood_balance_plan(flood_model *m, const struct rank_look *look, uint32_t *next);
 int flood_balance_carry(flood_model *m, const uint32_t *next, int64_t w, cn_error *err);
-int flood_ranks_check(const flood_model *m, cn_error *err);
 void flood_ranks_share(flood_model *m, int64_t k0, uint64_t count, int64_t *first, uint64_t *n);
 void flood_ranks_measured(flood_model *m);
 int flood_end_ranks(struct model_state *state, const window_plan *plan, int failed,

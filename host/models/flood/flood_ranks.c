@@ -37,24 +37,6 @@ int flood_ranks_init(flood_model *m, cn_error *err)
     return 0;
 }
 
-int flood_ranks_check(const flood_model *m, cn_error *err)
-{
-    if (dist_size() == 1)
-        return 0;
-    if (m->whole)
-        return 0;
-    /* (node resources keep one partition: one rank would hold it all) */
-    if (m->resources)
-        return cn_fail(err, CN_ERR_INPUT, "the flood's node resources do not run over several "
-                       "MPI ranks yet: start this scenario as one process (docs/user-guide.md, "
-                       "\"Several processes\")");
-    if (m->n_parts < (uint32_t)dist_size())
-        return cn_fail(err, CN_ERR_INPUT, "[partition] count = %u is below the %d MPI ranks: "
-                       "every rank needs a partition of the window loop (a resumed run keeps "
-                       "its checkpoint's count)", m->n_parts, dist_size());
-    return 0;
-}
-
 void flood_ranks_share(flood_model *m, int64_t k0, uint64_t count, int64_t *first, uint64_t *n)
 {
     int me = dist_rank(), ranks = dist_size();
@@ -179,12 +161,19 @@ static int loop_end_ranks(flood_model *m, const window_plan *plan, int failed,
         ran = 1;
         flood_balance_ran(m);
     }
-    const struct flood_readback *rb = &m->rb[idx];
+    /* a rank holding no partition (fewer partitions than ranks) ran nothing: it takes part
+     * with no relays, no liveness and no replicas, and applies the others' window as they do */
+    struct flood_readback none;
+    memset(&none, 0, sizeof none);
+    none.window = w;
+    const struct flood_readback *rb = ran ? &m->rb[idx] : &none;
+    if (!ran)
+        memset(m->alive, 0, (size_t)m->slots * sizeof *m->alive);
     /* the coordinator looks at this window's end (every rank alike: all ran it, or none) */
     int look = ran && flood_balance_look_due(m);
     int64_t mine[LOOP_WORDS] = {rc != 0, ran, (int64_t)c.total,
                                 ran && !(rb->exported && !c.spilled && !c.unsent),
-                                (int64_t)m->slots, ran ? m->rb[idx].n_dev : 0,
+                                (int64_t)m->slots, rb->n_dev,
                                 look ? flood_balance_busy_ns(m) : 0,
                                 (int64_t)(m->p_hi - m->p_lo)};
     int64_t *all = malloc((size_t)ranks * sizeof mine);
@@ -235,7 +224,7 @@ static int loop_end_ranks(flood_model *m, const window_plan *plan, int failed,
                                     : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
     }
     /* every rank plans the same windows from the same agreements: all ran it, or none */
-    if (any_ran && !ran)
+    if (any_ran && !ran && m->p_hi > m->p_lo)
         rc = cn_fail(err, CN_ERR_RUNTIME, "internal error: window %lld ran on another rank and "
                      "not on rank %d", (long long)w, dist_rank());
     if (!rc && slots_differ)

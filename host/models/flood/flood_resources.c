@@ -258,9 +258,14 @@ uint64_t flood_resources_bytes(const flood_model *m)
     return m->energy ? 4 * (uint64_t)m->n * 8 : 0;
 }
 
-/* The earliest death time (-1: none), from the replica that holds the partition. */
-static int first_death(flood_model *m, int64_t *t, cn_error *err)
+/* The earliest death time (-1: none), from the replica that holds the partition (a rank
+ * holding none has no part of it: *HELD 0). */
+static int first_death(flood_model *m, int64_t *t, size_t *held, cn_error *err)
 {
+    *t = -1;
+    *held = m->home[0] >= 0;
+    if (!*held)
+        return 0;
     flood_replica *r = &m->rep[m->home[0]];
     size_t size = (size_t)m->n * 8;
     int64_t *death = malloc(size);
@@ -286,10 +291,13 @@ int flood_resources_results(flood_model *m, run_results *r, cn_error *err)
     if (!m->energy)
         return 0;
     int64_t t = -1;
-    if ((rc = first_death(m, &t, err)) != 0 ||
+    size_t held = 0;
+    if ((rc = first_death(m, &t, &held, err)) != 0 ||
         (rc = flood_reduce_counter(m, r, CTL_RES_DEAD, "dead_nodes", err)) != 0)
         return rc;
-    results_set(r, "first_death_ns", t);
+    wide_int first = t;
+    if ((rc = results_reduce(r, "first_death_ns", &first, held, err)) != 0)
+        return rc;
     /* the budgets together fit int64 (config/checks.c), and nobody spends beyond its own */
     return flood_reduce_counter(m, r, CTL_RES_ENERGY, "energy_spent_nj", err);
 }

@@ -142,7 +142,7 @@ static uint32_t record_entries(const flood_model *m, uint64_t n)
 /* Several MPI ranks: partitions held on other ranks, which nodes may join. */
 static int ranks_spread(const flood_model *m)
 {
-    return m->p_hi - m->p_lo < m->n_parts;
+    return m->ranked;
 }
 
 int flood_retile_queue(flood_model *m, int64_t w, int before_readback, cn_error *err)
@@ -291,7 +291,8 @@ int flood_retile_finish(flood_model *m, int64_t w, cn_error *err)
 {
     int mask = m->retile_mask;
     m->retile_mask = 0;
-    if (!mask || !flood_retile_due(m, w))
+    /* (several ranks: a rank holding no partition takes part in the records' collective) */
+    if (!flood_retile_due(m, w) || (!mask && !ranks_spread(m)))
         return 0;
     cl_uint rec = (cl_uint)record_words(m); /* below 2^32: gather checked it */
     uint32_t count[FLOOD_MAX_REPLICAS] = {0};
@@ -338,7 +339,7 @@ int flood_retile_finish(flood_model *m, int64_t w, cn_error *err)
     }
     m->wait_s += wall_seconds() - t0;
     /* several ranks: every rank's records to every rank (a collective, as every rank
-     * re-tiles at the same windows and holds partitions) */
+     * re-tiles at the same windows, whether it holds partitions or not) */
     uint64_t remote = 0;
     if (ranks_spread(m))
         rc = ranks_records(m, mask, count, rec, rc, &remote, err);

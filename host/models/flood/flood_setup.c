@@ -561,8 +561,9 @@ static int make_partitions(flood_model *m, cn_error *err)
             if (m->rep[d].cpu == pass)
                 order[n_order++] = d;
     /* several ranks: this rank's contiguous range of them (whole packets: every rank holds
-     * the one partition) */
-    int spread = ranks > 1 && m->n_parts > 1;
+     * the one partition). With fewer partitions than ranks the ranks after the holders hold
+     * none and take part in every window's exchange and agreement (flood_ranks.c). */
+    int spread = m->ranked = ranks > 1 && !flood_packets_wanted(m);
     m->p_lo = spread ? (uint32_t)dist_range_first(dist_rank(), m->n_parts) : 0;
     m->p_hi = spread ? (uint32_t)dist_range_first(dist_rank() + 1, m->n_parts) : m->n_parts;
     if (spread) { /* every rank's range, which the coordinator moves (flood_balance.c) */
@@ -1214,8 +1215,6 @@ int flood_create(struct model_state **out, const scenario *scn, device_ctx *cons
         rc = flood_resources_setup(m, err);
     if (!rc && (m->whole = flood_packets_wanted(m)) != 0)
         rc = flood_packets_setup(m, err);
-    if (!rc)
-        rc = flood_ranks_check(m, err);
     if (!rc)
         rc = flood_ranks_init(m, err);
     for (int d = 0; d < n_devs && !rc; d++)

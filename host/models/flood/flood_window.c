@@ -54,7 +54,7 @@ static uint64_t relays_bound(const flood_model *m, uint64_t entries, uint64_t in
 {
     uint64_t by_nodes = in_flight * m->n; /* both below 2^32 */
     /* (over several ranks max_degree is of this rank's partitions only) */
-    return m->mobile || m->p_hi - m->p_lo < m->n_parts ? by_nodes
+    return m->mobile || m->ranked ? by_nodes
                                                         : min_u64(entries * m->max_degree,
                                                                   by_nodes);
 }
@@ -107,6 +107,21 @@ static void first_partitions(const flood_model *m, int *first)
         first[m->home[p]] = (int)p;
 }
 
+static int prepare_transmit(flood_model *m, const window_plan *plan, transmit_prep *p,
+                            cn_error *err);
+
+/* The host's side of window PLAN on a rank holding no partition: what run_transmit's first
+ * and last sets do to the host's state on the ranks that run it. */
+static int bystander_window(flood_model *m, const window_plan *plan, cn_error *err)
+{
+    int rc = prepare_transmit(m, plan, &m->prep, err);
+    if (rc)
+        return rc;
+    m->prep_window = plan->index;
+    m->cur ^= 1;
+    return 0;
+}
+
 static int flood_plan(struct model_state *state, window_plan *plan, cn_error *err)
 {
     flood_model *m = flood_of(state);
@@ -135,6 +150,11 @@ static int flood_plan(struct model_state *state, window_plan *plan, cn_error *er
     /* under a scheme, packets whose nodes wait for decisions need the window too */
     if (m->entries_bound == 0 && !(m->scheme_window && m->scheme_waiting > 0))
         return 0;
+    /* a rank holding no partition (several ranks, fewer partitions): no set, but the
+     * window's packets take their slots here as on the ranks that run it, whose relays it
+     * applies at the window's end (flood_ranks.c), so that every rank plans alike */
+    if (m->p_lo == m->p_hi)
+        return bystander_window(m, plan, err);
     if (m->mobile)
         for (int d = 0; d < m->n_rep; d++)
             if (first[d] >= 0)
@@ -352,7 +372,7 @@ static int run_transmit(flood_model *m, const window_plan *plan, uint32_t part,
         p->sized = can_run_ahead(m) && p->relays_bound <= m->lag_budget;
         int holders = flood_holders(m);
         /* several ranks: partitions elsewhere whatever this rank holds */
-        p->spread = (holders & (holders - 1)) != 0 || m->p_hi - m->p_lo < m->n_parts;
+        p->spread = (holders & (holders - 1)) != 0 || m->ranked;
         m->prep_window = w;
     }
     /* deferred read-backs of windows this one does not follow go before this transmit
@@ -386,7 +406,7 @@ static int run_transmit(flood_model *m, const window_plan *plan, uint32_t part,
     if (part + 1 < m->p_hi)
         return 0;
     /* several devices ran the window (or ranks): each exports what the others may need */
-    if ((m->ran_mask & (m->ran_mask - 1)) || m->p_hi - m->p_lo < m->n_parts)
+    if ((m->ran_mask & (m->ran_mask - 1)) || m->ranked)
         rc = flood_export_border(m, w, p->out_word, nxt, err);
     /* a re-tiling due now goes before the read-back, which then carries its counts */
     if (!rc)
@@ -582,7 +602,7 @@ static int flood_end_window(struct model_state *state, const window_plan *plan, 
         lag = relays <= m->lag_budget;
     }
     /* several ranks: the window's read-back is applied in end_ranks, after the agreement */
-    int ranks = m->p_hi - m->p_lo < m->n_parts;
+    int ranks = m->ranked;
     if (!lag && !ranks && (rc = flood_process_until(m, w, err)) != 0)
         return rc;
     /* each device's read-back follows its sets of the window in its queue: all have finished
