@@ -2,7 +2,7 @@
 """A second, deliberately plain reference of the PHOLD model (docs/models/phold.md).
 
 It follows the model's text step by step and shares nothing with the C oracle: its own
-Philox4x32-10, its own table of delays, and another schedule. Each LP keeps its own queue, and
+Philox4x32-10 (philox_reference.py), its own table of delays, and another schedule. Each LP keeps its own queue, and
 the run goes window by window as a parallel engine would: with Tmin the least pending time,
 every LP executes, in its own (t, origin, serial) order, its events with t < min(Tmin + A, T)
 (an event created in the window lands at least A later, so outside it). Slow, so only for
@@ -15,20 +15,9 @@ import heapq
 import math
 import sys
 
+from philox_reference import philox4x32_10
+
 MASK32 = 0xFFFFFFFF
-
-
-def philox4x32_10(ctr, key):
-    c0, c1, c2, c3 = ctr
-    k0, k1 = key
-    for rnd in range(10):
-        if rnd > 0:
-            k0 = (k0 + 0x9E3779B9) & MASK32
-            k1 = (k1 + 0xBB67AE85) & MASK32
-        p0 = 0xD2511F53 * c0
-        p1 = 0xCD9E8D57 * c2
-        c0, c1, c2, c3 = ((p1 >> 32) ^ c1 ^ k0, p1 & MASK32, (p0 >> 32) ^ c3 ^ k1, p0 & MASK32)
-    return c0, c1, c2, c3
 
 
 def llround(x):
