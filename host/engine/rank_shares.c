@@ -1,5 +1,6 @@
 /* The coordinator's rule over MPI ranks (rank_shares.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dist/dist.h"
@@ -80,6 +81,16 @@ void rank_shares_stop(const cn_error *err)
     fprintf(stderr, "clnetsim: error: MPI rank %d of %d: %s\n", dist_rank(), dist_size(),
             err->msg);
     dist_abort(CN_ERR_RUNTIME);
+}
+
+void *rank_shares_alloc(size_t n, size_t size, cn_error *err)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p) {
+        cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the coordinator");
+        rank_shares_stop(err);
+    }
+    return p;
 }
 
 uint32_t rank_shares_moves(const uint32_t *first, const uint32_t *next, int R, rank_move *moves)

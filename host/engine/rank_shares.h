@@ -5,6 +5,7 @@
  * ranks never disagree about a boundary; where a partition lives never changes a result. */
 #ifndef CLNETSIM_RANK_SHARES_H
 #define CLNETSIM_RANK_SHARES_H
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/error.h"
@@ -41,5 +42,9 @@ int rank_shares_receiver(const int *home, uint32_t lo, uint32_t hi, uint32_t p);
 /* Stops every rank with this rank's sentence, for a rank that cannot go on while the others
  * wait for the partitions it moves. */
 __attribute__((noreturn)) void rank_shares_stop(const cn_error *err);
+
+/* calloc(N, SIZE) for a coordinator's moves, or every rank stopped (rank_shares_stop) with
+ * an out-of-memory sentence in ERR. */
+void *rank_shares_alloc(size_t n, size_t size, cn_error *err);
 
 #endif

@@ -98,27 +98,14 @@ static int data_merge(flood_model *m, flood_replica *r, uint32_t p, const unsign
 {
     size_t sb = seen_bytes(m), tb = states_bytes(m);
     unsigned char *have = malloc(sb + tb ? sb + tb : 1);
-    uint32_t *mask = calloc(m->words, 4);
-    int rc = have && mask ? data_read(m, r, have, err)
-                          : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
-    for (uint32_t j = 0; !rc && j < m->n; j++)
-        if (m->part_host[j] == p)
-            mask[j >> 5] |= 1u << (j & 31u);
-    uint32_t *b = (uint32_t *)(void *)have;
-    const uint32_t *a = (const uint32_t *)(const void *)got;
-    for (size_t q = 0; !rc && q < sb / 4; q++) {
-        uint32_t mk = mask[q % m->words];
-        b[q] = (b[q] & ~mk) | (a[q] & mk);
-    }
-    size_t per = m->n ? flood_scheme_slot_bytes(m) / m->n : 0; /* a node's, in a slot */
-    for (uint32_t j = 0; !rc && tb && j < m->n; j++) {
-        if (m->part_host[j] != p)
-            continue;
-        for (uint32_t s = 0; s < m->slots; s++) {
-            size_t at = sb + ((size_t)s * m->n + j) * per;
-            memcpy(have + at, got + at, per);
-        }
-    }
+    int rc = have ? data_read(m, r, have, err)
+                  : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    if (!rc)
+        rc = flood_merge_part_seen(m, p, (const uint32_t *)(const void *)got,
+                                   (uint32_t *)(void *)have, err);
+    if (!rc && tb)
+        flood_scheme_merge_part(m, p, (const uint32_t *)(const void *)(got + sb),
+                                (uint32_t *)(void *)(have + sb));
     if (!rc)
         rc = dbuf_write(r->dev, &r->seen, 0, sb, have, 1, err);
     if (!rc && tb) {
@@ -126,7 +113,6 @@ static int data_merge(flood_model *m, flood_replica *r, uint32_t p, const unsign
         r->pend_broken = 1; /* its lists lack the partition's waiting nodes */
     }
     free(have);
-    free(mask);
     return rc;
 }
 
@@ -181,13 +167,10 @@ int flood_balance_carry(flood_model *m, const uint32_t *next, int64_t w, cn_erro
 {
     int R = dist_size(), me = dist_rank(), n_out = 0, n_in = 0;
     size_t most = (size_t)m->n_parts + 1;
-    move *out = calloc(most, sizeof *out), *in = calloc(most, sizeof *in);
-    dist_piece *pieces = calloc(2 * most, sizeof *pieces);
-    rank_move *moves = calloc(most, sizeof *moves);
-    if (!out || !in || !pieces || !moves) {
-        cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the coordinator");
-        rank_shares_stop(err);
-    }
+    move *out = rank_shares_alloc(most, sizeof *out, err);
+    move *in = rank_shares_alloc(most, sizeof *in, err);
+    dist_piece *pieces = rank_shares_alloc(2 * most, sizeof *pieces, err);
+    rank_move *moves = rank_shares_alloc(most, sizeof *moves, err);
     uint32_t n_moves = rank_shares_moves(m->rank_first, next, R, moves);
     for (uint32_t i = 0; i < n_moves; i++) {
         const rank_move *mv = &moves[i];

@@ -1062,31 +1062,43 @@ int flood_replica_ready(flood_model *m, flood_replica *r, int64_t w, cn_error *e
     return rc;
 }
 
+int flood_merge_part_seen(const flood_model *m, uint32_t part, const uint32_t *from,
+                          uint32_t *into, cn_error *err)
+{
+    uint32_t *mask = calloc(m->words, 4);
+    if (!mask)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    for (uint32_t j = 0; j < m->n; j++)
+        if (m->n_parts == 1 || m->part_host[j] == part)
+            mask[j >> 5] |= 1u << (j & 31u);
+    size_t words = (size_t)m->slots * m->words;
+    for (size_t q = 0; q < words; q++) {
+        uint32_t mk = mask[q % m->words];
+        into[q] = (into[q] & ~mk) | (from[q] & mk);
+    }
+    free(mask);
+    return 0;
+}
+
 /* Partition PART's seen bits: moved from FROM to TO (the other nodes' bits on TO are kept). */
 static int move_seen_bits(flood_model *m, flood_replica *from, flood_replica *to,
                           uint32_t part, uint64_t *bytes, cn_error *err)
 {
     size_t words = (size_t)m->slots * m->words;
-    uint32_t *a = malloc(words * 4), *b = malloc(words * 4), *mask = calloc(m->words, 4);
-    int rc = a && b && mask ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
-    for (uint32_t j = 0; !rc && j < m->n; j++)
-        if (m->n_parts == 1 || m->part_host[j] == part)
-            mask[j >> 5] |= 1u << (j & 31u);
+    uint32_t *a = malloc(words * 4), *b = malloc(words * 4);
+    int rc = a && b ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
     if (!rc)
         rc = dbuf_read(from->dev, &from->seen, 0, words * 4, a, 1, err);
     if (!rc)
         rc = dbuf_read(to->dev, &to->seen, 0, words * 4, b, 1, err);
-    for (size_t q = 0; !rc && q < words; q++) {
-        uint32_t mk = mask[q % m->words];
-        b[q] = (b[q] & ~mk) | (a[q] & mk);
-    }
+    if (!rc)
+        rc = flood_merge_part_seen(m, part, a, b, err);
     if (!rc)
         rc = dbuf_write(to->dev, &to->seen, 0, words * 4, b, 1, err);
     if (!rc)
         *bytes += 3 * words * 4;
     free(a);
     free(b);
-    free(mask);
     return rc;
 }
 

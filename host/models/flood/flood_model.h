@@ -708,6 +708,13 @@ const dbuf *flood_scheme_state_buffer(const flood_replica *r);
 /* The decisions of partition PART in window W on replica R, after its transmit launch. */
 int flood_scheme_decide(flood_model *m, uint32_t part, flood_replica *r, int64_t w,
                         cl_event *evs, int *n_evs, cn_error *err);
+/* Host copies of every slot's node states: partition PART's nodes (every node with one
+ * partition) take FROM's, the others keep INTO's. */
+void flood_scheme_merge_part(const flood_model *m, uint32_t part, const uint32_t *from,
+                             uint32_t *into);
+/* The same for the seen bits (slots x words); 0, or out of host memory. */
+int flood_merge_part_seen(const flood_model *m, uint32_t part, const uint32_t *from,
+                          uint32_t *into, cn_error *err);
 /* A migration of partition PART from FROM to TO: its nodes' states; adds the bytes moved. */
 int flood_scheme_migrate(flood_model *m, flood_replica *from, flood_replica *to,
                          uint32_t part, uint64_t *bytes, cn_error *err);

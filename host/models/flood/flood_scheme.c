@@ -125,6 +125,20 @@ int flood_scheme_decide(flood_model *m, uint32_t part, flood_replica *r, int64_t
     return rc;
 }
 
+void flood_scheme_merge_part(const flood_model *m, uint32_t part, const uint32_t *from,
+                             uint32_t *into)
+{
+    /* the partition's nodes take FROM's states; the others keep INTO's */
+    size_t per = SCHEME_NODE_WORDS;
+    for (uint32_t j = 0; j < m->n; j++) {
+        if (m->n_parts > 1 && m->part_host[j] != part)
+            continue;
+        for (uint32_t s = 0; s < m->slots; s++)
+            memcpy(into + ((size_t)s * m->n + j) * per, from + ((size_t)s * m->n + j) * per,
+                   per * 4);
+    }
+}
+
 int flood_scheme_migrate(flood_model *m, flood_replica *from, flood_replica *to,
                          uint32_t part, uint64_t *bytes, cn_error *err)
 {
@@ -137,13 +151,8 @@ int flood_scheme_migrate(flood_model *m, flood_replica *from, flood_replica *to,
         rc = dbuf_read(from->dev, &from->scheme_state, 0, total * 4, a, 1, err);
     if (!rc)
         rc = dbuf_read(to->dev, &to->scheme_state, 0, total * 4, b, 1, err);
-    /* the partition's nodes take FROM's states; the others keep TO's */
-    for (uint32_t j = 0; !rc && j < m->n; j++) {
-        if (m->n_parts > 1 && m->part_host[j] != part)
-            continue;
-        for (uint32_t s = 0; s < m->slots; s++)
-            memcpy(b + ((size_t)s * m->n + j) * per, a + ((size_t)s * m->n + j) * per, per * 4);
-    }
+    if (!rc)
+        flood_scheme_merge_part(m, part, a, b);
     if (!rc)
         rc = dbuf_write(to->dev, &to->scheme_state, 0, total * 4, b, 1, err);
     to->pend_broken = 1; /* its lists lack the partition's waiting nodes */

@@ -42,13 +42,10 @@ static int carry_out(phold_model *pm, const uint32_t *first, const uint32_t *nex
 {
     int me = dist_rank(), n_out = 0, n_in = 0, rc = 0;
     size_t most = (size_t)pm->n_parts + 1;
-    move *out = calloc(most, sizeof *out), *in = calloc(most, sizeof *in);
-    dist_piece *pieces = calloc(2 * most, sizeof *pieces);
-    rank_move *moves = calloc(most, sizeof *moves);
-    if (!out || !in || !pieces || !moves) {
-        cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the coordinator");
-        rank_shares_stop(err);
-    }
+    move *out = rank_shares_alloc(most, sizeof *out, err);
+    move *in = rank_shares_alloc(most, sizeof *in, err);
+    dist_piece *pieces = rank_shares_alloc(2 * most, sizeof *pieces, err);
+    rank_move *moves = rank_shares_alloc(most, sizeof *moves, err);
     uint32_t n_moves = rank_shares_moves(first, next, R, moves);
     for (uint32_t i = 0; i < n_moves; i++) {
         uint32_t p = moves[i].p;
