@@ -1574,6 +1574,16 @@ inline int in_box(long4 p, long4 lo, long4 hi)
            p.z <= hi.z;
 }
 
+/* Whether P lies in one of the N boxes BOXES (lo, hi pairs): the reach of the partitions each
+ * other holder keeps (flood_export_setup). */
+inline int in_boxes(long4 p, __global const long4 *boxes, uint n)
+{
+    for (uint k = 0u; k < n; k++)
+        if (in_box(p, boxes[2u * k], boxes[2u * k + 1u]))
+            return 1;
+    return 0;
+}
+
 /* A relay of node j that another device may need (j lies in [X_LO, X_HI], which bounds the
  * reach boxes of the partitions held elsewhere) is also appended to EXPORTED, the core
  * exchange's export area (xch_append, counted in ctl[export_word]); beyond EXPORT_CAP it is
@@ -1608,7 +1618,8 @@ inline int in_box(long4 p, long4 lo, long4 hi)
 __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, ulong range2,
                               long side, uint nx, uint ny, uint nz,
                               __global const uint *cell_start, __global const uint *cell_nodes,
-                              long4 box_lo, long4 box_hi, long4 x_lo, long4 x_hi,
+                              long4 box_lo, long4 box_hi, __global const long4 *x_boxes,
+                              uint x_n,
                               __global entry_t *exported, uint export_cap, uint export_word,
                               __global const long4 *cell_pos, uint cell_sorted,
                               TRANSMIT_STEP_ARGS, TRANSMIT_FLOW_ARGS TRANSMIT_SCHEME_ARGS)
@@ -1710,7 +1721,7 @@ __kernel void transmit_mobile(TRANSMIT_COMMON_ARGS, __global const long4 *pos, u
                             deg++;
                             if (tx_hear(j, d2, &it, &tw, seen, ctl, l_n, lbuf, lcap, out_word,
                                         out, capacity, spill, stamp) &&
-                                in_box(TX_MOBILE_PJ, x_lo, x_hi)) {
+                                in_boxes(TX_MOBILE_PJ, x_boxes, x_n)) {
                                 uint xa = xch_append(&ctl[export_word], export_cap);
                                 if (xa != 0xffffffffu)
                                     exported[xa] = ENTRY(j, it.slot, 0);
@@ -1801,8 +1812,8 @@ typedef struct decide_ctx {
     __global const long *slot_time;
     __global const uint2 *slot_route;
     __global entry_t *out, *exported;
-    __global const long4 *pos;
-    long4 x_lo, x_hi;
+    __global const long4 *pos, *x_boxes;
+    uint x_n;
     pend_list next;
     uint n, win, stamp, counter_c, assess_a, capacity, out_word, export_cap, export_word;
 } decide_ctx;
@@ -1865,7 +1876,7 @@ inline void decide_pair(decide_ctx *c, uint j, uint slot)
     else /* STAMP, as append_entry stores it, but atomically: other decisions of the launch
           * compare-and-swap the word (scheme_keep_alive) */
         atomic_xchg(&c->alive[slot], c->stamp);
-    if (c->export_cap > 0u && in_box(c->pos[j], c->x_lo, c->x_hi)) {
+    if (c->export_cap > 0u && in_boxes(c->pos[j], c->x_boxes, c->x_n)) {
         uint xa = xch_append(&c->ctl[c->export_word], c->export_cap);
         if (xa != 0xffffffffu)
             c->exported[xa] = e;
@@ -1879,8 +1890,8 @@ inline void decide_pair(decide_ctx *c, uint j, uint slot)
  * FULL every (node, slot) pair is, and the next list is rebuilt from it (flood_scheme.c says
  * when). Every outcome is a count, a set union or a store of one work-item, so neither the
  * launch shape nor the order of the list can change it. With partitions on several devices
- * (mobile), relays inside [X_LO, X_HI] are exported as transmit_mobile exports its own
- * (EXPORT_CAP 0: none). */
+ * (mobile), relays inside one of the X_N boxes X_BOXES are exported as transmit_mobile
+ * exports its own (EXPORT_CAP 0: none). */
 __kernel void scheme_decide(volatile __global uint *ctl, __global uint *state,
                             __constant const flood_params *prm, uint slots,
                             __global const uint *slot_packet, __global const long *slot_time,
@@ -1889,7 +1900,8 @@ __kernel void scheme_decide(volatile __global uint *ctl, __global uint *state,
                             __global const ushort *part_of, uint part, uint nparts,
                             __global entry_t *out, uint capacity, uint out_word,
                             __global uint *spill, uint stamp, __global const long4 *pos,
-                            long4 x_lo, long4 x_hi, __global entry_t *exported, uint export_cap,
+                            __global const long4 *x_boxes, uint x_n,
+                            __global entry_t *exported, uint export_cap,
                             uint export_word, __global uint *pend, uint pend_cap,
                             uint pend_word, uint next_word, uint full)
 {
@@ -1908,8 +1920,8 @@ __kernel void scheme_decide(volatile __global uint *ctl, __global uint *state,
     c.out = out;
     c.exported = exported;
     c.pos = pos;
-    c.x_lo = x_lo;
-    c.x_hi = x_hi;
+    c.x_boxes = x_boxes;
+    c.x_n = x_n;
     c.next.items = pend + (size_t)(parity ^ 1u) * pend_cap;
     c.next.cap = pend_cap;
     c.next.word = next_word;

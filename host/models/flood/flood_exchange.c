@@ -346,29 +346,68 @@ static int ensure_exported(flood_model *m, flood_replica *r, uint32_t cap, cn_er
     return exchange_window_reserve(&m->xw, d, cap, err);
 }
 
+/* Who holds partition Q as seen from this rank: a device of it (0 .. n_rep - 1), or
+ * n_rep + the rank holding it. */
+static int holder_of(const flood_model *m, uint32_t q)
+{
+    if (m->home[q] >= 0)
+        return m->home[q];
+    int r = 0;
+    while (m->rank_first && r + 1 < dist_size() && m->rank_first[r + 1] <= q)
+        r++;
+    return m->n_rep + r;
+}
+
 int flood_export_setup(flood_model *m, flood_replica *r, int64_t w, cn_error *err)
 {
-    int d = (int)(r - m->rep);
+    int d = (int)(r - m->rep), holders = m->n_rep + dist_size();
     r->x_window = w;
     r->x_placement = m->placement;
     r->x_active = m->prep.spread;
-    for (int c = 0; c < 4; c++) /* empty until a box widens it */
-        r->x_lo.s[c] = INT64_MAX, r->x_hi.s[c] = INT64_MIN;
-    for (uint32_t q = 0; q < m->n_parts && r->x_active; q++) {
+    size_t bytes = 2 * (size_t)holders * sizeof(cl_long4);
+    int rc = 0;
+    if (!r->xbox_host && !(r->xbox_host = calloc(2 * (size_t)holders, sizeof(cl_long4))))
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    if (!r->xboxes.mem) /* (also the argument while nothing is exported) */
+        rc = dbuf_alloc(r->dev, &r->xboxes, bytes, &m->acc, "export boxes", err);
+    /* window W + 1's reach boxes, one move wider (a relay made at window W's positions
+     * transmits in window W + 1, one move later, as in flood_export_border), one union per
+     * other holder: around the tiles another holder keeps, not around every tile elsewhere
+     * (with tiles in a 2 x 2 grid on four holders that union is the whole plane) */
+    cl_long4 *box = r->xbox_host;
+    for (int h = 0; h < holders; h++)
+        for (int c = 0; c < 4; c++) /* empty until a box widens it */
+            box[2 * h].s[c] = INT64_MAX, box[2 * h + 1].s[c] = INT64_MIN;
+    for (uint32_t q = 0; q < m->n_parts && r->x_active && !rc; q++) {
         if (m->home[q] == d)
             continue;
-        /* window W + 1's reach box, one move wider: a relay made at window W's positions
-         * transmits in window W + 1, one move later (as in flood_export_border) */
+        int h = holder_of(m, q);
+        if (h < 0 || h >= holders) /* (holder_of is within [0, n_rep + dist_size())) */
+            continue;
         cl_long4 lo, hi;
         flood_reach_box(m, q, w + 1, 1, &lo, &hi);
         for (int c = 0; c < 4; c++) {
-            if (lo.s[c] < r->x_lo.s[c])
-                r->x_lo.s[c] = lo.s[c];
-            if (hi.s[c] > r->x_hi.s[c])
-                r->x_hi.s[c] = hi.s[c];
+            if (lo.s[c] < box[2 * h].s[c])
+                box[2 * h].s[c] = lo.s[c];
+            if (hi.s[c] > box[2 * h + 1].s[c])
+                box[2 * h + 1].s[c] = hi.s[c];
         }
     }
-    return r->x_active ? ensure_exported(m, r, r->capacity[m->cur ^ 1], err) : 0;
+    r->x_n = 0;
+    for (int h = 0; h < holders; h++)
+        if (box[2 * h].s[0] <= box[2 * h + 1].s[0]) { /* (a holder of partitions) */
+            box[2 * r->x_n] = box[2 * h];
+            box[2 * r->x_n + 1] = box[2 * h + 1];
+            r->x_n++;
+        }
+    /* not blocking: the host rewrites XBOX_HOST only at the next window's first set, after
+     * this window's read-back (queued after the transmit) has been waited for */
+    if (!rc && r->x_n)
+        rc = dbuf_write(r->dev, &r->xboxes, 0, 2 * (size_t)r->x_n * sizeof(cl_long4),
+                        r->xbox_host, 0, err);
+    if (!rc && r->x_active)
+        rc = ensure_exported(m, r, r->capacity[m->cur ^ 1], err);
+    return rc;
 }
 
 int flood_export_border(flood_model *m, int64_t w, cl_uint out_word, int b, cn_error *err)

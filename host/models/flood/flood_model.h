@@ -167,11 +167,15 @@ typedef struct flood_replica {
         cl_event writes[FLOOD_MAX_REPLICAS];
     } rarea;
     /* mobile: what transmit_mobile exports in window X_WINDOW, decided at the window's first
-     * transmit set here (flood_export_setup): the union [X_LO, X_HI] of the reach boxes of
-     * the partitions held elsewhere under placement X_PLACEMENT (empty: X_ACTIVE is 0) */
+     * transmit set here (flood_export_setup): a relay inside one of X_N boxes, each the union
+     * of the reach boxes of the partitions one other holder (another device of this rank, or
+     * another rank) holds under placement X_PLACEMENT; XBOXES holds them as (lo, hi) pairs,
+     * written from XBOX_HOST (kept until the write completes; none: X_ACTIVE is 0) */
     int64_t x_window, x_placement;
     int x_active;
-    cl_long4 x_lo, x_hi;
+    dbuf xboxes;
+    cl_long4 *xbox_host;
+    cl_uint x_n;
     int64_t exports_clean;  /* window whose export count word is known to be zero */
     uint32_t last_retile;   /* records it gathered at the last re-tiling */
     uint32_t rarea_spec;    /* records read with the counters this re-tiling */

@@ -88,12 +88,15 @@ int flood_scheme_decide(flood_model *m, uint32_t part, flood_replica *r, int64_t
     const dbuf *froute = m->flows ? &r->slot_route : &r->spill;
     const dbuf *fdeliv = m->flows ? &r->deliv : &r->spill;
     /* mobile partitions on several devices: the relays the others may need, as
-     * transmit_mobile exports its own (an empty box exports nothing) */
+     * transmit_mobile exports its own (no box exports nothing) */
     const dbuf *xarea = exchange_window_area(&m->xw, (int)(r - m->rep));
     int exporting = m->mobile && r->x_active && xarea->mem;
     const dbuf *xbuf = exporting ? xarea : &r->spill;
     cl_uint xcap = exporting ? exchange_window_capacity(&m->xw, (int)(r - m->rep)) : 0;
     cl_uint xword = CTL_EXPORT + (cl_uint)(w & 1);
+    /* (a placeholder buffer where no boxes were made: static nodes export after the window) */
+    const dbuf *xboxes = r->xboxes.mem ? &r->xboxes : &r->spill;
+    cl_uint x_n = exporting ? r->x_n : 0;
     /* every pair at the start of a run of windows, or after states came from elsewhere */
     cl_uint full = r->pend_full == w || r->pend_broken;
     /* the scenario's constants (the node count, times, key, thresholds, the counter's and
@@ -105,7 +108,7 @@ int flood_scheme_decide(flood_model *m, uint32_t part, flood_replica *r, int64_t
                                 KBUF(*flood_node_drop_buffer(r)), KBUF(r->part_of), KARG(part),
                                 KARG(nparts), KBUF(r->frontier[nxt]),
                                 KARG(r->capacity[nxt]), KARG(p->out_word), KBUF(r->spill),
-                                KARG(p->stamp), KBUF(r->pos), KARG(r->x_lo), KARG(r->x_hi),
+                                KARG(p->stamp), KBUF(r->pos), KBUF(*xboxes), KARG(x_n),
                                 KBUF(*xbuf), KARG(xcap), KARG(xword), KBUF(r->pend),
                                 KARG(r->pend_cap), KARG(p->pend_word),
                                 KARG(p->next_pend_word), KARG(full));

@@ -1234,7 +1234,7 @@ static void destroy_replica(flood_model *m, flood_replica *r)
                     &r->slot_route, &r->deliv, &r->scheme_state, &r->pend,
                     &r->seen, &r->spill, &r->slot_packet, &r->ctl, &r->desc,
                     &r->frontier[0], &r->frontier[1],
-                    &r->boxes, &r->cuts, &r->held, &r->leaving, &r->records};
+                    &r->boxes, &r->xboxes, &r->cuts, &r->held, &r->leaving, &r->records};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         dbuf_release(bufs[i], &m->acc);
     cell_lists_free(&r->cells, &m->acc);
@@ -1253,6 +1253,7 @@ static void destroy_replica(flood_model *m, flood_replica *r)
         clReleaseProgram(r->prog);
     release_pinned(r);
     free(r->box_host);
+    free(r->xbox_host);
     free(r->held_host);
 }
 

@@ -483,8 +483,8 @@ static int enqueue_transmit(flood_model *m, uint32_t part, flood_replica *r, int
         rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 28, 17,
                                 KBUF(r->pos), KARG(range2), KARG(g->side), KARG(g->nx),
                                 KARG(g->ny), KARG(g->nz), KBUF(r->cells.start),
-                                KBUF(r->cells.nodes), KARG(lo), KARG(hi), KARG(r->x_lo),
-                                KARG(r->x_hi), KBUF(*xbuf), KARG(xcap), KARG(xword),
+                                KBUF(r->cells.nodes), KARG(lo), KARG(hi), KBUF(r->xboxes),
+                                KARG(r->x_n), KBUF(*xbuf), KARG(xcap), KARG(xword),
                                 KBUF(*cpos), KARG(sorted));
     } else if (!rc) {
         rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 28, 3,
