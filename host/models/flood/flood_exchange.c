@@ -364,11 +364,14 @@ int flood_export_setup(flood_model *m, flood_replica *r, int64_t w, cn_error *er
     r->x_window = w;
     r->x_placement = m->placement;
     r->x_active = m->prep.spread;
+    r->x_n = 0;
+    if (!r->x_active) /* (the kernels then take a placeholder buffer: flood_export_boxes) */
+        return 0;
     size_t bytes = 2 * (size_t)holders * sizeof(cl_long4);
     int rc = 0;
     if (!r->xbox_host && !(r->xbox_host = calloc(2 * (size_t)holders, sizeof(cl_long4))))
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
-    if (!r->xboxes.mem) /* (also the argument while nothing is exported) */
+    if (!r->xboxes.mem)
         rc = dbuf_alloc(r->dev, &r->xboxes, bytes, &m->acc, "export boxes", err);
     /* window W + 1's reach boxes, one move wider (a relay made at window W's positions
      * transmits in window W + 1, one move later, as in flood_export_border), one union per
@@ -378,7 +381,7 @@ int flood_export_setup(flood_model *m, flood_replica *r, int64_t w, cn_error *er
     for (int h = 0; h < holders; h++)
         for (int c = 0; c < 4; c++) /* empty until a box widens it */
             box[2 * h].s[c] = INT64_MAX, box[2 * h + 1].s[c] = INT64_MIN;
-    for (uint32_t q = 0; q < m->n_parts && r->x_active && !rc; q++) {
+    for (uint32_t q = 0; q < m->n_parts && !rc; q++) {
         if (m->home[q] == d)
             continue;
         int h = holder_of(m, q);
@@ -393,7 +396,6 @@ int flood_export_setup(flood_model *m, flood_replica *r, int64_t w, cn_error *er
                 box[2 * h + 1].s[c] = hi.s[c];
         }
     }
-    r->x_n = 0;
     for (int h = 0; h < holders; h++)
         if (box[2 * h].s[0] <= box[2 * h + 1].s[0]) { /* (a holder of partitions) */
             box[2 * r->x_n] = box[2 * h];
@@ -405,9 +407,14 @@ int flood_export_setup(flood_model *m, flood_replica *r, int64_t w, cn_error *er
     if (!rc && r->x_n)
         rc = dbuf_write(r->dev, &r->xboxes, 0, 2 * (size_t)r->x_n * sizeof(cl_long4),
                         r->xbox_host, 0, err);
-    if (!rc && r->x_active)
+    if (!rc)
         rc = ensure_exported(m, r, r->capacity[m->cur ^ 1], err);
     return rc;
+}
+
+const dbuf *flood_export_boxes(const flood_replica *r)
+{
+    return r->x_active && r->xboxes.mem ? &r->xboxes : &r->spill;
 }
 
 int flood_export_border(flood_model *m, int64_t w, cl_uint out_word, int b, cn_error *err)

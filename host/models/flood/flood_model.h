@@ -577,6 +577,9 @@ int flood_export_border(flood_model *m, int64_t w, cl_uint out_word, int b, cn_e
 /* Mobile: what replica R's transmit sets of window W export (see flood_replica), and room for
  * it; once per window, at its first transmit set. */
 int flood_export_setup(flood_model *m, flood_replica *r, int64_t w, cn_error *err);
+/* Replica R's export boxes for the kernels: XBOXES, or a placeholder buffer while it exports
+ * nothing (X_N is then 0). */
+const dbuf *flood_export_boxes(const flood_replica *r);
 /* Brings replica R to window W before it runs a transmit set there: positions and cell lists
  * (mobile), the window's entries and count words, the descriptor. */
 int flood_replica_ready(flood_model *m, flood_replica *r, int64_t w, cn_error *err);

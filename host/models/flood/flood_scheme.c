@@ -94,8 +94,7 @@ int flood_scheme_decide(flood_model *m, uint32_t part, flood_replica *r, int64_t
     const dbuf *xbuf = exporting ? xarea : &r->spill;
     cl_uint xcap = exporting ? exchange_window_capacity(&m->xw, (int)(r - m->rep)) : 0;
     cl_uint xword = CTL_EXPORT + (cl_uint)(w & 1);
-    /* (a placeholder buffer where no boxes were made: static nodes export after the window) */
-    const dbuf *xboxes = r->xboxes.mem ? &r->xboxes : &r->spill;
+    const dbuf *xboxes = flood_export_boxes(r);
     cl_uint x_n = exporting ? r->x_n : 0;
     /* every pair at the start of a run of windows, or after states came from elsewhere */
     cl_uint full = r->pend_full == w || r->pend_broken;
