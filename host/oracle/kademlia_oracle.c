@@ -252,6 +252,17 @@ static size_t take_closest(const sorted_id *v, size_t lo, size_t hi, int q, int 
     return got;
 }
 
+/* BUF, an array of *CAP elements of SIZE bytes, doubled (from 0: 1024 of them); NULL when out
+ * of memory (BUF and *CAP kept). */
+static void *grow(void *buf, size_t *cap, size_t size)
+{
+    size_t want = *cap ? 2 * *cap : 1024;
+    void *grown = realloc(buf, want * size);
+    if (grown)
+        *cap = want;
+    return grown;
+}
+
 /* Every peer's buckets from the sorted ids: at each depth Q the peers sharing its first Q
  * bits are a run of them; the part of it with the other bit Q is bucket B - 1 - Q. */
 static int make_tables(run *s)
@@ -282,15 +293,12 @@ static int make_tables(run *s)
         const kid *me = &s->ids[i];
         size_t lo = 0, hi = n;
         for (int q = 0; q < p->id_bits && hi - lo > 1; q++) {
-            if (lused + 2 > lcap) {
-                lcap *= 2;
-                uint16_t *grown = realloc(s->lpos, lcap * sizeof *grown);
-                if (!grown) {
-                    rc = fail(s, KAD_ORACLE_ERR_NOMEM, "out of memory for the routing tables");
-                    break;
-                }
-                s->lpos = grown;
+            uint16_t *lp = lused + 2 > lcap ? grow(s->lpos, &lcap, sizeof *lp) : s->lpos;
+            if (!lp) {
+                rc = fail(s, KAD_ORACLE_ERR_NOMEM, "out of memory for the routing tables");
+                break;
             }
+            s->lpos = lp;
             s->lpos[lused++] = (uint16_t)(used - s->off[i]);
             size_t mid = split_at(v, lo, hi, q);
             size_t olo = pos[i] < mid ? mid : lo, ohi = pos[i] < mid ? hi : mid;
@@ -298,18 +306,16 @@ static int make_tables(run *s)
                 hi = mid;
             else
                 lo = mid;
-            if (used + k > cap) {
-                cap *= 2;
-                uint32_t *grown = realloc(s->contacts, cap * sizeof *grown);
-                if (!grown) {
-                    rc = fail(s, KAD_ORACLE_ERR_NOMEM, "out of memory for the routing tables");
-                    break;
-                }
-                s->contacts = grown;
+            uint32_t *ct = used + k > cap ? grow(s->contacts, &cap, sizeof *ct) : s->contacts;
+            if (!ct) {
+                rc = fail(s, KAD_ORACLE_ERR_NOMEM, "out of memory for the routing tables");
+                break;
             }
+            s->contacts = ct;
             used += take_closest(v, olo, ohi, q + 1, p->id_bits, me, k, s->contacts + used);
         }
-        s->lpos[lused++] = (uint16_t)(used - s->off[i]); /* (at most 160 x 64 a peer) */
+        if (rc == KAD_ORACLE_OK) /* (room: the loop kept two) */
+            s->lpos[lused++] = (uint16_t)(used - s->off[i]); /* (at most 160 x 64 a peer) */
     }
     s->off[n] = used;
     s->lbase[n] = lused;
@@ -410,14 +416,10 @@ static int push(run *s, event e)
 {
     if (e.t >= s->p->duration_ns)
         return KAD_ORACLE_OK; /* never runs */
-    if (s->n_heap == s->cap_heap) {
-        size_t cap = s->cap_heap ? 2 * s->cap_heap : 1024;
-        event *grown = realloc(s->heap, cap * sizeof *grown);
-        if (!grown)
-            return fail(s, KAD_ORACLE_ERR_NOMEM, "out of memory for the pending events");
-        s->heap = grown;
-        s->cap_heap = cap;
-    }
+    event *h = s->n_heap == s->cap_heap ? grow(s->heap, &s->cap_heap, sizeof *h) : s->heap;
+    if (!h)
+        return fail(s, KAD_ORACLE_ERR_NOMEM, "out of memory for the pending events");
+    s->heap = h;
     size_t at = s->n_heap++;
     while (at > 0 && ev_less(&e, &s->heap[(at - 1) / 2])) {
         s->heap[at] = s->heap[(at - 1) / 2];
@@ -473,14 +475,10 @@ static int keep_row(run *s, const lookup *lk)
 {
     if (!s->want_rows)
         return KAD_ORACLE_OK;
-    if (s->n_rows == s->cap_rows) {
-        size_t cap = s->cap_rows ? 2 * s->cap_rows : 1024;
-        row *grown = realloc(s->rows, cap * sizeof *grown);
-        if (!grown)
-            return fail(s, KAD_ORACLE_ERR_NOMEM, "out of memory for the lookups' rows");
-        s->rows = grown;
-        s->cap_rows = cap;
-    }
+    row *w = s->n_rows == s->cap_rows ? grow(s->rows, &s->cap_rows, sizeof *w) : s->rows;
+    if (!w)
+        return fail(s, KAD_ORACLE_ERR_NOMEM, "out of memory for the lookups' rows");
+    s->rows = w;
     s->rows[s->n_rows++] = (row){lk->i, lk->n, lk->start, lk->outcome ? lk->end : -1,
                                  lk->target, lk->outcome, lk->m,
                                  lk->outcome == COMPLETED ? (int64_t)lk->hops : -1, lk->found};

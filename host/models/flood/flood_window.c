@@ -483,8 +483,9 @@ static int enqueue_transmit(flood_model *m, uint32_t part, flood_replica *r, int
         rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 28, 17,
                                 KBUF(r->pos), KARG(range2), KARG(g->side), KARG(g->nx),
                                 KARG(g->ny), KARG(g->nz), KBUF(r->cells.start),
-                                KBUF(r->cells.nodes), KARG(lo), KARG(hi), KBUF(*flood_export_boxes(r)),
-                                KARG(r->x_n), KBUF(*xbuf), KARG(xcap), KARG(xword),
+                                KBUF(r->cells.nodes), KARG(lo), KARG(hi),
+                                KBUF(*flood_export_boxes(r)), KARG(r->x_n), KBUF(*xbuf),
+                                KARG(xcap), KARG(xword),
                                 KBUF(*cpos), KARG(sorted));
     } else if (!rc) {
         rc = kernel_args_cached(d, r->k_transmit, &r->transmit_args, name, err, 28, 3,
