@@ -108,9 +108,9 @@ static void print_contract(FILE *f, const run_results *r)
     for (int i = 0; i < r->n_metrics; i++) {
         if (!r->metrics[i].set || !results_metric(r, i)->contract)
             continue;
-        char v[WIDE_TEXT];
-        results_text(r, i, v);
-        fprintf(f, ", \"%s\": %s", r->metrics[i].name, v);
+        char v[RESULTS_VALUE_CAP];
+        if (results_value_text(r, i, v, sizeof v) == 0)
+            fprintf(f, ", \"%s\": %s", r->metrics[i].name, v);
     }
     fputc('}', f);
 }

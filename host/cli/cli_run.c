@@ -23,6 +23,7 @@ typedef struct run_args {
     const char *devices;
     const char *json;
     const char *packets;
+    const char *rows_flag;      /* the option that named PACKETS: --packets or --lookups */
     int quiet;
     int dump_config;
     size_t work_group;
@@ -76,6 +77,7 @@ static void print_run_usage(FILE *out)
             "  -j, --json FILE              write the results as JSON (atomically)\n"
             "      --packets FILE.csv       one row per packet: flow, packet, source,\n"
             "                               created_ns, delivered, latency_ns, hops\n"
+            "      --lookups FILE.csv       kademlia: one row per lookup started\n"
             "  -q, --quiet                  no summary, no progress line\n"
             "      --dump-config            print the effective configuration and exit\n"
             SHARED_USAGE
@@ -217,10 +219,12 @@ static int parse_run_args(int argc, char **argv, run_args *ra, int resume)
             if (!(v = cli_option_value(argc, argv, &i, "--json")))
                 return usage_error("%s needs a file name", a);
             ra->json = v;
-        } else if (cli_is_opt(a, NULL, "--packets")) {
-            if (!(v = cli_option_value(argc, argv, &i, "--packets")))
+        } else if (cli_is_opt(a, NULL, "--packets") || cli_is_opt(a, NULL, "--lookups")) {
+            const char *flag = cli_is_opt(a, NULL, "--packets") ? "--packets" : "--lookups";
+            if (!(v = cli_option_value(argc, argv, &i, flag)))
                 return usage_error("%s needs a file name", a);
             ra->packets = v;
+            ra->rows_flag = flag;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             ra->quiet = 1;
         } else if (!strcmp(a, "--dump-config")) {
@@ -445,8 +449,12 @@ static int run_or_resume(int argc, char **argv, int resume)
         rc = checkpoint_writable(ra.checkpoint, &err);
     const model_ops *ops = model_find(sc->model);
     if (!rc && ra.packets && !(ops && (ops->features & MODEL_PACKET_ROWS)))
-        rc = cn_fail(&err, CN_ERR_INPUT, "--packets: the %s model has no packets (only the "
-                     "flood model writes per-packet rows)", sc->model);
+        rc = cn_fail(&err, CN_ERR_INPUT, "%s: the %s model writes no per-item rows (the flood "
+                     "model's are --packets, the kademlia model's --lookups)", ra.rows_flag,
+                     sc->model);
+    else if (!rc && ra.packets && strcmp(ra.rows_flag, ops->rows_option) != 0)
+        rc = cn_fail(&err, CN_ERR_INPUT, "%s: the %s model's per-item rows are %s", ra.rows_flag,
+                     sc->model, ops->rows_option);
     char trace_path[4096] = "";
     if (!rc && ra.trace_inject)
         rc = rank_trace_path(ra.trace_inject, trace_path, sizeof trace_path, &err);
@@ -471,7 +479,10 @@ static int run_or_resume(int argc, char **argv, int resume)
     }
     /* per-packet records (docs/models.md, "Traffic"): the CSV is written only once the run
      * has succeeded, like the JSON */
-    if (dist_agree(writer && ra.packets ? output_file_open(&csv, ra.packets, "packets CSV", &err)
+    if (dist_agree(writer && ra.packets ? output_file_open(&csv, ra.packets,
+                                                             ra.rows_flag[2] == 'l'
+                                                                 ? "lookups CSV" : "packets CSV",
+                                                             &err)
                                         : 0,
                    &err) != 0) {
         json_output_abort(&json);

@@ -306,6 +306,10 @@ typedef cl_ulong (*local_args_fn)(size_t size, const void *user);
  * device_local_size. */
 size_t device_local_size_fit(device_ctx *dev, const char *kernel, cl_kernel kernel_obj,
                              size_t cap, local_args_fn local_args, const void *user);
+/* The work-group size of a tree reduction whose work-items each take ITEM_BYTES of __local
+ * memory: device_local_size_fit's, down to a power of two (each step halves the group). */
+size_t device_reduce_size(device_ctx *dev, const char *kernel, cl_kernel kernel_obj,
+                          size_t item_bytes);
 /* The same without avoiding the self-test's failed sizes, for a caller that picks among
  * variants of a kernel itself (whole packets, flood_packets.c). */
 size_t device_local_size_variants(device_ctx *dev, const char *kernel, cl_kernel kernel_obj,

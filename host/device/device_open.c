@@ -240,3 +240,18 @@ double device_event_seconds(cl_event ev)
         return 0.0;
     return (double)(end - start) * 1e-9;
 }
+
+static cl_ulong bytes_per_item(size_t size, const void *user)
+{
+    return (cl_ulong)size * *(const size_t *)user;
+}
+
+size_t device_reduce_size(device_ctx *dev, const char *kernel, cl_kernel kernel_obj,
+                          size_t item_bytes)
+{
+    size_t fit = device_local_size_fit(dev, kernel, kernel_obj, 0, bytes_per_item, &item_bytes);
+    size_t p = 1;
+    while (p * 2 <= fit)
+        p *= 2;
+    return p;
+}

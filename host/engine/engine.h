@@ -184,6 +184,8 @@ typedef struct model_ops {
     /* ENGINE_SYNC_BATCHES: what window_outcome's DONE and TOTAL count, in words ("packets") */
     const char *batch_unit;
     unsigned features;      /* MODEL_PACKET_ROWS, MODEL_KERNEL_SHAPES */
+    /* MODEL_PACKET_ROWS: the option of `run` that asks for them ("--packets", "--lookups") */
+    const char *rows_option;
     /* ENGINE_SYNC_EVENT: the next window's begin, the least time of a pending event */
     sim_time_ns (*next_begin)(const struct model_state *m);
     /* The model's metrics (report/metric.h): its results, in JSON order, how partial values

@@ -3,6 +3,7 @@
 #include "config/model_config.h"
 #include "engine/engine.h"
 #include "models/flood/flood.h"
+#include "models/kademlia/kademlia.h"
 #include "models/phold/phold.h"
 
 /* The table of models, one line each: the callbacks the engine runs and the option group the
@@ -16,6 +17,7 @@ typedef struct model_entry {
 static const model_entry models[] = {
     {&flood_model_ops, &flood_config},
     {&phold_model_ops, &phold_config},
+    {&kademlia_model_ops, &kademlia_config},
 };
 
 #define N_MODELS (sizeof models / sizeof models[0])

@@ -42,9 +42,9 @@ static void print_metrics(const run_results *r, int contract, FILE *out)
     for (int i = 0; i < r->n_metrics; i++) {
         if (!r->metrics[i].set || results_metric(r, i)->contract != contract)
             continue;
-        char v[WIDE_TEXT];
-        results_text(r, i, v);
-        fprintf(out, "  \"%s\": %s,\n", r->metrics[i].name, v);
+        char v[RESULTS_VALUE_CAP];
+        if (results_value_text(r, i, v, sizeof v) == 0)
+            fprintf(out, "  \"%s\": %s,\n", r->metrics[i].name, v);
     }
 }
 
@@ -54,7 +54,7 @@ static void print_contract(const run_results *r, FILE *out)
 {
     fprintf(out, ",\n  \"contract\": [\"model\", \"seed\"");
     for (int i = 0; i < r->n_metrics; i++)
-        if (r->metrics[i].set && results_metric(r, i)->contract)
+        if (r->metrics[i].set && results_metric(r, i)->contract && r->metrics[i].elem == 0)
             fprintf(out, ", \"%s\"", r->metrics[i].name);
     if (r->n_rows > 0)
         fprintf(out, ", \"%s\"", r->declared->table->name);

@@ -40,6 +40,9 @@ typedef struct model_metric {
     unsigned char optional;  /* 1: present only in the runs that set it (an extension in use) */
     unsigned char summary;   /* enum metric_summary */
     const char *num, *den, *den_alt; /* METRIC_LOSS's operands, names of the same table */
+    /* > 1: an array of this many values of the kind (a histogram's counts), written as a
+     * JSON array and combined element by element; 0 or 1: one value */
+    unsigned short elements;
 } model_metric;
 
 /* Records of one shape under one member, e.g. the flood's per-flow results: a JSON array of

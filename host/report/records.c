@@ -6,12 +6,20 @@
 #include "report/records.h"
 #include "report/report.h"
 
+int record_row_cells(const record_shape *shape)
+{
+    int n = 0;
+    for (int c = 0; c < shape->n_cols; c++)
+        n += shape->cols[c].span ? shape->cols[c].span : 1;
+    return n;
+}
+
 int record_table_init(record_table *t, const record_shape *shape, int64_t cap)
 {
     memset(t, 0, sizeof *t);
     if (cap < 16)
         cap = 16;
-    t->cells = malloc((size_t)cap * (size_t)shape->n_cols * sizeof *t->cells);
+    t->cells = malloc((size_t)cap * (size_t)record_row_cells(shape) * sizeof *t->cells);
     if (!t->cells)
         return -1;
     t->shape = shape;
@@ -32,7 +40,7 @@ int record_table_label(record_table *t, const char *label)
 
 int64_t *record_table_append(record_table *t)
 {
-    size_t w = (size_t)t->shape->n_cols;
+    size_t w = (size_t)record_row_cells(t->shape);
     if (t->n == t->cap) {
         int64_t cap = 2 * t->cap;
         int64_t *c = realloc(t->cells, (size_t)cap * w * sizeof *c);
@@ -50,7 +58,7 @@ int64_t *record_table_append(record_table *t)
 /* Rows A and B in the table's order: the key, then every cell in column order. */
 static int row_cmp(const record_table *t, int64_t a, int64_t b)
 {
-    int w = t->shape->n_cols, k = t->shape->key;
+    int w = record_row_cells(t->shape), k = t->shape->key;
     const int64_t *x = t->cells + (size_t)a * (size_t)w, *y = t->cells + (size_t)b * (size_t)w;
     if (x[k] != y[k])
         return x[k] < y[k] ? -1 : 1;
@@ -80,7 +88,7 @@ static keyed *order_of(const record_table *t)
     keyed *k = malloc((size_t)(t->n ? t->n : 1) * sizeof *k);
     if (!k)
         return NULL;
-    size_t w = (size_t)t->shape->n_cols, key = (size_t)t->shape->key;
+    size_t w = (size_t)record_row_cells(t->shape), key = (size_t)t->shape->key;
     for (int64_t i = 0; i < t->n; i++)
         k[i] = (keyed){t->cells[(size_t)i * w + key], i};
     qsort(k, (size_t)t->n, sizeof *k, by_key);
@@ -114,6 +122,18 @@ static void put_int(FILE *out, int64_t v)
     fputs(p, out);
 }
 
+/* The SPAN 32-bit words of CELLS (most significant first) as DIGITS hexadecimal digits: the
+ * lowest 4 x DIGITS bits of their number. */
+static void put_hex(FILE *out, const int64_t *cells, int span, int digits)
+{
+    static const char hex[] = "0123456789abcdef";
+    for (int d = digits - 1; d >= 0; d--) {
+        int word = span - 1 - d / 8, shift = 4 * (d % 8);
+        uint32_t v = word >= 0 ? (uint32_t)cells[word] : 0;
+        fputc(hex[(v >> shift) & 15u], out);
+    }
+}
+
 int record_table_write_csv(record_table *t, FILE *out)
 {
     if (!t->shape)
@@ -130,16 +150,21 @@ int record_table_write_csv(record_table *t, FILE *out)
         csv_print_field(out, s->cols[c].name);
     }
     fputc('\n', out);
+    size_t w = (size_t)record_row_cells(s);
     for (int64_t i = 0; i < t->n; i++) {
-        const int64_t *row = t->cells + (size_t)order[i].row * (size_t)s->n_cols;
+        const int64_t *cell = t->cells + (size_t)order[i].row * w;
         for (int c = 0; c < s->n_cols; c++) {
+            int span = s->cols[c].span ? s->cols[c].span : 1;
             if (c)
                 fputc(',', out);
             if (s->cols[c].kind == RECORD_LABEL)
-                csv_print_field(out, row[c] >= 0 && row[c] < t->n_labels ? t->labels[row[c]]
-                                                                         : "");
-            else if (row[c] != RECORD_NONE)
-                put_int(out, row[c]);
+                csv_print_field(out, cell[0] >= 0 && cell[0] < t->n_labels
+                                         ? t->labels[cell[0]] : "");
+            else if (s->cols[c].kind == RECORD_HEX)
+                put_hex(out, cell, span, t->hex_digits);
+            else if (cell[0] != RECORD_NONE)
+                put_int(out, cell[0]);
+            cell += span;
         }
         fputc('\n', out);
     }

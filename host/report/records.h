@@ -20,11 +20,15 @@ enum record_kind {
     RECORD_INT = 0, /* written in decimal */
     RECORD_LABEL,   /* an index into the table's labels, written as that label (an RFC 4180
                      * field); empty when it names none */
+    RECORD_HEX,     /* an unsigned integer of SPAN cells of 32 bits each (most significant
+                     * first), written in lower-case hexadecimal, zero-padded to the table's
+                     * HEX_DIGITS (Kademlia's ids) */
 };
 
 typedef struct record_column {
     const char *name;       /* the CSV header's word */
     unsigned char kind;     /* enum record_kind */
+    unsigned char span;     /* the cells it takes in a row (RECORD_HEX: up to 5); 0: one */
 } record_column;
 
 /* What a model declares: its columns in the CSV's order, and the column the rows are sorted
@@ -33,16 +37,20 @@ typedef struct record_column {
 typedef struct record_shape {
     const record_column *cols;
     int n_cols;             /* 1 .. RECORD_MAX_COLUMNS */
-    int key;
+    int key;                /* a column of one cell, before any column of several */
 } record_shape;
 
 typedef struct record_table {
     const record_shape *shape; /* NULL: the run has no rows (none were asked for) */
-    int64_t *cells;         /* N rows of shape->n_cols cells each, malloc'ed */
+    int64_t *cells;         /* N rows of record_row_cells cells each, malloc'ed */
     int64_t n, cap;
     int n_labels;
     char labels[RECORD_MAX_LABELS][RECORD_LABEL_BYTES]; /* longer ones are cut */
+    int hex_digits;         /* RECORD_HEX columns: the digits written (at most 8 a cell) */
 } record_table;
+
+/* The cells of one row of SHAPE: its columns' spans. */
+int record_row_cells(const record_shape *shape);
 
 /* Starts T with no rows, shaped by SHAPE, with room for CAP rows (more grow as needed).
  * 0, or -1 out of memory (T then has no rows and no shape). */
@@ -50,7 +58,7 @@ int record_table_init(record_table *t, const record_shape *shape, int64_t cap);
 /* The index of LABEL among T's labels, added when new; -1 when RECORD_MAX_LABELS others are
  * there already. */
 int record_table_label(record_table *t, const char *label);
-/* A new last row: its shape->n_cols cells, all RECORD_NONE, valid until the next append; NULL
+/* A new last row: its record_row_cells cells, all RECORD_NONE, valid until the next append; NULL
  * out of memory. */
 int64_t *record_table_append(record_table *t);
 /* Writes the header and T's rows as CSV in the table's order (above, record_shape), nothing

@@ -58,7 +58,8 @@ typedef struct ranks_report {
     uint64_t looks;         /* times it compared the ranks' busy times */
 } ranks_report;
 
-#define REPORT_MAX_METRICS 24
+/* values: an array metric (model_metric.elements) takes one per element */
+#define REPORT_MAX_METRICS 160
 #define REPORT_MAX_ROWS 16
 #define REPORT_MAX_COLUMNS 8
 
@@ -79,6 +80,9 @@ typedef struct run_results {
          * rank 0's is taken); 1, this process's partial value (results_reduce), combined
          * by the declared reduction; 2, partial, but no part of this process had one */
         int partial;
+        /* its declaration (an index into DECLARED's metrics) and, for an array metric, the
+         * element (an array's values follow one another, element 0 first) */
+        short decl, elem;
     } metrics[REPORT_MAX_METRICS];
     /* the rows of DECLARED's table (the flood's flows), in order; none: no table member */
     int n_rows;
@@ -152,6 +156,9 @@ int results_set(run_results *r, const char *name, wide_int v);
  * NAME: a model's mistake). */
 int results_reduce(run_results *r, const char *name, const wide_int *parts, size_t n,
                    cn_error *err);
+/* The same for element ELEM of an array metric (model_metric.elements). */
+int results_reduce_at(run_results *r, const char *name, int elem, const wide_int *parts,
+                      size_t n, cn_error *err);
 /* 0 when V, a combined value of metric M (NAME), can be reported: a METRIC_I64 beyond the
  * signed 64-bit range is CN_ERR_RUNTIME with ERR set (results_reduce, and the combination
  * over ranks, check their sums so). */
@@ -161,8 +168,18 @@ int results_fits(const model_metric *m, const char *name, wide_int v, cn_error *
 void results_add_metric(run_results *r, const char *name, uint64_t value);
 /* Metric I's declaration: DECLARED's, or that of an unsigned 64-bit contract member. */
 const model_metric *results_metric(const run_results *r, int i);
-/* Index of the present metric NAME, or -1. */
+/* Index of the present metric NAME (an array's element 0), or -1. */
 int results_find(const run_results *r, const char *name);
+/* Sets element ELEM of the array metric NAME to V (ELEM 0 of a plain one: results_set);
+ * -1 when R declares no such element. */
+int results_set_at(run_results *r, const char *name, int elem, wide_int v);
+/* Index of element ELEM of the present metric NAME, or -1. */
+int results_find_at(const run_results *r, const char *name, int elem);
+/* Metric I's values as the JSON writes them: results_text's, or for element 0 of an array
+ * metric "[v0, v1, ...]" (CAP: RESULTS_VALUE_CAP holds any), and whether I is an
+ * element after the first (nothing to write: 1). */
+int results_value_text(const run_results *r, int i, char *out, size_t cap);
+#define RESULTS_VALUE_CAP (WIDE_TEXT * REPORT_MAX_METRICS)
 /* The value of the present metric NAME; 0 when absent. */
 wide_int results_value(const run_results *r, const char *name);
 int64_t results_i64(const run_results *r, const char *name);

@@ -11,32 +11,53 @@ static const model_metric plain_metric = {.name = "", .kind = METRIC_U64, .contr
 void results_declare(run_results *r, const metric_set *set)
 {
     r->declared = set;
-    r->n_metrics = set->n_metrics < REPORT_MAX_METRICS ? set->n_metrics : REPORT_MAX_METRICS;
-    for (int i = 0; i < r->n_metrics; i++)
-        r->metrics[i] = (struct result_metric){set->metrics[i].name, 0,
-                                               !set->metrics[i].optional, 0};
+    r->n_metrics = 0;
+    /* an array metric takes one value per element, in order */
+    for (int d = 0; d < set->n_metrics; d++) {
+        int n = set->metrics[d].elements > 1 ? set->metrics[d].elements : 1;
+        for (int e = 0; e < n && r->n_metrics < REPORT_MAX_METRICS; e++)
+            r->metrics[r->n_metrics++] = (struct result_metric){
+                set->metrics[d].name, 0, !set->metrics[d].optional, 0, (short)d, (short)e};
+    }
     r->n_rows = 0;
+}
+
+/* Index of element ELEM of metric NAME, present or not, or -1. */
+static int index_at(const run_results *r, const char *name, int elem)
+{
+    for (int i = 0; i < r->n_metrics; i++)
+        if (r->metrics[i].elem == elem && strcmp(r->metrics[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+int results_set_at(run_results *r, const char *name, int elem, wide_int v)
+{
+    int i = index_at(r, name, elem);
+    if (i < 0)
+        return -1;
+    r->metrics[i].value = v;
+    r->metrics[i].set = 1;
+    r->metrics[i].partial = 0;
+    return 0;
 }
 
 int results_set(run_results *r, const char *name, wide_int v)
 {
-    for (int i = 0; i < r->n_metrics; i++)
-        if (strcmp(r->metrics[i].name, name) == 0) {
-            r->metrics[i].value = v;
-            r->metrics[i].set = 1;
-            r->metrics[i].partial = 0;
-            return 0;
-        }
-    return -1;
+    return results_set_at(r, name, 0, v);
 }
 
 int results_reduce(run_results *r, const char *name, const wide_int *parts, size_t n,
                    cn_error *err)
 {
-    int i = 0;
-    while (i < r->n_metrics && strcmp(r->metrics[i].name, name) != 0)
-        i++;
-    if (i == r->n_metrics)
+    return results_reduce_at(r, name, 0, parts, n, err);
+}
+
+int results_reduce_at(run_results *r, const char *name, int elem, const wide_int *parts,
+                      size_t n, cn_error *err)
+{
+    int i = index_at(r, name, elem);
+    if (i < 0)
         return cn_fail(err, CN_ERR_RUNTIME, "internal error: no declaration of metric %s to "
                        "reduce", name);
     if (n == 0) { /* no part here: the other ranks' values make it */
@@ -73,20 +94,24 @@ void results_add_metric(run_results *r, const char *name, uint64_t value)
     if (r->declared)
         (void)results_set(r, name, (wide_int)value);
     else if (r->n_metrics < REPORT_MAX_METRICS)
-        r->metrics[r->n_metrics++] = (struct result_metric){name, (wide_int)value, 1, 0};
+        r->metrics[r->n_metrics++] = (struct result_metric){name, (wide_int)value, 1, 0, 0, 0};
 }
 
 const model_metric *results_metric(const run_results *r, int i)
 {
-    return r->declared && i < r->declared->n_metrics ? &r->declared->metrics[i] : &plain_metric;
+    return r->declared && i >= 0 && i < r->n_metrics ? &r->declared->metrics[r->metrics[i].decl]
+                                                     : &plain_metric;
+}
+
+int results_find_at(const run_results *r, const char *name, int elem)
+{
+    int i = index_at(r, name, elem);
+    return i >= 0 && r->metrics[i].set ? i : -1;
 }
 
 int results_find(const run_results *r, const char *name)
 {
-    for (int i = 0; i < r->n_metrics; i++)
-        if (r->metrics[i].set && strcmp(r->metrics[i].name, name) == 0)
-            return i;
-    return -1;
+    return results_find_at(r, name, 0);
 }
 
 wide_int results_value(const run_results *r, const char *name)
@@ -132,6 +157,30 @@ void results_text(const run_results *r, int i, char buf[WIDE_TEXT])
 {
     const model_metric *m = results_metric(r, i);
     value_text(m, r->metrics[i].value, m->kind == METRIC_LOSS ? results_ratio(r, i) : 0, buf);
+}
+
+int results_value_text(const run_results *r, int i, char *out, size_t cap)
+{
+    if (i < 0 || i >= r->n_metrics || r->metrics[i].elem > 0)
+        return 1;
+    const model_metric *m = results_metric(r, i);
+    if (m->elements <= 1) {
+        char v[WIDE_TEXT];
+        results_text(r, i, v);
+        snprintf(out, cap, "%s", v);
+        return 0;
+    }
+    size_t at = 0;
+    out[0] = 0;
+    for (int e = 0; e < m->elements && i + e < r->n_metrics && at < cap; e++) {
+        char v[WIDE_TEXT];
+        wide_format(r->metrics[i + e].value, v);
+        int w = snprintf(out + at, cap - at, "%s%s", e ? ", " : "[", v);
+        at += w > 0 ? (size_t)w : 0;
+    }
+    if (at < cap)
+        snprintf(out + at, cap - at, "]");
+    return 0;
 }
 
 int results_add_row(run_results *r, const char *name)

@@ -20,9 +20,9 @@ static void print_lines(const run_results *r, int where, int width, FILE *out)
     for (int i = 0; i < r->n_metrics; i++) {
         if (!r->metrics[i].set || results_metric(r, i)->summary != where)
             continue;
-        char v[WIDE_TEXT];
-        results_text(r, i, v);
-        fprintf(out, "%-*s %s\n", width, r->metrics[i].name, v);
+        char v[RESULTS_VALUE_CAP];
+        if (results_value_text(r, i, v, sizeof v) == 0)
+            fprintf(out, "%-*s %s\n", width, r->metrics[i].name, v);
     }
 }
 

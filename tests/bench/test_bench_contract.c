@@ -203,7 +203,7 @@ static void test_model_bench(void)
     CHECK(config_load_string("t.ini", ini, NULL, 0, &sc, &err) == 0);
     const model_ops *ops = model_find(sc.model);
     CHECK(ops && ops->bench && ops->bench->reference);
-    if (!ops || !ops->bench)
+    if (!ops || !ops->bench || !ops->bench->reference)
         return;
     CHECK(ops->bench->reference(&sc, &want, why, sizeof why) == 0);
     phold_oracle_params p;
@@ -320,6 +320,62 @@ static void test_results_reduce(void)
     CHECK(at >= 0 && r.metrics[at].partial == 2);
     CHECK(results_reduce(&r, "count", parts, 4, &e3) == 0);
     CHECK(r.metrics[at].partial == 1);
+}
+
+/* An array metric (a histogram): one value per element, set and reduced element by element,
+ * written as one JSON array and one contract name, compared element by element. */
+static void test_array_metric(void)
+{
+    static const model_metric list[] = {
+        {.name = "before", .contract = 1},
+        {.name = "bins", .kind = METRIC_I64, .contract = 1, .elements = 3},
+        {.name = "after", .kind = METRIC_I64, .reduce = METRIC_MAX, .contract = 1},
+    };
+    static const metric_set set = {list, 3, NULL, NULL, NULL};
+    run_results a, b;
+    memset(&a, 0, sizeof a);
+    snprintf(a.model, sizeof a.model, "arrays");
+    results_declare(&a, &set);
+    CHECK(a.n_metrics == 5);
+    CHECK(results_set(&a, "before", 4) == 0);
+    CHECK(results_set_at(&a, "bins", 2, 30) == 0);
+    CHECK(results_set_at(&a, "bins", 3, 1) == -1); /* past its elements */
+    cn_error err = {0};
+    const wide_int parts[] = {5, 6};
+    CHECK(results_reduce_at(&a, "bins", 1, parts, 2, &err) == 0);
+    CHECK(results_reduce(&a, "after", parts, 2, &err) == 0);
+    CHECK(results_value(&a, "bins") == 0);
+    CHECK(a.metrics[results_find_at(&a, "bins", 1)].value == 11);
+    CHECK_I64(results_i64(&a, "after"), 6);
+    char text[RESULTS_VALUE_CAP];
+    CHECK(results_value_text(&a, results_find(&a, "bins"), text, sizeof text) == 0);
+    CHECK_TEXT(text, "[0, 11, 30]");
+    CHECK(results_value_text(&a, results_find_at(&a, "bins", 2), text, sizeof text) == 1);
+    CHECK(results_metric(&a, results_find_at(&a, "bins", 2)) == &list[1]);
+    CHECK(results_metric(&a, results_find(&a, "after")) == &list[2]);
+    /* the JSON: the array whole, its name once in the contract */
+    FILE *f = tmpfile();
+    CHECK(f != NULL);
+    if (f) {
+        report_print_json(&a, f);
+        rewind(f);
+        char all[4096] = "";
+        size_t got = fread(all, 1, sizeof all - 1, f);
+        all[got] = 0;
+        fclose(f);
+        CHECK(strstr(all, "\"bins\": [0, 11, 30],\n") != NULL);
+        CHECK(strstr(all, "\"contract\": [\"model\", \"seed\", \"before\", \"bins\", \"after\"]") !=
+              NULL);
+    }
+    /* compared element by element, by bench and by the self-test */
+    b = a;
+    char buf[256];
+    CHECK(bench_contract_diff(&a, &b, buf, sizeof buf) == 0);
+    b.metrics[results_find_at(&b, "bins", 2)].value = 31;
+    CHECK(bench_contract_diff(&a, &b, buf, sizeof buf) == 1);
+    CHECK_TEXT(buf, "bins: 30 vs 31");
+    CHECK(selftest_reference_differs(&b, &a, buf, sizeof buf) == 1);
+    CHECK_TEXT(buf, "bins[2] 31, reference 30");
 }
 
 /* A flood run as the model fills it: 5 nodes, with flows when FLOWS, the neighbour cap's
@@ -476,6 +532,7 @@ int main(void)
 {
     test_metric_combine();
     test_results_reduce();
+    test_array_metric();
     test_flood_json();
     test_flood_diff();
     test_flood_selftest();

@@ -181,7 +181,7 @@ check bench_csv_missing_dir 2 'cannot write the CSV output' \
 expect bench_bad_input_no_output [ ! -e "$tmp/never.json" ]
 
 # selftest: a verdict per device; a device giving one reception too many fails, named.
-check selftest_pass 0 '^PASS +1 .* 18 checks: Philox known answers, 14 flood scenarios equal to the sequential reference and 3 PHOLD scenarios equal to the PHOLD oracle' "$bin" selftest -q
+check selftest_pass 0 '^PASS +1 .* 20 checks: Philox known answers, 14 flood scenarios equal to the sequential reference, 3 PHOLD scenarios equal to the PHOLD oracle and 2 Kademlia scenarios equal to the Kademlia oracle' "$bin" selftest -q
 expect selftest_two_verdicts [ "$(grep -c '^PASS' "$tmp/out")" -eq 2 ]
 check selftest_skewed 1 "^FAIL +1 .*check 2: scenario 'grid, drop 0.2' gave wrong results: receptions [0-9]+, reference [0-9]+" \
     env CLNETSIM_TEST_SKEW_DEVICE=1 "$bin" selftest -q --json "$tmp/st_skew.json"
@@ -190,14 +190,16 @@ expect selftest_json_failed grep -q '"index": 1, .*"passed": false, "checks": 2,
 expect selftest_json_failed_case [ "$(grep -c '{"name": "grid, drop 0.2", "model": "flood", "passed": false}' "$tmp/st_skew.json")" -eq 1 ]
 expect selftest_json_passed_cases [ "$(grep -c '"model": "phold", "passed": true}' "$tmp/st_skew.json")" -eq 3 ]
 # the PHOLD scenarios are listed as they run, after the flood's
-check selftest_phold_listed 0 '^PASS +0 .* 18 checks' "$bin" selftest --devices 0 --json "$tmp/st.json"
+check selftest_phold_listed 0 '^PASS +0 .* 20 checks' "$bin" selftest --devices 0 --json "$tmp/st.json"
 expect selftest_phold_cases [ "$(grep -Ec '^device 0: phold: ' "$tmp/out")" -eq 3 ]
 expect selftest_phold_ties grep -q '^device 0: phold: ties (mean 0)' "$tmp/out"
-expect selftest_phold_after_flood [ "$(grep '^device 0: ' "$tmp/out" | tail -n 3 | grep -c 'phold')" -eq 3 ]
+expect selftest_phold_after_flood [ "$(grep '^device 0: ' "$tmp/out" | tail -n 5 | grep -c 'phold')" -eq 3 ]
+expect selftest_kademlia_last [ "$(grep '^device 0: ' "$tmp/out" | tail -n 2 | grep -c 'kademlia')" -eq 2 ]
 # --json: the verdict and every scenario run, by model
-expect selftest_json_device grep -q '"index": 0, .*"passed": true, "checks": 18, "detail": "Philox known answers, 14 flood' "$tmp/st.json"
+expect selftest_json_device grep -q '"index": 0, .*"passed": true, "checks": 20, "detail": "Philox known answers, 14 flood' "$tmp/st.json"
 expect selftest_json_flood [ "$(grep -c '"model": "flood", "passed": true}' "$tmp/st.json")" -eq 14 ]
 expect selftest_json_phold [ "$(grep -c '"model": "phold", "passed": true}' "$tmp/st.json")" -eq 3 ]
+expect selftest_json_kademlia [ "$(grep -c '"model": "kademlia", "passed": true}' "$tmp/st.json")" -eq 2 ]
 expect selftest_json_ties grep -q '{"name": "phold: ties (mean 0), 200 LPs, remote 0.5", "model": "phold", "passed": true}' "$tmp/st.json"
 check selftest_json_missing_dir 2 "cannot write the JSON output '.*/no/dir/st.json'" \
     "$bin" selftest -q --json "$tmp/no/dir/st.json"

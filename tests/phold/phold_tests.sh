@@ -109,7 +109,7 @@ for slots in 0 1; do
 done
 
 # What the model refuses, in one sentence, before any output is written.
-check no_packets 2 '^clnetsim: error: --packets: the phold model has no packets' \
+check no_packets 2 '^clnetsim: error: --packets: the phold model writes no per-item rows' \
     "$bin" run "$small" -q --packets "$tmp/p.csv"
 expect no_packets_file test ! -e "$tmp/p.csv"
 check too_large 2 "the phold model needs [0-9]+ bytes on device '.*' \(2147483647 LPs x 2097152 event slots" \

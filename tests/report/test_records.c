@@ -34,8 +34,8 @@ static const char *csv_of(record_table *t)
 }
 
 /* Columns as the flood declares its packets' (the key is not the first column). */
-static const record_column cols[] = {{"name", RECORD_LABEL}, {"id", RECORD_INT},
-                                     {"a", RECORD_INT},      {"b", RECORD_INT}};
+static const record_column cols[] = {{"name", RECORD_LABEL, 0}, {"id", RECORD_INT, 0},
+                                     {"a", RECORD_INT, 0},      {"b", RECORD_INT, 0}};
 static const record_shape shape = {cols, 4, 1};
 
 static void add(record_table *t, int64_t name, int64_t id, int64_t a, int64_t b)
@@ -141,11 +141,41 @@ static void test_limits(void)
     free(r);
 }
 
+/* A column of several cells written in hexadecimal (Kademlia's targets: 32-bit words, most
+ * significant first, zero-padded to the table's digits), between plain ones; rows sorted by
+ * the key, then by every cell. */
+static void test_hex_columns(void)
+{
+    static const record_column hcols[] = {
+        {"i", RECORD_INT, 0}, {"target", RECORD_HEX, 3}, {"n", RECORD_INT, 0}};
+    static const record_shape hshape = {hcols, 3, 0};
+    CHECK_I64(record_row_cells(&hshape), 5);
+    record_table t;
+    CHECK(record_table_init(&t, &hshape, 0) == 0);
+    t.hex_digits = 17;
+    const int64_t rows[][5] = {{2, 0x1, 0xabcdef01, 0x00000002, 7},
+                               {1, 0x0, 0x0, 0xff, 8},
+                               {1, 0x0, 0x0, 0xfe, 9}};
+    for (int r = 0; r < 3; r++) {
+        int64_t *c = record_table_append(&t);
+        CHECK(c != NULL);
+        if (c)
+            memcpy(c, rows[r], sizeof rows[r]);
+    }
+    const char *text = csv_of(&t);
+    CHECK(text != NULL);
+    if (text)
+        CHECK_TEXT(text, "i,target,n\n1,000000000000000fe,9\n1,000000000000000ff,8\n"
+                         "2,1abcdef0100000002,7\n");
+    record_table_free(&t);
+}
+
 int main(void)
 {
     test_csv_bytes();
     test_growth();
     test_limits();
+    test_hex_columns();
     printf("%d checks, %d failures\n", checks, failures);
     return failures != 0;
 }

@@ -205,9 +205,9 @@ int flood_retire_slot(flood_model *m, uint32_t s)
 /* The rows of `run --packets` (docs/models.md, "Traffic"): one per packet in packet id
  * order, its flow by name; latency and hops empty when the packet was never delivered. */
 static const record_column packet_columns[] = {
-    {"flow", RECORD_LABEL},      {"packet", RECORD_INT},    {"source", RECORD_INT},
-    {"created_ns", RECORD_INT},  {"delivered", RECORD_INT}, {"latency_ns", RECORD_INT},
-    {"hops", RECORD_INT},
+    {"flow", RECORD_LABEL, 0},      {"packet", RECORD_INT, 0},    {"source", RECORD_INT, 0},
+    {"created_ns", RECORD_INT, 0},  {"delivered", RECORD_INT, 0}, {"latency_ns", RECORD_INT, 0},
+    {"hops", RECORD_INT, 0},
 };
 enum { COL_FLOW, COL_PACKET, COL_SOURCE, COL_CREATED, COL_DELIVERED, COL_LATENCY, COL_HOPS };
 static const record_shape packet_shape = {

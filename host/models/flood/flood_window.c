@@ -844,6 +844,7 @@ static uint64_t flood_partition_bytes(const struct model_state *state, int parti
 const model_ops flood_model_ops = {
     .name = "flood",
     .features = MODEL_PACKET_ROWS | MODEL_KERNEL_SHAPES,
+    .rows_option = "--packets",
     .metrics = &flood_metric_set,
     .run_sync = flood_sync,
     .batch_unit = "packets",

@@ -144,20 +144,6 @@ static int check_memory(const phold_model *pm, const phold_device *d, uint32_t o
     return 0;
 }
 
-static cl_ulong reduce_local_bytes(size_t size, const void *user)
-{
-    (void)user;
-    return (cl_ulong)size * 8;
-}
-
-static size_t floor_pow2(size_t x)
-{
-    size_t p = 1;
-    while (p * 2 <= x)
-        p *= 2;
-    return p;
-}
-
 static int build_device(phold_model *pm, phold_device *d, cn_error *err)
 {
     static const char *const sources[] = {"phold/phold.cl", "phold/phold_cpu.cl"};
@@ -170,8 +156,7 @@ static int build_device(phold_model *pm, phold_device *d, cn_error *err)
         if (rc)
             break;
         if (k == PK_MIN || k == PK_RESULTS)
-            d->local[k] = floor_pow2(device_local_size_fit(d->dev, profile_names[k], d->k[k], 0,
-                                                           reduce_local_bytes, NULL));
+            d->local[k] = device_reduce_size(d->dev, profile_names[k], d->k[k], 8);
         else
             d->local[k] = device_local_size(d->dev, profile_names[k], d->k[k]);
     }

@@ -1,0 +1,121 @@
+/* Private to host/models/kademlia: the model's state and the pieces its files share. */
+#ifndef CLNETSIM_KADEMLIA_MODEL_H
+#define CLNETSIM_KADEMLIA_MODEL_H
+#include <stdint.h>
+
+#include "cl/kademlia/kademlia_layout.clh"
+#include "engine/dbuf.h"
+#include "engine/engine.h"
+
+enum kad_kernel { KK_COUNT_K, KK_FILL, KK_START, KK_WINDOW, KK_MIN, KK_OPEN_ROWS, KK_N };
+
+/* What one device holds: every peer's id and routing table (they never change: a request is
+ * answered where its lookup runs), and a block of part_peers (P) peers for each partition it
+ * runs. Partition p lives in block b = block[p] of its home: peer first(p) + g has its state
+ * word s at pstate[(b * PS_WORDS + s) * P + g], its statistic s at stats[(b * KS_WORDS + s) *
+ * P + g], its lookup record r (of S) at look[((b * S + r) * P + g) * LW] (uint words, LW of
+ * them: kademlia_layout.clh), and the block's histograms at hist[b * KAD_HIST_WORDS]. */
+typedef struct kad_device {
+    device_ctx *dev;
+    cl_program prog;
+    cl_kernel k[KK_N];
+    size_t local[KK_N];
+    dbuf ids;               /* uint[N * W]: peer j's id at j * W, left-aligned */
+    dbuf toff, lbase;       /* ulong[N + 1]: each peer's contacts, its bucket starts */
+    dbuf lpos;              /* ushort[lbase[N]]: bucket q of peer j starts at contacts[toff[j] +
+                             * lpos[lbase[j] + q]] (the last entry: its table's size) */
+    dbuf contacts;          /* uint[toff[N]] */
+    dbuf pstate;            /* long[blocks * PS_WORDS * P] */
+    dbuf look;              /* uint[blocks * S * P * LW] */
+    dbuf stats;             /* ulong[blocks * KS_WORDS * P] */
+    dbuf hist;              /* uint[blocks * KAD_HIST_WORDS] */
+    dbuf group_min;         /* long[2 * groups of its blocks] */
+    dbuf ctl;               /* uint[CTL_WORDS] */
+    dbuf rows;              /* uint[row_cap * ROW_WORDS], with --lookups */
+    uint32_t n_blocks;
+    uint32_t slots;         /* S: lookup records per peer */
+    uint32_t row_cap;
+    uint64_t held;          /* peers of the partitions it holds */
+    uint32_t words[CTL_WORDS]; /* its control words as last read */
+    int ran;                /* it ran a set this window */
+} kad_device;
+
+typedef struct kad_model {
+    scenario sc;
+    uint32_t N, B, W, K, alpha, lw;
+    int targets_peers;
+    int64_t lmin, lmax, gap_max, T;
+    int n_devs;
+    kad_device dev[ENGINE_MAX_DEVICES];
+    uint32_t n_parts, part_peers;
+    int *home;              /* [n_parts]: index into dev[] */
+    uint32_t *block;        /* [n_parts]: its block on its home */
+    uint32_t *group_base;   /* [n_parts + 1]: first reduction group of each partition */
+    uint32_t block_groups;  /* reduction groups of a block */
+    size_t reduce_local;
+    int64_t *part_min;      /* [n_parts]: least pending time after each window */
+    int64_t *group_min_host; /* [2 * groups] */
+    uint32_t *ids;          /* [N * W]: the ids, for the rows' targets */
+    uint64_t table_entries; /* contacts of every table together */
+    int64_t next_begin, tend, windows;
+    uint64_t executed;
+    dbuf_account acc;
+    uint64_t peak_bytes;
+    double wait_s;
+    int rows_on;            /* --lookups */
+    record_table rows;      /* the rows read back so far (a row's target added by the host) */
+} kad_model;
+
+static inline kad_model *kad_of(struct model_state *m) { return (kad_model *)(void *)m; }
+static inline const kad_model *kad_of_c(const struct model_state *m)
+{
+    return (const kad_model *)(const void *)m;
+}
+
+static inline uint32_t kad_part_first(const kad_model *km, uint32_t p)
+{
+    return p * km->part_peers;
+}
+static inline uint32_t kad_part_size(const kad_model *km, uint32_t p)
+{
+    uint32_t first = kad_part_first(km, p);
+    return km->N - first < km->part_peers ? km->N - first : km->part_peers;
+}
+
+/* kademlia_setup.c */
+int kad_create(struct model_state **out, const scenario *sc, device_ctx *const *devs, int n_devs,
+               cn_error *err);
+void kad_destroy(struct model_state *m);
+const char *kad_kernel_profile_name(int k);
+/* Grows D's lookup records to S_NEW per peer, keeping every peer's. */
+int kad_grow_records(kad_model *km, kad_device *d, uint32_t s_new, cn_error *err);
+/* Waits for every device (when RC is 0), the wait counted in wait_s. */
+int kad_wait(kad_model *km, int rc, cn_error *err);
+
+/* kademlia_ids.c: the ids of docs/models/kademlia.md ("Peers and their ids") into IDS (N * W
+ * words, left-aligned), the redraws counted in *REDRAWS; and the sorted ids with their peers. */
+int kad_make_ids(uint64_t seed, uint32_t n, uint32_t bits, uint32_t *ids, uint64_t *redraws,
+                 cn_error *err);
+int kad_sort_ids(const uint32_t *ids, uint32_t n, uint32_t w, uint32_t *sorted,
+                 uint32_t *sorted_peer, cn_error *err);
+/* Lookup N of peer I's target as the B-bit integer in 5 words, most significant first
+ * (right-aligned, for the rows). */
+void kad_target_words(const kad_model *km, uint32_t i, uint32_t n, uint32_t out[5]);
+
+/* kademlia_window.c */
+int kad_plan_window(struct model_state *m, window_plan *plan, cn_error *err);
+int kad_run_set(struct model_state *m, const window_plan *plan, const event_set *set,
+                device_ctx *dev, cl_event *evs, int *n_evs, cn_error *err);
+int kad_end_window(struct model_state *m, const window_plan *plan, window_outcome *out,
+                   cn_error *err);
+/* The least pending time of every partition into part_min and next_begin (and the events
+ * run), with the control words: enqueued, waited for, checked. */
+int kad_find_minimum(kad_model *km, cn_error *err);
+/* The rows the devices hold, read into km->rows; their counts reset. */
+int kad_drain_rows(kad_model *km, cn_error *err);
+
+/* kademlia_results.c: the --lookups rows' columns, and the results */
+extern const record_shape kad_rows_shape;
+int kad_results(struct model_state *m, run_results *res, cn_error *err);
+
+#endif

@@ -1,0 +1,247 @@
+/* Kademlia's window: each partition's peers run their events before the window's end; at the
+ * end, the least pending time of every partition, and the control words that say whether a
+ * peer needed more lookup records (the window then runs again on that device) or whether the
+ * rows must be read back. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cl/kademlia/kademlia_layout.clh"
+#include "models/kademlia/kademlia.h"
+#include "models/kademlia/kademlia_model.h"
+
+int kad_plan_window(struct model_state *m, window_plan *plan, cn_error *err)
+{
+    kad_model *km = kad_of(m);
+    (void)err;
+    km->tend = plan->begin + km->lmin < km->T ? plan->begin + km->lmin : km->T;
+    plan->end = km->tend;
+    for (int i = 0; i < km->n_devs; i++)
+        km->dev[i].ran = 0;
+    for (uint32_t p = 0; p < km->n_parts; p++)
+        if (km->part_min[p] < km->tend)
+            plan->sets[plan->n_sets++] = (event_set){KADEMLIA_WINDOW, (int)p,
+                                                     kad_part_size(km, p)};
+    return 0;
+}
+
+static int launch_window(kad_model *km, kad_device *d, uint32_t p, cl_event *ev, cn_error *err)
+{
+    cl_uint first = kad_part_first(km, p), n = kad_part_size(km, p), P = km->part_peers;
+    cl_uint blk = km->block[p], S = d->slots, N = km->N, B = km->B;
+    cl_uint peers = (cl_uint)km->targets_peers, rows_on = (cl_uint)km->rows_on;
+    cl_uint row_cap = d->row_cap;
+    cl_long tend = km->tend, lmin = km->lmin;
+    cl_ulong span1 = (cl_ulong)(km->lmax - km->lmin) + 1, d1 = (cl_ulong)km->gap_max + 1;
+    cl_uint2 key = {{(cl_uint)km->sc.seed, (cl_uint)(km->sc.seed >> 32)}};
+    cl_kernel k = d->k[KK_WINDOW];
+    const char *name = kad_kernel_profile_name(KK_WINDOW);
+    int rc = kernel_args(d->dev, k, name, err, 26, KARG(first), KARG(n), KARG(P), KARG(blk),
+                         KARG(S), KARG(tend), KARG(N), KARG(B), KARG(lmin), KARG(span1),
+                         KARG(d1), KARG(peers), KARG(key), KARG(rows_on), KARG(row_cap),
+                         KBUF(d->ids), KBUF(d->toff), KBUF(d->lbase), KBUF(d->lpos),
+                         KBUF(d->contacts), KBUF(d->pstate), KBUF(d->look), KBUF(d->stats),
+                         KBUF(d->hist), KBUF(d->ctl), KBUF(d->rows));
+    if (!rc)
+        rc = enqueue_1d(d->dev, k, name, n, d->local[KK_WINDOW], ev, err);
+    d->ran = 1;
+    return rc;
+}
+
+int kad_run_set(struct model_state *m, const window_plan *plan, const event_set *set,
+                device_ctx *dev, cl_event *evs, int *n_evs, cn_error *err)
+{
+    kad_model *km = kad_of(m);
+    uint32_t p = (uint32_t)set->partition;
+    (void)plan;
+    *n_evs = 0;
+    kad_device *d = &km->dev[km->home[p]];
+    if (d->dev != dev)
+        return cn_fail(err, CN_ERR_RUNTIME, "internal error: kademlia partition %u is not held "
+                       "by device '%s'", p, dev->info.name);
+    int rc = launch_window(km, d, p, &evs[0], err);
+    if (!rc)
+        *n_evs = 1;
+    return rc;
+}
+
+/* Enqueues the minimum kernels of every partition and the reads of their groups and of the
+ * control words; no wait. */
+static int enqueue_minimum(kad_model *km, cn_error *err)
+{
+    int rc = 0;
+    cl_uint P = km->part_peers;
+    for (uint32_t p = 0; p < km->n_parts && rc == 0; p++) {
+        kad_device *d = &km->dev[km->home[p]];
+        cl_uint n = kad_part_size(km, p), blk = km->block[p];
+        cl_uint base = (cl_uint)((size_t)blk * km->block_groups);
+        const char *name = kad_kernel_profile_name(KK_MIN);
+        rc = kernel_args(d->dev, d->k[KK_MIN], name, err, 8, KARG(n), KARG(P), KARG(blk),
+                         KBUF(d->pstate), KBUF(d->stats), KBUF(d->group_min), KARG(base),
+                         KLOCAL(8 * km->reduce_local));
+        if (!rc)
+            rc = enqueue_1d(d->dev, d->k[KK_MIN], name, n, km->reduce_local, NULL, err);
+        size_t g0 = km->group_base[p], gn = km->group_base[p + 1] - g0;
+        if (!rc)
+            rc = dbuf_read(d->dev, &d->group_min, 16 * (size_t)base, 16 * gn,
+                           km->group_min_host + 2 * g0, 0, err);
+    }
+    for (int i = 0; i < km->n_devs && rc == 0; i++)
+        rc = dbuf_read(km->dev[i].dev, &km->dev[i].ctl, 0, sizeof km->dev[i].words,
+                       km->dev[i].words, 0, err);
+    return rc;
+}
+
+static void collect_minimum(kad_model *km)
+{
+    km->next_begin = INT64_MAX;
+    km->executed = 0;
+    for (uint32_t p = 0; p < km->n_parts; p++) {
+        int64_t mn = INT64_MAX;
+        for (uint32_t g = km->group_base[p]; g < km->group_base[p + 1]; g++) {
+            if (km->group_min_host[2 * g] < mn)
+                mn = km->group_min_host[2 * g];
+            km->executed += (uint64_t)km->group_min_host[2 * g + 1];
+        }
+        km->part_min[p] = mn;
+        if (mn < km->next_begin)
+            km->next_begin = mn;
+    }
+}
+
+/* The control words of device D: an error the run cannot go past. */
+static int check_words(const kad_model *km, const kad_device *d, cn_error *err)
+{
+    if (d->words[CTL_NUMBERS] > 0)
+        return device_fail(err, d->dev->info.name, CN_ERR_RUNTIME,
+                           "a kademlia peer started 2^32 lookups: their numbers no longer fit "
+                           "32 bits; use a shorter duration or a longer lookup_gap_max");
+    if (km->rows_on && d->words[CTL_ROWS] > d->row_cap)
+        return device_fail(err, d->dev->info.name, CN_ERR_RUNTIME,
+                           "internal error: the kademlia lookup rows passed their room on "
+                           "device '%s'", d->dev->info.name);
+    return 0;
+}
+
+int kad_find_minimum(kad_model *km, cn_error *err)
+{
+    int rc = enqueue_minimum(km, err);
+    rc = kad_wait(km, rc, err);
+    for (int i = 0; i < km->n_devs && rc == 0; i++)
+        rc = check_words(km, &km->dev[i], err);
+    if (!rc)
+        collect_minimum(km);
+    return rc;
+}
+
+/* A device whose peers needed more lookup records: they grow (at least doubled), and the
+ * window runs again there, where only the starts left have something to do. */
+static int regrow(kad_model *km, kad_device *d, cn_error *err)
+{
+    uint64_t want = 2 * (uint64_t)d->slots;
+    if (d->words[CTL_SLOTS] > want)
+        want = d->words[CTL_SLOTS];
+    uint32_t zero = 0;
+    int rc = want > 0xffff ? device_fail(err, d->dev->info.name, CN_ERR_RUNTIME,
+                                         "a kademlia peer needs more than 65535 lookups open at "
+                                         "once on device '%s'; use a longer lookup_gap_max",
+                                         d->dev->info.name)
+                           : kad_grow_records(km, d, (uint32_t)want, err);
+    if (!rc)
+        rc = dbuf_write(d->dev, &d->ctl, 4 * CTL_SLOTS, 4, &zero, 1, err);
+    /* the rows' room follows the records: the rows so far are read back first */
+    uint64_t cap = 4 * d->held * d->slots + 1024;
+    if (!rc && km->rows_on && cap > d->row_cap && cap < (1u << 30)) {
+        rc = kad_drain_rows(km, err);
+        dbuf_release(&d->rows, &km->acc);
+        if (!rc)
+            rc = dbuf_alloc(d->dev, &d->rows, 4 * ROW_WORDS * (size_t)cap, &km->acc,
+                            "kademlia lookup rows", err);
+        if (!rc)
+            d->row_cap = (uint32_t)cap;
+    }
+    for (uint32_t p = 0; p < km->n_parts && rc == 0; p++)
+        if (&km->dev[km->home[p]] == d && km->part_min[p] < km->tend)
+            rc = launch_window(km, d, p, NULL, err);
+    return rc;
+}
+
+int kad_drain_rows(kad_model *km, cn_error *err)
+{
+    int rc = 0;
+    for (int i = 0; i < km->n_devs && rc == 0; i++) {
+        kad_device *d = &km->dev[i];
+        uint32_t got[CTL_WORDS];
+        rc = dbuf_read(d->dev, &d->ctl, 0, sizeof got, got, 1, err);
+        uint32_t n = got[CTL_ROWS] < d->row_cap ? got[CTL_ROWS] : d->row_cap;
+        uint32_t *rows = rc || n == 0 ? NULL : malloc(4 * ROW_WORDS * (size_t)n);
+        if (!rc && n > 0 && !rows)
+            rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the lookups' rows");
+        if (!rc && n > 0)
+            rc = dbuf_read(d->dev, &d->rows, 0, 4 * ROW_WORDS * (size_t)n, rows, 1, err);
+        static const char *const outcomes[] = {"open", "completed", "failed"};
+        for (uint32_t r = 0; r < n && rc == 0; r++) {
+            const uint32_t *w = rows + (size_t)r * ROW_WORDS;
+            int64_t *c = record_table_append(&km->rows);
+            if (!c) {
+                rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the lookups' rows");
+                break;
+            }
+            uint32_t outcome = w[6] & 3u, target[5];
+            kad_target_words(km, w[0], w[1], target);
+            c[0] = w[0];
+            c[1] = w[1];
+            c[2] = (int64_t)(((uint64_t)w[3] << 32) | w[2]);
+            for (int q = 0; q < 5; q++)
+                c[3 + q] = target[q];
+            c[8] = record_table_label(&km->rows, outcomes[outcome < 3 ? outcome : 0]);
+            c[9] = outcome == ROW_OPEN ? -1 : (int64_t)(((uint64_t)w[5] << 32) | w[4]);
+            c[10] = outcome == ROW_COMPLETED ? (int64_t)w[7] : -1;
+            c[11] = w[8];
+            c[12] = (w[6] >> 2) & 1u;
+        }
+        free(rows);
+        if (!rc && n > 0) {
+            uint32_t zero = 0;
+            rc = dbuf_write(d->dev, &d->ctl, 4 * CTL_ROWS, 4, &zero, 1, err);
+        }
+    }
+    return rc;
+}
+
+int kad_end_window(struct model_state *m, const window_plan *plan, window_outcome *out,
+                   cn_error *err)
+{
+    kad_model *km = kad_of(m);
+    int rc = kad_find_minimum(km, err);
+    /* peers that needed more lookup records: grown, and the window again there */
+    for (int again = 1; again && rc == 0;) {
+        again = 0;
+        for (int i = 0; i < km->n_devs && rc == 0; i++)
+            if (km->dev[i].words[CTL_SLOTS] > 0) {
+                rc = regrow(km, &km->dev[i], err);
+                again = 1;
+            }
+        if (again && !rc)
+            rc = kad_find_minimum(km, err);
+    }
+    /* the rows are read back before a window could close more than are left room for */
+    int drain = 0;
+    for (int i = 0; i < km->n_devs && km->rows_on; i++) {
+        const kad_device *d = &km->dev[i];
+        drain |= (uint64_t)d->words[CTL_ROWS] + d->held * d->slots > d->row_cap;
+    }
+    if (!rc && drain)
+        rc = kad_drain_rows(km, err);
+    if (rc)
+        return rc;
+    km->windows++;
+    if (km->acc.peak > km->peak_bytes)
+        km->peak_bytes = km->acc.peak;
+    memset(out, 0, sizeof *out);
+    out->finished = km->next_begin >= km->T;
+    out->events = km->executed;
+    out->next_window = plan->index + 1;
+    out->estimated_end = km->T;
+    out->drained = 1;
+    return 0;
+}

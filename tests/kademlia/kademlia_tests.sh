@@ -1,0 +1,126 @@
+#!/bin/sh
+# Kademlia against its oracle and against itself. Usage: kademlia_tests.sh CLNETSIM
+# JSON_COMPARE KADEMLIA_ORACLE SOURCE_DIR (POCL_DEVICES gives two CPU devices).
+bin=$1 cmp=$2 oracle=$3 src=$4
+small=$src/scenarios/small_kademlia.ini
+. "$src/tests/common/check.sh"
+
+# same NAME A B: every contract member of two results equal (or two files byte for byte)
+same() {
+    if "$cmp" "$2" "$3" > "$tmp/cmp" 2>&1; then pass=$((pass + 1)); else
+        echo "FAIL $1:"; sed 's/^/    /' "$tmp/cmp"; fail=$((fail + 1)); fi
+}
+same_file() {
+    if cmp "$2" "$3" > "$tmp/cmp" 2>&1; then pass=$((pass + 1)); else
+        echo "FAIL $1:"; sed 's/^/    /' "$tmp/cmp"; fail=$((fail + 1)); fi
+}
+
+# oracle_case NAME "ORACLE ARGUMENTS" OVERRIDES...: the oracle's results and rows (its
+# arguments: seed peers id_bits k alpha gap_max_ns latency_min_ns latency_max_ns duration_ns
+# targets) equal the simulator's on the first device with the same scenario
+oracle_case() {
+    case_name=$1 args=$2
+    shift 2
+    # shellcheck disable=SC2086
+    check "${case_name}_oracle_runs" 0 '' "$oracle" $args --json "$tmp/$case_name.o.json" \
+        --lookups "$tmp/$case_name.o.csv"
+    check "${case_name}_runs" 0 '' "$bin" run "$small" -d 0 -q "$@" \
+        --json "$tmp/$case_name.json" --lookups "$tmp/$case_name.csv"
+    same "${case_name}_equals_oracle" "$tmp/$case_name.o.json" "$tmp/$case_name.json"
+    same_file "${case_name}_rows_equal_oracle" "$tmp/$case_name.o.csv" "$tmp/$case_name.csv"
+}
+
+oracle_case small "1 2048 64 8 3 10000000000 10000000 100000000 20000000000 random"
+expect small_completes grep -Eq '"lookups_completed": [1-9][0-9]{3}' "$tmp/small.json"
+expect small_open_rows grep -q ',open,-1,-1,' "$tmp/small.csv"
+oracle_case peers "7 1000 160 20 3 5000000000 10000000 100000000 10000000000 peers" \
+    -s simulation.seed=7 -s kademlia.peers=1000 -s kademlia.id_bits=160 \
+    -s kademlia.bucket_size=20 -s kademlia.lookup_gap_max=5 -s simulation.duration=10 \
+    -s kademlia.targets=peers
+# with targets = peers every completed lookup found its target
+completed=$(sed -n 's/^ *"lookups_completed": \([0-9]*\),$/\1/p' "$tmp/peers.json")
+expect peers_all_found grep -q "\"lookups_found\": $completed," "$tmp/peers.json"
+# 33-bit ids (one bit in a second word), buckets of one, one request in flight
+oracle_case narrow "3 500 33 1 1 2000000000 5000000 20000000 5000000000 random" \
+    -s simulation.seed=3 -s kademlia.peers=500 -s kademlia.id_bits=33 \
+    -s kademlia.bucket_size=1 -s kademlia.alpha=1 -s kademlia.lookup_gap_max=2 \
+    -s kademlia.latency_min=0.005 -s kademlia.latency_max=0.02 -s simulation.duration=5
+# buckets of 64 and 64 requests in flight on few peers: a response holds most of them
+oracle_case wide "4 300 64 64 64 200000000 10000000 50000000 3000000000 peers" \
+    -s simulation.seed=4 -s kademlia.peers=300 -s kademlia.bucket_size=64 -s kademlia.alpha=64 \
+    -s kademlia.lookup_gap_max=0.2 -s kademlia.latency_max=0.05 -s simulation.duration=3 \
+    -s kademlia.targets=peers
+# gaps far shorter than a lookup: peers keep several lookups open, and their records grow
+busy="5 200 64 8 3 50000000 10000000 200000000 3000000000 random"
+busy_s="-s simulation.seed=5 -s kademlia.peers=200 -s kademlia.lookup_gap_max=0.05 \
+    -s kademlia.latency_max=0.2 -s simulation.duration=3"
+# shellcheck disable=SC2086
+oracle_case busy "$busy" $busy_s
+# two peers: each knows only the other
+oracle_case two "9 2 64 8 3 1000000000 10000000 100000000 5000000000 peers" \
+    -s simulation.seed=9 -s kademlia.peers=2 -s kademlia.lookup_gap_max=1 \
+    -s simulation.duration=5 -s kademlia.targets=peers
+
+# The same results and rows on any partition count, work-group size, devices and policy (a
+# shorter run: a partition of three peers is one event set of every window).
+short="-s kademlia.peers=1000 -s simulation.duration=8"
+# shellcheck disable=SC2086
+check short_runs 0 '' "$bin" run "$small" -d 0 -q $short --json "$tmp/short.json" \
+    --lookups "$tmp/short.csv"
+base=$tmp/short.json
+for v in "partition.count=1" "partition.count=7" "partition.count=333"; do
+    # shellcheck disable=SC2086
+    check "partitions_$v" 0 '' "$bin" run "$small" -d 0 -q $short -s "$v" --json "$tmp/v.json" \
+        --lookups "$tmp/v.csv"
+    same "partitions_$v" "$base" "$tmp/v.json"
+    same_file "partitions_${v}_rows" "$tmp/short.csv" "$tmp/v.csv"
+done
+for wg in 1 64; do
+    # shellcheck disable=SC2086
+    check "work_group_$wg" 0 '' "$bin" run "$small" -d 0 -q $short --work-group $wg \
+        --json "$tmp/v.json"
+    same "work_group_$wg" "$base" "$tmp/v.json"
+done
+for p in static rapid advanced hybrid; do
+    # shellcheck disable=SC2086
+    check "two_devices_$p" 0 '' "$bin" run "$small" -d 0,1 -q $short -s inject.policy=$p \
+        --json "$tmp/v.json" --lookups "$tmp/v.csv"
+    same "two_devices_$p" "$base" "$tmp/v.json"
+    same_file "two_devices_${p}_rows" "$tmp/short.csv" "$tmp/v.csv"
+done
+# shellcheck disable=SC2086
+check busy_two_devices 0 '' "$bin" run "$small" -d 0,1 -q -s partition.count=5 $busy_s \
+    --json "$tmp/v.json" --lookups "$tmp/v.csv"
+same busy_two_devices "$tmp/busy.json" "$tmp/v.json"
+same_file busy_two_devices_rows "$tmp/busy.csv" "$tmp/v.csv"
+# records that start at four per peer: no growth, the same results
+# shellcheck disable=SC2086
+check busy_four_records 0 '' env CLNETSIM_TEST_KADEMLIA_RECORDS=4 "$bin" run "$small" -d 0 -q \
+    $busy_s --json "$tmp/v.json"
+same busy_four_records "$tmp/busy.json" "$tmp/v.json"
+
+# What the model refuses, in one sentence, before any output is written.
+check packets_refused 2 '^clnetsim: error: --packets: the kademlia model.s per-item rows are --lookups' \
+    "$bin" run "$small" -q --packets "$tmp/p.csv"
+expect packets_refused_no_file test ! -e "$tmp/p.csv"
+check lookups_refused_by_phold 2 '^clnetsim: error: --lookups: the phold model writes no per-item rows' \
+    "$bin" run "$src/scenarios/small_phold.ini" -q --lookups "$tmp/p.csv"
+check checkpoint_refused 2 "model 'kademlia' cannot write checkpoints" \
+    "$bin" run "$small" -q --checkpoint "$tmp/k.ckpt"
+expect checkpoint_refused_no_file test ! -e "$tmp/k.ckpt"
+check alpha_above_k 2 'alpha = 9 with bucket_size = 8: expected alpha <= bucket_size' \
+    "$bin" run "$small" -q -s kademlia.alpha=9
+check latency_span 2 'latency_min = 0.01 s and latency_max = 5 s: expected latency_min <= latency_max <= latency_min \+ 4.294967295 s' \
+    "$bin" run "$small" -q -s kademlia.latency_max=5
+check latency_order 2 'latency_min = 0.2 s and latency_max = 0.1 s' \
+    "$bin" run "$small" -q -s kademlia.latency_min=0.2
+check no_duration 2 'the kademlia model needs a duration > 0' \
+    "$bin" run "$small" -q -s simulation.duration=0
+check one_peer 2 'kademlia.*peers' "$bin" run "$small" -q -s kademlia.peers=1
+check bits_61 2 'id_bits' "$bin" run "$small" -q -s kademlia.id_bits=161
+check too_large 2 "the kademlia model needs [0-9]+ bytes on device '.*'" \
+    "$bin" run "$small" -d 0 -q -s kademlia.peers=2147483647 -s kademlia.bucket_size=64 \
+    --json "$tmp/big.json"
+expect too_large_no_json test ! -e "$tmp/big.json"
+
+finish kademlia
