@@ -536,21 +536,47 @@ inline long start_lookup(__global uint *r, uint n, long t, uint N, uint peers, R
     return lk_close(&L, r);
 }
 
-/* One window of the peers FIRST .. FIRST + n - 1 (block BLK of P peers, S lookup records
- * each): every event before TEND. A peer that needs a record when all of its S are taken
+/* The work-group's least pending time MN and events EV (one of each per work-item) into
+ * group_min[2 * (BASE + group)] and the word after it. */
+inline void group_reduce(long mn, long ev, __global long *group_min, uint base,
+                         __local long *scratch)
+{
+    uint l = (uint)get_local_id(0), size = (uint)get_local_size(0);
+    scratch[l] = mn;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint h = size / 2; h > 0; h /= 2) {
+        if (l < h)
+            scratch[l] = min(scratch[l], scratch[l + h]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    long least = scratch[0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    scratch[l] = ev;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint h = size / 2; h > 0; h /= 2) {
+        if (l < h)
+            scratch[l] += scratch[l + h];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (l == 0) {
+        ulong at = 2 * ((ulong)base + get_group_id(0));
+        group_min[at] = least;
+        group_min[at + 1] = scratch[0];
+    }
+}
+
+/* The window of peer FIRST + g (of block BLK of P peers, S lookup records each): every event
+ * before TEND. A peer that needs a record when all of its S are taken
  * stops before that start and says so in CTL_SLOTS: the host grows the records and runs the
  * window again, which runs only the starts left. */
-__kernel void kad_window(uint first, uint n, uint P, uint blk, uint S, long tend, uint N,
-                         uint B, long lmin, ulong span1, ulong d1, uint peers, uint2 key,
-                         uint rows_on, uint row_cap, __global const uint *ids,
-                         __global const ulong *toff, __global const ulong *lbase,
-                         __global const ushort *lpos, __global const uint *contacts,
-                         __global long *pstate, __global uint *look, __global ulong *stats,
-                         __global uint *hist_all, __global uint *ctl, __global uint *rows)
+inline void run_peer(uint g, uint first, uint P, uint blk, uint S, long tend, uint N, uint B,
+                     long lmin, ulong span1, ulong d1, uint peers, uint2 key, uint rows_on,
+                     uint row_cap, __global const uint *ids, __global const ulong *toff,
+                     __global const ulong *lbase, __global const ushort *lpos,
+                     __global const uint *contacts, __global long *pstate, __global uint *look,
+                     __global ulong *stats, __global uint *hist_all, __global uint *ctl,
+                     __global uint *rows)
 {
-    uint g = (uint)get_global_id(0);
-    if (g >= n)
-        return;
     __global long *ps = pstate + (ulong)blk * PS_WORDS * P + g;
     if (ps[(ulong)PS_NEXT * P] >= tend)
         return;
@@ -596,6 +622,26 @@ __kernel void kad_window(uint first, uint n, uint P, uint blk, uint S, long tend
         sw[(ulong)q * P] = tl.st[q];
 }
 
+__kernel void kad_window(uint first, uint n, uint blk, long tend, uint S, uint base, uint P,
+                         uint N, uint B, long lmin, ulong span1, ulong d1, uint peers, uint2 key,
+                         uint rows_on, uint row_cap, __global const uint *ids,
+                         __global const ulong *toff, __global const ulong *lbase,
+                         __global const ushort *lpos, __global const uint *contacts,
+                         __global long *pstate, __global uint *look, __global ulong *stats,
+                         __global uint *hist_all, __global uint *ctl, __global uint *rows,
+                         __global long *group_min, __local long *scratch)
+{
+    uint g = (uint)get_global_id(0);
+    long mn = KAD_NO_EVENT, ev = 0;
+    if (g < n) {
+        run_peer(g, first, P, blk, S, tend, N, B, lmin, span1, d1, peers, key, rows_on, row_cap,
+                 ids, toff, lbase, lpos, contacts, pstate, look, stats, hist_all, ctl, rows);
+        mn = pstate[((ulong)blk * PS_WORDS + PS_NEXT) * P + g];
+        ev = (long)stats[((ulong)blk * KS_WORDS + KS_EVENTS) * P + g];
+    }
+    group_reduce(mn, ev, group_min, base, scratch);
+}
+
 /* The start of the peers FIRST .. FIRST + n - 1 in block BLK: no lookup yet, the first start
  * at gap_0, counters at zero (the least values at their largest). Their lookup records are
  * zeroed by the host. */
@@ -616,38 +662,18 @@ __kernel void kad_start(uint first, uint n, uint P, uint blk, ulong d1, uint2 ke
 }
 
 /* Per work-group of the peers 0 .. n - 1 of block BLK: the least pending time and the events
- * run, into group_min[2 * (BASE + group)] and the word after it. */
+ * run (at the start, before any window). */
 __kernel void kad_min(uint n, uint P, uint blk, __global const long *pstate,
                       __global const ulong *stats, __global long *group_min, uint base,
                       __local long *scratch)
 {
-    uint g = (uint)get_global_id(0), l = (uint)get_local_id(0), size = (uint)get_local_size(0);
+    uint g = (uint)get_global_id(0);
     long mn = KAD_NO_EVENT, ev = 0;
     if (g < n) {
         mn = pstate[((ulong)blk * PS_WORDS + PS_NEXT) * P + g];
         ev = (long)stats[((ulong)blk * KS_WORDS + KS_EVENTS) * P + g];
     }
-    scratch[l] = mn;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint h = size / 2; h > 0; h /= 2) {
-        if (l < h)
-            scratch[l] = min(scratch[l], scratch[l + h]);
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    long least = scratch[0];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    scratch[l] = ev;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint h = size / 2; h > 0; h /= 2) {
-        if (l < h)
-            scratch[l] += scratch[l + h];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    if (l == 0) {
-        ulong at = 2 * ((ulong)base + get_group_id(0));
-        group_min[at] = least;
-        group_min[at + 1] = scratch[0];
-    }
+    group_reduce(mn, ev, group_min, base, scratch);
 }
 
 /* At the end of the run: a row for every lookup still open, of the peers 0 .. n - 1 of block

@@ -156,6 +156,13 @@ int config_key_group_index(int id);
  * override beats a file line, a later line an earlier one); the file name when none was. */
 const char *config_where_latest(const load_ctx *ctx, const int *keys, int n, char *buf,
                                 size_t size);
+/* CONFIG_WHERE(CTX, BUF, K_A, K_B, ...): config_where_latest of those keys into the char array
+ * BUF (the groups' checks name the key of a rule that was set last). */
+#define CONFIG_KEY_LIST(...) ((const int[]){__VA_ARGS__})
+#define CONFIG_WHERE(ctx, buf, ...)                                                          \
+    config_where_latest((ctx), CONFIG_KEY_LIST(__VA_ARGS__),                                \
+                        (int)(sizeof CONFIG_KEY_LIST(__VA_ARGS__) / sizeof(int)), (buf),    \
+                        sizeof(buf))
 
 /* ---- sections by model (models.c) ---- */
 

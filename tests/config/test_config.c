@@ -715,7 +715,7 @@ static void test_errors_values(void)
             CHECK_I64(flood_values_of(&q)->max_neighbors, 0);
     }
     EXPECT_MESSAGE("[simulation]\nmodel = hold\n",
-                   "t.ini:2: [simulation] model = hold: expected one of: flood, phold");
+                   "t.ini:2: [simulation] model = hold: expected one of: flood, phold, kademlia");
     EXPECT_ERROR("[topology]\nplacement =\n", NULL, "[topology] placement = : empty value");
     /* Seeds */
     EXPECT_ERROR("[simulation]\nseed = 18446744073709551616\n", NULL,
@@ -2031,7 +2031,7 @@ static void test_reference(void)
     int rows = 0;
     for (char *line = strstr(buf, "\n| "); line; line = strstr(line + 1, "\n| "))
         rows++;
-    CHECK_I64(rows, 72); /* 3 tables' headers + 69 keys */
+    CHECK_I64(rows, 81); /* 4 tables' headers + 77 keys */
     CHECK(strstr(buf, "| devices | on_failure | choice | stop, continue | stop |") != NULL);
     CHECK(strstr(buf, "| mobility.group NAME | nodes | id ranges | first-last, ..., ids < nodes | "
                       "(required) |"));
@@ -2087,7 +2087,7 @@ static void test_reference(void)
                                              "| flood | relay_delay |", "| resources | rx_fixed |"};
     for (size_t i = 0; i < sizeof flood_rows / sizeof flood_rows[0]; i++)
         CHECK(strstr(buf, flood_rows[i]) > flood && strstr(buf, flood_rows[i]) < phold);
-    CHECK(strstr(buf, "\n| simulation | model | choice | flood, phold | flood | Model to "
+    CHECK(strstr(buf, "\n| simulation | model | choice | flood, phold, kademlia | flood | Model to "
                       "simulate: flood ") > core);
     CHECK(strstr(buf, "\n| phold | lps | integer | [1, 2147483647] LPs | 1000 | ") > phold);
     CHECK(strstr(buf, "\n| phold | population | integer | [1, 1048576] events per LP | 16 | ") >
@@ -2590,7 +2590,8 @@ static void test_flows_errors(void)
     EXPECT_MESSAGE("[network]\nx = 1\n",
                    "t.ini:2: unknown section [network] (key 'x'); expected one of: simulation, "
                    "topology, areas, connectivity, mobility, mobility.group NAME, traffic, "
-                   "traffic.flow NAME, flood, resources, partition, inject, devices, phold");
+                   "traffic.flow NAME, flood, resources, partition, inject, devices, phold, "
+                   "kademlia");
 
     /* source */
     static const struct {

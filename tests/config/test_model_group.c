@@ -116,7 +116,7 @@ int main(void)
               "model, but this scenario's model is toy");
     CHECK_STR(load(toy, "simulation.model=tyo", sc),
               "-s argument 'simulation.model=tyo': [simulation] model = tyo: expected one of: "
-              "flood, phold, toy");
+              "flood, phold, kademlia, toy");
 
     char *ref = NULL;
     size_t len = 0;
@@ -164,7 +164,7 @@ int main(void)
     CHECK_STR(big_err.msg, want);
     CHECK_STR(load(toy, "simulation.model=big", sc),
               "-s argument 'simulation.model=big': [simulation] model = big: expected one of: "
-              "flood, phold, toy");
+              "flood, phold, kademlia, toy");
     free(sc);
     printf("%d checks, %d failures\n", checks, failures);
     return failures != 0;

@@ -9,10 +9,7 @@
 
 /* WHERE(K_A, K_B, ...): the location for a rule about those keys, in the local buffer
  * `where` of the calling check. */
-#define KEY_LIST(...) ((const int[]){__VA_ARGS__})
-#define WHERE(...)                                                                          \
-    config_where_latest(ctx, KEY_LIST(__VA_ARGS__),                                         \
-                        (int)(sizeof KEY_LIST(__VA_ARGS__) / sizeof(int)), where, sizeof where)
+#define WHERE(...) CONFIG_WHERE(ctx, where, __VA_ARGS__)
 
 /* A field in its INI unit, for messages. */
 static const char *value_text(const load_ctx *ctx, int key, char *buf, size_t size)

@@ -182,7 +182,7 @@ static const char *flow_where(const load_ctx *ctx, int f, const int *keys, int n
     return config_origin_where(ctx, best, buf, size);
 }
 
-#define KEY_LIST(...) ((const int[]){__VA_ARGS__})
+#define KEY_LIST CONFIG_KEY_LIST
 #define WHERE(...)                                                                          \
     flow_where(ctx, f, KEY_LIST(__VA_ARGS__),                                               \
                (int)(sizeof KEY_LIST(__VA_ARGS__) / sizeof(int)), where, sizeof where)

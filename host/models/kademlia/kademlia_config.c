@@ -69,10 +69,7 @@ static int first_key;
 #define K_KAD_LAT_MIN (first_key + KK_LAT_MIN)
 #define K_KAD_LAT_MAX (first_key + KK_LAT_MAX)
 
-#define KEY_LIST(...) ((const int[]){__VA_ARGS__})
-#define WHERE(...)                                                                          \
-    config_where_latest(ctx, KEY_LIST(__VA_ARGS__),                                         \
-                        (int)(sizeof KEY_LIST(__VA_ARGS__) / sizeof(int)), where, sizeof where)
+#define WHERE(...) CONFIG_WHERE(ctx, where, __VA_ARGS__)
 
 static int check(load_ctx *ctx)
 {

@@ -38,6 +38,8 @@ typedef struct kad_device {
     uint64_t held;          /* peers of the partitions it holds */
     uint32_t words[CTL_WORDS]; /* its control words as last read */
     int ran;                /* it ran a set this window */
+    karg_cache window_args; /* kad_window's arguments as last set (forgotten when a buffer
+                             * is replaced) */
 } kad_device;
 
 typedef struct kad_model {
@@ -109,8 +111,9 @@ int kad_run_set(struct model_state *m, const window_plan *plan, const event_set 
 int kad_end_window(struct model_state *m, const window_plan *plan, window_outcome *out,
                    cn_error *err);
 /* The least pending time of every partition into part_min and next_begin (and the events
- * run), with the control words: enqueued, waited for, checked. */
-int kad_find_minimum(kad_model *km, cn_error *err);
+ * run), with the control words: read (computed first when COMPUTE: each window's launch
+ * leaves them), waited for, checked. */
+int kad_find_minimum(kad_model *km, int compute, cn_error *err);
 /* The rows the devices hold, read into km->rows; their counts reset. */
 int kad_drain_rows(kad_model *km, cn_error *err);
 

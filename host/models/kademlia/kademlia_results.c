@@ -39,6 +39,10 @@ static const model_metric kad_metrics[] = {
      * name them */
     {.name = "windows", .kind = METRIC_I64, .reduce = METRIC_MAX,
      .summary = METRIC_SUMMARY_MODEL},
+    /* the lookup records each peer had at the end (the most of any device): they follow the
+     * busiest peer's open lookups */
+    {.name = "lookup_records", .kind = METRIC_I64, .reduce = METRIC_MAX,
+     .summary = METRIC_SUMMARY_MODEL},
 };
 static void kad_summary_tail(const run_results *r, FILE *out);
 static const metric_set kad_metric_set = {kad_metrics,
@@ -179,6 +183,10 @@ int kad_results(struct model_state *m, run_results *res, cn_error *err)
         results_set(res, "alpha", km->alpha);
         results_set(res, "peers_alive", km->N);
         results_set(res, "windows", km->windows);
+        int64_t records = 0;
+        for (int i = 0; i < km->n_devs; i++)
+            records = km->dev[i].slots > records ? km->dev[i].slots : records;
+        results_set(res, "lookup_records", records);
     }
     static const struct { int v; const char *name; } sums[] = {
         {PV_STARTED, "lookups_started"}, {PV_COMPLETED, "lookups_completed"},

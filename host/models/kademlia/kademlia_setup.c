@@ -61,11 +61,12 @@ static int build_device(kad_model *km, kad_device *d, cn_error *err)
     return rc;
 }
 
-/* Partitions: [partition] count, else four per device; contiguous runs of peers of equal
- * length, contiguous runs of them per device, each in a block of its own. */
+/* Partitions: [partition] count, else one per device (partitions never move: each is one
+ * more launch a window); contiguous runs of peers of equal length, contiguous runs of them per
+ * device, each in a block of its own. */
 static int make_partitions(kad_model *km, cn_error *err)
 {
-    uint64_t want = km->sc.partitions > 0 ? (uint64_t)km->sc.partitions : 4 * (uint64_t)km->n_devs;
+    uint64_t want = km->sc.partitions > 0 ? (uint64_t)km->sc.partitions : (uint64_t)km->n_devs;
     if (want > km->N)
         want = km->N;
     if (want > 4096)
@@ -304,6 +305,7 @@ int kad_grow_records(kad_model *km, kad_device *d, uint32_t s_new, cn_error *err
     }
     dbuf_release(&d->look, &km->acc); /* the copies hold it until they are done */
     d->look = nb;
+    memset(&d->window_args, 0, sizeof d->window_args);
     d->slots = s_new;
     if (km->acc.peak > km->peak_bytes)
         km->peak_bytes = km->acc.peak;
@@ -380,7 +382,7 @@ int kad_create(struct model_state **out, const scenario *sc, device_ctx *const *
     km->rows.hex_digits = (int)((km->B + 3) / 4);
     km->peak_bytes = km->acc.peak;
     if (!rc)
-        rc = kad_find_minimum(km, err);
+        rc = kad_find_minimum(km, 1, err);
     return rc;
 }
 

@@ -33,16 +33,21 @@ static int launch_window(kad_model *km, kad_device *d, uint32_t p, cl_event *ev,
     cl_long tend = km->tend, lmin = km->lmin;
     cl_ulong span1 = (cl_ulong)(km->lmax - km->lmin) + 1, d1 = (cl_ulong)km->gap_max + 1;
     cl_uint2 key = {{(cl_uint)km->sc.seed, (cl_uint)(km->sc.seed >> 32)}};
+    cl_uint base = (cl_uint)((size_t)blk * km->block_groups);
     cl_kernel k = d->k[KK_WINDOW];
     const char *name = kad_kernel_profile_name(KK_WINDOW);
-    int rc = kernel_args(d->dev, k, name, err, 26, KARG(first), KARG(n), KARG(P), KARG(blk),
-                         KARG(S), KARG(tend), KARG(N), KARG(B), KARG(lmin), KARG(span1),
-                         KARG(d1), KARG(peers), KARG(key), KARG(rows_on), KARG(row_cap),
-                         KBUF(d->ids), KBUF(d->toff), KBUF(d->lbase), KBUF(d->lpos),
-                         KBUF(d->contacts), KBUF(d->pstate), KBUF(d->look), KBUF(d->stats),
-                         KBUF(d->hist), KBUF(d->ctl), KBUF(d->rows));
+    /* the arguments that change between launches first: most launches set only those */
+    int rc = kernel_args_cached(d->dev, k, &d->window_args, name, err, 0, 29, KARG(first),
+                                KARG(n), KARG(blk), KARG(tend), KARG(S), KARG(base), KARG(P),
+                                KARG(N), KARG(B), KARG(lmin), KARG(span1), KARG(d1), KARG(peers),
+                                KARG(key), KARG(rows_on), KARG(row_cap), KBUF(d->ids),
+                                KBUF(d->toff), KBUF(d->lbase), KBUF(d->lpos), KBUF(d->contacts),
+                                KBUF(d->pstate), KBUF(d->look), KBUF(d->stats), KBUF(d->hist),
+                                KBUF(d->ctl), KBUF(d->rows), KBUF(d->group_min),
+                                KLOCAL(8 * km->reduce_local));
+    /* the work-groups are the reduction's: every device's of one size */
     if (!rc)
-        rc = enqueue_1d(d->dev, k, name, n, d->local[KK_WINDOW], ev, err);
+        rc = enqueue_1d(d->dev, k, name, n, km->reduce_local, ev, err);
     d->ran = 1;
     return rc;
 }
@@ -64,9 +69,10 @@ int kad_run_set(struct model_state *m, const window_plan *plan, const event_set 
     return rc;
 }
 
-/* Enqueues the minimum kernels of every partition and the reads of their groups and of the
- * control words; no wait. */
-static int enqueue_minimum(kad_model *km, cn_error *err)
+/* Enqueues the reads of every partition's groups (their least pending times and events run,
+ * which each window's launch leaves, and a partition that did not run keeps) and of the
+ * control words, after the minimum kernels when COMPUTE (at the start); no wait. */
+static int enqueue_minimum(kad_model *km, int compute, cn_error *err)
 {
     int rc = 0;
     cl_uint P = km->part_peers;
@@ -75,10 +81,11 @@ static int enqueue_minimum(kad_model *km, cn_error *err)
         cl_uint n = kad_part_size(km, p), blk = km->block[p];
         cl_uint base = (cl_uint)((size_t)blk * km->block_groups);
         const char *name = kad_kernel_profile_name(KK_MIN);
-        rc = kernel_args(d->dev, d->k[KK_MIN], name, err, 8, KARG(n), KARG(P), KARG(blk),
-                         KBUF(d->pstate), KBUF(d->stats), KBUF(d->group_min), KARG(base),
-                         KLOCAL(8 * km->reduce_local));
-        if (!rc)
+        if (compute)
+            rc = kernel_args(d->dev, d->k[KK_MIN], name, err, 8, KARG(n), KARG(P), KARG(blk),
+                             KBUF(d->pstate), KBUF(d->stats), KBUF(d->group_min), KARG(base),
+                             KLOCAL(8 * km->reduce_local));
+        if (!rc && compute)
             rc = enqueue_1d(d->dev, d->k[KK_MIN], name, n, km->reduce_local, NULL, err);
         size_t g0 = km->group_base[p], gn = km->group_base[p + 1] - g0;
         if (!rc)
@@ -122,9 +129,9 @@ static int check_words(const kad_model *km, const kad_device *d, cn_error *err)
     return 0;
 }
 
-int kad_find_minimum(kad_model *km, cn_error *err)
+int kad_find_minimum(kad_model *km, int compute, cn_error *err)
 {
-    int rc = enqueue_minimum(km, err);
+    int rc = enqueue_minimum(km, compute, err);
     rc = kad_wait(km, rc, err);
     for (int i = 0; i < km->n_devs && rc == 0; i++)
         rc = check_words(km, &km->dev[i], err);
@@ -158,6 +165,7 @@ static int regrow(kad_model *km, kad_device *d, cn_error *err)
                             "kademlia lookup rows", err);
         if (!rc)
             d->row_cap = (uint32_t)cap;
+        memset(&d->window_args, 0, sizeof d->window_args);
     }
     for (uint32_t p = 0; p < km->n_parts && rc == 0; p++)
         if (&km->dev[km->home[p]] == d && km->part_min[p] < km->tend)
@@ -212,7 +220,7 @@ int kad_end_window(struct model_state *m, const window_plan *plan, window_outcom
                    cn_error *err)
 {
     kad_model *km = kad_of(m);
-    int rc = kad_find_minimum(km, err);
+    int rc = kad_find_minimum(km, 0, err);
     /* peers that needed more lookup records: grown, and the window again there */
     for (int again = 1; again && rc == 0;) {
         again = 0;
@@ -222,7 +230,7 @@ int kad_end_window(struct model_state *m, const window_plan *plan, window_outcom
                 again = 1;
             }
         if (again && !rc)
-            rc = kad_find_minimum(km, err);
+            rc = kad_find_minimum(km, 0, err);
     }
     /* the rows are read back before a window could close more than are left room for */
     int drain = 0;

@@ -66,10 +66,7 @@ static int first_key;
 #define PHOLD_DELAY_MEANS 12
 
 /* WHERE(K_A, K_B, ...): where the one of those keys set last was set (host/config/checks.c). */
-#define KEY_LIST(...) ((const int[]){__VA_ARGS__})
-#define WHERE(...)                                                                          \
-    config_where_latest(ctx, KEY_LIST(__VA_ARGS__),                                         \
-                        (int)(sizeof KEY_LIST(__VA_ARGS__) / sizeof(int)), where, sizeof where)
+#define WHERE(...) CONFIG_WHERE(ctx, where, __VA_ARGS__)
 
 static int check(load_ctx *ctx)
 {
