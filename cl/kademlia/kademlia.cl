@@ -622,14 +622,32 @@ inline void run_peer(uint g, uint first, uint P, uint blk, uint S, long tend, ui
         sw[(ulong)q * P] = tl.st[q];
 }
 
-__kernel void kad_window(uint first, uint n, uint blk, long tend, uint S, uint base, uint P,
-                         uint N, uint B, long lmin, ulong span1, ulong d1, uint peers, uint2 key,
+/* One window of the peers FIRST .. FIRST + n - 1 (block BLK of P peers): run_peer each. */
+__kernel void kad_window(uint first, uint n, uint blk, long tend, uint S, uint P, uint N,
+                         uint B, long lmin, ulong span1, ulong d1, uint peers, uint2 key,
                          uint rows_on, uint row_cap, __global const uint *ids,
                          __global const ulong *toff, __global const ulong *lbase,
                          __global const ushort *lpos, __global const uint *contacts,
                          __global long *pstate, __global uint *look, __global ulong *stats,
-                         __global uint *hist_all, __global uint *ctl, __global uint *rows,
-                         __global long *group_min, __local long *scratch)
+                         __global uint *hist_all, __global uint *ctl, __global uint *rows)
+{
+    uint g = (uint)get_global_id(0);
+    if (g < n)
+        run_peer(g, first, P, blk, S, tend, N, B, lmin, span1, d1, peers, key, rows_on, row_cap,
+                 ids, toff, lbase, lpos, contacts, pstate, look, stats, hist_all, ctl, rows);
+}
+
+/* The same, then each work-group's least pending time and events run, as kad_min gives them:
+ * a window is then one launch per partition, and every work-item waits for its group's
+ * slowest at the reduction (which of the two is faster is the device's to say). */
+__kernel void kad_window_min(uint first, uint n, uint blk, long tend, uint S, uint P, uint N,
+                             uint B, long lmin, ulong span1, ulong d1, uint peers, uint2 key,
+                             uint rows_on, uint row_cap, __global const uint *ids,
+                             __global const ulong *toff, __global const ulong *lbase,
+                             __global const ushort *lpos, __global const uint *contacts,
+                             __global long *pstate, __global uint *look, __global ulong *stats,
+                             __global uint *hist_all, __global uint *ctl, __global uint *rows,
+                             uint base, __global long *group_min, __local long *scratch)
 {
     uint g = (uint)get_global_id(0);
     long mn = KAD_NO_EVENT, ev = 0;
@@ -663,8 +681,8 @@ __kernel void kad_start(uint first, uint n, uint P, uint blk, ulong d1, uint2 ke
 
 /* Per work-group of the peers 0 .. n - 1 of block BLK: the least pending time and the events
  * run (at the start, before any window). */
-__kernel void kad_min(uint n, uint P, uint blk, __global const long *pstate,
-                      __global const ulong *stats, __global long *group_min, uint base,
+__kernel void kad_min(uint n, uint blk, uint base, uint P, __global const long *pstate,
+                      __global const ulong *stats, __global long *group_min,
                       __local long *scratch)
 {
     uint g = (uint)get_global_id(0);

@@ -93,6 +93,11 @@ check busy_two_devices 0 '' "$bin" run "$small" -d 0,1 -q -s partition.count=5 $
     --json "$tmp/v.json" --lookups "$tmp/v.csv"
 same busy_two_devices "$tmp/busy.json" "$tmp/v.json"
 same_file busy_two_devices_rows "$tmp/busy.csv" "$tmp/v.csv"
+# the window's minimum in its launch (kad_window_min): the same results
+# shellcheck disable=SC2086
+check busy_fused 0 '' env CLNETSIM_KADEMLIA_FUSED=1 "$bin" run "$small" -d 0,1 -q $busy_s \
+    --json "$tmp/v.json"
+same busy_fused "$tmp/busy.json" "$tmp/v.json"
 # records that start at four per peer: no growth, the same results
 # shellcheck disable=SC2086
 check busy_four_records 0 '' env CLNETSIM_TEST_KADEMLIA_RECORDS=4 "$bin" run "$small" -d 0 -q \

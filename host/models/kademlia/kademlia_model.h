@@ -7,7 +7,9 @@
 #include "engine/dbuf.h"
 #include "engine/engine.h"
 
-enum kad_kernel { KK_COUNT_K, KK_FILL, KK_START, KK_WINDOW, KK_MIN, KK_OPEN_ROWS, KK_N };
+enum kad_kernel {
+    KK_COUNT_K, KK_FILL, KK_START, KK_WINDOW, KK_WINDOW_MIN, KK_MIN, KK_OPEN_ROWS, KK_N
+};
 
 /* What one device holds: every peer's id and routing table (they never change: a request is
  * answered where its lookup runs), and a block of part_peers (P) peers for each partition it
@@ -40,6 +42,7 @@ typedef struct kad_device {
     int ran;                /* it ran a set this window */
     karg_cache window_args; /* kad_window's arguments as last set (forgotten when a buffer
                              * is replaced) */
+    karg_cache min_args;    /* kad_min's */
 } kad_device;
 
 typedef struct kad_model {
@@ -65,6 +68,8 @@ typedef struct kad_model {
     uint64_t peak_bytes;
     double wait_s;
     int rows_on;            /* --lookups */
+    /* a window's minimum in its launch (kad_window_min) rather than in kad_min after it */
+    int fused;
     record_table rows;      /* the rows read back so far (a row's target added by the host) */
 } kad_model;
 
@@ -111,9 +116,9 @@ int kad_run_set(struct model_state *m, const window_plan *plan, const event_set 
 int kad_end_window(struct model_state *m, const window_plan *plan, window_outcome *out,
                    cn_error *err);
 /* The least pending time of every partition into part_min and next_begin (and the events
- * run), with the control words: read (computed first when COMPUTE: each window's launch
- * leaves them), waited for, checked. */
-int kad_find_minimum(kad_model *km, int compute, cn_error *err);
+ * run), with the control words: computed where needed (every partition's at the START, else
+ * those that ran this window), read, waited for, checked. */
+int kad_find_minimum(kad_model *km, int start, cn_error *err);
 /* The rows the devices hold, read into km->rows; their counts reset. */
 int kad_drain_rows(kad_model *km, cn_error *err);
 

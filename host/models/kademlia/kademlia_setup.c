@@ -9,13 +9,14 @@
 #include "models/kademlia/kademlia_model.h"
 
 static const char *const kernel_names[KK_N] = {
-    "kad_count", "kad_fill", "kad_start", "kad_window", "kad_min", "kad_open_rows",
+    "kad_count", "kad_fill", "kad_start", "kad_window", "kad_window_min", "kad_min",
+    "kad_open_rows",
 };
 
 /* Profile keys (platforms/NAME.ini): the model's name, then the kernel's */
 static const char *const profile_names[KK_N] = {
-    "kademlia.count", "kademlia.fill", "kademlia.start",
-    "kademlia.window", "kademlia.min", "kademlia.open_rows",
+    "kademlia.count",      "kademlia.fill", "kademlia.start",    "kademlia.window",
+    "kademlia.window_min", "kademlia.min",  "kademlia.open_rows",
 };
 
 const char *kad_kernel_profile_name(int k) { return profile_names[k]; }
@@ -53,7 +54,7 @@ static int build_device(kad_model *km, kad_device *d, cn_error *err)
         rc = device_create_kernel(d->dev, d->prog, kernel_names[k], &d->k[k], err);
         if (rc)
             break;
-        if (k == KK_MIN)
+        if (k == KK_MIN || k == KK_WINDOW_MIN)
             d->local[k] = device_reduce_size(d->dev, profile_names[k], d->k[k], 8);
         else
             d->local[k] = device_local_size(d->dev, profile_names[k], d->k[k]);
@@ -93,11 +94,12 @@ static int make_groups(kad_model *km, cn_error *err)
 {
     size_t local = 0;
     for (int i = 0; i < km->n_devs; i++)
-        if (local == 0 || km->dev[i].local[KK_MIN] < local)
-            local = km->dev[i].local[KK_MIN];
+        for (int k = KK_WINDOW_MIN; k <= KK_MIN; k++)
+            if (local == 0 || km->dev[i].local[k] < local)
+                local = km->dev[i].local[k];
     km->reduce_local = local ? local : 1;
     for (int i = 0; i < km->n_devs; i++) /* every device reduces in groups of one size */
-        km->dev[i].local[KK_MIN] = km->reduce_local;
+        km->dev[i].local[KK_MIN] = km->dev[i].local[KK_WINDOW_MIN] = km->reduce_local;
     km->block_groups = (uint32_t)((km->part_peers + km->reduce_local - 1) / km->reduce_local);
     uint64_t g = 0;
     for (uint32_t p = 0; p < km->n_parts; p++) {
@@ -306,6 +308,7 @@ int kad_grow_records(kad_model *km, kad_device *d, uint32_t s_new, cn_error *err
     dbuf_release(&d->look, &km->acc); /* the copies hold it until they are done */
     d->look = nb;
     memset(&d->window_args, 0, sizeof d->window_args);
+    memset(&d->min_args, 0, sizeof d->min_args);
     d->slots = s_new;
     if (km->acc.peak > km->peak_bytes)
         km->peak_bytes = km->acc.peak;
@@ -342,6 +345,9 @@ int kad_create(struct model_state **out, const scenario *sc, device_ctx *const *
     km->T = sc->duration_ns;
     km->n_devs = n_devs;
     km->rows_on = sc->record_packets;
+    /* CLNETSIM_KADEMLIA_FUSED=1: the window's minimum in its launch (measurements) */
+    const char *fused = getenv("CLNETSIM_KADEMLIA_FUSED");
+    km->fused = fused && strcmp(fused, "1") == 0;
     for (int i = 0; i < n_devs; i++) {
         km->dev[i].dev = devs[i];
         km->dev[i].slots = first_records();

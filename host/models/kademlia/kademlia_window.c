@@ -34,20 +34,24 @@ static int launch_window(kad_model *km, kad_device *d, uint32_t p, cl_event *ev,
     cl_ulong span1 = (cl_ulong)(km->lmax - km->lmin) + 1, d1 = (cl_ulong)km->gap_max + 1;
     cl_uint2 key = {{(cl_uint)km->sc.seed, (cl_uint)(km->sc.seed >> 32)}};
     cl_uint base = (cl_uint)((size_t)blk * km->block_groups);
-    cl_kernel k = d->k[KK_WINDOW];
-    const char *name = kad_kernel_profile_name(KK_WINDOW);
+    int kk = km->fused ? KK_WINDOW_MIN : KK_WINDOW;
+    cl_kernel k = d->k[kk];
+    const char *name = kad_kernel_profile_name(kk);
     /* the arguments that change between launches first: most launches set only those */
-    int rc = kernel_args_cached(d->dev, k, &d->window_args, name, err, 0, 29, KARG(first),
-                                KARG(n), KARG(blk), KARG(tend), KARG(S), KARG(base), KARG(P),
-                                KARG(N), KARG(B), KARG(lmin), KARG(span1), KARG(d1), KARG(peers),
+    int rc = kernel_args_cached(d->dev, k, &d->window_args, name, err, 0, 26, KARG(first),
+                                KARG(n), KARG(blk), KARG(tend), KARG(S), KARG(P), KARG(N),
+                                KARG(B), KARG(lmin), KARG(span1), KARG(d1), KARG(peers),
                                 KARG(key), KARG(rows_on), KARG(row_cap), KBUF(d->ids),
                                 KBUF(d->toff), KBUF(d->lbase), KBUF(d->lpos), KBUF(d->contacts),
                                 KBUF(d->pstate), KBUF(d->look), KBUF(d->stats), KBUF(d->hist),
-                                KBUF(d->ctl), KBUF(d->rows), KBUF(d->group_min),
-                                KLOCAL(8 * km->reduce_local));
-    /* the work-groups are the reduction's: every device's of one size */
+                                KBUF(d->ctl), KBUF(d->rows));
+    if (!rc && km->fused)
+        rc = kernel_args_cached(d->dev, k, &d->window_args, name, err, 26, 3, KARG(base),
+                                KBUF(d->group_min), KLOCAL(8 * km->reduce_local));
+    /* the fused kernel's work-groups are the reduction's: every device's of one size */
     if (!rc)
-        rc = enqueue_1d(d->dev, k, name, n, km->reduce_local, ev, err);
+        rc = enqueue_1d(d->dev, k, name, n, km->fused ? km->reduce_local : d->local[kk], ev,
+                        err);
     d->ran = 1;
     return rc;
 }
@@ -69,9 +73,13 @@ int kad_run_set(struct model_state *m, const window_plan *plan, const event_set 
     return rc;
 }
 
-/* Enqueues the reads of every partition's groups (their least pending times and events run,
- * which each window's launch leaves, and a partition that did not run keeps) and of the
- * control words, after the minimum kernels when COMPUTE (at the start); no wait. */
+/* Enqueues the reads of every partition's groups (their least pending times and events run)
+ * and of the control words; no wait. The groups are computed first (kad_min) for every
+ * partition when COMPUTE is MIN_ALL (at the start), for those that ran this window when
+ * MIN_RAN (kad_window leaves them to kad_min), for none when MIN_NONE (kad_window_min
+ * computed them in its launch); a partition that did not run keeps its groups. */
+enum { MIN_NONE, MIN_RAN, MIN_ALL };
+
 static int enqueue_minimum(kad_model *km, int compute, cn_error *err)
 {
     int rc = 0;
@@ -81,11 +89,13 @@ static int enqueue_minimum(kad_model *km, int compute, cn_error *err)
         cl_uint n = kad_part_size(km, p), blk = km->block[p];
         cl_uint base = (cl_uint)((size_t)blk * km->block_groups);
         const char *name = kad_kernel_profile_name(KK_MIN);
-        if (compute)
-            rc = kernel_args(d->dev, d->k[KK_MIN], name, err, 8, KARG(n), KARG(P), KARG(blk),
-                             KBUF(d->pstate), KBUF(d->stats), KBUF(d->group_min), KARG(base),
-                             KLOCAL(8 * km->reduce_local));
-        if (!rc && compute)
+        int run = compute == MIN_ALL || (compute == MIN_RAN && km->part_min[p] < km->tend);
+        if (run)
+            rc = kernel_args_cached(d->dev, d->k[KK_MIN], &d->min_args, name, err, 0, 8,
+                                    KARG(n), KARG(blk), KARG(base), KARG(P), KBUF(d->pstate),
+                                    KBUF(d->stats), KBUF(d->group_min),
+                                    KLOCAL(8 * km->reduce_local));
+        if (!rc && run)
             rc = enqueue_1d(d->dev, d->k[KK_MIN], name, n, km->reduce_local, NULL, err);
         size_t g0 = km->group_base[p], gn = km->group_base[p + 1] - g0;
         if (!rc)
@@ -129,9 +139,9 @@ static int check_words(const kad_model *km, const kad_device *d, cn_error *err)
     return 0;
 }
 
-int kad_find_minimum(kad_model *km, int compute, cn_error *err)
+int kad_find_minimum(kad_model *km, int start, cn_error *err)
 {
-    int rc = enqueue_minimum(km, compute, err);
+    int rc = enqueue_minimum(km, start ? MIN_ALL : km->fused ? MIN_NONE : MIN_RAN, err);
     rc = kad_wait(km, rc, err);
     for (int i = 0; i < km->n_devs && rc == 0; i++)
         rc = check_words(km, &km->dev[i], err);
@@ -140,11 +150,12 @@ int kad_find_minimum(kad_model *km, int compute, cn_error *err)
     return rc;
 }
 
-/* A device whose peers needed more lookup records: they grow (at least doubled), and the
- * window runs again there, where only the starts left have something to do. */
+/* A device whose peers needed more lookup records: they grow by a quarter (at least one),
+ * and the window runs again there, where only the starts left have something to do. Every
+ * peer of the device gets them (the busiest peer sets the pace), hence the small steps. */
 static int regrow(kad_model *km, kad_device *d, cn_error *err)
 {
-    uint64_t want = 2 * (uint64_t)d->slots;
+    uint64_t want = (uint64_t)d->slots + (d->slots / 4 ? d->slots / 4 : 1);
     if (d->words[CTL_SLOTS] > want)
         want = d->words[CTL_SLOTS];
     uint32_t zero = 0;
