@@ -459,53 +459,60 @@ inline long lk_close(lookup *L, __global uint *r)
     return next;
 }
 
-/* A lookup's events before TEND: its requests at the peers asked (each answers with a
- * response), then its responses at the initiator in (t, m) order. Returns the least time of
- * what it still has in flight; frees the record when it has ended and nothing is left. */
+/* A lookup's events before TEND, one at a time in time order: a request reaching the peer
+ * asked (answered at once: its response sets out), or a response reaching the initiator
+ * (dropped when the lookup has ended; otherwise its peer is answered, its contacts join top
+ * and the lookup goes on). Requests and responses of one time do not touch one another (a
+ * request's response and a response's requests land at least latency_min later); responses
+ * of one time run in the order of their m. A window of several latency_min (the host's
+ * windows per launch) thus runs each lookup as far as it goes before TEND. */
+inline void advance(lookup *L, long tend, RUN_ARGS)
+{
+    for (;;) {
+        uint e = ALPHA;
+        for (uint a = 0; a < ALPHA; a++) {
+            uint phase = L->fh[a] & 3u;
+            if (phase == FLY_FREE || L->ft[a] >= tend)
+                continue;
+            if (e == ALPHA || L->ft[a] < L->ft[e] ||
+                (L->ft[a] == L->ft[e] && L->fm[a] < L->fm[e]))
+                e = a;
+        }
+        if (e == ALPHA)
+            return;
+        long t = L->ft[e];
+        y->st[KS_EVENTS]++;
+        y->st[KS_LAST] = max(y->st[KS_LAST], (ulong)t);
+        if ((L->fh[e] & 3u) == FLY_REQUEST) {
+            y->st[KS_MESSAGES]++; /* the response */
+            L->ft[e] = t + latency(key, L->fc[e], i, lmin, span1);
+            L->fh[e] = (L->fh[e] & ~3u) | FLY_RESPONSE;
+            continue;
+        }
+        uint c = L->fc[e], h = L->fh[e] >> 2;
+        L->fh[e] = FLY_FREE;
+        if (L->flags & LKF_OUTCOME)
+            continue; /* the lookup has ended: dropped */
+        lk_set_f(L, lk_f(L) - 1);
+        for (uint b = 0; b < L->nt; b++)
+            if (L->tpeer[b] == c)
+                L->tmeta[b] = (L->tmeta[b] & ~3u) | TOP_ANSWERED;
+        merge(L, c, h, RUN_PASS);
+        go_on(L, t, RUN_PASS);
+    }
+}
+
 inline long run_lookup(__global uint *r, long tend, RUN_ARGS)
 {
     lookup L;
     lk_load(&L, r, ids);
-    uint due[ALPHA], nd = 0;
-    for (uint e = 0; e < ALPHA; e++) {
-        uint phase = L.fh[e] & 3u;
-        if (phase == FLY_REQUEST && L.ft[e] < tend) {
-            long t = L.ft[e];
-            y->st[KS_EVENTS]++;
-            y->st[KS_LAST] = max(y->st[KS_LAST], (ulong)t);
-            y->st[KS_MESSAGES]++; /* the response */
-            L.ft[e] = t + latency(key, L.fc[e], i, lmin, span1);
-            L.fh[e] = (L.fh[e] & ~3u) | FLY_RESPONSE;
-        } else if (phase == FLY_RESPONSE && L.ft[e] < tend) {
-            uint b = nd++; /* in (t, m) order */
-            for (; b > 0 && (L.ft[due[b - 1]] > L.ft[e] ||
-                             (L.ft[due[b - 1]] == L.ft[e] && L.fm[due[b - 1]] > L.fm[e]));
-                 b--)
-                due[b] = due[b - 1];
-            due[b] = e;
-        }
-    }
-    for (uint a = 0; a < nd; a++) {
-        uint e = due[a];
-        long t = L.ft[e];
-        uint c = L.fc[e], h = L.fh[e] >> 2;
-        L.fh[e] = FLY_FREE;
-        y->st[KS_EVENTS]++;
-        y->st[KS_LAST] = max(y->st[KS_LAST], (ulong)t);
-        if (L.flags & LKF_OUTCOME)
-            continue; /* the lookup has ended: dropped */
-        lk_set_f(&L, lk_f(&L) - 1);
-        for (uint b = 0; b < L.nt; b++)
-            if (L.tpeer[b] == c)
-                L.tmeta[b] = (L.tmeta[b] & ~3u) | TOP_ANSWERED;
-        merge(&L, c, h, RUN_PASS);
-        go_on(&L, t, RUN_PASS);
-    }
+    advance(&L, tend, RUN_PASS);
     return lk_close(&L, r);
 }
 
-/* Lookup N of peer I starts at T in record R. */
-inline long start_lookup(__global uint *r, uint n, long t, uint N, uint peers, RUN_ARGS)
+/* Lookup N of peer I starts at T in record R, and runs as far as it goes before TEND. */
+inline long start_lookup(__global uint *r, uint n, long t, long tend, uint N, uint peers,
+                         RUN_ARGS)
 {
     lookup L;
     L.n = n;
@@ -533,6 +540,7 @@ inline long start_lookup(__global uint *r, uint n, long t, uint N, uint peers, R
     y->st[KS_LAST] = max(y->st[KS_LAST], (ulong)t);
     merge(&L, i, 0, RUN_PASS);
     go_on(&L, t, RUN_PASS);
+    advance(&L, tend, RUN_PASS);
     return lk_close(&L, r);
 }
 
@@ -595,14 +603,14 @@ inline void run_peer(uint g, uint first, uint P, uint blk, uint S, long tend, ui
     }
     long start = ps[(ulong)PS_NEXT_START * P];
     ulong started = (ulong)ps[(ulong)PS_STARTED * P];
-    uint s = 0;
     while (start < tend) {
         if (started > 0xffffffffUL) {
             atomic_inc(&ctl[CTL_NUMBERS]);
             break;
         }
+        /* a record freed by a lookup that ended (an earlier start's too) is taken again */
         __global uint *r = NULL;
-        for (; s < S && !r; s++) {
+        for (uint s = 0; s < S && !r; s++) {
             __global uint *c = look + (((ulong)blk * S + s) * P + g) * LW;
             if (!(c[LK_FLAGS] & LKF_USED))
                 r = c;
@@ -611,7 +619,7 @@ inline void run_peer(uint g, uint first, uint P, uint blk, uint S, long tend, ui
             atomic_max(&ctl[CTL_SLOTS], S + 1);
             break;
         }
-        next = min(next, start_lookup(r, (uint)started, start, N, peers, RUN_PASS));
+        next = min(next, start_lookup(r, (uint)started, start, tend, N, peers, RUN_PASS));
         started++;
         start += started > 0xffffffffUL ? 0 : lookup_gap(key, i, (uint)started, d1);
     }

@@ -93,6 +93,24 @@ check busy_two_devices 0 '' "$bin" run "$small" -d 0,1 -q -s partition.count=5 $
     --json "$tmp/v.json" --lookups "$tmp/v.csv"
 same busy_two_devices "$tmp/busy.json" "$tmp/v.json"
 same_file busy_two_devices_rows "$tmp/busy.csv" "$tmp/v.csv"
+# several windows a launch: each peer runs its lookups as far as they go; the same results
+# (with --lookups, one window a launch: the same rows)
+for w in 3 1000000; do
+    # shellcheck disable=SC2086
+    check "short_windows_per_launch_$w" 0 '' "$bin" run "$small" -d 0 -q $short \
+        -s kademlia.windows_per_launch=$w --json "$tmp/v.json"
+    same "short_windows_per_launch_$w" "$base" "$tmp/v.json"
+    # shellcheck disable=SC2086
+    check "busy_windows_per_launch_$w" 0 '' "$bin" run "$small" -d 0,1 -q $busy_s \
+        -s kademlia.windows_per_launch=$w --json "$tmp/v.json"
+    same "busy_windows_per_launch_$w" "$tmp/busy.json" "$tmp/v.json"
+done
+expect one_launch grep -q '"windows": 1,' "$tmp/v.json"
+# shellcheck disable=SC2086
+check batch_rows 0 '' "$bin" run "$small" -d 0 -q $busy_s -s kademlia.windows_per_launch=50 \
+    --json "$tmp/v.json" --lookups "$tmp/v.csv"
+same batch_rows "$tmp/busy.json" "$tmp/v.json"
+same_file batch_rows_csv "$tmp/busy.csv" "$tmp/v.csv"
 # the window's minimum in its launch (kad_window_min): the same results
 # shellcheck disable=SC2086
 check busy_fused 0 '' env CLNETSIM_KADEMLIA_FUSED=1 "$bin" run "$small" -d 0,1 -q $busy_s \

@@ -50,6 +50,7 @@ typedef struct kad_model {
     uint32_t N, B, W, K, alpha, lw;
     int targets_peers;
     int64_t lmin, lmax, gap_max, T;
+    int64_t batch;          /* windows of lmin per launch (1 with --lookups) */
     int n_devs;
     kad_device dev[ENGINE_MAX_DEVICES];
     uint32_t n_parts, part_peers;

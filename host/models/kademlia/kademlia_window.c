@@ -13,7 +13,10 @@ int kad_plan_window(struct model_state *m, window_plan *plan, cn_error *err)
 {
     kad_model *km = kad_of(m);
     (void)err;
-    km->tend = plan->begin + km->lmin < km->T ? plan->begin + km->lmin : km->T;
+    /* W windows of latency_min: within them each peer runs its lookups as far as they go
+     * (none waits on another peer's) */
+    int64_t span = km->T - plan->begin;
+    km->tend = km->batch <= span / km->lmin ? plan->begin + km->batch * km->lmin : km->T;
     plan->end = km->tend;
     for (int i = 0; i < km->n_devs; i++)
         km->dev[i].ran = 0;
