@@ -386,7 +386,7 @@ int kad_create(struct model_state **out, const scenario *sc, device_ctx *const *
     for (int i = 0; i < n_devs && rc == 0; i++)
         rc = set_up_state(km, &km->dev[i], err);
     if (!rc && km->rows_on &&
-        record_table_init(&km->rows, &kad_rows_shape, (int64_t)km->N) != 0)
+        record_table_init(&km->rows, &kad_rows_shape, km->N < 65536 ? km->N : 65536) != 0)
         rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the lookups' rows");
     km->rows.hex_digits = (int)((km->B + 3) / 4);
     km->peak_bytes = km->acc.peak;
