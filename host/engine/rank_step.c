@@ -139,6 +139,11 @@ static int combine_metric(run_results *res, int i, const rank_share *all, int n,
         v = have ? metric_combine(m, v, all[r].value[i]) : all[r].value[i];
         have = 1;
     }
+    if (!have && m->absent_zero) {
+        res->metrics[i].value = 0;
+        res->metrics[i].partial = 1;
+        return 0;
+    }
     if (!have)
         return cn_fail(err, CN_ERR_RUNTIME, "internal error: no partial values of metric %s to "
                        "reduce", name);

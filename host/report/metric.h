@@ -43,6 +43,9 @@ typedef struct model_metric {
     /* > 1: an array of this many values of the kind (a histogram's counts), written as a
      * JSON array and combined element by element; 0 or 1: one value */
     unsigned short elements;
+    /* 1: a METRIC_MIN or METRIC_MAX of which no part may exist anywhere (Kademlia's least
+     * hops when no lookup completed): 0 then, where the reduction over ranks would refuse it */
+    unsigned char absent_zero;
 } model_metric;
 
 /* Records of one shape under one member, e.g. the flood's per-flow results: a JSON array of

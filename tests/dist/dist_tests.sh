@@ -126,6 +126,39 @@ expect phold_local_one_each test "$(grep -c '"rank": [01]' "$tmp/local.json")" -
 check phold_summary 0 '^ranks        3 MPI ranks: ' $launch -np 3 "$bin" run "$phold" -d 0
 expect phold_summary_once test "$(grep -c '^events ' "$tmp/out")" -eq 1
 expect phold_summary_per_window grep -Eq '^ +a window: [0-9.]+ MiB sent by a rank on average, at most [0-9.]+ ms exchanging$' "$tmp/out"
+# Kademlia over ranks: nothing crosses them (every device holds every table); every contract
+# member and --lookups row equal to one process's, 1 to 4 ranks of one or two devices, more
+# ranks than partitions, several windows a launch, growing lookup records; no lookup
+# completed anywhere (the least hops and latency: 0)
+kad="$src/scenarios/small_kademlia.ini"
+kad_busy="-s simulation.seed=5 -s kademlia.peers=200 -s kademlia.lookup_gap_max=0.05 \
+    -s kademlia.latency_max=0.2 -s simulation.duration=3"
+# shellcheck disable=SC2086
+check kad_alone 0 '' "$bin" run "$kad" -q -d 0 $kad_busy --json "$tmp/kad.json" \
+    --lookups "$tmp/kad.csv"
+for n in 1 2 3 4; do
+    for devs in 0 all; do
+        # shellcheck disable=SC2086
+        check "kad_${n}_ranks_$devs" 0 '' $launch -np "$n" "$bin" run "$kad" $kad_busy -q \
+            -d "$devs" --json "$tmp/ranks.json" --lookups "$tmp/ranks.csv"
+        check "kad_${n}_ranks_${devs}_same" 0 '' "$compare" "$tmp/kad.json" "$tmp/ranks.json"
+        expect "kad_${n}_ranks_${devs}_rows" cmp -s "$tmp/kad.csv" "$tmp/ranks.csv"
+    done
+done
+# shellcheck disable=SC2086
+check kad_few_partitions 0 '' $launch -np 4 "$bin" run "$kad" $kad_busy -q -d 0 \
+    -s partition.count=2 -s kademlia.windows_per_launch=40 --json "$tmp/ranks.json"
+check kad_few_partitions_same 0 '' "$compare" "$tmp/kad.json" "$tmp/ranks.json"
+kad_none="-s kademlia.peers=50 -s kademlia.lookup_gap_max=0.001 -s simulation.duration=0.005"
+# shellcheck disable=SC2086
+check kad_none_alone 0 '' "$bin" run "$kad" -q -d 0 $kad_none --json "$tmp/kad0.json"
+# shellcheck disable=SC2086
+check kad_none_ranks 0 '' $launch -np 3 "$bin" run "$kad" -q -d 0 $kad_none \
+    --json "$tmp/ranks.json"
+check kad_none_same 0 '' "$compare" "$tmp/kad0.json" "$tmp/ranks.json"
+expect kad_none_completed grep -q '"lookups_completed": 0,' "$tmp/ranks.json"
+expect kad_none_hops_min grep -q '"hops_min": 0,' "$tmp/ranks.json"
+
 # the coordinator (docs/architecture.md, "Several ranks"): a rank measured slower (the hook:
 # a microsecond for each LP a rank holds a window, F for rank R) hands partitions to its
 # neighbours; the moves those of an oracle of the rule (tests/dist/balance_oracle.py), the

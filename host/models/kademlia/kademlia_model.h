@@ -54,7 +54,11 @@ typedef struct kad_model {
     int n_devs;
     kad_device dev[ENGINE_MAX_DEVICES];
     uint32_t n_parts, part_peers;
-    int *home;              /* [n_parts]: index into dev[] */
+    /* Over several MPI ranks each holds the contiguous range [p_lo, p_hi) of the partitions
+     * (dist_range_rank); nothing crosses ranks (every device holds every table), so a rank
+     * runs its partitions alone and the engine agrees on the next window's begin. */
+    uint32_t p_lo, p_hi;
+    int *home;              /* [n_parts]: index into dev[], -1: another rank's */
     uint32_t *block;        /* [n_parts]: its block on its home */
     uint32_t *group_base;   /* [n_parts + 1]: first reduction group of each partition */
     uint32_t block_groups;  /* reduction groups of a block */
@@ -116,6 +120,8 @@ int kad_run_set(struct model_state *m, const window_plan *plan, const event_set 
                 device_ctx *dev, cl_event *evs, int *n_evs, cn_error *err);
 int kad_end_window(struct model_state *m, const window_plan *plan, window_outcome *out,
                    cn_error *err);
+int kad_end_ranks(struct model_state *m, const window_plan *plan, int failed,
+                  window_outcome *out, cn_error *err);
 /* The least pending time of every partition into part_min and next_begin (and the events
  * run), with the control words: computed where needed (every partition's at the START, else
  * those that ran this window), read, waited for, checked. */

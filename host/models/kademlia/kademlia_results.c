@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cl/kademlia/kademlia_layout.clh"
+#include "dist/dist.h"
 #include "models/kademlia/kademlia.h"
 #include "models/kademlia/kademlia_model.h"
 
@@ -24,10 +25,13 @@ static const model_metric kad_metrics[] = {
     {.name = "messages", .kind = METRIC_I64, .contract = 1},
     {.name = "events", .kind = METRIC_I64, .contract = 1},
     {.name = "hops_sum", .kind = METRIC_I64, .contract = 1},
-    {.name = "hops_min", .kind = METRIC_I64, .reduce = METRIC_MIN, .contract = 1},
+    /* the least over completed lookups: 0 when none completed anywhere */
+    {.name = "hops_min", .kind = METRIC_I64, .reduce = METRIC_MIN, .contract = 1,
+     .absent_zero = 1},
     {.name = "hops_max", .kind = METRIC_I64, .reduce = METRIC_MAX, .contract = 1},
     {.name = "latency_sum_ns", .kind = METRIC_I64, .contract = 1},
-    {.name = "latency_min_ns", .kind = METRIC_I64, .reduce = METRIC_MIN, .contract = 1},
+    {.name = "latency_min_ns", .kind = METRIC_I64, .reduce = METRIC_MIN, .contract = 1,
+     .absent_zero = 1},
     {.name = "latency_max_ns", .kind = METRIC_I64, .reduce = METRIC_MAX, .contract = 1},
     {.name = "hops_histogram", .kind = METRIC_I64, .contract = 1,
      .summary = METRIC_SUMMARY_MODEL, .elements = KAD_HOPS_BINS},
@@ -127,12 +131,38 @@ static int read_partition(kad_model *km, uint32_t p, wide_int *v, cn_error *err)
     return rc;
 }
 
-/* The open lookups' rows, then every row the devices still hold. */
+/* Several ranks: every rank's rows to rank 0 (their labels are the same indices everywhere:
+ * kad_create registers them in order), which then holds them all. */
+static int gather_rows(kad_model *km, cn_error *err)
+{
+    if (dist_size() == 1)
+        return 0;
+    size_t w = (size_t)record_row_cells(&kad_rows_shape);
+    void *all = NULL;
+    uint64_t total = 0;
+    int rc = dist_gatherv(km->rows.cells, (uint64_t)km->rows.n * w, sizeof(int64_t), &all,
+                          &total, err);
+    if (!rc && dist_rank() == 0) {
+        km->rows.n = 0; /* its own come back first, in rank order */
+        for (uint64_t r = 0; r < total / w && rc == 0; r++) {
+            int64_t *c = record_table_append(&km->rows);
+            if (!c)
+                rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the lookups' rows");
+            else
+                memcpy(c, (const int64_t *)all + r * w, w * sizeof *c);
+        }
+    }
+    free(all);
+    return rc;
+}
+
+/* The open lookups' rows, then every row the devices still hold, then (several ranks) every
+ * rank's on rank 0. */
 static int finish_rows(kad_model *km, run_results *res, cn_error *err)
 {
     int rc = 0;
     cl_uint P = km->part_peers;
-    for (uint32_t p = 0; p < km->n_parts && rc == 0; p++) {
+    for (uint32_t p = km->p_lo; p < km->p_hi && rc == 0; p++) {
         kad_device *d = &km->dev[km->home[p]];
         cl_uint first = kad_part_first(km, p), n = kad_part_size(km, p), blk = km->block[p];
         cl_uint S = d->slots, cap = d->row_cap;
@@ -154,6 +184,10 @@ static int finish_rows(kad_model *km, run_results *res, cn_error *err)
     }
     if (!rc)
         rc = kad_drain_rows(km, err);
+    /* a collective: every rank takes part, whatever failed here */
+    int grc = gather_rows(km, err);
+    if (!rc)
+        rc = grc;
     if (!rc) {
         res->records = km->rows;
         memset(&km->rows, 0, sizeof km->rows);
@@ -164,13 +198,19 @@ static int finish_rows(kad_model *km, run_results *res, cn_error *err)
 int kad_results(struct model_state *m, run_results *res, cn_error *err)
 {
     kad_model *km = kad_of(m);
-    wide_int *parts = calloc((size_t)km->n_parts * KAD_PART_VALUES, sizeof *parts);
-    wide_int *vals = calloc(km->n_parts, sizeof *vals);
+    /* this rank's partitions (every one with one process; none on a rank that holds none,
+     * whose parts then count for nothing over the ranks) */
+    uint32_t n_local = km->p_hi - km->p_lo;
+    wide_int *parts = calloc((size_t)(n_local ? n_local : 1) * KAD_PART_VALUES, sizeof *parts);
+    wide_int *vals = calloc(n_local ? n_local : 1, sizeof *vals);
     int rc = parts && vals ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
-    for (uint32_t p = 0; p < km->n_parts && rc == 0; p++)
-        rc = read_partition(km, p, parts + (size_t)p * KAD_PART_VALUES, err);
-    if (!rc && km->rows_on)
-        rc = finish_rows(km, res, err);
+    for (uint32_t q = 0; q < n_local && rc == 0; q++)
+        rc = read_partition(km, km->p_lo + q, parts + (size_t)q * KAD_PART_VALUES, err);
+    if (km->rows_on) { /* a collective over the ranks: every rank comes, whatever failed */
+        int rrc = finish_rows(km, res, err);
+        if (!rc)
+            rc = rrc;
+    }
     if (!rc) {
         snprintf(res->model, sizeof res->model, "kademlia");
         res->seed = km->sc.seed;
@@ -183,11 +223,13 @@ int kad_results(struct model_state *m, run_results *res, cn_error *err)
         results_set(res, "alpha", km->alpha);
         results_set(res, "peers_alive", km->N);
         results_set(res, "windows", km->windows);
-        int64_t records = 0;
-        for (int i = 0; i < km->n_devs; i++)
-            records = km->dev[i].slots > records ? km->dev[i].slots : records;
-        results_set(res, "lookup_records", records);
     }
+    /* each device's, the most over the devices (and the ranks) */
+    wide_int records[ENGINE_MAX_DEVICES];
+    for (int i = 0; i < km->n_devs; i++)
+        records[i] = km->dev[i].slots;
+    if (!rc)
+        rc = results_reduce(res, "lookup_records", records, (size_t)km->n_devs, err);
     static const struct { int v; const char *name; } sums[] = {
         {PV_STARTED, "lookups_started"}, {PV_COMPLETED, "lookups_completed"},
         {PV_FAILED, "lookups_failed"},   {PV_FOUND, "lookups_found"},
@@ -197,30 +239,28 @@ int kad_results(struct model_state *m, run_results *res, cn_error *err)
         {PV_LAST, "last_time_ns"},
     };
     for (size_t s = 0; s < sizeof sums / sizeof sums[0] && rc == 0; s++) {
-        for (uint32_t p = 0; p < km->n_parts; p++)
-            vals[p] = parts[(size_t)p * KAD_PART_VALUES + sums[s].v];
-        rc = results_reduce(res, sums[s].name, vals, km->n_parts, err);
+        for (uint32_t q = 0; q < n_local; q++)
+            vals[q] = parts[(size_t)q * KAD_PART_VALUES + sums[s].v];
+        rc = results_reduce(res, sums[s].name, vals, n_local, err);
     }
-    /* the least of the partitions where a lookup completed; 0 when none did */
+    /* the least of the partitions where a lookup completed; none here: no part (0 when no
+     * partition of any rank completed one: the metrics' absent_zero) */
     static const struct { int v; const char *name; } mins[] = {
         {PV_HOPS_MIN, "hops_min"}, {PV_LAT_MIN, "latency_min_ns"}};
     for (size_t s = 0; s < 2 && rc == 0; s++) {
         size_t n = 0;
-        for (uint32_t p = 0; p < km->n_parts; p++)
-            if (parts[(size_t)p * KAD_PART_VALUES + mins[s].v] != (wide_int)UINT64_MAX)
-                vals[n++] = parts[(size_t)p * KAD_PART_VALUES + mins[s].v];
-        if (n == 0)
-            results_set(res, mins[s].name, 0);
-        else
-            rc = results_reduce(res, mins[s].name, vals, n, err);
+        for (uint32_t q = 0; q < n_local; q++)
+            if (parts[(size_t)q * KAD_PART_VALUES + mins[s].v] != (wide_int)UINT64_MAX)
+                vals[n++] = parts[(size_t)q * KAD_PART_VALUES + mins[s].v];
+        rc = results_reduce(res, mins[s].name, vals, n, err);
     }
     for (int h = 0; h < KAD_HOPS_BINS + KAD_LATENCY_BINS && rc == 0; h++) {
-        for (uint32_t p = 0; p < km->n_parts; p++)
-            vals[p] = parts[(size_t)p * KAD_PART_VALUES + PV_HIST + h];
+        for (uint32_t q = 0; q < n_local; q++)
+            vals[q] = parts[(size_t)q * KAD_PART_VALUES + PV_HIST + h];
         rc = h < KAD_HOPS_BINS
-                 ? results_reduce_at(res, "hops_histogram", h, vals, km->n_parts, err)
-                 : results_reduce_at(res, "latency_histogram", h - KAD_HOPS_BINS, vals,
-                                     km->n_parts, err);
+                 ? results_reduce_at(res, "hops_histogram", h, vals, n_local, err)
+                 : results_reduce_at(res, "latency_histogram", h - KAD_HOPS_BINS, vals, n_local,
+                                     err);
     }
     free(parts);
     free(vals);
@@ -267,6 +307,7 @@ const model_ops kademlia_model_ops = {
     .partition_home = kad_partition_home,
     .partition_bytes = kad_partition_bytes,
     .end_window = kad_end_window,
+    .end_ranks = kad_end_ranks,
     .results = kad_results,
     .destroy = kad_destroy,
 };

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cl/kademlia/kademlia_layout.clh"
+#include "dist/dist.h"
 #include "models/kademlia/kademlia.h"
 #include "models/kademlia/kademlia_model.h"
 
@@ -62,12 +63,12 @@ static int build_device(kad_model *km, kad_device *d, cn_error *err)
     return rc;
 }
 
-/* Partitions: [partition] count, else one per device (partitions never move: each is one
- * more launch a window); contiguous runs of peers of equal length, contiguous runs of them per
- * device, each in a block of its own. */
-static int make_partitions(kad_model *km, cn_error *err)
+/* Partitions: [partition] count, else one per device of the run (every rank's: partitions
+ * never move, and each is one more launch a window); contiguous runs of peers of equal length,
+ * contiguous runs of them per rank, then per device, each in a block of its own. */
+static int make_partitions(kad_model *km, uint64_t all_devs, cn_error *err)
 {
-    uint64_t want = km->sc.partitions > 0 ? (uint64_t)km->sc.partitions : (uint64_t)km->n_devs;
+    uint64_t want = km->sc.partitions > 0 ? (uint64_t)km->sc.partitions : all_devs;
     if (want > km->N)
         want = km->N;
     if (want > 4096)
@@ -81,8 +82,15 @@ static int make_partitions(kad_model *km, cn_error *err)
     km->part_min = calloc(km->n_parts, sizeof *km->part_min);
     if (!km->home || !km->block || !km->group_base || !km->part_min)
         return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    km->p_lo = (uint32_t)dist_range_first(dist_rank(), km->n_parts);
+    km->p_hi = (uint32_t)dist_range_first(dist_rank() + 1, km->n_parts);
+    uint64_t n_local = km->p_hi - km->p_lo;
     for (uint32_t p = 0; p < km->n_parts; p++) {
-        kad_device *d = &km->dev[p * (uint64_t)km->n_devs / km->n_parts];
+        km->home[p] = -1;
+        km->part_min[p] = INT64_MAX; /* another rank's: never planned here */
+    }
+    for (uint32_t p = km->p_lo; p < km->p_hi; p++) {
+        kad_device *d = &km->dev[(p - km->p_lo) * (uint64_t)km->n_devs / n_local];
         km->home[p] = (int)(d - km->dev);
         km->block[p] = d->n_blocks++;
         d->held += kad_part_size(km, p);
@@ -266,7 +274,7 @@ static int set_up_state(kad_model *km, kad_device *d, cn_error *err)
     cl_uint2 key = {{(cl_uint)km->sc.seed, (cl_uint)(km->sc.seed >> 32)}};
     cl_ulong d1 = (cl_ulong)km->gap_max + 1;
     cl_uint P = km->part_peers;
-    for (uint32_t p = 0; p < km->n_parts && rc == 0; p++) {
+    for (uint32_t p = km->p_lo; p < km->p_hi && rc == 0; p++) {
         if (&km->dev[km->home[p]] != d)
             continue;
         cl_uint first = kad_part_first(km, p), n = kad_part_size(km, p), blk = km->block[p];
@@ -355,7 +363,12 @@ int kad_create(struct model_state **out, const scenario *sc, device_ctx *const *
         km->dev[i].dev = devs[i];
         km->dev[i].slots = first_records();
     }
-    int rc = make_partitions(km, err);
+    /* the partitions' count is the run's, whatever the ranks: every rank's devices count
+     * (a collective: every rank comes here, past the same checks of the same scenario) */
+    uint64_t all_devs = (uint64_t)n_devs;
+    int rc = dist_allreduce_u64(&all_devs, 1, DIST_SUM, err);
+    if (!rc)
+        rc = make_partitions(km, all_devs, err);
     for (int i = 0; i < n_devs && rc == 0; i++) {
         kad_device *d = &km->dev[i];
         /* a window closes at most one lookup per record, and a start closes none: the rows
@@ -389,6 +402,10 @@ int kad_create(struct model_state **out, const scenario *sc, device_ctx *const *
         record_table_init(&km->rows, &kad_rows_shape, km->N < 65536 ? km->N : 65536) != 0)
         rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the lookups' rows");
     km->rows.hex_digits = (int)((km->B + 3) / 4);
+    static const char *const outcomes[] = {"open", "completed", "failed"}; /* ROW_* order */
+    for (int o = 0; o < 3 && km->rows_on && rc == 0; o++)
+        if (record_table_label(&km->rows, outcomes[o]) != o)
+            rc = cn_fail(err, CN_ERR_RUNTIME, "internal error: the lookup rows' labels");
     km->peak_bytes = km->acc.peak;
     if (!rc)
         rc = kad_find_minimum(km, 1, err);

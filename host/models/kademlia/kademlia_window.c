@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cl/kademlia/kademlia_layout.clh"
+#include "dist/dist.h"
 #include "models/kademlia/kademlia.h"
 #include "models/kademlia/kademlia_model.h"
 
@@ -20,7 +21,7 @@ int kad_plan_window(struct model_state *m, window_plan *plan, cn_error *err)
     plan->end = km->tend;
     for (int i = 0; i < km->n_devs; i++)
         km->dev[i].ran = 0;
-    for (uint32_t p = 0; p < km->n_parts; p++)
+    for (uint32_t p = km->p_lo; p < km->p_hi; p++)
         if (km->part_min[p] < km->tend)
             plan->sets[plan->n_sets++] = (event_set){KADEMLIA_WINDOW, (int)p,
                                                      kad_part_size(km, p)};
@@ -87,7 +88,7 @@ static int enqueue_minimum(kad_model *km, int compute, cn_error *err)
 {
     int rc = 0;
     cl_uint P = km->part_peers;
-    for (uint32_t p = 0; p < km->n_parts && rc == 0; p++) {
+    for (uint32_t p = km->p_lo; p < km->p_hi && rc == 0; p++) {
         kad_device *d = &km->dev[km->home[p]];
         cl_uint n = kad_part_size(km, p), blk = km->block[p];
         cl_uint base = (cl_uint)((size_t)blk * km->block_groups);
@@ -115,7 +116,7 @@ static void collect_minimum(kad_model *km)
 {
     km->next_begin = INT64_MAX;
     km->executed = 0;
-    for (uint32_t p = 0; p < km->n_parts; p++) {
+    for (uint32_t p = km->p_lo; p < km->p_hi; p++) {
         int64_t mn = INT64_MAX;
         for (uint32_t g = km->group_base[p]; g < km->group_base[p + 1]; g++) {
             if (km->group_min_host[2 * g] < mn)
@@ -181,7 +182,7 @@ static int regrow(kad_model *km, kad_device *d, cn_error *err)
             d->row_cap = (uint32_t)cap;
         memset(&d->window_args, 0, sizeof d->window_args);
     }
-    for (uint32_t p = 0; p < km->n_parts && rc == 0; p++)
+    for (uint32_t p = km->p_lo; p < km->p_hi && rc == 0; p++)
         if (&km->dev[km->home[p]] == d && km->part_min[p] < km->tend)
             rc = launch_window(km, d, p, NULL, err);
     return rc;
@@ -230,6 +231,22 @@ int kad_drain_rows(kad_model *km, cn_error *err)
     return rc;
 }
 
+/* What the engine learns at the end of a window (with several ranks, of this rank's
+ * partitions: the engine agrees on the run's). */
+static int window_done(kad_model *km, const window_plan *plan, window_outcome *out)
+{
+    km->windows++;
+    if (km->acc.peak > km->peak_bytes)
+        km->peak_bytes = km->acc.peak;
+    memset(out, 0, sizeof *out);
+    out->finished = km->next_begin >= km->T;
+    out->events = km->executed;
+    out->next_window = plan->index + 1;
+    out->estimated_end = km->T;
+    out->drained = 1;
+    return 0;
+}
+
 int kad_end_window(struct model_state *m, const window_plan *plan, window_outcome *out,
                    cn_error *err)
 {
@@ -254,16 +271,15 @@ int kad_end_window(struct model_state *m, const window_plan *plan, window_outcom
     }
     if (!rc && drain)
         rc = kad_drain_rows(km, err);
-    if (rc)
+    /* several ranks: the engine calls kad_end_ranks next (nothing crosses ranks) */
+    if (rc || dist_size() > 1)
         return rc;
-    km->windows++;
-    if (km->acc.peak > km->peak_bytes)
-        km->peak_bytes = km->acc.peak;
-    memset(out, 0, sizeof *out);
-    out->finished = km->next_begin >= km->T;
-    out->events = km->executed;
-    out->next_window = plan->index + 1;
-    out->estimated_end = km->T;
-    out->drained = 1;
-    return 0;
+    return window_done(km, plan, out);
+}
+
+int kad_end_ranks(struct model_state *m, const window_plan *plan, int failed,
+                  window_outcome *out, cn_error *err)
+{
+    (void)err;
+    return failed ? failed : window_done(kad_of(m), plan, out);
 }
