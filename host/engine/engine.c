@@ -6,6 +6,7 @@
 
 #include "dist/dist.h"
 #include "engine/engine.h"
+#include "engine/granularity.h"
 #include "engine/plan_order.h"
 #include "engine/rank_step.h"
 
@@ -329,6 +330,7 @@ typedef struct run_start {
     sim_time_ns next_sim;     /* a checkpoint is due once this simulated time is reached */
     double next_wall;         /* or this wall time (wall_seconds) */
     int64_t written;          /* checkpoints written */
+    granularity_report gran;  /* the model's knob, as the run chose it */
 } run_start;
 
 /* Writes the checkpoint of the boundary before window NEXT: the engine's records, then the
@@ -384,6 +386,30 @@ static void show_progress(progress *prog, const model_ops *ops, int sync, sim_ti
         progress_update(prog, reached, done, out->events, out->estimated_end);
 }
 
+/* The model's knob (model_ops.knob) into REP; when the run chooses it, the ladder G and
+ * the knob set to its start. Returns whether G is in use (*RC set when out of memory). */
+static int start_granularity(const model_ops *ops, struct model_state *m, granularity *g,
+                             granularity_report *rep, cn_error *err, int *rc)
+{
+    memset(rep, 0, sizeof *rep);
+    if (!ops->knob)
+        return 0;
+    int64_t lo = 1, hi = 1, start = 1;
+    int adaptive = ops->knob->range(m, &lo, &hi, &start);
+    snprintf(rep->knob, sizeof rep->knob, "%s", ops->knob->name);
+    rep->start = rep->final = start;
+    if (!adaptive)
+        return 0;
+    if (gran_init(g, lo, hi, start) != 0) {
+        gran_free(g);
+        *rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the granularity's table");
+        return 0;
+    }
+    rep->adaptive = 1;
+    ops->knob->set(m, gran_value(g));
+    return 1;
+}
+
 /* Runs the windows (or batches) to the end, or until *OPT->stop is set: then *STOPPED_AT is
  * the simulated time reached, the end of the last window run (the models' results are those
  * of the simulation up to there; a model of batches states it itself). *WINDOW is the window
@@ -415,6 +441,14 @@ static int run_windows(const model_ops *ops, struct model_state *m, injector *in
         rc = plan_order_init(&order, ops, err);
     if (!rc)
         rc = timing_every(&timing.every, err);
+    /* adaptive granularity: the model's knob, moved by the events per second measured */
+    granularity gran;
+    int gran_on = !rc && start_granularity(ops, m, &gran, &st->gran, err, &rc);
+    uint64_t events_seen = UINT64_MAX; /* the events so far at the last step's end */
+    const char *walk = getenv("CLNETSIM_TEST_GRANULARITY");
+    int gran_walk = walk && !strcmp(walk, "walk");
+    if (gran_on && gran_walk && gran_test_walk(&gran, 0))
+        ops->knob->set(m, gran_value(&gran));
     while (rc == 0) {
         plan->index = *window = w;
         /* event-driven windows begin at the least pending time (the model may end one
@@ -475,6 +509,7 @@ static int run_windows(const model_ops *ops, struct model_state *m, injector *in
         }
         /* several ranks: their records, then the run's outcome of the window, on every rank
          * (a stop signal caught by any rank stops them all at this boundary) */
+        st->ranks.step_s = wall_seconds() - t_plan;
         if (ranks)
             rc = rank_end_window(ops, m, plan, rc, opt->stop ? (int)*opt->stop : 0, event, &out,
                                  &st->ranks, err);
@@ -490,6 +525,13 @@ static int run_windows(const model_ops *ops, struct model_state *m, injector *in
         if (rc != 0)
             break;
         ++*windows_done;
+        /* the step's events per second (several ranks: the run's events over the longest
+         * rank's time, the same on every rank); the model takes a new value for the next */
+        uint64_t stepped = events_seen <= out.events ? out.events - events_seen : 0;
+        events_seen = out.events;
+        if (gran_on && (gran_walk ? gran_test_walk(&gran, *windows_done)
+                                  : gran_step(&gran, stepped, st->ranks.step_s)))
+            ops->knob->set(m, gran_value(&gran));
         /* the simulated time reached: a window's end, or what the model says its batches
          * reached */
         sim_time_ns reached = batches ? out.reached : plan->end;
@@ -527,6 +569,10 @@ static int run_windows(const model_ops *ops, struct model_state *m, injector *in
             break;
         }
         w = next;
+    }
+    if (gran_on) {
+        gran_report(&gran, &st->gran);
+        gran_free(&gran);
     }
     free(plan);
     free(sets);
@@ -652,6 +698,7 @@ static int run_attempt(const model_ops *ops, const scenario *sc, device_ctx *con
         for (int d = 0; d < n_live; d++)
             device_names[d] = live[d]->info.name;
         inject_print_feedback(&inj, kind_names, device_names, opt->show_feedback);
+        gran_print(&st.gran, opt->show_feedback);
     }
     if (rc == 0) {
         res->setup_s = t1 - t0;
@@ -662,6 +709,7 @@ static int run_attempt(const model_ops *ops, const scenario *sc, device_ctx *con
         host.wait_s = res->host.wait_s; /* the model's share, from its results */
         host.read_backs = res->host.read_backs;
         res->host = host;
+        res->granularity = st.gran;
         snprintf(res->scenario_path, sizeof res->scenario_path, "%s", sc->path);
         describe_devices(&inj, all, n_all, live, n_live, res);
         for (int d = 0; d < res->n_devices && opt->rank_cores; d++)

@@ -169,6 +169,17 @@ typedef struct model_bench {
     const model_shapes *shapes;
 } model_bench;
 
+/* A knob of the model that the run may choose as it goes (adaptive granularity,
+ * engine/granularity.h): a way of grouping its work that never changes its results. */
+typedef struct model_knob {
+    const char *name;       /* its key ("kademlia.windows_per_launch"), for the outputs */
+    /* Whether the run chooses it (0: the scenario fixed it at *START), and the values it may
+     * then take, [*LO, *HI], starting at *START. */
+    int (*range)(const struct model_state *m, int64_t *lo, int64_t *hi, int64_t *start);
+    /* The value for the next steps (within the range). */
+    void (*set)(struct model_state *m, int64_t value);
+} model_knob;
+
 typedef struct model_ops {
     const char *name;
     const event_kind *kinds;
@@ -186,6 +197,8 @@ typedef struct model_ops {
     unsigned features;      /* MODEL_PACKET_ROWS, MODEL_KERNEL_SHAPES */
     /* MODEL_PACKET_ROWS: the option of `run` that asks for them ("--packets", "--lookups") */
     const char *rows_option;
+    /* The knob the run may choose (above); NULL: none */
+    const model_knob *knob;
     /* ENGINE_SYNC_EVENT: the next window's begin, the least time of a pending event */
     sim_time_ns (*next_begin)(const struct model_state *m);
     /* The model's metrics (report/metric.h): its results, in JSON order, how partial values

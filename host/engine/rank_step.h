@@ -15,6 +15,9 @@ typedef struct rank_agreement {
     int stop;               /* the greatest stop signal any rank caught (0: none) */
     double exchange_s;      /* this rank's time in the models' end_ranks */
     double agree_s;         /* and in the agreements */
+    /* a window's wall time: this rank's before rank_end_window, the longest of every
+     * rank's after it (adaptive granularity: every rank then decides alike) */
+    double step_s;
 } rank_agreement;
 
 /* Whether this run has several ranks. */
@@ -28,7 +31,7 @@ int rank_agree_start(int rc, sim_time_ns begin, rank_agreement *ag, cn_error *er
  * end_window): the model's end_ranks (its records between ranks), then the window's
  * agreement in one reduction: any failure, the greatest stop signal (STOP, this rank's),
  * whether every rank is finished, the least next begin (EVENT_SYNC), the events so far
- * (summed) and the least next window. OUT becomes the run's; returns 0 or the agreed
+ * (summed), the least next window and the longest step time (AG->step_s). OUT becomes the run's; returns 0 or the agreed
  * error. */
 int rank_end_window(const model_ops *ops, struct model_state *m, const window_plan *plan,
                     int rc, int stop, int event_sync, window_outcome *out,

@@ -108,6 +108,32 @@ void report_print_json(const run_results *r, FILE *out)
     fprintf(out, "\n}\n");
 }
 
+/* The model's knob (docs/architecture.md, "Adaptive granularity"): the value chosen and
+ * what each value measured; nothing for a model without one. */
+static void print_granularity(const granularity_report *g, FILE *out)
+{
+    if (!g->knob[0])
+        return;
+    fprintf(out, "  \"granularity\": {\"knob\": ");
+    json_print_string(out, g->knob);
+    fprintf(out, ", \"adaptive\": %s, \"start\": %lld, \"final\": %lld", g->adaptive ? "true"
+            : "false", (long long)g->start, (long long)g->final);
+    if (g->adaptive) {
+        fprintf(out, ", \"periods\": %llu, \"probes\": %llu, \"moves\": %llu, \"rates\": [",
+                (unsigned long long)g->periods, (unsigned long long)g->probes,
+                (unsigned long long)g->moves);
+        int first = 1;
+        for (int i = 0; i < g->n_rungs; i++)
+            if (g->rung_rate[i] >= 0) {
+                fprintf(out, "%s{\"value\": %lld, \"events_per_s\": %.1f}", first ? "" : ", ",
+                        (long long)g->rung_value[i], g->rung_rate[i]);
+                first = 0;
+            }
+        fputc(']', out);
+    }
+    fprintf(out, "},\n");
+}
+
 /* The members every model's results share: measurements, devices, injector, host. */
 static void print_tail(const run_results *r, FILE *out)
 {
@@ -163,6 +189,7 @@ static void print_tail(const run_results *r, FILE *out)
                 "\"agree_s\": %.6f, \"moves\": %llu, \"looks\": %llu},\n", r->ranks.count,
                 (unsigned long long)r->ranks.sent_bytes, r->ranks.exchange_s, r->ranks.agree_s,
                 (unsigned long long)r->ranks.moves, (unsigned long long)r->ranks.looks);
+    print_granularity(&r->granularity, out);
     fprintf(out, "  \"host\": {\"plan_s\": %.6f, \"enqueue_s\": %.6f, \"end_window_s\": %.6f, "
             "\"wait_s\": %.6f, \"read_backs\": %llu},\n", r->host.plan_s, r->host.enqueue_s,
             r->host.end_window_s, r->host.wait_s, (unsigned long long)r->host.read_backs);

@@ -58,6 +58,19 @@ typedef struct ranks_report {
     uint64_t looks;         /* times it compared the ranks' busy times */
 } ranks_report;
 
+/* Adaptive granularity (engine/granularity.h): the model's knob that the run chose as it
+ * went, or that the scenario fixed; KNOB "" when the model has none. */
+#define REPORT_MAX_RUNGS 48
+typedef struct granularity_report {
+    char knob[48];          /* its key, "kademlia.windows_per_launch" */
+    int adaptive;           /* 1: chosen by the run; 0: fixed by the scenario */
+    int64_t start, final;   /* the value it began with and the one in force at the end */
+    uint64_t periods, probes, moves; /* measured periods, neighbours tried, steps taken */
+    int n_rungs;            /* the ladder: each value and its measured events per second */
+    int64_t rung_value[REPORT_MAX_RUNGS];
+    double rung_rate[REPORT_MAX_RUNGS]; /* < 0: never measured */
+} granularity_report;
+
 /* values: an array metric (model_metric.elements) takes one per element */
 #define REPORT_MAX_METRICS 160
 #define REPORT_MAX_ROWS 16
@@ -116,6 +129,7 @@ typedef struct run_results {
     inject_report injector;
     host_report host;
     ranks_report ranks;
+    granularity_report granularity;
     char scenario_path[1024];
     /* a run stopped by a signal at a window boundary (docs/when-things-go-wrong.md): the
      * counters are those of the simulation up to REACHED_NS, and the JSON says

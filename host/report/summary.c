@@ -103,6 +103,13 @@ void report_print_summary(const run_results *r, FILE *out)
             fprintf(out, "             %llu partitions moved between ranks by their measured "
                     "times\n", (unsigned long long)r->ranks.moves);
     }
+    const granularity_report *g = &r->granularity;
+    if (g->knob[0] && g->adaptive)
+        fprintf(out, "granularity  %s chosen by the run: %lld at the start, %lld at the end "
+                "(%llu moves)\n", g->knob, (long long)g->start, (long long)g->final,
+                (unsigned long long)g->moves);
+    else if (g->knob[0])
+        fprintf(out, "granularity  %s = %lld (fixed)\n", g->knob, (long long)g->final);
     fprintf(out, "memory       %.1f MiB on the devices\n",
             (double)r->device_bytes / (1024.0 * 1024.0));
 }

@@ -149,6 +149,17 @@ done
 check kad_few_partitions 0 '' $launch -np 4 "$bin" run "$kad" $kad_busy -q -d 0 \
     -s partition.count=2 -s kademlia.windows_per_launch=40 --json "$tmp/ranks.json"
 check kad_few_partitions_same 0 '' "$compare" "$tmp/kad.json" "$tmp/ranks.json"
+# windows a launch chosen by the run (the default) over ranks, every rank deciding from the
+# same agreed measurements, and jumping at every launch with the test hook: the same results
+# shellcheck disable=SC2086
+check kad_adaptive_ranks 0 '' $launch -np 3 "$bin" run "$kad" $kad_busy -q -d 0 \
+    --json "$tmp/ranks.json"
+check kad_adaptive_ranks_same 0 '' "$compare" "$tmp/kad.json" "$tmp/ranks.json"
+# shellcheck disable=SC2086
+check kad_walk_ranks 0 '' env CLNETSIM_TEST_GRANULARITY=walk $launch -np 2 "$bin" run "$kad" \
+    $kad_busy -q -d all --json "$tmp/ranks.json"
+check kad_walk_ranks_same 0 '' "$compare" "$tmp/kad.json" "$tmp/ranks.json"
+expect kad_walk_ranks_moved grep -Eq '"moves": [1-9][0-9]' "$tmp/ranks.json"
 kad_none="-s kademlia.peers=50 -s kademlia.lookup_gap_max=0.001 -s simulation.duration=0.005"
 # shellcheck disable=SC2086
 check kad_none_alone 0 '' "$bin" run "$kad" -q -d 0 $kad_none --json "$tmp/kad0.json"

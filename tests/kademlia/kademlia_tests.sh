@@ -106,6 +106,22 @@ for w in 3 1000000; do
     same "busy_windows_per_launch_$w" "$tmp/busy.json" "$tmp/v.json"
 done
 expect one_launch grep -q '"windows": 1,' "$tmp/v.json"
+expect fixed_knob grep -q '"knob": "kademlia.windows_per_launch", "adaptive": false, "start": 1000000,' \
+    "$tmp/v.json"
+# windows a launch chosen by the run (the default): the same results; with the test hook the
+# value jumps along its ladder at every launch, whatever was measured
+# shellcheck disable=SC2086
+check busy_adaptive 0 '' "$bin" run "$small" -d 0 -q $busy_s --json "$tmp/v.json"
+same busy_adaptive "$tmp/busy.json" "$tmp/v.json"
+expect adaptive_knob grep -q '"knob": "kademlia.windows_per_launch", "adaptive": true,' \
+    "$tmp/v.json"
+for dv in 0 0,1; do
+    # shellcheck disable=SC2086
+    check "busy_walk_$dv" 0 '' env CLNETSIM_TEST_GRANULARITY=walk "$bin" run "$small" -d $dv -q \
+        -s partition.count=3 $busy_s --json "$tmp/v.json"
+    same "busy_walk_$dv" "$tmp/busy.json" "$tmp/v.json"
+    expect "busy_walk_${dv}_moved" grep -Eq '"moves": [1-9][0-9]' "$tmp/v.json"
+done
 # shellcheck disable=SC2086
 check batch_rows 0 '' "$bin" run "$small" -d 0 -q $busy_s -s kademlia.windows_per_launch=50 \
     --json "$tmp/v.json" --lookups "$tmp/v.csv"

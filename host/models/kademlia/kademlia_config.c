@@ -61,13 +61,14 @@ static const config_key kademlia_keys[KK_COUNT] = {
                     "What lookups look for: random ids (almost never a peer's), or the ids of "
                     "peers drawn uniformly among the others (every lookup then finds its "
                     "target)."},
-    [KK_BATCH] = {"kademlia", "windows_per_launch", KT_INT, FIELD(windows_per_launch), 1,
-                  1000000, 0, "windows", NULL, "1000",
+    [KK_BATCH] = {"kademlia", "windows_per_launch", KT_INT, FIELD(windows_per_launch), 0,
+                  1000000, 0, "windows", NULL, "0",
                   "Windows of latency_min that one launch of the devices runs: each peer runs "
                   "its lookups as far as they go before the launch's end (lookups never "
                   "meet, so the results are the same for every value); more windows, fewer "
-                  "launches and read-backs (1000: 4.3x faster than 1 with 2^20 peers on an "
-                  "H200). With --lookups every launch is one window."},
+                  "launches and read-backs. 0: chosen by the run as it goes, from the events "
+                  "per second it measures (adaptive granularity, starting at 1000). With "
+                  "--lookups every launch is one window."},
 };
 
 static int first_key;

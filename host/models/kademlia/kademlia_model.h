@@ -7,6 +7,11 @@
 #include "engine/dbuf.h"
 #include "engine/engine.h"
 
+/* Windows per launch chosen by the run: where it starts (a good value on every device
+ * measured, docs/benchmarks.md) and the most it takes. */
+#define KAD_BATCH_START 1000
+#define KAD_BATCH_MAX 1000000
+
 enum kad_kernel {
     KK_COUNT_K, KK_FILL, KK_START, KK_WINDOW, KK_WINDOW_MIN, KK_MIN, KK_OPEN_ROWS, KK_N
 };
@@ -51,6 +56,7 @@ typedef struct kad_model {
     int targets_peers;
     int64_t lmin, lmax, gap_max, T;
     int64_t batch;          /* windows of lmin per launch (1 with --lookups) */
+    int batch_auto;         /* the run chooses it (engine/granularity.h) */
     int n_devs;
     kad_device dev[ENGINE_MAX_DEVICES];
     uint32_t n_parts, part_peers;

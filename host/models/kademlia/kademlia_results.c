@@ -287,6 +287,25 @@ static void kad_summary_tail(const run_results *r, FILE *out)
     fprintf(out, "windows      %lld\n", (long long)results_i64(r, "windows"));
 }
 
+/* Windows per launch (docs/models/kademlia.md, "How clnetsim runs it"): chosen by the run
+ * when the scenario leaves it at 0, between one and every window of the run. */
+static int kad_knob_range(const struct model_state *m, int64_t *lo, int64_t *hi,
+                          int64_t *start)
+{
+    const kad_model *km = kad_of_c(m);
+    int64_t all = (km->T + km->lmin - 1) / km->lmin;
+    *lo = 1;
+    *hi = all < KAD_BATCH_MAX ? all : KAD_BATCH_MAX;
+    *start = km->batch_auto && KAD_BATCH_START < *hi ? KAD_BATCH_START : km->batch_auto ? *hi
+                                                                                 : km->batch;
+    return km->batch_auto;
+}
+
+static void kad_knob_set(struct model_state *m, int64_t value) { kad_of(m)->batch = value; }
+
+static const model_knob kad_knob = {"kademlia.windows_per_launch", kad_knob_range,
+                                    kad_knob_set};
+
 const model_ops kademlia_model_ops = {
     .name = "kademlia",
     .kinds = kad_kinds,
@@ -297,6 +316,7 @@ const model_ops kademlia_model_ops = {
     .next_begin = kad_next_begin,
     .features = MODEL_PACKET_ROWS,
     .rows_option = "--lookups",
+    .knob = &kad_knob,
     .metrics = &kad_metric_set,
     .bench = &kademlia_bench,
     .create = kad_create,

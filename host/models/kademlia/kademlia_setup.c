@@ -355,7 +355,9 @@ int kad_create(struct model_state **out, const scenario *sc, device_ctx *const *
     km->rows_on = sc->record_packets;
     /* a window of W latency_min may close more lookups than the rows have room for (a start
      * closes none in its own window of one): with rows, one window a launch */
-    km->batch = km->rows_on ? 1 : v->windows_per_launch;
+    km->batch = km->rows_on ? 1 : v->windows_per_launch ? v->windows_per_launch
+                                                         : KAD_BATCH_START;
+    km->batch_auto = !km->rows_on && v->windows_per_launch == 0;
     /* CLNETSIM_KADEMLIA_FUSED=1: the window's minimum in its launch (measurements) */
     const char *fused = getenv("CLNETSIM_KADEMLIA_FUSED");
     km->fused = fused && strcmp(fused, "1") == 0;

@@ -25,7 +25,8 @@ typedef struct kademlia_values {
     int64_t latency_min_ns;   /* l_min > 0, the lookahead */
     int64_t latency_max_ns;   /* l_max, l_min .. l_min + 2^32 - 1 */
     int targets;              /* enum kademlia_targets */
-    int64_t windows_per_launch; /* W: a launch runs W windows of latency_min (results unchanged) */
+    int64_t windows_per_launch; /* W: a launch runs W windows of latency_min (results
+                                 * unchanged); 0: chosen by the run */
 } kademlia_values;
 
 /* The values of SC, a scenario of the kademlia model (sc->model is "kademlia"). */
