@@ -162,4 +162,20 @@ check too_large 2 "the kademlia model needs [0-9]+ bytes on device '.*'" \
     --json "$tmp/big.json"
 expect too_large_no_json test ! -e "$tmp/big.json"
 
+# tools/bench_kademlia_granularity.sh on a small overlay (the grid's three d_max, W fixed at
+# 1000 and chosen by the run, one round; each cell's contracts compared inside), and
+# tools/plot_granularity.py on its lines: the table's rows and a PNG; bad lines refused
+check granularity_bench 0 '' sh "$src/tools/bench_kademlia_granularity.sh" "$bin" \
+    "$tmp/gran.txt" 64 "0 1000" 1 0
+expect granularity_bench_lines [ "$(grep -vc '^#' "$tmp/gran.txt")" -eq 6 ]
+expect granularity_bench_chosen [ "$(awk '$3 == 0 && $7 > 1000' "$tmp/gran.txt" | wc -l)" -ge 1 ]
+check granularity_plot 0 '\| 64 \| 600 s \| 1000 \|' /usr/bin/python3 \
+    "$src/tools/plot_granularity.py" "$tmp/gran.txt" --out "$tmp/gran.png"
+expect granularity_plot_png [ "$(head -c 4 "$tmp/gran.png" | od -An -c | tr -d ' ')" = '211PNG' ]
+printf '64 10 0 1 0 5 1000 0\n' > "$tmp/bad.txt"
+check granularity_plot_bad 1 'bad.txt:1: wall_s must be > 0' /usr/bin/python3 \
+    "$src/tools/plot_granularity.py" "$tmp/bad.txt" --out "$tmp/x.png"
+check granularity_bench_usage 2 'usage: .* CLNETSIM OUT.txt' \
+    sh "$src/tools/bench_kademlia_granularity.sh" "$bin"
+
 finish kademlia
