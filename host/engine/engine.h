@@ -83,6 +83,21 @@ typedef struct window_outcome {
     sim_time_ns reached;
 } window_outcome;
 
+/* The outcome of an event-driven window (ENGINE_SYNC_EVENT) after which the model waited for
+ * every set: finished once the least pending time NEXT_BEGIN reaches the run's END, EVENTS run
+ * so far, and the next window's index after PLAN's. */
+static inline void window_outcome_event(window_outcome *out, const window_plan *plan,
+                                        sim_time_ns next_begin, sim_time_ns end,
+                                        uint64_t events)
+{
+    *out = (window_outcome){0};
+    out->finished = next_begin >= end;
+    out->events = events;
+    out->next_window = plan->index + 1;
+    out->estimated_end = end;
+    out->drained = 1;
+}
+
 /* A model's state, opaque to the core: the handle its create() hands out and every callback
  * gets back. No model defines this tag; each keeps its own struct (flood_model, phold_model)
  * and converts the handle with its own helper (flood_of, phold_of), so the core cannot read a
@@ -172,7 +187,7 @@ typedef struct model_bench {
 /* A knob of the model that the run may choose as it goes (adaptive granularity,
  * engine/granularity.h): a way of grouping its work that never changes its results. */
 typedef struct model_knob {
-    const char *name;       /* its key ("kademlia.windows_per_launch"), for the outputs */
+    const char *name;       /* its key ("section.key"), for the outputs */
     /* Whether the run chooses it (0: the scenario fixed it at *START), and the values it may
      * then take, [*LO, *HI], starting at *START. */
     int (*range)(const struct model_state *m, int64_t *lo, int64_t *hi, int64_t *start);

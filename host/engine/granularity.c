@@ -101,12 +101,10 @@ static void refuse(granularity *g)
 static int start_probe(granularity *g)
 {
     int to = next_probe(g);
-    if (g->refused >= 2) { /* both sides refused, or missing */
+    if (g->refused >= 2) { /* both sides refused, or missing (TO is then -1) */
         hold_longer(g);
         return 0;
     }
-    if (to < 0)
-        return 0;
     g->rung = to;
     g->phase = GRAN_PROBE;
     g->probes++;

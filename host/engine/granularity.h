@@ -1,6 +1,6 @@
 /* Adaptive granularity: as a run goes, the engine measures the events it runs per second of
  * wall time and moves a knob of the model (model_ops.knob: how its work is grouped, such as
- * Kademlia's windows per launch) along a ladder of values, keeping the fastest. The knob never
+ * the windows one launch runs) along a ladder of values, keeping the fastest. The knob never
  * changes results, only how fast they come (docs/architecture.md, "Adaptive granularity").
  *
  * The measurements live in the injector's feedback table (inject/inject.h): each rung of the

@@ -62,7 +62,7 @@ typedef struct ranks_report {
  * went, or that the scenario fixed; KNOB "" when the model has none. */
 #define REPORT_MAX_RUNGS 48
 typedef struct granularity_report {
-    char knob[48];          /* its key, "kademlia.windows_per_launch" */
+    char knob[48];          /* its key, "section.key" */
     int adaptive;           /* 1: chosen by the run; 0: fixed by the scenario */
     int64_t start, final;   /* the value it began with and the one in force at the end */
     uint64_t periods, probes, moves; /* measured periods, neighbours tried, steps taken */

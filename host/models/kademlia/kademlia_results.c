@@ -296,8 +296,7 @@ static int kad_knob_range(const struct model_state *m, int64_t *lo, int64_t *hi,
     int64_t all = (km->T + km->lmin - 1) / km->lmin;
     *lo = 1;
     *hi = all < KAD_BATCH_MAX ? all : KAD_BATCH_MAX;
-    *start = km->batch_auto && KAD_BATCH_START < *hi ? KAD_BATCH_START : km->batch_auto ? *hi
-                                                                                 : km->batch;
+    *start = km->batch; /* KAD_BATCH_START when chosen (the engine keeps it within range) */
     return km->batch_auto;
 }
 

@@ -238,12 +238,7 @@ static int window_done(kad_model *km, const window_plan *plan, window_outcome *o
     km->windows++;
     if (km->acc.peak > km->peak_bytes)
         km->peak_bytes = km->acc.peak;
-    memset(out, 0, sizeof *out);
-    out->finished = km->next_begin >= km->T;
-    out->events = km->executed;
-    out->next_window = plan->index + 1;
-    out->estimated_end = km->T;
-    out->drained = 1;
+    window_outcome_event(out, plan, km->next_begin, km->T, km->executed);
     return 0;
 }
 

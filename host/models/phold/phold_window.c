@@ -210,12 +210,7 @@ static int window_done(phold_model *pm, const window_plan *plan, window_outcome 
     pm->windows++;
     if (pm->acc.peak > pm->peak_bytes)
         pm->peak_bytes = pm->acc.peak;
-    memset(out, 0, sizeof *out);
-    out->finished = pm->next_begin >= pm->T;
-    out->events = pm->executed;
-    out->next_window = plan->index + 1;
-    out->estimated_end = pm->T;
-    out->drained = 1;
+    window_outcome_event(out, plan, pm->next_begin, pm->T, pm->executed);
     return 0;
 }
 
