@@ -64,6 +64,9 @@ crafted counter mobile_parts.ckpt FCTR 8 -1 \
 # the traffic generator's heap: a departure at a negative time
 crafted generator flows_packets.ckpt FDEP 0 -7 \
     "record FDEP: 7440 bytes that are not a traffic generator of the scenario's flows and sources"
+# a flow index past 2^31 (it once passed as a negative int and indexed far outside the flows)
+crafted generator_flow flows_packets.ckpt FDEP 16 4160749567 \
+    "record FDEP: 7440 bytes that are not a traffic generator of the scenario's flows and sources"
 # PHOLD (phold.ckpt: small_phold.ini with 40 LPs of population 4, stopped before window 5):
 # its shape, the LPs' counts, statistics and pending events, and the windows against the
 # scenario (host/models/phold/phold_checkpoint.c)

@@ -266,7 +266,7 @@ int departures_restore(departures *d, const void *state, size_t bytes)
         return -1;
     const source_state *s = state;
     for (size_t i = 0; i < n; i++) {
-        if ((int)s[i].flow >= d->n_flows || (int64_t)s[i].source >= d->nodes || s[i].m < 0 ||
+        if (s[i].flow >= (uint32_t)d->n_flows || (int64_t)s[i].source >= d->nodes || s[i].m < 0 ||
             s[i].t < 0)
             return -1;
         if (i > 0 && before(&s[i], &s[(i - 1) / 2]))
