@@ -529,8 +529,10 @@ static int run_windows(const model_ops *ops, struct model_state *m, injector *in
          * rank's time, the same on every rank); the model takes a new value for the next */
         uint64_t stepped = events_seen <= out.events ? out.events - events_seen : 0;
         events_seen = out.events;
-        if (gran_on && (gran_walk ? gran_test_walk(&gran, *windows_done)
-                                  : gran_step(&gran, stepped, st->ranks.step_s)))
+        if (gran_on && out.irregular && !gran_walk)
+            gran_skip(&gran);
+        else if (gran_on && (gran_walk ? gran_test_walk(&gran, *windows_done)
+                                       : gran_step(&gran, stepped, st->ranks.step_s)))
             ops->knob->set(m, gran_value(&gran));
         /* the simulated time reached: a window's end, or what the model says its batches
          * reached */

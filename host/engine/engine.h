@@ -75,6 +75,10 @@ typedef struct window_outcome {
     uint64_t events;        /* events executed so far (transmissions + receptions) */
     sim_time_ns estimated_end; /* windows: best guess of the end time, for the progress line */
     int drained;            /* every set enqueued so far has finished (the model waited) */
+    /* the step did work that its knob does not decide (the model grew a buffer and ran sets
+     * again): its time says nothing of the knob's value, and adaptive granularity leaves it
+     * out (over several ranks: when any rank's was) */
+    int irregular;
     /* Batches only (a window's are its end and the times above). What the batches so far
      * cover, in the model's own units (model_ops.batch_unit: the flood's packets launched, of
      * all those of the run), for the progress line and the summary; and the simulated time

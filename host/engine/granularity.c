@@ -210,6 +210,13 @@ int gran_step(granularity *g, uint64_t events, double seconds)
     }
 }
 
+/* Its events and time are neither a period's nor the ramp's: the period under way goes on
+ * with the next step. */
+void gran_skip(granularity *g)
+{
+    g->skipped++;
+}
+
 void gran_report(const granularity *g, granularity_report *rep)
 {
     rep->start = g->start;
@@ -217,6 +224,7 @@ void gran_report(const granularity *g, granularity_report *rep)
     rep->periods = g->periods;
     rep->probes = g->probes;
     rep->moves = g->moves;
+    rep->skipped = g->skipped;
     rep->n_rungs = g->n_rungs;
     for (int i = 0; i < g->n_rungs; i++) {
         rep->rung_value[i] = g->value[i];
@@ -234,9 +242,10 @@ void gran_print(const granularity_report *rep, FILE *out)
         return;
     }
     fprintf(out, "granularity %s: chosen by the run, %lld at the start and %lld at the end "
-            "(%llu periods measured, %llu probes, %llu moves)\n", rep->knob,
-            (long long)rep->start, (long long)rep->final, (unsigned long long)rep->periods,
-            (unsigned long long)rep->probes, (unsigned long long)rep->moves);
+            "(%llu periods measured, %llu probes, %llu moves, %llu steps left out)\n",
+            rep->knob, (long long)rep->start, (long long)rep->final,
+            (unsigned long long)rep->periods, (unsigned long long)rep->probes,
+            (unsigned long long)rep->moves, (unsigned long long)rep->skipped);
     for (int i = 0; i < rep->n_rungs; i++)
         if (rep->rung_rate[i] >= 0)
             fprintf(out, "  %-12lld %.4g events/s\n", (long long)rep->rung_value[i],

@@ -69,7 +69,7 @@ typedef struct granularity {
     feedback_table table;     /* kinds: rungs; one device: the run */
     /* for the report */
     int64_t start;
-    uint64_t periods, probes, moves;
+    uint64_t periods, probes, moves, skipped;
 } granularity;
 
 /* A ladder from LO to HI (LO <= START <= HI): START, and START times and divided by the
@@ -82,6 +82,8 @@ static inline int64_t gran_value(const granularity *g) { return g->value[g->rung
 /* One step ran EVENTS events in SECONDS of wall time. Returns 1 when the value in force
  * changed (the caller sets it on the model before the next step), else 0. */
 int gran_step(granularity *g, uint64_t events, double seconds);
+/* A step left out (window_outcome.irregular): nothing learnt from it, counted. */
+void gran_skip(granularity *g);
 /* CLNETSIM_TEST_GRANULARITY=walk (tests): the value after STEP steps (0: the first step's)
  * is a rung of the ladder's lower half drawn from STEP alone, whatever was measured, so that
  * a short run takes many values (each change counted as a move). Returns 1 when the value

@@ -62,13 +62,14 @@ int rank_end_window(const model_ops *ops, struct model_state *m, const window_pl
     if (rc == 0)
         rc = r2;
     ag->exchange_s += wall_seconds() - t0;
-    int64_t v[7] = {real, stop, !mine.finished,
+    int64_t v[8] = {real, stop, !mine.finished,
                     event_sync && !rc ? ops->next_begin(m) : INT64_MAX, (int64_t)mine.events,
                     mine.next_window > plan->index ? mine.next_window : plan->index + 1,
-                    ag->step_s > 0 && ag->step_s < 1e9 ? (int64_t)(ag->step_s * 1e9) : 0};
-    const dist_op how[7] = {DIST_MAX, DIST_MAX, DIST_MAX, DIST_MIN, DIST_SUM, DIST_MIN,
-                            DIST_MAX};
-    int arc = agree(v, how, 7, real, rc, ag, err);
+                    ag->step_s > 0 && ag->step_s < 1e9 ? (int64_t)(ag->step_s * 1e9) : 0,
+                    mine.irregular != 0};
+    const dist_op how[8] = {DIST_MAX, DIST_MAX, DIST_MAX, DIST_MIN, DIST_SUM, DIST_MIN,
+                            DIST_MAX, DIST_MAX};
+    int arc = agree(v, how, 8, real, rc, ag, err);
     if (arc)
         return arc;
     *out = mine;
@@ -78,6 +79,7 @@ int rank_end_window(const model_ops *ops, struct model_state *m, const window_pl
     out->events = (uint64_t)v[4];
     out->next_window = v[5];
     ag->step_s = (double)v[6] * 1e-9;
+    out->irregular = v[7] != 0;
     return 0;
 }
 

@@ -31,8 +31,8 @@ int rank_agree_start(int rc, sim_time_ns begin, rank_agreement *ag, cn_error *er
  * end_window): the model's end_ranks (its records between ranks), then the window's
  * agreement in one reduction: any failure, the greatest stop signal (STOP, this rank's),
  * whether every rank is finished, the least next begin (EVENT_SYNC), the events so far
- * (summed), the least next window and the longest step time (AG->step_s). OUT becomes the run's; returns 0 or the agreed
- * error. */
+ * (summed), the least next window, the longest step time (AG->step_s) and whether any
+ * rank's step was irregular. OUT becomes the run's; returns 0 or the agreed error. */
 int rank_end_window(const model_ops *ops, struct model_state *m, const window_plan *plan,
                     int rc, int stop, int event_sync, window_outcome *out,
                     rank_agreement *ag, cn_error *err);

@@ -119,9 +119,10 @@ static void print_granularity(const granularity_report *g, FILE *out)
     fprintf(out, ", \"adaptive\": %s, \"start\": %lld, \"final\": %lld", g->adaptive ? "true"
             : "false", (long long)g->start, (long long)g->final);
     if (g->adaptive) {
-        fprintf(out, ", \"periods\": %llu, \"probes\": %llu, \"moves\": %llu, \"rates\": [",
-                (unsigned long long)g->periods, (unsigned long long)g->probes,
-                (unsigned long long)g->moves);
+        fprintf(out, ", \"periods\": %llu, \"probes\": %llu, \"moves\": %llu, "
+                "\"steps_left_out\": %llu, \"rates\": [", (unsigned long long)g->periods,
+                (unsigned long long)g->probes, (unsigned long long)g->moves,
+                (unsigned long long)g->skipped);
         int first = 1;
         for (int i = 0; i < g->n_rungs; i++)
             if (g->rung_rate[i] >= 0) {

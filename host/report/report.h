@@ -66,6 +66,7 @@ typedef struct granularity_report {
     int adaptive;           /* 1: chosen by the run; 0: fixed by the scenario */
     int64_t start, final;   /* the value it began with and the one in force at the end */
     uint64_t periods, probes, moves; /* measured periods, neighbours tried, steps taken */
+    uint64_t skipped;       /* steps left out of the measurements (irregular ones) */
     int n_rungs;            /* the ladder: each value and its measured events per second */
     int64_t rung_value[REPORT_MAX_RUNGS];
     double rung_rate[REPORT_MAX_RUNGS]; /* < 0: never measured */

@@ -137,6 +137,14 @@ same busy_fused "$tmp/busy.json" "$tmp/v.json"
 check busy_four_records 0 '' env CLNETSIM_TEST_KADEMLIA_RECORDS=4 "$bin" run "$small" -d 0 -q \
     $busy_s --json "$tmp/v.json"
 same busy_four_records "$tmp/busy.json" "$tmp/v.json"
+# the launches that grew the records (and ran again) are left out of the knob's measurements,
+# and none is where the records never grow
+expect busy_four_records_left_out grep -Eq '"steps_left_out": [1-9]' "$tmp/v.json"
+# shellcheck disable=SC2086
+check busy_many_records 0 '' env CLNETSIM_TEST_KADEMLIA_RECORDS=64 "$bin" run "$small" -d 0 -q \
+    $busy_s --json "$tmp/v.json"
+same busy_many_records "$tmp/busy.json" "$tmp/v.json"
+expect busy_many_records_none_left_out grep -q '"steps_left_out": 0,' "$tmp/v.json"
 
 # What the model refuses, in one sentence, before any output is written.
 check packets_refused 2 '^clnetsim: error: --packets: the kademlia model.s per-item rows are --lookups' \

@@ -74,6 +74,7 @@ typedef struct kad_model {
     uint32_t *ids;          /* [N * W]: the ids, for the rows' targets */
     uint64_t table_entries; /* contacts of every table together */
     int64_t next_begin, tend, windows;
+    int regrew;             /* this window grew a device's records and ran again there */
     uint64_t executed;
     dbuf_account acc;
     uint64_t peak_bytes;

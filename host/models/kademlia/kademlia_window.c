@@ -239,6 +239,7 @@ static int window_done(kad_model *km, const window_plan *plan, window_outcome *o
     if (km->acc.peak > km->peak_bytes)
         km->peak_bytes = km->acc.peak;
     window_outcome_event(out, plan, km->next_begin, km->T, km->executed);
+    out->irregular = km->regrew; /* its time is the launches' again: not the knob's doing */
     return 0;
 }
 
@@ -248,12 +249,13 @@ int kad_end_window(struct model_state *m, const window_plan *plan, window_outcom
     kad_model *km = kad_of(m);
     int rc = kad_find_minimum(km, 0, err);
     /* peers that needed more lookup records: grown, and the window again there */
+    km->regrew = 0;
     for (int again = 1; again && rc == 0;) {
         again = 0;
         for (int i = 0; i < km->n_devs && rc == 0; i++)
             if (km->dev[i].words[CTL_SLOTS] > 0) {
                 rc = regrow(km, &km->dev[i], err);
-                again = 1;
+                again = km->regrew = 1;
             }
         if (again && !rc)
             rc = kad_find_minimum(km, 0, err);
