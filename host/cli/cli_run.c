@@ -384,9 +384,9 @@ static int load_checkpoint(const run_args *ra, ckpt_file *ck, scenario *sc, cn_e
     if (ops && ops->resume_scenario && (rc = ops->resume_scenario(ck, sc, err)) != 0)
         return rc;
     if (ra->packets && !records)
-        return cn_fail(err, CN_ERR_INPUT, "cannot write --packets '%s': the run saved in '%s' "
-                       "kept no per-packet rows (it ran without --packets); resume it without "
-                       "--packets", ra->packets, ra->scenario);
+        return cn_fail(err, CN_ERR_INPUT, "cannot write %s '%s': the run saved in '%s' kept no "
+                       "per-item rows (it ran without %s); resume it without %s", ra->rows_flag,
+                       ra->packets, ra->scenario, ra->rows_flag, ra->rows_flag);
     return 0;
 }
 

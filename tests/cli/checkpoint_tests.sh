@@ -88,7 +88,7 @@ expect rows_more test "$(wc -l < "$tmp/rows_resumed.csv")" -gt "$(wc -l < "$tmp/
 env_run= env_resume=
 # a packet's rows are only there when the stopped run kept them
 env_run= env_resume= run_opts= resume_opts=
-check rows_not_kept 2 "^clnetsim: error: cannot write --packets '.*': the run saved in '.*rwp\.ckpt' kept no per-packet rows \(it ran without --packets\); resume it without --packets$" \
+check rows_not_kept 2 "^clnetsim: error: cannot write --packets '.*': the run saved in '.*rwp\.ckpt' kept no per-item rows \(it ran without --packets\); resume it without --packets$" \
     "$bin" resume "$tmp/rwp.ckpt" -q --packets "$tmp/no.csv"
 expect rows_not_kept_no_file test ! -e "$tmp/no.csv"
 

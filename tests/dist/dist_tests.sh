@@ -55,17 +55,19 @@ rows_case() {
 }
 
 # A checkpoint resumed on 1, 2 and 4 ranks with every device, and alone: the contract members
-# and --packets rows of the run never stopped. Usage: resumes PREFIX CKPT FULL_JSON FULL_CSV
+# and rows of the run never stopped. Usage: resumes PREFIX CKPT FULL_JSON FULL_CSV [ROWS]
+# (ROWS: the model's rows option, --packets unless given)
 resumes() {
+    rows_flag=${5:---packets}
     for n in 1 2 4; do
         # shellcheck disable=SC2086
         check "$1_resume_$n" 0 '' $launch -np "$n" "$bin" resume "$2" -q -d all \
-            --json "$tmp/resumed.json" --packets "$tmp/resumed.csv"
+            --json "$tmp/resumed.json" "$rows_flag" "$tmp/resumed.csv"
         check "$1_resume_${n}_same" 0 '' "$compare" "$3" "$tmp/resumed.json"
         expect "$1_resume_${n}_rows" cmp -s "$4" "$tmp/resumed.csv"
     done
     check "$1_resume_alone" 0 '' "$bin" resume "$2" -q --json "$tmp/resumed.json" \
-        --packets "$tmp/resumed.csv"
+        "$rows_flag" "$tmp/resumed.csv"
     check "$1_resume_alone_same" 0 '' "$compare" "$3" "$tmp/resumed.json"
     expect "$1_resume_alone_rows" cmp -s "$4" "$tmp/resumed.csv"
 }
@@ -169,6 +171,18 @@ check kad_none_ranks 0 '' $launch -np 3 "$bin" run "$kad" -q -d 0 $kad_none \
 check kad_none_same 0 '' "$compare" "$tmp/kad0.json" "$tmp/ranks.json"
 expect kad_none_completed grep -q '"lookups_completed": 0,' "$tmp/ranks.json"
 expect kad_none_hops_min grep -q '"hops_min": 0,' "$tmp/ranks.json"
+# Kademlia checkpoints over ranks: 3 ranks' periodic checkpoints (every 1 s of 3, with
+# --lookups) hold one process's bytes, every rank's peers and rows put together on rank 0; the
+# last resumes on 1, 2 and 4 ranks, and alone, to the results and rows of the run never stopped
+# shellcheck disable=SC2086
+check kad_ckpt_alone 0 '' "$bin" run "$kad" -q -d 0 $kad_busy --checkpoint "$tmp/kad1.ckpt" \
+    --checkpoint-every 1 --json "$tmp/ranks.json" --lookups "$tmp/ranks.csv"
+# shellcheck disable=SC2086
+check kad_ckpt_ranks 0 '' $launch -np 3 "$bin" run "$kad" -q -d all $kad_busy \
+    --checkpoint "$tmp/kad3.ckpt" --checkpoint-every 1 --json "$tmp/ranks.json" \
+    --lookups "$tmp/ranks.csv"
+expect kad_ckpt_same_bytes cmp -s "$tmp/kad1.ckpt" "$tmp/kad3.ckpt"
+resumes kad_ckpt "$tmp/kad3.ckpt" "$tmp/kad.json" "$tmp/kad.csv" --lookups
 
 # the coordinator (docs/architecture.md, "Several ranks"): a rank measured slower (the hook:
 # a microsecond for each LP a rank holds a window, F for rank R) hands partitions to its

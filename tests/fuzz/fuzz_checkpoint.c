@@ -4,11 +4,10 @@
  * mutations of the records' contents get past the checksum to the checks of the fields
  * themselves. The scenario the checkpoint holds is loaded as `resume` loads it, and the
  * records of its model are checked against it by the model's own check (model_ops
- * check_checkpoint: flood_checkpoint_check, phold_checkpoint_check), as the engine does before
- * a restore. Beyond "never crash, hang
- * or leak" (sanitizers), the target checks that a refusal is CN_ERR_INPUT with one non-empty
- * sentence that names the file; a broken promise aborts, which libFuzzer reports like a
- * crash. */
+ * check_checkpoint: flood_checkpoint_check, phold_checkpoint_check, kad_checkpoint_check), as
+ * the engine does before a restore. Beyond "never crash, hang or leak" (sanitizers), the
+ * target checks that a refusal is CN_ERR_INPUT with one non-empty sentence that names the
+ * file; a broken promise aborts, which libFuzzer reports like a crash. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -152,9 +152,6 @@ check packets_refused 2 '^clnetsim: error: --packets: the kademlia model.s per-i
 expect packets_refused_no_file test ! -e "$tmp/p.csv"
 check lookups_refused_by_phold 2 '^clnetsim: error: --lookups: the phold model writes no per-item rows' \
     "$bin" run "$src/scenarios/small_phold.ini" -q --lookups "$tmp/p.csv"
-check checkpoint_refused 2 "model 'kademlia' cannot write checkpoints" \
-    "$bin" run "$small" -q --checkpoint "$tmp/k.ckpt"
-expect checkpoint_refused_no_file test ! -e "$tmp/k.ckpt"
 check alpha_above_k 2 'alpha = 9 with bucket_size = 8: expected alpha <= bucket_size' \
     "$bin" run "$small" -q -s kademlia.alpha=9
 check latency_span 2 'latency_min = 0.01 s and latency_max = 5 s: expected latency_min <= latency_max <= latency_min \+ 4.294967295 s' \

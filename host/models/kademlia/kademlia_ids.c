@@ -99,19 +99,26 @@ int kad_sort_ids(const uint32_t *ids, uint32_t n, uint32_t w, uint32_t *sorted,
     return 0;
 }
 
-void kad_target_words(const kad_model *km, uint32_t i, uint32_t n, uint32_t out[5])
+uint32_t kad_target_id(const kad_model *km, uint32_t i, uint32_t n, uint32_t left[5])
 {
     uint32_t k0 = (uint32_t)km->sc.seed, k1 = (uint32_t)(km->sc.seed >> 32);
-    uint32_t left[5] = {0};
+    memset(left, 0, 5 * sizeof *left);
     if (km->targets_peers) {
         philox4x32 d = philox4x32_10((philox4x32){{i, n, KAD_STREAM_LOOKUP, 0}}, k0, k1);
         uint32_t p = (uint32_t)(((uint64_t)i + 1 + philox_uniform(d.v[2], km->N - 1)) % km->N);
         memcpy(left, km->ids + (size_t)p * km->W, 4 * km->W);
-    } else {
-        philox4x32 a = philox4x32_10((philox4x32){{i, n, KAD_STREAM_TARGET, 0}}, k0, k1);
-        philox4x32 c = philox4x32_10((philox4x32){{i, n, KAD_STREAM_TARGET + 1, 0}}, k0, k1);
-        id_from(&a, &c, km->B, km->W, left);
+        return p;
     }
+    philox4x32 a = philox4x32_10((philox4x32){{i, n, KAD_STREAM_TARGET, 0}}, k0, k1);
+    philox4x32 c = philox4x32_10((philox4x32){{i, n, KAD_STREAM_TARGET + 1, 0}}, k0, k1);
+    id_from(&a, &c, km->B, km->W, left);
+    return 0xffffffffu;
+}
+
+void kad_target_words(const kad_model *km, uint32_t i, uint32_t n, uint32_t out[5])
+{
+    uint32_t left[5];
+    kad_target_id(km, i, n, left);
     /* the left-aligned 160 bits shifted right by 160 - B */
     uint32_t s = 160 - km->B, sw = s / 32, sb = s % 32;
     for (int q = 4; q >= 0; q--) {

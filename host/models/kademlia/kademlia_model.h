@@ -117,6 +117,9 @@ int kad_make_ids(uint64_t seed, uint32_t n, uint32_t bits, uint32_t *ids, uint64
                  cn_error *err);
 int kad_sort_ids(const uint32_t *ids, uint32_t n, uint32_t w, uint32_t *sorted,
                  uint32_t *sorted_peer, cn_error *err);
+/* Lookup N of peer I's target id, left-aligned in W of the 5 words of LEFT (the others 0);
+ * returns the peer looked for with targets = peers, else ~0 (a lookup record's LK_TARGET). */
+uint32_t kad_target_id(const kad_model *km, uint32_t i, uint32_t n, uint32_t left[5]);
 /* Lookup N of peer I's target as the B-bit integer in 5 words, most significant first
  * (right-aligned, for the rows). */
 void kad_target_words(const kad_model *km, uint32_t i, uint32_t n, uint32_t out[5]);
@@ -135,6 +138,18 @@ int kad_end_ranks(struct model_state *m, const window_plan *plan, int failed,
 int kad_find_minimum(kad_model *km, int start, cn_error *err);
 /* The rows the devices hold, read into km->rows; their counts reset. */
 int kad_drain_rows(kad_model *km, cn_error *err);
+/* With --lookups, D's rows made room for a window of its records (a window closes at most one
+ * lookup per record), the rows so far read back first. */
+int kad_fit_rows(kad_model *km, kad_device *d, cn_error *err);
+/* A row of the devices' words W (ROW_WORDS: kademlia_layout.clh) appended to km->rows, its
+ * target added; -1 when out of memory. kad_row_words: the words of a row's cells C. */
+int kad_add_row(kad_model *km, const uint32_t *w);
+void kad_row_words(const int64_t *c, uint32_t *w);
+
+/* kademlia_checkpoint.c (model_ops' checkpoints; the check: kademlia_ckpt_format.h) */
+int kad_can_checkpoint(const struct model_state *m, cn_error *err);
+int kad_save(struct model_state *m, int64_t next, ckpt_buf *out, cn_error *err);
+int kad_restore(struct model_state *m, int64_t next, const ckpt_file *in, cn_error *err);
 
 /* kademlia_results.c: the --lookups rows' columns, and the results */
 extern const record_shape kad_rows_shape;

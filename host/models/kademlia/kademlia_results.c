@@ -5,6 +5,7 @@
 #include "cl/kademlia/kademlia_layout.clh"
 #include "dist/dist.h"
 #include "models/kademlia/kademlia.h"
+#include "models/kademlia/kademlia_ckpt_format.h"
 #include "models/kademlia/kademlia_model.h"
 
 static const event_kind kad_kinds[KADEMLIA_N_KINDS] = {
@@ -329,4 +330,8 @@ const model_ops kademlia_model_ops = {
     .end_ranks = kad_end_ranks,
     .results = kad_results,
     .destroy = kad_destroy,
+    .can_checkpoint = kad_can_checkpoint,
+    .check_checkpoint = kad_checkpoint_check,
+    .save = kad_save,
+    .restore = kad_restore,
 };

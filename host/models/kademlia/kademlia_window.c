@@ -170,22 +170,62 @@ static int regrow(kad_model *km, kad_device *d, cn_error *err)
                            : kad_grow_records(km, d, (uint32_t)want, err);
     if (!rc)
         rc = dbuf_write(d->dev, &d->ctl, 4 * CTL_SLOTS, 4, &zero, 1, err);
-    /* the rows' room follows the records: the rows so far are read back first */
-    uint64_t cap = 4 * d->held * d->slots + 1024;
-    if (!rc && km->rows_on && cap > d->row_cap && cap < (1u << 30)) {
-        rc = kad_drain_rows(km, err);
-        dbuf_release(&d->rows, &km->acc);
-        if (!rc)
-            rc = dbuf_alloc(d->dev, &d->rows, 4 * ROW_WORDS * (size_t)cap, &km->acc,
-                            "kademlia lookup rows", err);
-        if (!rc)
-            d->row_cap = (uint32_t)cap;
-        memset(&d->window_args, 0, sizeof d->window_args);
-    }
+    if (!rc)
+        rc = kad_fit_rows(km, d, err);
     for (uint32_t p = km->p_lo; p < km->p_hi && rc == 0; p++)
         if (&km->dev[km->home[p]] == d && km->part_min[p] < km->tend)
             rc = launch_window(km, d, p, NULL, err);
     return rc;
+}
+
+int kad_fit_rows(kad_model *km, kad_device *d, cn_error *err)
+{
+    uint64_t cap = 4 * d->held * d->slots + 1024;
+    if (!km->rows_on || cap <= d->row_cap || cap >= (1u << 30))
+        return 0;
+    int rc = kad_drain_rows(km, err);
+    dbuf_release(&d->rows, &km->acc);
+    if (!rc)
+        rc = dbuf_alloc(d->dev, &d->rows, 4 * ROW_WORDS * (size_t)cap, &km->acc,
+                        "kademlia lookup rows", err);
+    if (!rc)
+        d->row_cap = (uint32_t)cap;
+    memset(&d->window_args, 0, sizeof d->window_args);
+    return rc;
+}
+
+int kad_add_row(kad_model *km, const uint32_t *w)
+{
+    int64_t *c = record_table_append(&km->rows);
+    if (!c)
+        return -1;
+    uint32_t outcome = w[6] & 3u, target[5];
+    kad_target_words(km, w[0], w[1], target);
+    c[0] = w[0];
+    c[1] = w[1];
+    c[2] = (int64_t)(((uint64_t)w[3] << 32) | w[2]);
+    for (int q = 0; q < 5; q++)
+        c[3 + q] = target[q];
+    c[8] = outcome < 3 ? outcome : ROW_OPEN; /* the labels are the outcomes, in ROW_* order */
+    c[9] = outcome == ROW_OPEN ? -1 : (int64_t)(((uint64_t)w[5] << 32) | w[4]);
+    c[10] = outcome == ROW_COMPLETED ? (int64_t)w[7] : -1;
+    c[11] = w[8];
+    c[12] = (w[6] >> 2) & 1u;
+    return 0;
+}
+
+void kad_row_words(const int64_t *c, uint32_t *w)
+{
+    uint64_t start = (uint64_t)c[2], end = c[9] < 0 ? 0 : (uint64_t)c[9];
+    w[0] = (uint32_t)c[0];
+    w[1] = (uint32_t)c[1];
+    w[2] = (uint32_t)start;
+    w[3] = (uint32_t)(start >> 32);
+    w[4] = (uint32_t)end;
+    w[5] = (uint32_t)(end >> 32);
+    w[6] = (uint32_t)c[8] | (uint32_t)c[12] << 2;
+    w[7] = c[10] < 0 ? 0xffffffffu : (uint32_t)c[10];
+    w[8] = (uint32_t)c[11];
 }
 
 int kad_drain_rows(kad_model *km, cn_error *err)
@@ -201,27 +241,9 @@ int kad_drain_rows(kad_model *km, cn_error *err)
             rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the lookups' rows");
         if (!rc && n > 0)
             rc = dbuf_read(d->dev, &d->rows, 0, 4 * ROW_WORDS * (size_t)n, rows, 1, err);
-        static const char *const outcomes[] = {"open", "completed", "failed"};
-        for (uint32_t r = 0; r < n && rc == 0; r++) {
-            const uint32_t *w = rows + (size_t)r * ROW_WORDS;
-            int64_t *c = record_table_append(&km->rows);
-            if (!c) {
+        for (uint32_t r = 0; r < n && rc == 0; r++)
+            if (kad_add_row(km, rows + (size_t)r * ROW_WORDS) != 0)
                 rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the lookups' rows");
-                break;
-            }
-            uint32_t outcome = w[6] & 3u, target[5];
-            kad_target_words(km, w[0], w[1], target);
-            c[0] = w[0];
-            c[1] = w[1];
-            c[2] = (int64_t)(((uint64_t)w[3] << 32) | w[2]);
-            for (int q = 0; q < 5; q++)
-                c[3 + q] = target[q];
-            c[8] = record_table_label(&km->rows, outcomes[outcome < 3 ? outcome : 0]);
-            c[9] = outcome == ROW_OPEN ? -1 : (int64_t)(((uint64_t)w[5] << 32) | w[4]);
-            c[10] = outcome == ROW_COMPLETED ? (int64_t)w[7] : -1;
-            c[11] = w[8];
-            c[12] = (w[6] >> 2) & 1u;
-        }
         free(rows);
         if (!rc && n > 0) {
             uint32_t zero = 0;
