@@ -146,6 +146,13 @@ check busy_many_records 0 '' env CLNETSIM_TEST_KADEMLIA_RECORDS=64 "$bin" run "$
 same busy_many_records "$tmp/busy.json" "$tmp/v.json"
 expect busy_many_records_none_left_out grep -q '"steps_left_out": 0,' "$tmp/v.json"
 
+# The summary: the bytes a peer takes on the devices, the JSON's device_bytes over the peers
+# (two devices: each holds every table)
+check summary_per_peer 0 '^per peer +[0-9]+ bytes on the devices \(at the peak\)$' "$bin" run \
+    "$small" -d 0,1 -s kademlia.peers=1000 -s simulation.duration=1 --json "$tmp/v.json"
+bytes=$(sed -n 's/^ *"device_bytes": \([0-9]*\),$/\1/p' "$tmp/v.json")
+expect summary_per_peer_value grep -q "^per peer  *$(((bytes + 500) / 1000)) bytes" "$tmp/out"
+
 # What the model refuses, in one sentence, before any output is written.
 check packets_refused 2 '^clnetsim: error: --packets: the kademlia model.s per-item rows are --lookups' \
     "$bin" run "$small" -q --packets "$tmp/p.csv"

@@ -286,6 +286,12 @@ static void kad_summary_tail(const run_results *r, FILE *out)
                 (long long)results_i64(r, "hops_min"), (long long)results_i64(r, "hops_max"),
                 (double)results_i64(r, "latency_sum_ns") / (double)done * 1e-9);
     fprintf(out, "windows      %lld\n", (long long)results_i64(r, "windows"));
+    /* the scale a device holds (the JSON's device_bytes over peers): the routing tables and
+     * ids, which every device holds whole, and each peer's state and lookup records */
+    int64_t peers = results_i64(r, "peers");
+    if (peers > 0)
+        fprintf(out, "per peer     %.0f bytes on the devices (at the peak)\n",
+                (double)r->device_bytes / (double)peers);
 }
 
 /* Windows per launch (docs/models/kademlia.md, "How clnetsim runs it"): chosen by the run
