@@ -444,7 +444,10 @@ static int run_windows(const model_ops *ops, struct model_state *m, injector *in
     /* adaptive granularity: the model's knob, moved by the events per second measured */
     granularity gran;
     int gran_on = !rc && start_granularity(ops, m, &gran, &st->gran, err, &rc);
-    uint64_t events_seen = UINT64_MAX; /* the events so far at the last step's end */
+    /* the events so far at the last step's end; none known before the first step (a resumed
+     * run's counts begin with the checkpoint's), which the knob's ramp then takes by its time
+     * alone */
+    uint64_t events_seen = UINT64_MAX;
     const char *walk = getenv("CLNETSIM_TEST_GRANULARITY");
     int gran_walk = walk && !strcmp(walk, "walk");
     if (gran_on && gran_walk && gran_test_walk(&gran, 0))
