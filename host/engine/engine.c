@@ -400,7 +400,7 @@ static int start_granularity(const model_ops *ops, struct model_state *m, granul
     rep->start = rep->final = start;
     if (!adaptive)
         return 0;
-    if (gran_init(g, lo, hi, start) != 0) {
+    if (gran_init(g, lo, hi, start, ops->knob->proportional) != 0) {
         gran_free(g);
         *rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the granularity's table");
         return 0;

@@ -197,6 +197,10 @@ typedef struct model_knob {
     int (*range)(const struct model_state *m, int64_t *lo, int64_t *hi, int64_t *start);
     /* The value for the next steps (within the range). */
     void (*set)(struct model_state *m, int64_t value);
+    /* Whether a step costs a fixed part plus a part in proportion to the value (as windows
+     * per launch do when every window costs alike): the run may then ramp straight to the
+     * longest steps it allows (engine/granularity.h). */
+    int proportional;
 } model_knob;
 
 typedef struct model_ops {

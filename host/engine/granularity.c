@@ -11,7 +11,7 @@ static void add_rung(granularity *g, int64_t v)
         g->value[g->n_rungs++] = v;
 }
 
-int gran_init(granularity *g, int64_t lo, int64_t hi, int64_t start)
+int gran_init(granularity *g, int64_t lo, int64_t hi, int64_t start, int proportional)
 {
     memset(g, 0, sizeof *g);
     if (lo < 1)
@@ -41,6 +41,12 @@ int gran_init(granularity *g, int64_t lo, int64_t hi, int64_t start)
     g->dir = +1; /* coarser first: fewer launches is what most runs gain from */
     g->stride = 1;
     g->phase = g->n_rungs > 1 ? GRAN_RAMP : GRAN_FIXED;
+    g->proportional = proportional;
+    g->step_max_s = proportional ? GRAN_PROPORTIONAL_STEP_S : GRAN_STEP_MAX_S;
+    if (proportional && g->phase == GRAN_RAMP) /* a short first step */
+        g->base = g->rung = g->rung_probed =
+            g->rung > GRAN_RAMP_BELOW ? g->rung - GRAN_RAMP_BELOW : 0;
+    g->start = g->value[g->rung]; /* what the run starts at, for the report */
     return feedback_init(&g->table, g->n_rungs, 1, GRAN_HISTORY);
 }
 
@@ -68,7 +74,7 @@ static int next_probe(granularity *g)
         to = to < 0 ? 0 : to >= g->n_rungs ? g->n_rungs - 1 : to;
         /* a step that would last too long (steps last about in proportion to the value) */
         int too_long = g->dir > 0 && g->step_value > 0 &&
-                       g->step_s * (double)g->value[to] / (double)g->step_value > GRAN_STEP_MAX_S;
+                       g->step_s * (double)g->value[to] / (double)g->step_value > g->step_max_s;
         if (to != g->base && !too_long)
             return to;
         g->stride = 1;
@@ -111,7 +117,8 @@ static int start_probe(granularity *g)
     return 1;
 }
 
-/* A ramp's step of EVENTS in SECONDS: the next value one that would last about GRAN_RAMP_S,
+/* A ramp's step of EVENTS in SECONDS: the next value one that would last about GRAN_RAMP_S
+ * (a proportional knob's: the largest rung that would last at most GRAN_PROPORTIONAL_STEP_S),
  * while the rate grows from one step to the next. The climb begins once a step lasts that
  * long, at the top, or, when the rate fell, back at the value before (the run's first step,
  * warm-up and all, counts too: it can only make the next one look better). */
@@ -128,8 +135,8 @@ static int ramp(granularity *g, uint64_t events, double seconds)
         g->moves++;
         return 1;
     }
-    double factor = seconds > GRAN_RAMP_S / GRAN_RAMP_JUMP ? GRAN_RAMP_S / seconds
-                                                           : GRAN_RAMP_JUMP;
+    double aim = g->proportional ? g->step_max_s : GRAN_RAMP_S;
+    double factor = seconds > aim / GRAN_RAMP_JUMP ? aim / seconds : GRAN_RAMP_JUMP;
     double want = (double)gran_value(g) * factor;
     int to = g->rung;
     while (to + 1 < g->n_rungs && (double)g->value[to + 1] <= want)

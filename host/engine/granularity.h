@@ -9,7 +9,13 @@
  * First a ramp: while a step lasts less than GRAN_RAMP_S, the next one takes the value that
  * would make it last about that long (at most GRAN_RAMP_JUMP times larger): a fixed cost per
  * step (a launch, a read-back, the wait for a launch's slowest work-item) is then a small
- * share of each, and a short run is not spent climbing.
+ * share of each, and a short run is not spent climbing. A knob whose steps cost a fixed part
+ * plus a part in proportion to the value (model_knob.proportional: Kademlia's windows per
+ * launch) ramps further: its first step takes the rung GRAN_RAMP_BELOW below the start (it
+ * mostly measures the fixed cost, which a short step keeps cheap), and each next step the
+ * largest rung that would last at most GRAN_PROPORTIONAL_STEP_S; predictions in proportion
+ * hold there, where a cost per unit that grows with the value would make such a jump
+ * overshoot.
  *
  * Then a hill climb that distrusts drift: the rung in force (A) is measured for a period,
  * then a neighbour (B) for one, then A again; B is taken only when its rate beats both of A's
@@ -19,9 +25,10 @@
  * other side; once both sides were refused, the next probe waits twice as many periods as the
  * last (at most GRAN_MAX_WAIT), so that a settled run spends a small share of its time off its
  * best rung and still follows a load that changes. A value whose steps would last more than
- * GRAN_STEP_MAX_S is not tried: a stop signal, a checkpoint and the progress line wait for a
- * step's end. Every decision depends only on the measurements fed in: ranks fed the same
- * (agreed) measurements choose the same values. */
+ * GRAN_STEP_MAX_S (GRAN_PROPORTIONAL_STEP_S for a proportional knob) is not tried: a stop
+ * signal, a checkpoint and the progress line wait for a step's end. Every decision depends
+ * only on the measurements fed in: ranks fed the same (agreed)
+ * measurements choose the same values. */
 #ifndef CLNETSIM_GRANULARITY_H
 #define CLNETSIM_GRANULARITY_H
 #include <stdint.h>
@@ -38,6 +45,8 @@
 #define GRAN_RAMP_S 1.0        /* the ramp's aim for a step */
 #define GRAN_RAMP_JUMP 1024    /* the ramp's largest factor from one step to the next */
 #define GRAN_STEP_MAX_S 2.0    /* no value tried whose steps would last longer */
+#define GRAN_PROPORTIONAL_STEP_S 4.0 /* the same for a proportional knob, and its ramp's aim */
+#define GRAN_RAMP_BELOW 4      /* a proportional knob's first step: rungs below the start */
 #define GRAN_MAX_STRIDE 8      /* rungs of the longest move */
 
 typedef enum gran_phase {
@@ -58,6 +67,8 @@ typedef struct granularity {
     int stride;               /* rungs the next probe moves */
     double step_s;            /* the last step's seconds, at the rung in force then */
     int64_t step_value;       /* that rung's value */
+    int proportional;         /* model_knob.proportional */
+    double step_max_s;        /* the longest step a value is tried for */
     int refused;              /* probes refused since the last one taken */
     int wait, waited;         /* periods to hold before the next probe, and held so far */
     double rate_a;            /* A's rate before the probe */
@@ -74,8 +85,8 @@ typedef struct granularity {
 
 /* A ladder from LO to HI (LO <= START <= HI): START, and START times and divided by the
  * powers of two within [LO, HI], with LO and HI themselves. LO == HI: the knob is fixed.
- * Returns 0, or -1 when out of memory. */
-int gran_init(granularity *g, int64_t lo, int64_t hi, int64_t start);
+ * PROPORTIONAL: model_knob.proportional. Returns 0, or -1 when out of memory. */
+int gran_init(granularity *g, int64_t lo, int64_t hi, int64_t start, int proportional);
 void gran_free(granularity *g);
 /* The value in force. */
 static inline int64_t gran_value(const granularity *g) { return g->value[g->rung]; }

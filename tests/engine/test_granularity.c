@@ -71,7 +71,7 @@ static void run(granularity *g, const load *l, const load *l2, int sw, int steps
 static void test_ladder(void)
 {
     granularity g;
-    CHECK(gran_init(&g, 1, 600000, 1000) == 0);
+    CHECK(gran_init(&g, 1, 600000, 1000, 0) == 0);
     static const int64_t want[] = {1, 3, 7, 15, 31, 62, 125, 250, 500, 1000, 2000, 4000, 8000,
                                    16000, 32000, 64000, 128000, 256000, 512000, 600000};
     CHECK_I64(g.n_rungs, (int64_t)(sizeof want / sizeof want[0]));
@@ -80,14 +80,14 @@ static void test_ladder(void)
     CHECK_I64(gran_value(&g), 1000);
     gran_free(&g);
     /* one value: fixed, never moved, whatever it measures */
-    CHECK(gran_init(&g, 5, 5, 5) == 0);
+    CHECK(gran_init(&g, 5, 5, 5, 0) == 0);
     CHECK(g.phase == GRAN_FIXED);
     for (int i = 0; i < 100; i++)
         CHECK(gran_step(&g, 1000, 0.01) == 0);
     CHECK_I64(gran_value(&g), 5);
     gran_free(&g);
     /* a start outside the range is brought into it */
-    CHECK(gran_init(&g, 1, 100, 1000) == 0);
+    CHECK(gran_init(&g, 1, 100, 1000, 0) == 0);
     CHECK_I64(gran_value(&g), 100);
     gran_free(&g);
 }
@@ -95,7 +95,7 @@ static void test_ladder(void)
 static void test_finds_best(const char *what, const load *l, int steps)
 {
     granularity g;
-    CHECK(gran_init(&g, 1, 1000000, 1000) == 0);
+    CHECK(gran_init(&g, 1, 1000000, 1000, 0) == 0);
     int best = best_rung(&g, l);
     double rate;
     run(&g, l, NULL, 0, steps, &rate);
@@ -116,7 +116,7 @@ static void test_follows(void)
     /* the best moves from 8000 to about 250 halfway */
     load before = {1e-3, 100, 1e-8, 64000, 0, 0, 0}, after = {1e-3, 100, 1e-8, 62.5, 0, 0, 0};
     granularity g;
-    CHECK(gran_init(&g, 1, 1000000, 1000) == 0);
+    CHECK(gran_init(&g, 1, 1000000, 1000, 0) == 0);
     double rate;
     run(&g, &before, &after, 1500, 3000, &rate);
     int best = best_rung(&g, &after);
@@ -133,7 +133,7 @@ static void test_growth_at_best(void)
 {
     load growth = {0.5, 100, 1e-6, 200, 0, 0, 20};
     granularity g;
-    CHECK(gran_init(&g, 1, 1000000, 1000) == 0);
+    CHECK(gran_init(&g, 1, 1000000, 1000, 0) == 0);
     CHECK_I64(g.value[best_rung(&g, &growth)], 1000);
     double rate;
     run(&g, &growth, NULL, 0, 60, &rate);
@@ -150,7 +150,7 @@ static void test_growth_at_best(void)
 static void test_plateau(void)
 {
     granularity g;
-    CHECK(gran_init(&g, 1, 1000000, 1000) == 0);
+    CHECK(gran_init(&g, 1, 1000000, 1000, 0) == 0);
     double longest = 0;
     int64_t second = 0;
     for (int i = 0; i < 300; i++) {
@@ -170,10 +170,41 @@ static void test_plateau(void)
     gran_free(&g);
 }
 
+/* A proportional knob (model_knob.proportional) on a run of ALL units whose steps cost a fixed
+ * A seconds plus C a unit (Kademlia's windows per launch on a GPU): a first step 16 times
+ * shorter than the start, then steps aimed at GRAN_PROPORTIONAL_STEP_S, none longer; a run
+ * that fits in one such step ends in two or three, and the whole run takes at most 5% more
+ * than with the best fixed value (every unit in one step). */
+static void test_proportional(const char *what, int64_t all, double a, double c, int steps_want)
+{
+    granularity g;
+    CHECK(gran_init(&g, 1, all, 1000, 1) == 0);
+    CHECK_I64(gran_value(&g), 62);
+    CHECK_I64(g.start, 62);
+    double total = 0, longest = 0;
+    int steps = 0;
+    for (int64_t done = 0; done < all; steps++) {
+        int64_t v = gran_value(&g) < all - done ? gran_value(&g) : all - done;
+        double s = a + c * (double)v;
+        total += s;
+        longest = s > longest ? s : longest;
+        done += v;
+        gran_step(&g, (uint64_t)v * 100, s);
+    }
+    double best = a + c * (double)all;
+    printf("proportional, %s: %d steps, longest %.3f s, %.4f of the best's rate\n", what,
+           steps, longest, best / total);
+    if (steps_want > 0)
+        CHECK_I64(steps, steps_want);
+    CHECK(longest <= GRAN_PROPORTIONAL_STEP_S * 1.01);
+    CHECK(best / total >= 0.95);
+    gran_free(&g);
+}
+
 static void test_empty_steps(void)
 {
     granularity g;
-    CHECK(gran_init(&g, 1, 1000, 10) == 0);
+    CHECK(gran_init(&g, 1, 1000, 10, 0) == 0);
     CHECK(gran_step(&g, 0, 3.0) == 0); /* a long step: no ramp */
     for (int i = 0; i < 50; i++)       /* no events: no period ends, nothing moves */
         CHECK(gran_step(&g, 0, 0.5) == 0);
@@ -200,6 +231,11 @@ int main(void)
     test_follows();
     test_growth_at_best();
     test_plateau();
+    /* 10 000 windows in 0.03 s and in 1 s; 600 000 in 3 s; a long run: 10^7 in 100 s */
+    test_proportional("0.03 s", 10000, 5e-4, 2.95e-6, 2);
+    test_proportional("1 s", 10000, 2e-3, 1e-4, 2);
+    test_proportional("3 s", 600000, 2e-3, 5e-6, 3);
+    test_proportional("100 s", 10000000, 2e-3, 1e-5, 0);
     test_empty_steps();
     printf("%d checks, %d failures\n", checks, failures);
     return failures != 0;

@@ -309,8 +309,10 @@ static int kad_knob_range(const struct model_state *m, int64_t *lo, int64_t *hi,
 
 static void kad_knob_set(struct model_state *m, int64_t value) { kad_of(m)->batch = value; }
 
+/* proportional: more windows in a launch only spread its fixed cost (no peer waits on
+ * another's events, docs/models/kademlia.md) */
 static const model_knob kad_knob = {"kademlia.windows_per_launch", kad_knob_range,
-                                    kad_knob_set};
+                                    kad_knob_set, 1};
 
 const model_ops kademlia_model_ops = {
     .name = "kademlia",
