@@ -45,6 +45,16 @@ oracle_case narrow "3 500 33 1 1 2000000000 5000000 20000000 5000000000 random" 
     -s simulation.seed=3 -s kademlia.peers=500 -s kademlia.id_bits=33 \
     -s kademlia.bucket_size=1 -s kademlia.alpha=1 -s kademlia.lookup_gap_max=2 \
     -s kademlia.latency_min=0.005 -s kademlia.latency_max=0.02 -s simulation.duration=5
+# 32-bit ids on 80 000 peers: two first draws collide (the oracle draws 2 ids again, the
+# count tests/kademlia/test_kademlia_ids.c expects of the simulator's ids), and the run
+# equals the oracle's (the ids themselves are the unit test's)
+check collide_oracle_runs 0 '^kademlia_oracle: 2 ids drawn again' "$oracle" \
+    1 80000 32 8 3 10000000000 10000000 100000000 50000000 random --stats \
+    --json "$tmp/collide.o.json"
+check collide_runs 0 '' "$bin" run "$small" -d 0 -q -s simulation.seed=1 \
+    -s kademlia.peers=80000 -s kademlia.id_bits=32 -s simulation.duration=0.05 \
+    --json "$tmp/collide.json"
+same collide_equals_oracle "$tmp/collide.o.json" "$tmp/collide.json"
 # buckets of 64 and 64 requests in flight on few peers: a response holds most of them
 oracle_case wide "4 300 64 64 64 200000000 10000000 50000000 3000000000 peers" \
     -s simulation.seed=4 -s kademlia.peers=300 -s kademlia.bucket_size=64 -s kademlia.alpha=64 \

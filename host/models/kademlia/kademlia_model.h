@@ -112,9 +112,10 @@ int kad_grow_records(kad_model *km, kad_device *d, uint32_t s_new, cn_error *err
 int kad_wait(kad_model *km, int rc, cn_error *err);
 
 /* kademlia_ids.c: the ids of docs/models/kademlia.md ("Peers and their ids") into IDS (N * W
- * words, left-aligned), the redraws counted in *REDRAWS; and the sorted ids with their peers. */
-int kad_make_ids(uint64_t seed, uint32_t n, uint32_t bits, uint32_t *ids, uint64_t *redraws,
-                 cn_error *err);
+ * words, left-aligned), sorted into SORTED with their peers in SORTED_PEER, the redraws
+ * counted in *REDRAWS; and the sort alone. */
+int kad_make_ids(uint64_t seed, uint32_t n, uint32_t bits, uint32_t *ids, uint32_t *sorted,
+                 uint32_t *sorted_peer, uint64_t *redraws, cn_error *err);
 int kad_sort_ids(const uint32_t *ids, uint32_t n, uint32_t w, uint32_t *sorted,
                  uint32_t *sorted_peer, cn_error *err);
 /* Lookup N of peer I's target id, left-aligned in W of the 5 words of LEFT (the others 0);

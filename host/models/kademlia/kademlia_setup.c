@@ -157,16 +157,14 @@ static int check_memory(const kad_model *km, const kad_device *d, uint64_t entri
 
 /* The routing tables on every device: the ids and the sorted ids on each; the contacts and
  * buckets counted on the first, their offsets summed here, then filled on each. */
-static int build_tables(kad_model *km, cn_error *err)
+static int build_tables(kad_model *km, const uint32_t *sorted, const uint32_t *sorted_peer,
+                        cn_error *err)
 {
     size_t n = km->N, w = km->W;
-    uint32_t *sorted = malloc(4 * n * w), *sorted_peer = malloc(4 * n);
     cl_uint2 *counts = malloc(sizeof *counts * n);
     cl_ulong *toff = malloc(8 * (n + 1)), *lbase = malloc(8 * (n + 1));
-    int rc = sorted && sorted_peer && counts && toff && lbase
+    int rc = counts && toff && lbase
                  ? 0 : cn_fail(err, CN_ERR_RUNTIME, "out of host memory for %zu peers", n);
-    if (!rc)
-        rc = kad_sort_ids(km->ids, km->N, km->W, sorted, sorted_peer, err);
     dbuf s_ids[ENGINE_MAX_DEVICES] = {{0}}, s_peer[ENGINE_MAX_DEVICES] = {{0}}, cnt = {0};
     cl_uint N = km->N, B = km->B;
     for (int i = 0; i < km->n_devs && rc == 0; i++) {
@@ -233,8 +231,6 @@ static int build_tables(kad_model *km, cn_error *err)
         dbuf_release(&s_ids[i], &km->acc);
         dbuf_release(&s_peer[i], &km->acc);
     }
-    free(sorted);
-    free(sorted_peer);
     free(counts);
     free(toff);
     free(lbase);
@@ -393,11 +389,18 @@ int kad_create(struct model_state **out, const scenario *sc, device_ctx *const *
     km->ids = rc ? NULL : malloc(4 * (size_t)km->N * km->W);
     if (!rc && !km->ids)
         rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the ids of %u peers", km->N);
+    /* the ids in peer order and sorted, the latter for the table builds alone */
+    uint32_t *sorted = rc ? NULL : malloc(4 * (size_t)km->N * km->W);
+    uint32_t *sorted_peer = rc ? NULL : malloc(4 * (size_t)km->N);
+    if (!rc && (!sorted || !sorted_peer))
+        rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory for the ids of %u peers", km->N);
     uint64_t redraws = 0;
     if (!rc)
-        rc = kad_make_ids(sc->seed, km->N, km->B, km->ids, &redraws, err);
+        rc = kad_make_ids(sc->seed, km->N, km->B, km->ids, sorted, sorted_peer, &redraws, err);
     if (!rc)
-        rc = build_tables(km, err);
+        rc = build_tables(km, sorted, sorted_peer, err);
+    free(sorted);
+    free(sorted_peer);
     for (int i = 0; i < n_devs && rc == 0; i++)
         rc = set_up_state(km, &km->dev[i], err);
     if (!rc && km->rows_on &&
