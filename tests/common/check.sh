@@ -1,6 +1,7 @@
 # Shared by the command-line test scripts (sourced, POSIX sh): a temporary folder, pass and
-# fail counts, and the two kinds of check. The sourcing script may use $tmp/out only through
-# check, which overwrites it.
+# fail counts, the two kinds of check, and the comparison of two results (same, with the
+# script's $cmp). The sourcing script may use $tmp/out only through check, which overwrites
+# it, and $tmp/cmp only through same.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
@@ -28,4 +29,9 @@ expect() { # NAME followed by a shell test (or any command): counts whether it s
 finish() { # [LABEL]: prints the counts; the script's exit status is 0 only without failures
     echo "${1:+$1: }$pass passed, $fail failed"
     [ "$fail" -eq 0 ]
+}
+
+same() { # NAME A.json B.json: every contract member of two results equal ($cmp: json_compare)
+    if "$cmp" "$2" "$3" > "$tmp/cmp" 2>&1; then pass=$((pass + 1)); else
+        echo "FAIL $1:"; sed 's/^/    /' "$tmp/cmp"; fail=$((fail + 1)); fi
 }

@@ -14,12 +14,6 @@ member() { # FILE NAME: the value of a top-level numeric member
     grep -o "\"$2\": -\{0,1\}[0-9]*" "$1" | head -1 | grep -o -- '-\{0,1\}[0-9]*$'
 }
 
-# same NAME A.json B.json: every contract member equal
-same() {
-    if "$cmp" "$2" "$3" > "$tmp/cmp" 2>&1; then pass=$((pass + 1)); else
-        echo "FAIL $1:"; sed 's/^/    /' "$tmp/cmp"; fail=$((fail + 1)); fi
-}
-
 # 200 peers with gaps far shorter than a lookup (several open at once, records that grow),
 # 30 windows of 10 latency_min each
 busy="-s simulation.seed=5 -s kademlia.peers=200 -s kademlia.lookup_gap_max=0.05 \

@@ -5,11 +5,7 @@ bin=$1 cmp=$2 oracle=$3 src=$4
 small=$src/scenarios/small_kademlia.ini
 . "$src/tests/common/check.sh"
 
-# same NAME A B: every contract member of two results equal (or two files byte for byte)
-same() {
-    if "$cmp" "$2" "$3" > "$tmp/cmp" 2>&1; then pass=$((pass + 1)); else
-        echo "FAIL $1:"; sed 's/^/    /' "$tmp/cmp"; fail=$((fail + 1)); fi
-}
+# same_file NAME A B: two files equal byte for byte (same, from check.sh: two results)
 same_file() {
     if cmp "$2" "$3" > "$tmp/cmp" 2>&1; then pass=$((pass + 1)); else
         echo "FAIL $1:"; sed 's/^/    /' "$tmp/cmp"; fail=$((fail + 1)); fi

@@ -13,12 +13,6 @@ member() { # FILE NAME: the value of a top-level numeric member
     grep -o "\"$2\": -\{0,1\}[0-9]*" "$1" | head -1 | grep -o -- '-\{0,1\}[0-9]*$'
 }
 
-# same NAME A.json B.json: every contract member equal
-same() {
-    if "$cmp" "$2" "$3" > "$tmp/cmp" 2>&1; then pass=$((pass + 1)); else
-        echo "FAIL $1:"; sed 's/^/    /' "$tmp/cmp"; fail=$((fail + 1)); fi
-}
-
 check whole 0 '' "$bin" run "$small" -d 0 -q --json "$tmp/whole.json"
 
 # Stopped by SIGINT after 40 windows with a checkpoint, resumed on the same device.

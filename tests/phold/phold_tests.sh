@@ -5,12 +5,6 @@ bin=$1 cmp=$2 oracle=$3 src=$4
 small=$src/scenarios/small_phold.ini
 . "$src/tests/common/check.sh"
 
-# same NAME A.json B.json: every contract member equal
-same() {
-    if "$cmp" "$2" "$3" > "$tmp/cmp" 2>&1; then pass=$((pass + 1)); else
-        echo "FAIL $1:"; sed 's/^/    /' "$tmp/cmp"; fail=$((fail + 1)); fi
-}
-
 # oracle_case NAME OVERRIDES...: the simulator on the first device equals the oracle
 # (check sets $name: the case has a name of its own)
 oracle_case() {
