@@ -10,9 +10,10 @@
  * would make it last about that long (at most GRAN_RAMP_JUMP times larger): a fixed cost per
  * step (a launch, a read-back, the wait for a launch's slowest work-item) is then a small
  * share of each, and a short run is not spent climbing. A knob whose steps cost a fixed part
- * plus a part in proportion to the value (model_knob.proportional: Kademlia's windows per
- * launch) ramps further: its first step takes the rung GRAN_RAMP_BELOW below the start (it
- * mostly measures the fixed cost, which a short step keeps cheap), and each next step the
+ * plus a part in proportion to the value (model_knob.proportional: windows per launch
+ * where no work-item waits on another's) ramps further: its first step takes the rung
+ * GRAN_RAMP_BELOW below the start (it mostly measures the fixed cost, which a short step
+ * keeps cheap), and each next step the
  * largest rung that would last at most GRAN_PROPORTIONAL_STEP_S; predictions in proportion
  * hold there, where a cost per unit that grows with the value would make such a jump
  * overshoot.
