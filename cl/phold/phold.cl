@@ -105,21 +105,33 @@ inline int execute_one(lp_run *r, long t, ulong remote_thr, long lookahead, uint
     return stays;
 }
 
-/* One window of LPs first .. first + n - 1, block BLK: each executes its events with t < tend in key
- * order. Local new events replace the event that made them; remote ones are appended to the
- * outbox and their slots given up. When the outbox is full the LP stops before the event it
- * could not send (in key order, so nothing is skipped) and counts itself in XCH_STALLED: the
- * host makes room and runs the window again, which executes only what is left. */
+/* The end of a window: TEND, or when TEND < 0 (a chained window, phold_next) the chain's,
+ * and 0 once the chain stopped (nothing is due before 0: the window does nothing). */
+inline long window_end(long tend, __global const long *win)
+{
+    if (tend >= 0)
+        return tend;
+    return win[WIN_STOP] != 0 ? 0 : win[WIN_TEND];
+}
+
+/* One window of LPs first .. first + n - 1, block BLK: each executes its events with
+ * t < tend in key order (tend < 0: the chain's end, window_end). Local new events replace the
+ * event that made them; remote ones are appended to the outbox and their slots given up. When
+ * the outbox is full the LP stops before the event it could not send (in key order, so
+ * nothing is skipped) and counts itself in XCH_STALLED: the host makes room and runs the
+ * window again, which executes only what is left. */
 __kernel void phold_execute(uint first, uint n, uint P, uint blk, uint C, long tend, uint N,
                             uint E, ulong remote_thr, long lookahead, uint2 key,
                             __global const long *exp_table,
                             __global uint *cnt, __global long *slot_t, __global uint2 *slot_os,
                             __global ulong *stats, __global uint4 *out_ev,
-                            __global uint *out_dest, uint out_cap, __global uint *ctl)
+                            __global uint *out_dest, uint out_cap, __global uint *ctl,
+                            __global const long *win)
 {
     uint g = (uint)get_global_id(0);
     if (g >= n)
         return;
+    tend = window_end(tend, win);
     lp_run r;
     r.i = first + g;
     r.N = N;
@@ -233,20 +245,24 @@ __kernel void phold_execute(uint first, uint n, uint P, uint blk, uint C, long t
 }
 
 /* PHOLD's consumer of the core's exchange: delivers the outbox's records (or the inbox's the
- * core filled in its place), from xch_first to xch_count. A record for an LP of a partition this
- * device holds takes a slot of that LP (in the partition's block, BLOCK_MAP); one that finds the LP's slots full goes to the
- * deferred area (the host grows the slots and the core delivers it again); one for an LP held
- * elsewhere goes to the export area (the core carries it there). Slot order is the order of
- * the atomics, which never matters: LPs select by key. A grid-stride loop, so that the host
- * launches without reading the count back. */
+ * core filled in its place), from xch_first to xch_count; in a chained window (CHAINED) none
+ * once the chain stopped (the host then delivers what is left). A record for an LP of a
+ * partition this device holds takes a slot of that LP (in the partition's block, BLOCK_MAP);
+ * one that finds the LP's slots full goes to the deferred area (the host grows the slots and
+ * the core delivers it again); one for an LP held elsewhere goes to the export area (the core
+ * carries it there). Slot order is the order of the atomics, which never matters: LPs select
+ * by key. A grid-stride loop, so that the host launches without reading the count back. */
 __kernel void phold_deliver(__global uint *ctl, uint out_cap, __global const uint4 *out_ev,
                             __global const uint *out_dest, uint C, uint part_lps,
                             __global const uchar *here, __global const uint *block_map,
                             __global uint *cnt,
                             __global long *slot_t, __global uint2 *slot_os,
                             __global uint4 *def_ev, __global uint *def_dest,
-                            __global uint4 *x_ev, __global uint *x_dest)
+                            __global uint4 *x_ev, __global uint *x_dest,
+                            __global const long *win, int chained)
 {
+    if (chained && win[WIN_STOP] != 0)
+        return;
     uint total = xch_count(ctl, out_cap);
     uint step = (uint)get_global_size(0);
     for (uint o = xch_first(ctl) + (uint)get_global_id(0); o < total; o += step) {
@@ -373,6 +389,44 @@ __kernel void phold_min(uint n, uint P, uint blk, uint C, __global const uint *c
     reduce_long_sum(scratch, lid);
     if (lid == 0)
         out[1] = scratch[0];
+}
+
+/* Between two windows of a chained step (one device, one process; host/models/phold/
+ * phold_window.c): after a window's delivery and phold_min, arms the next window, whose end is
+ * min(least + lookahead, T) for the least pending time of the N_GROUPS groups of group_min
+ * that GROUPS names, and clears the exchange's control words for it; or stops the chain
+ * (WIN_STOP): when the exchange needs the host (records deferred, producers stalled, the
+ * model's own word set), when no event is left before T, or when the window ended at or after
+ * UNTIL (the step's limit). One work-group of a power of two (only its first work-item reads
+ * and writes CTL and WIN); nothing once the chain stopped. */
+__kernel void phold_next(__global uint *ctl, __global long *win, __global const long *group_min,
+                         __global const uint *groups, uint n_groups, long lookahead, long T,
+                         long until, __local long *scratch)
+{
+    uint lid = (uint)get_local_id(0), size = (uint)get_local_size(0);
+    long m = PHOLD_NO_EVENT;
+    for (uint g = lid; g < n_groups; g += size)
+        m = min(m, group_min[2 * (ulong)groups[g]]);
+    scratch[lid] = m;
+    reduce_long_min(scratch, lid);
+    if (lid == 0 && win[WIN_STOP] == 0) {
+        uint dirty = ctl[XCH_DEFER] | ctl[XCH_EXPORT] | ctl[XCH_STALLED];
+        for (uint w = XCH_MODEL; w < XCH_WORDS; w++)
+            dirty |= ctl[w];
+        long least = scratch[0];
+        if (dirty != 0u) {
+            win[WIN_STOP] = WIN_STOP_HOST;
+        } else if (least >= T) {
+            win[WIN_STOP] = WIN_STOP_END;
+        } else if (win[WIN_TEND] >= until) {
+            win[WIN_STOP] = WIN_STOP_UNTIL;
+        } else {
+            win[WIN_TEND] = least + lookahead < T ? least + lookahead : T;
+            win[WIN_RAN]++;
+            for (uint w = 0; w < XCH_WORDS; w++)
+                ctl[w] = 0;
+        }
+    }
 }
 
 /* The contract's sums, minima and maxima over each work-group's LPs (the first n of block

@@ -37,12 +37,13 @@ __kernel void phold_execute_cpu(uint first, uint n, uint P, uint blk, uint C, lo
                                 __global uint *cnt, __global long *slot_t,
                                 __global uint2 *slot_os, __global ulong *stats,
                                 __global uint4 *out_ev, __global uint *out_dest, uint out_cap,
-                                __global uint *ctl, __global const long *exp_base,
-                                __global const uint *exp_off)
+                                __global uint *ctl, __global const long *win,
+                                __global const long *exp_base, __global const uint *exp_off)
 {
     uint g = (uint)get_global_id(0);
     if (g >= n)
         return;
+    tend = window_end(tend, win);
     /* slot q at st[q * P], statistic s at sw[s * P] */
     __global long *st = slot_t + (ulong)blk * C * P + g;
     __global uint2 *so = slot_os + (ulong)blk * C * P + g;

@@ -95,12 +95,20 @@ int dbuf_write(device_ctx *dev, dbuf *b, size_t offset, size_t bytes, const void
 int dbuf_read(device_ctx *dev, dbuf *b, size_t offset, size_t bytes, void *dst, int blocking,
               cn_error *err)
 {
+    return dbuf_read_event(dev, b, offset, bytes, dst, blocking, NULL, err);
+}
+
+int dbuf_read_event(device_ctx *dev, dbuf *b, size_t offset, size_t bytes, void *dst,
+                    int blocking, cl_event *ev, cn_error *err)
+{
+    if (ev)
+        *ev = NULL;
     if (bytes == 0)
         return 0;
     cl_int st = device_fault_transfer(dev);
     if (st == CL_SUCCESS)
         st = clEnqueueReadBuffer(dev->queue, b->mem, blocking ? CL_TRUE : CL_FALSE, offset,
-                                 bytes, dst, 0, NULL, NULL);
+                                 bytes, dst, 0, NULL, ev);
     return cl_check(st, "clEnqueueReadBuffer", dev->info.name, err);
 }
 
@@ -121,12 +129,13 @@ static int cache_hit(karg_cache *c, int i, size_t size, const void *value)
 }
 
 static int kernel_args_v(device_ctx *dev, cl_kernel k, karg_cache *cache,
-                         const char *kernel_name, cn_error *err, int first, int n, va_list ap)
+                         const char *kernel_name, cn_error *err, int first, int n,
+                         va_list *ap)
 {
     int rc = 0;
     for (int i = first; i < first + n && rc == 0; i++) {
-        size_t size = va_arg(ap, size_t);
-        const void *ptr = va_arg(ap, const void *);
+        size_t size = va_arg(*ap, size_t);
+        const void *ptr = va_arg(*ap, const void *);
         if (size == 0) { /* a buffer */
             size = sizeof(cl_mem);
             ptr = &((const dbuf *)ptr)->mem;
@@ -152,7 +161,7 @@ int kernel_args_cached(device_ctx *dev, cl_kernel k, karg_cache *cache, const ch
 {
     va_list ap;
     va_start(ap, n);
-    int rc = kernel_args_v(dev, k, cache, kernel_name, err, first, n, ap);
+    int rc = kernel_args_v(dev, k, cache, kernel_name, err, first, n, &ap);
     va_end(ap);
     return rc;
 }
@@ -161,7 +170,7 @@ int kernel_args(device_ctx *dev, cl_kernel k, const char *kernel_name, cn_error 
 {
     va_list ap;
     va_start(ap, n);
-    int rc = kernel_args_v(dev, k, NULL, kernel_name, err, 0, n, ap);
+    int rc = kernel_args_v(dev, k, NULL, kernel_name, err, 0, n, &ap);
     va_end(ap);
     return rc;
 }
@@ -171,7 +180,7 @@ int kernel_args_from(device_ctx *dev, cl_kernel k, const char *kernel_name, cn_e
 {
     va_list ap;
     va_start(ap, n);
-    int rc = kernel_args_v(dev, k, NULL, kernel_name, err, first, n, ap);
+    int rc = kernel_args_v(dev, k, NULL, kernel_name, err, first, n, &ap);
     va_end(ap);
     return rc;
 }

@@ -31,6 +31,9 @@ int dbuf_write(device_ctx *dev, dbuf *b, size_t offset, size_t bytes, const void
                int blocking, cn_error *err);
 int dbuf_read(device_ctx *dev, dbuf *b, size_t offset, size_t bytes, void *dst, int blocking,
               cn_error *err);
+/* The same, with the read's event in *EV (the caller releases it; NULL when nothing was read). */
+int dbuf_read_event(device_ctx *dev, dbuf *b, size_t offset, size_t bytes, void *dst,
+                    int blocking, cl_event *ev, cn_error *err);
 
 /* A host area of BYTES that DEV's queue copies into and from: pinned memory of DEV's context
  * (CL_MEM_ALLOC_HOST_PTR, mapped until freed), which drivers copy directly, several times

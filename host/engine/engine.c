@@ -396,6 +396,8 @@ static int start_granularity(const model_ops *ops, struct model_state *m, granul
         return 0;
     int64_t lo = 1, hi = 1, start = 1;
     int adaptive = ops->knob->range(m, &lo, &hi, &start);
+    if (adaptive < 0)
+        return 0;
     snprintf(rep->knob, sizeof rep->knob, "%s", ops->knob->name);
     rep->start = rep->final = start;
     if (!adaptive)
@@ -458,6 +460,8 @@ static int run_windows(const model_ops *ops, struct model_state *m, injector *in
          * earlier than begin + L: at its duration); a batch is no slice of time */
         plan->begin = event ? (ranks ? st->ranks.begin : ops->next_begin(m)) : batches ? 0 : w * L;
         plan->end = batches ? 0 : plan->begin + L;
+        plan->until = opt->checkpoint && opt->checkpoint_every_ns > 0 ? st->next_sim
+                                                                       : INT64_MAX;
         plan->n_sets = 0;
         plan->timed = step_timed(&timing, inj, timing.step);
         plan->timed_next = step_timed(&timing, inj, timing.step + 1);
@@ -537,9 +541,9 @@ static int run_windows(const model_ops *ops, struct model_state *m, injector *in
         else if (gran_on && (gran_walk ? gran_test_walk(&gran, *windows_done)
                                        : gran_step(&gran, stepped, st->ranks.step_s)))
             ops->knob->set(m, gran_value(&gran));
-        /* the simulated time reached: a window's end, or what the model says its batches
-         * reached */
-        sim_time_ns reached = batches ? out.reached : plan->end;
+        /* the simulated time reached: a fixed window's end, or what the model says its
+         * batches or its event-driven step reached */
+        sim_time_ns reached = batches || event ? out.reached : plan->end;
         show_progress(&prog, ops, st->sync, reached, *windows_done, &out);
         if (batches)
             st->batch_done = out.done;

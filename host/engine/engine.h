@@ -55,6 +55,10 @@ typedef struct window_plan {
                              * windows; with event-driven ones only their count; with
                              * batches the batch's number, from 0 */
     sim_time_ns begin, end; /* the window; batches cover no time slice: both 0 */
+    /* A model that runs several windows in a step ends it at the first window that ends at or
+     * after UNTIL, as single windows would reach it (a checkpoint in simulated time is due
+     * there); INT64_MAX: no such limit. */
+    sim_time_ns until;
     /* Whether this window's sets are timed (engine.c, timing_rule): 1, every set hands back
      * the profiling events of its kernels, as the feedback table and the reports need them;
      * 0, a model may launch without events (a launch with one costs several times one
@@ -81,15 +85,17 @@ typedef struct window_outcome {
     int irregular;
     /* Batches only (a window's are its end and the times above). What the batches so far
      * cover, in the model's own units (model_ops.batch_unit: the flood's packets launched, of
-     * all those of the run), for the progress line and the summary; and the simulated time
-     * they reached, the clock of checkpoints in simulated time. */
+     * all those of the run), for the progress line and the summary. */
     uint64_t done, total;
+    /* Batches and event-driven windows: the simulated time reached, the clock of checkpoints
+     * in simulated time (an event-driven step's end, later than its plan's when the model ran
+     * several windows in it: next_window then counts them too). */
     sim_time_ns reached;
 } window_outcome;
 
 /* The outcome of an event-driven window (ENGINE_SYNC_EVENT) after which the model waited for
  * every set: finished once the least pending time NEXT_BEGIN reaches the run's END, EVENTS run
- * so far, and the next window's index after PLAN's. */
+ * so far, the next window's index after PLAN's and the time reached its end. */
 static inline void window_outcome_event(window_outcome *out, const window_plan *plan,
                                         sim_time_ns next_begin, sim_time_ns end,
                                         uint64_t events)
@@ -100,6 +106,7 @@ static inline void window_outcome_event(window_outcome *out, const window_plan *
     out->next_window = plan->index + 1;
     out->estimated_end = end;
     out->drained = 1;
+    out->reached = plan->end;
 }
 
 /* A model's state, opaque to the core: the handle its create() hands out and every callback
@@ -192,8 +199,8 @@ typedef struct model_bench {
  * engine/granularity.h): a way of grouping its work that never changes its results. */
 typedef struct model_knob {
     const char *name;       /* its key ("section.key"), for the outputs */
-    /* Whether the run chooses it (0: the scenario fixed it at *START), and the values it may
-     * then take, [*LO, *HI], starting at *START. */
+    /* Whether the run chooses it (1; 0: the scenario fixed it at *START; -1: this run has
+     * no such knob), and the values it may then take, [*LO, *HI], starting at *START. */
     int (*range)(const struct model_state *m, int64_t *lo, int64_t *hi, int64_t *start);
     /* The value for the next steps (within the range). */
     void (*set)(struct model_state *m, int64_t value);

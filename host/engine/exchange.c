@@ -162,11 +162,14 @@ void exchange_clear_words(exchange *ex)
 
 int exchange_deliver(exchange *ex, int dev, cn_error *err)
 {
-    exchange_device *d = &ex->dev[dev];
     int rc = ex->cfg.consumer.consume(ex->cfg.consumer.ctx, dev, err);
-    if (!rc)
-        rc = dbuf_read(d->dev, &d->ctl, 0, sizeof d->words, d->words, 0, err);
-    return rc;
+    return rc ? rc : exchange_read_words(ex, dev, err);
+}
+
+int exchange_read_words(exchange *ex, int dev, cn_error *err)
+{
+    exchange_device *d = &ex->dev[dev];
+    return dbuf_read(d->dev, &d->ctl, 0, sizeof d->words, d->words, 0, err);
 }
 
 int exchange_needs_more(const exchange *ex)

@@ -121,6 +121,9 @@ int exchange_single_home(const exchange *ex);
 void exchange_clear_words(exchange *ex);
 /* Enqueues DEV's consuming kernel and the read of its control block (no wait). */
 int exchange_deliver(exchange *ex, int dev, cn_error *err);
+/* Enqueues the read of DEV's control block alone (no wait): after a model's own deliveries
+ * (several windows on one device before one read-back). */
+int exchange_read_words(exchange *ex, int dev, cn_error *err);
 /* Several ranks, after each producing set the model enqueues on DEV: consumes the outbox's
  * records made since the last segment (records for this device go to their slots at once,
  * the others to the export area) and reads the control block back, without waiting; no-op

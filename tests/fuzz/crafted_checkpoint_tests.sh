@@ -73,7 +73,7 @@ crafted generator_flow flows_packets.ckpt FDEP 16 4160749567 \
 crafted phold_lps phold.ckpt PSHP 0 41 \
     "record PSHP: 41 LPs of population 4, and the scenario has 40 of population 4"
 crafted phold_windows phold.ckpt PSHP 16 999 \
-    "record PSHP: 999 windows run, and records EWIN and ENXT say 5 run and 5 next"
+    "record PSHP: 999 windows run, and records EWIN and ENXT say 5 steps run and 5 windows"
 crafted phold_counts phold.ckpt PCNT 0 0 \
     "record PCNT: the LPs hold 155 pending events, and PHOLD keeps lps x population = 160"
 crafted phold_time phold.ckpt PEVT 0 -5 \

@@ -6,8 +6,12 @@
 # Usage: phold_checkpoint_tests.sh CLNETSIM JSON_COMPARE CKPT_PATCH CKPT_SPLICE SOURCE_DIR
 # (POCL_DEVICES gives two CPU devices).
 bin=$1 cmp=$2 patch=$3 splice=$4 src=$5
-small=$src/scenarios/small_phold.ini
 . "$src/tests/common/check.sh"
+# small_phold with one window a step (phold.windows_per_read = 1: its [phold] section comes
+# last), so that CLNETSIM_TEST_RAISE=INT@N stops a run at its window N; several windows a step
+# have cases of their own at the end
+small=$tmp/small_phold.ini
+{ cat "$src/scenarios/small_phold.ini"; echo "windows_per_read = 1"; } > "$small"
 
 member() { # FILE NAME: the value of a top-level numeric member
     grep -o "\"$2\": -\{0,1\}[0-9]*" "$1" | head -1 | grep -o -- '-\{0,1\}[0-9]*$'
@@ -81,6 +85,32 @@ check wall 0 '' "$bin" run "$small" -d 0,1 -q --checkpoint "$tmp/w.ckpt" \
 expect wall_every_window test "$(member "$tmp/w.json" checkpoints)" -ge 150
 same wall_same "$tmp/whole.json" "$tmp/w.json"
 
+# Several windows a step (phold.windows_per_read, chained on one device): a run stopped after
+# its third step of 7 windows resumes to the same results and windows, with 7 again on one
+# device and one window a step on two; with the run's choice, which takes few long steps,
+# checkpoints every 5 s of simulated time are still written where single windows write them,
+# after the first window that ends at or after each 5 s (a step ends there).
+chained="-s phold.windows_per_read=7"
+# shellcheck disable=SC2086
+check chained_stopped 130 '' env CLNETSIM_TEST_RAISE=INT@3 "$bin" run "$small" -d 0 -q $chained \
+    --checkpoint "$tmp/ch.ckpt" --json "$tmp/ch_part.json"
+expect chained_stopped_windows test "$(member "$tmp/ch_part.json" windows)" = 21
+for d in 0 0,1; do
+    check "chained_to_$d" 0 '' "$bin" resume "$tmp/ch.ckpt" -d $d -q --json "$tmp/v.json"
+    same "chained_to_${d}_same" "$tmp/whole.json" "$tmp/v.json"
+    expect "chained_to_${d}_windows" test "$(member "$tmp/v.json" windows)" = \
+        "$(member "$tmp/whole.json" windows)"
+    expect "chained_to_${d}_from" test "$(member "$tmp/v.json" resumed_from_ns)" -gt 2100000000
+done
+check chained_periodic 0 'checkpoints  3 written' "$bin" run "$small" -d 0 \
+    -s phold.windows_per_read=0 --checkpoint "$tmp/cp.ckpt" --checkpoint-every 5 --json "$tmp/cp.json"
+same chained_periodic_same "$tmp/whole.json" "$tmp/cp.json"
+expect chained_periodic_few_steps grep -q '"final": [1-9][0-9]' "$tmp/cp.json"
+check chained_periodic_resumed 0 '' "$bin" resume "$tmp/cp.ckpt" -d 0 -q --json "$tmp/v.json"
+same chained_periodic_resumed_same "$tmp/whole.json" "$tmp/v.json"
+expect chained_periodic_windows test "$(member "$tmp/v.json" windows)" = "$(member "$tmp/whole.json" windows)"
+expect chained_periodic_from test "$(member "$tmp/v.json" resumed_from_ns)" = "$at"
+
 # refused NAME FILE PATTERN: resume exits 2 with the message, one line naming FILE, and
 # writes no JSON
 refused() {
@@ -117,7 +147,7 @@ crafted event_order PEVT 0 4611686018427387903 "record PEVT: the events of LP 0 
 # statistics (row STAT_REMOTE begins at 8 x 1000), shape and progress
 crafted stats_remote PSTA 8000 1000000000000 "record PSTA: LP 0 executed [0-9]+ events, 1000000000000 of them remote, with a population of 8 \(serials are 32-bit\)"
 crafted shape_lps PSHP 0 999 "record PSHP: 999 LPs of population 8, and the scenario has 1000 of population 8"
-crafted shape_windows PSHP 16 41 "record PSHP: 41 windows run, and records EWIN and ENXT say 40 run and 40 next"
+crafted shape_windows PSHP 16 41 "record PSHP: 41 windows run, and records EWIN and ENXT say 40 steps run and 40 windows"
 crafted next_negative ENXT 0 -1 "record ENXT: next window -1 is negative"
 crafted reached_end ETIM 0 20000000000 "record ETIM: time reached 20000000000 ns is not before the scenario's duration 20000000000 ns"
 "$patch" "$tmp/one.ckpt" "$tmp/n1.ckpt" ENXT 0 300 && "$patch" "$tmp/n1.ckpt" "$tmp/n2.ckpt" EWIN 0 300

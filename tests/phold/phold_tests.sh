@@ -64,6 +64,41 @@ same slot_growth "$base" "$tmp/v.json"
 check outbox_growth 0 '' env CLNETSIM_TEST_PHOLD_OUTBOX=3 "$bin" run "$small" -d 0 -q --json "$tmp/v.json"
 same outbox_growth "$base" "$tmp/v.json"
 
+# Windows per read-back (phold.windows_per_read): one device runs several windows before the
+# host reads back, finding each next window's begin itself. The chain stops where the host is
+# needed, here often: slots that start at the population and an outbox of 3 records fill at
+# once, in 3 partitions (a short last one), with either execution (2nd and 4th: phold_execute
+# on these CPU devices); the last step stops at the duration. The oracle's results and the same windows for every value, for the run's
+# choice (the default) and for a value that jumps at every step (walk).
+windows=$(grep -o '"windows": [0-9]*' "$base")
+grow="CLNETSIM_TEST_PHOLD_SLOTS=1 CLNETSIM_TEST_PHOLD_OUTBOX=3"
+for w in 1 2 7 64 1000; do
+    k=0
+    for how in "" "$general" "$grow" "$general $grow"; do
+        k=$((k + 1))
+        name="per_read_${w}_$k"
+        # shellcheck disable=SC2086
+        check "$name" 0 '' env $how "$bin" run "$small" -d 0 -q -s phold.windows_per_read=$w \
+            -s partition.count=3 --json "$tmp/v.json"
+        same "${name}_equals_oracle" "$tmp/small.oracle.json" "$tmp/v.json"
+        expect "${name}_windows" grep -q "$windows" "$tmp/v.json"
+    done
+done
+expect per_read_fixed grep -q '"knob": "phold.windows_per_read", "adaptive": false, "start": 1000' "$tmp/v.json"
+# shellcheck disable=SC2086
+check per_read_walk 0 '' env CLNETSIM_TEST_GRANULARITY=walk $grow "$bin" run "$small" -d 0 -q \
+    --json "$tmp/v.json"
+same per_read_walk_equals_oracle "$tmp/small.oracle.json" "$tmp/v.json"
+expect per_read_walk_windows grep -q "$windows" "$tmp/v.json"
+expect per_read_walk_moves grep -Eq '"adaptive": true, .*"moves": [1-9][0-9]' "$tmp/v.json"
+# the run's choice, where it ends: most of the run in one step
+expect per_read_auto grep -Eq '"knob": "phold.windows_per_read", "adaptive": true, "start": 1, "final": [1-9][0-9]' "$base"
+# with two devices every window ends on the host: the run has no such knob
+check per_read_two_devices 0 '' "$bin" run "$small" -d 0,1 -q -s phold.windows_per_read=7 \
+    --json "$tmp/v.json"
+same per_read_two_devices_same "$base" "$tmp/v.json"
+expect per_read_two_devices_no_knob sh -c '! grep -q "\"granularity\"" "$1"' sh "$tmp/v.json"
+
 # Two devices: records cross between them every window, partitions migrate under the
 # policies that move them; the results never change.
 for p in static rapid advanced hybrid; do

@@ -16,8 +16,10 @@ int kad_plan_window(struct model_state *m, window_plan *plan, cn_error *err)
     (void)err;
     /* W windows of latency_min: within them each peer runs its lookups as far as they go
      * (none waits on another peer's) */
-    int64_t span = km->T - plan->begin;
-    km->tend = km->batch <= span / km->lmin ? plan->begin + km->batch * km->lmin : km->T;
+    int64_t span = km->T - plan->begin, w = km->batch;
+    if (plan->until > plan->begin && (plan->until - plan->begin - 1) / km->lmin + 1 < w)
+        w = (plan->until - plan->begin - 1) / km->lmin + 1; /* its first end at or after it */
+    km->tend = w <= span / km->lmin ? plan->begin + w * km->lmin : km->T;
     plan->end = km->tend;
     for (int i = 0; i < km->n_devs; i++)
         km->dev[i].ran = 0;

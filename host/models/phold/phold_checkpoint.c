@@ -264,9 +264,11 @@ static int check_progress(const ckpt_file *in, const scenario *sc, const ckpt_sh
                            "%lld of population %lld", (unsigned long long)s->lps,
                            (unsigned long long)s->population, (long long)ph->lps,
                            (long long)ph->population);
-    if (s->windows != (uint64_t)pg->done || pg->next != pg->done)
+    /* the engine's steps (EWIN) may each have run several windows (phold.windows_per_read),
+     * which its window numbers (ENXT) count */
+    if (s->windows != (uint64_t)pg->next || pg->done > pg->next)
         return ckpt_refuse(in, err, T_SHAPE, "%llu windows run, and records EWIN and ENXT say "
-                           "%lld run and %lld next", (unsigned long long)s->windows,
+                           "%lld steps run and %lld windows", (unsigned long long)s->windows,
                            (long long)pg->done, (long long)pg->next);
     /* window k begins at least (k + 1) x lookahead in (the first events come a lookahead
      * after 0, each window's a lookahead after the last one's begin), and runs only before

@@ -20,6 +20,7 @@ enum phold_config_key {
     PK_CFG_REMOTE,
     PK_CFG_LOOKAHEAD,
     PK_CFG_MEAN,
+    PK_CFG_PER_READ,
     PK_CFG_COUNT
 };
 
@@ -49,6 +50,15 @@ static const config_key phold_keys[PK_CFG_COUNT] = {
                       "draw from a table of 65536 quantiles of the exponential law (at most "
                       "about 11.8 x M). 0: every delay is exactly lookahead. Exact rules: "
                       "docs/models/phold.md."},
+    [PK_CFG_PER_READ] = {"phold", "windows_per_read", KT_INT, FIELD(windows_per_read), 0,
+                          PHOLD_MAX_PER_READ, 0, "windows", NULL, "0",
+                          "Windows that a device runs before the host reads its state back: "
+                          "between them the device itself finds the next window's begin, the "
+                          "least pending time (the results are the same for every value). "
+                          "0: chosen by the run as it goes, from the events per second it "
+                          "measures (adaptive granularity, starting at 16). Runs on one "
+                          "device in one process only: with several devices or MPI ranks "
+                          "every window ends on the host."},
 };
 
 /* Their ids in the registry (model_config.first_key). */

@@ -233,6 +233,32 @@ int phold_migrate(struct model_state *m, int partition, int to, uint64_t *bytes,
     return 0;
 }
 
+/* Windows per read-back (docs/models/phold.md, "How clnetsim runs it"): with one device in
+ * one process, chosen by the run when the scenario leaves it at 0, between one and every
+ * window of the run (at most PHOLD_PER_READ_MAX); elsewhere every window ends on the host. */
+static int phold_knob_range(const struct model_state *m, int64_t *lo, int64_t *hi,
+                            int64_t *start)
+{
+    const phold_model *pm = phold_of_c(m);
+    if (!pm->chain)
+        return -1;
+    int64_t all = (pm->T + pm->lookahead - 1) / pm->lookahead;
+    *lo = 1;
+    *hi = all < PHOLD_PER_READ_MAX ? all : PHOLD_PER_READ_MAX;
+    *start = pm->per_read;
+    return pm->per_read_auto;
+}
+
+static void phold_knob_set(struct model_state *m, int64_t value)
+{
+    phold_of(m)->per_read = value;
+}
+
+/* proportional: a window costs about the same wherever it runs in a step, which adds a
+ * read-back and the host's turn */
+static const model_knob phold_knob = {"phold.windows_per_read", phold_knob_range,
+                                      phold_knob_set, 1};
+
 const model_ops phold_model_ops = {
     .name = "phold",
     .kinds = phold_kinds,
@@ -241,6 +267,7 @@ const model_ops phold_model_ops = {
     .n_flows = 1,
     .sync = ENGINE_SYNC_EVENT,
     .next_begin = phold_next_begin,
+    .knob = &phold_knob,
     /* the devices' kernel-shape self-test and work-group tuning (phold_shapes.c) */
     .features = MODEL_KERNEL_SHAPES,
     .metrics = &phold_metric_set,

@@ -14,7 +14,17 @@
 #define PHOLD_EXP_BLOCK (1 << PHOLD_EXP_BLOCK_SHIFT)
 #define PHOLD_EXP_BLOCKS (PHOLD_EXP_ENTRIES / PHOLD_EXP_BLOCK)
 
-enum phold_kernel { PK_START, PK_EXECUTE, PK_DELIVER, PK_REGROW, PK_MIN, PK_RESULTS, PK_COUNT };
+enum phold_kernel {
+    PK_START, PK_EXECUTE, PK_DELIVER, PK_REGROW, PK_MIN, PK_RESULTS, PK_NEXT, PK_COUNT
+};
+
+/* The most windows one step runs (phold_model.per_read) when the run chooses: beyond it the
+ * step's read-back is a negligible share of it anyway. */
+#define PHOLD_PER_READ_MAX 4096
+/* Where the run's choice starts */
+#define PHOLD_PER_READ_START 16
+/* Chained windows enqueued ahead of the device at most (phold_window.c; even) */
+#define PHOLD_CHAIN_AHEAD 32
 
 /* What one device holds: a block for each partition it holds, and nothing for the others, so
  * that several devices share the LPs' memory instead of each holding all of it. A block is
@@ -46,6 +56,11 @@ typedef struct phold_device {
     uint32_t n_blocks;      /* blocks allocated, held or free */
     uint8_t *taken;         /* [n_parts]: block b holds a partition (host side) */
     uint32_t slots_per_lp;  /* C */
+    /* Chained windows (phold_model.chain): the chain's words (long[WIN_WORDS], cl/phold/
+     * phold_layout.clh) and the groups of group_min that hold its partitions' least times
+     * (uint[n_chain_groups]) */
+    dbuf win, chain_groups;
+    uint32_t n_chain_groups;
     int ran;                /* it ran a set this window */
     int64_t sets;           /* sets it ran, for the report */
 } phold_device;
@@ -82,7 +97,18 @@ typedef struct phold_model {
     uint64_t executed;      /* events executed so far, for the progress line */
     int64_t next_begin;     /* the least pending time of all: the next window's begin */
     int64_t tend;           /* the window under way ends here: min(begin + A, T) */
+    int64_t until;          /* the step's limit (window_plan.until) */
     int64_t windows;
+    /* Windows a step runs before the host reads back (chained on the device: phold_next
+     * finds each next begin there). CHAIN: the run may chain them (one device, one process);
+     * PER_READ: the value in force (1 when it may not); PER_READ_AUTO: the run chooses it
+     * (model_knob). CHAINING: a chain's windows are being enqueued (their deliveries are
+     * guarded). WIN_START: the chain's words written at a step's start (the first window's
+     * end, nothing stopped, nothing armed); WIN_HOST: read back at its end; WIN_MARK: read
+     * on the way (phold_window.c, enqueue_chain). */
+    int chain, per_read_auto, chaining;
+    int64_t per_read;
+    int64_t win_start[WIN_WORDS], win_host[WIN_WORDS], win_mark[2][WIN_WORDS];
     dbuf_account acc;
     uint64_t peak_bytes;
     double wait_s;

@@ -11,11 +11,13 @@
 
 static const char *const kernel_names[PK_COUNT] = {
     "phold_start", "phold_execute", "phold_deliver", "phold_regrow", "phold_min", "phold_results",
+    "phold_next",
 };
 
 /* Profile keys (platforms/NAME.ini): the model's name, then the kernel's */
 static const char *const profile_names[PK_COUNT] = {
     "phold.start", "phold.execute", "phold.deliver", "phold.regrow", "phold.min", "phold.results",
+    "phold.next",
 };
 
 const char *phold_kernel_profile_name(int k) { return profile_names[k]; }
@@ -155,7 +157,7 @@ static int build_device(phold_model *pm, phold_device *d, cn_error *err)
         rc = device_create_kernel(d->dev, d->prog, name, &d->k[k], err);
         if (rc)
             break;
-        if (k == PK_MIN || k == PK_RESULTS)
+        if (k == PK_MIN || k == PK_RESULTS || k == PK_NEXT) /* tree reductions */
             d->local[k] = device_reduce_size(d->dev, profile_names[k], d->k[k], 8);
         else
             d->local[k] = device_local_size(d->dev, profile_names[k], d->k[k]);
@@ -293,6 +295,10 @@ static int set_up_device(phold_model *pm, phold_device *d, const int64_t *exp_ta
     if (!rc)
         rc = dbuf_alloc(dev, &d->block_map, 4 * (size_t)pm->n_parts, &pm->acc,
                         "phold block map", err);
+    if (!rc) /* the words of chained windows, which the kernels take always (set_up_chain) */
+        rc = dbuf_alloc(dev, &d->win, 8 * WIN_WORDS, &pm->acc, "phold chain", err);
+    if (!rc)
+        rc = dbuf_zero(dev, &d->win, 0, d->win.bytes, err);
     if (rc)
         return rc;
     rc = dbuf_write(dev, &d->exp_table, 0, 8 * PHOLD_EXP_ENTRIES, exp_table, 0, err);
@@ -331,6 +337,35 @@ static int set_up_device(phold_model *pm, phold_device *d, const int64_t *exp_ta
     }
     if (!rc && clFinish(dev->queue) != CL_SUCCESS) /* the host's tables are freed next */
         rc = cl_check(clFinish(dev->queue), "clFinish", dev->info.name, err);
+    return rc;
+}
+
+/* Chained windows (phold_window.c), with one device in one process: the chain's words and
+ * the list of group_min's groups that hold the partitions' least times (blocks never move
+ * there). The value in force: the scenario's, or the run's choice from its start. */
+static int set_up_chain(phold_model *pm, cn_error *err)
+{
+    const phold_values *ph = phold_values_of(&pm->sc);
+    pm->per_read = 1;
+    pm->chain = pm->n_devs == 1 && dist_size() == 1;
+    pm->per_read_auto = pm->chain && ph->windows_per_read == 0;
+    if (!pm->chain)
+        return 0;
+    pm->per_read = ph->windows_per_read ? ph->windows_per_read : PHOLD_PER_READ_START;
+    phold_device *d = &pm->dev[0];
+    d->n_chain_groups = pm->group_base[pm->p_hi] - pm->group_base[pm->p_lo];
+    uint32_t *groups = malloc(4 * (size_t)(d->n_chain_groups ? d->n_chain_groups : 1));
+    if (!groups)
+        return cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
+    uint32_t at = 0;
+    for (uint32_t p = pm->p_lo; p < pm->p_hi; p++)
+        for (uint32_t g = 0; g < pm->group_base[p + 1] - pm->group_base[p]; g++)
+            groups[at++] = (uint32_t)phold_group_at(pm, p) + g;
+    int rc = dbuf_alloc(d->dev, &d->chain_groups, 4 * (size_t)(at ? at : 1), &pm->acc,
+                        "phold chain", err);
+    if (!rc) /* blocking: GROUPS is freed next */
+        rc = dbuf_write(d->dev, &d->chain_groups, 0, 4 * (size_t)at, groups, 1, err);
+    free(groups);
     return rc;
 }
 
@@ -457,6 +492,8 @@ int phold_create(struct model_state **out, const scenario *sc, device_ctx *const
     }
     for (int i = 0; i < n_devs && rc == 0; i++)
         rc = set_up_device(pm, &pm->dev[i], table, base, off, err);
+    if (!rc)
+        rc = set_up_chain(pm, err);
     free(table);
     free(base);
     free(off);
@@ -482,7 +519,7 @@ void phold_destroy(struct model_state *m)
         phold_device *d = &pm->dev[i];
         dbuf *bufs[] = {&d->exp_table, &d->exp_base,  &d->exp_off,   &d->cnt,
                         &d->slot_t,    &d->slot_os,   &d->stats,     &d->group_min,
-                        &d->group_res, &d->block_map};
+                        &d->group_res, &d->block_map, &d->win,       &d->chain_groups};
         for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++)
             dbuf_release(bufs[b], &pm->acc);
         for (int k = 0; k < PK_COUNT; k++)

@@ -9,6 +9,7 @@
 
 #define PHOLD_MAX_LPS ((int64_t)2147483647)   /* LP ids are 32-bit on the devices */
 #define PHOLD_MAX_POPULATION ((int64_t)1048576)
+#define PHOLD_MAX_PER_READ ((int64_t)1000000) /* [phold] windows_per_read */
 
 /* Its keys' offsets (phold_config.c) point into this struct. */
 typedef struct phold_values {
@@ -18,6 +19,7 @@ typedef struct phold_values {
     uint64_t remote_threshold; /* thr(r) = floor(r * 2^32), 2^32 for r = 1 */
     int64_t lookahead_ns;     /* A > 0: the least delay of a new event, the window length */
     int64_t mean_ns;          /* M >= 0: the mean of the exponential part of the delay */
+    int64_t windows_per_read; /* windows a device runs between read-backs; 0: the run's choice */
 } phold_values;
 
 /* The PHOLD values of SC, a scenario of the phold model (sc->model is "phold"). */
