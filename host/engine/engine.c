@@ -544,7 +544,9 @@ static int run_windows(const model_ops *ops, struct model_state *m, injector *in
         /* the simulated time reached: a fixed window's end, or what the model says its
          * batches or its event-driven step reached */
         sim_time_ns reached = batches || event ? out.reached : plan->end;
-        show_progress(&prog, ops, st->sync, reached, *windows_done, &out);
+        /* (an event-driven step may have run several windows: its model counts them) */
+        show_progress(&prog, ops, st->sync, reached, event ? out.next_window : *windows_done,
+                      &out);
         if (batches)
             st->batch_done = out.done;
         if (out.finished)

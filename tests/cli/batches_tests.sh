@@ -77,11 +77,23 @@ expect fixed_trace_header test "$(head -n 1 "$tmp/m.csv")" = \
 expect fixed_feedback grep -Eq '^  rapid above 4 sets per device in a window, a choice held 16 windows$' "$tmp/m.out"
 
 # ---- event-driven windows (PHOLD): windows, as before --------------------------------------
-check event 0 '' env CLNETSIM_TEST_PROGRESS=1 "$bin" run "$scn/small_phold.ini" --json "$tmp/p.json"
+# one window a step (phold.windows_per_read = 1): a progress line after each
+check event 0 '' env CLNETSIM_TEST_PROGRESS=1 "$bin" run "$scn/small_phold.ini" -d 0 \
+    -s phold.windows_per_read=1 --json "$tmp/p.json"
 lines "$tmp/out" > "$tmp/p.out"
 w=$(member "$tmp/p.json" windows)
 expect event_no_batch sh -c "! grep -Eiw 'batch(es)?|chunks?' '$tmp/p.out'"
 expect event_progress test "$(grep -Ec '^  t = [0-9.]+ s  windows [0-9]+  ' "$tmp/p.out")" = "$w"
 expect event_summary grep -Eq "^simulated    [0-9.]+ s in $w windows$" "$tmp/p.out"
+# 50 windows a step on one device: a line after each step, counting every window run
+check event_chained 0 '' env CLNETSIM_TEST_PROGRESS=1 "$bin" run "$scn/small_phold.ini" -d 0 \
+    -s phold.windows_per_read=50 --json "$tmp/p.json"
+lines "$tmp/out" > "$tmp/p.out"
+expect event_chained_windows test "$(member "$tmp/p.json" windows)" = "$w"
+# (4 steps of 50, and one more for each stop where the slots or the outbox grew)
+steps=$(grep -Ec '^  t = [0-9.]+ s  windows [0-9]+  ' "$tmp/p.out")
+expect event_chained_steps test "$steps" -ge 4 -a "$steps" -le 8
+expect event_chained_last grep -Eq "^  t = 20\.000 s  windows $w  " "$tmp/p.out"
+expect event_chained_summary grep -Eq "^simulated    [0-9.]+ s in $w windows$" "$tmp/p.out"
 
 finish batches

@@ -1784,7 +1784,7 @@ static void test_phold_errors(void)
                    "2305843009.213693952]");
     EXPECT_MESSAGE(PHOLD_BASE "[phold]\nevents = 3\n",
                    "t.ini:5: [phold] unknown key 'events'; the keys of [phold] are: lps, "
-                   "population, remote, lookahead, mean");
+                   "population, remote, lookahead, mean, windows_per_read");
     /* a duration: at the line of model when duration kept its default, else where it was
      * set last */
     EXPECT_MESSAGE("[simulation]\nmodel = phold\n",
@@ -1917,7 +1917,7 @@ static void test_phold_dump(void)
                  "; Units: lengths in metres, times in seconds, speeds in m/s, sizes in bytes.\n"
                  "\n[simulation]\nmodel = phold\nseed = 1\nduration = 20\n"
                  "\n[phold]\nlps = 1000\npopulation = 8\nremote = 0.25\nlookahead = 0.1\n"
-                 "mean = 0.9\n"
+                 "mean = 0.9\nwindows_per_read = 0\n"
                  "\n[partition]\ncount = 0\nretile = 8\nrebalance = 16\n"
                  "\n[inject]\npolicy = hybrid\nhistory = 32\nhold = 16\nthreshold = 0\nbusy = 4\n"
                  "calibration_share = 0.05\n"
@@ -2031,7 +2031,7 @@ static void test_reference(void)
     int rows = 0;
     for (char *line = strstr(buf, "\n| "); line; line = strstr(line + 1, "\n| "))
         rows++;
-    CHECK_I64(rows, 82); /* 4 tables' headers + 78 keys */
+    CHECK_I64(rows, 83); /* 4 tables' headers + 79 keys */
     CHECK(strstr(buf, "| devices | on_failure | choice | stop, continue | stop |") != NULL);
     CHECK(strstr(buf, "| mobility.group NAME | nodes | id ranges | first-last, ..., ids < nodes | "
                       "(required) |"));
