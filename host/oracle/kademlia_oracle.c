@@ -7,10 +7,16 @@
  * peers any order is valid (lookups never meet, and a request does not change the peer that
  * answers it). A lookup keeps only its k closest peers (the model's "top"), which the model
  * allows; a request's response computes the answering peer's closest contacts when it runs
- * (the tables never change, so it is the list the peer sent). */
+ * (the tables never change, so it is the list the peer sent).
+ *
+ * With churn each peer's period boundaries are computed up to T before the run; an event runs
+ * only when the peer where it happens (the initiator, or the peer a request reaches) is
+ * online then, and each departure before T is an entry of the heap that fails the lookups its
+ * peer has open (none of them an event). */
 #include "oracle/kademlia_oracle.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,8 +87,8 @@ static int kid_bit(const kid *x, int q)
 
 /* ---- the run's state ---------------------------------------------------------------------- */
 
-enum { K_START = 0, K_REQUEST = 1, K_RESPONSE = 2 };
-enum { FRESH = 0, ASKED = 1, ANSWERED = 2 };
+enum { K_START = 0, K_REQUEST = 1, K_RESPONSE = 2, K_TIMEOUT = 3, K_LEAVE = 4 };
+enum { FRESH = 0, ASKED = 1, ANSWERED = 2, GAVE_UP = 3 /* the model's "failed" peer */ };
 enum { OPEN = 0, COMPLETED = 1, FAILED = 2 };
 
 typedef struct event {
@@ -143,6 +149,16 @@ typedef struct run {
     row *rows;
     size_t n_rows, cap_rows;
     int want_rows;
+    /* churn: peer j's boundaries b_1, b_2, ... (to the first past T) are
+     * bounds[boff[j] .. boff[j + 1]); its lookups started since it last left are
+     * mine[j], n_mine[j] of them (slot and number: a slot may serve another lookup since) */
+    int64_t *bounds;
+    size_t *boff;
+    struct mine {
+        uint32_t slot;
+        uint64_t n;
+    } **mine;
+    size_t *n_mine, *cap_mine;
     char *err;
     size_t err_cap;
 } run;
@@ -397,6 +413,69 @@ static int64_t lookup_draw(const run *s, uint32_t i, uint64_t n, kid *target, in
     return gap;
 }
 
+/* ---- churn -------------------------------------------------------------------------------- */
+
+/* The exponential quantiles of mean M ns (PHOLD's table, docs/models/phold.md). */
+static void exp_quantiles(int64_t m, int64_t *q)
+{
+    for (int j = 0; j < 65536; j++)
+        q[j] = (int64_t)llround(-(double)m * log1p(-((double)j + 0.5) / 65536.0));
+}
+
+/* Every peer's period boundaries up to the first past T. */
+static int make_periods(run *s)
+{
+    const kad_oracle_params *p = s->p;
+    size_t n = (size_t)p->peers, cap = 0, used = 0;
+    int64_t *q = malloc(2 * 65536 * sizeof *q);
+    s->boff = malloc((n + 1) * sizeof *s->boff);
+    s->mine = calloc(n, sizeof(struct mine *));
+    s->n_mine = calloc(n, sizeof *s->n_mine);
+    s->cap_mine = calloc(n, sizeof *s->cap_mine);
+    if (!q || !s->boff || !s->mine || !s->n_mine || !s->cap_mine) {
+        free(q);
+        return fail(s, KAD_ORACLE_ERR_NOMEM, "out of memory for the peers' periods");
+    }
+    exp_quantiles(p->session_ns, q);
+    exp_quantiles(p->offline_ns, q + 65536);
+    for (size_t i = 0; i < n; i++) {
+        s->boff[i] = used;
+        int64_t b = 0;
+        for (uint32_t per = 0; b <= p->duration_ns; per++) {
+            uint32_t w[4];
+            philox(p->seed, (uint32_t)i, per, 45, 0, w);
+            int64_t d = q[(per & 1u) * 65536 + (w[0] >> 16)];
+            b += d > 1 ? d : 1;
+            int64_t *g = used == cap ? grow(s->bounds, &cap, sizeof *g) : s->bounds;
+            if (!g) {
+                free(q);
+                return fail(s, KAD_ORACLE_ERR_NOMEM, "out of memory for the peers' periods");
+            }
+            s->bounds = g;
+            s->bounds[used++] = b;
+        }
+    }
+    s->boff[n] = used;
+    free(q);
+    return KAD_ORACLE_OK;
+}
+
+/* Whether peer I is online at T: an even count of its boundaries at or before T. */
+static int online(const run *s, uint32_t i, int64_t t)
+{
+    if (s->p->session_ns == 0)
+        return 1;
+    size_t lo = s->boff[i], hi = s->boff[i + 1];
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->bounds[mid] <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (lo - s->boff[i]) % 2 == 0;
+}
+
 /* ---- the event heap ------------------------------------------------------------------------ */
 
 static int ev_less(const event *a, const event *b)
@@ -496,19 +575,38 @@ static int retire(run *s, uint32_t slot)
     return keep_row(s, lk);
 }
 
-/* Step 4 of the model ("go on") at time T. */
+/* The lookup in SLOT fails at T. */
+static int lookup_fails(run *s, uint32_t slot, int64_t t)
+{
+    lookup *lk = &s->pool[slot];
+    lk->outcome = FAILED;
+    lk->end = t;
+    s->r->lookups_failed++;
+    return retire(s, slot);
+}
+
+/* Step 4 of the model ("go on") at time T: when no member of top is fresh or asked, the
+ * lookup completes (some member answered: the closest of them gives the hops) or fails. */
 static int go_on(run *s, uint32_t slot, int64_t t)
 {
     lookup *lk = &s->pool[slot];
     kad_oracle_result *r = s->r;
-    int all = 1;
-    for (int j = 0; j < lk->n_top; j++)
-        all &= lk->top[j].state == ANSWERED;
-    if (all) {
+    int live = 0, answered = -1;
+    for (int j = 0; j < lk->n_top; j++) {
+        live |= lk->top[j].state == FRESH || lk->top[j].state == ASKED;
+        if (answered < 0 && lk->top[j].state == ANSWERED)
+            answered = j;
+    }
+    if (!live && answered < 0)
+        return lookup_fails(s, slot, t);
+    if (!live) {
         lk->outcome = COMPLETED;
         lk->end = t;
-        lk->hops = lk->top[0].depth;
-        lk->found = lk->target_peer >= 0 && lk->top[0].peer == (uint32_t)lk->target_peer;
+        lk->hops = lk->top[answered].depth;
+        /* the target's peer, when in top, is its first (distance 0) */
+        lk->found = lk->target_peer >= 0 && lk->n_top > 0 &&
+                    lk->top[0].peer == (uint32_t)lk->target_peer &&
+                    lk->top[0].state == ANSWERED;
         int64_t lat = t - lk->start;
         r->lookups_completed++;
         r->lookups_found += lk->found;
@@ -545,12 +643,6 @@ static int go_on(run *s, uint32_t slot, int64_t t)
         lk->f++;
         lk->pending++;
     }
-    if (lk->f == 0) {
-        lk->outcome = FAILED;
-        lk->end = t;
-        r->lookups_failed++;
-        return retire(s, slot);
-    }
     return KAD_ORACLE_OK;
 }
 
@@ -578,20 +670,81 @@ static int start_lookup(run *s, const event *e)
     for (int j = 0; j < lk->n_top; j++)
         lk->top[j].depth = 1;
     s->r->lookups_started++;
+    if (s->p->session_ns > 0) { /* its peer's departure fails it */
+        size_t *nm = &s->n_mine[e->i], *cm = &s->cap_mine[e->i];
+        struct mine *g = *nm == *cm ? grow(s->mine[e->i], cm, sizeof *g) : s->mine[e->i];
+        if (!g)
+            return fail(s, KAD_ORACLE_ERR_NOMEM, "out of memory for the lookups");
+        s->mine[e->i] = g;
+        g[(*nm)++] = (struct mine){slot, e->n};
+    }
     return go_on(s, slot, e->t);
+}
+
+/* Peer E->i leaves at E->t: its lookups that have not ended fail there. */
+static int leave(run *s, const event *e)
+{
+    int rc = KAD_ORACLE_OK;
+    for (size_t j = 0; j < s->n_mine[e->i] && rc == KAD_ORACLE_OK; j++) {
+        const struct mine *w = &s->mine[e->i][j];
+        const lookup *lk = &s->pool[w->slot];
+        if (lk->in_use && lk->i == e->i && lk->n == w->n && lk->outcome == OPEN)
+            rc = lookup_fails(s, w->slot, e->t);
+    }
+    s->n_mine[e->i] = 0;
+    return rc;
+}
+
+/* A response or a timeout E of a request reaches its initiator: one message fewer pending,
+ * and when the lookup is open one request fewer in flight and the peer asked in STATE.
+ * Returns whether the lookup is open; otherwise *RC is what giving its slot back gave. */
+static int came_back(run *s, const event *e, uint8_t state, int *rc)
+{
+    lookup *lk = &s->pool[e->slot];
+    lk->pending--;
+    if (lk->outcome != OPEN) {
+        *rc = retire(s, e->slot);
+        return 0;
+    }
+    lk->f--;
+    for (int j = 0; j < lk->n_top; j++)
+        if (lk->top[j].peer == e->peer)
+            lk->top[j].state = state;
+    return 1;
+}
+
+/* The request's timeout (peer E->peer was offline when it arrived). */
+static int timed_out(run *s, const event *e)
+{
+    int rc = KAD_ORACLE_OK;
+    return came_back(s, e, GAVE_UP, &rc) ? go_on(s, e->slot, e->t) : rc;
+}
+
+/* An event at a peer that is offline at its time: nothing runs. A request's initiator gets
+ * its timeout, a start its next start; a response or a timeout is lost. */
+static int at_offline(run *s, const event *e)
+{
+    if (e->kind == K_REQUEST) {
+        int64_t sent = e->t - latency(s, e->i, e->peer);
+        return push(s, (event){sent + s->p->timeout_ns, e->n, e->i, e->r, K_TIMEOUT, e->peer,
+                               e->slot, e->depth});
+    }
+    if (e->kind == K_START) {
+        int64_t next = e->t + lookup_draw(s, e->i, e->n + 1, NULL, NULL);
+        return push(s, (event){next, e->n + 1, e->i, -1, K_START, e->i, 0, 0});
+    }
+    lookup *lk = &s->pool[e->slot];
+    lk->pending--;
+    return retire(s, e->slot);
 }
 
 /* Step 3: the response of peer E->peer to request E->r of the lookup in E->slot. */
 static int response(run *s, const event *e)
 {
+    int rc = KAD_ORACLE_OK;
+    if (!came_back(s, e, ANSWERED, &rc))
+        return rc;
     lookup *lk = &s->pool[e->slot];
-    lk->pending--;
-    if (lk->outcome != OPEN)
-        return retire(s, e->slot);
-    lk->f--;
-    for (int j = 0; j < lk->n_top; j++)
-        if (lk->top[j].peer == e->peer)
-            lk->top[j].state = ANSWERED;
     entry q[KAD_ORACLE_MAX_K];
     int nq = closest_of(s, e->peer, &lk->target, q);
     int k = s->p->k;
@@ -675,6 +828,12 @@ static int check_params(run *s)
         p->duration_ns <= 0 || p->duration_ns >= INT64_MAX / 4)
         return fail(s, KAD_ORACLE_ERR_INPUT, "the gaps, latencies or duration are outside the "
                     "model's ranges (docs/models/kademlia.md)");
+    if (p->session_ns < 0 || (p->session_ns > 0 &&
+        (p->offline_ns <= 0 || p->timeout_ns < p->lat_max_ns + p->lat_min_ns ||
+         p->session_ns >= INT64_MAX / 16 || p->offline_ns >= INT64_MAX / 16 ||
+         p->timeout_ns >= INT64_MAX / 4)))
+        return fail(s, KAD_ORACLE_ERR_INPUT, "churn: expected session >= 0 and, with churn, an "
+                    "offline mean > 0 and a timeout >= latency_max + latency_min");
     return KAD_ORACLE_OK;
 }
 
@@ -693,10 +852,24 @@ int kad_oracle_run(const kad_oracle_params *p, kad_oracle_result *r, FILE *looku
         rc = make_ids(&s);
     if (!rc)
         rc = make_tables(&s);
-    for (uint32_t i = 0; !rc && i < (uint32_t)p->peers; i++)
+    if (!rc && p->session_ns > 0)
+        rc = make_periods(&s);
+    for (uint32_t i = 0; !rc && i < (uint32_t)p->peers; i++) {
         rc = push(&s, (event){lookup_draw(&s, i, 0, NULL, NULL), 0, i, -1, K_START, i, 0, 0});
+        for (size_t b = p->session_ns ? s.boff[i] : 0; !rc && b < (p->session_ns ? s.boff[i + 1]
+                                                                                : 0); b += 2)
+            rc = push(&s, (event){s.bounds[b], 0, i, -2, K_LEAVE, i, 0, 0}); /* b_1, b_3, ... */
+    }
     while (!rc && s.n_heap > 0) {
         event e = pop(&s);
+        if (e.kind == K_LEAVE) {
+            rc = leave(&s, &e);
+            continue;
+        }
+        if (!online(&s, e.kind == K_REQUEST ? e.peer : e.i, e.t)) {
+            rc = at_offline(&s, &e);
+            continue;
+        }
         r->events++;
         r->last_time_ns = e.t;
         if (e.kind == K_START)
@@ -704,10 +877,14 @@ int kad_oracle_run(const kad_oracle_params *p, kad_oracle_result *r, FILE *looku
         else if (e.kind == K_REQUEST) /* answered at once: the response, sent */
             rc = (r->messages++, push(&s, (event){e.t + latency(&s, e.peer, e.i), e.n, e.i, e.r,
                                                  K_RESPONSE, e.peer, e.slot, e.depth}));
-        else
+        else if (e.kind == K_RESPONSE)
             rc = response(&s, &e);
+        else
+            rc = timed_out(&s, &e);
     }
-    r->peers_alive = p->peers;
+    r->peers_alive = 0;
+    for (uint32_t i = 0; !rc && i < (uint32_t)p->peers; i++)
+        r->peers_alive += online(&s, i, p->duration_ns);
     if (!rc && lookups)
         rc = write_rows(&s, lookups);
     free(s.ids);
@@ -719,6 +896,13 @@ int kad_oracle_run(const kad_oracle_params *p, kad_oracle_result *r, FILE *looku
     free(s.pool);
     free(s.free_slots);
     free(s.rows);
+    free(s.bounds);
+    free(s.boff);
+    for (size_t i = 0; s.mine && i < (size_t)p->peers; i++)
+        free(s.mine[i]);
+    free(s.mine);
+    free(s.n_mine);
+    free(s.cap_mine);
     return rc;
 }
 

@@ -31,6 +31,9 @@ typedef struct kad_oracle_params {
     int64_t lat_max_ns;     /* l_max >= l_min, l_max - l_min < 2^32 */
     int64_t duration_ns;    /* T > 0 */
     int targets_peers;      /* 0: random ids; 1: the ids of peers */
+    /* Churn ("Churn" in docs/models/kademlia.md): S, the mean online period (0: no churn), O,
+     * the mean offline period, and R, the requests' timeout (>= l_max + l_min), in ns */
+    int64_t session_ns, offline_ns, timeout_ns;
 } kad_oracle_params;
 
 /* The determinism-contract outputs ("Outputs" in docs/models/kademlia.md). */

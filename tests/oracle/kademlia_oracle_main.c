@@ -2,7 +2,8 @@
  * from the command line, with the parameters in the model's units (docs/models/kademlia.md):
  *
  *   kademlia_oracle SEED PEERS ID_BITS K ALPHA GAP_MAX_NS LAT_MIN_NS LAT_MAX_NS DURATION_NS
- *                   random|peers [--json OUT.json] [--lookups FILE.csv] [--stats]
+ *                   random|peers [--churn S_NS O_NS R_NS] [--json OUT.json]
+ *                   [--lookups FILE.csv] [--stats]
  *
  * prints the model's JSON object (or writes it to OUT.json), the lookups' rows to FILE.csv,
  * and with --stats a line of what it built (ids drawn again, table entries) on stderr. */
@@ -17,8 +18,8 @@
 static int usage(void)
 {
     fprintf(stderr, "usage: kademlia_oracle SEED PEERS ID_BITS K ALPHA GAP_MAX_NS LAT_MIN_NS "
-                    "LAT_MAX_NS DURATION_NS random|peers [--json OUT.json] [--lookups FILE.csv] "
-                    "[--stats]\n");
+                    "LAT_MAX_NS DURATION_NS random|peers [--churn S_NS O_NS R_NS] "
+                    "[--json OUT.json] [--lookups FILE.csv] [--stats]\n");
     return 2;
 }
 
@@ -51,8 +52,14 @@ int main(int argc, char **argv)
         return usage();
     const char *json = NULL, *rows = NULL;
     int stats = 0;
+    int64_t churn[3] = {0, 0, 0};
+    static const char *const churn_names[] = {"S_NS", "O_NS", "R_NS"};
     for (int a = 11; a < argc; a++) {
-        if (strcmp(argv[a], "--json") == 0 && a + 1 < argc)
+        if (strcmp(argv[a], "--churn") == 0 && a + 3 < argc) {
+            for (int j = 0; j < 3; j++)
+                if (number(argv[++a], churn_names[j], 0, INT64_MAX, &churn[j]))
+                    return 2;
+        } else if (strcmp(argv[a], "--json") == 0 && a + 1 < argc)
             json = argv[++a];
         else if (strcmp(argv[a], "--lookups") == 0 && a + 1 < argc)
             rows = argv[++a];
@@ -66,7 +73,8 @@ int main(int argc, char **argv)
         return 2;
     }
     kad_oracle_params p = {(uint64_t)v[0], v[1], (int)v[2], (int)v[3], (int)v[4], v[5], v[6],
-                           v[7], v[8], strcmp(argv[10], "peers") == 0};
+                           v[7], v[8], strcmp(argv[10], "peers") == 0, churn[0], churn[1],
+                           churn[2]};
     FILE *lk = rows ? fopen(rows, "w") : NULL;
     if (rows && !lk) {
         fprintf(stderr, "kademlia_oracle: cannot write '%s': %s\n", rows, strerror(errno));

@@ -9,19 +9,27 @@ a parallel engine would: with Tmin the least pending time, every peer runs, in i
 later, outside the window; a peer's next start may fall inside it, and runs there). Slow
 (quadratic in the peers), so only for small networks.
 
+With churn (S > 0, the model's "Churn") peers go offline and come back: each peer's periods
+are computed up to T before the run, every departure before T is an entry of its peer's queue
+that fails its open lookups, and an offline peer runs nothing.
+
 usage: kademlia_reference.py SEED PEERS ID_BITS K ALPHA GAP_MAX_NS LAT_MIN_NS LAT_MAX_NS
-                             DURATION_NS random|peers [--lookups FILE.csv]
+                             DURATION_NS random|peers [--churn S_NS O_NS R_NS]
+                             [--lookups FILE.csv]
 prints the JSON object of the model's outputs.
 """
+import bisect
 import heapq
 import json
 import sys
 
 from philox_reference import philox4x32_10
+from phold_reference import exp_table  # the churn's periods: PHOLD's table of quantiles
 
 MASK32 = 0xFFFFFFFF
-START, REQUEST, RESPONSE = 0, 1, 2
-FRESH, ASKED, ANSWERED = 0, 1, 2
+START, REQUEST, RESPONSE, TIMEOUT, LEAVE = 0, 1, 2, 3, 4
+FRESH, ASKED, ANSWERED, FAILED = 0, 1, 2, 3
+
 
 
 def first_bits(words, bits):
@@ -51,13 +59,16 @@ def ids_of(key, n, bits):
 
 
 class Model:
-    def __init__(self, seed, n, bits, k, alpha, gap_max, lat_min, lat_max, t_end, targets):
+    def __init__(self, seed, n, bits, k, alpha, gap_max, lat_min, lat_max, t_end, targets,
+                 churn=(0, 0, 0)):
         self.key = (seed & MASK32, seed >> 32)
         self.n, self.bits, self.k, self.alpha = n, bits, k, alpha
         self.gap_max, self.lat_min, self.lat_max, self.t_end = gap_max, lat_min, lat_max, t_end
         self.targets = targets
+        self.session, self.offline, self.timeout = churn
         self.ids = self.make_ids()
         self.tables = self.make_tables()
+        self.bounds = self.make_periods()
         self.lookups = {}
         self.rows = []
         self.out = dict(lookups_started=0, lookups_completed=0, lookups_failed=0,
@@ -85,6 +96,27 @@ class Model:
             tables.append(table)
         return tables
 
+    def make_periods(self):
+        """Each peer's period boundaries b_1, b_2, ... up to the first past T (b_0 = 0: online
+        from 0); none without churn."""
+        if self.session == 0:
+            return [[] for _ in range(self.n)]
+        tables = (exp_table(self.session), exp_table(self.offline))
+        bounds = []
+        for i in range(self.n):
+            b, p, mine = 0, 0, []
+            while b <= self.t_end:
+                w = self.draw(i, p, 45, 0)
+                b += max(1, tables[p % 2][w[0] >> 16])
+                mine.append(b)
+                p += 1
+            bounds.append(mine)
+        return bounds
+
+    def online(self, i, t):
+        """Whether peer i is online at t: an even number of boundaries at or before t."""
+        return bisect.bisect_right(self.bounds[i], t) % 2 == 0
+
     def closest(self, peers, x):
         return sorted(peers, key=lambda j: self.ids[j] ^ x)[:self.k]
 
@@ -105,7 +137,7 @@ class Model:
 
     # ---- events -----------------------------------------------------------------------
     def send(self, t, to, i, n, r, kind, payload):
-        self.out["messages"] += kind != START
+        self.out["messages"] += kind in (REQUEST, RESPONSE)
         heapq.heappush(self.queues[to], (t, i, n, r, kind, payload))
 
     def start(self, t, i, n):
@@ -135,14 +167,31 @@ class Model:
                 lk["L"][q] = [FRESH, h + 1]
         self.go_on(t, i, n, lk)
 
+    def timed_out(self, t, i, n, c):
+        lk = self.lookups[(i, n)]
+        if lk["ended"] is not None:
+            return
+        lk["f"] -= 1
+        lk["L"][c][0] = FAILED
+        self.go_on(t, i, n, lk)
+
+    def end(self, lk, outcome, t):
+        lk["ended"], lk["end"] = outcome, t
+        self.out["lookups_" + outcome] += 1
+
     def go_on(self, t, i, n, lk):
         top = self.closest(lk["L"].keys(), lk["x"])
-        if all(lk["L"][c][0] == ANSWERED for c in top):
-            lk["ended"], lk["end"], lk["hops"] = "completed", t, lk["L"][top[0]][1]
-            self.out["lookups_completed"] += 1
+        if not any(lk["L"][c][0] in (FRESH, ASKED) for c in top):
+            answered = [c for c in top if lk["L"][c][0] == ANSWERED]
+            if not answered:
+                self.end(lk, "failed", t)
+                return
+            self.end(lk, "completed", t)
+            lk["hops"] = lk["L"][answered[0]][1]
             self.out["hops"].append(lk["hops"])
             self.out["latencies"].append(t - lk["start"])
-            if lk["target"] is not None and lk["target"] in lk["L"]:
+            p = lk["target"]
+            if p is not None and p in lk["L"] and lk["L"][p][0] == ANSWERED:
                 self.out["lookups_found"] += 1
                 lk["found"] = 1
             return
@@ -155,20 +204,37 @@ class Model:
             self.send(t + self.latency(i, c), c, i, n, lk["m"], REQUEST, (lk["x"], lk["L"][c][1]))
             lk["m"] += 1
             lk["f"] += 1
-        if lk["f"] == 0:
-            lk["ended"], lk["end"] = "failed", t
-            self.out["lookups_failed"] += 1
+
+    def leave(self, t, i):
+        """Peer i goes offline at t: its lookups that have not ended fail there."""
+        for (j, n), lk in sorted(self.lookups.items()):
+            if j == i and lk["ended"] is None:
+                self.end(lk, "failed", t)
 
     def execute(self, peer, ev):
         t, i, n, r, kind, payload = ev
+        if kind == LEAVE:
+            self.leave(t, peer)
+            return
+        if not self.online(peer, t):
+            # nothing runs at an offline peer; a request brings its initiator a timeout
+            if kind == REQUEST:
+                sent = t - self.latency(i, peer)
+                self.send(sent + self.timeout, i, i, n, r, TIMEOUT, peer)
+            elif kind == START:  # not started; the next start still comes
+                gap_next, _, _ = self.lookup_draw(i, n + 1)
+                self.send(t + gap_next, i, i, n + 1, -1, START, None)
+            return
         self.out["events"] += 1
         self.out["last_time_ns"] = max(self.out["last_time_ns"], t)
         if kind == START:
             self.start(t, i, n)
         elif kind == REQUEST:
             self.request(t, peer, i, n, r, payload)
-        else:
+        elif kind == RESPONSE:
             self.response(t, i, n, payload)
+        else:
+            self.timed_out(t, i, n, payload)
 
     def run(self, one_queue=False):
         """Window by window; ONE_QUEUE: every event of every peer in one global order instead
@@ -177,6 +243,9 @@ class Model:
         for i in range(self.n):
             gap, _, _ = self.lookup_draw(i, 0)
             heapq.heappush(self.queues[i], (gap, i, 0, -1, START, None))
+            for b in self.bounds[i][0::2]:  # departures: b_1, b_3, ...
+                if b < self.t_end:
+                    heapq.heappush(self.queues[i], (b, i, -1, -2, LEAVE, None))
         while one_queue:
             peer = min((p for p in range(self.n) if self.queues[p]),
                        key=lambda p: (self.queues[p][0][0], p), default=None)
@@ -213,7 +282,8 @@ class Model:
             "latency_sum_ns": sum(lat), "latency_min_ns": min(lat, default=0),
             "latency_max_ns": max(lat, default=0),
             "hops_histogram": hist_h, "latency_histogram": hist_l,
-            "peers_alive": self.n, "last_time_ns": o["last_time_ns"],
+            "peers_alive": sum(self.online(i, self.t_end) for i in range(self.n)),
+            "last_time_ns": o["last_time_ns"],
         }
 
     def lookup_rows(self):
@@ -227,14 +297,22 @@ class Model:
 
 
 def main(argv):
-    if len(argv) not in (11, 13) or argv[10] not in ("random", "peers"):
+    if len(argv) < 11 or argv[10] not in ("random", "peers"):
         sys.exit(__doc__)
     seed, n, bits, k, alpha, gap, lmin, lmax, dur = (int(a) for a in argv[1:10])
-    m = Model(seed, n, bits, k, alpha, gap, lmin, lmax, dur, argv[10])
+    rest, churn, rows = argv[11:], (0, 0, 0), None
+    while rest:
+        if rest[0] == "--churn" and len(rest) >= 4:
+            churn, rest = tuple(int(a) for a in rest[1:4]), rest[4:]
+        elif rest[0] == "--lookups" and len(rest) >= 2:
+            rows, rest = rest[1], rest[2:]
+        else:
+            sys.exit(__doc__)
+    m = Model(seed, n, bits, k, alpha, gap, lmin, lmax, dur, argv[10], churn)
     out = m.run()
     print(json.dumps({"model": out.pop("model"), "seed": seed, **out}))
-    if len(argv) == 13 and argv[11] == "--lookups":
-        with open(argv[12], "w", encoding="ascii") as f:
+    if rows:
+        with open(rows, "w", encoding="ascii") as f:
             f.write("origin,number,start_ns,target,outcome,end_ns,hops,requests,found\n")
             for row in m.lookup_rows():
                 f.write(row + "\n")
