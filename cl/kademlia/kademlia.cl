@@ -298,14 +298,56 @@ inline void write_row(__global uint *rows, __global uint *ctl, uint cap, uint i,
     r[8] = L->m;
 }
 
-/* The parameters every event reads. */
+/* The parameters every event reads; CH the churn's (churn_of). */
 #define RUN_ARGS                                                                              \
     uint i, uint B, long lmin, ulong span1, uint2 key, uint rows_on, uint row_cap,            \
         __global const uint *ids, __global const ulong *toff, __global const ulong *lbase,    \
         __global const ushort *lpos, __global const uint *contacts, __global uint *hist,      \
-        __global uint *ctl, __global uint *rows, tally *y
+        __global uint *ctl, __global uint *rows, tally *y, const churn_of *ch
 #define RUN_PASS i, B, lmin, span1, key, rows_on, row_cap, ids, toff, lbase, lpos, contacts, \
-                 hist, ctl, rows, y
+                 hist, ctl, rows, y, ch
+
+/* ---- churn (docs/models/kademlia.md, "Churn") ------------------------------------------------ */
+
+/* Peer p's period boundaries b_1, b_2, ... (to the first past T) are bounds[boff[p] ..
+ * boff[p + 1]); RTO the requests' timeout; ON 0: no churn (every peer always online). */
+typedef struct churn_of {
+    uint on;
+    long rto;
+    __global const long *bounds;
+    __global const ulong *boff;
+} churn_of;
+
+/* Peer P's boundaries at or before T. */
+inline ulong bounds_upto(const churn_of *ch, uint p, long t)
+{
+    ulong lo = ch->boff[p], hi = ch->boff[p + 1];
+    while (lo < hi) {
+        ulong mid = lo + (hi - lo) / 2;
+        if (ch->bounds[mid] <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo - ch->boff[p];
+}
+
+/* Whether peer P is online at T: an even count of boundaries at or before it. */
+inline int online(const churn_of *ch, uint p, long t)
+{
+    return !ch->on || (bounds_upto(ch, p, t) & 1ul) == 0;
+}
+
+/* Peer P's first departure (b_1, b_3, ...) after T; KAD_NO_EVENT when none comes before the
+ * run's end. */
+inline long departure_after(const churn_of *ch, uint p, long t)
+{
+    if (!ch->on)
+        return KAD_NO_EVENT;
+    ulong c = bounds_upto(ch, p, t);
+    ulong at = ch->boff[p] + c + (c & 1ul); /* the next boundary of even index: a departure */
+    return at < ch->boff[p + 1] ? ch->bounds[at] : KAD_NO_EVENT;
+}
 
 /* The peers of a response (or of the initiator's own table at the start) join top: those
  * closer than its last, not the initiator and not in it already, with depth H + 1. */
@@ -346,9 +388,13 @@ inline void finish(lookup *L, long t, uint outcome, RUN_ARGS)
             write_row(rows, ctl, row_cap, i, L, t, ROW_FAILED, 0xffffffffu, 0);
         return;
     }
-    uint hops = L->tmeta[0] >> 2;
+    uint a = 0; /* the closest member that answered (with churn, closer ones may have not) */
+    while (a + 1 < L->nt && (L->tmeta[a] & 3u) != TOP_ANSWERED)
+        a++;
+    uint hops = L->tmeta[a] >> 2;
     ulong lat = (ulong)(t - L->start);
-    uint found = L->target != 0xffffffffu && L->tpeer[0] == L->target;
+    uint found = L->target != 0xffffffffu && L->tpeer[0] == L->target &&
+                 (L->tmeta[0] & 3u) == TOP_ANSWERED;
     y->st[KS_COMPLETED]++;
     y->st[KS_FOUND] += found;
     y->st[KS_HOPS_SUM] += hops;
@@ -363,15 +409,19 @@ inline void finish(lookup *L, long t, uint outcome, RUN_ARGS)
         write_row(rows, ctl, row_cap, i, L, t, ROW_COMPLETED, hops, found);
 }
 
-/* "Go on" at time T: complete when every member of top answered; else keep ALPHA requests in
- * flight to the closest fresh members; fail when nothing is in flight. */
+/* "Go on" at time T: when no member of top is fresh or asked, complete (some member
+ * answered) or fail (every member was given up); else keep ALPHA requests in flight to the
+ * closest fresh members. */
 inline void go_on(lookup *L, long t, RUN_ARGS)
 {
-    uint all = 1;
-    for (uint b = 0; b < L->nt; b++)
-        all &= (L->tmeta[b] & 3u) == TOP_ANSWERED;
-    if (all) {
-        finish(L, t, ROW_COMPLETED, RUN_PASS);
+    uint live = 0, answered = 0;
+    for (uint b = 0; b < L->nt; b++) {
+        uint st = L->tmeta[b] & 3u;
+        live |= st == TOP_FRESH || st == TOP_ASKED;
+        answered |= st == TOP_ANSWERED;
+    }
+    if (!live) {
+        finish(L, t, answered ? ROW_COMPLETED : ROW_FAILED, RUN_PASS);
         return;
     }
     uint f = lk_f(L);
@@ -392,8 +442,6 @@ inline void go_on(lookup *L, long t, RUN_ARGS)
         y->st[KS_MESSAGES]++;
     }
     lk_set_f(L, f);
-    if (f == 0)
-        finish(L, t, ROW_FAILED, RUN_PASS);
 }
 
 inline void lk_load(lookup *L, __global const uint *r, __global const uint *ids)
@@ -445,11 +493,12 @@ inline void lk_store(const lookup *L, __global uint *r)
     }
 }
 
-/* Writes L back to R and returns the least time of what it has in flight; an ended lookup
- * with nothing in flight frees its record. */
-inline long lk_close(lookup *L, __global uint *r)
+/* Writes L back to R and returns the least time of what it has in flight, and of DEP (its
+ * peer's next departure, which fails it) while it is open; an ended lookup with nothing in
+ * flight frees its record. */
+inline long lk_close(lookup *L, __global uint *r, long dep)
 {
-    long next = KAD_NO_EVENT;
+    long next = (L->flags & LKF_OUTCOME) ? KAD_NO_EVENT : dep;
     for (uint e = 0; e < ALPHA; e++)
         if ((L->fh[e] & 3u) != FLY_FREE)
             next = min(next, L->ft[e]);
@@ -466,7 +515,7 @@ inline long lk_close(lookup *L, __global uint *r)
  * request's response and a response's requests land at least latency_min later); responses
  * of one time run in the order of their m. A window of several latency_min (the host's
  * windows per launch) thus runs each lookup as far as it goes before TEND. */
-inline void advance(lookup *L, long tend, RUN_ARGS)
+inline void advance(lookup *L, long tend, long dep, RUN_ARGS)
 {
     for (;;) {
         uint e = ALPHA;
@@ -478,36 +527,60 @@ inline void advance(lookup *L, long tend, RUN_ARGS)
                 (L->ft[a] == L->ft[e] && L->fm[a] < L->fm[e]))
                 e = a;
         }
+        /* churn: its peer leaves at DEP, and the lookup fails there if it is still open (what
+         * arrives at the peer at DEP or later while it is offline is lost) */
+        if (!(L->flags & LKF_OUTCOME) && dep < tend && (e == ALPHA || dep <= L->ft[e])) {
+            finish(L, dep, ROW_FAILED, RUN_PASS);
+            continue;
+        }
         if (e == ALPHA)
             return;
         long t = L->ft[e];
+        uint phase = L->fh[e] & 3u, c = L->fc[e], h = L->fh[e] >> 2;
+        if (phase == FLY_REQUEST && !online(ch, c, t)) {
+            /* not answered (not an event): its initiator gives C up at the timeout, sent + R */
+            L->ft[e] = t - latency(key, i, c, lmin, span1) + ch->rto;
+            L->fh[e] = (L->fh[e] & ~3u) | FLY_TIMEOUT;
+            continue;
+        }
+        if (phase != FLY_REQUEST)
+            L->fh[e] = FLY_FREE;
+        if (phase != FLY_REQUEST && !online(ch, i, t))
+            continue; /* lost: nothing runs at an offline peer */
         y->st[KS_EVENTS]++;
         y->st[KS_LAST] = max(y->st[KS_LAST], (ulong)t);
-        if ((L->fh[e] & 3u) == FLY_REQUEST) {
+        if (phase == FLY_REQUEST) {
             y->st[KS_MESSAGES]++; /* the response */
-            L->ft[e] = t + latency(key, L->fc[e], i, lmin, span1);
+            L->ft[e] = t + latency(key, c, i, lmin, span1);
             L->fh[e] = (L->fh[e] & ~3u) | FLY_RESPONSE;
             continue;
         }
-        uint c = L->fc[e], h = L->fh[e] >> 2;
-        L->fh[e] = FLY_FREE;
         if (L->flags & LKF_OUTCOME)
             continue; /* the lookup has ended: dropped */
         lk_set_f(L, lk_f(L) - 1);
+        uint state = phase == FLY_RESPONSE ? TOP_ANSWERED : TOP_GAVE_UP;
         for (uint b = 0; b < L->nt; b++)
             if (L->tpeer[b] == c)
-                L->tmeta[b] = (L->tmeta[b] & ~3u) | TOP_ANSWERED;
-        merge(L, c, h, RUN_PASS);
+                L->tmeta[b] = (L->tmeta[b] & ~3u) | state;
+        if (phase == FLY_RESPONSE)
+            merge(L, c, h, RUN_PASS);
         go_on(L, t, RUN_PASS);
     }
+}
+
+/* A lookup's events before TEND, its peer's next departure after its start failing it. */
+inline long advance_close(lookup *L, __global uint *r, long tend, RUN_ARGS)
+{
+    long dep = departure_after(ch, i, L->start);
+    advance(L, tend, dep, RUN_PASS);
+    return lk_close(L, r, dep);
 }
 
 inline long run_lookup(__global uint *r, long tend, RUN_ARGS)
 {
     lookup L;
     lk_load(&L, r, ids);
-    advance(&L, tend, RUN_PASS);
-    return lk_close(&L, r);
+    return advance_close(&L, r, tend, RUN_PASS);
 }
 
 /* Lookup N of peer I starts at T in record R, and runs as far as it goes before TEND. */
@@ -540,8 +613,7 @@ inline long start_lookup(__global uint *r, uint n, long t, long tend, uint N, ui
     y->st[KS_LAST] = max(y->st[KS_LAST], (ulong)t);
     merge(&L, i, 0, RUN_PASS);
     go_on(&L, t, RUN_PASS);
-    advance(&L, tend, RUN_PASS);
-    return lk_close(&L, r);
+    return advance_close(&L, r, tend, RUN_PASS);
 }
 
 /* The work-group's least pending time MN and events EV (one of each per work-item) into
@@ -583,7 +655,7 @@ inline void run_peer(uint g, uint first, uint P, uint blk, uint S, long tend, ui
                      __global const ulong *lbase, __global const ushort *lpos,
                      __global const uint *contacts, __global long *pstate, __global uint *look,
                      __global ulong *stats, __global uint *hist_all, __global uint *ctl,
-                     __global uint *rows)
+                     __global uint *rows, const churn_of *ch)
 {
     __global long *ps = pstate + (ulong)blk * PS_WORDS * P + g;
     if (ps[(ulong)PS_NEXT * P] >= tend)
@@ -608,18 +680,24 @@ inline void run_peer(uint g, uint first, uint P, uint blk, uint S, long tend, ui
             atomic_inc(&ctl[CTL_NUMBERS]);
             break;
         }
+        /* churn: a start while the peer is offline does not happen (the next one still
+         * comes) */
+        int skip = !online(ch, i, start);
         /* a record freed by a lookup that ended (an earlier start's too) is taken again */
         __global uint *r = NULL;
-        for (uint s = 0; s < S && !r; s++) {
+        for (uint s = 0; s < S && !r && !skip; s++) {
             __global uint *c = look + (((ulong)blk * S + s) * P + g) * LW;
             if (!(c[LK_FLAGS] & LKF_USED))
                 r = c;
         }
-        if (!r) {
+        if (!r && !skip) {
             atomic_max(&ctl[CTL_SLOTS], S + 1);
             break;
         }
-        next = min(next, start_lookup(r, (uint)started, start, tend, N, peers, RUN_PASS));
+        if (skip)
+            y->st[KS_SKIPPED]++;
+        else
+            next = min(next, start_lookup(r, (uint)started, start, tend, N, peers, RUN_PASS));
         started++;
         start += started > 0xffffffffUL ? 0 : lookup_gap(key, i, (uint)started, d1);
     }
@@ -637,12 +715,16 @@ __kernel void kad_window(uint first, uint n, uint blk, long tend, uint S, uint P
                          __global const ulong *toff, __global const ulong *lbase,
                          __global const ushort *lpos, __global const uint *contacts,
                          __global long *pstate, __global uint *look, __global ulong *stats,
-                         __global uint *hist_all, __global uint *ctl, __global uint *rows)
+                         __global uint *hist_all, __global uint *ctl, __global uint *rows,
+                         uint churn, long rto, __global const long *bounds,
+                         __global const ulong *boff)
 {
     uint g = (uint)get_global_id(0);
+    churn_of ch = {churn, rto, bounds, boff};
     if (g < n)
         run_peer(g, first, P, blk, S, tend, N, B, lmin, span1, d1, peers, key, rows_on, row_cap,
-                 ids, toff, lbase, lpos, contacts, pstate, look, stats, hist_all, ctl, rows);
+                 ids, toff, lbase, lpos, contacts, pstate, look, stats, hist_all, ctl, rows,
+                 &ch);
 }
 
 /* The same, then each work-group's least pending time and events run, as kad_min gives them:
@@ -655,13 +737,17 @@ __kernel void kad_window_min(uint first, uint n, uint blk, long tend, uint S, ui
                              __global const ushort *lpos, __global const uint *contacts,
                              __global long *pstate, __global uint *look, __global ulong *stats,
                              __global uint *hist_all, __global uint *ctl, __global uint *rows,
-                             uint base, __global long *group_min, __local long *scratch)
+                             uint churn, long rto, __global const long *bounds,
+                             __global const ulong *boff, uint base, __global long *group_min,
+                             __local long *scratch)
 {
     uint g = (uint)get_global_id(0);
     long mn = KAD_NO_EVENT, ev = 0;
+    churn_of ch = {churn, rto, bounds, boff};
     if (g < n) {
         run_peer(g, first, P, blk, S, tend, N, B, lmin, span1, d1, peers, key, rows_on, row_cap,
-                 ids, toff, lbase, lpos, contacts, pstate, look, stats, hist_all, ctl, rows);
+                 ids, toff, lbase, lpos, contacts, pstate, look, stats, hist_all, ctl, rows,
+                 &ch);
         mn = pstate[((ulong)blk * PS_WORDS + PS_NEXT) * P + g];
         ev = (long)stats[((ulong)blk * KS_WORDS + KS_EVENTS) * P + g];
     }

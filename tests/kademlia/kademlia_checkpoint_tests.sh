@@ -118,11 +118,11 @@ crafted() { # NAME TAG OFFSET VALUE PATTERN [IN]
 crafted shape_peers KSHP 0 199 "record KSHP: 199 peers of 64-bit ids, buckets of 8, alpha 3, targets 0 and records of 39 words, and the scenario has 200, 64, 8, 3, 0 and 39"
 crafted shape_windows KSHP 40 21 "record KSHP: 21 windows run, and records EWIN and ENXT say 20 run and 20 next"
 crafted reached_end ETIM 0 3000000000 "record ETIM: time reached 3000000000 ns is not before the scenario's duration 3000000000 ns"
-# peer 0 (KPER: 120 bytes a peer: next start, started, 12 statistics, records)
+# peer 0 (KPER: 128 bytes a peer: next start, started, 13 statistics, records)
 crafted next_start KPER 0 0 "record KPER: peer 0 starts its next lookup at 0 ns, outside the time reached [0-9]+ ns to 3049999999 ns"
 crafted started KPER 8 0 "record KPER: peer 0 started 0 lookups, and counts [0-9]+ completed \(0 of them found\) and 0 failed"
 crafted hops_min KPER 64 0 "record KPER: peer 0 completed [0-9]+ lookups, with hops from 0 to [0-9]+ and latencies from [0-9]+ to [0-9]+ ns"
-crafted records KPER 112 70000 "record KPER: peer 0 holds 70000 lookup records, more than 65535"
+crafted records KPER 120 70000 "record KPER: peer 0 holds 70000 lookup records, more than 65535"
 crafted hist KHIS 0 999999 "record KHIS: the bins hold [0-9]+ lookups by hops and [0-9]+ by latency, and the peers completed [0-9]+"
 # peer 0's first record (KLOK, 39 words: number, flags, start, m, target, the id's 2 words,
 # 8 top members of 2 words, 3 entries in flight of 5)

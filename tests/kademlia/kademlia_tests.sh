@@ -159,6 +159,50 @@ check summary_per_peer 0 '^per peer +[0-9]+ bytes on the devices \(at the peak\)
 bytes=$(sed -n 's/^ *"device_bytes": \([0-9]*\),$/\1/p' "$tmp/v.json")
 expect summary_per_peer_value grep -q "^per peer  *$(((bytes + 500) / 1000)) bytes" "$tmp/out"
 
+# Churn over static tables (docs/models/kademlia.md, "Churn"): peers leave and come back, starts
+# while offline do not happen, requests to an offline peer time out, a departure fails its
+# peer's lookups. The oracle's results and rows: sessions of a few lookups, the least timeout
+# (latency_max + latency_min) and one request in flight, periods shorter than a lookup (hundreds
+# a peer); then the same on two devices with 5 partitions, windows per launch 1, 7 and jumping
+# at every launch, and through a stop and resume on another device count.
+S=1000000000 MS=1000000
+churn_s="-s kademlia.peers=100 -s kademlia.lookup_gap_max=2 -s kademlia.targets=peers \
+    -s kademlia.session_mean=5 -s kademlia.offline_mean=3 -s kademlia.rpc_timeout=1"
+# shellcheck disable=SC2086
+oracle_case churn "1 100 64 8 3 $((2 * S)) $((10 * MS)) $((100 * MS)) $((20 * S)) peers \
+    --churn $((5 * S)) $((3 * S)) $S" $churn_s
+expect churn_fails grep -Eq '"lookups_failed": [1-9][0-9]{2},' "$tmp/churn.json"
+expect churn_offline_at_end grep -Eq '"peers_alive": [1-9][0-9],' "$tmp/churn.json"
+expect churn_rows_failed grep -q ',failed,' "$tmp/churn.csv"
+oracle_case churn_tight "13 40 64 2 1 $S $((10 * MS)) $((10 * MS)) $((10 * S)) peers \
+    --churn $S $((4 * S)) $((20 * MS))" -s simulation.seed=13 -s kademlia.peers=40 \
+    -s kademlia.bucket_size=2 -s kademlia.alpha=1 -s kademlia.lookup_gap_max=1 \
+    -s kademlia.latency_max=0.01 -s simulation.duration=10 -s kademlia.targets=peers \
+    -s kademlia.session_mean=1 -s kademlia.offline_mean=4 -s kademlia.rpc_timeout=0.02
+oracle_case churn_short "15 30 33 3 3 $((100 * MS)) $MS $((3 * MS)) $((S / 2)) random \
+    --churn $((2 * MS)) $((2 * MS)) $((4 * MS))" -s simulation.seed=15 -s kademlia.peers=30 \
+    -s kademlia.id_bits=33 -s kademlia.bucket_size=3 -s kademlia.lookup_gap_max=0.1 \
+    -s kademlia.latency_min=0.001 -s kademlia.latency_max=0.003 -s simulation.duration=0.5 \
+    -s kademlia.session_mean=0.002 -s kademlia.rpc_timeout=0.004
+for v in "-d 0,1 -s partition.count=5" "-d 0 -s kademlia.windows_per_launch=1" \
+         "-d 0 -s kademlia.windows_per_launch=7"; do
+    name="churn_$(echo "$v" | tr -c 'a-z0-9\n' _)"
+    # shellcheck disable=SC2086
+    check "$name" 0 '' "$bin" run "$small" -q $v $churn_s --json "$tmp/v.json"
+    same "$name" "$tmp/churn.o.json" "$tmp/v.json"
+done
+# shellcheck disable=SC2086
+check churn_walk 0 '' env CLNETSIM_TEST_GRANULARITY=walk "$bin" run "$small" -d 0 -q $churn_s \
+    --json "$tmp/v.json"
+same churn_walk "$tmp/churn.o.json" "$tmp/v.json"
+# shellcheck disable=SC2086
+check churn_stopped 130 '' env CLNETSIM_TEST_RAISE=INT@40 "$bin" run "$small" -d 0 -q $churn_s \
+    -s kademlia.windows_per_launch=5 --checkpoint "$tmp/churn.ckpt"
+check churn_resumed 0 '' "$bin" resume "$tmp/churn.ckpt" -d 0,1 -q --json "$tmp/v.json"
+same churn_resumed "$tmp/churn.o.json" "$tmp/v.json"
+check churn_timeout_short 2 'rpc_timeout = 0.1 s with latency_max = 0.1 s and latency_min = 0.01 s: expected rpc_timeout >= latency_max \+ latency_min' \
+    "$bin" run "$small" -q -s kademlia.session_mean=10 -s kademlia.rpc_timeout=0.1
+
 # What the model refuses, in one sentence, before any output is written.
 check packets_refused 2 '^clnetsim: error: --packets: the kademlia model.s per-item rows are --lookups' \
     "$bin" run "$small" -q --packets "$tmp/p.csv"

@@ -20,6 +20,9 @@ static int kademlia_reference(const scenario *sc, run_results *want, char *why, 
         .lat_max_ns = v->latency_max_ns,
         .duration_ns = sc->duration_ns,
         .targets_peers = v->targets == KAD_TARGETS_PEERS,
+        .session_ns = v->session_ns,
+        .offline_ns = v->offline_ns,
+        .timeout_ns = v->timeout_ns,
     };
     kad_oracle_result o;
     if (kad_oracle_run(&p, &o, NULL, why, cap) != KAD_ORACLE_OK)

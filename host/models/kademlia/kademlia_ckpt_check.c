@@ -77,8 +77,9 @@ static int check_stats(const ckpt_file *in, uint64_t i, const kad_ckpt_peer *p,
 {
     const uint64_t *s = p->stats;
     uint64_t done = s[KS_COMPLETED], failed = s[KS_FAILED];
-    if (p->started < 0 || p->started > (int64_t)0x100000000 || done > (uint64_t)p->started ||
-        failed > (uint64_t)p->started - done || s[KS_FOUND] > done)
+    if (p->started < 0 || p->started > (int64_t)0x100000000 ||
+        s[KS_SKIPPED] > (uint64_t)p->started || done > (uint64_t)p->started - s[KS_SKIPPED] ||
+        failed > (uint64_t)p->started - s[KS_SKIPPED] - done || s[KS_FOUND] > done)
         return ckpt_refuse(in, err, KT_PEERS, "peer %llu started %lld lookups, and counts %llu "
                            "completed (%llu of them found) and %llu failed",
                            (unsigned long long)i, (long long)p->started,
@@ -166,6 +167,7 @@ typedef struct record_limits {
     uint64_t peers, W, K, alpha, bits;
     int targets_peers;
     int64_t reached;
+    int churn;              /* peers given up and requests timing out may be in it */
 } record_limits;
 
 /* Record R (LW words) of peer I, its Q-th: a lookup it started before the time reached, with
@@ -200,7 +202,8 @@ static int check_record(const ckpt_file *in, const record_limits *lim, uint64_t 
         int dup = 0;
         for (uint64_t c = 0; c < b && b < nt; c++)
             dup |= r[LK_TOP(lim->W) + 2 * c] == m[0];
-        if (b < nt ? m[0] >= lim->peers || dup || (m[1] & 3u) > TOP_ANSWERED || m[1] < 4
+        uint32_t top_state = lim->churn ? TOP_GAVE_UP : TOP_ANSWERED;
+        if (b < nt ? m[0] >= lim->peers || dup || (m[1] & 3u) > top_state || m[1] < 4
                    : m[0] || m[1])
             return BAD("member %llu of its top (peer %u, depth %u, state %u) is not one of its "
                        "%u", IDS, (unsigned long long)b, m[0], m[1] >> 2, m[1] & 3u, nt);
@@ -213,7 +216,8 @@ static int check_record(const ckpt_file *in, const record_limits *lim, uint64_t 
         if (phase == FLY_FREE && (w[0] || w[1] || w[2] || w[3] || w[4]))
             return BAD("request %llu in flight is free and holds words (a record's unused "
                        "words are zero)", IDS, (unsigned long long)e);
-        if (phase != FLY_FREE && (phase > FLY_RESPONSE || w[2] >= lim->peers || w[4] < 4 ||
+        uint32_t last_phase = lim->churn ? FLY_TIMEOUT : FLY_RESPONSE;
+        if (phase != FLY_FREE && (phase > last_phase || w[2] >= lim->peers || w[4] < 4 ||
                                   w[3] >= r[LK_M] || t < lim->reached || t >= TIME_LIMIT))
             return BAD("request %llu in flight (phase %u, to peer %u, number %u of %u, at %lld "
                        "ns) is not one after the time reached %lld ns", IDS,
@@ -255,7 +259,8 @@ static int check_records(const ckpt_file *in, const record_limits *lim, uint64_t
                                    (unsigned long long)i, (unsigned long long)q);
             open += (uint64_t)is_open;
         }
-        uint64_t ended = p.stats[KS_COMPLETED] + p.stats[KS_FAILED];
+        /* (starts while the peer was offline, with churn, never began) */
+        uint64_t ended = p.stats[KS_COMPLETED] + p.stats[KS_FAILED] + p.stats[KS_SKIPPED];
         if (ended + open != (uint64_t)p.started)
             return ckpt_refuse(in, err, KT_LOOKUPS, "peer %llu started %lld lookups, and %llu "
                                "completed or failed with %llu open", (unsigned long long)i,
@@ -346,7 +351,7 @@ int kad_checkpoint_check(const ckpt_file *in, const scenario *sc, cn_error *err)
         rc = ckpt_find_exact(in, KT_LOOKUPS, 4 * s.records * s.record_words,
                              "the lookup records", &look, err);
     record_limits lim = {s.peers, (s.id_bits + 31) / 32, s.bucket_size, s.alpha, s.id_bits,
-                         v->targets == KAD_TARGETS_PEERS, pg.reached};
+                         v->targets == KAD_TARGETS_PEERS, pg.reached, v->session_ns > 0};
     if (!rc)
         rc = check_records(in, &lim, s.record_words, peers, look, err);
     if (!rc && s.rows > UINT64_MAX / (4 * ROW_WORDS))

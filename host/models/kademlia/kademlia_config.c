@@ -23,6 +23,9 @@ enum kademlia_config_key {
     KK_LAT_MAX,
     KK_TARGETS,
     KK_BATCH,
+    KK_SESSION,
+    KK_OFFLINE,
+    KK_TIMEOUT,
     KK_COUNT
 };
 
@@ -69,6 +72,19 @@ static const config_key kademlia_keys[KK_COUNT] = {
                   "launches and read-backs. 0: chosen by the run as it goes, from the events "
                   "per second it measures (adaptive granularity, starting at 1000). With "
                   "--lookups every launch is one window."},
+    [KK_SESSION] = {"kademlia", "session_mean", KT_TIME_NS, FIELD(session_ns), 0, KEY_TIME_MAX,
+                    0, NULL, NULL, "0",
+                    "Churn: the mean length S of a peer's online periods, exponential, each "
+                    "followed by an offline period (docs/models/kademlia.md, \"Churn\"). 0: "
+                    "no churn, every peer always online."},
+    [KK_OFFLINE] = {"kademlia", "offline_mean", KT_TIME_NS, FIELD(offline_ns), 0, KEY_TIME_MAX,
+                    0, NULL, NULL, "0",
+                    "Churn: the mean length of a peer's offline periods, exponential; 0: the "
+                    "same as session_mean."},
+    [KK_TIMEOUT] = {"kademlia", "rpc_timeout", KT_TIME_NS, FIELD(timeout_ns), 0, KEY_TIME_MAX,
+                    KEY_MIN_OPEN, NULL, NULL, "1",
+                    "Churn: how long an initiator waits for the response to a request before "
+                    "it gives the peer asked up, at least latency_max + latency_min."},
 };
 
 static int first_key;
@@ -77,6 +93,8 @@ static int first_key;
 #define K_KAD_GAP (first_key + KK_GAP)
 #define K_KAD_LAT_MIN (first_key + KK_LAT_MIN)
 #define K_KAD_LAT_MAX (first_key + KK_LAT_MAX)
+#define K_KAD_SESSION (first_key + KK_SESSION)
+#define K_KAD_TIMEOUT (first_key + KK_TIMEOUT)
 
 #define WHERE(...) CONFIG_WHERE(ctx, where, __VA_ARGS__)
 
@@ -105,10 +123,22 @@ static int check(load_ctx *ctx)
                        "latency_min <= latency_max <= latency_min + 4.294967295 s",
                        WHERE(K_KAD_LAT_MIN, K_KAD_LAT_MAX), a, b);
     }
+    if (p->session_ns > 0 && p->timeout_ns < p->latency_max_ns + p->latency_min_ns) {
+        config_format_loaded(ctx, K_KAD_TIMEOUT, a, sizeof a);
+        config_format_loaded(ctx, K_KAD_LAT_MAX, b, sizeof b);
+        config_format_loaded(ctx, K_KAD_LAT_MIN, c, sizeof c);
+        return cn_fail(ctx->err, CN_ERR_INPUT,
+                       "%s: [kademlia] rpc_timeout = %s s with latency_max = %s s and "
+                       "latency_min = %s s: expected rpc_timeout >= latency_max + latency_min "
+                       "(a request's timeout must come after its response could)",
+                       WHERE(K_KAD_TIMEOUT, K_KAD_LAT_MAX, K_KAD_LAT_MIN, K_KAD_SESSION), a,
+                       b, c);
+    }
     /* every time a run computes: a start at most D after one before T, a message at most
-     * 2 l_max after an event before T */
+     * 2 l_max after an event before T, a timeout at most R after a request before T */
     typedef unsigned __int128 wide;
-    wide end = (wide)sc->duration_ns + (wide)p->gap_max_ns + 2 * (wide)p->latency_max_ns;
+    wide end = (wide)sc->duration_ns + (wide)p->gap_max_ns + 2 * (wide)p->latency_max_ns +
+               (wide)p->timeout_ns;
     if (end > (wide)SCENARIO_MAX_TIME_NS) {
         config_format_loaded(ctx, K_DURATION, a, sizeof a);
         config_format_loaded(ctx, K_KAD_GAP, b, sizeof b);
@@ -118,10 +148,18 @@ static int check(load_ctx *ctx)
                        "%s: [simulation] duration = %s s with [kademlia] lookup_gap_max = %s s "
                        "and latency_max = %s s: simulated time could pass %s s (2^62 ns), the "
                        "limit of the simulation clock; expected duration + lookup_gap_max + 2 x "
-                       "latency_max <= %s s",
+                       "latency_max + rpc_timeout <= %s s",
                        WHERE(K_DURATION, K_KAD_GAP, K_KAD_LAT_MAX), a, b, c, d, d);
     }
     return 0;
+}
+
+/* An offline mean left at 0 is the session mean. */
+static void derive(void *values)
+{
+    kademlia_values *p = values;
+    if (p->offline_ns == 0)
+        p->offline_ns = p->session_ns;
 }
 
 const model_config kademlia_config = {
@@ -133,6 +171,7 @@ const model_config kademlia_config = {
     .first_key = &first_key,
     .values_size = sizeof(kademlia_values),
     .check = check,
+    .derive = derive,
     .reference = "`model = kademlia`: a Kademlia overlay whose peers run iterative FIND_NODE "
                  "lookups over\nconverged routing tables (docs/models/kademlia.md). Its peers "
                  "start lookups for ever, so it\nneeds `[simulation] duration` > 0.\n\n",

@@ -32,6 +32,7 @@ typedef struct kad_device {
     dbuf lpos;              /* ushort[lbase[N]]: bucket q of peer j starts at contacts[toff[j] +
                              * lpos[lbase[j] + q]] (the last entry: its table's size) */
     dbuf contacts;          /* uint[toff[N]] */
+    dbuf bounds, boff;      /* churn: kad_model.bounds and boff (one word each without) */
     dbuf pstate;            /* long[blocks * PS_WORDS * P] */
     dbuf look;              /* uint[blocks * S * P * LW] */
     dbuf stats;             /* ulong[blocks * KS_WORDS * P] */
@@ -73,6 +74,12 @@ typedef struct kad_model {
     int64_t *group_min_host; /* [2 * groups] */
     uint32_t *ids;          /* [N * W]: the ids, for the rows' targets */
     uint64_t table_entries; /* contacts of every table together */
+    /* churn (docs/models/kademlia.md, "Churn"; 0: none): the mean periods and the timeout,
+     * in ns, and every peer's boundaries b_1, b_2, ... (to the first past T): peer j's at
+     * bounds[boff[j] .. boff[j + 1]) */
+    int64_t session, offline, rto;
+    int64_t *bounds;
+    uint64_t *boff;
     int64_t next_begin, tend, windows;
     int regrew;             /* this window grew a device's records and ran again there */
     uint64_t executed;
@@ -124,6 +131,11 @@ uint32_t kad_target_id(const kad_model *km, uint32_t i, uint32_t n, uint32_t lef
 /* Lookup N of peer I's target as the B-bit integer in 5 words, most significant first
  * (right-aligned, for the rows). */
 void kad_target_words(const kad_model *km, uint32_t i, uint32_t n, uint32_t out[5]);
+
+/* kademlia_churn.c: every peer's periods (nothing without churn), and whether peer J is
+ * online at T */
+int kad_make_periods(kad_model *km, cn_error *err);
+int kad_online(const kad_model *km, uint32_t j, int64_t t);
 
 /* kademlia_window.c */
 int kad_plan_window(struct model_state *m, window_plan *plan, cn_error *err);

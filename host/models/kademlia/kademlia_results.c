@@ -111,7 +111,7 @@ static int read_partition(kad_model *km, uint32_t p, wide_int *v, cn_error *err)
         last = st[KS_LAST * P + g] > last ? st[KS_LAST * P + g] : last;
     }
     if (!rc) {
-        v[PV_STARTED] = started;
+        v[PV_STARTED] = started - sum[KS_SKIPPED]; /* churn: starts while offline were none */
         v[PV_COMPLETED] = sum[KS_COMPLETED];
         v[PV_FAILED] = sum[KS_FAILED];
         v[PV_FOUND] = sum[KS_FOUND];
@@ -222,7 +222,10 @@ int kad_results(struct model_state *m, run_results *res, cn_error *err)
         results_set(res, "id_bits", km->B);
         results_set(res, "bucket_size", km->K);
         results_set(res, "alpha", km->alpha);
-        results_set(res, "peers_alive", km->N);
+        int64_t alive = 0; /* every rank holds every peer's periods: each counts them all */
+        for (uint32_t j = 0; j < km->N; j++)
+            alive += kad_online(km, j, km->T);
+        results_set(res, "peers_alive", alive);
         results_set(res, "windows", km->windows);
     }
     /* each device's, the most over the devices (and the ranks) */

@@ -237,6 +237,20 @@ static int build_tables(kad_model *km, const uint32_t *sorted, const uint32_t *s
     return rc;
 }
 
+/* The peers' churn periods on D (kad_make_periods; a word each without churn, never read). */
+static int upload_periods(kad_model *km, kad_device *d, cn_error *err)
+{
+    size_t nb = km->session ? (size_t)km->boff[km->N] : 1, no = km->session ? km->N + 1 : 1;
+    int rc = dbuf_alloc(d->dev, &d->bounds, 8 * nb, &km->acc, "kademlia churn periods", err);
+    if (!rc)
+        rc = dbuf_alloc(d->dev, &d->boff, 8 * no, &km->acc, "kademlia churn periods", err);
+    if (!rc && km->session) /* not blocking: the host's arrays live as long as the model */
+        rc = dbuf_write(d->dev, &d->bounds, 0, 8 * nb, km->bounds, 0, err);
+    if (!rc && km->session)
+        rc = dbuf_write(d->dev, &d->boff, 0, 8 * no, km->boff, 0, err);
+    return rc;
+}
+
 /* D's peers: their state, lookup records (zero: free), statistics and histograms, and the
  * first starts. */
 static int set_up_state(kad_model *km, kad_device *d, cn_error *err)
@@ -347,6 +361,9 @@ int kad_create(struct model_state **out, const scenario *sc, device_ctx *const *
     km->lmax = v->latency_max_ns;
     km->gap_max = v->gap_max_ns;
     km->T = sc->duration_ns;
+    km->session = v->session_ns;
+    km->offline = v->offline_ns;
+    km->rto = v->timeout_ns;
     km->n_devs = n_devs;
     km->rows_on = sc->record_packets;
     /* a window of W latency_min may close more lookups than the rows have room for (a start
@@ -401,6 +418,10 @@ int kad_create(struct model_state **out, const scenario *sc, device_ctx *const *
         rc = build_tables(km, sorted, sorted_peer, err);
     free(sorted);
     free(sorted_peer);
+    if (!rc)
+        rc = kad_make_periods(km, err);
+    for (int i = 0; i < n_devs && rc == 0; i++)
+        rc = upload_periods(km, &km->dev[i], err);
     for (int i = 0; i < n_devs && rc == 0; i++)
         rc = set_up_state(km, &km->dev[i], err);
     if (!rc && km->rows_on &&
@@ -429,7 +450,7 @@ void kad_destroy(struct model_state *m)
         kad_device *d = &km->dev[i];
         dbuf *bufs[] = {&d->ids,    &d->toff,  &d->lbase, &d->lpos,      &d->contacts,
                         &d->pstate, &d->look,  &d->stats, &d->hist,      &d->group_min,
-                        &d->ctl,    &d->rows};
+                        &d->ctl,    &d->rows,  &d->bounds, &d->boff};
         for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++)
             dbuf_release(bufs[b], &km->acc);
         for (int k = 0; k < KK_N; k++)
@@ -445,5 +466,7 @@ void kad_destroy(struct model_state *m)
     free(km->part_min);
     free(km->group_min_host);
     free(km->ids);
+    free(km->bounds);
+    free(km->boff);
     free(km);
 }

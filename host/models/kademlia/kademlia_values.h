@@ -27,6 +27,9 @@ typedef struct kademlia_values {
     int targets;              /* enum kademlia_targets */
     int64_t windows_per_launch; /* W: a launch runs W windows of latency_min (results
                                  * unchanged); 0: chosen by the run */
+    /* churn ("Churn"): S, the mean online period (0: no churn); O, the mean offline period
+     * (0 in the file: S); R, the requests' timeout */
+    int64_t session_ns, offline_ns, timeout_ns;
 } kademlia_values;
 
 /* The values of SC, a scenario of the kademlia model (sc->model is "kademlia"). */

@@ -44,15 +44,18 @@ static int launch_window(kad_model *km, kad_device *d, uint32_t p, cl_event *ev,
     cl_kernel k = d->k[kk];
     const char *name = kad_kernel_profile_name(kk);
     /* the arguments that change between launches first: most launches set only those */
-    int rc = kernel_args_cached(d->dev, k, &d->window_args, name, err, 0, 26, KARG(first),
+    cl_uint churn = km->session > 0;
+    cl_long rto = km->rto;
+    int rc = kernel_args_cached(d->dev, k, &d->window_args, name, err, 0, 30, KARG(first),
                                 KARG(n), KARG(blk), KARG(tend), KARG(S), KARG(P), KARG(N),
                                 KARG(B), KARG(lmin), KARG(span1), KARG(d1), KARG(peers),
                                 KARG(key), KARG(rows_on), KARG(row_cap), KBUF(d->ids),
                                 KBUF(d->toff), KBUF(d->lbase), KBUF(d->lpos), KBUF(d->contacts),
                                 KBUF(d->pstate), KBUF(d->look), KBUF(d->stats), KBUF(d->hist),
-                                KBUF(d->ctl), KBUF(d->rows));
+                                KBUF(d->ctl), KBUF(d->rows), KARG(churn), KARG(rto),
+                                KBUF(d->bounds), KBUF(d->boff));
     if (!rc && km->fused)
-        rc = kernel_args_cached(d->dev, k, &d->window_args, name, err, 26, 3, KARG(base),
+        rc = kernel_args_cached(d->dev, k, &d->window_args, name, err, 30, 3, KARG(base),
                                 KBUF(d->group_min), KLOCAL(8 * km->reduce_local));
     /* the fused kernel's work-groups are the reduction's: every device's of one size */
     if (!rc)

@@ -8,7 +8,7 @@
 #include "engine/engine.h"
 #include "engine/exchange.h"
 
-#define PHOLD_EXP_ENTRIES 65536
+#define PHOLD_EXP_ENTRIES 65536 /* EXP_QUANTILES (common/exp_quantiles.h) */
 /* The compact delay table of CPU devices (cl/phold/phold_cpu.cl): a base per block of this
  * many entries and a 32-bit offset per entry. */
 #define PHOLD_EXP_BLOCK (1 << PHOLD_EXP_BLOCK_SHIFT)

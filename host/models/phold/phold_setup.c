@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cl/phold/phold_layout.clh"
+#include "common/exp_quantiles.h"
 #include "dist/dist.h"
 #include "models/phold/phold.h"
 #include "models/phold/phold_model.h"
@@ -30,14 +31,6 @@ static uint32_t env_count(const char *name)
     char *end;
     unsigned long x = strtoul(v, &end, 10);
     return (*end == '\0' && x > 0 && x < 0x40000000UL) ? (uint32_t)x : 0;
-}
-
-/* The exponential quantiles of docs/models/phold.md, in ns. */
-static void fill_exp_table(int64_t *table, int64_t mean_ns)
-{
-    double mean = (double)mean_ns;
-    for (int j = 0; j < PHOLD_EXP_ENTRIES; j++)
-        table[j] = mean_ns == 0 ? 0 : llround(-mean * log1p(-((double)j + 0.5) / 65536.0));
 }
 
 /* The compact table of CPU devices (phold_device.exp_base, exp_off): each block of the
@@ -487,7 +480,7 @@ int phold_create(struct model_state **out, const scenario *sc, device_ctx *const
     if (!rc && (!table || !base || !off))
         rc = cn_fail(err, CN_ERR_RUNTIME, "out of host memory");
     if (!rc) {
-        fill_exp_table(table, ph->mean_ns);
+        exp_quantiles(ph->mean_ns, table);
         fill_compact_table(table, base, off);
     }
     for (int i = 0; i < n_devs && rc == 0; i++)
