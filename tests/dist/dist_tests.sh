@@ -162,6 +162,19 @@ check kad_walk_ranks 0 '' env CLNETSIM_TEST_GRANULARITY=walk $launch -np 2 "$bin
     $kad_busy -q -d all --json "$tmp/ranks.json"
 check kad_walk_ranks_same 0 '' "$compare" "$tmp/kad.json" "$tmp/ranks.json"
 expect kad_walk_ranks_moved grep -Eq '"moves": [1-9][0-9]' "$tmp/ranks.json"
+# churn (docs/models/kademlia.md, "Churn"): every rank holds every peer's periods, and
+# peers_alive is the same whole count on each
+kad_churn="$kad_busy -s kademlia.session_mean=0.5 -s kademlia.offline_mean=0.3 \
+    -s kademlia.rpc_timeout=0.25"
+# shellcheck disable=SC2086
+check kad_churn_alone 0 '' "$bin" run "$kad" -q -d 0 $kad_churn --json "$tmp/kadc.json" \
+    --lookups "$tmp/kadc.csv"
+expect kad_churn_fails grep -Eq '"lookups_failed": [1-9]' "$tmp/kadc.json"
+# shellcheck disable=SC2086
+check kad_churn_ranks 0 '' $launch -np 3 "$bin" run "$kad" $kad_churn -q -d 0 \
+    --json "$tmp/ranks.json" --lookups "$tmp/ranks.csv"
+check kad_churn_ranks_same 0 '' "$compare" "$tmp/kadc.json" "$tmp/ranks.json"
+expect kad_churn_ranks_rows cmp -s "$tmp/kadc.csv" "$tmp/ranks.csv"
 kad_none="-s kademlia.peers=50 -s kademlia.lookup_gap_max=0.001 -s simulation.duration=0.005"
 # shellcheck disable=SC2086
 check kad_none_alone 0 '' "$bin" run "$kad" -q -d 0 $kad_none --json "$tmp/kad0.json"

@@ -184,6 +184,11 @@ oracle_case churn_short "15 30 33 3 3 $((100 * MS)) $MS $((3 * MS)) $((S / 2)) r
     -s kademlia.id_bits=33 -s kademlia.bucket_size=3 -s kademlia.lookup_gap_max=0.1 \
     -s kademlia.latency_min=0.001 -s kademlia.latency_max=0.003 -s simulation.duration=0.5 \
     -s kademlia.session_mean=0.002 -s kademlia.rpc_timeout=0.004
+# gaps far shorter than a lookup and timeouts longer (the busy case with churn): many lookups
+# open at once, their records growing
+# shellcheck disable=SC2086
+oracle_case churn_busy "$busy --churn $((S / 2)) $((3 * S / 10)) $((S / 4))" $busy_s \
+    -s kademlia.session_mean=0.5 -s kademlia.offline_mean=0.3 -s kademlia.rpc_timeout=0.25
 for v in "-d 0,1 -s partition.count=5" "-d 0 -s kademlia.windows_per_launch=1" \
          "-d 0 -s kademlia.windows_per_launch=7"; do
     name="churn_$(echo "$v" | tr -c 'a-z0-9\n' _)"
